@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dsl needs to build and test. Idempotent: when everything is
+# present it only checks, which takes well under a second.
+set -euo pipefail
+
+packages=(
+    build-essential cmake ninja-build ccache clang-format
+    llvm-19-dev
+    libpng-dev libjpeg-dev zlib1g-dev
+    libgtest-dev libgmock-dev libbenchmark-dev
+)
+# Peers for the benchmarks only; never needed to build or test the library.
+if [[ "${DSL_BENCH_PEERS:-0}" == "1" ]]; then
+    packages+=(libhalide14-0-dev libopenblas-dev libdnnl-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "setup: all ${#packages[@]} required packages are installed."
+    exit 0
+fi
+
+echo "setup: missing Debian packages: ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        SUDO=sudo
+    else
+        echo "setup: not running as root and no password-less sudo; install them with:" >&2
+        echo "  sudo apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+else
+    SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "setup: installed ${missing[*]}"

@@ -1,0 +1,28 @@
+#include "ir/Error.h"
+
+namespace dsl::internal {
+
+ErrorReport::ErrorReport(ErrorKind kind, const char *file, int line, const char *condition)
+    : kind_(kind) {
+    if (kind_ == ErrorKind::Internal) {
+        msg_ << "Internal error at " << file << ":" << line;
+        if (condition) msg_ << " (condition failed: " << condition << ")";
+        msg_ << ": ";
+    } else {
+        msg_ << "Error: ";
+    }
+}
+
+ErrorReport::~ErrorReport() noexcept(false) {
+    std::string text = msg_.str();
+    switch (kind_) {
+    case ErrorKind::Compile:
+        throw CompileError(text);
+    case ErrorKind::Runtime:
+        throw RuntimeError(text);
+    case ErrorKind::Internal:
+        throw InternalError(text + "\nThis is a bug in dsl; please report it.");
+    }
+}
+
+}  // namespace dsl::internal

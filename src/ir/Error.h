@@ -1,0 +1,51 @@
+#pragma once
+/// Internal helpers for reporting errors. A report is a stream that throws when the statement
+/// that built it ends:
+///   user_assert(lanes > 0) << "Func \"" << name << "\": vector width must be positive.";
+///   internal_assert(a.type() == b.type()) << a << " vs " << b;
+
+#include <sstream>
+#include <string>
+
+#include "dsl/Error.h"
+
+namespace dsl::internal {
+
+enum class ErrorKind { Compile, Runtime, Internal };
+
+class ErrorReport {
+public:
+    ErrorReport(ErrorKind kind, const char *file, int line, const char *condition);
+    ErrorReport(const ErrorReport &) = delete;
+    ErrorReport &operator=(const ErrorReport &) = delete;
+    /// Throws the error. Safe because a report only lives until the end of its statement.
+    ~ErrorReport() noexcept(false);
+
+    template <typename T>
+    ErrorReport &operator<<(const T &value) {
+        msg_ << value;
+        return *this;
+    }
+
+private:
+    ErrorKind kind_;
+    std::ostringstream msg_;
+};
+
+}  // namespace dsl::internal
+
+#define DSL_ERROR_REPORT(kind, cond) \
+    ::dsl::internal::ErrorReport(::dsl::internal::ErrorKind::kind, __FILE__, __LINE__, cond)
+
+/// Reports a bug in dsl.
+#define internal_error DSL_ERROR_REPORT(Internal, nullptr)
+#define internal_assert(c) \
+    if (c) {               \
+    } else                 \
+        DSL_ERROR_REPORT(Internal, #c)
+/// Reports a mistake in the user's program found while building or compiling it.
+#define user_error DSL_ERROR_REPORT(Compile, nullptr)
+#define user_assert(c) \
+    if (c) {           \
+    } else             \
+        DSL_ERROR_REPORT(Compile, nullptr)

@@ -1,0 +1,385 @@
+#pragma once
+/// The IR: every expression and statement node (DESIGN.md §3). Nodes are immutable once made;
+/// `Expr` and `Stmt` are reference-counted handles. Build nodes with `Node::make(...)`, which
+/// checks types; walk them with `IRVisitor` / `IRMutator`.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/Expr.h"
+#include "ir/ModulusRemainder.h"
+
+namespace dsl::ir {
+
+/// A handle to a statement.
+class Stmt : public IntrusivePtr<const BaseStmtNode> {
+public:
+    Stmt() = default;
+    Stmt(const BaseStmtNode *n) : IntrusivePtr(n) {}  // NOLINT: implicit by design
+    IRNodeType node_type() const { return get()->node_type; }
+    template <typename T>
+    const T *as() const {
+        if (defined() && get()->node_type == T::kNodeType) return static_cast<const T *>(get());
+        return nullptr;
+    }
+};
+
+std::ostream &operator<<(std::ostream &os, const Stmt &s);
+
+template <typename T, IRNodeType kType>
+struct ExprNode : BaseExprNode {
+    static constexpr IRNodeType kNodeType = kType;
+    explicit ExprNode(Type t) : BaseExprNode(kType, t) {}
+};
+
+template <typename T, IRNodeType kType>
+struct StmtNode : BaseStmtNode {
+    static constexpr IRNodeType kNodeType = kType;
+    StmtNode() : BaseStmtNode(kType) {}
+};
+
+// ---------------------------------------------------------------------------------------------
+// Constants
+
+/// A signed integer constant; `value` is always within the range of `type` (narrow types wrap).
+struct IntImm : ExprNode<IntImm, IRNodeType::IntImm> {
+    using ExprNode::ExprNode;
+    int64_t value = 0;
+    static Expr make(Type t, int64_t value);
+};
+
+/// An unsigned integer (or bool) constant; `value` is within the range of `type`.
+struct UIntImm : ExprNode<UIntImm, IRNodeType::UIntImm> {
+    using ExprNode::ExprNode;
+    uint64_t value = 0;
+    static Expr make(Type t, uint64_t value);
+};
+
+/// A float constant; `value` is already rounded to `type` (float16, bfloat16, float32, float64).
+struct FloatImm : ExprNode<FloatImm, IRNodeType::FloatImm> {
+    using ExprNode::ExprNode;
+    double value = 0;
+    static Expr make(Type t, double value);
+};
+
+struct StringImm : ExprNode<StringImm, IRNodeType::StringImm> {
+    using ExprNode::ExprNode;
+    std::string value;
+    static Expr make(const std::string &value);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic and logic
+
+/// Converts `value` to `type` (same lanes).
+struct Cast : ExprNode<Cast, IRNodeType::Cast> {
+    using ExprNode::ExprNode;
+    Expr value;
+    static Expr make(Type t, Expr value);
+};
+
+/// A named scalar or vector variable: a loop index, a let-bound name, a parameter.
+struct Variable : ExprNode<Variable, IRNodeType::Variable> {
+    using ExprNode::ExprNode;
+    std::string name;
+    static Expr make(Type t, const std::string &name);
+};
+
+/// Shared shape of the binary nodes: two operands of one type.
+template <typename T, IRNodeType kType>
+struct BinaryNode : ExprNode<T, kType> {
+    using ExprNode<T, kType>::ExprNode;
+    Expr a, b;
+    /// Both operands must have the same type (use the user-facing operators for coercion).
+    static Expr make(Expr a, Expr b);
+};
+
+struct Add : BinaryNode<Add, IRNodeType::Add> { using BinaryNode::BinaryNode; };
+struct Sub : BinaryNode<Sub, IRNodeType::Sub> { using BinaryNode::BinaryNode; };
+struct Mul : BinaryNode<Mul, IRNodeType::Mul> { using BinaryNode::BinaryNode; };
+/// Euclidean division for integers; x / 0 == 0.
+struct Div : BinaryNode<Div, IRNodeType::Div> { using BinaryNode::BinaryNode; };
+/// Euclidean remainder for integers (never negative); x % 0 == 0.
+struct Mod : BinaryNode<Mod, IRNodeType::Mod> { using BinaryNode::BinaryNode; };
+struct Min : BinaryNode<Min, IRNodeType::Min> { using BinaryNode::BinaryNode; };
+struct Max : BinaryNode<Max, IRNodeType::Max> { using BinaryNode::BinaryNode; };
+
+/// Comparisons produce bools with the operands' lanes.
+template <typename T, IRNodeType kType>
+struct CompareNode : ExprNode<T, kType> {
+    using ExprNode<T, kType>::ExprNode;
+    Expr a, b;
+    static Expr make(Expr a, Expr b);
+};
+
+struct EQ : CompareNode<EQ, IRNodeType::EQ> { using CompareNode::CompareNode; };
+struct NE : CompareNode<NE, IRNodeType::NE> { using CompareNode::CompareNode; };
+struct LT : CompareNode<LT, IRNodeType::LT> { using CompareNode::CompareNode; };
+struct LE : CompareNode<LE, IRNodeType::LE> { using CompareNode::CompareNode; };
+struct GT : CompareNode<GT, IRNodeType::GT> { using CompareNode::CompareNode; };
+struct GE : CompareNode<GE, IRNodeType::GE> { using CompareNode::CompareNode; };
+
+/// Logical and/or of bools.
+struct And : BinaryNode<And, IRNodeType::And> { using BinaryNode::BinaryNode; };
+struct Or : BinaryNode<Or, IRNodeType::Or> { using BinaryNode::BinaryNode; };
+
+struct Not : ExprNode<Not, IRNodeType::Not> {
+    using ExprNode::ExprNode;
+    Expr a;
+    static Expr make(Expr a);
+};
+
+/// Lane-wise `condition ? true_value : false_value`. A scalar condition may select vectors.
+struct Select : ExprNode<Select, IRNodeType::Select> {
+    using ExprNode::ExprNode;
+    Expr condition, true_value, false_value;
+    static Expr make(Expr condition, Expr true_value, Expr false_value);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Memory and vectors
+
+/// A load from the flat buffer `name` at `index` (one index per lane), where `predicate` holds.
+struct Load : ExprNode<Load, IRNodeType::Load> {
+    using ExprNode::ExprNode;
+    std::string name;
+    Expr index;
+    Expr predicate;
+    ModulusRemainder alignment;
+    static Expr make(Type t, const std::string &name, Expr index, Expr predicate,
+                     ModulusRemainder alignment = {});
+};
+
+/// The vector `base, base + stride, ..., base + (lanes - 1) * stride`.
+struct Ramp : ExprNode<Ramp, IRNodeType::Ramp> {
+    using ExprNode::ExprNode;
+    Expr base, stride;
+    int lanes = 0;
+    static Expr make(Expr base, Expr stride, int lanes);
+};
+
+/// `value` repeated `lanes` times.
+struct Broadcast : ExprNode<Broadcast, IRNodeType::Broadcast> {
+    using ExprNode::ExprNode;
+    Expr value;
+    int lanes = 0;
+    static Expr make(Expr value, int lanes);
+};
+
+/// A call: to a built-in intrinsic, an extern C function, a Func or an input image.
+struct Call : ExprNode<Call, IRNodeType::Call> {
+    using ExprNode::ExprNode;
+    enum class CallType : uint8_t {
+        Intrinsic,   ///< built into dsl; see `Intrinsic`
+        PureExtern,  ///< a C function without side effects
+        Extern,      ///< a C function that may have side effects
+        Func,        ///< a value of a Func, before lowering turns it into loads
+        Image,       ///< a value of an input buffer, before lowering turns it into loads
+    };
+    enum class Intrinsic : uint8_t {
+        None,
+        BitwiseAnd,
+        BitwiseOr,
+        BitwiseXor,
+        BitwiseNot,
+        ShiftLeft,
+        ShiftRight,
+        Abs,
+        Absd,
+        Reinterpret,
+        Sqrt,
+        Exp,
+        Log,
+        Pow,
+        Sin,
+        Cos,
+        Tan,
+        Atan2,
+        Floor,
+        Ceil,
+        Round,
+        Trunc,
+        IsNan,
+        Likely,  ///< an identity that marks the likely side of a condition for loop partitioning
+    };
+
+    std::string name;
+    std::vector<Expr> args;
+    CallType call_type = CallType::Intrinsic;
+    Intrinsic intrinsic = Intrinsic::None;
+    /// Which element of a Tuple-valued Func this call reads.
+    int value_index = 0;
+
+    static Expr make(Type t, Intrinsic op, std::vector<Expr> args);
+    static Expr make(Type t, const std::string &name, std::vector<Expr> args, CallType call_type,
+                     int value_index = 0);
+
+    bool is_intrinsic(Intrinsic op) const {
+        return call_type == CallType::Intrinsic && intrinsic == op;
+    }
+    /// Whether evaluating the call twice gives the same value and has no side effect.
+    bool is_pure() const { return call_type != CallType::Extern; }
+    /// The name an intrinsic prints as, e.g. "shift_left".
+    static const char *intrinsic_name(Intrinsic op);
+};
+
+/// `let name = value in body`.
+struct Let : ExprNode<Let, IRNodeType::Let> {
+    using ExprNode::ExprNode;
+    std::string name;
+    Expr value, body;
+    static Expr make(const std::string &name, Expr value, Expr body);
+};
+
+/// Builds a vector from lanes of other vectors: the concatenation of `vectors`, indexed by
+/// `indices`.
+struct Shuffle : ExprNode<Shuffle, IRNodeType::Shuffle> {
+    using ExprNode::ExprNode;
+    std::vector<Expr> vectors;
+    std::vector<int> indices;
+    static Expr make(std::vector<Expr> vectors, std::vector<int> indices);
+    static Expr make_concat(std::vector<Expr> vectors);
+    /// Lane i of the result is lane i / n of vector i % n.
+    static Expr make_interleave(std::vector<Expr> vectors);
+    static Expr make_slice(Expr vector, int begin, int stride, int lanes);
+    static Expr make_extract_element(Expr vector, int lane);
+    bool is_concat() const;
+    bool is_slice() const;
+    int slice_begin() const { return indices[0]; }
+    int slice_stride() const { return indices.size() > 1 ? indices[1] - indices[0] : 1; }
+};
+
+/// Reduces groups of adjacent lanes of `value` to produce a vector of `lanes` lanes; each
+/// output lane combines `value.lanes / lanes` consecutive input lanes.
+struct VectorReduce : ExprNode<VectorReduce, IRNodeType::VectorReduce> {
+    using ExprNode::ExprNode;
+    enum class Op : uint8_t { Add, Mul, Min, Max, And, Or };
+    Op op = Op::Add;
+    Expr value;
+    static Expr make(Op op, Expr value, int lanes);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+
+/// How a loop runs.
+enum class ForType : uint8_t { Serial, Parallel, Vectorized, Unrolled, GPUBlock, GPUThread, NPU };
+/// Where a loop's body runs.
+enum class DeviceAPI : uint8_t { None, Host, CUDA, NPU };
+/// Where an allocation lives.
+enum class MemoryType : uint8_t { Auto, Heap, Stack, Register, GPUShared, NPUBuffer };
+
+const char *to_string(ForType t);
+const char *to_string(DeviceAPI d);
+const char *to_string(MemoryType m);
+
+/// A half-open range `[min, min + extent)`.
+struct Range {
+    Expr min, extent;
+};
+using Region = std::vector<Range>;
+
+struct LetStmt : StmtNode<LetStmt, IRNodeType::LetStmt> {
+    std::string name;
+    Expr value;
+    Stmt body;
+    static Stmt make(const std::string &name, Expr value, Stmt body);
+};
+
+/// Fails with `message` (an Expr, usually a call that formats an error) if `condition` is false.
+struct AssertStmt : StmtNode<AssertStmt, IRNodeType::AssertStmt> {
+    Expr condition, message;
+    static Stmt make(Expr condition, Expr message);
+};
+
+/// Marks the part of the loop nest that produces (`is_producer`) or consumes the Func `name`.
+struct ProducerConsumer : StmtNode<ProducerConsumer, IRNodeType::ProducerConsumer> {
+    std::string name;
+    bool is_producer = true;
+    Stmt body;
+    static Stmt make(const std::string &name, bool is_producer, Stmt body);
+};
+
+/// `for name in [min, min + extent)`.
+struct For : StmtNode<For, IRNodeType::For> {
+    std::string name;
+    Expr min, extent;
+    ForType for_type = ForType::Serial;
+    DeviceAPI device_api = DeviceAPI::None;
+    Stmt body;
+    static Stmt make(const std::string &name, Expr min, Expr extent, ForType for_type,
+                     DeviceAPI device_api, Stmt body);
+};
+
+/// Stores `value` into the flat buffer `name` at `index` where `predicate` holds.
+struct Store : StmtNode<Store, IRNodeType::Store> {
+    std::string name;
+    Expr value, index, predicate;
+    ModulusRemainder alignment;
+    static Stmt make(const std::string &name, Expr value, Expr index, Expr predicate,
+                     ModulusRemainder alignment = {});
+};
+
+/// Writes `values` (one per Tuple element) to the multi-dimensional Func `name` at `args`.
+/// Exists only before storage flattening.
+struct Provide : StmtNode<Provide, IRNodeType::Provide> {
+    std::string name;
+    std::vector<Expr> values, args;
+    Expr predicate;
+    static Stmt make(const std::string &name, std::vector<Expr> values, std::vector<Expr> args,
+                     Expr predicate);
+};
+
+/// Allocates the flat buffer `name` of `type` with the product of `extents` elements, live in
+/// `body`, if `condition` holds.
+struct Allocate : StmtNode<Allocate, IRNodeType::Allocate> {
+    std::string name;
+    Type type;
+    MemoryType memory_type = MemoryType::Auto;
+    std::vector<Expr> extents;
+    Expr condition;
+    Stmt body;
+    static Stmt make(const std::string &name, Type type, MemoryType memory_type,
+                     std::vector<Expr> extents, Expr condition, Stmt body);
+};
+
+struct Free : StmtNode<Free, IRNodeType::Free> {
+    std::string name;
+    static Stmt make(const std::string &name);
+};
+
+/// Allocates the multi-dimensional Func `name` over `bounds` for `body`. Exists only before
+/// storage flattening.
+struct Realize : StmtNode<Realize, IRNodeType::Realize> {
+    std::string name;
+    std::vector<Type> types;
+    MemoryType memory_type = MemoryType::Auto;
+    Region bounds;
+    Expr condition;
+    Stmt body;
+    static Stmt make(const std::string &name, std::vector<Type> types, MemoryType memory_type,
+                     Region bounds, Expr condition, Stmt body);
+};
+
+/// `first; rest`.
+struct Block : StmtNode<Block, IRNodeType::Block> {
+    Stmt first, rest;
+    static Stmt make(Stmt first, Stmt rest);
+    /// Chains the defined statements of `stmts` into nested blocks; undefined if none is.
+    static Stmt make(const std::vector<Stmt> &stmts);
+};
+
+struct IfThenElse : StmtNode<IfThenElse, IRNodeType::IfThenElse> {
+    Expr condition;
+    Stmt then_case, else_case;  // else_case may be undefined
+    static Stmt make(Expr condition, Stmt then_case, Stmt else_case = Stmt());
+};
+
+/// Evaluates an expression for its side effects (usually an extern call).
+struct Evaluate : StmtNode<Evaluate, IRNodeType::Evaluate> {
+    Expr value;
+    static Stmt make(Expr value);
+};
+
+}  // namespace dsl::ir

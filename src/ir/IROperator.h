@@ -1,0 +1,38 @@
+#pragma once
+/// Internal helpers for building and inspecting expressions: constant tests, typed constants,
+/// and the checked node builders the public operators use.
+
+#include <optional>
+
+#include "ir/IR.h"
+
+namespace dsl::ir {
+
+/// The constant value of an IntImm / UIntImm / FloatImm, or of a Broadcast of one.
+std::optional<int64_t> as_const_int(const Expr &e);
+std::optional<uint64_t> as_const_uint(const Expr &e);
+std::optional<double> as_const_float(const Expr &e);
+
+/// Whether `e` is a constant (or a broadcast constant) of any type.
+bool is_const(const Expr &e);
+/// Whether `e` is a constant equal to `v` (for floats, compared as doubles).
+bool is_const(const Expr &e, int64_t v);
+inline bool is_const_zero(const Expr &e) { return is_const(e, 0); }
+inline bool is_const_one(const Expr &e) { return is_const(e, 1); }
+/// Whether `e` is the constant true (false) bool, scalar or broadcast.
+bool is_const_true(const Expr &e);
+bool is_const_false(const Expr &e);
+/// A positive integer constant that is a power of two; `*log2` receives the exponent.
+bool is_const_power_of_two(const Expr &e, int *log2 = nullptr);
+
+Expr make_zero(Type t);
+Expr make_one(Type t);
+Expr make_bool(bool v, int lanes = 1);
+/// `e` broadcast to `lanes` lanes if it is a scalar and `lanes > 1`.
+Expr broadcast_to(const Expr &e, int lanes);
+
+/// The element type's signed/unsigned integer of the same width.
+inline Type signed_of(Type t) { return t.with_code(TypeCode::Int); }
+inline Type unsigned_of(Type t) { return t.with_code(TypeCode::UInt); }
+
+}  // namespace dsl::ir

@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "dsl/dsl.h"
+#include "ir/IREquality.h"
+#include "ir/IROperator.h"
+#include "ir/IRPrinter.h"
+#include "ir/Substitute.h"
+
+namespace dsl {
+namespace {
+
+using namespace ir;
+
+TEST(IRPrinter, PrintsArithmeticReadably) {
+    Var x("x"), y("y");
+    EXPECT_EQ(to_string((x + 1) * y), "((x + 1) * y)");
+    EXPECT_EQ(to_string(min(x, y) / 2 % 3), "((min(x, y) / 2) % 3)");
+    EXPECT_EQ(to_string(select(x < y, x, y)), "select((x < y), x, y)");
+    EXPECT_EQ(to_string(cast<int16_t>(x)), "int16(x)");
+    EXPECT_EQ(to_string(Expr(1.5f)), "1.5f");
+    EXPECT_EQ(to_string(Expr(2.0)), "2.0");
+    EXPECT_EQ(to_string(Expr(uint8_t(7))), "uint8(7)");
+    EXPECT_EQ(to_string(const_true()), "true");
+    EXPECT_EQ(to_string(Ramp::make(Expr(x), 1, 4)), "ramp(x, 1, 4)");
+    EXPECT_EQ(to_string(Broadcast::make(Expr(x), 8)), "x8(x)");
+    EXPECT_EQ(to_string(Let::make("t", Expr(x) * 2, Variable::make(Int(32), "t") + 1)),
+              "(let t = (x * 2) in (t + 1))");
+}
+
+TEST(IRPrinter, PrintsStatementsWithIndentation) {
+    Var x("x");
+    Stmt store = Store::make("out", Expr(x) * 2, Expr(x), const_true());
+    Stmt loop = For::make("x", 0, 16, ForType::Parallel, DeviceAPI::None, store);
+    EXPECT_EQ(to_string(loop), "parallel for (x, 0, 16) {\n  out[x] = (x * 2)\n}\n");
+    Stmt ite = IfThenElse::make(Expr(x) > 0, Evaluate::make(Expr(x)), Evaluate::make(Expr(0)));
+    EXPECT_EQ(to_string(ite), "if ((x > 0)) {\n  x\n}\nelse {\n  0\n}\n");
+}
+
+TEST(IREquality, StructuralEqualityAndOrder) {
+    Var x("x"), y("y");
+    Expr a = x + y * 2, b = x + y * 2, c = x + y * 3;
+    EXPECT_TRUE(equal(a, b));
+    EXPECT_FALSE(equal(a, c));
+    EXPECT_EQ(hash(a), hash(b));
+    EXPECT_NE(compare(a, c), 0);
+    EXPECT_EQ(compare(a, c), -compare(c, a));
+    // Types take part: int32 1 differs from int64 1.
+    EXPECT_FALSE(equal(Expr(1), Expr(int64_t(1))));
+    // Float constants compare by bits: -0 differs from +0, NaN equals NaN.
+    EXPECT_FALSE(equal(Expr(0.0f), Expr(-0.0f)));
+    EXPECT_TRUE(equal(Expr(NAN), Expr(NAN)));
+}
+
+TEST(Substitute, RespectsLetShadowing) {
+    Var x("x");
+    Expr vx = x;
+    Expr e = vx + Let::make("x", 5, vx * 2);
+    Expr r = substitute("x", Expr(7), e);
+    EXPECT_EQ(to_string(r), "(7 + (let x = 5 in (x * 2)))");
+    EXPECT_TRUE(expr_uses_var(e, "x"));
+    EXPECT_FALSE(expr_uses_var(Let::make("x", 5, vx * 2), "x"));
+}
+
+}  // namespace
+}  // namespace dsl
