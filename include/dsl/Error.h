@@ -9,27 +9,27 @@ namespace dsl {
 
 /// Base of every error dsl reports.
 class Error : public std::runtime_error {
-public:
+  public:
     explicit Error(const std::string &message) : std::runtime_error(message) {}
 };
 
 /// A mistake in the user's program found while building or compiling it: a type mismatch, an
 /// illegal schedule, a Func used before it is defined, ...
 class CompileError : public Error {
-public:
+  public:
     using Error::Error;
 };
 
 /// A problem found while running a pipeline: an input buffer too small, a Param out of range, ...
 class RuntimeError : public Error {
-public:
+  public:
     using Error::Error;
 };
 
 /// A bug in dsl itself. The message carries the file and line where it was detected; please
 /// report it.
 class InternalError : public Error {
-public:
+  public:
     using Error::Error;
 };
 

@@ -115,7 +115,7 @@ struct BaseStmtNode : IRNode {
 /// A shared pointer to an IR node with the count kept in the node itself.
 template <typename T>
 class IntrusivePtr {
-public:
+  public:
     IntrusivePtr() = default;
     IntrusivePtr(const T *p) : ptr_(p) { incref(); }  // NOLINT: implicit by design
     IntrusivePtr(const IntrusivePtr &o) : ptr_(o.ptr_) { incref(); }
@@ -139,7 +139,7 @@ public:
     bool defined() const { return ptr_ != nullptr; }
     bool same_as(const IntrusivePtr &o) const { return ptr_ == o.ptr_; }
 
-private:
+  private:
     void incref() {
         if (ptr_) ptr_->ref_count.fetch_add(1, std::memory_order_relaxed);
     }
@@ -155,7 +155,7 @@ private:
 /// A handle to an expression. Cheap to copy. Build one from a C++ number, a `Var`, or the
 /// operators below.
 class Expr : public ir::IntrusivePtr<const ir::BaseExprNode> {
-public:
+  public:
     Expr() = default;
     Expr(const ir::BaseExprNode *n) : IntrusivePtr(n) {}  // NOLINT: implicit by design
     Expr(int8_t v);
@@ -209,7 +209,26 @@ struct Literal {
     }
 };
 
-enum class BinOp { Add, Sub, Mul, Div, Mod, Min, Max, EQ, NE, LT, LE, GT, GE, And, Or, Xor, Shl, Shr };
+enum class BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Min,
+    Max,
+    EQ,
+    NE,
+    LT,
+    LE,
+    GT,
+    GE,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr
+};
 Expr binary(BinOp op, const Expr &a, const Expr &b);
 Expr binary(BinOp op, const Expr &a, const Literal &b);
 Expr binary(BinOp op, const Literal &a, const Expr &b);
@@ -217,17 +236,17 @@ template <typename T>
 using IfNumber = std::enable_if_t<std::is_arithmetic_v<T>, int>;
 }  // namespace detail
 
-#define DSL_DECLARE_BINARY_OPERATOR(OP, KIND)                                    \
-    inline Expr OP(const Expr &a, const Expr &b) {                                 \
-        return detail::binary(detail::BinOp::KIND, a, b);                          \
-    }                                                                              \
-    template <typename T, detail::IfNumber<T> = 0>                                 \
-    Expr OP(const Expr &a, T b) {                                                  \
-        return detail::binary(detail::BinOp::KIND, a, detail::Literal::of(b));     \
-    }                                                                              \
-    template <typename T, detail::IfNumber<T> = 0>                                 \
-    Expr OP(T a, const Expr &b) {                                                  \
-        return detail::binary(detail::BinOp::KIND, detail::Literal::of(a), b);     \
+#define DSL_DECLARE_BINARY_OPERATOR(OP, KIND)                                  \
+    inline Expr OP(const Expr &a, const Expr &b) {                             \
+        return detail::binary(detail::BinOp::KIND, a, b);                      \
+    }                                                                          \
+    template <typename T, detail::IfNumber<T> = 0>                             \
+    Expr OP(const Expr &a, T b) {                                              \
+        return detail::binary(detail::BinOp::KIND, a, detail::Literal::of(b)); \
+    }                                                                          \
+    template <typename T, detail::IfNumber<T> = 0>                             \
+    Expr OP(T a, const Expr &b) {                                              \
+        return detail::binary(detail::BinOp::KIND, detail::Literal::of(a), b); \
     }
 
 DSL_DECLARE_BINARY_OPERATOR(operator+, Add)

@@ -14,7 +14,7 @@ enum class TypeCode : uint8_t { Int, UInt, Float, BFloat, Handle };
 /// Valid widths: Int and UInt 1, 8, 16, 32, 64 (UInt(1) is bool); Float 16, 32, 64; BFloat 16;
 /// Handle 64.
 class Type {
-public:
+  public:
     constexpr Type() = default;
     constexpr Type(TypeCode code, int bits, int lanes = 1)
         : code_(code), bits_(static_cast<uint8_t>(bits)), lanes_(static_cast<uint16_t>(lanes)) {}
@@ -27,7 +27,9 @@ public:
     constexpr bool is_int() const { return code_ == TypeCode::Int; }
     constexpr bool is_uint() const { return code_ == TypeCode::UInt; }
     /// True for Float and BFloat.
-    constexpr bool is_float() const { return code_ == TypeCode::Float || code_ == TypeCode::BFloat; }
+    constexpr bool is_float() const {
+        return code_ == TypeCode::Float || code_ == TypeCode::BFloat;
+    }
     constexpr bool is_bfloat() const { return code_ == TypeCode::BFloat; }
     constexpr bool is_handle() const { return code_ == TypeCode::Handle; }
     constexpr bool is_bool() const { return code_ == TypeCode::UInt && bits_ == 1; }
@@ -69,18 +71,30 @@ public:
     /// "int32", "uint8x16", "bool", "float16", "bfloat16", "handle".
     std::string to_string() const;
 
-private:
+  private:
     TypeCode code_ = TypeCode::Handle;
     uint8_t bits_ = 0;
     uint16_t lanes_ = 0;
 };
 
-constexpr Type Int(int bits, int lanes = 1) { return Type(TypeCode::Int, bits, lanes); }
-constexpr Type UInt(int bits, int lanes = 1) { return Type(TypeCode::UInt, bits, lanes); }
-constexpr Type Float(int bits, int lanes = 1) { return Type(TypeCode::Float, bits, lanes); }
-constexpr Type BFloat(int bits = 16, int lanes = 1) { return Type(TypeCode::BFloat, bits, lanes); }
-constexpr Type Bool(int lanes = 1) { return UInt(1, lanes); }
-constexpr Type Handle(int lanes = 1) { return Type(TypeCode::Handle, 64, lanes); }
+constexpr Type Int(int bits, int lanes = 1) {
+    return Type(TypeCode::Int, bits, lanes);
+}
+constexpr Type UInt(int bits, int lanes = 1) {
+    return Type(TypeCode::UInt, bits, lanes);
+}
+constexpr Type Float(int bits, int lanes = 1) {
+    return Type(TypeCode::Float, bits, lanes);
+}
+constexpr Type BFloat(int bits = 16, int lanes = 1) {
+    return Type(TypeCode::BFloat, bits, lanes);
+}
+constexpr Type Bool(int lanes = 1) {
+    return UInt(1, lanes);
+}
+constexpr Type Handle(int lanes = 1) {
+    return Type(TypeCode::Handle, 64, lanes);
+}
 
 /// The dsl type of a C++ scalar type: `type_of<uint8_t>() == UInt(8)`, `type_of<bool>() == Bool()`.
 template <typename T>

@@ -8,7 +8,7 @@
 namespace dsl {
 
 class Var {
-public:
+  public:
     /// A variable with a fresh unique name ("v0", "v1", ...).
     Var();
     explicit Var(const std::string &name);
@@ -18,7 +18,7 @@ public:
     operator Expr() const;  // NOLINT: implicit by design, so that `x + 1` works
     bool same_as(const Var &o) const { return name_ == o.name_; }
 
-private:
+  private:
     std::string name_;
 };
 

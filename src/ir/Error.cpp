@@ -16,12 +16,12 @@ ErrorReport::ErrorReport(ErrorKind kind, const char *file, int line, const char 
 ErrorReport::~ErrorReport() noexcept(false) {
     std::string text = msg_.str();
     switch (kind_) {
-    case ErrorKind::Compile:
-        throw CompileError(text);
-    case ErrorKind::Runtime:
-        throw RuntimeError(text);
-    case ErrorKind::Internal:
-        throw InternalError(text + "\nThis is a bug in dsl; please report it.");
+        case ErrorKind::Compile:
+            throw CompileError(text);
+        case ErrorKind::Runtime:
+            throw RuntimeError(text);
+        case ErrorKind::Internal:
+            throw InternalError(text + "\nThis is a bug in dsl; please report it.");
     }
 }
 

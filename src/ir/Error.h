@@ -14,7 +14,7 @@ namespace dsl::internal {
 enum class ErrorKind { Compile, Runtime, Internal };
 
 class ErrorReport {
-public:
+  public:
     ErrorReport(ErrorKind kind, const char *file, int line, const char *condition);
     ErrorReport(const ErrorReport &) = delete;
     ErrorReport &operator=(const ErrorReport &) = delete;
@@ -27,7 +27,7 @@ public:
         return *this;
     }
 
-private:
+  private:
     ErrorKind kind_;
     std::ostringstream msg_;
 };

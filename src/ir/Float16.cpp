@@ -29,18 +29,22 @@ const double kBFloat16Max = std::ldexp(255.0, 120);  // (2 - 2^-7) * 2^127
 
 }  // namespace
 
-double round_to_float16(double v) { return round_to_format(v, 11, -14, kFloat16Max); }
-double round_to_bfloat16(double v) { return round_to_format(v, 8, -126, kBFloat16Max); }
+double round_to_float16(double v) {
+    return round_to_format(v, 11, -14, kFloat16Max);
+}
+double round_to_bfloat16(double v) {
+    return round_to_format(v, 8, -126, kBFloat16Max);
+}
 
 double round_to_float(double v, int bits, bool bfloat) {
     if (bfloat) return round_to_bfloat16(v);
     switch (bits) {
-    case 16:
-        return round_to_float16(v);
-    case 32:
-        return static_cast<double>(static_cast<float>(v));
-    default:
-        return v;
+        case 16:
+            return round_to_float16(v);
+        case 32:
+            return static_cast<double>(static_cast<float>(v));
+        default:
+            return v;
     }
 }
 

@@ -73,9 +73,8 @@ Expr Variable::make(Type t, const std::string &name) {
 template <typename T, IRNodeType kType>
 Expr BinaryNode<T, kType>::make(Expr a, Expr b) {
     internal_assert(a.defined() && b.defined()) << "binary node with undefined operand";
-    internal_assert(a.type() == b.type())
-        << "binary node with mismatched types: " << a << " : " << a.type() << " vs " << b << " : "
-        << b.type();
+    internal_assert(a.type() == b.type()) << "binary node with mismatched types: " << a << " : "
+                                          << a.type() << " vs " << b << " : " << b.type();
     if constexpr (kType == IRNodeType::And || kType == IRNodeType::Or) {
         internal_assert(a.type().is_bool()) << "logical operator on non-bool " << a.type();
     }
@@ -171,36 +170,61 @@ Expr Broadcast::make(Expr value, int lanes) {
 
 const char *Call::intrinsic_name(Intrinsic op) {
     switch (op) {
-    case Intrinsic::None: return "none";
-    case Intrinsic::BitwiseAnd: return "bitwise_and";
-    case Intrinsic::BitwiseOr: return "bitwise_or";
-    case Intrinsic::BitwiseXor: return "bitwise_xor";
-    case Intrinsic::BitwiseNot: return "bitwise_not";
-    case Intrinsic::ShiftLeft: return "shift_left";
-    case Intrinsic::ShiftRight: return "shift_right";
-    case Intrinsic::Abs: return "abs";
-    case Intrinsic::Absd: return "absd";
-    case Intrinsic::Reinterpret: return "reinterpret";
-    case Intrinsic::Sqrt: return "sqrt";
-    case Intrinsic::Exp: return "exp";
-    case Intrinsic::Log: return "log";
-    case Intrinsic::Pow: return "pow";
-    case Intrinsic::Sin: return "sin";
-    case Intrinsic::Cos: return "cos";
-    case Intrinsic::Tan: return "tan";
-    case Intrinsic::Atan2: return "atan2";
-    case Intrinsic::Floor: return "floor";
-    case Intrinsic::Ceil: return "ceil";
-    case Intrinsic::Round: return "round";
-    case Intrinsic::Trunc: return "trunc";
-    case Intrinsic::IsNan: return "is_nan";
-    case Intrinsic::Likely: return "likely";
+        case Intrinsic::None:
+            return "none";
+        case Intrinsic::BitwiseAnd:
+            return "bitwise_and";
+        case Intrinsic::BitwiseOr:
+            return "bitwise_or";
+        case Intrinsic::BitwiseXor:
+            return "bitwise_xor";
+        case Intrinsic::BitwiseNot:
+            return "bitwise_not";
+        case Intrinsic::ShiftLeft:
+            return "shift_left";
+        case Intrinsic::ShiftRight:
+            return "shift_right";
+        case Intrinsic::Abs:
+            return "abs";
+        case Intrinsic::Absd:
+            return "absd";
+        case Intrinsic::Reinterpret:
+            return "reinterpret";
+        case Intrinsic::Sqrt:
+            return "sqrt";
+        case Intrinsic::Exp:
+            return "exp";
+        case Intrinsic::Log:
+            return "log";
+        case Intrinsic::Pow:
+            return "pow";
+        case Intrinsic::Sin:
+            return "sin";
+        case Intrinsic::Cos:
+            return "cos";
+        case Intrinsic::Tan:
+            return "tan";
+        case Intrinsic::Atan2:
+            return "atan2";
+        case Intrinsic::Floor:
+            return "floor";
+        case Intrinsic::Ceil:
+            return "ceil";
+        case Intrinsic::Round:
+            return "round";
+        case Intrinsic::Trunc:
+            return "trunc";
+        case Intrinsic::IsNan:
+            return "is_nan";
+        case Intrinsic::Likely:
+            return "likely";
     }
     return "unknown";
 }
 
 Expr Call::make(Type t, Intrinsic op, std::vector<Expr> args) {
-    for (const Expr &a : args) internal_assert(a.defined()) << "intrinsic with undefined arg";
+    for (const Expr &a : args)
+        internal_assert(a.defined()) << "intrinsic with undefined arg";
     auto *n = new_node<Call>(t);
     n->name = intrinsic_name(op);
     n->args = std::move(args);
@@ -213,7 +237,8 @@ Expr Call::make(Type t, const std::string &name, std::vector<Expr> args, CallTyp
                 int value_index) {
     internal_assert(call_type != CallType::Intrinsic)
         << "intrinsics are made from their Intrinsic code, not by name (" << name << ")";
-    for (const Expr &a : args) internal_assert(a.defined()) << "call to " << name << " with undefined arg";
+    for (const Expr &a : args)
+        internal_assert(a.defined()) << "call to " << name << " with undefined arg";
     auto *n = new_node<Call>(t);
     n->name = name;
     n->args = std::move(args);
@@ -240,7 +265,8 @@ Expr Shuffle::make(std::vector<Expr> vectors, std::vector<int> indices) {
             << "Shuffle of vectors of different element types";
         total += v.type().lanes();
     }
-    for (int i : indices) internal_assert(i >= 0 && i < total) << "Shuffle index " << i << " out of " << total;
+    for (int i : indices)
+        internal_assert(i >= 0 && i < total) << "Shuffle index " << i << " out of " << total;
     auto *n = new_node<Shuffle>(elem.with_lanes(static_cast<int>(indices.size())));
     n->vectors = std::move(vectors);
     n->indices = std::move(indices);
@@ -251,8 +277,10 @@ Expr Shuffle::make_concat(std::vector<Expr> vectors) {
     if (vectors.size() == 1) return vectors[0];
     std::vector<int> indices;
     int total = 0;
-    for (const Expr &v : vectors) total += v.type().lanes();
-    for (int i = 0; i < total; i++) indices.push_back(i);
+    for (const Expr &v : vectors)
+        total += v.type().lanes();
+    for (int i = 0; i < total; i++)
+        indices.push_back(i);
     return make(std::move(vectors), std::move(indices));
 }
 
@@ -262,7 +290,8 @@ Expr Shuffle::make_interleave(std::vector<Expr> vectors) {
     int count = static_cast<int>(vectors.size());
     std::vector<int> indices;
     for (int i = 0; i < lanes; i++) {
-        for (int v = 0; v < count; v++) indices.push_back(v * lanes + i);
+        for (int v = 0; v < count; v++)
+            indices.push_back(v * lanes + i);
     }
     return make(std::move(vectors), std::move(indices));
 }
@@ -270,7 +299,8 @@ Expr Shuffle::make_interleave(std::vector<Expr> vectors) {
 Expr Shuffle::make_slice(Expr vector, int begin, int stride, int lanes) {
     if (begin == 0 && stride == 1 && lanes == vector.type().lanes()) return vector;
     std::vector<int> indices;
-    for (int i = 0; i < lanes; i++) indices.push_back(begin + i * stride);
+    for (int i = 0; i < lanes; i++)
+        indices.push_back(begin + i * stride);
     return make({std::move(vector)}, std::move(indices));
 }
 
@@ -280,7 +310,8 @@ Expr Shuffle::make_extract_element(Expr vector, int lane) {
 
 bool Shuffle::is_concat() const {
     int total = 0;
-    for (const Expr &v : vectors) total += v.type().lanes();
+    for (const Expr &v : vectors)
+        total += v.type().lanes();
     if (static_cast<int>(indices.size()) != total) return false;
     for (int i = 0; i < total; i++) {
         if (indices[i] != i) return false;
@@ -313,41 +344,59 @@ Expr VectorReduce::make(Op op, Expr value, int lanes) {
 
 const char *to_string(ForType t) {
     switch (t) {
-    case ForType::Serial: return "serial";
-    case ForType::Parallel: return "parallel";
-    case ForType::Vectorized: return "vectorized";
-    case ForType::Unrolled: return "unrolled";
-    case ForType::GPUBlock: return "gpu_block";
-    case ForType::GPUThread: return "gpu_thread";
-    case ForType::NPU: return "npu";
+        case ForType::Serial:
+            return "serial";
+        case ForType::Parallel:
+            return "parallel";
+        case ForType::Vectorized:
+            return "vectorized";
+        case ForType::Unrolled:
+            return "unrolled";
+        case ForType::GPUBlock:
+            return "gpu_block";
+        case ForType::GPUThread:
+            return "gpu_thread";
+        case ForType::NPU:
+            return "npu";
     }
     return "unknown";
 }
 
 const char *to_string(DeviceAPI d) {
     switch (d) {
-    case DeviceAPI::None: return "none";
-    case DeviceAPI::Host: return "host";
-    case DeviceAPI::CUDA: return "cuda";
-    case DeviceAPI::NPU: return "npu";
+        case DeviceAPI::None:
+            return "none";
+        case DeviceAPI::Host:
+            return "host";
+        case DeviceAPI::CUDA:
+            return "cuda";
+        case DeviceAPI::NPU:
+            return "npu";
     }
     return "unknown";
 }
 
 const char *to_string(MemoryType m) {
     switch (m) {
-    case MemoryType::Auto: return "auto";
-    case MemoryType::Heap: return "heap";
-    case MemoryType::Stack: return "stack";
-    case MemoryType::Register: return "register";
-    case MemoryType::GPUShared: return "gpu_shared";
-    case MemoryType::NPUBuffer: return "npu_buffer";
+        case MemoryType::Auto:
+            return "auto";
+        case MemoryType::Heap:
+            return "heap";
+        case MemoryType::Stack:
+            return "stack";
+        case MemoryType::Register:
+            return "register";
+        case MemoryType::GPUShared:
+            return "gpu_shared";
+        case MemoryType::NPUBuffer:
+            return "npu_buffer";
     }
     return "unknown";
 }
 
 Stmt LetStmt::make(const std::string &name, Expr value, Stmt body) {
-    internal_assert(value.defined() && body.defined()) << "LetStmt " << name << " with undefined part";
+    internal_assert(value.defined() && body.defined())
+        << "LetStmt " << name << " with undefined part";
     auto *n = new LetStmt;
     n->name = name;
     n->value = std::move(value);
@@ -356,7 +405,8 @@ Stmt LetStmt::make(const std::string &name, Expr value, Stmt body) {
 }
 
 Stmt AssertStmt::make(Expr condition, Expr message) {
-    internal_assert(condition.defined() && condition.type().is_bool() && condition.type().is_scalar())
+    internal_assert(condition.defined() && condition.type().is_bool() &&
+                    condition.type().is_scalar())
         << "AssertStmt condition must be a scalar bool";
     internal_assert(message.defined()) << "AssertStmt without message";
     auto *n = new AssertStmt;
@@ -376,9 +426,12 @@ Stmt ProducerConsumer::make(const std::string &name, bool is_producer, Stmt body
 
 Stmt For::make(const std::string &name, Expr min, Expr extent, ForType for_type,
                DeviceAPI device_api, Stmt body) {
-    internal_assert(min.defined() && extent.defined() && body.defined()) << "For " << name << " with undefined part";
-    internal_assert(min.type().is_scalar() && min.type().is_int()) << "For " << name << " min is " << min.type();
-    internal_assert(extent.type() == min.type()) << "For " << name << " min and extent types differ";
+    internal_assert(min.defined() && extent.defined() && body.defined())
+        << "For " << name << " with undefined part";
+    internal_assert(min.type().is_scalar() && min.type().is_int())
+        << "For " << name << " min is " << min.type();
+    internal_assert(extent.type() == min.type())
+        << "For " << name << " min and extent types differ";
     auto *n = new For;
     n->name = name;
     n->min = std::move(min);
@@ -391,9 +444,12 @@ Stmt For::make(const std::string &name, Expr min, Expr extent, ForType for_type,
 
 Stmt Store::make(const std::string &name, Expr value, Expr index, Expr predicate,
                  ModulusRemainder alignment) {
-    internal_assert(value.defined() && index.defined() && predicate.defined()) << "Store to " << name;
-    internal_assert(index.type().lanes() == value.type().lanes()) << "Store to " << name << " lanes";
-    internal_assert(predicate.type() == Bool(value.type().lanes())) << "Store predicate of " << name;
+    internal_assert(value.defined() && index.defined() && predicate.defined())
+        << "Store to " << name;
+    internal_assert(index.type().lanes() == value.type().lanes())
+        << "Store to " << name << " lanes";
+    internal_assert(predicate.type() == Bool(value.type().lanes()))
+        << "Store predicate of " << name;
     auto *n = new Store;
     n->name = name;
     n->value = std::move(value);
@@ -406,8 +462,10 @@ Stmt Store::make(const std::string &name, Expr value, Expr index, Expr predicate
 Stmt Provide::make(const std::string &name, std::vector<Expr> values, std::vector<Expr> args,
                    Expr predicate) {
     internal_assert(!values.empty()) << "Provide to " << name << " of no values";
-    for (const Expr &v : values) internal_assert(v.defined()) << "Provide of undefined value to " << name;
-    for (const Expr &a : args) internal_assert(a.defined()) << "Provide with undefined arg to " << name;
+    for (const Expr &v : values)
+        internal_assert(v.defined()) << "Provide of undefined value to " << name;
+    for (const Expr &a : args)
+        internal_assert(a.defined()) << "Provide with undefined arg to " << name;
     internal_assert(predicate.defined()) << "Provide to " << name << " without predicate";
     auto *n = new Provide;
     n->name = name;
@@ -419,8 +477,10 @@ Stmt Provide::make(const std::string &name, std::vector<Expr> values, std::vecto
 
 Stmt Allocate::make(const std::string &name, Type type, MemoryType memory_type,
                     std::vector<Expr> extents, Expr condition, Stmt body) {
-    for (const Expr &e : extents) internal_assert(e.defined() && e.type().is_scalar()) << "Allocate " << name << " extent";
-    internal_assert(condition.defined() && body.defined()) << "Allocate " << name << " with undefined part";
+    for (const Expr &e : extents)
+        internal_assert(e.defined() && e.type().is_scalar()) << "Allocate " << name << " extent";
+    internal_assert(condition.defined() && body.defined())
+        << "Allocate " << name << " with undefined part";
     auto *n = new Allocate;
     n->name = name;
     n->type = type;
@@ -439,8 +499,10 @@ Stmt Free::make(const std::string &name) {
 
 Stmt Realize::make(const std::string &name, std::vector<Type> types, MemoryType memory_type,
                    Region bounds, Expr condition, Stmt body) {
-    for (const Range &r : bounds) internal_assert(r.min.defined() && r.extent.defined()) << "Realize " << name << " bounds";
-    internal_assert(condition.defined() && body.defined()) << "Realize " << name << " with undefined part";
+    for (const Range &r : bounds)
+        internal_assert(r.min.defined() && r.extent.defined()) << "Realize " << name << " bounds";
+    internal_assert(condition.defined() && body.defined())
+        << "Realize " << name << " with undefined part";
     auto *n = new Realize;
     n->name = name;
     n->types = std::move(types);
@@ -469,7 +531,8 @@ Stmt Block::make(const std::vector<Stmt> &stmts) {
 }
 
 Stmt IfThenElse::make(Expr condition, Stmt then_case, Stmt else_case) {
-    internal_assert(condition.defined() && condition.type().is_bool() && condition.type().is_scalar())
+    internal_assert(condition.defined() && condition.type().is_bool() &&
+                    condition.type().is_scalar())
         << "IfThenElse condition must be a scalar bool";
     internal_assert(then_case.defined()) << "IfThenElse without then case";
     auto *n = new IfThenElse;

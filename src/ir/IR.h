@@ -14,7 +14,7 @@ namespace dsl::ir {
 
 /// A handle to a statement.
 class Stmt : public IntrusivePtr<const BaseStmtNode> {
-public:
+  public:
     Stmt() = default;
     Stmt(const BaseStmtNode *n) : IntrusivePtr(n) {}  // NOLINT: implicit by design
     IRNodeType node_type() const { return get()->node_type; }
@@ -95,15 +95,29 @@ struct BinaryNode : ExprNode<T, kType> {
     static Expr make(Expr a, Expr b);
 };
 
-struct Add : BinaryNode<Add, IRNodeType::Add> { using BinaryNode::BinaryNode; };
-struct Sub : BinaryNode<Sub, IRNodeType::Sub> { using BinaryNode::BinaryNode; };
-struct Mul : BinaryNode<Mul, IRNodeType::Mul> { using BinaryNode::BinaryNode; };
+struct Add : BinaryNode<Add, IRNodeType::Add> {
+    using BinaryNode::BinaryNode;
+};
+struct Sub : BinaryNode<Sub, IRNodeType::Sub> {
+    using BinaryNode::BinaryNode;
+};
+struct Mul : BinaryNode<Mul, IRNodeType::Mul> {
+    using BinaryNode::BinaryNode;
+};
 /// Euclidean division for integers; x / 0 == 0.
-struct Div : BinaryNode<Div, IRNodeType::Div> { using BinaryNode::BinaryNode; };
+struct Div : BinaryNode<Div, IRNodeType::Div> {
+    using BinaryNode::BinaryNode;
+};
 /// Euclidean remainder for integers (never negative); x % 0 == 0.
-struct Mod : BinaryNode<Mod, IRNodeType::Mod> { using BinaryNode::BinaryNode; };
-struct Min : BinaryNode<Min, IRNodeType::Min> { using BinaryNode::BinaryNode; };
-struct Max : BinaryNode<Max, IRNodeType::Max> { using BinaryNode::BinaryNode; };
+struct Mod : BinaryNode<Mod, IRNodeType::Mod> {
+    using BinaryNode::BinaryNode;
+};
+struct Min : BinaryNode<Min, IRNodeType::Min> {
+    using BinaryNode::BinaryNode;
+};
+struct Max : BinaryNode<Max, IRNodeType::Max> {
+    using BinaryNode::BinaryNode;
+};
 
 /// Comparisons produce bools with the operands' lanes.
 template <typename T, IRNodeType kType>
@@ -113,16 +127,32 @@ struct CompareNode : ExprNode<T, kType> {
     static Expr make(Expr a, Expr b);
 };
 
-struct EQ : CompareNode<EQ, IRNodeType::EQ> { using CompareNode::CompareNode; };
-struct NE : CompareNode<NE, IRNodeType::NE> { using CompareNode::CompareNode; };
-struct LT : CompareNode<LT, IRNodeType::LT> { using CompareNode::CompareNode; };
-struct LE : CompareNode<LE, IRNodeType::LE> { using CompareNode::CompareNode; };
-struct GT : CompareNode<GT, IRNodeType::GT> { using CompareNode::CompareNode; };
-struct GE : CompareNode<GE, IRNodeType::GE> { using CompareNode::CompareNode; };
+struct EQ : CompareNode<EQ, IRNodeType::EQ> {
+    using CompareNode::CompareNode;
+};
+struct NE : CompareNode<NE, IRNodeType::NE> {
+    using CompareNode::CompareNode;
+};
+struct LT : CompareNode<LT, IRNodeType::LT> {
+    using CompareNode::CompareNode;
+};
+struct LE : CompareNode<LE, IRNodeType::LE> {
+    using CompareNode::CompareNode;
+};
+struct GT : CompareNode<GT, IRNodeType::GT> {
+    using CompareNode::CompareNode;
+};
+struct GE : CompareNode<GE, IRNodeType::GE> {
+    using CompareNode::CompareNode;
+};
 
 /// Logical and/or of bools.
-struct And : BinaryNode<And, IRNodeType::And> { using BinaryNode::BinaryNode; };
-struct Or : BinaryNode<Or, IRNodeType::Or> { using BinaryNode::BinaryNode; };
+struct And : BinaryNode<And, IRNodeType::And> {
+    using BinaryNode::BinaryNode;
+};
+struct Or : BinaryNode<Or, IRNodeType::Or> {
+    using BinaryNode::BinaryNode;
+};
 
 struct Not : ExprNode<Not, IRNodeType::Not> {
     using ExprNode::ExprNode;

@@ -19,6 +19,11 @@ int compare(const Stmt &a, const Stmt &b);
 size_t hash(const Expr &e);
 size_t hash(const Stmt &s);
 
+/// A hash of the node itself (kind, type, names, constants) and of its children's identities
+/// (pointers), not their structure. Equal exactly when the nodes are equal and share children;
+/// value numbering uses it to hash-cons a tree in linear time.
+size_t shallow_hash(const Expr &e);
+
 /// Comparator and hasher for containers keyed by structure.
 struct ExprLess {
     bool operator()(const Expr &a, const Expr &b) const { return compare(a, b) < 0; }

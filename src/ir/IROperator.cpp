@@ -91,7 +91,8 @@ bool is_const_power_of_two(const Expr &e, int *log2) {
     if (v == 0 || (v & (v - 1)) != 0) return false;
     if (log2) {
         int n = 0;
-        while ((uint64_t(1) << n) != v) n++;
+        while ((uint64_t(1) << n) != v)
+            n++;
         *log2 = n;
     }
     return true;
@@ -103,9 +104,15 @@ Expr broadcast_to(const Expr &e, int lanes) {
     return Broadcast::make(e, lanes);
 }
 
-Expr make_zero(Type t) { return make_const(t, int64_t(0)); }
-Expr make_one(Type t) { return make_const(t, int64_t(1)); }
-Expr make_bool(bool v, int lanes) { return make_const(Bool(lanes), int64_t(v ? 1 : 0)); }
+Expr make_zero(Type t) {
+    return make_const(t, int64_t(0));
+}
+Expr make_one(Type t) {
+    return make_const(t, int64_t(1));
+}
+Expr make_bool(bool v, int lanes) {
+    return make_const(Bool(lanes), int64_t(v ? 1 : 0));
+}
 
 }  // namespace ir
 
@@ -140,8 +147,12 @@ Expr make_const(Type t, double v) {
     return broadcast_to(e, t.lanes());
 }
 
-Expr const_true(int lanes) { return make_bool(true, lanes); }
-Expr const_false(int lanes) { return make_bool(false, lanes); }
+Expr const_true(int lanes) {
+    return make_bool(true, lanes);
+}
+Expr const_false(int lanes) {
+    return make_bool(false, lanes);
+}
 
 Expr type_min(Type t) {
     Type s = t.element_of();
@@ -169,24 +180,42 @@ namespace {
 const char *op_symbol(detail::BinOp op) {
     using detail::BinOp;
     switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::Div: return "/";
-    case BinOp::Mod: return "%";
-    case BinOp::Min: return "min";
-    case BinOp::Max: return "max";
-    case BinOp::EQ: return "==";
-    case BinOp::NE: return "!=";
-    case BinOp::LT: return "<";
-    case BinOp::LE: return "<=";
-    case BinOp::GT: return ">";
-    case BinOp::GE: return ">=";
-    case BinOp::And: return "&";
-    case BinOp::Or: return "|";
-    case BinOp::Xor: return "^";
-    case BinOp::Shl: return "<<";
-    case BinOp::Shr: return ">>";
+        case BinOp::Add:
+            return "+";
+        case BinOp::Sub:
+            return "-";
+        case BinOp::Mul:
+            return "*";
+        case BinOp::Div:
+            return "/";
+        case BinOp::Mod:
+            return "%";
+        case BinOp::Min:
+            return "min";
+        case BinOp::Max:
+            return "max";
+        case BinOp::EQ:
+            return "==";
+        case BinOp::NE:
+            return "!=";
+        case BinOp::LT:
+            return "<";
+        case BinOp::LE:
+            return "<=";
+        case BinOp::GT:
+            return ">";
+        case BinOp::GE:
+            return ">=";
+        case BinOp::And:
+            return "&";
+        case BinOp::Or:
+            return "|";
+        case BinOp::Xor:
+            return "^";
+        case BinOp::Shl:
+            return "<<";
+        case BinOp::Shr:
+            return ">>";
     }
     return "?";
 }
@@ -228,7 +257,9 @@ void match_types(Expr &a, Expr &b, const char *op) {
         }
     } else if (ta.is_float()) {
         // Both float: the wider wins; float16 meeting bfloat16 goes to float32.
-        Type t = ta.bits() > tb.bits() ? ta : tb.bits() > ta.bits() ? tb : ta.with_code(TypeCode::Float).with_bits(32);
+        Type t = ta.bits() > tb.bits()   ? ta
+                 : tb.bits() > ta.bits() ? tb
+                                         : ta.with_code(TypeCode::Float).with_bits(32);
         if (ta != t) a = Cast::make(t, a);
         if (tb != t) b = Cast::make(t, b);
     } else if (ta.code() == tb.code()) {
@@ -262,7 +293,8 @@ Expr coerce_literal(const detail::Literal &lit, Expr &other, detail::BinOp op) {
         return broadcast_to(FloatImm::make(s, lit.f), t.lanes());
     }
     if (s.is_float()) {
-        double v = lit.kind == Kind::Signed ? static_cast<double>(lit.i) : static_cast<double>(lit.u);
+        double v =
+            lit.kind == Kind::Signed ? static_cast<double>(lit.i) : static_cast<double>(lit.u);
         return broadcast_to(FloatImm::make(s, v), t.lanes());
     }
     // Shift amounts only need to be a valid count, not a value of the shifted type.
@@ -279,8 +311,8 @@ Expr coerce_literal(const detail::Literal &lit, Expr &other, detail::BinOp op) {
                    << "). Cast one side explicitly, e.g. cast<int32_t>(" << other << ").";
     }
     Expr c = s.is_int() ? IntImm::make(s, lit.i)
-                        : UIntImm::make(s, lit.kind == Kind::Signed ? static_cast<uint64_t>(lit.i)
-                                                                    : lit.u);
+                        : UIntImm::make(
+                              s, lit.kind == Kind::Signed ? static_cast<uint64_t>(lit.i) : lit.u);
     return broadcast_to(c, t.lanes());
 }
 
@@ -294,50 +326,71 @@ Expr build(detail::BinOp op, Expr a, Expr b) {
     const char *sym = op_symbol(op);
     Type t = a.type();
     switch (op) {
-    case BinOp::Add:
-    case BinOp::Sub:
-    case BinOp::Mul:
-    case BinOp::Div:
-    case BinOp::Mod:
-        user_assert(!t.is_bool()) << "'" << sym << "' of the bools " << a << " and " << b
-                                  << "; cast them to an integer type first.";
-        break;
-    case BinOp::And:
-    case BinOp::Or:
-    case BinOp::Xor:
-    case BinOp::Shl:
-    case BinOp::Shr:
-        user_assert(t.is_int_or_uint())
-            << "'" << sym << "' needs integer operands, but " << a << " is " << t
-            << "; bitwise operators do not apply to floats (use reinterpret to get at the bits).";
-        break;
-    default:
-        break;
+        case BinOp::Add:
+        case BinOp::Sub:
+        case BinOp::Mul:
+        case BinOp::Div:
+        case BinOp::Mod:
+            user_assert(!t.is_bool()) << "'" << sym << "' of the bools " << a << " and " << b
+                                      << "; cast them to an integer type first.";
+            break;
+        case BinOp::And:
+        case BinOp::Or:
+        case BinOp::Xor:
+        case BinOp::Shl:
+        case BinOp::Shr:
+            user_assert(t.is_int_or_uint())
+                << "'" << sym << "' needs integer operands, but " << a << " is " << t
+                << "; bitwise operators do not apply to floats (use reinterpret to get at the "
+                   "bits).";
+            break;
+        default:
+            break;
     }
     switch (op) {
-    case BinOp::Add: return Add::make(a, b);
-    case BinOp::Sub: return Sub::make(a, b);
-    case BinOp::Mul: return Mul::make(a, b);
-    case BinOp::Div: return Div::make(a, b);
-    case BinOp::Mod: return Mod::make(a, b);
-    case BinOp::Min: return Min::make(a, b);
-    case BinOp::Max: return Max::make(a, b);
-    case BinOp::EQ: return EQ::make(a, b);
-    case BinOp::NE: return NE::make(a, b);
-    case BinOp::LT: return LT::make(a, b);
-    case BinOp::LE: return LE::make(a, b);
-    case BinOp::GT: return GT::make(a, b);
-    case BinOp::GE: return GE::make(a, b);
-    case BinOp::And: return t.is_bool() ? And::make(a, b) : make_bitwise(Call::Intrinsic::BitwiseAnd, a, b);
-    case BinOp::Or: return t.is_bool() ? Or::make(a, b) : make_bitwise(Call::Intrinsic::BitwiseOr, a, b);
-    case BinOp::Xor: return t.is_bool() ? NE::make(a, b) : make_bitwise(Call::Intrinsic::BitwiseXor, a, b);
-    case BinOp::Shl: return make_bitwise(Call::Intrinsic::ShiftLeft, a, b);
-    case BinOp::Shr: return make_bitwise(Call::Intrinsic::ShiftRight, a, b);
+        case BinOp::Add:
+            return Add::make(a, b);
+        case BinOp::Sub:
+            return Sub::make(a, b);
+        case BinOp::Mul:
+            return Mul::make(a, b);
+        case BinOp::Div:
+            return Div::make(a, b);
+        case BinOp::Mod:
+            return Mod::make(a, b);
+        case BinOp::Min:
+            return Min::make(a, b);
+        case BinOp::Max:
+            return Max::make(a, b);
+        case BinOp::EQ:
+            return EQ::make(a, b);
+        case BinOp::NE:
+            return NE::make(a, b);
+        case BinOp::LT:
+            return LT::make(a, b);
+        case BinOp::LE:
+            return LE::make(a, b);
+        case BinOp::GT:
+            return GT::make(a, b);
+        case BinOp::GE:
+            return GE::make(a, b);
+        case BinOp::And:
+            return t.is_bool() ? And::make(a, b) : make_bitwise(Call::Intrinsic::BitwiseAnd, a, b);
+        case BinOp::Or:
+            return t.is_bool() ? Or::make(a, b) : make_bitwise(Call::Intrinsic::BitwiseOr, a, b);
+        case BinOp::Xor:
+            return t.is_bool() ? NE::make(a, b) : make_bitwise(Call::Intrinsic::BitwiseXor, a, b);
+        case BinOp::Shl:
+            return make_bitwise(Call::Intrinsic::ShiftLeft, a, b);
+        case BinOp::Shr:
+            return make_bitwise(Call::Intrinsic::ShiftRight, a, b);
     }
     return Expr();
 }
 
-bool is_shift(detail::BinOp op) { return op == detail::BinOp::Shl || op == detail::BinOp::Shr; }
+bool is_shift(detail::BinOp op) {
+    return op == detail::BinOp::Shl || op == detail::BinOp::Shr;
+}
 
 /// A shift amount keeps its own integer type (so that large amounts keep their meaning); only
 /// its lanes are matched to the shifted value.
@@ -377,9 +430,10 @@ Expr binary(BinOp op, const Expr &a_in, const Literal &b) {
     if (is_shift(op)) {
         check_defined(a, op_symbol(op));
         // A literal amount is an int32 unless it is too large for one.
-        Expr amount = b.kind == Literal::Kind::Unsigned
-                          ? (b.u <= 0x7fffffffu ? Expr(static_cast<int32_t>(b.u)) : Expr(b.u))
-                          : (Int(32).can_represent(b.i) ? Expr(static_cast<int32_t>(b.i)) : Expr(b.i));
+        Expr amount =
+            b.kind == Literal::Kind::Unsigned
+                ? (b.u <= 0x7fffffffu ? Expr(static_cast<int32_t>(b.u)) : Expr(b.u))
+                : (Int(32).can_represent(b.i) ? Expr(static_cast<int32_t>(b.i)) : Expr(b.i));
         user_assert(b.kind != Literal::Kind::Floating)
             << "the shift amount of '" << op_symbol(op) << "' must be an integer.";
         lit = shift_amount(a, amount, op_symbol(op));
@@ -408,9 +462,8 @@ Expr binary(BinOp op, const Literal &a, const Expr &b_in) {
 namespace {
 void check_bool(const Expr &e, const char *op) {
     check_defined(e, op);
-    user_assert(e.type().is_bool()) << "the operand " << e << " of '" << op << "' is "
-                                    << e.type() << ", not bool; compare it first, e.g. (" << e
-                                    << ") != 0.";
+    user_assert(e.type().is_bool()) << "the operand " << e << " of '" << op << "' is " << e.type()
+                                    << ", not bool; compare it first, e.g. (" << e << ") != 0.";
 }
 }  // namespace
 
@@ -454,11 +507,21 @@ Expr operator~(const Expr &a) {
     return Call::make(a.type(), Call::Intrinsic::BitwiseNot, {a});
 }
 
-Expr &operator+=(Expr &a, const Expr &b) { return a = a + b; }
-Expr &operator-=(Expr &a, const Expr &b) { return a = a - b; }
-Expr &operator*=(Expr &a, const Expr &b) { return a = a * b; }
-Expr &operator/=(Expr &a, const Expr &b) { return a = a / b; }
-Expr &operator%=(Expr &a, const Expr &b) { return a = a % b; }
+Expr &operator+=(Expr &a, const Expr &b) {
+    return a = a + b;
+}
+Expr &operator-=(Expr &a, const Expr &b) {
+    return a = a - b;
+}
+Expr &operator*=(Expr &a, const Expr &b) {
+    return a = a * b;
+}
+Expr &operator/=(Expr &a, const Expr &b) {
+    return a = a / b;
+}
+Expr &operator%=(Expr &a, const Expr &b) {
+    return a = a % b;
+}
 
 Expr select(const Expr &cond_in, const Expr &t_in, const Expr &f_in) {
     Expr cond = cond_in, t = t_in, f = f_in;
@@ -479,9 +542,8 @@ Expr select(const Expr &cond_in, const Expr &t_in, const Expr &f_in) {
 Expr cast(Type t, const Expr &e) {
     check_defined(e, "cast");
     if (t.is_scalar() && e.type().is_vector()) t = t.with_lanes(e.type().lanes());
-    user_assert(t.lanes() == e.type().lanes())
-        << "cannot cast " << e << " of type " << e.type() << " to " << t
-        << ": the number of lanes differs.";
+    user_assert(t.lanes() == e.type().lanes()) << "cannot cast " << e << " of type " << e.type()
+                                               << " to " << t << ": the number of lanes differs.";
     user_assert(t.is_valid()) << "cannot cast to the invalid type " << t << ".";
     user_assert(!t.is_handle() && !e.type().is_handle())
         << "cannot cast between a handle and " << (t.is_handle() ? e.type() : t) << ".";
@@ -551,18 +613,42 @@ Expr math2(Call::Intrinsic op, const Expr &x, const Expr &y) {
 
 }  // namespace
 
-Expr sqrt(const Expr &x) { return math1(Call::Intrinsic::Sqrt, x); }
-Expr exp(const Expr &x) { return math1(Call::Intrinsic::Exp, x); }
-Expr log(const Expr &x) { return math1(Call::Intrinsic::Log, x); }
-Expr pow(const Expr &x, const Expr &y) { return math2(Call::Intrinsic::Pow, x, y); }
-Expr sin(const Expr &x) { return math1(Call::Intrinsic::Sin, x); }
-Expr cos(const Expr &x) { return math1(Call::Intrinsic::Cos, x); }
-Expr tan(const Expr &x) { return math1(Call::Intrinsic::Tan, x); }
-Expr atan2(const Expr &y, const Expr &x) { return math2(Call::Intrinsic::Atan2, y, x); }
-Expr floor(const Expr &x) { return math1(Call::Intrinsic::Floor, x); }
-Expr ceil(const Expr &x) { return math1(Call::Intrinsic::Ceil, x); }
-Expr round(const Expr &x) { return math1(Call::Intrinsic::Round, x); }
-Expr trunc(const Expr &x) { return math1(Call::Intrinsic::Trunc, x); }
+Expr sqrt(const Expr &x) {
+    return math1(Call::Intrinsic::Sqrt, x);
+}
+Expr exp(const Expr &x) {
+    return math1(Call::Intrinsic::Exp, x);
+}
+Expr log(const Expr &x) {
+    return math1(Call::Intrinsic::Log, x);
+}
+Expr pow(const Expr &x, const Expr &y) {
+    return math2(Call::Intrinsic::Pow, x, y);
+}
+Expr sin(const Expr &x) {
+    return math1(Call::Intrinsic::Sin, x);
+}
+Expr cos(const Expr &x) {
+    return math1(Call::Intrinsic::Cos, x);
+}
+Expr tan(const Expr &x) {
+    return math1(Call::Intrinsic::Tan, x);
+}
+Expr atan2(const Expr &y, const Expr &x) {
+    return math2(Call::Intrinsic::Atan2, y, x);
+}
+Expr floor(const Expr &x) {
+    return math1(Call::Intrinsic::Floor, x);
+}
+Expr ceil(const Expr &x) {
+    return math1(Call::Intrinsic::Ceil, x);
+}
+Expr round(const Expr &x) {
+    return math1(Call::Intrinsic::Round, x);
+}
+Expr trunc(const Expr &x) {
+    return math1(Call::Intrinsic::Trunc, x);
+}
 
 Expr is_nan(const Expr &x) {
     check_defined(x, "is_nan");

@@ -17,8 +17,12 @@ std::optional<double> as_const_float(const Expr &e);
 bool is_const(const Expr &e);
 /// Whether `e` is a constant equal to `v` (for floats, compared as doubles).
 bool is_const(const Expr &e, int64_t v);
-inline bool is_const_zero(const Expr &e) { return is_const(e, 0); }
-inline bool is_const_one(const Expr &e) { return is_const(e, 1); }
+inline bool is_const_zero(const Expr &e) {
+    return is_const(e, 0);
+}
+inline bool is_const_one(const Expr &e) {
+    return is_const(e, 1);
+}
 /// Whether `e` is the constant true (false) bool, scalar or broadcast.
 bool is_const_true(const Expr &e);
 bool is_const_false(const Expr &e);
@@ -32,7 +36,11 @@ Expr make_bool(bool v, int lanes = 1);
 Expr broadcast_to(const Expr &e, int lanes);
 
 /// The element type's signed/unsigned integer of the same width.
-inline Type signed_of(Type t) { return t.with_code(TypeCode::Int); }
-inline Type unsigned_of(Type t) { return t.with_code(TypeCode::UInt); }
+inline Type signed_of(Type t) {
+    return t.with_code(TypeCode::Int);
+}
+inline Type unsigned_of(Type t) {
+    return t.with_code(TypeCode::UInt);
+}
 
 }  // namespace dsl::ir

@@ -53,7 +53,8 @@ void print_double(std::ostream &os, double v, int bits) {
 }  // namespace
 
 void IRPrinter::indent() {
-    for (int i = 0; i < indent_; i++) os_ << ' ';
+    for (int i = 0; i < indent_; i++)
+        os_ << ' ';
 }
 
 void IRPrinter::print_binary(const Expr &a, const char *op, const Expr &b) {
@@ -113,11 +114,20 @@ void IRPrinter::visit(const StringImm *op) {
     os_ << '"';
     for (char c : op->value) {
         switch (c) {
-        case '"': os_ << "\\\""; break;
-        case '\\': os_ << "\\\\"; break;
-        case '\n': os_ << "\\n"; break;
-        case '\t': os_ << "\\t"; break;
-        default: os_ << c;
+            case '"':
+                os_ << "\\\"";
+                break;
+            case '\\':
+                os_ << "\\\\";
+                break;
+            case '\n':
+                os_ << "\\n";
+                break;
+            case '\t':
+                os_ << "\\t";
+                break;
+            default:
+                os_ << c;
         }
     }
     os_ << '"';
@@ -129,20 +139,48 @@ void IRPrinter::visit(const Cast *op) {
     os_ << ')';
 }
 
-void IRPrinter::visit(const Variable *op) { os_ << op->name; }
-void IRPrinter::visit(const Add *op) { print_binary(op->a, "+", op->b); }
-void IRPrinter::visit(const Sub *op) { print_binary(op->a, "-", op->b); }
-void IRPrinter::visit(const Mul *op) { print_binary(op->a, "*", op->b); }
-void IRPrinter::visit(const Div *op) { print_binary(op->a, "/", op->b); }
-void IRPrinter::visit(const Mod *op) { print_binary(op->a, "%", op->b); }
-void IRPrinter::visit(const EQ *op) { print_binary(op->a, "==", op->b); }
-void IRPrinter::visit(const NE *op) { print_binary(op->a, "!=", op->b); }
-void IRPrinter::visit(const LT *op) { print_binary(op->a, "<", op->b); }
-void IRPrinter::visit(const LE *op) { print_binary(op->a, "<=", op->b); }
-void IRPrinter::visit(const GT *op) { print_binary(op->a, ">", op->b); }
-void IRPrinter::visit(const GE *op) { print_binary(op->a, ">=", op->b); }
-void IRPrinter::visit(const And *op) { print_binary(op->a, "&&", op->b); }
-void IRPrinter::visit(const Or *op) { print_binary(op->a, "||", op->b); }
+void IRPrinter::visit(const Variable *op) {
+    os_ << op->name;
+}
+void IRPrinter::visit(const Add *op) {
+    print_binary(op->a, "+", op->b);
+}
+void IRPrinter::visit(const Sub *op) {
+    print_binary(op->a, "-", op->b);
+}
+void IRPrinter::visit(const Mul *op) {
+    print_binary(op->a, "*", op->b);
+}
+void IRPrinter::visit(const Div *op) {
+    print_binary(op->a, "/", op->b);
+}
+void IRPrinter::visit(const Mod *op) {
+    print_binary(op->a, "%", op->b);
+}
+void IRPrinter::visit(const EQ *op) {
+    print_binary(op->a, "==", op->b);
+}
+void IRPrinter::visit(const NE *op) {
+    print_binary(op->a, "!=", op->b);
+}
+void IRPrinter::visit(const LT *op) {
+    print_binary(op->a, "<", op->b);
+}
+void IRPrinter::visit(const LE *op) {
+    print_binary(op->a, "<=", op->b);
+}
+void IRPrinter::visit(const GT *op) {
+    print_binary(op->a, ">", op->b);
+}
+void IRPrinter::visit(const GE *op) {
+    print_binary(op->a, ">=", op->b);
+}
+void IRPrinter::visit(const And *op) {
+    print_binary(op->a, "&&", op->b);
+}
+void IRPrinter::visit(const Or *op) {
+    print_binary(op->a, "||", op->b);
+}
 
 void IRPrinter::visit(const Min *op) {
     os_ << "min(";
@@ -217,12 +255,13 @@ void IRPrinter::visit(const Shuffle *op) {
     } else if (op->is_slice()) {
         os_ << "slice_vectors(";
         include(op->vectors[0]);
-        os_ << ", " << op->slice_begin() << ", " << op->slice_stride() << ", "
-            << op->indices.size() << ')';
+        os_ << ", " << op->slice_begin() << ", " << op->slice_stride() << ", " << op->indices.size()
+            << ')';
     } else {
         os_ << "shuffle(";
         print_args(op->vectors);
-        for (int i : op->indices) os_ << ", " << i;
+        for (int i : op->indices)
+            os_ << ", " << i;
         os_ << ')';
     }
 }

@@ -13,18 +13,18 @@ std::string to_string(const Expr &e);
 std::string to_string(const Stmt &s);
 
 class IRPrinter : public IRVisitor {
-public:
+  public:
     explicit IRPrinter(std::ostream &os) : os_(os) {}
     void print(const Expr &e) { include(e); }
     void print(const Stmt &s) { include(s); }
 
-protected:
+  protected:
 #define DSL_DECLARE_VISIT(T) void visit(const T *op) override;
     DSL_FOR_EACH_EXPR_NODE(DSL_DECLARE_VISIT)
     DSL_FOR_EACH_STMT_NODE(DSL_DECLARE_VISIT)
 #undef DSL_DECLARE_VISIT
 
-private:
+  private:
     void print_binary(const Expr &a, const char *op, const Expr &b);
     void print_args(const std::vector<Expr> &args);
     void print_block(const Stmt &body);

@@ -10,28 +10,28 @@ namespace dsl::ir {
 void IRVisitor::include(const Expr &e) {
     if (!e.defined()) return;
     switch (e.node_type()) {
-#define DSL_DISPATCH(T)  \
-    case IRNodeType::T:  \
+#define DSL_DISPATCH(T)                         \
+    case IRNodeType::T:                         \
         visit(static_cast<const T *>(e.get())); \
         return;
         DSL_FOR_EACH_EXPR_NODE(DSL_DISPATCH)
 #undef DSL_DISPATCH
-    default:
-        internal_error << "statement node inside an Expr";
+        default:
+            internal_error << "statement node inside an Expr";
     }
 }
 
 void IRVisitor::include(const Stmt &s) {
     if (!s.defined()) return;
     switch (s.node_type()) {
-#define DSL_DISPATCH(T)  \
-    case IRNodeType::T:  \
+#define DSL_DISPATCH(T)                         \
+    case IRNodeType::T:                         \
         visit(static_cast<const T *>(s.get())); \
         return;
         DSL_FOR_EACH_STMT_NODE(DSL_DISPATCH)
 #undef DSL_DISPATCH
-    default:
-        internal_error << "expression node inside a Stmt";
+        default:
+            internal_error << "expression node inside a Stmt";
     }
 }
 
@@ -39,13 +39,15 @@ void IRVisitor::visit(const IntImm *) {}
 void IRVisitor::visit(const UIntImm *) {}
 void IRVisitor::visit(const FloatImm *) {}
 void IRVisitor::visit(const StringImm *) {}
-void IRVisitor::visit(const Cast *op) { include(op->value); }
+void IRVisitor::visit(const Cast *op) {
+    include(op->value);
+}
 void IRVisitor::visit(const Variable *) {}
 
-#define DSL_VISIT_BINARY(T)               \
+#define DSL_VISIT_BINARY(T)              \
     void IRVisitor::visit(const T *op) { \
-        include(op->a);                   \
-        include(op->b);                   \
+        include(op->a);                  \
+        include(op->b);                  \
     }
 DSL_VISIT_BINARY(Add)
 DSL_VISIT_BINARY(Sub)
@@ -64,7 +66,9 @@ DSL_VISIT_BINARY(And)
 DSL_VISIT_BINARY(Or)
 #undef DSL_VISIT_BINARY
 
-void IRVisitor::visit(const Not *op) { include(op->a); }
+void IRVisitor::visit(const Not *op) {
+    include(op->a);
+}
 void IRVisitor::visit(const Select *op) {
     include(op->condition);
     include(op->true_value);
@@ -78,18 +82,24 @@ void IRVisitor::visit(const Ramp *op) {
     include(op->base);
     include(op->stride);
 }
-void IRVisitor::visit(const Broadcast *op) { include(op->value); }
+void IRVisitor::visit(const Broadcast *op) {
+    include(op->value);
+}
 void IRVisitor::visit(const Call *op) {
-    for (const Expr &a : op->args) include(a);
+    for (const Expr &a : op->args)
+        include(a);
 }
 void IRVisitor::visit(const Let *op) {
     include(op->value);
     include(op->body);
 }
 void IRVisitor::visit(const Shuffle *op) {
-    for (const Expr &v : op->vectors) include(v);
+    for (const Expr &v : op->vectors)
+        include(v);
 }
-void IRVisitor::visit(const VectorReduce *op) { include(op->value); }
+void IRVisitor::visit(const VectorReduce *op) {
+    include(op->value);
+}
 
 void IRVisitor::visit(const LetStmt *op) {
     include(op->value);
@@ -99,7 +109,9 @@ void IRVisitor::visit(const AssertStmt *op) {
     include(op->condition);
     include(op->message);
 }
-void IRVisitor::visit(const ProducerConsumer *op) { include(op->body); }
+void IRVisitor::visit(const ProducerConsumer *op) {
+    include(op->body);
+}
 void IRVisitor::visit(const For *op) {
     include(op->min);
     include(op->extent);
@@ -111,12 +123,15 @@ void IRVisitor::visit(const Store *op) {
     include(op->predicate);
 }
 void IRVisitor::visit(const Provide *op) {
-    for (const Expr &v : op->values) include(v);
-    for (const Expr &a : op->args) include(a);
+    for (const Expr &v : op->values)
+        include(v);
+    for (const Expr &a : op->args)
+        include(a);
     include(op->predicate);
 }
 void IRVisitor::visit(const Allocate *op) {
-    for (const Expr &e : op->extents) include(e);
+    for (const Expr &e : op->extents)
+        include(e);
     include(op->condition);
     include(op->body);
 }
@@ -138,7 +153,9 @@ void IRVisitor::visit(const IfThenElse *op) {
     include(op->then_case);
     include(op->else_case);
 }
-void IRVisitor::visit(const Evaluate *op) { include(op->value); }
+void IRVisitor::visit(const Evaluate *op) {
+    include(op->value);
+}
 
 // ---------------------------------------------------------------------------------------------
 // IRMutator
@@ -151,8 +168,8 @@ Expr IRMutator::mutate(const Expr &e) {
         return visit(static_cast<const T *>(e.get()));
         DSL_FOR_EACH_EXPR_NODE(DSL_DISPATCH)
 #undef DSL_DISPATCH
-    default:
-        internal_error << "statement node inside an Expr";
+        default:
+            internal_error << "statement node inside an Expr";
     }
     return Expr();
 }
@@ -165,8 +182,8 @@ Stmt IRMutator::mutate(const Stmt &s) {
         return visit(static_cast<const T *>(s.get()));
         DSL_FOR_EACH_STMT_NODE(DSL_DISPATCH)
 #undef DSL_DISPATCH
-    default:
-        internal_error << "expression node inside a Stmt";
+        default:
+            internal_error << "expression node inside a Stmt";
     }
     return Stmt();
 }
@@ -182,11 +199,21 @@ bool IRMutator::mutate_exprs(const std::vector<Expr> &in, std::vector<Expr> *out
     return changed;
 }
 
-Expr IRMutator::visit(const IntImm *op) { return op; }
-Expr IRMutator::visit(const UIntImm *op) { return op; }
-Expr IRMutator::visit(const FloatImm *op) { return op; }
-Expr IRMutator::visit(const StringImm *op) { return op; }
-Expr IRMutator::visit(const Variable *op) { return op; }
+Expr IRMutator::visit(const IntImm *op) {
+    return op;
+}
+Expr IRMutator::visit(const UIntImm *op) {
+    return op;
+}
+Expr IRMutator::visit(const FloatImm *op) {
+    return op;
+}
+Expr IRMutator::visit(const StringImm *op) {
+    return op;
+}
+Expr IRMutator::visit(const Variable *op) {
+    return op;
+}
 
 Expr IRMutator::visit(const Cast *op) {
     Expr value = mutate(op->value);
@@ -194,11 +221,11 @@ Expr IRMutator::visit(const Cast *op) {
     return Cast::make(op->type, std::move(value));
 }
 
-#define DSL_MUTATE_BINARY(T)                                  \
-    Expr IRMutator::visit(const T *op) {                      \
-        Expr a = mutate(op->a), b = mutate(op->b);            \
-        if (a.same_as(op->a) && b.same_as(op->b)) return op;  \
-        return T::make(std::move(a), std::move(b));           \
+#define DSL_MUTATE_BINARY(T)                                 \
+    Expr IRMutator::visit(const T *op) {                     \
+        Expr a = mutate(op->a), b = mutate(op->b);           \
+        if (a.same_as(op->a) && b.same_as(op->b)) return op; \
+        return T::make(std::move(a), std::move(b));          \
     }
 DSL_MUTATE_BINARY(Add)
 DSL_MUTATE_BINARY(Sub)
@@ -331,7 +358,9 @@ Stmt IRMutator::visit(const Allocate *op) {
                           std::move(condition), std::move(body));
 }
 
-Stmt IRMutator::visit(const Free *op) { return op; }
+Stmt IRMutator::visit(const Free *op) {
+    return op;
+}
 
 Stmt IRMutator::visit(const Realize *op) {
     Region bounds;

@@ -55,13 +55,13 @@ namespace dsl::ir {
 /// Visits every node of a tree. Override the `visit` of the nodes you care about and call the
 /// base version to keep walking into children.
 class IRVisitor {
-public:
+  public:
     virtual ~IRVisitor() = default;
     /// Visits `e` (nothing if undefined).
     virtual void include(const Expr &e);
     virtual void include(const Stmt &s);
 
-protected:
+  protected:
 #define DSL_DECLARE_VISIT(T) virtual void visit(const T *op);
     DSL_FOR_EACH_EXPR_NODE(DSL_DECLARE_VISIT)
     DSL_FOR_EACH_STMT_NODE(DSL_DECLARE_VISIT)
@@ -71,13 +71,13 @@ protected:
 /// Rebuilds a tree bottom-up. `mutate` dispatches on the node kind to `visit`; the default
 /// `visit` mutates the children and returns the original node when none changed.
 class IRMutator {
-public:
+  public:
     virtual ~IRMutator() = default;
     /// Mutates `e`; an undefined Expr stays undefined.
     virtual Expr mutate(const Expr &e);
     virtual Stmt mutate(const Stmt &s);
 
-protected:
+  protected:
 #define DSL_DECLARE_VISIT(T) virtual Expr visit(const T *op);
     DSL_FOR_EACH_EXPR_NODE(DSL_DECLARE_VISIT)
 #undef DSL_DECLARE_VISIT

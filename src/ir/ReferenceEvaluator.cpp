@@ -28,7 +28,9 @@ uint64_t wrap_uint(uint64_t v, int bits) {
     return v & ((uint64_t(1) << bits) - 1);
 }
 
-double round_to(double v, Type t) { return round_to_float(v, t.bits(), t.is_bfloat()); }
+double round_to(double v, Type t) {
+    return round_to_float(v, t.bits(), t.is_bfloat());
+}
 
 /// Converts an integer magnitude to double so that one further rounding to a format of at most
 /// 51 significant bits is correct (round to odd keeps the sticky bit).
@@ -85,49 +87,88 @@ Scalar arith_lane(IRNodeType op, Type t, Scalar a, Scalar b, bool &undefined) {
     if (t.is_float()) {
         double x = a.f, y = b.f;
         switch (op) {
-        case IRNodeType::Add: r.f = round_to(x + y, t); break;
-        case IRNodeType::Sub: r.f = round_to(x - y, t); break;
-        case IRNodeType::Mul: r.f = round_to(x * y, t); break;
-        case IRNodeType::Div: r.f = round_to(x / y, t); break;
-        case IRNodeType::Mod: {
-            double q = std::floor(round_to(x / y, t));
-            r.f = round_to(x - round_to(y * q, t), t);
-            break;
-        }
-        case IRNodeType::Min:
-            if (std::isnan(x) || std::isnan(y)) undefined = true;
-            r.f = x < y ? x : y;
-            break;
-        case IRNodeType::Max:
-            if (std::isnan(x) || std::isnan(y)) undefined = true;
-            r.f = x > y ? x : y;
-            break;
-        default: internal_error << "not an arithmetic node";
+            case IRNodeType::Add:
+                r.f = round_to(x + y, t);
+                break;
+            case IRNodeType::Sub:
+                r.f = round_to(x - y, t);
+                break;
+            case IRNodeType::Mul:
+                r.f = round_to(x * y, t);
+                break;
+            case IRNodeType::Div:
+                r.f = round_to(x / y, t);
+                break;
+            case IRNodeType::Mod: {
+                double q = std::floor(round_to(x / y, t));
+                r.f = round_to(x - round_to(y * q, t), t);
+                break;
+            }
+            case IRNodeType::Min:
+                if (std::isnan(x) || std::isnan(y)) undefined = true;
+                r.f = x < y ? x : y;
+                break;
+            case IRNodeType::Max:
+                if (std::isnan(x) || std::isnan(y)) undefined = true;
+                r.f = x > y ? x : y;
+                break;
+            default:
+                internal_error << "not an arithmetic node";
         }
     } else if (t.is_int()) {
         int128 x = a.i, y = b.i;
         int bits = t.bits();
         switch (op) {
-        case IRNodeType::Add: r.i = signed_result(x + y, bits, undefined); break;
-        case IRNodeType::Sub: r.i = signed_result(x - y, bits, undefined); break;
-        case IRNodeType::Mul: r.i = signed_result(x * y, bits, undefined); break;
-        case IRNodeType::Div: r.i = euclid_div(a.i, b.i, bits, undefined); break;
-        case IRNodeType::Mod: r.i = euclid_mod(a.i, b.i); break;
-        case IRNodeType::Min: r.i = std::min(a.i, b.i); break;
-        case IRNodeType::Max: r.i = std::max(a.i, b.i); break;
-        default: internal_error << "not an arithmetic node";
+            case IRNodeType::Add:
+                r.i = signed_result(x + y, bits, undefined);
+                break;
+            case IRNodeType::Sub:
+                r.i = signed_result(x - y, bits, undefined);
+                break;
+            case IRNodeType::Mul:
+                r.i = signed_result(x * y, bits, undefined);
+                break;
+            case IRNodeType::Div:
+                r.i = euclid_div(a.i, b.i, bits, undefined);
+                break;
+            case IRNodeType::Mod:
+                r.i = euclid_mod(a.i, b.i);
+                break;
+            case IRNodeType::Min:
+                r.i = std::min(a.i, b.i);
+                break;
+            case IRNodeType::Max:
+                r.i = std::max(a.i, b.i);
+                break;
+            default:
+                internal_error << "not an arithmetic node";
         }
     } else if (t.is_uint()) {
         uint64_t x = a.u, y = b.u;
         switch (op) {
-        case IRNodeType::Add: r.u = x + y; break;
-        case IRNodeType::Sub: r.u = x - y; break;
-        case IRNodeType::Mul: r.u = x * y; break;
-        case IRNodeType::Div: r.u = y == 0 ? 0 : x / y; break;
-        case IRNodeType::Mod: r.u = y == 0 ? 0 : x % y; break;
-        case IRNodeType::Min: r.u = std::min(x, y); break;
-        case IRNodeType::Max: r.u = std::max(x, y); break;
-        default: internal_error << "not an arithmetic node";
+            case IRNodeType::Add:
+                r.u = x + y;
+                break;
+            case IRNodeType::Sub:
+                r.u = x - y;
+                break;
+            case IRNodeType::Mul:
+                r.u = x * y;
+                break;
+            case IRNodeType::Div:
+                r.u = y == 0 ? 0 : x / y;
+                break;
+            case IRNodeType::Mod:
+                r.u = y == 0 ? 0 : x % y;
+                break;
+            case IRNodeType::Min:
+                r.u = std::min(x, y);
+                break;
+            case IRNodeType::Max:
+                r.u = std::max(x, y);
+                break;
+            default:
+                internal_error << "not an arithmetic node";
         }
         r.u = wrap_uint(r.u, t.bits());
     } else {
@@ -139,13 +180,20 @@ Scalar arith_lane(IRNodeType op, Type t, Scalar a, Scalar b, bool &undefined) {
 bool compare_lane(IRNodeType op, Type t, Scalar a, Scalar b) {
     auto cmp = [op](auto x, auto y) {
         switch (op) {
-        case IRNodeType::EQ: return x == y;
-        case IRNodeType::NE: return x != y;
-        case IRNodeType::LT: return x < y;
-        case IRNodeType::LE: return x <= y;
-        case IRNodeType::GT: return x > y;
-        case IRNodeType::GE: return x >= y;
-        default: internal_error << "not a comparison";
+            case IRNodeType::EQ:
+                return x == y;
+            case IRNodeType::NE:
+                return x != y;
+            case IRNodeType::LT:
+                return x < y;
+            case IRNodeType::LE:
+                return x <= y;
+            case IRNodeType::GT:
+                return x > y;
+            case IRNodeType::GE:
+                return x >= y;
+            default:
+                internal_error << "not a comparison";
         }
         return false;
     };
@@ -230,8 +278,9 @@ Scalar lane_from_bits(Type t, uint64_t bits) {
 uint64_t shift_lane(bool left, Type t, Scalar a, Type amount_type, Scalar amount_value) {
     int bits = t.bits();
     // Normalise to a left or right shift by a non-negative amount.
-    int64_t amount = amount_type.is_int() ? amount_value.i
-                                          : static_cast<int64_t>(std::min<uint64_t>(amount_value.u, 1u << 16));
+    int64_t amount = amount_type.is_int()
+                         ? amount_value.i
+                         : static_cast<int64_t>(std::min<uint64_t>(amount_value.u, 1u << 16));
     if (amount < 0) {
         left = !left;
         amount = amount < -(1 << 16) ? (1 << 16) : -amount;
@@ -250,25 +299,40 @@ uint64_t shift_lane(bool left, Type t, Scalar a, Type amount_type, Scalar amount
 
 double math_lane(Call::Intrinsic op, double x, double y) {
     switch (op) {
-    case Call::Intrinsic::Sqrt: return std::sqrt(x);
-    case Call::Intrinsic::Exp: return std::exp(x);
-    case Call::Intrinsic::Log: return std::log(x);
-    case Call::Intrinsic::Pow: return std::pow(x, y);
-    case Call::Intrinsic::Sin: return std::sin(x);
-    case Call::Intrinsic::Cos: return std::cos(x);
-    case Call::Intrinsic::Tan: return std::tan(x);
-    case Call::Intrinsic::Atan2: return std::atan2(x, y);
-    case Call::Intrinsic::Floor: return std::floor(x);
-    case Call::Intrinsic::Ceil: return std::ceil(x);
-    case Call::Intrinsic::Round: return std::nearbyint(x);
-    case Call::Intrinsic::Trunc: return std::trunc(x);
-    default: internal_error << "not a math intrinsic: " << Call::intrinsic_name(op);
+        case Call::Intrinsic::Sqrt:
+            return std::sqrt(x);
+        case Call::Intrinsic::Exp:
+            return std::exp(x);
+        case Call::Intrinsic::Log:
+            return std::log(x);
+        case Call::Intrinsic::Pow:
+            return std::pow(x, y);
+        case Call::Intrinsic::Sin:
+            return std::sin(x);
+        case Call::Intrinsic::Cos:
+            return std::cos(x);
+        case Call::Intrinsic::Tan:
+            return std::tan(x);
+        case Call::Intrinsic::Atan2:
+            return std::atan2(x, y);
+        case Call::Intrinsic::Floor:
+            return std::floor(x);
+        case Call::Intrinsic::Ceil:
+            return std::ceil(x);
+        case Call::Intrinsic::Round:
+            return std::nearbyint(x);
+        case Call::Intrinsic::Trunc:
+            return std::trunc(x);
+        default:
+            internal_error << "not a math intrinsic: " << Call::intrinsic_name(op);
     }
     return 0;
 }
 
 /// Lane `i` of `v`, treating a scalar as a broadcast.
-Scalar lane(const Value &v, int i) { return v.lanes[v.type.is_scalar() ? 0 : i]; }
+Scalar lane(const Value &v, int i) {
+    return v.lanes[v.type.is_scalar() ? 0 : i];
+}
 
 Value make_value(Type t) {
     Value v;
@@ -281,23 +345,28 @@ Value make_value(Type t) {
 
 Value Value::of_int(Type t, int64_t v) {
     Value r = make_value(t);
-    for (Scalar &s : r.lanes) s.i = wrap_int(v, t.bits());
+    for (Scalar &s : r.lanes)
+        s.i = wrap_int(v, t.bits());
     return r;
 }
 
 Value Value::of_uint(Type t, uint64_t v) {
     Value r = make_value(t);
-    for (Scalar &s : r.lanes) s.u = wrap_uint(v, t.bits());
+    for (Scalar &s : r.lanes)
+        s.u = wrap_uint(v, t.bits());
     return r;
 }
 
 Value Value::of_float(Type t, double v) {
     Value r = make_value(t);
-    for (Scalar &s : r.lanes) s.f = round_to(v, t);
+    for (Scalar &s : r.lanes)
+        s.f = round_to(v, t);
     return r;
 }
 
-Value Value::of_bool(bool v, int lanes) { return of_uint(Bool(lanes), v ? 1 : 0); }
+Value Value::of_bool(bool v, int lanes) {
+    return of_uint(Bool(lanes), v ? 1 : 0);
+}
 
 double Value::as_double(int i) const {
     if (type.is_float()) return lanes[i].f;
@@ -342,193 +411,211 @@ Value ReferenceEvaluator::eval(const Expr &e) {
     internal_assert(e.defined()) << "evaluating an undefined Expr";
     const Type t = e.type();
     switch (e.node_type()) {
-    case IRNodeType::IntImm:
-        return Value::of_int(t, e.as<IntImm>()->value);
-    case IRNodeType::UIntImm:
-        return Value::of_uint(t, e.as<UIntImm>()->value);
-    case IRNodeType::FloatImm:
-        return Value::of_float(t, e.as<FloatImm>()->value);
-    case IRNodeType::Cast: {
-        Value v = eval(e.as<Cast>()->value);
-        Value r = make_value(t);
-        r.undefined = v.undefined;
-        for (int i = 0; i < t.lanes(); i++) {
-            r.lanes[i] = cast_lane(v.type.element_of(), t.element_of(), v.lanes[i], r.undefined);
-        }
-        return r;
-    }
-    case IRNodeType::Variable: {
-        const auto *op = e.as<Variable>();
-        const Value *v = vars.find(op->name);
-        internal_assert(v) << "the evaluator has no value for the variable " << op->name;
-        internal_assert(v->type == t) << "variable " << op->name << " is " << t
-                                      << " but its value is " << v->type;
-        return *v;
-    }
-#define DSL_EVAL_ARITH(T)                                                                  \
-    case IRNodeType::T: {                                                                  \
-        const auto *op = e.as<T>();                                                        \
-        Value a = eval(op->a), b = eval(op->b);                                            \
-        Value r = make_value(t);                                                           \
-        r.undefined = a.undefined || b.undefined;                                          \
-        for (int i = 0; i < t.lanes(); i++) {                                              \
-            r.lanes[i] = arith_lane(IRNodeType::T, t.element_of(), a.lanes[i], b.lanes[i], \
-                                    r.undefined);                                          \
-        }                                                                                  \
-        return r;                                                                          \
-    }
-        DSL_EVAL_ARITH(Add)
-        DSL_EVAL_ARITH(Sub)
-        DSL_EVAL_ARITH(Mul)
-        DSL_EVAL_ARITH(Div)
-        DSL_EVAL_ARITH(Mod)
-        DSL_EVAL_ARITH(Min)
-        DSL_EVAL_ARITH(Max)
-#undef DSL_EVAL_ARITH
-#define DSL_EVAL_COMPARE(T)                                                                \
-    case IRNodeType::T: {                                                                  \
-        const auto *op = e.as<T>();                                                        \
-        Value a = eval(op->a), b = eval(op->b);                                            \
-        Value r = make_value(t);                                                           \
-        r.undefined = a.undefined || b.undefined;                                          \
-        for (int i = 0; i < t.lanes(); i++) {                                              \
-            r.lanes[i].u = compare_lane(IRNodeType::T, a.type.element_of(), a.lanes[i],    \
-                                        b.lanes[i]);                                       \
-        }                                                                                  \
-        return r;                                                                          \
-    }
-        DSL_EVAL_COMPARE(EQ)
-        DSL_EVAL_COMPARE(NE)
-        DSL_EVAL_COMPARE(LT)
-        DSL_EVAL_COMPARE(LE)
-        DSL_EVAL_COMPARE(GT)
-        DSL_EVAL_COMPARE(GE)
-#undef DSL_EVAL_COMPARE
-    case IRNodeType::And:
-    case IRNodeType::Or: {
-        bool is_and = e.node_type() == IRNodeType::And;
-        Expr ea = is_and ? e.as<And>()->a : e.as<Or>()->a;
-        Expr eb = is_and ? e.as<And>()->b : e.as<Or>()->b;
-        Value a = eval(ea), b = eval(eb);
-        Value r = make_value(t);
-        r.undefined = a.undefined || b.undefined;
-        for (int i = 0; i < t.lanes(); i++) {
-            r.lanes[i].u = is_and ? (a.lanes[i].u && b.lanes[i].u) : (a.lanes[i].u || b.lanes[i].u);
-        }
-        return r;
-    }
-    case IRNodeType::Not: {
-        Value a = eval(e.as<Not>()->a);
-        for (Scalar &s : a.lanes) s.u = !s.u;
-        return a;
-    }
-    case IRNodeType::Select: {
-        const auto *op = e.as<Select>();
-        Value c = eval(op->condition), a = eval(op->true_value), b = eval(op->false_value);
-        Value r = make_value(t);
-        r.undefined = c.undefined;
-        bool used_a = false, used_b = false;
-        for (int i = 0; i < t.lanes(); i++) {
-            bool take_a = lane(c, i).u != 0;
-            r.lanes[i] = take_a ? a.lanes[i] : b.lanes[i];
-            (take_a ? used_a : used_b) = true;
-        }
-        // Only the lanes actually selected matter.
-        r.undefined |= (used_a && a.undefined) || (used_b && b.undefined);
-        return r;
-    }
-    case IRNodeType::Load: {
-        const auto *op = e.as<Load>();
-        Value index = eval(op->index), pred = eval(op->predicate);
-        auto it = buffers.find(op->name);
-        internal_assert(it != buffers.end()) << "the evaluator has no buffer " << op->name;
-        internal_assert(it->second.type == t.element_of())
-            << "buffer " << op->name << " holds " << it->second.type << ", loaded as " << t;
-        Value r = make_value(t);
-        r.undefined = index.undefined || pred.undefined;
-        for (int i = 0; i < t.lanes(); i++) {
-            if (!pred.lanes[i].u) continue;  // masked-off lanes read as zero
-            int64_t idx = index.lanes[i].i;
-            internal_assert(idx >= 0 && idx < static_cast<int64_t>(it->second.data.size()))
-                << "load of " << op->name << "[" << idx << "] out of bounds (size "
-                << it->second.data.size() << ")";
-            r.lanes[i] = it->second.data[idx];
-        }
-        return r;
-    }
-    case IRNodeType::Ramp: {
-        const auto *op = e.as<Ramp>();
-        Value base = eval(op->base), stride = eval(op->stride);
-        Value r = make_value(t);
-        r.undefined = base.undefined || stride.undefined;
-        int inner = base.type.lanes();
-        Type elem = t.element_of();
-        for (int k = 0; k < inner; k++) {
-            Scalar acc = base.lanes[k];
-            for (int i = 0; i < op->lanes; i++) {
-                r.lanes[i * inner + k] = acc;
-                if (i + 1 < op->lanes) acc = arith_lane(IRNodeType::Add, elem, acc, stride.lanes[k], r.undefined);
+        case IRNodeType::IntImm:
+            return Value::of_int(t, e.as<IntImm>()->value);
+        case IRNodeType::UIntImm:
+            return Value::of_uint(t, e.as<UIntImm>()->value);
+        case IRNodeType::FloatImm:
+            return Value::of_float(t, e.as<FloatImm>()->value);
+        case IRNodeType::Cast: {
+            Value v = eval(e.as<Cast>()->value);
+            Value r = make_value(t);
+            r.undefined = v.undefined;
+            for (int i = 0; i < t.lanes(); i++) {
+                r.lanes[i] =
+                    cast_lane(v.type.element_of(), t.element_of(), v.lanes[i], r.undefined);
             }
+            return r;
         }
-        return r;
-    }
-    case IRNodeType::Broadcast: {
-        const auto *op = e.as<Broadcast>();
-        Value v = eval(op->value);
-        Value r = make_value(t);
-        r.undefined = v.undefined;
-        int inner = v.type.lanes();
-        for (int i = 0; i < t.lanes(); i++) r.lanes[i] = v.lanes[i % inner];
-        return r;
-    }
-    case IRNodeType::Call:
-        break;  // below
-    case IRNodeType::Let: {
-        const auto *op = e.as<Let>();
-        Value v = eval(op->value);
-        ScopedBinding<Value> bind(vars, op->name, v);
-        return eval(op->body);
-    }
-    case IRNodeType::Shuffle: {
-        const auto *op = e.as<Shuffle>();
-        std::vector<Scalar> all;
-        bool undefined = false;
-        for (const Expr &v : op->vectors) {
-            Value x = eval(v);
-            undefined |= x.undefined;
-            all.insert(all.end(), x.lanes.begin(), x.lanes.end());
+        case IRNodeType::Variable: {
+            const auto *op = e.as<Variable>();
+            const Value *v = vars.find(op->name);
+            internal_assert(v) << "the evaluator has no value for the variable " << op->name;
+            internal_assert(v->type == t)
+                << "variable " << op->name << " is " << t << " but its value is " << v->type;
+            return *v;
         }
-        Value r = make_value(t);
-        r.undefined = undefined;
-        for (size_t i = 0; i < op->indices.size(); i++) r.lanes[i] = all[op->indices[i]];
-        return r;
+#define DSL_EVAL_ARITH(T)                                                                       \
+    case IRNodeType::T: {                                                                       \
+        const auto *op = e.as<T>();                                                             \
+        Value a = eval(op->a), b = eval(op->b);                                                 \
+        Value r = make_value(t);                                                                \
+        r.undefined = a.undefined || b.undefined;                                               \
+        for (int i = 0; i < t.lanes(); i++) {                                                   \
+            r.lanes[i] =                                                                        \
+                arith_lane(IRNodeType::T, t.element_of(), a.lanes[i], b.lanes[i], r.undefined); \
+        }                                                                                       \
+        return r;                                                                               \
     }
-    case IRNodeType::VectorReduce: {
-        const auto *op = e.as<VectorReduce>();
-        Value v = eval(op->value);
-        Value r = make_value(t);
-        r.undefined = v.undefined;
-        int group = v.type.lanes() / t.lanes();
-        Type elem = t.element_of();
-        for (int j = 0; j < t.lanes(); j++) {
-            Scalar acc = v.lanes[j * group];
-            for (int k = 1; k < group; k++) {
-                Scalar x = v.lanes[j * group + k];
-                switch (op->op) {
-                case VectorReduce::Op::Add: acc = arith_lane(IRNodeType::Add, elem, acc, x, r.undefined); break;
-                case VectorReduce::Op::Mul: acc = arith_lane(IRNodeType::Mul, elem, acc, x, r.undefined); break;
-                case VectorReduce::Op::Min: acc = arith_lane(IRNodeType::Min, elem, acc, x, r.undefined); break;
-                case VectorReduce::Op::Max: acc = arith_lane(IRNodeType::Max, elem, acc, x, r.undefined); break;
-                case VectorReduce::Op::And: acc.u = acc.u && x.u; break;
-                case VectorReduce::Op::Or: acc.u = acc.u || x.u; break;
+            DSL_EVAL_ARITH(Add)
+            DSL_EVAL_ARITH(Sub)
+            DSL_EVAL_ARITH(Mul)
+            DSL_EVAL_ARITH(Div)
+            DSL_EVAL_ARITH(Mod)
+            DSL_EVAL_ARITH(Min)
+            DSL_EVAL_ARITH(Max)
+#undef DSL_EVAL_ARITH
+#define DSL_EVAL_COMPARE(T)                                                               \
+    case IRNodeType::T: {                                                                 \
+        const auto *op = e.as<T>();                                                       \
+        Value a = eval(op->a), b = eval(op->b);                                           \
+        Value r = make_value(t);                                                          \
+        r.undefined = a.undefined || b.undefined;                                         \
+        for (int i = 0; i < t.lanes(); i++) {                                             \
+            r.lanes[i].u =                                                                \
+                compare_lane(IRNodeType::T, a.type.element_of(), a.lanes[i], b.lanes[i]); \
+        }                                                                                 \
+        return r;                                                                         \
+    }
+            DSL_EVAL_COMPARE(EQ)
+            DSL_EVAL_COMPARE(NE)
+            DSL_EVAL_COMPARE(LT)
+            DSL_EVAL_COMPARE(LE)
+            DSL_EVAL_COMPARE(GT)
+            DSL_EVAL_COMPARE(GE)
+#undef DSL_EVAL_COMPARE
+        case IRNodeType::And:
+        case IRNodeType::Or: {
+            bool is_and = e.node_type() == IRNodeType::And;
+            Expr ea = is_and ? e.as<And>()->a : e.as<Or>()->a;
+            Expr eb = is_and ? e.as<And>()->b : e.as<Or>()->b;
+            Value a = eval(ea), b = eval(eb);
+            Value r = make_value(t);
+            r.undefined = a.undefined || b.undefined;
+            for (int i = 0; i < t.lanes(); i++) {
+                r.lanes[i].u =
+                    is_and ? (a.lanes[i].u && b.lanes[i].u) : (a.lanes[i].u || b.lanes[i].u);
+            }
+            return r;
+        }
+        case IRNodeType::Not: {
+            Value a = eval(e.as<Not>()->a);
+            for (Scalar &s : a.lanes)
+                s.u = !s.u;
+            return a;
+        }
+        case IRNodeType::Select: {
+            const auto *op = e.as<Select>();
+            Value c = eval(op->condition), a = eval(op->true_value), b = eval(op->false_value);
+            Value r = make_value(t);
+            r.undefined = c.undefined;
+            bool used_a = false, used_b = false;
+            for (int i = 0; i < t.lanes(); i++) {
+                bool take_a = lane(c, i).u != 0;
+                r.lanes[i] = take_a ? a.lanes[i] : b.lanes[i];
+                (take_a ? used_a : used_b) = true;
+            }
+            // Only the lanes actually selected matter.
+            r.undefined |= (used_a && a.undefined) || (used_b && b.undefined);
+            return r;
+        }
+        case IRNodeType::Load: {
+            const auto *op = e.as<Load>();
+            Value index = eval(op->index), pred = eval(op->predicate);
+            auto it = buffers.find(op->name);
+            internal_assert(it != buffers.end()) << "the evaluator has no buffer " << op->name;
+            internal_assert(it->second.type == t.element_of())
+                << "buffer " << op->name << " holds " << it->second.type << ", loaded as " << t;
+            Value r = make_value(t);
+            r.undefined = index.undefined || pred.undefined;
+            for (int i = 0; i < t.lanes(); i++) {
+                if (!pred.lanes[i].u) continue;  // masked-off lanes read as zero
+                int64_t idx = index.lanes[i].i;
+                internal_assert(idx >= 0 && idx < static_cast<int64_t>(it->second.data.size()))
+                    << "load of " << op->name << "[" << idx << "] out of bounds (size "
+                    << it->second.data.size() << ")";
+                r.lanes[i] = it->second.data[idx];
+            }
+            return r;
+        }
+        case IRNodeType::Ramp: {
+            const auto *op = e.as<Ramp>();
+            Value base = eval(op->base), stride = eval(op->stride);
+            Value r = make_value(t);
+            r.undefined = base.undefined || stride.undefined;
+            int inner = base.type.lanes();
+            Type elem = t.element_of();
+            for (int k = 0; k < inner; k++) {
+                Scalar acc = base.lanes[k];
+                for (int i = 0; i < op->lanes; i++) {
+                    r.lanes[i * inner + k] = acc;
+                    if (i + 1 < op->lanes)
+                        acc = arith_lane(IRNodeType::Add, elem, acc, stride.lanes[k], r.undefined);
                 }
             }
-            r.lanes[j] = acc;
+            return r;
         }
-        return r;
-    }
-    default:
-        internal_error << "the evaluator cannot evaluate " << e;
+        case IRNodeType::Broadcast: {
+            const auto *op = e.as<Broadcast>();
+            Value v = eval(op->value);
+            Value r = make_value(t);
+            r.undefined = v.undefined;
+            int inner = v.type.lanes();
+            for (int i = 0; i < t.lanes(); i++)
+                r.lanes[i] = v.lanes[i % inner];
+            return r;
+        }
+        case IRNodeType::Call:
+            break;  // below
+        case IRNodeType::Let: {
+            const auto *op = e.as<Let>();
+            Value v = eval(op->value);
+            ScopedBinding<Value> bind(vars, op->name, v);
+            return eval(op->body);
+        }
+        case IRNodeType::Shuffle: {
+            const auto *op = e.as<Shuffle>();
+            std::vector<Scalar> all;
+            bool undefined = false;
+            for (const Expr &v : op->vectors) {
+                Value x = eval(v);
+                undefined |= x.undefined;
+                all.insert(all.end(), x.lanes.begin(), x.lanes.end());
+            }
+            Value r = make_value(t);
+            r.undefined = undefined;
+            for (size_t i = 0; i < op->indices.size(); i++)
+                r.lanes[i] = all[op->indices[i]];
+            return r;
+        }
+        case IRNodeType::VectorReduce: {
+            const auto *op = e.as<VectorReduce>();
+            Value v = eval(op->value);
+            Value r = make_value(t);
+            r.undefined = v.undefined;
+            int group = v.type.lanes() / t.lanes();
+            Type elem = t.element_of();
+            for (int j = 0; j < t.lanes(); j++) {
+                Scalar acc = v.lanes[j * group];
+                for (int k = 1; k < group; k++) {
+                    Scalar x = v.lanes[j * group + k];
+                    switch (op->op) {
+                        case VectorReduce::Op::Add:
+                            acc = arith_lane(IRNodeType::Add, elem, acc, x, r.undefined);
+                            break;
+                        case VectorReduce::Op::Mul:
+                            acc = arith_lane(IRNodeType::Mul, elem, acc, x, r.undefined);
+                            break;
+                        case VectorReduce::Op::Min:
+                            acc = arith_lane(IRNodeType::Min, elem, acc, x, r.undefined);
+                            break;
+                        case VectorReduce::Op::Max:
+                            acc = arith_lane(IRNodeType::Max, elem, acc, x, r.undefined);
+                            break;
+                        case VectorReduce::Op::And:
+                            acc.u = acc.u && x.u;
+                            break;
+                        case VectorReduce::Op::Or:
+                            acc.u = acc.u || x.u;
+                            break;
+                    }
+                }
+                r.lanes[j] = acc;
+            }
+            return r;
+        }
+        default:
+            internal_error << "the evaluator cannot evaluate " << e;
     }
 
     // Calls.
@@ -540,8 +627,8 @@ Value ReferenceEvaluator::eval(const Expr &e) {
         undefined |= args.back().undefined;
     }
     if (op->call_type != Call::CallType::Intrinsic) {
-        internal_assert(call_handler) << "the evaluator cannot call " << op->name
-                                      << ": no call handler is installed";
+        internal_assert(call_handler)
+            << "the evaluator cannot call " << op->name << ": no call handler is installed";
         return call_handler(op, args);
     }
     Value r = make_value(t);
@@ -549,87 +636,96 @@ Value ReferenceEvaluator::eval(const Expr &e) {
     Type elem = t.element_of();
     using I = Call::Intrinsic;
     switch (op->intrinsic) {
-    case I::BitwiseAnd:
-    case I::BitwiseOr:
-    case I::BitwiseXor:
-        for (int i = 0; i < t.lanes(); i++) {
-            uint64_t x = args[0].lanes[i].u, y = args[1].lanes[i].u;
-            uint64_t bits = op->intrinsic == I::BitwiseAnd ? (x & y) : op->intrinsic == I::BitwiseOr ? (x | y) : (x ^ y);
-            r.lanes[i] = lane_from_bits(elem, bits);
-        }
-        return r;
-    case I::BitwiseNot:
-        for (int i = 0; i < t.lanes(); i++) r.lanes[i] = lane_from_bits(elem, ~args[0].lanes[i].u);
-        return r;
-    case I::ShiftLeft:
-    case I::ShiftRight:
-        for (int i = 0; i < t.lanes(); i++) {
-            uint64_t bits = shift_lane(op->intrinsic == I::ShiftLeft, elem, args[0].lanes[i],
-                                       args[1].type.element_of(), args[1].lanes[i]);
-            r.lanes[i] = lane_from_bits(elem, bits);
-        }
-        return r;
-    case I::Abs:
-        for (int i = 0; i < t.lanes(); i++) {
-            Scalar x = args[0].lanes[i];
-            if (elem.is_float()) {
-                r.lanes[i].f = std::fabs(x.f);
-            } else if (args[0].type.is_int()) {
-                r.lanes[i].u = x.i < 0 ? uint64_t(0) - static_cast<uint64_t>(x.i) : static_cast<uint64_t>(x.i);
-            } else {
-                r.lanes[i].u = x.u;
+        case I::BitwiseAnd:
+        case I::BitwiseOr:
+        case I::BitwiseXor:
+            for (int i = 0; i < t.lanes(); i++) {
+                uint64_t x = args[0].lanes[i].u, y = args[1].lanes[i].u;
+                uint64_t bits = op->intrinsic == I::BitwiseAnd  ? (x & y)
+                                : op->intrinsic == I::BitwiseOr ? (x | y)
+                                                                : (x ^ y);
+                r.lanes[i] = lane_from_bits(elem, bits);
             }
-        }
-        return r;
-    case I::Absd:
-        for (int i = 0; i < t.lanes(); i++) {
-            Scalar x = args[0].lanes[i], y = args[1].lanes[i];
-            if (elem.is_float()) {
-                r.lanes[i].f = std::fabs(round_to(x.f - y.f, elem));
-            } else if (args[0].type.is_int()) {
-                r.lanes[i].u = x.i > y.i ? static_cast<uint64_t>(x.i) - static_cast<uint64_t>(y.i)
-                                         : static_cast<uint64_t>(y.i) - static_cast<uint64_t>(x.i);
-            } else {
-                r.lanes[i].u = x.u > y.u ? x.u - y.u : y.u - x.u;
+            return r;
+        case I::BitwiseNot:
+            for (int i = 0; i < t.lanes(); i++)
+                r.lanes[i] = lane_from_bits(elem, ~args[0].lanes[i].u);
+            return r;
+        case I::ShiftLeft:
+        case I::ShiftRight:
+            for (int i = 0; i < t.lanes(); i++) {
+                uint64_t bits = shift_lane(op->intrinsic == I::ShiftLeft, elem, args[0].lanes[i],
+                                           args[1].type.element_of(), args[1].lanes[i]);
+                r.lanes[i] = lane_from_bits(elem, bits);
             }
+            return r;
+        case I::Abs:
+            for (int i = 0; i < t.lanes(); i++) {
+                Scalar x = args[0].lanes[i];
+                if (elem.is_float()) {
+                    r.lanes[i].f = std::fabs(x.f);
+                } else if (args[0].type.is_int()) {
+                    r.lanes[i].u = x.i < 0 ? uint64_t(0) - static_cast<uint64_t>(x.i)
+                                           : static_cast<uint64_t>(x.i);
+                } else {
+                    r.lanes[i].u = x.u;
+                }
+            }
+            return r;
+        case I::Absd:
+            for (int i = 0; i < t.lanes(); i++) {
+                Scalar x = args[0].lanes[i], y = args[1].lanes[i];
+                if (elem.is_float()) {
+                    r.lanes[i].f = std::fabs(round_to(x.f - y.f, elem));
+                } else if (args[0].type.is_int()) {
+                    r.lanes[i].u = x.i > y.i
+                                       ? static_cast<uint64_t>(x.i) - static_cast<uint64_t>(y.i)
+                                       : static_cast<uint64_t>(y.i) - static_cast<uint64_t>(x.i);
+                } else {
+                    r.lanes[i].u = x.u > y.u ? x.u - y.u : y.u - x.u;
+                }
+            }
+            return r;
+        case I::Reinterpret: {
+            // Concatenate the bits of all lanes (lane 0 lowest), then cut them up again.
+            Type from = args[0].type.element_of();
+            internal_assert(from.bits() >= 8 && elem.bits() >= 8) << "reinterpret of bools";
+            std::vector<uint8_t> bytes;
+            for (const Scalar &s : args[0].lanes) {
+                uint64_t bits = lane_bits(from, s);
+                for (int b = 0; b < from.bytes(); b++)
+                    bytes.push_back(static_cast<uint8_t>(bits >> (8 * b)));
+            }
+            for (int i = 0; i < t.lanes(); i++) {
+                uint64_t bits = 0;
+                for (int b = 0; b < elem.bytes(); b++)
+                    bits |= uint64_t(bytes[i * elem.bytes() + b]) << (8 * b);
+                r.lanes[i] = lane_from_bits(elem, bits);
+            }
+            return r;
         }
-        return r;
-    case I::Reinterpret: {
-        // Concatenate the bits of all lanes (lane 0 lowest), then cut them up again.
-        Type from = args[0].type.element_of();
-        internal_assert(from.bits() >= 8 && elem.bits() >= 8) << "reinterpret of bools";
-        std::vector<uint8_t> bytes;
-        for (const Scalar &s : args[0].lanes) {
-            uint64_t bits = lane_bits(from, s);
-            for (int b = 0; b < from.bytes(); b++) bytes.push_back(static_cast<uint8_t>(bits >> (8 * b)));
-        }
-        for (int i = 0; i < t.lanes(); i++) {
-            uint64_t bits = 0;
-            for (int b = 0; b < elem.bytes(); b++) bits |= uint64_t(bytes[i * elem.bytes() + b]) << (8 * b);
-            r.lanes[i] = lane_from_bits(elem, bits);
-        }
-        return r;
-    }
-    case I::IsNan:
-        for (int i = 0; i < t.lanes(); i++) r.lanes[i].u = std::isnan(args[0].lanes[i].f);
-        return r;
-    case I::Likely:
-        return args[0];
-    case I::None:
-        internal_error << "call to the intrinsic None";
-        return r;
-    default:
-        for (int i = 0; i < t.lanes(); i++) {
-            double y = args.size() > 1 ? args[1].lanes[i].f : 0.0;
-            r.lanes[i].f = round_to(math_lane(op->intrinsic, args[0].lanes[i].f, y), elem);
-        }
-        return r;
+        case I::IsNan:
+            for (int i = 0; i < t.lanes(); i++)
+                r.lanes[i].u = std::isnan(args[0].lanes[i].f);
+            return r;
+        case I::Likely:
+            return args[0];
+        case I::None:
+            internal_error << "call to the intrinsic None";
+            return r;
+        default:
+            for (int i = 0; i < t.lanes(); i++) {
+                double y = args.size() > 1 ? args[1].lanes[i].f : 0.0;
+                r.lanes[i].f = round_to(math_lane(op->intrinsic, args[0].lanes[i].f, y), elem);
+            }
+            return r;
     }
 }
 
 Value evaluate(const Expr &e, const std::map<std::string, Value> &env) {
     ReferenceEvaluator ev;
-    for (const auto &[name, value] : env) ev.vars.push(name, value);
+    for (const auto &[name, value] : env)
+        ev.vars.push(name, value);
     return ev.eval(e);
 }
 

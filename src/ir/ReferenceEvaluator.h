@@ -56,7 +56,7 @@ struct EvalBuffer {
 /// Evaluates expressions. Variables are looked up in `vars`, loads in `buffers`; calls to Funcs,
 /// images and externs go to `call_handler`, which later layers provide.
 class ReferenceEvaluator {
-public:
+  public:
     Scope<Value> vars;
     std::map<std::string, EvalBuffer> buffers;
     std::function<Value(const Call *, const std::vector<Value> &args)> call_handler;

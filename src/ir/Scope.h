@@ -12,7 +12,7 @@ namespace dsl::ir {
 
 template <typename T>
 class Scope {
-public:
+  public:
     Scope() = default;
     /// A scope whose lookups fall back to `enclosing` (which must outlive this one).
     explicit Scope(const Scope<T> *enclosing) : enclosing_(enclosing) {}
@@ -44,7 +44,7 @@ public:
     }
     bool empty() const { return table_.empty() && (!enclosing_ || enclosing_->empty()); }
 
-private:
+  private:
     std::map<std::string, std::vector<T>> table_;
     const Scope<T> *enclosing_ = nullptr;
 };
@@ -52,7 +52,7 @@ private:
 /// Binds `name` for the lifetime of this object.
 template <typename T>
 class ScopedBinding {
-public:
+  public:
     ScopedBinding(Scope<T> &scope, const std::string &name, T value) : scope_(scope), name_(name) {
         scope_.push(name_, std::move(value));
     }
@@ -60,7 +60,7 @@ public:
     ScopedBinding &operator=(const ScopedBinding &) = delete;
     ~ScopedBinding() { scope_.pop(name_); }
 
-private:
+  private:
     Scope<T> &scope_;
     std::string name_;
 };

@@ -9,12 +9,12 @@ namespace dsl::ir {
 namespace {
 
 class SubstituteVars : public IRMutator {
-public:
+  public:
     explicit SubstituteVars(const std::map<std::string, Expr> &replacements)
         : replacements_(replacements) {}
     using IRMutator::mutate;
 
-protected:
+  protected:
     Expr visit(const Variable *op) override {
         if (shadowed_.contains(op->name)) return op;
         auto it = replacements_.find(op->name);
@@ -51,13 +51,13 @@ protected:
         return For::make(op->name, min, extent, op->for_type, op->device_api, body);
     }
 
-private:
+  private:
     const std::map<std::string, Expr> &replacements_;
     Scope<int> shadowed_;
 };
 
 class SubstituteExpr : public IRMutator {
-public:
+  public:
     SubstituteExpr(const Expr &find, const Expr &replacement)
         : find_(find), replacement_(replacement) {}
     Expr mutate(const Expr &e) override {
@@ -66,17 +66,17 @@ public:
     }
     using IRMutator::mutate;
 
-private:
+  private:
     const Expr &find_;
     const Expr &replacement_;
 };
 
 class UsesVar : public IRVisitor {
-public:
+  public:
     explicit UsesVar(const std::string &name) : name_(name) {}
     bool found = false;
 
-protected:
+  protected:
     using IRVisitor::visit;
     void visit(const Variable *op) override {
         if (op->name == name_ && !shadowed_) found = true;
@@ -101,7 +101,7 @@ protected:
         if (op->name == name_) shadowed_--;
     }
 
-private:
+  private:
     const std::string &name_;
     int shadowed_ = 0;
 };

@@ -11,15 +11,15 @@ namespace dsl {
 bool Type::is_valid() const {
     if (lanes_ < 1) return false;
     switch (code_) {
-    case TypeCode::Int:
-    case TypeCode::UInt:
-        return bits_ == 1 || bits_ == 8 || bits_ == 16 || bits_ == 32 || bits_ == 64;
-    case TypeCode::Float:
-        return bits_ == 16 || bits_ == 32 || bits_ == 64;
-    case TypeCode::BFloat:
-        return bits_ == 16;
-    case TypeCode::Handle:
-        return bits_ == 64;
+        case TypeCode::Int:
+        case TypeCode::UInt:
+            return bits_ == 1 || bits_ == 8 || bits_ == 16 || bits_ == 32 || bits_ == 64;
+        case TypeCode::Float:
+            return bits_ == 16 || bits_ == 32 || bits_ == 64;
+        case TypeCode::BFloat:
+            return bits_ == 16;
+        case TypeCode::Handle:
+            return bits_ == 64;
     }
     return false;
 }
@@ -89,26 +89,28 @@ bool Type::can_represent(double v) const {
 std::string Type::to_string() const {
     std::string s;
     switch (code_) {
-    case TypeCode::Int:
-        s = "int" + std::to_string(bits_);
-        break;
-    case TypeCode::UInt:
-        s = bits_ == 1 ? "bool" : "uint" + std::to_string(bits_);
-        break;
-    case TypeCode::Float:
-        s = "float" + std::to_string(bits_);
-        break;
-    case TypeCode::BFloat:
-        s = "bfloat" + std::to_string(bits_);
-        break;
-    case TypeCode::Handle:
-        s = "handle";
-        break;
+        case TypeCode::Int:
+            s = "int" + std::to_string(bits_);
+            break;
+        case TypeCode::UInt:
+            s = bits_ == 1 ? "bool" : "uint" + std::to_string(bits_);
+            break;
+        case TypeCode::Float:
+            s = "float" + std::to_string(bits_);
+            break;
+        case TypeCode::BFloat:
+            s = "bfloat" + std::to_string(bits_);
+            break;
+        case TypeCode::Handle:
+            s = "handle";
+            break;
     }
     if (lanes_ != 1) s += "x" + std::to_string(lanes_);
     return s;
 }
 
-std::ostream &operator<<(std::ostream &os, const Type &t) { return os << t.to_string(); }
+std::ostream &operator<<(std::ostream &os, const Type &t) {
+    return os << t.to_string();
+}
 
 }  // namespace dsl

@@ -20,6 +20,8 @@ Var::Var(const std::string &name) : name_(name) {
     user_assert(!name.empty()) << "a Var needs a non-empty name.";
 }
 
-Var::operator Expr() const { return ir::Variable::make(Int(32), name_); }
+Var::operator Expr() const {
+    return ir::Variable::make(Int(32), name_);
+}
 
 }  // namespace dsl

@@ -34,7 +34,9 @@ Type RandomExprGenerator::type() {
     return scalar_type().with_lanes(lanes);
 }
 
-Type RandomExprGenerator::other_type_with_lanes(int lanes) { return scalar_type().with_lanes(lanes); }
+Type RandomExprGenerator::other_type_with_lanes(int lanes) {
+    return scalar_type().with_lanes(lanes);
+}
 
 Expr RandomExprGenerator::constant(Type t) {
     Type s = t.element_of();
@@ -81,79 +83,108 @@ Expr RandomExprGenerator::leaf(Type t) {
 Expr RandomExprGenerator::bool_expr(int lanes, int depth) {
     Type t = Bool(lanes);
     switch (uniform(0, 6)) {
-    case 0:
-    case 1: {
-        Type ot = other_type_with_lanes(lanes);
-        Expr a = expr(ot, depth - 1), b = expr(ot, depth - 1);
-        switch (uniform(0, 5)) {
-        case 0: return EQ::make(a, b);
-        case 1: return NE::make(a, b);
-        case 2: return LT::make(a, b);
-        case 3: return LE::make(a, b);
-        case 4: return GT::make(a, b);
-        default: return GE::make(a, b);
+        case 0:
+        case 1: {
+            Type ot = other_type_with_lanes(lanes);
+            Expr a = expr(ot, depth - 1), b = expr(ot, depth - 1);
+            switch (uniform(0, 5)) {
+                case 0:
+                    return EQ::make(a, b);
+                case 1:
+                    return NE::make(a, b);
+                case 2:
+                    return LT::make(a, b);
+                case 3:
+                    return LE::make(a, b);
+                case 4:
+                    return GT::make(a, b);
+                default:
+                    return GE::make(a, b);
+            }
         }
-    }
-    case 2: return And::make(expr(t, depth - 1), expr(t, depth - 1));
-    case 3: return Or::make(expr(t, depth - 1), expr(t, depth - 1));
-    case 4: return Not::make(expr(t, depth - 1));
-    default: return common_expr(t, depth);
+        case 2:
+            return And::make(expr(t, depth - 1), expr(t, depth - 1));
+        case 3:
+            return Or::make(expr(t, depth - 1), expr(t, depth - 1));
+        case 4:
+            return Not::make(expr(t, depth - 1));
+        default:
+            return common_expr(t, depth);
     }
 }
 
 Expr RandomExprGenerator::int_expr(Type t, int depth) {
     auto sub = [&] { return expr(t, depth - 1); };
     switch (uniform(0, 16)) {
-    case 0:
-    case 1: return Add::make(sub(), sub());
-    case 2:
-    case 3: return Sub::make(sub(), sub());
-    case 4: return Mul::make(sub(), sub());
-    case 5: return Div::make(sub(), sub());
-    case 6: return Mod::make(sub(), sub());
-    case 7: return Div::make(sub(), constant(t));
-    case 8: return Mod::make(sub(), constant(t));
-    case 9: {
-        Call::Intrinsic ops[] = {Call::Intrinsic::BitwiseAnd, Call::Intrinsic::BitwiseOr,
-                                 Call::Intrinsic::BitwiseXor};
-        return Call::make(t, ops[uniform(0, 2)], {sub(), sub()});
-    }
-    case 10: {
-        // Shift by a small amount of a random integer type.
-        Type at = coin() ? Int(32, t.lanes()) : t;
-        Expr amount = coin(0.7) ? broadcast_to(at.is_int() ? IntImm::make(at.element_of(), uniform(-3, t.bits() + 1))
-                                                           : UIntImm::make(at.element_of(), uniform(0, t.bits() + 1)),
-                                               t.lanes())
-                                : expr(at, depth - 1);
-        return Call::make(t, coin() ? Call::Intrinsic::ShiftLeft : Call::Intrinsic::ShiftRight, {sub(), amount});
-    }
-    case 11:
-        if (t.is_uint()) {
-            Type st = signed_of(t);
-            return coin() ? Call::make(t, Call::Intrinsic::Abs, {expr(st, depth - 1)})
-                          : Call::make(t, Call::Intrinsic::Absd, {expr(st, depth - 1), expr(st, depth - 1)});
+        case 0:
+        case 1:
+            return Add::make(sub(), sub());
+        case 2:
+        case 3:
+            return Sub::make(sub(), sub());
+        case 4:
+            return Mul::make(sub(), sub());
+        case 5:
+            return Div::make(sub(), sub());
+        case 6:
+            return Mod::make(sub(), sub());
+        case 7:
+            return Div::make(sub(), constant(t));
+        case 8:
+            return Mod::make(sub(), constant(t));
+        case 9: {
+            Call::Intrinsic ops[] = {Call::Intrinsic::BitwiseAnd, Call::Intrinsic::BitwiseOr,
+                                     Call::Intrinsic::BitwiseXor};
+            return Call::make(t, ops[uniform(0, 2)], {sub(), sub()});
         }
-        return Call::make(t, Call::Intrinsic::BitwiseNot, {sub()});
-    default: return common_expr(t, depth);
+        case 10: {
+            // Shift by a small amount of a random integer type.
+            Type at = coin() ? Int(32, t.lanes()) : t;
+            Expr amount =
+                coin(0.7)
+                    ? broadcast_to(at.is_int()
+                                       ? IntImm::make(at.element_of(), uniform(-3, t.bits() + 1))
+                                       : UIntImm::make(at.element_of(), uniform(0, t.bits() + 1)),
+                                   t.lanes())
+                    : expr(at, depth - 1);
+            return Call::make(t, coin() ? Call::Intrinsic::ShiftLeft : Call::Intrinsic::ShiftRight,
+                              {sub(), amount});
+        }
+        case 11:
+            if (t.is_uint()) {
+                Type st = signed_of(t);
+                return coin() ? Call::make(t, Call::Intrinsic::Abs, {expr(st, depth - 1)})
+                              : Call::make(t, Call::Intrinsic::Absd,
+                                           {expr(st, depth - 1), expr(st, depth - 1)});
+            }
+            return Call::make(t, Call::Intrinsic::BitwiseNot, {sub()});
+        default:
+            return common_expr(t, depth);
     }
 }
 
 Expr RandomExprGenerator::float_expr(Type t, int depth) {
     auto sub = [&] { return expr(t, depth - 1); };
     switch (uniform(0, 10)) {
-    case 0:
-    case 1: return Add::make(sub(), sub());
-    case 2: return Sub::make(sub(), sub());
-    case 3: return Mul::make(sub(), sub());
-    case 4: return Div::make(sub(), sub());
-    case 5:
-        if (options_.allow_math) {
-            Call::Intrinsic ops[] = {Call::Intrinsic::Floor, Call::Intrinsic::Ceil, Call::Intrinsic::Round,
-                                     Call::Intrinsic::Trunc, Call::Intrinsic::Abs,  Call::Intrinsic::Sqrt};
-            return Call::make(t, ops[uniform(0, 5)], {sub()});
-        }
-        return Mod::make(sub(), sub());
-    default: return common_expr(t, depth);
+        case 0:
+        case 1:
+            return Add::make(sub(), sub());
+        case 2:
+            return Sub::make(sub(), sub());
+        case 3:
+            return Mul::make(sub(), sub());
+        case 4:
+            return Div::make(sub(), sub());
+        case 5:
+            if (options_.allow_math) {
+                Call::Intrinsic ops[] = {Call::Intrinsic::Floor, Call::Intrinsic::Ceil,
+                                         Call::Intrinsic::Round, Call::Intrinsic::Trunc,
+                                         Call::Intrinsic::Abs,   Call::Intrinsic::Sqrt};
+                return Call::make(t, ops[uniform(0, 5)], {sub()});
+            }
+            return Mod::make(sub(), sub());
+        default:
+            return common_expr(t, depth);
     }
 }
 
@@ -161,68 +192,72 @@ Expr RandomExprGenerator::vector_expr(Type t, int depth) {
     int lanes = t.lanes();
     Type s = t.element_of();
     switch (uniform(0, 4)) {
-    case 0: return Broadcast::make(expr(s, depth - 1), lanes);
-    case 1:
-        if (s.is_int_or_uint() && !s.is_bool()) {
-            return Ramp::make(expr(s, depth - 1), expr(s, depth - 1), lanes);
+        case 0:
+            return Broadcast::make(expr(s, depth - 1), lanes);
+        case 1:
+            if (s.is_int_or_uint() && !s.is_bool()) {
+                return Ramp::make(expr(s, depth - 1), expr(s, depth - 1), lanes);
+            }
+            return Broadcast::make(expr(s, depth - 1), lanes);
+        case 2: {
+            // A slice of a wider vector.
+            int stride = uniform(1, 2);
+            Expr wide = expr(s.with_lanes(lanes * 2), depth - 1);
+            int begin = uniform(0, lanes * 2 - 1 - (lanes - 1) * stride);
+            return Shuffle::make_slice(wide, begin, stride, lanes);
         }
-        return Broadcast::make(expr(s, depth - 1), lanes);
-    case 2: {
-        // A slice of a wider vector.
-        int stride = uniform(1, 2);
-        Expr wide = expr(s.with_lanes(lanes * 2), depth - 1);
-        int begin = uniform(0, lanes * 2 - 1 - (lanes - 1) * stride);
-        return Shuffle::make_slice(wide, begin, stride, lanes);
-    }
-    case 3:
-        if (lanes % 2 == 0) {
-            Type half = s.with_lanes(lanes / 2);
-            return coin() ? Shuffle::make_concat({expr(half, depth - 1), expr(half, depth - 1)})
-                          : Shuffle::make_interleave({expr(half, depth - 1), expr(half, depth - 1)});
+        case 3:
+            if (lanes % 2 == 0) {
+                Type half = s.with_lanes(lanes / 2);
+                return coin() ? Shuffle::make_concat({expr(half, depth - 1), expr(half, depth - 1)})
+                              : Shuffle::make_interleave(
+                                    {expr(half, depth - 1), expr(half, depth - 1)});
+            }
+            return Broadcast::make(expr(s, depth - 1), lanes);
+        default: {
+            int factor = uniform(2, 3);
+            VectorReduce::Op ops[] = {VectorReduce::Op::Add, VectorReduce::Op::Min,
+                                      VectorReduce::Op::Max, VectorReduce::Op::Mul};
+            VectorReduce::Op op = s.is_bool()
+                                      ? (coin() ? VectorReduce::Op::And : VectorReduce::Op::Or)
+                                      : ops[uniform(0, 3)];
+            return VectorReduce::make(op, expr(t.with_lanes(lanes * factor), depth - 1), lanes);
         }
-        return Broadcast::make(expr(s, depth - 1), lanes);
-    default: {
-        int factor = uniform(2, 3);
-        VectorReduce::Op ops[] = {VectorReduce::Op::Add, VectorReduce::Op::Min, VectorReduce::Op::Max,
-                                  VectorReduce::Op::Mul};
-        VectorReduce::Op op = s.is_bool() ? (coin() ? VectorReduce::Op::And : VectorReduce::Op::Or)
-                                          : ops[uniform(0, 3)];
-        return VectorReduce::make(op, expr(t.with_lanes(lanes * factor), depth - 1), lanes);
-    }
     }
 }
 
 Expr RandomExprGenerator::common_expr(Type t, int depth) {
     switch (uniform(0, 6)) {
-    case 0:
-        if (!t.is_bool()) return Min::make(expr(t, depth - 1), expr(t, depth - 1));
-        return expr(t, depth - 1);
-    case 1:
-        if (!t.is_bool()) return Max::make(expr(t, depth - 1), expr(t, depth - 1));
-        return expr(t, depth - 1);
-    case 2: {
-        Expr c = coin(0.3) ? bool_expr(1, depth - 1) : bool_expr(t.lanes(), depth - 1);
-        return Select::make(c, expr(t, depth - 1), expr(t, depth - 1));
-    }
-    case 3: {
-        Type from = other_type_with_lanes(t.lanes());
-        return Cast::make(t, expr(from, depth - 1));
-    }
-    case 4:
-        if (options_.allow_lets) {
-            Type vt = coin() ? t : type();
-            Expr value = expr(vt, depth - 1);
-            std::string name = "t" + std::to_string(let_counter_++);
-            lets_in_scope_.push_back({name, vt});
-            Expr body = expr(t, depth - 1);
-            lets_in_scope_.pop_back();
-            return Let::make(name, value, body);
+        case 0:
+            if (!t.is_bool()) return Min::make(expr(t, depth - 1), expr(t, depth - 1));
+            return expr(t, depth - 1);
+        case 1:
+            if (!t.is_bool()) return Max::make(expr(t, depth - 1), expr(t, depth - 1));
+            return expr(t, depth - 1);
+        case 2: {
+            Expr c = coin(0.3) ? bool_expr(1, depth - 1) : bool_expr(t.lanes(), depth - 1);
+            return Select::make(c, expr(t, depth - 1), expr(t, depth - 1));
         }
-        return leaf(t);
-    case 5:
-        if (t.is_vector()) return vector_expr(t, depth);
-        return leaf(t);
-    default: return leaf(t);
+        case 3: {
+            Type from = other_type_with_lanes(t.lanes());
+            return Cast::make(t, expr(from, depth - 1));
+        }
+        case 4:
+            if (options_.allow_lets) {
+                Type vt = coin() ? t : type();
+                Expr value = expr(vt, depth - 1);
+                std::string name = "t" + std::to_string(let_counter_++);
+                lets_in_scope_.push_back({name, vt});
+                Expr body = expr(t, depth - 1);
+                lets_in_scope_.pop_back();
+                return Let::make(name, value, body);
+            }
+            return leaf(t);
+        case 5:
+            if (t.is_vector()) return vector_expr(t, depth);
+            return leaf(t);
+        default:
+            return leaf(t);
     }
 }
 
@@ -247,9 +282,11 @@ ir::Value RandomExprGenerator::value(Type t) {
             lane.u = coin();
         } else {
             int64_t x = choice == 0 ? s.int_min()
-                        : choice == 1 ? (s.is_uint() ? static_cast<int64_t>(s.uint_max()) : s.int_max())
-                                      : uniform(-16, 16);
-            lane = s.is_int() ? Value::of_int(s, x).lanes[0] : Value::of_uint(s, static_cast<uint64_t>(x)).lanes[0];
+                        : choice == 1
+                            ? (s.is_uint() ? static_cast<int64_t>(s.uint_max()) : s.int_max())
+                            : uniform(-16, 16);
+            lane = s.is_int() ? Value::of_int(s, x).lanes[0]
+                              : Value::of_uint(s, static_cast<uint64_t>(x)).lanes[0];
         }
     }
     return v;
@@ -257,11 +294,11 @@ ir::Value RandomExprGenerator::value(Type t) {
 
 namespace {
 class FreeVars : public IRVisitor {
-public:
+  public:
     std::map<std::string, Type> vars;
     std::map<std::string, int> bound;
 
-protected:
+  protected:
     using IRVisitor::visit;
     void visit(const Variable *op) override {
         if (!bound.count(op->name) || bound[op->name] == 0) vars[op->name] = op->type;
@@ -279,7 +316,8 @@ std::map<std::string, ir::Value> RandomExprGenerator::env_for(const Expr &e) {
     FreeVars fv;
     fv.include(e);
     std::map<std::string, Value> env;
-    for (const auto &[name, t] : fv.vars) env[name] = value(t);
+    for (const auto &[name, t] : fv.vars)
+        env[name] = value(t);
     return env;
 }
 

@@ -16,7 +16,7 @@ namespace dsl::test {
 
 struct RandomExprOptions {
     /// Element types the generator may use. Each has two variables, `a_<type>` and `b_<type>`.
-    std::vector<Type> types = {Int(8),  Int(16),  Int(32),   Int(64),   UInt(8),  UInt(16),
+    std::vector<Type> types = {Int(8),   Int(16),  Int(32),   Int(64),   UInt(8),   UInt(16),
                                UInt(32), UInt(64), Float(32), Float(64), Float(16), BFloat(16)};
     /// Vector widths the generator may use (1 means scalar).
     std::vector<int> lanes = {1, 1, 1, 2, 4, 8};
@@ -28,7 +28,7 @@ struct RandomExprOptions {
 };
 
 class RandomExprGenerator {
-public:
+  public:
     explicit RandomExprGenerator(uint64_t seed, RandomExprOptions options = {});
 
     /// A random expression of type `t` with at most `depth` levels of operators.
@@ -49,7 +49,7 @@ public:
     int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
     bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng_); }
 
-private:
+  private:
     Expr leaf(Type t);
     Expr constant(Type t);
     Expr bool_expr(int lanes, int depth);

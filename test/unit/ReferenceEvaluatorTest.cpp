@@ -20,7 +20,9 @@ int64_t eval_int(const Expr &e) {
     return v.type.is_int() ? v.as_int() : static_cast<int64_t>(v.as_uint());
 }
 
-double eval_float(const Expr &e) { return evaluate(e).as_float(); }
+double eval_float(const Expr &e) {
+    return evaluate(e).as_float();
+}
 
 TEST(ReferenceEvaluator, DivisionIsEuclidean) {
     EXPECT_EQ(eval_int(Expr(-7) / 2), -4);
