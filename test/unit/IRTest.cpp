@@ -7,6 +7,7 @@
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
+#include "ir/Scope.h"
 #include "ir/Substitute.h"
 
 namespace dsl {
@@ -62,6 +63,67 @@ TEST(Substitute, RespectsLetShadowing) {
     EXPECT_EQ(to_string(r), "(7 + (let x = 5 in (x * 2)))");
     EXPECT_TRUE(expr_uses_var(e, "x"));
     EXPECT_FALSE(expr_uses_var(Let::make("x", 5, vx * 2), "x"));
+}
+
+class RenameVar : public IRMutator {
+  protected:
+    using IRMutator::visit;
+    Expr visit(const Variable *op) override {
+        return op->name == "y" ? Variable::make(op->type, "z") : Expr(op);
+    }
+};
+
+TEST(IRMutator, RebuildsOnlyWhatChanged) {
+    Var x("x"), y("y");
+    Expr left = Expr(x) * 3, right = Expr(y) + 1;
+    Expr e = left - right;
+    // Nothing to change: the very same node comes back.
+    Expr same = IRMutator().mutate(e);
+    EXPECT_TRUE(same.same_as(e));
+    Expr renamed = RenameVar().mutate(e);
+    EXPECT_EQ(to_string(renamed), "((x * 3) - (z + 1))");
+    // The untouched left operand is shared, not copied.
+    EXPECT_TRUE(renamed.as<Sub>()->a.same_as(left));
+    EXPECT_FALSE(renamed.as<Sub>()->b.same_as(right));
+}
+
+TEST(IRMutator, BlockDropsDeletedStatements) {
+    class DropFree : public IRMutator {
+      protected:
+        using IRMutator::visit;
+        Stmt visit(const Free *) override { return Stmt(); }
+    };
+    Stmt s = Block::make({Free::make("a"), Evaluate::make(Expr(1)), Free::make("b")});
+    EXPECT_EQ(to_string(DropFree().mutate(s)), "1\n");
+}
+
+TEST(Scope, InnerBindingsHideOuterOnes) {
+    Scope<int> scope;
+    scope.push("x", 1);
+    {
+        ScopedBinding<int> inner(scope, "x", 2);
+        EXPECT_EQ(scope.get("x"), 2);
+    }
+    EXPECT_EQ(scope.get("x"), 1);
+    EXPECT_EQ(scope.find("y"), nullptr);
+    Scope<int> nested(&scope);
+    EXPECT_TRUE(nested.contains("x"));
+    nested.push("y", 3);
+    EXPECT_EQ(*nested.find("y"), 3);
+    scope.pop("x");
+    EXPECT_FALSE(scope.contains("x"));
+    EXPECT_THROW(scope.pop("x"), InternalError);
+}
+
+TEST(IRNodes, MakeChecksTypes) {
+    EXPECT_THROW(Add::make(Expr(1), Expr(1.0f)), InternalError);
+    EXPECT_THROW(Select::make(Expr(1), Expr(1), Expr(2)), InternalError);
+    EXPECT_THROW(Ramp::make(Expr(0), Expr(1), 1), InternalError);
+    // Constants are kept in their type's range: int8(200) wraps to -56.
+    EXPECT_EQ(IntImm::make(Int(8), 200).as<IntImm>()->value, -56);
+    EXPECT_EQ(to_string(Shuffle::make_interleave(
+                  {Ramp::make(Expr(0), Expr(2), 2), Ramp::make(Expr(1), Expr(2), 2)})),
+              "shuffle(ramp(0, 2, 2), ramp(1, 2, 2), 0, 2, 1, 3)");
 }
 
 }  // namespace
