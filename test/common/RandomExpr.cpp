@@ -1,6 +1,7 @@
 #include "RandomExpr.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
@@ -8,6 +9,17 @@
 namespace dsl::test {
 
 using namespace ir;
+
+uint64_t seed_from_env(uint64_t default_seed) {
+    const char *s = std::getenv("DSL_TEST_SEED");
+    return s ? std::strtoull(s, nullptr, 10) : default_seed;
+}
+
+int scale_from_env() {
+    const char *s = std::getenv("DSL_TEST_SCALE");
+    int scale = s ? std::atoi(s) : 1;
+    return scale > 0 ? scale : 1;
+}
 
 RandomExprGenerator::RandomExprGenerator(uint64_t seed, RandomExprOptions options)
     : options_(std::move(options)), rng_(seed) {

@@ -27,6 +27,11 @@ struct RandomExprOptions {
     bool allow_math = true;
 };
 
+/// The seed of a property test: `DSL_TEST_SEED` if set, else `default_seed`.
+uint64_t seed_from_env(uint64_t default_seed);
+/// How many times more cases a property test should run: `DSL_TEST_SCALE` if set, else 1.
+int scale_from_env();
+
 class RandomExprGenerator {
   public:
     explicit RandomExprGenerator(uint64_t seed, RandomExprOptions options = {});

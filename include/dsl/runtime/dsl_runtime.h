@@ -1,0 +1,78 @@
+/* The C ABI shared by generated code and its users (DESIGN.md §5). Plain C: usable from C and
+ * C++. A generated function takes `dsl_buffer_t *` for each buffer argument and plain values for
+ * scalars, and returns 0 or one of the error codes below. */
+#ifndef DSL_RUNTIME_H
+#define DSL_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The kind of a buffer's elements. Matches dsl::TypeCode. */
+typedef enum dsl_type_code_t {
+    dsl_type_int = 0,
+    dsl_type_uint = 1,
+    dsl_type_float = 2,
+    dsl_type_bfloat = 3,
+    dsl_type_handle = 4
+} dsl_type_code_t;
+
+/** An element type: code, bits per element, lanes (1 for buffers). */
+typedef struct dsl_type_t {
+    uint8_t code; /* a dsl_type_code_t */
+    uint8_t bits;
+    uint16_t lanes;
+} dsl_type_t;
+
+/** One dimension of a buffer: the coordinates [min, min + extent) at `stride` elements apart. */
+typedef struct dsl_dimension_t {
+    int32_t min;
+    int32_t extent;
+    int32_t stride;
+    uint32_t flags; /* reserved, 0 */
+} dsl_dimension_t;
+
+struct dsl_device_interface_t;
+
+/** Buffer flags. */
+enum {
+    dsl_buffer_flag_host_dirty = 1 << 0,  /* host memory holds newer data than the device */
+    dsl_buffer_flag_device_dirty = 1 << 1 /* device memory holds newer data than the host */
+};
+
+/** A multi-dimensional array. The element at coordinates (x0, x1, ...) lives at
+ * host + sum_i (xi - dim[i].min) * dim[i].stride elements. */
+typedef struct dsl_buffer_t {
+    uint64_t device;                                        /* device handle, 0 if none */
+    const struct dsl_device_interface_t *device_interface; /* owner of `device`, or NULL */
+    uint8_t *host;                                          /* host memory, or NULL */
+    uint64_t flags;                                         /* dsl_buffer_flag_* */
+    dsl_type_t type;
+    int32_t dimensions;
+    dsl_dimension_t *dim; /* `dimensions` entries */
+    void *reserved;       /* 0 */
+} dsl_buffer_t;
+
+/** Error codes returned by generated functions and the runtime. */
+typedef enum dsl_error_code_t {
+    dsl_error_none = 0,
+    dsl_error_generic = -1,
+    dsl_error_out_of_memory = -2,
+    dsl_error_buffer_argument_is_null = -3,
+    dsl_error_bad_type = -4,
+    dsl_error_bad_dimensions = -5,
+    dsl_error_access_out_of_bounds = -6,
+    dsl_error_buffer_extents_negative = -7,
+    dsl_error_param_too_small = -8,
+    dsl_error_param_too_large = -9,
+    dsl_error_buffer_too_large = -10,
+    dsl_error_device_error = -11
+} dsl_error_code_t;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DSL_RUNTIME_H */

@@ -1,0 +1,786 @@
+// Code generation for expressions, following the semantics of include/dsl/Expr.h exactly (the
+// reference evaluator is the oracle the tests compare against).
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Module.h>
+
+#include <cstring>
+
+#include "codegen/CodeGenLLVMInternal.h"
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+
+namespace dsl::codegen {
+
+using namespace ir;
+
+// ---------------------------------------------------------------------------------------------
+// Float helpers
+
+llvm::Value *CodeGenLLVM::fadd(llvm::Value *a, llvm::Value *b) {
+    return builder_->CreateFAdd(a, b);
+}
+llvm::Value *CodeGenLLVM::fsub(llvm::Value *a, llvm::Value *b) {
+    return builder_->CreateFSub(a, b);
+}
+llvm::Value *CodeGenLLVM::fmul(llvm::Value *a, llvm::Value *b) {
+    return builder_->CreateFMul(a, b);
+}
+llvm::Value *CodeGenLLVM::fdiv(llvm::Value *a, llvm::Value *b) {
+    return builder_->CreateFDiv(a, b);
+}
+llvm::Value *CodeGenLLVM::fmin(llvm::Value *a, llvm::Value *b) {
+    // `a < b ? a : b`: the evaluator's definition (NaN gives an unspecified operand).
+    return builder_->CreateSelect(builder_->CreateFCmpOLT(a, b), a, b);
+}
+llvm::Value *CodeGenLLVM::fmax(llvm::Value *a, llvm::Value *b) {
+    return builder_->CreateSelect(builder_->CreateFCmpOGT(a, b), a, b);
+}
+llvm::Value *CodeGenLLVM::fmod(llvm::Value *a, llvm::Value *b) {
+    internal_error << "fmod is composed in float_op";
+    return nullptr;
+}
+
+llvm::Value *CodeGenLLVM::float_op(Type t, llvm::Value *a, llvm::Value *b,
+                                   llvm::Value *(CodeGenLLVM::*op)(llvm::Value *, llvm::Value *)) {
+    if (op == &CodeGenLLVM::fmod) {
+        // a - b * floor(a / b), each step rounded to the type.
+        llvm::Value *q = float_op(t, a, b, &CodeGenLLVM::fdiv);
+        llvm::Value *fl =
+            builder_->CreateCall(intrinsic(llvm::Intrinsic::floor, {q->getType()}), {q});
+        llvm::Value *p = float_op(t, b, fl, &CodeGenLLVM::fmul);
+        return float_op(t, a, p, &CodeGenLLVM::fsub);
+    }
+    if (!is_narrow_float(t)) return (this->*op)(a, b);
+    llvm::Value *wa = widen_float(a, t), *wb = widen_float(b, t);
+    llvm::Value *r = (this->*op)(wa, wb);
+    if (op == &CodeGenLLVM::fmin || op == &CodeGenLLVM::fmax) {
+        // Selecting an operand needs no rounding: pick from the narrow values.
+        llvm::Value *pick_a = op == &CodeGenLLVM::fmin ? builder_->CreateFCmpOLT(wa, wb)
+                                                       : builder_->CreateFCmpOGT(wa, wb);
+        return builder_->CreateSelect(pick_a, a, b);
+    }
+    return narrow_float(r, Float(32, t.lanes()), t);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integer division with Euclidean semantics
+
+llvm::Value *CodeGenLLVM::int_div(Type t, llvm::Value *a, llvm::Value *b) {
+    llvm::Value *zero = constant_int(t, 0), *one = constant_int(t, 1);
+    llvm::Value *is_zero = builder_->CreateICmpEQ(b, zero);
+    if (t.is_uint()) {
+        llvm::Value *safe = builder_->CreateSelect(is_zero, one, b);
+        return builder_->CreateSelect(is_zero, zero, builder_->CreateUDiv(a, safe));
+    }
+    // Divisors 0 and -1 are handled apart: 0 by the semantics, -1 because LLVM's sdiv traps on
+    // INT_MIN / -1 (which must wrap for narrow types).
+    llvm::Value *is_minus_one = builder_->CreateICmpEQ(b, constant_int(t, -1));
+    llvm::Value *safe = builder_->CreateSelect(builder_->CreateOr(is_zero, is_minus_one), one, b);
+    llvm::Value *q = builder_->CreateSDiv(a, safe);
+    llvm::Value *r = builder_->CreateSRem(a, safe);
+    llvm::Value *adjusted =
+        builder_->CreateSelect(builder_->CreateICmpSGT(safe, zero), builder_->CreateSub(q, one),
+                               builder_->CreateAdd(q, one));
+    q = builder_->CreateSelect(builder_->CreateICmpSLT(r, zero), adjusted, q);
+    q = builder_->CreateSelect(is_minus_one, builder_->CreateSub(zero, a), q);
+    return builder_->CreateSelect(is_zero, zero, q);
+}
+
+llvm::Value *CodeGenLLVM::int_mod(Type t, llvm::Value *a, llvm::Value *b) {
+    llvm::Value *zero = constant_int(t, 0), *one = constant_int(t, 1);
+    llvm::Value *is_zero = builder_->CreateICmpEQ(b, zero);
+    if (t.is_uint()) {
+        llvm::Value *safe = builder_->CreateSelect(is_zero, one, b);
+        return builder_->CreateSelect(is_zero, zero, builder_->CreateURem(a, safe));
+    }
+    llvm::Value *is_minus_one = builder_->CreateICmpEQ(b, constant_int(t, -1));
+    llvm::Value *degenerate = builder_->CreateOr(is_zero, is_minus_one);
+    llvm::Value *safe = builder_->CreateSelect(degenerate, one, b);
+    llvm::Value *r = builder_->CreateSRem(a, safe);
+    llvm::Value *fixed =
+        builder_->CreateSelect(builder_->CreateICmpSGT(safe, zero), builder_->CreateAdd(r, safe),
+                               builder_->CreateSub(r, safe));
+    r = builder_->CreateSelect(builder_->CreateICmpSLT(r, zero), fixed, r);
+    return builder_->CreateSelect(degenerate, zero, r);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leaves
+
+void CodeGenLLVM::visit(const IntImm *op) {
+    value_ = constant_int(op->type, op->value);
+}
+void CodeGenLLVM::visit(const UIntImm *op) {
+    value_ = llvm::ConstantInt::get(llvm_type(op->type), op->value, false);
+}
+void CodeGenLLVM::visit(const FloatImm *op) {
+    llvm::Type *t = llvm_type(op->type);
+    if (op->type.is_bfloat()) {
+        // Build from the exact bits: the value is already rounded to bfloat16.
+        float f = static_cast<float>(op->value);
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        value_ = builder_->CreateBitCast(
+            llvm::ConstantInt::get(llvm::Type::getInt16Ty(context_), bits >> 16), t);
+        return;
+    }
+    value_ = llvm::ConstantFP::get(t, op->value);
+}
+void CodeGenLLVM::visit(const StringImm *op) {
+    value_ = builder_->CreateGlobalStringPtr(op->value);
+}
+void CodeGenLLVM::visit(const Variable *op) {
+    value_ = lookup(op->name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic
+
+void CodeGenLLVM::visit(const Add *op) {
+    llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+    Type t = op->type;
+    if (t.is_float()) {
+        value_ = float_op(t, a, b, &CodeGenLLVM::fadd);
+    } else if (t.is_int() && t.bits() >= 32) {
+        value_ = builder_->CreateNSWAdd(a, b);  // overflow is the user's bug
+    } else {
+        value_ = builder_->CreateAdd(a, b);
+    }
+}
+
+void CodeGenLLVM::visit(const Sub *op) {
+    llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+    Type t = op->type;
+    if (t.is_float()) {
+        value_ = float_op(t, a, b, &CodeGenLLVM::fsub);
+    } else if (t.is_int() && t.bits() >= 32) {
+        value_ = builder_->CreateNSWSub(a, b);
+    } else {
+        value_ = builder_->CreateSub(a, b);
+    }
+}
+
+void CodeGenLLVM::visit(const Mul *op) {
+    llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+    Type t = op->type;
+    if (t.is_float()) {
+        value_ = float_op(t, a, b, &CodeGenLLVM::fmul);
+    } else if (t.is_int() && t.bits() >= 32) {
+        value_ = builder_->CreateNSWMul(a, b);
+    } else {
+        value_ = builder_->CreateMul(a, b);
+    }
+}
+
+void CodeGenLLVM::visit(const Div *op) {
+    llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+    value_ = op->type.is_float() ? float_op(op->type, a, b, &CodeGenLLVM::fdiv)
+                                 : int_div(op->type, a, b);
+}
+
+void CodeGenLLVM::visit(const Mod *op) {
+    llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+    value_ = op->type.is_float() ? float_op(op->type, a, b, &CodeGenLLVM::fmod)
+                                 : int_mod(op->type, a, b);
+}
+
+void CodeGenLLVM::visit(const Min *op) {
+    llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+    Type t = op->type;
+    if (t.is_float()) {
+        value_ = float_op(t, a, b, &CodeGenLLVM::fmin);
+    } else {
+        llvm::Value *lt =
+            t.is_int() ? builder_->CreateICmpSLT(a, b) : builder_->CreateICmpULT(a, b);
+        value_ = builder_->CreateSelect(lt, a, b);
+    }
+}
+
+void CodeGenLLVM::visit(const Max *op) {
+    llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+    Type t = op->type;
+    if (t.is_float()) {
+        value_ = float_op(t, a, b, &CodeGenLLVM::fmax);
+    } else {
+        llvm::Value *gt =
+            t.is_int() ? builder_->CreateICmpSGT(a, b) : builder_->CreateICmpUGT(a, b);
+        value_ = builder_->CreateSelect(gt, a, b);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons and logic
+
+llvm::Value *CodeGenLLVM::compare(IRNodeType op, Type t, llvm::Value *a, llvm::Value *b) {
+    if (t.is_float()) {
+        if (is_narrow_float(t)) {
+            a = widen_float(a, t);
+            b = widen_float(b, t);
+        }
+        switch (op) {
+            case IRNodeType::EQ:
+                return builder_->CreateFCmpOEQ(a, b);
+            case IRNodeType::NE:
+                return builder_->CreateFCmpUNE(a, b);  // NaN != anything
+            case IRNodeType::LT:
+                return builder_->CreateFCmpOLT(a, b);
+            case IRNodeType::LE:
+                return builder_->CreateFCmpOLE(a, b);
+            case IRNodeType::GT:
+                return builder_->CreateFCmpOGT(a, b);
+            case IRNodeType::GE:
+                return builder_->CreateFCmpOGE(a, b);
+            default:
+                break;
+        }
+    } else {
+        bool s = t.is_int();
+        switch (op) {
+            case IRNodeType::EQ:
+                return builder_->CreateICmpEQ(a, b);
+            case IRNodeType::NE:
+                return builder_->CreateICmpNE(a, b);
+            case IRNodeType::LT:
+                return s ? builder_->CreateICmpSLT(a, b) : builder_->CreateICmpULT(a, b);
+            case IRNodeType::LE:
+                return s ? builder_->CreateICmpSLE(a, b) : builder_->CreateICmpULE(a, b);
+            case IRNodeType::GT:
+                return s ? builder_->CreateICmpSGT(a, b) : builder_->CreateICmpUGT(a, b);
+            case IRNodeType::GE:
+                return s ? builder_->CreateICmpSGE(a, b) : builder_->CreateICmpUGE(a, b);
+            default:
+                break;
+        }
+    }
+    internal_error << "not a comparison";
+    return nullptr;
+}
+
+#define DSL_CODEGEN_COMPARE(T)                                \
+    void CodeGenLLVM::visit(const T *op) {                    \
+        llvm::Value *a = codegen(op->a), *b = codegen(op->b); \
+        value_ = compare(IRNodeType::T, op->a.type(), a, b);  \
+    }
+DSL_CODEGEN_COMPARE(EQ)
+DSL_CODEGEN_COMPARE(NE)
+DSL_CODEGEN_COMPARE(LT)
+DSL_CODEGEN_COMPARE(LE)
+DSL_CODEGEN_COMPARE(GT)
+DSL_CODEGEN_COMPARE(GE)
+#undef DSL_CODEGEN_COMPARE
+
+void CodeGenLLVM::visit(const And *op) {
+    value_ = builder_->CreateAnd(codegen(op->a), codegen(op->b));
+}
+void CodeGenLLVM::visit(const Or *op) {
+    value_ = builder_->CreateOr(codegen(op->a), codegen(op->b));
+}
+void CodeGenLLVM::visit(const Not *op) {
+    value_ = builder_->CreateNot(codegen(op->a));
+}
+
+void CodeGenLLVM::visit(const Select *op) {
+    llvm::Value *c = codegen(op->condition);
+    llvm::Value *t = codegen(op->true_value), *f = codegen(op->false_value);
+    value_ = builder_->CreateSelect(c, t, f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Casts
+
+llvm::Value *CodeGenLLVM::cast(Type from, Type to, llvm::Value *v) {
+    if (from == to) return v;
+    if (to.is_bool()) {
+        if (from.is_float()) {
+            if (is_narrow_float(from)) v = widen_float(v, from);
+            return builder_->CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+        }
+        return builder_->CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+    }
+    llvm::Type *target = llvm_type(to);
+    if (from.is_float() && to.is_float()) {
+        if (to.is_bfloat()) return narrow_float(v, from, to);
+        if (from.is_bfloat()) {
+            llvm::Value *wide = widen_float(v, from);
+            return to.bits() == 32 ? wide : cast(Float(32, to.lanes()), to, wide);
+        }
+        return to.bits() > from.bits() ? builder_->CreateFPExt(v, target)
+                                       : builder_->CreateFPTrunc(v, target);
+    }
+    if (from.is_float()) {
+        // Saturating conversions: an out-of-range value gives an unspecified (but defined)
+        // result instead of LLVM poison.
+        if (from.is_bfloat()) {
+            v = widen_float(v, from);
+        }
+        auto id = to.is_int() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+        return builder_->CreateCall(intrinsic(id, {target, v->getType()}), {v});
+    }
+    if (to.is_float()) {
+        if (to.is_bfloat()) {
+            // Convert to float64 (or round to odd for wide integers) then round once more.
+            Type f64 = Float(64, to.lanes());
+            llvm::Value *d = cast(from, f64, v);
+            return narrow_float(d, f64, to);
+        }
+        if (to.bits() == 16 && from.bits() > 16) {
+            // Integers of magnitude >= 65520 overflow float16 to infinity. Say so explicitly:
+            // LLVM folds fpext(uitofp x to half) into one conversion when it believes x's
+            // significant bits fit, forgetting the exponent range (seen with x = a << 31).
+            llvm::Value *converted = from.is_int() ? builder_->CreateSIToFP(v, target)
+                                                   : builder_->CreateUIToFP(v, target);
+            llvm::Value *inf = llvm::ConstantFP::getInfinity(llvm_type(to.element_of()));
+            llvm::Value *too_big = from.is_int()
+                                       ? builder_->CreateICmpSGE(v, constant_int(from, 65520))
+                                       : builder_->CreateICmpUGE(v, constant_int(from, 65520));
+            llvm::Value *r = builder_->CreateSelect(too_big, splat(inf, to.lanes()), converted);
+            if (from.is_int()) {
+                llvm::Value *neg_inf =
+                    llvm::ConstantFP::getInfinity(llvm_type(to.element_of()), true);
+                llvm::Value *too_small = builder_->CreateICmpSLE(v, constant_int(from, -65520));
+                r = builder_->CreateSelect(too_small, splat(neg_inf, to.lanes()), r);
+            }
+            return r;
+        }
+        return from.is_int() ? builder_->CreateSIToFP(v, target)
+                             : builder_->CreateUIToFP(v, target);
+    }
+    // Integer to integer: truncate, or extend by the source's signedness.
+    if (to.bits() < from.bits()) return builder_->CreateTrunc(v, target);
+    if (to.bits() == from.bits()) return v;
+    return from.is_int() && !from.is_bool() ? builder_->CreateSExt(v, target)
+                                            : builder_->CreateZExt(v, target);
+}
+
+void CodeGenLLVM::visit(const Cast *op) {
+    value_ = cast(op->value.type(), op->type, codegen(op->value));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory and vectors
+
+llvm::Value *CodeGenLLVM::element_pointer(const std::string &buffer, Type t, llvm::Value *index) {
+    llvm::Value *base = lookup(buffer);
+    return builder_->CreateInBoundsGEP(memory_type(t.element_of()), base, index);
+}
+
+void CodeGenLLVM::visit(const Load *op) {
+    Type t = op->type;
+    llvm::Type *mem = memory_type(t);
+    llvm::Align align(t.element_of().bytes());
+    bool dense = false;
+    llvm::Value *base_index = nullptr;
+    if (const auto *ramp = op->index.as<Ramp>()) {
+        if (is_const_one(ramp->stride) && ramp->base.type().is_scalar()) {
+            dense = true;
+            base_index = codegen(ramp->base);
+        }
+    } else if (t.is_scalar()) {
+        dense = true;
+        base_index = codegen(op->index);
+    }
+    bool always = is_const_true(op->predicate);
+    llvm::Value *result;
+    if (dense) {
+        llvm::Value *ptr = element_pointer(op->name, t, base_index);
+        if (always) {
+            result = builder_->CreateAlignedLoad(mem, ptr, align);
+        } else if (t.is_scalar()) {
+            // A scalar predicated load: branch-free via select on a safe address is not possible
+            // in general, so use a masked load of one lane.
+            llvm::Value *mask = splat(codegen(op->predicate), 1);
+            result = builder_->CreateMaskedLoad(mem, ptr, align, mask,
+                                                llvm::Constant::getNullValue(mem));
+        } else {
+            llvm::Value *mask = codegen(op->predicate);
+            result = builder_->CreateMaskedLoad(mem, ptr, align, mask,
+                                                llvm::Constant::getNullValue(mem));
+        }
+    } else {
+        llvm::Value *index = codegen(op->index);
+        llvm::Value *ptrs = element_pointer(op->name, t, index);
+        llvm::Value *mask = always ? llvm::Constant::getAllOnesValue(llvm_type(Bool(t.lanes())))
+                                   : codegen(op->predicate);
+        result =
+            builder_->CreateMaskedGather(mem, ptrs, align, mask, llvm::Constant::getNullValue(mem));
+    }
+    if (t.is_bool()) result = builder_->CreateICmpNE(result, llvm::Constant::getNullValue(mem));
+    value_ = result;
+}
+
+void CodeGenLLVM::visit(const Ramp *op) {
+    llvm::Value *base = codegen(op->base), *stride = codegen(op->stride);
+    Type elem = op->base.type();
+    internal_assert(elem.is_scalar())
+        << "ramps of vectors are not supported by codegen: " << Expr(op);
+    std::vector<llvm::Constant *> steps;
+    for (int i = 0; i < op->lanes; i++) {
+        steps.push_back(elem.is_float() ? llvm::ConstantFP::get(llvm_type(elem), i)
+                                        : llvm::ConstantInt::get(llvm_type(elem), i));
+    }
+    llvm::Value *iota = llvm::ConstantVector::get(steps);
+    llvm::Value *b = splat(base, op->lanes), *s = splat(stride, op->lanes);
+    if (elem.is_float()) {
+        // Each lane is base + i * stride with i exact; round per the type.
+        value_ = float_op(op->type, b, float_op(op->type, s, iota, &CodeGenLLVM::fmul),
+                          &CodeGenLLVM::fadd);
+    } else {
+        bool nsw = elem.is_int() && elem.bits() >= 32;
+        llvm::Value *scaled = builder_->CreateMul(s, iota, "", false, nsw);
+        value_ = builder_->CreateAdd(b, scaled, "", false, nsw);
+    }
+}
+
+void CodeGenLLVM::visit(const Broadcast *op) {
+    llvm::Value *v = codegen(op->value);
+    if (op->value.type().is_scalar()) {
+        value_ = splat(v, op->lanes);
+        return;
+    }
+    // Broadcast of a vector: repeat it.
+    int inner = op->value.type().lanes();
+    std::vector<int> indices;
+    for (int i = 0; i < op->type.lanes(); i++)
+        indices.push_back(i % inner);
+    value_ = builder_->CreateShuffleVector(v, indices);
+}
+
+void CodeGenLLVM::visit(const Let *op) {
+    llvm::Value *v = codegen(op->value);
+    ScopedBinding<llvm::Value *> bind(symbols_, op->name, v);
+    value_ = codegen(op->body);
+}
+
+void CodeGenLLVM::visit(const Shuffle *op) {
+    // Concatenate everything into one vector, then pick the lanes.
+    std::vector<llvm::Value *> parts;
+    for (const Expr &v : op->vectors) {
+        llvm::Value *x = codegen(v);
+        if (v.type().is_scalar()) {
+            auto *one_lane = llvm::FixedVectorType::get(x->getType(), 1);
+            x = builder_->CreateInsertElement(llvm::PoisonValue::get(one_lane), x, uint64_t(0));
+        }
+        parts.push_back(x);
+    }
+    while (parts.size() > 1) {
+        std::vector<llvm::Value *> next;
+        for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+            auto *a = llvm::cast<llvm::FixedVectorType>(parts[i]->getType());
+            auto *b = llvm::cast<llvm::FixedVectorType>(parts[i + 1]->getType());
+            int na = static_cast<int>(a->getNumElements()),
+                nb = static_cast<int>(b->getNumElements());
+            llvm::Value *x = parts[i], *y = parts[i + 1];
+            // shufflevector needs equal widths: pad the narrower with poison lanes.
+            int n = std::max(na, nb);
+            auto pad = [&](llvm::Value *v, int have) {
+                if (have == n) return v;
+                std::vector<int> idx;
+                for (int k = 0; k < n; k++)
+                    idx.push_back(k < have ? k : -1);
+                return builder_->CreateShuffleVector(v, idx);
+            };
+            x = pad(x, na);
+            y = pad(y, nb);
+            std::vector<int> idx;
+            for (int k = 0; k < na; k++)
+                idx.push_back(k);
+            for (int k = 0; k < nb; k++)
+                idx.push_back(n + k);
+            next.push_back(builder_->CreateShuffleVector(x, y, idx));
+        }
+        if (parts.size() % 2) next.push_back(parts.back());
+        parts = next;
+    }
+    llvm::Value *all = parts[0];
+    if (op->type.is_scalar()) {
+        value_ = builder_->CreateExtractElement(all, uint64_t(op->indices[0]));
+    } else {
+        value_ = builder_->CreateShuffleVector(all, op->indices);
+    }
+}
+
+llvm::Value *CodeGenLLVM::vector_reduce(VectorReduce::Op op, Type elem, llvm::Value *v) {
+    switch (op) {
+        case VectorReduce::Op::Add:
+            if (elem.is_float()) {
+                // Ordered: ((-0 + v0) + v1) + ... is the evaluator's left-to-right fold.
+                return builder_->CreateFAddReduce(
+                    llvm::ConstantFP::getNegativeZero(llvm_type(elem)), v);
+            }
+            return builder_->CreateAddReduce(v);
+        case VectorReduce::Op::Mul:
+            if (elem.is_float())
+                return builder_->CreateFMulReduce(llvm::ConstantFP::get(llvm_type(elem), 1.0), v);
+            return builder_->CreateMulReduce(v);
+        case VectorReduce::Op::Min:
+            if (elem.is_float()) return builder_->CreateFPMinReduce(v);
+            return builder_->CreateIntMinReduce(v, elem.is_int());
+        case VectorReduce::Op::Max:
+            if (elem.is_float()) return builder_->CreateFPMaxReduce(v);
+            return builder_->CreateIntMaxReduce(v, elem.is_int());
+        case VectorReduce::Op::And:
+            return builder_->CreateAndReduce(v);
+        case VectorReduce::Op::Or:
+            return builder_->CreateOrReduce(v);
+    }
+    return nullptr;
+}
+
+void CodeGenLLVM::visit(const VectorReduce *op) {
+    llvm::Value *v = codegen(op->value);
+    Type elem = op->type.element_of();
+    int out_lanes = op->type.lanes();
+    int group = op->value.type().lanes() / out_lanes;
+    bool narrow = is_narrow_float(elem) &&
+                  (op->op == VectorReduce::Op::Add || op->op == VectorReduce::Op::Mul);
+    std::vector<llvm::Value *> results;
+    for (int j = 0; j < out_lanes; j++) {
+        std::vector<int> idx;
+        for (int k = 0; k < group; k++)
+            idx.push_back(j * group + k);
+        llvm::Value *part =
+            group == op->value.type().lanes() ? v : builder_->CreateShuffleVector(v, idx);
+        llvm::Value *r;
+        if (narrow) {
+            // Round after every step, as the semantics say: fold lane by lane.
+            r = builder_->CreateExtractElement(part, uint64_t(0));
+            for (int k = 1; k < group; k++) {
+                llvm::Value *x = builder_->CreateExtractElement(part, uint64_t(k));
+                r = float_op(
+                    elem, r, x,
+                    op->op == VectorReduce::Op::Add ? &CodeGenLLVM::fadd : &CodeGenLLVM::fmul);
+            }
+        } else if (is_narrow_float(elem)) {
+            // Min/max select an operand: compare in float32.
+            r = builder_->CreateExtractElement(part, uint64_t(0));
+            for (int k = 1; k < group; k++) {
+                llvm::Value *x = builder_->CreateExtractElement(part, uint64_t(k));
+                r = float_op(
+                    elem, r, x,
+                    op->op == VectorReduce::Op::Min ? &CodeGenLLVM::fmin : &CodeGenLLVM::fmax);
+            }
+        } else {
+            r = vector_reduce(op->op, elem, part);
+        }
+        results.push_back(r);
+    }
+    if (out_lanes == 1) {
+        value_ = results[0];
+        return;
+    }
+    llvm::Value *out = llvm::PoisonValue::get(llvm_type(op->type));
+    for (int j = 0; j < out_lanes; j++)
+        out = builder_->CreateInsertElement(out, results[j], uint64_t(j));
+    value_ = out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls
+
+llvm::Value *CodeGenLLVM::shift(bool left, Type t, Type amount_type, llvm::Value *a,
+                                llvm::Value *amount) {
+    // Bring the amount to the value's width without losing its meaning: clamp it to
+    // [-bits, bits] in its own type first (any larger magnitude behaves like bits).
+    int bits = t.bits();
+    Type at = amount_type;
+    llvm::Value *lo = constant_int(at, at.is_int() ? -bits : 0);
+    llvm::Value *hi = constant_int(at, bits);  // bits <= 64 fits every integer type but bool
+    llvm::Value *gt =
+        at.is_int() ? builder_->CreateICmpSGT(amount, hi) : builder_->CreateICmpUGT(amount, hi);
+    llvm::Value *clamped = builder_->CreateSelect(gt, hi, amount);
+    if (at.is_int())
+        clamped = builder_->CreateSelect(builder_->CreateICmpSLT(clamped, lo), lo, clamped);
+    // Now |clamped| <= bits; widen to 32 bits for the arithmetic below.
+    Type i32 = Int(32, t.lanes());
+    llvm::Value *n = at.is_int() ? builder_->CreateSExtOrTrunc(clamped, llvm_type(i32))
+                                 : builder_->CreateZExtOrTrunc(clamped, llvm_type(i32));
+    llvm::Value *zero32 = constant_int(i32, 0);
+    llvm::Value *negative = builder_->CreateICmpSLT(n, zero32);
+    llvm::Value *magnitude = builder_->CreateSelect(negative, builder_->CreateSub(zero32, n), n);
+    llvm::Value *go_left = left ? builder_->CreateNot(negative) : negative;
+    llvm::Value *too_far = builder_->CreateICmpSGE(magnitude, constant_int(i32, bits));
+    llvm::Value *safe = builder_->CreateSelect(too_far, constant_int(i32, bits - 1), magnitude);
+    llvm::Value *count = builder_->CreateZExtOrTrunc(safe, llvm_type(t));
+    llvm::Value *zero = constant_int(t, 0);
+    llvm::Value *shl = builder_->CreateSelect(too_far, zero, builder_->CreateShl(a, count));
+    llvm::Value *shr;
+    if (t.is_int()) {
+        shr = builder_->CreateAShr(a, count);  // by bits-1 when too far: 0 or -1, as required
+    } else {
+        shr = builder_->CreateSelect(too_far, zero, builder_->CreateLShr(a, count));
+    }
+    return builder_->CreateSelect(go_left, shl, shr);
+}
+
+llvm::Value *CodeGenLLVM::math_call(const Call *op, llvm::Value *x, llvm::Value *y) {
+    Type t = op->type;
+    llvm::Type *lt = x->getType();
+    using I = Call::Intrinsic;
+    llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
+    switch (op->intrinsic) {
+        case I::Sqrt:
+            id = llvm::Intrinsic::sqrt;
+            break;
+        case I::Exp:
+            id = llvm::Intrinsic::exp;
+            break;
+        case I::Log:
+            id = llvm::Intrinsic::log;
+            break;
+        case I::Pow:
+            id = llvm::Intrinsic::pow;
+            break;
+        case I::Sin:
+            id = llvm::Intrinsic::sin;
+            break;
+        case I::Cos:
+            id = llvm::Intrinsic::cos;
+            break;
+        case I::Floor:
+            id = llvm::Intrinsic::floor;
+            break;
+        case I::Ceil:
+            id = llvm::Intrinsic::ceil;
+            break;
+        case I::Round:
+            id = llvm::Intrinsic::roundeven;
+            break;
+        case I::Trunc:
+            id = llvm::Intrinsic::trunc;
+            break;
+        default:
+            break;
+    }
+    if (id != llvm::Intrinsic::not_intrinsic) {
+        std::vector<llvm::Value *> args{x};
+        if (y) args.push_back(y);
+        return builder_->CreateCall(intrinsic(id, {lt}), args);
+    }
+    // tan and atan2 have no LLVM intrinsic: call libm lane by lane.
+    bool is_double = t.element_of().bits() == 64;
+    std::string name =
+        std::string(op->intrinsic == I::Tan ? "tan" : "atan2") + (is_double ? "" : "f");
+    llvm::Type *scalar = lt->getScalarType();
+    std::vector<llvm::Type *> params(y ? 2 : 1, scalar);
+    llvm::FunctionCallee fn =
+        module_.getOrInsertFunction(name, llvm::FunctionType::get(scalar, params, false));
+    if (t.is_scalar()) {
+        std::vector<llvm::Value *> args{x};
+        if (y) args.push_back(y);
+        return builder_->CreateCall(fn, args);
+    }
+    llvm::Value *out = llvm::PoisonValue::get(lt);
+    for (int i = 0; i < t.lanes(); i++) {
+        std::vector<llvm::Value *> args{builder_->CreateExtractElement(x, uint64_t(i))};
+        if (y) args.push_back(builder_->CreateExtractElement(y, uint64_t(i)));
+        out = builder_->CreateInsertElement(out, builder_->CreateCall(fn, args), uint64_t(i));
+    }
+    return out;
+}
+
+llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
+    using I = Call::Intrinsic;
+    Type t = op->type;
+    switch (op->intrinsic) {
+        case I::BitwiseAnd:
+            return builder_->CreateAnd(codegen(op->args[0]), codegen(op->args[1]));
+        case I::BitwiseOr:
+            return builder_->CreateOr(codegen(op->args[0]), codegen(op->args[1]));
+        case I::BitwiseXor:
+            return builder_->CreateXor(codegen(op->args[0]), codegen(op->args[1]));
+        case I::BitwiseNot:
+            return builder_->CreateNot(codegen(op->args[0]));
+        case I::ShiftLeft:
+        case I::ShiftRight:
+            return shift(op->intrinsic == I::ShiftLeft, t, op->args[1].type(), codegen(op->args[0]),
+                         codegen(op->args[1]));
+        case I::Abs: {
+            llvm::Value *a = codegen(op->args[0]);
+            Type at = op->args[0].type();
+            if (at.is_float()) {
+                if (at.is_bfloat()) {
+                    // Clear the sign bit.
+                    Type u16 = UInt(16, at.lanes());
+                    llvm::Value *bits = builder_->CreateBitCast(a, llvm_type(u16));
+                    return builder_->CreateBitCast(
+                        builder_->CreateAnd(bits, constant_int(u16, 0x7fff)), llvm_type(at));
+                }
+                return builder_->CreateCall(intrinsic(llvm::Intrinsic::fabs, {a->getType()}), {a});
+            }
+            if (at.is_uint()) return a;
+            // |INT_MIN| wraps to INT_MIN's bit pattern, which is the right unsigned value.
+            llvm::Value *neg = builder_->CreateSub(constant_int(at, 0), a);
+            return builder_->CreateSelect(builder_->CreateICmpSLT(a, constant_int(at, 0)), neg, a);
+        }
+        case I::Absd: {
+            llvm::Value *a = codegen(op->args[0]), *b = codegen(op->args[1]);
+            Type at = op->args[0].type();
+            if (at.is_float()) {
+                llvm::Value *d = float_op(at, a, b, &CodeGenLLVM::fsub);
+                if (at.is_bfloat()) {
+                    Type u16 = UInt(16, at.lanes());
+                    llvm::Value *bits = builder_->CreateBitCast(d, llvm_type(u16));
+                    return builder_->CreateBitCast(
+                        builder_->CreateAnd(bits, constant_int(u16, 0x7fff)), llvm_type(at));
+                }
+                return builder_->CreateCall(intrinsic(llvm::Intrinsic::fabs, {d->getType()}), {d});
+            }
+            llvm::Value *greater =
+                at.is_int() ? builder_->CreateICmpSGT(a, b) : builder_->CreateICmpUGT(a, b);
+            // The wrapped difference is the exact unsigned distance.
+            return builder_->CreateSelect(greater, builder_->CreateSub(a, b),
+                                          builder_->CreateSub(b, a));
+        }
+        case I::Reinterpret: {
+            llvm::Value *a = codegen(op->args[0]);
+            Type from = op->args[0].type();
+            if (from.is_bool() || t.is_bool()) internal_error << "reinterpret of bools";
+            return builder_->CreateBitCast(a, llvm_type(t));
+        }
+        case I::IsNan: {
+            llvm::Value *a = codegen(op->args[0]);
+            if (is_narrow_float(op->args[0].type())) a = widen_float(a, op->args[0].type());
+            return builder_->CreateFCmpUNO(a, a);
+        }
+        case I::Likely:
+            return codegen(op->args[0]);
+        default:
+            break;
+    }
+    // Math on floats: narrow floats are computed in float32 and rounded back.
+    llvm::Value *x = codegen(op->args[0]);
+    llvm::Value *y = op->args.size() > 1 ? codegen(op->args[1]) : nullptr;
+    if (is_narrow_float(t)) {
+        x = widen_float(x, t);
+        if (y) y = widen_float(y, t);
+        return narrow_float(math_call(op, x, y), Float(32, t.lanes()), t);
+    }
+    return math_call(op, x, y);
+}
+
+void CodeGenLLVM::visit(const Call *op) {
+    switch (op->call_type) {
+        case Call::CallType::Intrinsic:
+            value_ = call_intrinsic(op);
+            return;
+        case Call::CallType::Extern:
+        case Call::CallType::PureExtern: {
+            std::vector<llvm::Value *> args;
+            std::vector<llvm::Type *> types;
+            for (const Expr &a : op->args) {
+                args.push_back(codegen(a));
+                types.push_back(args.back()->getType());
+            }
+            llvm::FunctionCallee fn = module_.getOrInsertFunction(
+                op->name, llvm::FunctionType::get(llvm_type(op->type), types, false));
+            value_ = builder_->CreateCall(fn, args);
+            return;
+        }
+        case Call::CallType::Func:
+        case Call::CallType::Image:
+            internal_error << "codegen met a call to " << op->name
+                           << ", which lowering should have turned into loads";
+    }
+}
+
+}  // namespace dsl::codegen

@@ -1,0 +1,340 @@
+#include "codegen/CodeGenLLVM.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <mutex>
+
+#include "codegen/CodeGenLLVMInternal.h"
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "ir/Names.h"
+
+namespace dsl::codegen {
+
+using namespace ir;
+
+// ---------------------------------------------------------------------------------------------
+// Targets
+
+namespace {
+void initialize_llvm_targets() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        llvm::InitializeNativeTarget();
+        llvm::InitializeNativeTargetAsmPrinter();
+        llvm::InitializeNativeTargetAsmParser();
+    });
+}
+}  // namespace
+
+CpuTarget CpuTarget::host() {
+    CpuTarget t;
+    t.triple = llvm::sys::getProcessTriple();
+    t.cpu = llvm::sys::getHostCPUName().str();
+    std::string features;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures()) {
+        if (!features.empty()) features += ",";
+        features += (feature.getValue() ? "+" : "-") + feature.getKey().str();
+    }
+    t.features = features;
+    return t;
+}
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target) {
+    initialize_llvm_targets();
+    std::string error;
+    const llvm::Target *llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
+    internal_assert(llvm_target) << "no LLVM target for " << target.triple << ": " << error;
+    llvm::TargetOptions options;
+    // IEEE semantics: no fast-math unless a pipeline asks for it.
+    options.AllowFPOpFusion = llvm::FPOpFusion::Strict;
+    std::unique_ptr<llvm::TargetMachine> tm(llvm_target->createTargetMachine(
+        target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
+        llvm::CodeGenOptLevel::Aggressive));
+    internal_assert(tm) << "could not create a target machine for " << target.triple;
+    return tm;
+}
+
+void optimize_llvm_module(llvm::Module &module, llvm::TargetMachine &target_machine) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopVectorization = true;
+    tuning.SLPVectorization = true;
+    llvm::PassBuilder pb(&target_machine, tuning);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(module, mam);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Types and small helpers
+
+CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext &context, llvm::Module &module)
+    : context_(context), module_(module), builder_(std::make_unique<llvm::IRBuilder<>>(context)) {}
+
+CodeGenLLVM::~CodeGenLLVM() = default;
+
+llvm::Type *CodeGenLLVM::llvm_type(Type t) const {
+    llvm::Type *scalar = nullptr;
+    switch (t.code()) {
+        case TypeCode::Int:
+        case TypeCode::UInt:
+            scalar = llvm::Type::getIntNTy(context_, t.bits());
+            break;
+        case TypeCode::Float:
+            scalar = t.bits() == 16   ? llvm::Type::getHalfTy(context_)
+                     : t.bits() == 32 ? llvm::Type::getFloatTy(context_)
+                                      : llvm::Type::getDoubleTy(context_);
+            break;
+        case TypeCode::BFloat:
+            scalar = llvm::Type::getBFloatTy(context_);
+            break;
+        case TypeCode::Handle:
+            scalar = llvm::PointerType::get(context_, 0);
+            break;
+    }
+    if (t.is_scalar()) return scalar;
+    return llvm::FixedVectorType::get(scalar, t.lanes());
+}
+
+llvm::Type *CodeGenLLVM::memory_type(Type t) const {
+    // Bools occupy a byte in memory.
+    if (t.is_bool()) return llvm_type(UInt(8, t.lanes()));
+    return llvm_type(t);
+}
+
+llvm::Value *CodeGenLLVM::splat(llvm::Value *v, int lanes) {
+    if (lanes == 1) return v;
+    return builder_->CreateVectorSplat(lanes, v);
+}
+
+llvm::Value *CodeGenLLVM::constant_int(Type t, int64_t v) {
+    llvm::Value *c =
+        llvm::ConstantInt::get(llvm_type(t.element_of()), static_cast<uint64_t>(v), t.is_int());
+    return splat(c, t.lanes());
+}
+
+llvm::Function *CodeGenLLVM::intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type *> types) {
+    return llvm::Intrinsic::getDeclaration(&module_, id, types);
+}
+
+// Narrow floats (float16, bfloat16) are computed in float32 and rounded back after each
+// operation: exactly the semantics (a float32 result of two narrow operands, rounded once more,
+// equals the correctly rounded narrow result for + - * / sqrt).
+bool CodeGenLLVM::is_narrow_float(Type t) const {
+    return t.is_float() && t.bits() == 16;
+}
+
+llvm::Value *CodeGenLLVM::widen_float(llvm::Value *v, Type t) {
+    Type wide = Float(32, t.lanes());
+    if (t.is_bfloat()) {
+        // bfloat16 -> float32 is exact: the bits become the top half.
+        llvm::Value *bits = builder_->CreateBitCast(v, llvm_type(UInt(16, t.lanes())));
+        llvm::Value *wide_bits =
+            builder_->CreateShl(builder_->CreateZExt(bits, llvm_type(UInt(32, t.lanes()))),
+                                constant_int(UInt(32, t.lanes()), 16));
+        return builder_->CreateBitCast(wide_bits, llvm_type(wide));
+    }
+    return builder_->CreateFPExt(v, llvm_type(wide));
+}
+
+llvm::Value *CodeGenLLVM::narrow_float(llvm::Value *v, Type from, Type to) {
+    if (!to.is_bfloat()) return builder_->CreateFPTrunc(v, llvm_type(to));
+    if (from.bits() == 64) {
+        // Round to float32 with the sticky bit kept (round to odd) so that the second rounding
+        // is correct; float32 keeps 24 >= 8 + 2 bits.
+        llvm::Value *f = builder_->CreateFPTrunc(v, llvm_type(Float(32, to.lanes())));
+        llvm::Value *back = builder_->CreateFPExt(f, llvm_type(from));
+        llvm::Value *inexact = builder_->CreateFCmpONE(back, v);
+        Type u32 = UInt(32, to.lanes());
+        llvm::Value *bits = builder_->CreateBitCast(f, llvm_type(u32));
+        // If f was rounded away from v, step it toward v and set the lowest bit.
+        llvm::Value *toward = builder_->CreateSelect(
+            builder_->CreateFCmpOGT(
+                builder_->CreateCall(intrinsic(llvm::Intrinsic::fabs, {llvm_type(from)}), {back}),
+                builder_->CreateCall(intrinsic(llvm::Intrinsic::fabs, {llvm_type(from)}), {v})),
+            builder_->CreateSub(bits, constant_int(u32, 1)), bits);
+        llvm::Value *odd = builder_->CreateOr(toward, constant_int(u32, 1));
+        bits = builder_->CreateSelect(inexact, odd, bits);
+        v = builder_->CreateBitCast(bits, llvm_type(Float(32, to.lanes())));
+        from = Float(32, to.lanes());
+    }
+    if (from.bits() == 16) v = widen_float(v, from);
+    // float32 -> bfloat16, round to nearest even, NaN kept quiet.
+    Type u32 = UInt(32, to.lanes());
+    llvm::Value *bits = builder_->CreateBitCast(v, llvm_type(u32));
+    llvm::Value *lsb = builder_->CreateAnd(builder_->CreateLShr(bits, constant_int(u32, 16)),
+                                           constant_int(u32, 1));
+    llvm::Value *rounded =
+        builder_->CreateAdd(bits, builder_->CreateAdd(constant_int(u32, 0x7fff), lsb));
+    llvm::Value *is_nan = builder_->CreateFCmpUNO(v, v);
+    llvm::Value *quiet = builder_->CreateOr(bits, constant_int(u32, 0x00400000));
+    llvm::Value *chosen = builder_->CreateSelect(is_nan, quiet, rounded);
+    llvm::Value *top = builder_->CreateTrunc(builder_->CreateLShr(chosen, constant_int(u32, 16)),
+                                             llvm_type(UInt(16, to.lanes())));
+    return builder_->CreateBitCast(top, llvm_type(to));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driver
+
+llvm::Value *CodeGenLLVM::codegen(const Expr &e) {
+    internal_assert(e.defined()) << "codegen of an undefined Expr";
+    value_ = nullptr;
+    include(e);
+    internal_assert(value_) << "codegen produced no value for " << e;
+    llvm::Value *v = value_;
+    value_ = nullptr;
+    return v;
+}
+
+void CodeGenLLVM::codegen(const Stmt &s) {
+    if (s.defined()) include(s);
+}
+
+llvm::Value *CodeGenLLVM::lookup(const std::string &name) const {
+    llvm::Value *const *v = symbols_.find(name);
+    internal_assert(v) << "codegen: the symbol \"" << name << "\" is not bound";
+    return *v;
+}
+
+void CodeGenLLVM::compile_function(const LoweredFunc &f) {
+    llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+    std::vector<llvm::Type *> param_types;
+    for (const LoweredArgument &a : f.args) {
+        param_types.push_back(a.is_buffer() ? ptr : llvm_type(a.type));
+    }
+    auto *fn_type = llvm::FunctionType::get(i32, param_types, false);
+    function_ = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, f.name, &module_);
+    function_->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::BasicBlock *entry = llvm::BasicBlock::Create(context_, "entry", function_);
+    builder_->SetInsertPoint(entry);
+
+    // Unpack each buffer's fields into the names lowering uses.
+    llvm::StructType *buffer_type = dsl_buffer_type();
+    llvm::StructType *dim_type = dsl_dimension_type();
+    for (size_t i = 0; i < f.args.size(); i++) {
+        const LoweredArgument &a = f.args[i];
+        llvm::Argument *arg = function_->getArg(static_cast<unsigned>(i));
+        if (!a.is_buffer()) {
+            arg->setName(a.name);
+            symbols_.push(a.name, arg);
+            continue;
+        }
+        arg->setName(names::buffer_struct(a.name));
+        symbols_.push(names::buffer_struct(a.name), arg);
+        llvm::Value *host =
+            builder_->CreateLoad(ptr, builder_->CreateStructGEP(buffer_type, arg, 2), a.name);
+        symbols_.push(names::buffer_host(a.name), host);
+        llvm::Value *dims =
+            builder_->CreateLoad(ptr, builder_->CreateStructGEP(buffer_type, arg, 6));
+        for (int d = 0; d < a.dimensions; d++) {
+            llvm::Value *dim = builder_->CreateConstInBoundsGEP1_32(dim_type, dims, d);
+            const char *field_names[] = {"min", "extent", "stride"};
+            for (unsigned field = 0; field < 3; field++) {
+                llvm::Value *v =
+                    builder_->CreateLoad(i32, builder_->CreateStructGEP(dim_type, dim, field));
+                std::string name = field == 0   ? names::buffer_min(a.name, d)
+                                   : field == 1 ? names::buffer_extent(a.name, d)
+                                                : names::buffer_stride(a.name, d);
+                v->setName(name);
+                (void)field_names;
+                symbols_.push(name, v);
+            }
+        }
+    }
+
+    codegen(f.body);
+    if (!builder_->GetInsertBlock()->getTerminator())
+        builder_->CreateRet(llvm::ConstantInt::get(i32, 0));
+
+    compile_argv_wrapper(f, function_);
+}
+
+void CodeGenLLVM::compile_argv_wrapper(const LoweredFunc &f, llvm::Function *target) {
+    llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+    auto *fn_type = llvm::FunctionType::get(i32, {ptr}, false);
+    auto *wrapper = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage,
+                                           f.name + "_argv", &module_);
+    wrapper->addFnAttr(llvm::Attribute::NoUnwind);
+    builder_->SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", wrapper));
+    llvm::Value *argv = wrapper->getArg(0);
+    std::vector<llvm::Value *> args;
+    for (size_t i = 0; i < f.args.size(); i++) {
+        const LoweredArgument &a = f.args[i];
+        llvm::Value *slot =
+            builder_->CreateConstInBoundsGEP1_32(ptr, argv, static_cast<unsigned>(i));
+        llvm::Value *p = builder_->CreateLoad(ptr, slot);
+        if (a.is_buffer()) {
+            args.push_back(p);
+        } else {
+            llvm::Value *v = builder_->CreateLoad(memory_type(a.type), p);
+            if (a.type.is_bool())
+                v = builder_->CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+            args.push_back(v);
+        }
+    }
+    builder_->CreateRet(builder_->CreateCall(target, args));
+}
+
+llvm::StructType *CodeGenLLVM::dsl_buffer_type() {
+    if (!buffer_type_) {
+        llvm::Type *i64 = llvm::Type::getInt64Ty(context_);
+        llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+        llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+        llvm::Type *type_struct = llvm::StructType::get(
+            context_, {llvm::Type::getInt8Ty(context_), llvm::Type::getInt8Ty(context_),
+                       llvm::Type::getInt16Ty(context_)});
+        // Mirrors dsl_buffer_t in include/dsl/runtime/dsl_runtime.h.
+        buffer_type_ = llvm::StructType::create(
+            context_, {i64, ptr, ptr, i64, type_struct, i32, ptr, ptr}, "dsl_buffer_t");
+    }
+    return buffer_type_;
+}
+
+llvm::StructType *CodeGenLLVM::dsl_dimension_type() {
+    if (!dimension_type_) {
+        llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+        dimension_type_ =
+            llvm::StructType::create(context_, {i32, i32, i32, i32}, "dsl_dimension_t");
+    }
+    return dimension_type_;
+}
+
+std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LLVMContext &context,
+                                              llvm::TargetMachine &target_machine) {
+    auto llvm_module = std::make_unique<llvm::Module>(module.name, context);
+    llvm_module->setTargetTriple(target_machine.getTargetTriple().str());
+    llvm_module->setDataLayout(target_machine.createDataLayout());
+    for (const LoweredFunc &f : module.functions) {
+        CodeGenLLVM cg(context, *llvm_module);
+        cg.compile_function(f);
+    }
+    std::string errors;
+    llvm::raw_string_ostream os(errors);
+    internal_assert(!llvm::verifyModule(*llvm_module, &os))
+        << "LLVM rejected the generated module:\n"
+        << os.str();
+    return llvm_module;
+}
+
+}  // namespace dsl::codegen

@@ -1,0 +1,41 @@
+#pragma once
+/// Code generation: a lowered `ir::Module` becomes an LLVM module for a CPU. LLVM's headers stay
+/// out of this header (only forward declarations) so that it is cheap to include.
+
+#include <memory>
+#include <string>
+
+#include "ir/Module.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace dsl::codegen {
+
+/// The CPU to generate code for.
+struct CpuTarget {
+    std::string triple;    ///< e.g. "x86_64-pc-linux-gnu"
+    std::string cpu;       ///< e.g. "sapphirerapids"; "generic" for none
+    std::string features;  ///< LLVM feature string, e.g. "+avx2,+fma"
+
+    /// The machine this process runs on, with all its features.
+    static CpuTarget host();
+};
+
+/// Makes an LLVM TargetMachine for `target` (optimisation level 3).
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target);
+
+/// Generates LLVM IR for every function of `module`. Each function `f` gets two entry points:
+///   int f(dsl_buffer_t *or scalar args...)   in the order of `LoweredFunc::args`
+///   int f_argv(void **args)                  args[i] points to the i-th argument (a
+///                                            dsl_buffer_t * is passed as the pointer itself)
+std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LLVMContext &context,
+                                              llvm::TargetMachine &target_machine);
+
+/// Runs LLVM's standard O3 pipeline for `target_machine` over `module`.
+void optimize_llvm_module(llvm::Module &module, llvm::TargetMachine &target_machine);
+
+}  // namespace dsl::codegen

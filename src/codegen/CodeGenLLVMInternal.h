@@ -1,0 +1,84 @@
+#pragma once
+/// The LLVM code generator class, shared by the files of src/codegen. Includes LLVM headers: only
+/// codegen's own .cpp files may include it.
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <memory>
+#include <string>
+
+#include "codegen/CodeGenLLVM.h"
+#include "ir/IRVisitor.h"
+#include "ir/Scope.h"
+
+namespace dsl::codegen {
+
+/// Generates one LLVM function (plus its argv wrapper) per lowered function. Expressions are
+/// compiled by the `visit` overloads in CodeGenExpr.cpp, statements by those in CodeGenStmt.cpp.
+class CodeGenLLVM : public ir::IRVisitor {
+  public:
+    CodeGenLLVM(llvm::LLVMContext &context, llvm::Module &module);
+    ~CodeGenLLVM() override;
+
+    void compile_function(const ir::LoweredFunc &f);
+
+  protected:
+    using ir::IRVisitor::visit;
+#define DSL_DECLARE_VISIT(T) void visit(const ir::T *op) override;
+    DSL_FOR_EACH_EXPR_NODE(DSL_DECLARE_VISIT)
+    DSL_FOR_EACH_STMT_NODE(DSL_DECLARE_VISIT)
+#undef DSL_DECLARE_VISIT
+
+  private:
+    llvm::Value *codegen(const Expr &e);
+    void codegen(const ir::Stmt &s);
+    llvm::Value *lookup(const std::string &name) const;
+    void compile_argv_wrapper(const ir::LoweredFunc &f, llvm::Function *target);
+
+    // Types
+    llvm::Type *llvm_type(Type t) const;
+    /// The in-memory type of a value of type `t` (bools are bytes).
+    llvm::Type *memory_type(Type t) const;
+    llvm::StructType *dsl_buffer_type();
+    llvm::StructType *dsl_dimension_type();
+
+    // Helpers
+    llvm::Value *splat(llvm::Value *v, int lanes);
+    llvm::Value *constant_int(Type t, int64_t v);
+    llvm::Function *intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type *> types);
+    bool is_narrow_float(Type t) const;
+    llvm::Value *widen_float(llvm::Value *v, Type t);
+    llvm::Value *narrow_float(llvm::Value *v, Type from, Type to);
+    /// Applies a float operation, computing narrow floats in float32 and rounding back.
+    llvm::Value *float_op(Type t, llvm::Value *a, llvm::Value *b,
+                          llvm::Value *(CodeGenLLVM::*op)(llvm::Value *, llvm::Value *));
+    llvm::Value *fadd(llvm::Value *a, llvm::Value *b);
+    llvm::Value *fsub(llvm::Value *a, llvm::Value *b);
+    llvm::Value *fmul(llvm::Value *a, llvm::Value *b);
+    llvm::Value *fdiv(llvm::Value *a, llvm::Value *b);
+    llvm::Value *fmod(llvm::Value *a, llvm::Value *b);
+    llvm::Value *fmin(llvm::Value *a, llvm::Value *b);
+    llvm::Value *fmax(llvm::Value *a, llvm::Value *b);
+    llvm::Value *int_div(Type t, llvm::Value *a, llvm::Value *b);
+    llvm::Value *int_mod(Type t, llvm::Value *a, llvm::Value *b);
+    llvm::Value *compare(ir::IRNodeType op, Type t, llvm::Value *a, llvm::Value *b);
+    llvm::Value *cast(Type from, Type to, llvm::Value *v);
+    llvm::Value *shift(bool left, Type t, Type amount_type, llvm::Value *a, llvm::Value *amount);
+    llvm::Value *call_intrinsic(const ir::Call *op);
+    llvm::Value *math_call(const ir::Call *op, llvm::Value *x, llvm::Value *y);
+    llvm::Value *element_pointer(const std::string &buffer, Type t, llvm::Value *index);
+    llvm::Value *vector_reduce(ir::VectorReduce::Op op, Type elem, llvm::Value *v);
+
+    llvm::LLVMContext &context_;
+    llvm::Module &module_;
+    std::unique_ptr<llvm::IRBuilder<>> builder_;
+    llvm::Function *function_ = nullptr;
+    llvm::StructType *buffer_type_ = nullptr;
+    llvm::StructType *dimension_type_ = nullptr;
+    ir::Scope<llvm::Value *> symbols_;
+    /// The result of the expression just visited.
+    llvm::Value *value_ = nullptr;
+};
+
+}  // namespace dsl::codegen

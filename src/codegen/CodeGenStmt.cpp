@@ -1,0 +1,205 @@
+// Code generation for statements: loops, branches, lets, stores, allocations and assertions.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/CodeGenLLVMInternal.h"
+#include "dsl/runtime/dsl_runtime.h"
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "ir/IRPrinter.h"
+#include "runtime/Runtime.h"
+
+namespace dsl::codegen {
+
+using namespace ir;
+
+namespace {
+/// Allocations of at most this many bytes with a constant size live on the stack.
+constexpr int64_t kMaxStackAllocation = 16 * 1024;
+}  // namespace
+
+void CodeGenLLVM::visit(const LetStmt *op) {
+    llvm::Value *v = codegen(op->value);
+    if (!v->hasName()) v->setName(op->name);
+    ScopedBinding<llvm::Value *> bind(symbols_, op->name, v);
+    codegen(op->body);
+}
+
+void CodeGenLLVM::visit(const AssertStmt *op) {
+    llvm::Value *condition = codegen(op->condition);
+    llvm::BasicBlock *ok = llvm::BasicBlock::Create(context_, "assert_ok", function_);
+    llvm::BasicBlock *failed = llvm::BasicBlock::Create(context_, "assert_failed", function_);
+    builder_->CreateCondBr(condition, ok, failed,
+                           llvm::MDBuilder(context_).createLikelyBranchWeights());
+    builder_->SetInsertPoint(failed);
+    internal_assert(op->message.type() == Int(32))
+        << "an assertion's message must be an int32 error code, got " << op->message;
+    builder_->CreateRet(codegen(op->message));
+    builder_->SetInsertPoint(ok);
+}
+
+void CodeGenLLVM::visit(const ProducerConsumer *op) {
+    codegen(op->body);
+}
+
+void CodeGenLLVM::visit(const For *op) {
+    internal_assert(op->for_type == ForType::Serial)
+        << "codegen supports serial loops only so far; loop " << op->name << " is "
+        << to_string(op->for_type);
+    llvm::Value *min = codegen(op->min);
+    llvm::Value *extent = codegen(op->extent);
+    llvm::Value *end = builder_->CreateNSWAdd(min, extent, op->name + ".end");
+    llvm::BasicBlock *preheader = builder_->GetInsertBlock();
+    llvm::BasicBlock *loop = llvm::BasicBlock::Create(context_, op->name + ".loop", function_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, op->name + ".after", function_);
+    builder_->CreateCondBr(builder_->CreateICmpSLT(min, end), loop, after);
+
+    builder_->SetInsertPoint(loop);
+    llvm::PHINode *index = builder_->CreatePHI(min->getType(), 2, op->name);
+    index->addIncoming(min, preheader);
+    {
+        ScopedBinding<llvm::Value *> bind(symbols_, op->name, index);
+        codegen(op->body);
+    }
+    llvm::Value *next = builder_->CreateNSWAdd(index, llvm::ConstantInt::get(min->getType(), 1));
+    index->addIncoming(next, builder_->GetInsertBlock());
+    builder_->CreateCondBr(builder_->CreateICmpSLT(next, end), loop, after);
+    builder_->SetInsertPoint(after);
+}
+
+void CodeGenLLVM::visit(const Store *op) {
+    Type t = op->value.type();
+    llvm::Value *value = codegen(op->value);
+    llvm::Type *mem = memory_type(t);
+    if (t.is_bool()) value = builder_->CreateZExt(value, mem);
+    llvm::Align align(t.element_of().bytes());
+    bool always = is_const_true(op->predicate);
+    const auto *ramp = op->index.as<Ramp>();
+    bool dense =
+        t.is_scalar() || (ramp && is_const_one(ramp->stride) && ramp->base.type().is_scalar());
+    if (dense) {
+        llvm::Value *base = codegen(t.is_scalar() ? op->index : ramp->base);
+        llvm::Value *ptr = element_pointer(op->name, t, base);
+        if (always) {
+            builder_->CreateAlignedStore(value, ptr, align);
+        } else if (t.is_scalar()) {
+            // A predicated scalar store is a branch.
+            llvm::BasicBlock *store =
+                llvm::BasicBlock::Create(context_, "predicated_store", function_);
+            llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, "after_store", function_);
+            builder_->CreateCondBr(codegen(op->predicate), store, after);
+            builder_->SetInsertPoint(store);
+            builder_->CreateAlignedStore(value, ptr, align);
+            builder_->CreateBr(after);
+            builder_->SetInsertPoint(after);
+        } else {
+            builder_->CreateMaskedStore(value, ptr, align, codegen(op->predicate));
+        }
+        return;
+    }
+    llvm::Value *ptrs = element_pointer(op->name, t, codegen(op->index));
+    llvm::Value *mask = always ? llvm::Constant::getAllOnesValue(llvm_type(Bool(t.lanes())))
+                               : codegen(op->predicate);
+    builder_->CreateMaskedScatter(value, ptrs, align, mask);
+}
+
+void CodeGenLLVM::visit(const Provide *op) {
+    internal_error << "codegen met a Provide to " << op->name
+                   << "; storage flattening should have removed it";
+}
+
+void CodeGenLLVM::visit(const Realize *op) {
+    internal_error << "codegen met a Realize of " << op->name
+                   << "; storage flattening should have removed it";
+}
+
+void CodeGenLLVM::visit(const Allocate *op) {
+    llvm::Type *i64 = llvm::Type::getInt64Ty(context_);
+    llvm::Type *elem = memory_type(op->type);
+    int64_t elem_bytes = static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(elem));
+    int64_t constant_elements = 1;
+    bool constant_size = true;
+    for (const Expr &e : op->extents) {
+        auto c = as_const_int(e);
+        if (!c) {
+            constant_size = false;
+            break;
+        }
+        constant_elements *= *c;
+    }
+    llvm::Value *pointer;
+    bool on_heap = !constant_size || constant_elements * elem_bytes > kMaxStackAllocation;
+    if (!on_heap) {
+        // Stack allocations go in the entry block so that loops do not grow the stack.
+        llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
+        auto *alloca = entry.CreateAlloca(
+            elem, llvm::ConstantInt::get(i64, std::max<int64_t>(constant_elements, 1)), op->name);
+        alloca->setAlignment(llvm::Align(64));
+        pointer = alloca;
+    } else {
+        llvm::Value *count = llvm::ConstantInt::get(i64, 1);
+        for (const Expr &e : op->extents) {
+            count = builder_->CreateMul(count, builder_->CreateSExt(codegen(e), i64));
+        }
+        llvm::Value *bytes = builder_->CreateMul(count, llvm::ConstantInt::get(i64, elem_bytes));
+        llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+        llvm::FunctionCallee malloc_fn = module_.getOrInsertFunction(
+            runtime::kMallocSymbol, llvm::FunctionType::get(ptr, {i64}, false));
+        pointer = builder_->CreateCall(malloc_fn, {bytes}, op->name);
+        llvm::BasicBlock *ok =
+            llvm::BasicBlock::Create(context_, op->name + ".allocated", function_);
+        llvm::BasicBlock *failed =
+            llvm::BasicBlock::Create(context_, op->name + ".out_of_memory", function_);
+        builder_->CreateCondBr(builder_->CreateIsNull(pointer), failed, ok,
+                               llvm::MDBuilder(context_).createUnlikelyBranchWeights());
+        builder_->SetInsertPoint(failed);
+        builder_->CreateRet(llvm::ConstantInt::get(llvm::Type::getInt32Ty(context_),
+                                                   dsl_error_out_of_memory, true));
+        builder_->SetInsertPoint(ok);
+    }
+    {
+        ScopedBinding<llvm::Value *> bind(symbols_, op->name, pointer);
+        codegen(op->body);
+    }
+    // Heap memory is released where the allocation's scope ends; `Free` nodes only mark the
+    // earliest point the buffer is dead and need no code of their own.
+    if (on_heap) {
+        llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+        llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
+            runtime::kFreeSymbol,
+            llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr}, false));
+        builder_->CreateCall(free_fn, {pointer});
+    }
+}
+
+void CodeGenLLVM::visit(const Free *) {}
+
+void CodeGenLLVM::visit(const Block *op) {
+    codegen(op->first);
+    codegen(op->rest);
+}
+
+void CodeGenLLVM::visit(const IfThenElse *op) {
+    llvm::Value *condition = codegen(op->condition);
+    llvm::BasicBlock *then_bb = llvm::BasicBlock::Create(context_, "then", function_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, "after_if", function_);
+    llvm::BasicBlock *else_bb =
+        op->else_case.defined() ? llvm::BasicBlock::Create(context_, "else", function_) : after;
+    builder_->CreateCondBr(condition, then_bb, else_bb);
+    builder_->SetInsertPoint(then_bb);
+    codegen(op->then_case);
+    builder_->CreateBr(after);
+    if (op->else_case.defined()) {
+        builder_->SetInsertPoint(else_bb);
+        codegen(op->else_case);
+        builder_->CreateBr(after);
+    }
+    builder_->SetInsertPoint(after);
+}
+
+void CodeGenLLVM::visit(const Evaluate *op) {
+    (void)codegen(op->value);
+}
+
+}  // namespace dsl::codegen

@@ -1,0 +1,38 @@
+#pragma once
+/// What lowering hands to code generation: the functions of one pipeline, each a statement with
+/// its argument list (DESIGN.md §3, "Module { host LoweredFuncs, ... }").
+
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace dsl::ir {
+
+/// One argument of a lowered function, in the order of the generated C signature.
+struct LoweredArgument {
+    enum class Kind : uint8_t { InputBuffer, OutputBuffer, Scalar };
+    std::string name;
+    Kind kind = Kind::Scalar;
+    /// The element type of a buffer, or the type of a scalar.
+    Type type;
+    /// Number of dimensions of a buffer; 0 for scalars.
+    int dimensions = 0;
+
+    bool is_buffer() const { return kind != Kind::Scalar; }
+};
+
+/// A function ready for code generation: `body` reads its buffer arguments through the names
+/// made by `ir/Names.h` (host pointer, mins, extents, strides).
+struct LoweredFunc {
+    std::string name;
+    std::vector<LoweredArgument> args;
+    Stmt body;
+};
+
+struct Module {
+    std::string name;
+    std::vector<LoweredFunc> functions;
+};
+
+}  // namespace dsl::ir
