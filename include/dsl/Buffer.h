@@ -1,0 +1,357 @@
+#pragma once
+/// `Buffer<T>`: a multi-dimensional array, the input and output of pipelines. It wraps the C
+/// struct `dsl_buffer_t` (dsl/runtime/dsl_runtime.h) without copies, owns its memory or views
+/// someone else's, and is cheap to copy: copies share the data.
+///
+///   Buffer<uint8_t> img(640, 480, 3);      // allocated, dense, x innermost
+///   img(10, 20, 1) = 255;
+///   Buffer<uint8_t> roi = img.cropped(0, 100, 64);   // a view: same memory, x in [100, 164)
+///   Buffer<> any = img;                    // untyped handle; Buffer<uint8_t>(any) checks the type
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "dsl/Error.h"
+#include "dsl/Type.h"
+#include "dsl/runtime/dsl_runtime.h"
+
+namespace dsl {
+
+namespace detail {
+
+/// What every copy of a Buffer shares: the raw struct, its dimensions and the memory (if owned).
+struct BufferContents {
+    dsl_buffer_t raw{};
+    std::vector<dsl_dimension_t> dims;
+    /// Keeps owned memory (or the memory of the buffer this one is a view of) alive.
+    std::shared_ptr<uint8_t> allocation;
+    std::string name;
+};
+
+[[noreturn]] void buffer_error(const std::string &message);
+Type buffer_type(const dsl_buffer_t &raw);
+dsl_type_t to_raw_type(Type t);
+std::string fresh_buffer_name();
+
+}  // namespace detail
+
+/// One dimension of a buffer.
+class BufferDimension {
+  public:
+    explicit BufferDimension(const dsl_dimension_t &d) : d_(d) {}
+    int min() const { return d_.min; }
+    int extent() const { return d_.extent; }
+    int max() const { return d_.min + d_.extent - 1; }
+    int stride() const { return d_.stride; }
+
+  private:
+    const dsl_dimension_t &d_;
+};
+
+template <typename T = void>
+class Buffer {
+    static constexpr bool kTyped = !std::is_void_v<T>;
+
+  public:
+    using ElemType = T;
+
+    /// An undefined buffer.
+    Buffer() = default;
+
+    /// Allocates a dense buffer of the given sizes (dimension 0 innermost), zero-filled.
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    explicit Buffer(const std::vector<int> &sizes, const std::string &name = "")
+        : Buffer(type_of<U>(), sizes, name) {}
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    explicit Buffer(int width) : Buffer(std::vector<int>{width}) {}
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(int width, int height) : Buffer(std::vector<int>{width, height}) {}
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(int width, int height, int channels)
+        : Buffer(std::vector<int>{width, height, channels}) {}
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(int d0, int d1, int d2, int d3) : Buffer(std::vector<int>{d0, d1, d2, d3}) {}
+
+    /// Allocates a dense zero-filled buffer of element type `t` (which must match T if typed).
+    Buffer(Type t, const std::vector<int> &sizes, const std::string &name = "") {
+        check_type(t);
+        std::vector<dsl_dimension_t> dims;
+        int64_t stride = 1;
+        for (int s : sizes) {
+            if (s < 0)
+                detail::buffer_error("Buffer: the size " + std::to_string(s) + " is negative.");
+            dims.push_back({0, s, static_cast<int32_t>(stride), 0});
+            stride *= s;
+            if (stride > INT32_MAX) detail::buffer_error("Buffer: more than 2^31 elements.");
+        }
+        allocate(t, dims, static_cast<size_t>(stride), name);
+    }
+
+    /// Wraps external memory laid out densely (dimension 0 innermost); the caller keeps it alive.
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(U *data, const std::vector<int> &sizes, const std::string &name = "") {
+        std::vector<dsl_dimension_t> dims;
+        int32_t stride = 1;
+        for (int s : sizes) {
+            dims.push_back({0, s, stride, 0});
+            stride *= s;
+        }
+        wrap(type_of<U>(), reinterpret_cast<uint8_t *>(data), dims, name);
+    }
+
+    /// Wraps external memory with any mins and strides (in elements; may be negative).
+    Buffer(Type t, void *data, const std::vector<dsl_dimension_t> &dims,
+           const std::string &name = "") {
+        check_type(t);
+        wrap(t, static_cast<uint8_t *>(data), dims, name);
+    }
+
+    /// Converts between typed and untyped handles; checks the element type.
+    template <typename U>
+    Buffer(const Buffer<U> &other) : contents_(other.contents()) {  // NOLINT: implicit by design
+        if (defined()) check_type(type());
+    }
+
+    bool defined() const { return contents_ != nullptr; }
+    const std::string &name() const { return contents_->name; }
+    Type type() const { return detail::buffer_type(contents_->raw); }
+    int dimensions() const { return contents_ ? contents_->raw.dimensions : 0; }
+    BufferDimension dim(int i) const {
+        check_dim(i);
+        return BufferDimension(contents_->dims[i]);
+    }
+    int width() const { return dimensions() > 0 ? dim(0).extent() : 1; }
+    int height() const { return dimensions() > 1 ? dim(1).extent() : 1; }
+    int channels() const { return dimensions() > 2 ? dim(2).extent() : 1; }
+    int64_t number_of_elements() const {
+        int64_t n = 1;
+        for (int i = 0; i < dimensions(); i++)
+            n *= dim(i).extent();
+        return n;
+    }
+
+    /// The raw struct, for generated code and C APIs.
+    dsl_buffer_t *raw_buffer() const { return contents_ ? &contents_->raw : nullptr; }
+    /// Pointer to the element at the mins of every dimension.
+    auto *data() const {
+        if constexpr (kTyped) {
+            return reinterpret_cast<T *>(contents_->raw.host);
+        } else {
+            return static_cast<void *>(contents_->raw.host);
+        }
+    }
+
+    /// Element access by coordinates (not offsets): `img(x, y, c)`.
+    template <typename... Ints, typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    U &operator()(Ints... coords) const {
+        static_assert((std::is_integral_v<Ints> && ...), "Buffer coordinates must be integers");
+        const int c[] = {static_cast<int>(coords)...};
+        return *address_of(c, static_cast<int>(sizeof...(Ints)));
+    }
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    U &operator()(const std::vector<int> &coords) const {
+        return *address_of(coords.data(), static_cast<int>(coords.size()));
+    }
+
+    /// Whether the coordinates lie inside the buffer.
+    bool contains(const std::vector<int> &coords) const {
+        if (static_cast<int>(coords.size()) != dimensions()) return false;
+        for (int i = 0; i < dimensions(); i++) {
+            if (coords[i] < dim(i).min() || coords[i] > dim(i).max()) return false;
+        }
+        return true;
+    }
+
+    // Views: each shares memory with this buffer.
+
+    /// Restricts dimension `d` to [min, min + extent), which must lie inside it.
+    Buffer cropped(int d, int min, int extent) const {
+        check_dim(d);
+        if (min < dim(d).min() || min + extent - 1 > dim(d).max() || extent < 0) {
+            detail::buffer_error("Buffer \"" + name() + "\": crop of dimension " +
+                                 std::to_string(d) + " to [" + std::to_string(min) + ", " +
+                                 std::to_string(min + extent - 1) + "] is outside its range [" +
+                                 std::to_string(dim(d).min()) + ", " +
+                                 std::to_string(dim(d).max()) + "].");
+        }
+        Buffer b = view();
+        b.contents_->raw.host +=
+            static_cast<int64_t>(min - dim(d).min()) * dim(d).stride() * type().bytes();
+        b.contents_->dims[d].min = min;
+        b.contents_->dims[d].extent = extent;
+        return b;
+    }
+    /// Shifts the coordinates of dimension `d` by `delta`.
+    Buffer translated(int d, int delta) const {
+        check_dim(d);
+        Buffer b = view();
+        b.contents_->dims[d].min += delta;
+        return b;
+    }
+    /// Swaps dimensions `d0` and `d1`.
+    Buffer transposed(int d0, int d1) const {
+        check_dim(d0);
+        check_dim(d1);
+        Buffer b = view();
+        std::swap(b.contents_->dims[d0], b.contents_->dims[d1]);
+        return b;
+    }
+    /// Removes dimension `d`, fixing it at coordinate `pos`.
+    Buffer sliced(int d, int pos) const {
+        Buffer b = cropped(d, pos, 1);
+        b.contents_->dims.erase(b.contents_->dims.begin() + d);
+        b.contents_->raw.dimensions--;
+        b.contents_->raw.dim = b.contents_->dims.data();
+        return b;
+    }
+    /// In-place forms of the views above.
+    Buffer &crop(int d, int min, int extent) { return *this = cropped(d, min, extent); }
+    Buffer &translate(int d, int delta) { return *this = translated(d, delta); }
+    Buffer &transpose(int d0, int d1) { return *this = transposed(d0, d1); }
+    Buffer &slice(int d, int pos) { return *this = sliced(d, pos); }
+
+    /// A dense copy with its own memory and the same mins.
+    Buffer copy() const {
+        std::vector<int> sizes;
+        for (int i = 0; i < dimensions(); i++)
+            sizes.push_back(dim(i).extent());
+        Buffer b(type(), sizes, name());
+        for (int i = 0; i < dimensions(); i++)
+            b.contents_->dims[i].min = dim(i).min();
+        for_each_position([&](const int *pos) {
+            std::memcpy(b.byte_address(pos), byte_address(pos), type().bytes());
+        });
+        return b;
+    }
+
+    /// Sets every element to `value`.
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    void fill(U value) {
+        for_each_position(
+            [&](const int *pos) { *reinterpret_cast<U *>(byte_address(pos)) = value; });
+    }
+
+    /// Calls `f` once per element with its coordinates: `f(x)`, `f(x, y)`, ... (matching the
+    /// number of dimensions, up to 4), or `f(const int *coords)` for any number.
+    template <typename F>
+    void for_each_element(F f) const {
+        for_each_position([&](const int *p) {
+            if constexpr (std::is_invocable_v<F, const int *>) {
+                f(p);
+            } else if constexpr (std::is_invocable_v<F, int>) {
+                f(p[0]);
+            } else if constexpr (std::is_invocable_v<F, int, int>) {
+                f(p[0], p[1]);
+            } else if constexpr (std::is_invocable_v<F, int, int, int>) {
+                f(p[0], p[1], p[2]);
+            } else {
+                static_assert(std::is_invocable_v<F, int, int, int, int>,
+                              "for_each_element: f must take (const int *) or 1 to 4 ints");
+                f(p[0], p[1], p[2], p[3]);
+            }
+        });
+    }
+
+    const std::shared_ptr<detail::BufferContents> &contents() const { return contents_; }
+    bool same_as(const Buffer<> &o) const { return contents_ == o.contents(); }
+
+    /// The address of the element at `pos` (one coordinate per dimension).
+    uint8_t *byte_address(const int *pos) const {
+        int64_t offset = 0;
+        for (int i = 0; i < dimensions(); i++) {
+            offset +=
+                static_cast<int64_t>(pos[i] - contents_->dims[i].min) * contents_->dims[i].stride;
+        }
+        return contents_->raw.host + offset * type().bytes();
+    }
+
+  private:
+    template <typename U>
+    friend class Buffer;
+
+    static void check_type(Type t) {
+        if constexpr (kTyped) {
+            if (t != type_of<T>()) {
+                detail::buffer_error("Buffer: the element type is " + t.to_string() +
+                                     ", but this Buffer<" + type_of<T>().to_string() +
+                                     "> expects " + type_of<T>().to_string() + ".");
+            }
+        }
+    }
+    void check_dim(int d) const {
+        if (!defined()) detail::buffer_error("Buffer: use of an undefined buffer.");
+        if (d < 0 || d >= dimensions()) {
+            detail::buffer_error("Buffer \"" + name() + "\" has " + std::to_string(dimensions()) +
+                                 " dimensions; there is no dimension " + std::to_string(d) + ".");
+        }
+    }
+
+    auto *address_of(const int *coords, int n) const {
+        if (n != dimensions()) {
+            detail::buffer_error("Buffer \"" + name() + "\" has " + std::to_string(dimensions()) +
+                                 " dimensions but was accessed with " + std::to_string(n) +
+                                 " coordinates.");
+        }
+        return reinterpret_cast<T *>(byte_address(coords));
+    }
+
+    void allocate(Type t, const std::vector<dsl_dimension_t> &dims, size_t elements,
+                  const std::string &name) {
+        size_t bytes = elements * t.bytes() + 64;
+        std::shared_ptr<uint8_t> memory(static_cast<uint8_t *>(std::calloc(bytes, 1)),
+                                        [](uint8_t *p) { std::free(p); });
+        if (!memory)
+            detail::buffer_error("Buffer: out of memory allocating " + std::to_string(bytes) +
+                                 " bytes.");
+        wrap(t, memory.get(), dims, name);
+        contents_->allocation = std::move(memory);
+    }
+
+    void wrap(Type t, uint8_t *data, const std::vector<dsl_dimension_t> &dims,
+              const std::string &name) {
+        contents_ = std::make_shared<detail::BufferContents>();
+        contents_->dims = dims;
+        contents_->name = name.empty() ? detail::fresh_buffer_name() : name;
+        contents_->raw.host = data;
+        contents_->raw.type = detail::to_raw_type(t);
+        contents_->raw.dimensions = static_cast<int32_t>(dims.size());
+        contents_->raw.dim = contents_->dims.data();
+    }
+
+    /// A new handle with its own dimensions but the same memory (for views).
+    Buffer view() const {
+        Buffer b;
+        b.contents_ = std::make_shared<detail::BufferContents>(*contents_);
+        b.contents_->raw.dim = b.contents_->dims.data();
+        return b;
+    }
+
+    template <typename F>
+    void for_each_position(F f) const {
+        int n = dimensions();
+        std::vector<int> pos(n);
+        for (int i = 0; i < n; i++) {
+            if (dim(i).extent() <= 0) return;
+            pos[i] = dim(i).min();
+        }
+        while (true) {
+            f(pos.data());
+            int i = 0;
+            for (; i < n; i++) {
+                if (++pos[i] <= dim(i).max()) break;
+                pos[i] = dim(i).min();
+            }
+            if (i == n) return;
+        }
+    }
+
+    std::shared_ptr<detail::BufferContents> contents_;
+};
+
+}  // namespace dsl
