@@ -63,10 +63,13 @@ Expr Cast::make(Type t, Expr value) {
     return n;
 }
 
-Expr Variable::make(Type t, const std::string &name) {
+Expr Variable::make(Type t, const std::string &name, Parameter param,
+                    ReductionDomain reduction_domain) {
     internal_assert(!name.empty()) << "Variable with empty name";
     auto *n = new_node<Variable>(t);
     n->name = name;
+    n->param = std::move(param);
+    n->reduction_domain = std::move(reduction_domain);
     return n;
 }
 
@@ -234,7 +237,7 @@ Expr Call::make(Type t, Intrinsic op, std::vector<Expr> args) {
 }
 
 Expr Call::make(Type t, const std::string &name, std::vector<Expr> args, CallType call_type,
-                int value_index) {
+                int value_index, FunctionPtr func, Parameter param, Buffer<> image) {
     internal_assert(call_type != CallType::Intrinsic)
         << "intrinsics are made from their Intrinsic code, not by name (" << name << ")";
     for (const Expr &a : args)
@@ -244,7 +247,15 @@ Expr Call::make(Type t, const std::string &name, std::vector<Expr> args, CallTyp
     n->args = std::move(args);
     n->call_type = call_type;
     n->value_index = value_index;
+    n->func = std::move(func);
+    n->param = std::move(param);
+    n->image = std::move(image);
     return n;
+}
+
+Expr Call::with_args(std::vector<Expr> new_args) const {
+    if (call_type == CallType::Intrinsic) return make(type, intrinsic, std::move(new_args));
+    return make(type, name, std::move(new_args), call_type, value_index, func, param, image);
 }
 
 Expr Let::make(const std::string &name, Expr value, Expr body) {

@@ -7,8 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "dsl/Buffer.h"
 #include "dsl/Expr.h"
+#include "ir/FunctionPtr.h"
 #include "ir/ModulusRemainder.h"
+#include "ir/Parameter.h"
+#include "ir/ReductionDomain.h"
 
 namespace dsl::ir {
 
@@ -79,11 +83,15 @@ struct Cast : ExprNode<Cast, IRNodeType::Cast> {
     static Expr make(Type t, Expr value);
 };
 
-/// A named scalar or vector variable: a loop index, a let-bound name, a parameter.
+/// A named scalar or vector variable: a loop index, a let-bound name, a scalar parameter
+/// (`param` defined) or a reduction variable (`reduction_domain` defined).
 struct Variable : ExprNode<Variable, IRNodeType::Variable> {
     using ExprNode::ExprNode;
     std::string name;
-    static Expr make(Type t, const std::string &name);
+    Parameter param;
+    ReductionDomain reduction_domain;
+    static Expr make(Type t, const std::string &name, Parameter param = {},
+                     ReductionDomain reduction_domain = {});
 };
 
 /// Shared shape of the binary nodes: two operands of one type.
@@ -240,10 +248,19 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
     Intrinsic intrinsic = Intrinsic::None;
     /// Which element of a Tuple-valued Func this call reads.
     int value_index = 0;
+    /// The Func called (CallType::Func).
+    FunctionPtr func;
+    /// The input called (CallType::Image): an ImageParam or a concrete Buffer.
+    Parameter param;
+    Buffer<> image;
 
     static Expr make(Type t, Intrinsic op, std::vector<Expr> args);
     static Expr make(Type t, const std::string &name, std::vector<Expr> args, CallType call_type,
-                     int value_index = 0);
+                     int value_index = 0, FunctionPtr func = {}, Parameter param = {},
+                     Buffer<> image = {});
+
+    /// The same call with other arguments (keeps the callee, value index and everything else).
+    Expr with_args(std::vector<Expr> new_args) const;
 
     bool is_intrinsic(Intrinsic op) const {
         return call_type == CallType::Intrinsic && intrinsic == op;

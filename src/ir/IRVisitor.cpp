@@ -279,10 +279,7 @@ Expr IRMutator::visit(const Broadcast *op) {
 Expr IRMutator::visit(const Call *op) {
     std::vector<Expr> args;
     if (!mutate_exprs(op->args, &args)) return op;
-    if (op->call_type == Call::CallType::Intrinsic) {
-        return Call::make(op->type, op->intrinsic, std::move(args));
-    }
-    return Call::make(op->type, op->name, std::move(args), op->call_type, op->value_index);
+    return op->with_args(std::move(args));
 }
 
 Expr IRMutator::visit(const Let *op) {

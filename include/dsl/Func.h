@@ -1,0 +1,152 @@
+#pragma once
+/// `Func`: a pipeline stage. Its algorithm is a pure definition and any number of updates; its
+/// schedule says where and how it is computed.
+///
+///   Func blur("blur");
+///   blur(x, y) = (in(x - 1, y) + in(x, y) + in(x + 1, y)) / 3;   // pure definition
+///   Func hist("hist");
+///   hist(i) = 0;                                                   // pure definition...
+///   hist(in(r.x, r.y)) += 1;                                       // ...and an update over r
+///   Buffer<int> h = hist.realize({256});
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/Buffer.h"
+#include "dsl/Expr.h"
+#include "dsl/RDom.h"
+#include "dsl/Target.h"
+#include "dsl/Var.h"
+
+namespace dsl {
+
+namespace lang {
+struct FunctionContents;
+}
+
+class Func;
+
+/// Several values computed together at each point: `f(x) = Tuple(a, b)`.
+class Tuple {
+  public:
+    Tuple(std::initializer_list<Expr> exprs) : exprs_(exprs) {}
+    explicit Tuple(std::vector<Expr> exprs) : exprs_(std::move(exprs)) {}
+    size_t size() const { return exprs_.size(); }
+    const Expr &operator[](size_t i) const { return exprs_.at(i); }
+    const std::vector<Expr> &as_vector() const { return exprs_; }
+
+  private:
+    std::vector<Expr> exprs_;
+};
+
+/// The outputs of a realization: one buffer per Tuple element.
+class Realization {
+  public:
+    explicit Realization(std::vector<Buffer<>> buffers) : buffers_(std::move(buffers)) {}
+    size_t size() const { return buffers_.size(); }
+    const Buffer<> &operator[](size_t i) const { return buffers_.at(i); }
+    /// A single-output realization converts to its buffer.
+    template <typename T>
+    operator Buffer<T>() const {  // NOLINT: implicit by design
+        if (buffers_.size() != 1) {
+            throw CompileError("Error: this realization has " + std::to_string(buffers_.size()) +
+                               " buffers (a Tuple); index it, e.g. r[0].");
+        }
+        return Buffer<T>(buffers_[0]);
+    }
+    const std::vector<Buffer<>> &buffers() const { return buffers_; }
+
+  private:
+    std::vector<Buffer<>> buffers_;
+};
+
+/// A Func applied to arguments: the left side of a definition, or a call on a right side.
+class FuncRef {
+  public:
+    FuncRef(const Func &f, std::vector<Expr> args);
+
+    /// Defines the Func: a pure definition if all arguments are its Vars and it has none yet,
+    /// else an update.
+    FuncRef &operator=(const Expr &value);
+    FuncRef &operator=(const Tuple &values);
+    FuncRef &operator=(const FuncRef &other);
+    /// Updates; on a Func without a pure definition they first define it as 0 (or 1 for *=, /=).
+    FuncRef &operator+=(const Expr &value);
+    FuncRef &operator-=(const Expr &value);
+    FuncRef &operator*=(const Expr &value);
+    FuncRef &operator/=(const Expr &value);
+
+    /// The call, as a value (single-output Funcs).
+    operator Expr() const;  // NOLINT: implicit by design
+    /// One element of a Tuple-valued Func.
+    Expr operator[](int i) const;
+
+  private:
+    void define(const std::vector<Expr> &values);
+    FuncRef &update_with(int op, const Expr &value);
+
+    std::shared_ptr<lang::FunctionContents> func_;
+    std::vector<Expr> args_;
+};
+
+class Func {
+  public:
+    /// A Func with a fresh unique name.
+    Func();
+    explicit Func(const std::string &name);
+    /// A Func that reads a buffer: f(x, y, ...) = buffer(x, y, ...).
+    explicit Func(const Buffer<> &buffer);
+
+    /// `f(x, y)` with Vars, RVars, Exprs or ints.
+    template <typename... Args>
+    FuncRef operator()(const Args &...args) const {
+        return FuncRef(*this, std::vector<Expr>{Expr(args)...});
+    }
+    FuncRef operator()(const std::vector<Expr> &args) const { return FuncRef(*this, args); }
+    FuncRef operator()(const std::vector<Var> &args) const;
+
+    const std::string &name() const;
+    bool defined() const;
+    int dimensions() const;
+    /// The pure arguments, dimension 0 first.
+    std::vector<Var> args() const;
+    /// The value type of a single-output Func.
+    Type type() const;
+    std::vector<Type> types() const;
+    int outputs() const;
+    bool has_update_definition() const;
+    int num_update_definitions() const;
+
+    // Schedule.
+    /// Computes the whole Func before its consumers, outside all their loops.
+    Func &compute_root();
+    /// Substitutes the Func's definition into every use (the default for Funcs without updates
+    /// that are not outputs).
+    Func &compute_inline();
+
+    // Running it (JIT).
+    /// Computes the Func over [0, size) in each dimension for the host machine.
+    Realization realize(const std::vector<int> &sizes, const Target &target = Target::host());
+    /// Computes into existing buffers (their mins and extents say where); one per Tuple element.
+    void realize(const Realization &outputs, const Target &target = Target::host());
+    void realize(const Buffer<> &output, const Target &target = Target::host());
+
+    // Seeing the code.
+    /// Prints the loops the schedule produces, e.g. "produce f: for y: for x: f(...) = ...".
+    void print_loop_nest();
+    /// The loop nest as text.
+    std::string loop_nest();
+    /// Writes the final lowered statement to `filename`.
+    void compile_to_lowered_stmt(const std::string &filename);
+    /// The final lowered statement as text.
+    std::string lowered_stmt();
+
+    const std::shared_ptr<lang::FunctionContents> &contents() const { return contents_; }
+
+  private:
+    std::shared_ptr<lang::FunctionContents> contents_;
+};
+
+}  // namespace dsl

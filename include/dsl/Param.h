@@ -1,0 +1,108 @@
+#pragma once
+/// Inputs of a pipeline whose values are given when it runs: `Param<T>` (a scalar) and
+/// `ImageParam` (a buffer). Changing them does not recompile the pipeline.
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/Buffer.h"
+#include "dsl/Expr.h"
+
+namespace dsl {
+
+namespace ir {
+struct ParameterContents;
+}
+
+namespace detail {
+std::shared_ptr<ir::ParameterContents> make_scalar_param(Type t, const std::string &name);
+void set_param_bits(ir::ParameterContents &p, uint64_t bits);
+uint64_t get_param_bits(const ir::ParameterContents &p);
+void set_param_range(ir::ParameterContents &p, const Expr &default_value, const Expr &min,
+                     const Expr &max);
+Expr param_expr(const std::shared_ptr<ir::ParameterContents> &p);
+const std::string &param_name(const ir::ParameterContents &p);
+std::string fresh_param_name(const char *prefix);
+
+template <typename T>
+uint64_t to_bits(T v) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    return bits;
+}
+template <typename T>
+T from_bits(uint64_t bits) {
+    T v;
+    std::memcpy(&v, &bits, sizeof(T));
+    return v;
+}
+}  // namespace detail
+
+/// A scalar input: `Param<float> gain("gain", 1.0f, 0.0f, 4.0f); ... gain.set(2.0f);`
+/// The optional minimum and maximum are checked each time the pipeline runs.
+template <typename T>
+class Param {
+    static_assert(std::is_arithmetic_v<T>, "Param<T>: T must be a C++ number type");
+
+  public:
+    Param() : Param(detail::fresh_param_name("p")) {}
+    explicit Param(const std::string &name)
+        : contents_(detail::make_scalar_param(type_of<T>(), name)) {}
+    Param(const std::string &name, T default_value) : Param(name) {
+        detail::set_param_range(*contents_, Expr(default_value), Expr(), Expr());
+        set(default_value);
+    }
+    Param(const std::string &name, T default_value, T min, T max) : Param(name) {
+        detail::set_param_range(*contents_, cast<T>(Expr(default_value)), cast<T>(Expr(min)),
+                                cast<T>(Expr(max)));
+        set(default_value);
+    }
+
+    void set(T value) { detail::set_param_bits(*contents_, detail::to_bits(value)); }
+    T get() const { return detail::from_bits<T>(detail::get_param_bits(*contents_)); }
+    const std::string &name() const { return detail::param_name(*contents_); }
+    Type type() const { return type_of<T>(); }
+    operator Expr() const { return detail::param_expr(contents_); }  // NOLINT: implicit by design
+
+    const std::shared_ptr<ir::ParameterContents> &contents() const { return contents_; }
+
+  private:
+    std::shared_ptr<ir::ParameterContents> contents_;
+};
+
+/// A buffer input of a given element type and number of dimensions:
+///   ImageParam input(UInt(8), 2, "input");  f(x, y) = input(x, y) * 2;  input.set(buffer);
+class ImageParam {
+  public:
+    ImageParam(Type type, int dimensions, const std::string &name = "");
+
+    void set(const Buffer<> &buffer);
+    Buffer<> get() const;
+    const std::string &name() const;
+    Type type() const;
+    int dimensions() const;
+
+    /// The value at the given coordinates (one per dimension).
+    Expr operator()(const std::vector<Expr> &coords) const;
+    template <typename... Args>
+    Expr operator()(const Args &...coords) const {
+        return (*this)(std::vector<Expr>{Expr(coords)...});
+    }
+
+    /// The bounds of the buffer that will be passed, as expressions.
+    Expr min(int dim) const;
+    Expr extent(int dim) const;
+    Expr stride(int dim) const;
+    Expr width() const { return extent(0); }
+    Expr height() const { return extent(1); }
+    Expr channels() const { return extent(2); }
+
+    const std::shared_ptr<ir::ParameterContents> &contents() const { return contents_; }
+
+  private:
+    std::shared_ptr<ir::ParameterContents> contents_;
+};
+
+}  // namespace dsl

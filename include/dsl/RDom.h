@@ -1,0 +1,73 @@
+#pragma once
+/// Reduction domains: `RDom r(0, 10, 0, 5)` iterates r.x over [0, 10) and r.y over [0, 5), r.x
+/// innermost. Updates that use an RDom run once per point of it, in that order.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dsl/Buffer.h"
+#include "dsl/Expr.h"
+
+namespace dsl {
+
+namespace detail {
+struct RDomContents;
+}
+
+/// One variable of an RDom.
+class RVar {
+  public:
+    RVar() = default;
+    RVar(std::shared_ptr<detail::RDomContents> rdom, int index)
+        : rdom_(std::move(rdom)), index_(index) {}
+
+    const std::string &name() const;
+    Expr min() const;
+    Expr extent() const;
+    operator Expr() const;  // NOLINT: implicit by design, so that `r + 1` works
+
+  private:
+    std::shared_ptr<detail::RDomContents> rdom_;
+    int index_ = 0;
+};
+
+class RDom {
+  public:
+    /// An undefined domain.
+    RDom() = default;
+    /// A domain over the ranges `{min, extent}`, the first innermost.
+    explicit RDom(const std::vector<std::pair<Expr, Expr>> &ranges, const std::string &name = "");
+    RDom(const Expr &min0, const Expr &extent0, const std::string &name = "")
+        : RDom(std::vector<std::pair<Expr, Expr>>{{min0, extent0}}, name) {}
+    RDom(const Expr &min0, const Expr &extent0, const Expr &min1, const Expr &extent1,
+         const std::string &name = "")
+        : RDom(std::vector<std::pair<Expr, Expr>>{{min0, extent0}, {min1, extent1}}, name) {}
+    RDom(const Expr &min0, const Expr &extent0, const Expr &min1, const Expr &extent1,
+         const Expr &min2, const Expr &extent2, const std::string &name = "")
+        : RDom(
+              std::vector<std::pair<Expr, Expr>>{{min0, extent0}, {min1, extent1}, {min2, extent2}},
+              name) {}
+    /// The domain of a buffer's coordinates.
+    explicit RDom(const Buffer<> &buffer);
+
+    /// Restricts the domain to the points where `condition` holds. Conditions accumulate.
+    RDom &where(const Expr &condition);
+
+    bool defined() const { return contents_ != nullptr; }
+    int dimensions() const;
+    RVar operator[](int i) const;
+    /// A one-dimensional RDom is usable as its only variable.
+    operator RVar() const;  // NOLINT
+    operator Expr() const;  // NOLINT
+
+    RVar x, y, z, w;
+
+    const std::shared_ptr<detail::RDomContents> &contents() const { return contents_; }
+
+  private:
+    std::shared_ptr<detail::RDomContents> contents_;
+};
+
+}  // namespace dsl

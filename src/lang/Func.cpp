@@ -1,0 +1,238 @@
+// Func and FuncRef: building definitions from C++ syntax, with the checks that make mistakes
+// CompileErrors that name the Func.
+#include "dsl/Func.h"
+
+#include <atomic>
+
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "lang/Function.h"
+
+namespace dsl {
+
+using namespace ir;
+using lang::Function;
+
+namespace {
+
+std::string fresh_func_name() {
+    static std::atomic<int> counter{0};
+    return "f" + std::to_string(counter.fetch_add(1));
+}
+
+/// Coordinates are int32; narrower integers (e.g. a uint8 pixel used as a histogram bin) are
+/// widened, floats are refused.
+Expr coordinate(const std::string &func, size_t i, const Expr &e) {
+    user_assert(e.defined()) << "Func \"" << func << "\": argument " << i
+                             << " is an undefined Expr.";
+    user_assert(e.type().is_scalar()) << "Func \"" << func << "\": argument " << i
+                                      << " is the vector " << e << "; coordinates are scalars.";
+    user_assert(e.type().is_int_or_uint() && !e.type().is_bool())
+        << "Func \"" << func << "\": argument " << i << " is " << e << " of type " << e.type()
+        << "; coordinates must be integers (cast with cast<int>(...)).";
+    return e.type() == Int(32) ? e : cast(Int(32), e);
+}
+
+/// The name of `e` if it is a plain Var (not an RVar or a Param).
+const Variable *as_pure_var(const Expr &e) {
+    const auto *v = e.as<Variable>();
+    if (v && !v->param.defined() && !v->reduction_domain.defined()) return v;
+    return nullptr;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// FuncRef
+
+FuncRef::FuncRef(const Func &f, std::vector<Expr> args) : func_(f.contents()) {
+    for (size_t i = 0; i < args.size(); i++)
+        args_.push_back(coordinate(func_->name, i, args[i]));
+}
+
+void FuncRef::define(const std::vector<Expr> &values) {
+    Function f(func_);
+    if (!f.has_pure_definition()) {
+        std::vector<std::string> names;
+        for (size_t i = 0; i < args_.size(); i++) {
+            const Variable *v = as_pure_var(args_[i]);
+            user_assert(v) << "Func \"" << func_->name
+                           << "\" has no pure definition yet, so its first definition must have "
+                              "distinct Vars as arguments, but argument "
+                           << i << " is " << args_[i] << ". Define it over Vars first, e.g. "
+                           << func_->name << "(x) = 0;";
+            names.push_back(v->name);
+        }
+        f.define(names, values);
+        return;
+    }
+    f.define_update(args_, values);
+}
+
+FuncRef &FuncRef::operator=(const Expr &value) {
+    define({value});
+    return *this;
+}
+
+FuncRef &FuncRef::operator=(const Tuple &values) {
+    define(values.as_vector());
+    return *this;
+}
+
+FuncRef &FuncRef::operator=(const FuncRef &other) {
+    return *this = Expr(other);
+}
+
+FuncRef &FuncRef::update_with(int op, const Expr &value) {
+    Function f(func_);
+    user_assert(value.defined()) << "Func \"" << func_->name
+                                 << "\": update with an undefined Expr.";
+    if (!f.has_pure_definition()) {
+        // The pure definition is the operator's identity, over fresh Vars (or the given ones).
+        std::vector<std::string> names;
+        for (size_t i = 0; i < args_.size(); i++) {
+            const Variable *v = as_pure_var(args_[i]);
+            names.push_back(v ? v->name : func_->name + ".v" + std::to_string(i));
+        }
+        Type t = value.type();
+        f.define(names, {make_const(t, int64_t(op < 2 ? 0 : 1))});
+    }
+    user_assert(f.outputs() == 1) << "Func \"" << func_->name
+                                  << "\" is a Tuple; update its elements with f(...) = Tuple(...).";
+    Expr current = *this;
+    Expr updated;
+    switch (op) {
+        case 0:
+            updated = current + value;
+            break;
+        case 1:
+            updated = current - value;
+            break;
+        case 2:
+            updated = current * value;
+            break;
+        default:
+            updated = current / value;
+            break;
+    }
+    if (updated.type() != current.type()) updated = cast(current.type(), updated);
+    f.define_update(args_, {updated});
+    return *this;
+}
+
+FuncRef &FuncRef::operator+=(const Expr &value) {
+    return update_with(0, value);
+}
+FuncRef &FuncRef::operator-=(const Expr &value) {
+    return update_with(1, value);
+}
+FuncRef &FuncRef::operator*=(const Expr &value) {
+    return update_with(2, value);
+}
+FuncRef &FuncRef::operator/=(const Expr &value) {
+    return update_with(3, value);
+}
+
+FuncRef::operator Expr() const {
+    Function f(func_);
+    user_assert(f.outputs() <= 1 || !f.has_pure_definition())
+        << "Func \"" << func_->name << "\" has " << f.outputs()
+        << " values per point (a Tuple); use " << func_->name << "(...)[i] to pick one.";
+    return (*this)[0];
+}
+
+Expr FuncRef::operator[](int i) const {
+    Function f(func_);
+    user_assert(f.has_pure_definition())
+        << "Func \"" << func_->name << "\" is used but has not been defined. Define it before "
+        << "using it, e.g. " << func_->name << "(x, ...) = ...;";
+    user_assert(static_cast<int>(args_.size()) == f.dimensions())
+        << "Func \"" << func_->name << "\" has " << f.dimensions() << " dimension"
+        << (f.dimensions() == 1 ? "" : "s") << " but is called with " << args_.size() << " argument"
+        << (args_.size() == 1 ? "" : "s") << ".";
+    user_assert(i >= 0 && i < f.outputs())
+        << "Func \"" << func_->name << "\" has " << f.outputs() << " value"
+        << (f.outputs() == 1 ? "" : "s") << " per point; there is no element " << i << ".";
+    return Call::make(f.output_types()[i], func_->name, args_, Call::CallType::Func, i,
+                      FunctionPtr(func_));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Func
+
+Func::Func() : Func(fresh_func_name()) {}
+
+Func::Func(const std::string &name) : contents_(Function::make(name).shared()) {
+    user_assert(!name.empty()) << "a Func needs a non-empty name.";
+}
+
+Func::Func(const Buffer<> &buffer)
+    : Func("wrapped_" + (buffer.defined() ? buffer.name() : std::string("undefined"))) {
+    user_assert(buffer.defined()) << "Func of an undefined buffer.";
+    std::vector<std::string> names;
+    std::vector<Expr> args;
+    for (int i = 0; i < buffer.dimensions(); i++) {
+        names.push_back(contents_->name + ".v" + std::to_string(i));
+        args.push_back(Variable::make(Int(32), names.back()));
+    }
+    Expr value =
+        Call::make(buffer.type(), buffer.name(), args, Call::CallType::Image, 0, {}, {}, buffer);
+    Function(contents_).define(names, {value});
+}
+
+FuncRef Func::operator()(const std::vector<Var> &args) const {
+    std::vector<Expr> exprs(args.begin(), args.end());
+    return FuncRef(*this, exprs);
+}
+
+const std::string &Func::name() const {
+    return contents_->name;
+}
+bool Func::defined() const {
+    return contents_->has_pure_definition;
+}
+int Func::dimensions() const {
+    return Function(contents_).dimensions();
+}
+int Func::outputs() const {
+    return Function(contents_).outputs();
+}
+bool Func::has_update_definition() const {
+    return Function(contents_).has_update_definition();
+}
+int Func::num_update_definitions() const {
+    return static_cast<int>(contents_->updates.size());
+}
+
+std::vector<Var> Func::args() const {
+    std::vector<Var> vars;
+    for (const std::string &a : contents_->args)
+        vars.emplace_back(a);
+    return vars;
+}
+
+Type Func::type() const {
+    user_assert(defined()) << "Func \"" << name() << "\" has no definition, so no type.";
+    user_assert(outputs() == 1) << "Func \"" << name() << "\" is a Tuple; use types().";
+    return contents_->output_types[0];
+}
+
+std::vector<Type> Func::types() const {
+    return contents_->output_types;
+}
+
+Func &Func::compute_root() {
+    contents_->schedule.compute_level = schedule::LoopLevel::root();
+    contents_->schedule.store_level = schedule::LoopLevel::root();
+    Function(contents_).touch();
+    return *this;
+}
+
+Func &Func::compute_inline() {
+    contents_->schedule.compute_level = schedule::LoopLevel::inlined();
+    contents_->schedule.store_level = schedule::LoopLevel::inlined();
+    Function(contents_).touch();
+    return *this;
+}
+
+}  // namespace dsl

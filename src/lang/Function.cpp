@@ -1,0 +1,287 @@
+#include "lang/Function.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+
+namespace dsl::lang {
+
+using namespace ir;
+
+namespace {
+
+/// The variables of an expression, sorted into the kinds a definition cares about.
+class CollectVariables : public IRVisitor {
+  public:
+    /// Plain Vars (not parameters, not RVars, not let-bound), in order of first use.
+    std::vector<std::string> free_vars;
+    std::vector<ReductionDomain> rdoms;
+    std::vector<std::string> rvars;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Variable *op) override {
+        if (op->param.defined() || bound_.count(op->name)) return;
+        if (op->reduction_domain.defined()) {
+            bool known = false;
+            for (const auto &r : rdoms)
+                known |= r.same_as(op->reduction_domain);
+            if (!known) rdoms.push_back(op->reduction_domain);
+            add(rvars, op->name);
+            return;
+        }
+        add(free_vars, op->name);
+    }
+    void visit(const Let *op) override {
+        include(op->value);
+        bound_.insert(op->name);
+        include(op->body);
+        bound_.erase(op->name);
+    }
+
+  private:
+    static void add(std::vector<std::string> &v, const std::string &name) {
+        for (const auto &n : v) {
+            if (n == name) return;
+        }
+        v.push_back(name);
+    }
+    std::multiset<std::string> bound_;
+};
+
+/// Makes calls from a Func's update to the Func itself weak references.
+class WeakenSelfCalls : public IRMutator {
+  public:
+    explicit WeakenSelfCalls(const FunctionContents *self) : self_(self) {}
+
+  protected:
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        const auto *call = e.as<Call>();
+        if (call->call_type != Call::CallType::Func || call->func.get() != self_) return e;
+        return Call::make(call->type, call->name, call->args, call->call_type, call->value_index,
+                          call->func.weakened(), call->param, call->image);
+    }
+
+  private:
+    const FunctionContents *self_;
+};
+
+std::string join(const std::vector<std::string> &names) {
+    std::string s;
+    for (size_t i = 0; i < names.size(); i++)
+        s += (i ? ", " : "") + names[i];
+    return s;
+}
+
+void check_values(const std::string &func, const std::vector<Expr> &values, const char *what) {
+    user_assert(!values.empty()) << "Func \"" << func << "\": " << what << " has no value.";
+    for (const Expr &v : values) {
+        user_assert(v.defined()) << "Func \"" << func << "\": " << what
+                                 << " is an undefined Expr; give it a value.";
+        user_assert(!v.type().is_handle())
+            << "Func \"" << func << "\": " << what << " has the handle value " << v
+            << "; Funcs hold numbers.";
+        user_assert(v.type().is_scalar())
+            << "Func \"" << func << "\": " << what << " has the vector value " << v << " of type "
+            << v.type() << "; Func values are scalars (vectorize with a schedule instead).";
+    }
+}
+
+}  // namespace
+
+Function Function::make(const std::string &name) {
+    auto c = std::make_shared<FunctionContents>();
+    c->name = name;
+    return Function(c);
+}
+
+void Function::define(const std::vector<std::string> &args, const std::vector<Expr> &values) {
+    FunctionContents &c = contents();
+    user_assert(!c.has_pure_definition)
+        << "Func \"" << c.name << "\" already has a pure definition. Give it an update instead "
+        << "(e.g. " << c.name << "(...) = " << c.name << "(...) + ...) or define a new Func.";
+    check_values(c.name, values, "the pure definition");
+    std::set<std::string> seen;
+    for (const std::string &a : args) {
+        user_assert(seen.insert(a).second)
+            << "Func \"" << c.name << "\": the Var " << a
+            << " appears twice on the left of the pure definition; each argument must be a "
+               "distinct Var.";
+    }
+    CollectVariables vars;
+    for (const Expr &v : values)
+        vars.include(v);
+    user_assert(vars.rvars.empty())
+        << "Func \"" << c.name << "\": the pure definition uses the RVar " << vars.rvars[0]
+        << ". Reductions need an update definition, e.g. " << c.name << "(x) = 0; " << c.name
+        << "(x) += g(x, r);";
+    for (const std::string &v : vars.free_vars) {
+        user_assert(seen.count(v)) << "Func \"" << c.name << "\": the pure definition uses the Var "
+                                   << v << ", which is not one of its arguments (" << join(args)
+                                   << "). Add it to the left side or replace it by an expression.";
+    }
+    c.args = args;
+    c.output_types.clear();
+    for (const Expr &v : values)
+        c.output_types.push_back(v.type());
+    c.init.args.clear();
+    for (const std::string &a : args)
+        c.init.args.push_back(Variable::make(Int(32), a));
+    c.init.values = values;
+    c.init.predicate = make_bool(true);
+    c.init.schedule.dims.clear();
+    for (const std::string &a : args)
+        c.init.schedule.dims.push_back({a});
+    c.has_pure_definition = true;
+    c.version++;
+}
+
+void Function::define_update(const std::vector<Expr> &args, const std::vector<Expr> &values_in) {
+    FunctionContents &c = contents();
+    internal_assert(c.has_pure_definition)
+        << "update of " << c.name << " without a pure definition";
+    user_assert(static_cast<int>(args.size()) == dimensions())
+        << "Func \"" << c.name << "\" has " << dimensions() << " dimension"
+        << (dimensions() == 1 ? "" : "s") << " (" << join(c.args) << ") but its update gives "
+        << args.size() << " argument" << (args.size() == 1 ? "" : "s") << ".";
+    check_values(c.name, values_in, "the update");
+    user_assert(values_in.size() == c.output_types.size())
+        << "Func \"" << c.name << "\" has " << c.output_types.size()
+        << " values per point, but the update gives " << values_in.size() << ".";
+    for (size_t i = 0; i < values_in.size(); i++) {
+        user_assert(values_in[i].type() == c.output_types[i])
+            << "Func \"" << c.name << "\": the update's value " << values_in[i] << " has type "
+            << values_in[i].type() << ", but the pure definition has type " << c.output_types[i]
+            << ". Cast it, e.g. cast<" << c.output_types[i] << ">(...).";
+    }
+
+    // Pure Vars may appear on the left only as themselves, at their own position.
+    std::vector<std::string> pure_vars_used;
+    for (size_t i = 0; i < args.size(); i++) {
+        user_assert(args[i].defined() && args[i].type() == Int(32))
+            << "Func \"" << c.name << "\": argument " << i << " of the update is "
+            << (args[i].defined() ? args[i].type().to_string() : std::string("undefined"))
+            << "; coordinates must be int32.";
+        if (const auto *v = args[i].as<Variable>()) {
+            if (v->name == c.args[i]) {
+                pure_vars_used.push_back(v->name);
+                continue;
+            }
+        }
+        CollectVariables in_arg;
+        in_arg.include(args[i]);
+        for (const std::string &name : in_arg.free_vars) {
+            bool is_pure = false;
+            for (const std::string &a : c.args)
+                is_pure |= a == name;
+            user_assert(!is_pure) << "Func \"" << c.name << "\": the update's argument " << i
+                                  << " is " << args[i] << ", but the pure Var " << name
+                                  << " may only appear alone, at its own position "
+                                  << "(as in the pure definition " << c.name << "(" << join(c.args)
+                                  << ")).";
+            user_error << "Func \"" << c.name << "\": the update's argument " << i
+                       << " uses the Var " << name << ", which is not an argument of " << c.name
+                       << ". Use an RDom to iterate over values that are not coordinates of "
+                       << c.name << ".";
+        }
+    }
+
+    CollectVariables vars;
+    for (const Expr &a : args)
+        vars.include(a);
+    for (const Expr &v : values_in)
+        vars.include(v);
+    user_assert(vars.rdoms.size() <= 1)
+        << "Func \"" << c.name << "\": an update may iterate over one RDom only, but this one uses "
+        << vars.rdoms.size() << " (with the RVars " << join(vars.rvars)
+        << "). Make one multi-dimensional RDom instead.";
+    for (const std::string &v : vars.free_vars) {
+        bool on_left = false;
+        for (const std::string &p : pure_vars_used)
+            on_left |= p == v;
+        user_assert(on_left) << "Func \"" << c.name << "\": the update uses the Var " << v
+                             << " on the right but not on the left. Every pure Var of an update "
+                                "must appear on its left, at its own position.";
+    }
+
+    Definition d;
+    d.args = args;
+    WeakenSelfCalls weaken(&c);
+    for (const Expr &v : values_in)
+        d.values.push_back(weaken.mutate(v));
+    for (Expr &a : d.args)
+        a = weaken.mutate(a);
+    d.predicate = make_bool(true);
+    if (!vars.rdoms.empty()) {
+        d.rdom = vars.rdoms[0];
+        d.rdom.freeze();
+        d.predicate = weaken.mutate(d.rdom.predicate());
+        for (const ReductionVariable &rv : d.rdom.domain())
+            d.schedule.dims.push_back({rv.var, ForType::Serial, DeviceAPI::None, true});
+    }
+    for (const std::string &p : pure_vars_used)
+        d.schedule.dims.push_back({p});
+    c.updates.push_back(std::move(d));
+    c.version++;
+}
+
+namespace {
+class FindCalls : public IRVisitor {
+  public:
+    std::map<std::string, Function> *found;
+    std::vector<Function> pending;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (op->call_type != Call::CallType::Func) return;
+        auto f = op->func.lock();
+        internal_assert(f) << "call to a Func that no longer exists: " << op->name;
+        if (!found->count(f->name)) {
+            (*found)[f->name] = Function(f);
+            pending.push_back(Function(f));
+        }
+    }
+};
+}  // namespace
+
+std::map<std::string, Function> find_transitive_calls(const std::vector<Function> &outputs) {
+    std::map<std::string, Function> found;
+    FindCalls finder;
+    finder.found = &found;
+    for (const Function &f : outputs) {
+        if (!found.count(f.name())) {
+            found[f.name()] = f;
+            finder.pending.push_back(f);
+        }
+    }
+    while (!finder.pending.empty()) {
+        Function f = finder.pending.back();
+        finder.pending.pop_back();
+        for (int s = 0; s < f.stages(); s++) {
+            const Definition &d = f.stage(s);
+            for (const Expr &e : d.args)
+                finder.include(e);
+            for (const Expr &e : d.values)
+                finder.include(e);
+            finder.include(d.predicate);
+            if (d.rdom.defined()) {
+                for (const ReductionVariable &rv : d.rdom.domain()) {
+                    finder.include(rv.min);
+                    finder.include(rv.extent);
+                }
+            }
+        }
+    }
+    return found;
+}
+
+}  // namespace dsl::lang

@@ -1,0 +1,80 @@
+#pragma once
+/// The data behind a `Func`: its name, pure arguments, definitions and schedule. Lowering reads
+/// it; the public `Func` builds and checks it.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+#include "schedule/Schedule.h"
+
+namespace dsl::lang {
+
+/// One definition of a Func: the pure definition or an update.
+struct Definition {
+    /// The left side: pure Vars for the pure definition, any int32 Exprs for an update.
+    std::vector<Expr> args;
+    /// One value per Tuple element.
+    std::vector<Expr> values;
+    /// Where the definition applies (an RDom's `where` conditions); const true otherwise.
+    Expr predicate;
+    /// The reduction domain the update iterates over, if any.
+    ir::ReductionDomain rdom;
+    schedule::StageSchedule schedule;
+};
+
+struct FunctionContents {
+    std::string name;
+    /// Names of the pure arguments, dimension 0 first.
+    std::vector<std::string> args;
+    std::vector<Type> output_types;
+    bool has_pure_definition = false;
+    Definition init;
+    std::vector<Definition> updates;
+    schedule::FuncSchedule schedule;
+    /// Bumped by every change to a definition or schedule (for compile caches).
+    uint64_t version = 0;
+};
+
+/// A handle to a FunctionContents with the operations that keep it valid.
+class Function {
+  public:
+    Function() = default;
+    explicit Function(std::shared_ptr<FunctionContents> c) : contents_(std::move(c)) {}
+    static Function make(const std::string &name);
+
+    bool defined() const { return contents_ != nullptr; }
+    FunctionContents &contents() const { return *contents_; }
+    const std::shared_ptr<FunctionContents> &shared() const { return contents_; }
+    const std::string &name() const { return contents_->name; }
+    const std::vector<std::string> &args() const { return contents_->args; }
+    int dimensions() const { return static_cast<int>(contents_->args.size()); }
+    int outputs() const { return static_cast<int>(contents_->output_types.size()); }
+    const std::vector<Type> &output_types() const { return contents_->output_types; }
+    bool has_pure_definition() const { return contents_->has_pure_definition; }
+    bool has_update_definition() const { return !contents_->updates.empty(); }
+    const Definition &init() const { return contents_->init; }
+    const std::vector<Definition> &updates() const { return contents_->updates; }
+    /// Stage 0 is the pure definition, stage i the update i - 1.
+    Definition &stage(int i) const { return i == 0 ? contents_->init : contents_->updates[i - 1]; }
+    int stages() const { return 1 + static_cast<int>(contents_->updates.size()); }
+    schedule::FuncSchedule &schedule() const { return contents_->schedule; }
+    bool same_as(const Function &o) const { return contents_ == o.contents_; }
+
+    /// Gives the Func its pure definition `f(args) = values`; checks it (CompileError).
+    void define(const std::vector<std::string> &args, const std::vector<Expr> &values);
+    /// Adds the update `f(args) = values`; checks it (CompileError).
+    void define_update(const std::vector<Expr> &args, const std::vector<Expr> &values);
+    /// Marks a change of schedule.
+    void touch() const { contents_->version++; }
+
+  private:
+    std::shared_ptr<FunctionContents> contents_;
+};
+
+/// Every Func reachable from `outputs` through calls, by name.
+std::map<std::string, Function> find_transitive_calls(const std::vector<Function> &outputs);
+
+}  // namespace dsl::lang

@@ -1,0 +1,120 @@
+#include "dsl/Param.h"
+
+#include <atomic>
+
+#include "ir/Error.h"
+#include "ir/IR.h"
+#include "ir/IROperator.h"
+#include "ir/Names.h"
+#include "ir/Parameter.h"
+
+namespace dsl {
+
+namespace detail {
+
+std::string fresh_param_name(const char *prefix) {
+    static std::atomic<int> counter{0};
+    return std::string(prefix) + std::to_string(counter.fetch_add(1));
+}
+
+std::shared_ptr<ir::ParameterContents> make_scalar_param(Type t, const std::string &name) {
+    user_assert(!name.empty()) << "a Param needs a non-empty name.";
+    auto c = std::make_shared<ir::ParameterContents>();
+    c->name = name;
+    c->type = t;
+    return c;
+}
+
+void set_param_bits(ir::ParameterContents &p, uint64_t bits) {
+    p.scalar_bits = bits;
+    p.has_value = true;
+}
+
+uint64_t get_param_bits(const ir::ParameterContents &p) {
+    return p.scalar_bits;
+}
+
+void set_param_range(ir::ParameterContents &p, const Expr &default_value, const Expr &min,
+                     const Expr &max) {
+    p.default_value = default_value;
+    p.min_value = min;
+    p.max_value = max;
+}
+
+Expr param_expr(const std::shared_ptr<ir::ParameterContents> &p) {
+    return ir::Variable::make(p->type, p->name, ir::Parameter(p));
+}
+
+const std::string &param_name(const ir::ParameterContents &p) {
+    return p.name;
+}
+
+}  // namespace detail
+
+ImageParam::ImageParam(Type type, int dimensions, const std::string &name)
+    : contents_(std::make_shared<ir::ParameterContents>()) {
+    user_assert(dimensions >= 0) << "ImageParam \"" << name << "\": negative number of dimensions.";
+    user_assert(type.is_valid() && type.is_scalar() && !type.is_handle())
+        << "ImageParam \"" << name << "\": invalid element type " << type << ".";
+    contents_->name = name.empty() ? detail::fresh_param_name("image") : name;
+    contents_->type = type;
+    contents_->is_buffer = true;
+    contents_->dimensions = dimensions;
+}
+
+void ImageParam::set(const Buffer<> &buffer) {
+    user_assert(buffer.defined()) << "ImageParam \"" << name()
+                                  << "\": set() with an undefined buffer.";
+    user_assert(buffer.type() == type()) << "ImageParam \"" << name() << "\" holds " << type()
+                                         << " but was given a buffer of " << buffer.type() << ".";
+    user_assert(buffer.dimensions() == dimensions())
+        << "ImageParam \"" << name() << "\" has " << dimensions()
+        << " dimensions but was given a buffer with " << buffer.dimensions() << ".";
+    contents_->buffer = buffer;
+}
+
+Buffer<> ImageParam::get() const {
+    return contents_->buffer;
+}
+const std::string &ImageParam::name() const {
+    return contents_->name;
+}
+Type ImageParam::type() const {
+    return contents_->type;
+}
+int ImageParam::dimensions() const {
+    return contents_->dimensions;
+}
+
+Expr ImageParam::operator()(const std::vector<Expr> &coords) const {
+    user_assert(static_cast<int>(coords.size()) == dimensions())
+        << "ImageParam \"" << name() << "\" has " << dimensions()
+        << " dimensions but is accessed with " << coords.size() << " coordinates.";
+    std::vector<Expr> args;
+    for (size_t i = 0; i < coords.size(); i++) {
+        user_assert(coords[i].defined())
+            << "ImageParam \"" << name() << "\": coordinate " << i << " is undefined.";
+        user_assert(coords[i].type().is_int_or_uint() && coords[i].type().is_scalar() &&
+                    !coords[i].type().is_bool())
+            << "ImageParam \"" << name() << "\": coordinate " << i << " is " << coords[i]
+            << " of type " << coords[i].type() << "; coordinates are integers.";
+        args.push_back(cast(Int(32), coords[i]));
+    }
+    return ir::Call::make(type(), name(), args, ir::Call::CallType::Image, 0, {},
+                          ir::Parameter(contents_));
+}
+
+Expr ImageParam::min(int dim) const {
+    return ir::Variable::make(Int(32), ir::names::buffer_min(name(), dim),
+                              ir::Parameter(contents_));
+}
+Expr ImageParam::extent(int dim) const {
+    return ir::Variable::make(Int(32), ir::names::buffer_extent(name(), dim),
+                              ir::Parameter(contents_));
+}
+Expr ImageParam::stride(int dim) const {
+    return ir::Variable::make(Int(32), ir::names::buffer_stride(name(), dim),
+                              ir::Parameter(contents_));
+}
+
+}  // namespace dsl

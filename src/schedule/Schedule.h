@@ -1,0 +1,79 @@
+#pragma once
+/// Schedules as plain data (DESIGN.md §3): directives only record what the user asked for; lowering
+/// validates and applies it in one place.
+
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace dsl::schedule {
+
+/// Where in the loop nest a Func is computed or stored.
+struct LoopLevel {
+    enum class Kind : uint8_t {
+        Default,  ///< not set: inlined, unless the Func is an output or has updates (then root)
+        Inlined,  ///< substituted into every use
+        Root,     ///< outside every loop
+        At,       ///< inside the loop `var` of stage `stage` of Func `func`
+    };
+    Kind kind = Kind::Default;
+    std::string func;
+    std::string var;
+    int stage = -1;
+
+    static LoopLevel inlined() { return {Kind::Inlined, "", "", -1}; }
+    static LoopLevel root() { return {Kind::Root, "", "", -1}; }
+    static LoopLevel at(const std::string &func, const std::string &var, int stage = -1) {
+        return {Kind::At, func, var, stage};
+    }
+    bool is_default() const { return kind == Kind::Default; }
+    bool is_inlined() const { return kind == Kind::Inlined; }
+    bool is_root() const { return kind == Kind::Root; }
+    std::string to_string() const;
+};
+
+/// How a split handles an extent that the factor does not divide.
+enum class TailStrategy : uint8_t { Auto, RoundUp, GuardWithIf, ShiftInwards };
+
+/// One loop transformation of a stage, applied in order.
+struct Split {
+    enum class Kind : uint8_t { SplitVar, RenameVar, FuseVars };
+    Kind kind = Kind::SplitVar;
+    std::string old_var, outer, inner;
+    Expr factor;
+    TailStrategy tail = TailStrategy::Auto;
+};
+
+/// One loop of a stage.
+struct Dim {
+    std::string var;
+    ir::ForType for_type = ir::ForType::Serial;
+    ir::DeviceAPI device_api = ir::DeviceAPI::None;
+    bool is_rvar = false;
+};
+
+/// The schedule of one stage (the pure definition or one update).
+struct StageSchedule {
+    std::vector<Split> splits;
+    /// The loops, innermost first. Filled in when the definition is made: the pure vars (or the
+    /// update's RVars then pure vars), innermost first.
+    std::vector<Dim> dims;
+    bool allow_race_conditions = false;
+};
+
+/// A user-given bound on a pure dimension.
+struct Bound {
+    std::string var;
+    Expr min, extent;
+};
+
+/// The per-Func part of a schedule.
+struct FuncSchedule {
+    LoopLevel compute_level;
+    LoopLevel store_level;
+    std::vector<Bound> bounds;
+    ir::MemoryType memory_type = ir::MemoryType::Auto;
+};
+
+}  // namespace dsl::schedule

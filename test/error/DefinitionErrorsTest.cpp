@@ -1,0 +1,136 @@
+// Mistakes in definitions are CompileErrors whose messages name the Func and say what to do.
+#include <gtest/gtest.h>
+
+#include "dsl/dsl.h"
+
+namespace dsl {
+namespace {
+
+/// Runs `f`, expects a CompileError, and returns its message.
+template <typename F>
+std::string compile_error_of(F f) {
+    try {
+        f();
+    } catch (const CompileError &e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "expected a CompileError";
+    return "";
+}
+
+#define EXPECT_CONTAINS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+TEST(DefinitionErrors, CallingAnUndefinedFunc) {
+    Func f("producer"), g("consumer");
+    Var x("x");
+    std::string msg = compile_error_of([&] { g(x) = f(x) + 1; });
+    EXPECT_CONTAINS(msg, "Func \"producer\" is used but has not been defined");
+}
+
+TEST(DefinitionErrors, WrongNumberOfArguments) {
+    Func f("blur");
+    Var x("x"), y("y");
+    f(x, y) = x + y;
+    std::string msg = compile_error_of([&] { Expr e = f(x); });
+    EXPECT_CONTAINS(msg, "Func \"blur\" has 2 dimensions but is called with 1 argument");
+    msg = compile_error_of([&] { f(x, y, 0) = 1; });
+    EXPECT_CONTAINS(msg, "\"blur\" has 2 dimensions");
+}
+
+TEST(DefinitionErrors, UpdateOfAnotherType) {
+    Func f("acc");
+    Var x("x");
+    f(x) = 0.0f;
+    std::string msg = compile_error_of([&] { f(x) = x * 2; });
+    EXPECT_CONTAINS(msg, "has type int32, but the pure definition has type float32");
+    EXPECT_CONTAINS(msg, "cast<float32>");
+}
+
+TEST(DefinitionErrors, PureVarMisplacedOnTheLeftOfAnUpdate) {
+    Func f("grid");
+    Var x("x"), y("y");
+    f(x, y) = x + y;
+    std::string msg = compile_error_of([&] { f(y, x) = 0; });
+    EXPECT_CONTAINS(msg, "pure Var y may only appear alone, at its own position");
+    msg = compile_error_of([&] { f(x + 1, y) = 0; });
+    EXPECT_CONTAINS(msg, "pure Var x may only appear alone");
+}
+
+TEST(DefinitionErrors, PureVarOnlyOnTheRightOfAnUpdate) {
+    Func f("row");
+    Var x("x"), y("y");
+    RDom r(0, 10);
+    f(x) = 0;
+    std::string msg = compile_error_of([&] { f(r) = f(r) + y; });
+    EXPECT_CONTAINS(msg, "uses the Var y on the right but not on the left");
+}
+
+TEST(DefinitionErrors, FreeVarInAPureDefinition) {
+    Func f("free");
+    Var x("x"), y("y");
+    std::string msg = compile_error_of([&] { f(x) = x + y; });
+    EXPECT_CONTAINS(msg, "uses the Var y, which is not one of its arguments (x)");
+}
+
+TEST(DefinitionErrors, RVarInAPureDefinition) {
+    Func f("sum_rows");
+    Var x("x");
+    RDom r(0, 10);
+    std::string msg = compile_error_of([&] { f(x) = x + r; });
+    EXPECT_CONTAINS(msg, "Reductions need an update definition");
+}
+
+TEST(DefinitionErrors, FirstDefinitionNeedsVars) {
+    Func f("first");
+    Var x("x");
+    std::string msg = compile_error_of([&] { f(x + 1) = 3; });
+    EXPECT_CONTAINS(msg, "its first definition must have distinct Vars");
+    Func g("twice");
+    msg = compile_error_of([&] { g(x, x) = 3; });
+    EXPECT_CONTAINS(msg, "appears twice");
+}
+
+TEST(DefinitionErrors, FloatCoordinates) {
+    Func f("img");
+    Var x("x");
+    f(x) = x;
+    std::string msg = compile_error_of([&] { Expr e = f(cast<float>(x)); });
+    EXPECT_CONTAINS(msg, "coordinates must be integers");
+}
+
+TEST(DefinitionErrors, TupleUsedAsASingleValue) {
+    Func f("pair");
+    Var x("x");
+    f(x) = Tuple{x, x * 2};
+    std::string msg = compile_error_of([&] { Expr e = f(x) + 1; });
+    EXPECT_CONTAINS(msg, "has 2 values per point (a Tuple)");
+    EXPECT_NO_THROW((void)(f(x)[1] + 1));
+}
+
+TEST(DefinitionErrors, WhereAfterUse) {
+    Func f("masked");
+    Var x("x");
+    RDom r(0, 8, "r");
+    f(x) = 0;
+    f(r) += 1;
+    std::string msg = compile_error_of([&] { r.where(r.x > 2); });
+    EXPECT_CONTAINS(msg, "where() after the RDom was used");
+}
+
+TEST(Definitions, UpdatesAndImplicitPureDefinitions) {
+    Func hist("hist");
+    RDom r(0, 16, "r");
+    hist(r % 4) += 1;  // implicit pure definition hist(v) = 0
+    EXPECT_TRUE(hist.defined());
+    EXPECT_EQ(hist.dimensions(), 1);
+    EXPECT_EQ(hist.num_update_definitions(), 1);
+    EXPECT_EQ(hist.type(), Int(32));
+    Func f("f");
+    Var x("x");
+    f(x) = x;
+    f(x) = f(x) * 2;  // same Vars on the left of a defined Func: an update
+    EXPECT_EQ(f.num_update_definitions(), 1);
+}
+
+}  // namespace
+}  // namespace dsl
