@@ -131,13 +131,15 @@ ExprInfo make_info(Type t, std::optional<int128> lo, std::optional<int128> hi,
         lo = lo ? std::max(*lo, type_lo) : type_lo;
         hi = hi ? std::min(*hi, type_hi) : type_hi;
     }
-    if (*lo <= *hi) {
-        if (*lo >= INT64_MIN && *lo <= INT64_MAX) info.min = static_cast<int64_t>(*lo);
-        if (*hi >= INT64_MIN && *hi <= INT64_MAX) info.max = static_cast<int64_t>(*hi);
+    if (*lo > *hi) {
+        // Every value overflows: the expression is undefined and nothing useful holds.
+        return type_info(t);
     }
+    if (*lo >= INT64_MIN && *lo <= INT64_MAX) info.min = static_cast<int64_t>(*lo);
+    if (*hi >= INT64_MIN && *hi <= INT64_MAX) info.max = static_cast<int64_t>(*hi);
     info.alignment = align;
     if (info.is_const()) info.alignment = ModulusRemainder::constant(*info.min);
-    if (align.is_constant() && !may_wrap) {
+    if (align.is_constant() && !may_wrap && align.remainder >= *lo && align.remainder <= *hi) {
         info.min = info.max = align.remainder;
     }
     // Tighten the bounds to the nearest aligned values.

@@ -131,7 +131,7 @@ Expr Simplifier::visit_add(const Add *op, ExprInfo *info) {
         if (add_b && is_const(add_b->b) && cannot_overflow(IRNodeType::Add, a, add_b->a)) {
             return rewrite(Add::make(Add::make(a, add_b->a), add_b->b), info);  // x + (y + c)
         }
-        if (sub_a && is_const(sub_a->b) && is_const(b)) {
+        if (t.is_uint() && sub_a && is_const(sub_a->b) && is_const(b)) {
             // Unsigned (x - c1) + c2
             auto c1 = const_int(sub_a->b), c2 = const_int(b);
             if (c1 && c2 && *c2 >= *c1)

@@ -129,6 +129,18 @@ Expr Simplifier::visit_compare(const Expr &e, ExprInfo *info) {
         }
     }
 
+    if (op == IRNodeType::LT || op == IRNodeType::LE) {
+        // min(x, y) <= x and x <= max(x, y) hold; max(x, y) < x and x < min(x, y) do not.
+        auto has_operand = [](const Expr &m, const Expr &v) {
+            if (const auto *mn = m.as<Min>()) return equal(mn->a, v) || equal(mn->b, v) ? 1 : 0;
+            if (const auto *mx = m.as<Max>()) return equal(mx->a, v) || equal(mx->b, v) ? 2 : 0;
+            return 0;
+        };
+        int left = has_operand(a, b), right = has_operand(b, a);
+        if (op == IRNodeType::LE && (left == 1 || right == 2)) return result(true);
+        if (op == IRNodeType::LT && (left == 2 || right == 1)) return result(false);
+    }
+
     if (t.is_bool()) {
         // b == true -> b, b != true -> !b, ...
         if (op == IRNodeType::EQ || op == IRNodeType::NE) {
@@ -150,7 +162,9 @@ Expr Simplifier::visit_compare(const Expr &e, ExprInfo *info) {
             if (auto c = fold(Sub::make(b, a.as<Add>()->b))) return rewrite(make(xa, *c), info);
         }
         if (ca != 0 && cb != 0) {
-            return rewrite(make(xa, Add::make(xb, int_const(t, cb - ca))), info);
+            // Wrapping subtraction of the constants: equality holds in the ring.
+            int64_t d = static_cast<int64_t>(static_cast<uint64_t>(cb) - static_cast<uint64_t>(ca));
+            return rewrite(make(xa, Add::make(xb, int_const(t, d))), info);
         }
         if (const auto *sub = a.as<Sub>()) {
             if (is_const_zero(b)) return rewrite(make(sub->a, sub->b), info);  // x - y == 0
@@ -181,9 +195,13 @@ Expr Simplifier::visit_compare(const Expr &e, ExprInfo *info) {
         if (ca != 0 && cb != 0) {
             // Keep one constant, chosen so that the new sum lies between values the original
             // expression computed and so cannot overflow.
-            int64_t d = ca - cb;
-            if (between(d, 0, ca)) return rewrite(make(Add::make(xa, int_const(t, d)), xb), info);
-            if (between(-d, 0, cb)) return rewrite(make(xa, Add::make(xb, int_const(t, -d))), info);
+            int128 wide_d = int128(ca) - cb;
+            int64_t d = static_cast<int64_t>(wide_d);
+            if (wide_d != d) d = 0;
+            if (d != 0 && between(d, 0, ca))
+                return rewrite(make(Add::make(xa, int_const(t, d)), xb), info);
+            if (d != 0 && d != INT64_MIN && between(-d, 0, cb))
+                return rewrite(make(xa, Add::make(xb, int_const(t, -d))), info);
         }
         const auto *add_a = a.as<Add>();
         const auto *add_b = b.as<Add>();

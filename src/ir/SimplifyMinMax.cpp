@@ -56,7 +56,8 @@ Expr Simplifier::visit_min_max(const Expr &e, ExprInfo *info) {
         *info = ia;
         return a;
     }
-    if (is_const(a) && !is_const(b)) return rewrite(make(b, a), info);
+    // Not for floats: min(-0.0, 0.0) and min(0.0, -0.0) differ in the sign of the zero.
+    if (is_const(a) && !is_const(b) && !t.is_float()) return rewrite(make(b, a), info);
 
     const bool is_integer = t.is_int_or_uint() && !t.is_bool();
     if (is_integer) {

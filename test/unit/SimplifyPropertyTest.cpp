@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 
 #include "common/RandomExpr.h"
@@ -128,13 +129,21 @@ double percent(int part, int whole) {
 
 constexpr int kSeeds = 8;
 constexpr int kExpressionsPerSeed = 2500;  // 20,000 in all
-constexpr int kPointsPerExpression = 6;
+constexpr int kPointsPerExpression = 8;
+
+/// Longer runs by hand: DSL_SIMPLIFY_FUZZ_SEEDS=500 (and optionally DSL_SIMPLIFY_FUZZ_DEPTH).
+int env_int(const char *name, int fallback) {
+    const char *v = std::getenv(name);
+    return v ? std::atoi(v) : fallback;
+}
 
 TEST(SimplifyProperty, RandomExpressionsKeepTheirValues) {
     auto start = std::chrono::steady_clock::now();
     Stats total;
-    for (uint64_t seed = 1; seed <= kSeeds; seed++) {
-        total.add(check_random_expressions(seed, kExpressionsPerSeed, 4, kPointsPerExpression));
+    const int seeds = env_int("DSL_SIMPLIFY_FUZZ_SEEDS", kSeeds);
+    const int depth = env_int("DSL_SIMPLIFY_FUZZ_DEPTH", 5);
+    for (uint64_t seed = 1; seed <= static_cast<uint64_t>(seeds); seed++) {
+        total.add(check_random_expressions(seed, kExpressionsPerSeed, depth, kPointsPerExpression));
         if (HasFailure()) break;
     }
     double seconds =
