@@ -150,6 +150,20 @@ Expr Simplifier::visit_add(const Add *op, ExprInfo *info) {
         if (sub_b && is_const(sub_b->a) && cannot_overflow(IRNodeType::Sub, a, sub_b->b)) {
             return rewrite(Add::make(Sub::make(a, sub_b->b), sub_b->a), info);  // x + (c - y)
         }
+        // Terms that cancel across the two sides. Each result is the value of the whole sum, so
+        // it cannot overflow where the original did not.
+        if (add_a && sub_b) {
+            if (equal(sub_b->b, add_a->a)) return rewrite(Add::make(add_a->b, sub_b->a), info);
+            if (equal(sub_b->b, add_a->b)) return rewrite(Add::make(add_a->a, sub_b->a), info);
+        }
+        if (sub_a && add_b) {
+            if (equal(sub_a->b, add_b->a)) return rewrite(Add::make(sub_a->a, add_b->b), info);
+            if (equal(sub_a->b, add_b->b)) return rewrite(Add::make(sub_a->a, add_b->a), info);
+        }
+        if (sub_a && sub_b) {
+            if (equal(sub_a->a, sub_b->b)) return rewrite(Sub::make(sub_b->a, sub_a->b), info);
+            if (equal(sub_a->b, sub_b->a)) return rewrite(Sub::make(sub_a->a, sub_b->b), info);
+        }
         if (sub_a && equal(sub_a->b, b)) return sub_a->a;  // (x - y) + y
         if (sub_b && equal(sub_b->b, a)) return sub_b->a;  // y + (x - y)
         if (equal(a, b)) return rewrite(Mul::make(a, int_const(t, 2)), info);
@@ -274,6 +288,16 @@ Expr Simplifier::visit_sub(const Sub *op, ExprInfo *info) {
         }
         if (sub_a && equal(sub_a->a, b)) return rewrite(Sub::make(make_zero(t), sub_a->b), info);
         if (sub_b && equal(sub_b->a, a)) return sub_b->b;  // x - (x - y)
+        if (sub_a && sub_b) {
+            // (x - y) - (z - y) -> x - z; (x - y) - (x - z) -> z - y
+            if (equal(sub_a->b, sub_b->b)) return rewrite(Sub::make(sub_a->a, sub_b->a), info);
+            if (equal(sub_a->a, sub_b->a)) return rewrite(Sub::make(sub_b->b, sub_a->b), info);
+        }
+        if (add_a && sub_b) {
+            // (x + y) - (x - z) -> y + z
+            if (equal(add_a->a, sub_b->a)) return rewrite(Add::make(add_a->b, sub_b->b), info);
+            if (equal(add_a->b, sub_b->a)) return rewrite(Add::make(add_a->a, sub_b->b), info);
+        }
         if (add_a && add_b) {
             // Cancel a common term of two sums.
             if (equal(add_a->a, add_b->a)) return rewrite(Sub::make(add_a->b, add_b->b), info);
@@ -530,7 +554,7 @@ Expr Simplifier::visit_mod(const Mod *op, ExprInfo *info) {
     }
     if (!is_int(t)) return (a.same_as(op->a) && b.same_as(op->b)) ? Expr(op) : Mod::make(a, b);
     if (is_const_zero(b) || is_const_one(b) || is_const_zero(a) ||
-        (t.is_int() && is_const(b, -1))) {
+        (t.is_int() && is_const(b, -1)) || equal(a, b)) {
         return rewrite(make_zero(t), info);
     }
     auto c = const_int(b);

@@ -10,6 +10,14 @@ bool is_int(Type t) {
     return t.is_int_or_uint() && !t.is_bool();
 }
 
+/// An integer constant with every bit set.
+bool is_all_ones(const Expr &e) {
+    Type t = e.type().element_of();
+    if (auto i = as_const_int(e)) return *i == -1;
+    if (auto u = as_const_uint(e)) return !t.is_bool() && *u == t.uint_max();
+    return false;
+}
+
 }  // namespace
 
 Expr Simplifier::visit_cast(const Cast *op, ExprInfo *info) {
@@ -142,7 +150,8 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
             }
             break;
         case I::BitwiseAnd:
-            if (equal(args[0], args[1])) return args[0];
+            if (equal(args[0], args[1]) || is_all_ones(args[1])) return args[0];
+            if (is_all_ones(args[0])) return args[1];
             if (is_const_zero(args[1]) || is_const_zero(args[0]))
                 return rewrite(make_zero(t), info);
             if (c1 && *c1 > 0 && *c1 < INT64_MAX && ((*c1 + 1) & *c1) == 0 &&
@@ -155,6 +164,9 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
             break;
         case I::BitwiseOr:
         case I::BitwiseXor:
+            if (op->intrinsic == I::BitwiseOr && (is_all_ones(args[0]) || is_all_ones(args[1]))) {
+                return rewrite(int_const(t, -1), info);
+            }
             if (equal(args[0], args[1])) {
                 return op->intrinsic == I::BitwiseOr ? args[0] : rewrite(make_zero(t), info);
             }
@@ -162,9 +174,12 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
             if (is_const_zero(args[0])) return args[1];
             break;
         case I::BitwiseNot:
-            if (const auto *inner = args[0].as<Call>()) {
-                if (inner->is_intrinsic(I::BitwiseNot)) return rewrite(inner->args[0], info);
-            }
+            // ~x is -1 - x in two's complement (and uint_max - x unsigned), which lets the
+            // arithmetic rules cancel it.
+            if (is_int(t)) return rewrite(Sub::make(int_const(t, -1), args[0]), info);
+            break;
+        case I::Absd:
+            if (equal(args[0], args[1])) return rewrite(make_zero(t), info);
             break;
         case I::ShiftLeft:
         case I::ShiftRight: {
@@ -172,21 +187,43 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
                 *info = infos[0];
                 return args[0];
             }
-            if (!is_int(t) || !c1 || *c1 < 0 || *c1 > 62 || *c1 >= t.bits() - (t.is_int() ? 1 : 0))
+            if (!is_int(t) || !c1) break;
+            bool left = op->intrinsic == I::ShiftLeft;
+            int64_t amount = *c1;
+            if (amount < 0) {
+                // A negative amount shifts the other way.
+                Type at = args[1].type();
+                if (amount < -4096 || !at.element_of().can_represent(-amount)) break;
+                return rewrite(Call::make(t, left ? I::ShiftRight : I::ShiftLeft,
+                                          {args[0], int_const(at, -amount)}),
+                               info);
+            }
+            if (amount >= t.bits()) {
+                // Everything shifted out: zero, or the sign for a right shift of a signed value.
+                if (left || t.is_uint() || infos[0].min_at_least(0))
+                    return rewrite(make_zero(t), info);
+                if (infos[0].max_at_most(-1)) return rewrite(int_const(t, -1), info);
                 break;
-            Expr factor = int_const(t, int64_t(1) << *c1);
-            if (op->intrinsic == I::ShiftRight) {
+            }
+            if (amount > 62) break;
+            Expr factor = int_const(t, int64_t(1) << amount);
+            if (!left) {
                 // An arithmetic right shift rounds down, as Euclidean division by 2^c does.
-                return rewrite(Div::make(args[0], factor), info);
+                if (t.is_uint() || amount <= t.bits() - 2)
+                    return rewrite(Div::make(args[0], factor), info);
+                break;
             }
             // A left shift wraps; a multiplication may only replace it where that is the same.
             bool fits = false;
             if (infos[0].min && infos[0].max) {
-                int128 scale = int128(1) << *c1;
+                int128 scale = int128(1) << amount;
                 int128 lo = *infos[0].min * scale, hi = *infos[0].max * scale;
                 fits = lo >= t.element_of().int_min() && hi <= t.element_of().int_max();
             }
             if (!no_overflow(t) || fits) return rewrite(Mul::make(args[0], factor), info);
+            *info = make_info(t, std::nullopt, std::nullopt,
+                              infos[0].alignment * ModulusRemainder::constant(int64_t(1) << amount),
+                              /*overflow_is_ub=*/false);
             break;
         }
         default:

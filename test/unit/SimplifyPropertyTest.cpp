@@ -52,6 +52,12 @@ bool has_no_variables(const Expr &e) {
     return c.count == 0;
 }
 
+/// How many constant-valued expressions that did not simplify to a constant to print
+/// (DSL_SIMPLIFY_FUZZ_SHOW_MISSED), to find missing rules.
+int show_missed = std::getenv("DSL_SIMPLIFY_FUZZ_SHOW_MISSED")
+                      ? std::atoi(std::getenv("DSL_SIMPLIFY_FUZZ_SHOW_MISSED"))
+                      : 0;
+
 struct Stats {
     int expressions = 0, points = 0, compared = 0;
     int constant_valued = 0, reached_constant = 0;
@@ -113,7 +119,14 @@ Stats check_random_expressions(uint64_t seed, int count, int depth, int points,
         // An expression whose value never changed across the points is taken as constant.
         if (any_defined && all_same && points > 1) {
             stats.constant_valued++;
-            if (is_constant(s)) stats.reached_constant++;
+            if (is_constant(s)) {
+                stats.reached_constant++;
+            } else if (show_missed > 0) {
+                show_missed--;
+                std::cout
+                    << "[simplify property] constant-valued but not simplified to a constant:\n  "
+                    << e << "\n  -> " << s << "\n";
+            }
         }
         if (any_defined && has_no_variables(e)) {
             stats.closed++;
@@ -163,8 +176,10 @@ TEST(SimplifyProperty, IntegerOnlyDeeperExpressions) {
     test::RandomExprOptions options;
     options.allow_floats = false;
     Stats total;
-    for (uint64_t seed = 100; seed < 104; seed++) {
-        total.add(check_random_expressions(seed, 1000, 6, 4, options));
+    const int seeds = env_int("DSL_SIMPLIFY_FUZZ_SEEDS", 4);
+    for (uint64_t seed = 100; seed < 100 + static_cast<uint64_t>(seeds); seed++) {
+        total.add(check_random_expressions(seed, 1000, env_int("DSL_SIMPLIFY_FUZZ_DEPTH", 6), 4,
+                                           options));
         if (HasFailure()) break;
     }
     EXPECT_GE(total.expressions, 4000);

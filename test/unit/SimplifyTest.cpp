@@ -306,6 +306,13 @@ TEST(Simplify, Intrinsics) {
     EXPECT_SIMPLIFIES(x | 0, x);
     EXPECT_SIMPLIFIES(x ^ x, Expr(0));
     EXPECT_SIMPLIFIES(~~x, x);
+    EXPECT_SIMPLIFIES(~x, -1 - x);
+    EXPECT_SIMPLIFIES((x + 2) + ~x, Expr(1));
+    EXPECT_SIMPLIFIES(u8 >> 9, Expr(uint8_t(0)));
+    EXPECT_SIMPLIFIES(x << -2, x / 4);
+    EXPECT_SIMPLIFIES((x << 4) % 8, Expr(0));
+    EXPECT_SIMPLIFIES(x % x, Expr(0));
+    EXPECT_SIMPLIFIES(x & -1, x);
     EXPECT_SIMPLIFIES(Expr(6) & 3, Expr(2));
     EXPECT_SIMPLIFIES(Expr(1) << 4, Expr(16));
     EXPECT_SIMPLIFIES(Expr(-16) >> 2, Expr(-4));
