@@ -1,0 +1,339 @@
+// The simplifier's driver: dispatch, constant folding, facts about values, variables and lets,
+// and the public entry points. The rules themselves live in SimplifyArith.cpp,
+// SimplifyMinMax.cpp, SimplifyCompare.cpp, SimplifyVector.cpp and SimplifyStmt.cpp.
+#include "ir/Simplify.h"
+
+#include "ir/IROperator.h"
+#include "ir/ReferenceEvaluator.h"
+#include "ir/SimplifyInternal.h"
+#include "ir/Substitute.h"
+
+namespace dsl::ir {
+
+namespace simplify_internal {
+
+std::optional<int64_t> const_int(const Expr &e) {
+    if (auto i = as_const_int(e)) return i;
+    if (auto u = as_const_uint(e)) {
+        if (*u <= uint64_t(INT64_MAX)) return static_cast<int64_t>(*u);
+    }
+    return std::nullopt;
+}
+
+Expr int_const(Type t, int64_t v) {
+    return make_const(t, v);
+}
+
+bool is_const_value(const Expr &e) {
+    if (is_const(e)) return true;
+    if (const auto *r = e.as<Ramp>()) return is_const(r->base) && is_const(r->stride);
+    return false;
+}
+
+namespace {
+
+int64_t wrap_to(int128 v, Type t) {
+    int bits = t.bits();
+    uint64_t u = static_cast<uint64_t>(v);
+    if (bits < 64) u &= (uint64_t(1) << bits) - 1;
+    if (t.is_int() && bits < 64) {
+        uint64_t sign = uint64_t(1) << (bits - 1);
+        return static_cast<int64_t>((u ^ sign) - sign);
+    }
+    return static_cast<int64_t>(u);
+}
+
+Expr lane_const(Type et, const Scalar &s) {
+    if (et.is_int()) return IntImm::make(et, s.i);
+    if (et.is_uint()) return UIntImm::make(et, s.u);
+    return FloatImm::make(et, s.f);
+}
+
+bool same_bits(Type et, const Scalar &a, const Scalar &b) {
+    if (!et.is_float()) return a.u == b.u;
+    if (std::isnan(a.f) && std::isnan(b.f)) return true;
+    return a.f == b.f && std::signbit(a.f) == std::signbit(b.f);
+}
+
+std::optional<Expr> value_to_expr(const Value &v) {
+    if (v.undefined) return std::nullopt;
+    Type et = v.type.element_of();
+    int lanes = v.type.lanes();
+    bool uniform = true;
+    for (int i = 1; i < lanes && uniform; i++)
+        uniform = same_bits(et, v.lanes[0], v.lanes[i]);
+    if (uniform) return broadcast_to(lane_const(et, v.lanes[0]), lanes);
+    if (!et.is_int_or_uint() || et.is_bool()) return std::nullopt;
+    // A ramp whose lanes the evaluator recomputes identically (including wrap-around).
+    auto as_wide = [&](int i) { return et.is_int() ? int128(v.lanes[i].i) : int128(v.lanes[i].u); };
+    int128 stride = as_wide(1) - as_wide(0);
+    if (no_overflow(et)) {
+        if (stride < et.int_min() || stride > et.int_max()) return std::nullopt;
+        for (int i = 2; i < lanes; i++) {
+            if (as_wide(i) - as_wide(i - 1) != stride) return std::nullopt;
+        }
+    } else {
+        int64_t s = wrap_to(stride, et);
+        for (int i = 2; i < lanes; i++) {
+            if (wrap_to(as_wide(i) - as_wide(i - 1), et) != s) return std::nullopt;
+        }
+        stride = s;
+    }
+    Expr base = lane_const(et, v.lanes[0]);
+    Expr step = et.is_int()
+                    ? IntImm::make(et, static_cast<int64_t>(stride))
+                    : UIntImm::make(et, static_cast<uint64_t>(static_cast<int64_t>(stride)));
+    return Ramp::make(base, step, lanes);
+}
+
+}  // namespace
+
+std::optional<Expr> fold(const Expr &e) {
+    // Constant folding defers to the reference evaluator, so that it follows the documented
+    // semantics bit for bit (float16 rounding, Euclidean division, wrap-around) by construction.
+    return value_to_expr(evaluate(e));
+}
+
+std::optional<Expr> fold_if_const(const Expr &e, std::initializer_list<Expr> operands) {
+    for (const Expr &o : operands) {
+        if (!is_const_value(o)) return std::nullopt;
+    }
+    return fold(e);
+}
+
+ExprInfo type_info(Type t) {
+    ExprInfo info;
+    if (!t.is_int_or_uint()) return info;
+    if (t.is_int()) {
+        info.min = t.int_min();
+        info.max = t.int_max();
+    } else {
+        info.min = 0;
+        if (t.bits() < 64) info.max = static_cast<int64_t>(t.uint_max());
+    }
+    return info;
+}
+
+ExprInfo make_info(Type t, std::optional<int128> lo, std::optional<int128> hi,
+                   ModulusRemainder align, bool overflow_is_ub) {
+    ExprInfo info;
+    if (!t.is_int_or_uint()) return info;
+    int128 type_lo = t.is_int() ? int128(t.int_min()) : 0;
+    int128 type_hi = t.is_int() ? int128(t.int_max()) : int128(t.uint_max());
+    bool may_wrap =
+        !(no_overflow(t) && overflow_is_ub) && (!lo || !hi || *lo < type_lo || *hi > type_hi);
+    if (may_wrap) {
+        lo = type_lo;
+        hi = type_hi;
+        align = align.wrapped_to(t.bits());
+    } else {
+        // A 32/64-bit signed value lies within its type whatever the arithmetic said.
+        lo = lo ? std::max(*lo, type_lo) : type_lo;
+        hi = hi ? std::min(*hi, type_hi) : type_hi;
+    }
+    if (*lo > *hi) {
+        // Every value overflows: the expression is undefined and nothing useful holds.
+        return type_info(t);
+    }
+    if (*lo >= INT64_MIN && *lo <= INT64_MAX) info.min = static_cast<int64_t>(*lo);
+    if (*hi >= INT64_MIN && *hi <= INT64_MAX) info.max = static_cast<int64_t>(*hi);
+    info.alignment = align;
+    if (info.is_const()) info.alignment = ModulusRemainder::constant(*info.min);
+    if (align.is_constant() && !may_wrap && align.remainder >= *lo && align.remainder <= *hi) {
+        info.min = info.max = align.remainder;
+    }
+    // Tighten the bounds to the nearest aligned values.
+    if (align.modulus > 1 && info.min && info.max) {
+        int64_t m = align.modulus;
+        int128 r = align.remainder;
+        int128 new_lo = *info.min + ((r - *info.min) % m + m) % m;
+        int128 new_hi = *info.max - ((*info.max - r) % m + m) % m;
+        if (new_lo <= new_hi) {
+            info.min = static_cast<int64_t>(new_lo);
+            info.max = static_cast<int64_t>(new_hi);
+        }
+    }
+    return info;
+}
+
+ExprInfo unify_info(const ExprInfo &a, const ExprInfo &b) {
+    ExprInfo info;
+    if (a.min && b.min) info.min = std::min(*a.min, *b.min);
+    if (a.max && b.max) info.max = std::max(*a.max, *b.max);
+    info.alignment = unify(a.alignment, b.alignment);
+    return info;
+}
+
+Stmt no_op() {
+    return Evaluate::make(make_zero(Int(32)));
+}
+
+bool is_no_op(const Stmt &s) {
+    if (!s.defined()) return true;
+    const auto *e = s.as<Evaluate>();
+    return e && is_const(e->value);
+}
+
+Expr Simplifier::mutate(const Expr &e, ExprInfo *info) {
+    if (!e.defined()) return e;
+    ExprInfo local;
+    ExprInfo *out = info ? info : &local;
+    *out = ExprInfo{};
+    switch (e.node_type()) {
+        case IRNodeType::IntImm:
+        case IRNodeType::UIntImm:
+            if (auto v = const_int(e))
+                *out = make_info(e.type(), *v, *v, ModulusRemainder::constant(*v));
+            return e;
+        case IRNodeType::FloatImm:
+        case IRNodeType::StringImm:
+            return e;
+        case IRNodeType::Cast:
+            return visit_cast(e.as<Cast>(), out);
+        case IRNodeType::Variable:
+            return visit_variable(e.as<Variable>(), out);
+        case IRNodeType::Add:
+            return visit_add(e.as<Add>(), out);
+        case IRNodeType::Sub:
+            return visit_sub(e.as<Sub>(), out);
+        case IRNodeType::Mul:
+            return visit_mul(e.as<Mul>(), out);
+        case IRNodeType::Div:
+            return visit_div(e.as<Div>(), out);
+        case IRNodeType::Mod:
+            return visit_mod(e.as<Mod>(), out);
+        case IRNodeType::Min:
+        case IRNodeType::Max:
+            return visit_min_max(e, out);
+        case IRNodeType::EQ:
+        case IRNodeType::NE:
+        case IRNodeType::LT:
+        case IRNodeType::LE:
+        case IRNodeType::GT:
+        case IRNodeType::GE:
+            return visit_compare(e, out);
+        case IRNodeType::And:
+        case IRNodeType::Or:
+            return visit_and_or(e, out);
+        case IRNodeType::Not:
+            return visit_not(e.as<Not>(), out);
+        case IRNodeType::Select:
+            return visit_select(e.as<Select>(), out);
+        case IRNodeType::Load:
+            return visit_load(e.as<Load>(), out);
+        case IRNodeType::Ramp:
+            return visit_ramp(e.as<Ramp>(), out);
+        case IRNodeType::Broadcast:
+            return visit_broadcast(e.as<Broadcast>(), out);
+        case IRNodeType::Call:
+            return visit_call(e.as<Call>(), out);
+        case IRNodeType::Let:
+            return visit_let(e.as<Let>(), out);
+        case IRNodeType::Shuffle:
+            return visit_shuffle(e.as<Shuffle>(), out);
+        case IRNodeType::VectorReduce:
+            return visit_vector_reduce(e.as<VectorReduce>(), out);
+        default:
+            internal_error << "the simplifier met a statement node as an expression";
+    }
+    return e;
+}
+
+Expr Simplifier::rewrite(const Expr &e, ExprInfo *info) {
+    if (rewrite_depth_ >= kMaxRewriteDepth) {
+        // A chain of rewrites this long means two rules undo each other; stop rather than loop.
+        *info = type_info(e.type());
+        return e;
+    }
+    rewrite_depth_++;
+    Expr result = mutate(e, info);
+    rewrite_depth_--;
+    return result;
+}
+
+bool Simplifier::prove(const Expr &e) {
+    return is_const_true(mutate(e, nullptr));
+}
+
+ExprInfo Simplifier::variable_info(const Variable *op) {
+    if (const ExprInfo *known = var_info_.find(op->name)) return *known;
+    ExprInfo info = type_info(op->type);
+    if (user_bounds_ && op->type.is_int_or_uint()) {
+        if (const ConstantBounds *b = user_bounds_->find(op->name)) {
+            if (b->min && (!info.min || *b->min > *info.min)) info.min = b->min;
+            if (b->max && (!info.max || *b->max < *info.max)) info.max = b->max;
+        }
+    }
+    return info;
+}
+
+Expr Simplifier::visit_variable(const Variable *op, ExprInfo *info) {
+    if (const Expr *replacement = replacements_.find(op->name)) {
+        if (replacement->defined()) {
+            // Already simplified when it was bound; only its facts are needed.
+            return mutate(*replacement, info);
+        }
+    }
+    *info = variable_info(op);
+    return op;
+}
+
+bool Simplifier::bind_let(const std::string &name, const Expr &value, const ExprInfo &value_info) {
+    const Expr *inner = &value;
+    if (const auto *b = value.as<Broadcast>()) inner = &b->value;
+    bool cheap = is_const_value(value) || inner->as<Variable>() || is_const(*inner);
+    replacements_.push(name, cheap ? value : Expr());
+    var_info_.push(name, value_info);
+    return cheap;
+}
+
+void Simplifier::bind_opaque(const std::string &name, const ExprInfo &value_info) {
+    replacements_.push(name, Expr());
+    var_info_.push(name, value_info);
+}
+
+void Simplifier::unbind(const std::string &name) {
+    replacements_.pop(name);
+    var_info_.pop(name);
+}
+
+Expr Simplifier::visit_let(const Let *op, ExprInfo *info) {
+    ExprInfo value_info;
+    Expr value = mutate(op->value, &value_info);
+    bool substituted = bind_let(op->name, value, value_info);
+    Expr body = mutate(op->body, info);
+    unbind(op->name);
+    if (substituted || !expr_uses_var(body, op->name)) return body;
+    if (value.same_as(op->value) && body.same_as(op->body)) return op;
+    return Let::make(op->name, value, body);
+}
+
+}  // namespace simplify_internal
+
+using simplify_internal::Simplifier;
+
+Expr simplify(const Expr &e) {
+    return Simplifier(nullptr).mutate(e);
+}
+
+Expr simplify(const Expr &e, const Scope<ConstantBounds> &bounds) {
+    return Simplifier(&bounds).mutate(e);
+}
+
+Stmt simplify(const Stmt &s) {
+    return Simplifier(nullptr).mutate(s);
+}
+
+Stmt simplify(const Stmt &s, const Scope<ConstantBounds> &bounds) {
+    return Simplifier(&bounds).mutate(s);
+}
+
+bool can_prove(const Expr &condition) {
+    return is_const_true(simplify(condition));
+}
+
+bool can_prove(const Expr &condition, const Scope<ConstantBounds> &bounds) {
+    return is_const_true(simplify(condition, bounds));
+}
+
+}  // namespace dsl::ir

@@ -1,0 +1,144 @@
+#pragma once
+/// The machinery shared by the simplifier's source files (Simplify*.cpp): the facts tracked for
+/// each subexpression, the mutator, and small helpers that make rules read like rules. Nothing
+/// outside the simplifier includes this.
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/IREquality.h"
+#include "ir/IRVisitor.h"
+#include "ir/ModulusRemainder.h"
+#include "ir/Scope.h"
+#include "ir/Simplify.h"
+
+namespace dsl::ir::simplify_internal {
+
+__extension__ typedef __int128 int128;
+
+/// What the simplifier knows about the value of an integer expression (all lanes of it): the
+/// constant bounds of its actual value (after any wrap-around) and its alignment. Both describe
+/// the value as the semantics define it, so they hold for narrow wrapping types too.
+struct ExprInfo {
+    std::optional<int64_t> min, max;
+    ModulusRemainder alignment;
+
+    bool is_const() const { return min && max && *min == *max; }
+    bool min_at_least(int64_t v) const { return min && *min >= v; }
+    bool max_at_most(int64_t v) const { return max && *max <= v; }
+};
+
+/// Whether the semantics let rules assume that arithmetic of type `t` does not overflow.
+inline bool no_overflow(Type t) {
+    return t.is_int() && t.bits() >= 32;
+}
+
+/// The integer value of a constant (IntImm, UIntImm up to INT64_MAX, or a broadcast of one).
+std::optional<int64_t> const_int(const Expr &e);
+/// A constant of type `t` (broadcast if `t` is a vector); `v` wraps to the type.
+Expr int_const(Type t, int64_t v);
+/// Whether `e` is a constant, a broadcast constant, or a ramp of constants.
+bool is_const_value(const Expr &e);
+/// Evaluates `e`, whose operands are all constants, following the semantics exactly. Empty when
+/// the result is undefined (32/64-bit signed overflow, float-to-int out of range, ...) or not
+/// expressible as a constant, broadcast or ramp.
+std::optional<Expr> fold(const Expr &e);
+/// Folds `e` if all of `operands` are constant values; empty otherwise.
+std::optional<Expr> fold_if_const(const Expr &e, std::initializer_list<Expr> operands);
+
+/// Facts about a value of type `t` whose mathematical (unwrapped) value lies within [lo, hi]
+/// (unknown where empty) with alignment `align`: narrows to the type's range and forgets what
+/// wrap-around can break. `overflow_is_ub` says whether the operation that produced the value
+/// may be assumed not to overflow (arithmetic of 32/64-bit signed types; not casts or shifts).
+ExprInfo make_info(Type t, std::optional<int128> lo, std::optional<int128> hi,
+                   ModulusRemainder align, bool overflow_is_ub = true);
+/// Facts every value of type `t` satisfies.
+ExprInfo type_info(Type t);
+/// Facts that hold for a value that is one of `a` or `b`.
+ExprInfo unify_info(const ExprInfo &a, const ExprInfo &b);
+inline std::optional<int128> wide(const std::optional<int64_t> &v) {
+    if (v) return int128(*v);
+    return std::nullopt;
+}
+
+/// The simplifier proper. `mutate(e, &info)` returns the simplified `e` and fills `info`.
+/// Rules build their result from simplified parts and hand it back to `mutate`, so a rewrite is
+/// simplified to a local fixed point; `kMaxRewriteDepth` bounds how long such chains may get.
+class Simplifier : public IRMutator {
+  public:
+    explicit Simplifier(const Scope<ConstantBounds> *user_bounds) : user_bounds_(user_bounds) {}
+
+    Expr mutate(const Expr &e) override { return mutate(e, nullptr); }
+    Stmt mutate(const Stmt &s) override { return IRMutator::mutate(s); }
+    Expr mutate(const Expr &e, ExprInfo *info);
+
+    // One function per node kind (SimplifyArith.cpp, SimplifyMinMax.cpp, SimplifyCompare.cpp,
+    // SimplifyVector.cpp, Simplify.cpp).
+    Expr visit_add(const Add *op, ExprInfo *info);
+    Expr visit_sub(const Sub *op, ExprInfo *info);
+    Expr visit_mul(const Mul *op, ExprInfo *info);
+    Expr visit_div(const Div *op, ExprInfo *info);
+    Expr visit_mod(const Mod *op, ExprInfo *info);
+    Expr visit_min_max(const Expr &e, ExprInfo *info);
+    Expr visit_compare(const Expr &e, ExprInfo *info);
+    Expr visit_and_or(const Expr &e, ExprInfo *info);
+    Expr visit_not(const Not *op, ExprInfo *info);
+    Expr visit_select(const Select *op, ExprInfo *info);
+    Expr visit_cast(const Cast *op, ExprInfo *info);
+    Expr visit_variable(const Variable *op, ExprInfo *info);
+    Expr visit_load(const Load *op, ExprInfo *info);
+    Expr visit_ramp(const Ramp *op, ExprInfo *info);
+    Expr visit_broadcast(const Broadcast *op, ExprInfo *info);
+    Expr visit_call(const Call *op, ExprInfo *info);
+    Expr visit_let(const Let *op, ExprInfo *info);
+    Expr visit_shuffle(const Shuffle *op, ExprInfo *info);
+    Expr visit_vector_reduce(const VectorReduce *op, ExprInfo *info);
+
+    /// Whether `e` (already simplified or not) simplifies to true.
+    bool prove(const Expr &e);
+
+  protected:
+    using IRMutator::visit;
+    // Statements (SimplifyStmt.cpp).
+    Stmt visit(const LetStmt *op) override;
+    Stmt visit(const AssertStmt *op) override;
+    Stmt visit(const ProducerConsumer *op) override;
+    Stmt visit(const For *op) override;
+    Stmt visit(const Store *op) override;
+    Stmt visit(const Block *op) override;
+    Stmt visit(const IfThenElse *op) override;
+    Stmt visit(const Evaluate *op) override;
+
+    /// Whether `p op q` (op: Add, Sub or Mul), a term a rule is about to create, provably cannot
+    /// overflow where overflow would be undefined. Always true for wrapping types.
+    bool cannot_overflow(IRNodeType op, const Expr &p, const Expr &q);
+    /// Re-simplifies the result of a rule.
+    Expr rewrite(const Expr &e, ExprInfo *info);
+    /// The facts known about a variable: from an enclosing let or loop, or the caller's bounds.
+    ExprInfo variable_info(const Variable *op);
+
+    /// Binds the let-bound `name` to its simplified `value` for the simplification of the
+    /// let's body: substituted where it occurs when it is cheap to repeat (returns true), else
+    /// described by `value_info`. Undo with `unbind`.
+    bool bind_let(const std::string &name, const Expr &value, const ExprInfo &value_info);
+    /// Binds a name that is not substituted (a loop variable) to what is known about it.
+    void bind_opaque(const std::string &name, const ExprInfo &value_info);
+    void unbind(const std::string &name);
+
+    const Scope<ConstantBounds> *user_bounds_;
+    /// Facts about let-bound names and loop variables.
+    Scope<ExprInfo> var_info_;
+    /// Let-bound names whose value is substituted where they occur.
+    Scope<Expr> replacements_;
+    int rewrite_depth_ = 0;
+    static constexpr int kMaxRewriteDepth = 64;
+};
+
+/// A statement that does nothing, as the simplifier leaves it.
+Stmt no_op();
+bool is_no_op(const Stmt &s);
+
+}  // namespace dsl::ir::simplify_internal

@@ -1,0 +1,121 @@
+// Rules for statements: lets, asserts, loops, blocks, conditions and evaluations.
+#include "ir/IROperator.h"
+#include "ir/SimplifyInternal.h"
+#include "ir/Substitute.h"
+
+namespace dsl::ir::simplify_internal {
+
+Stmt Simplifier::visit(const LetStmt *op) {
+    ExprInfo value_info;
+    Expr value = mutate(op->value, &value_info);
+    bool substituted = bind_let(op->name, value, value_info);
+    Stmt body = mutate(op->body);
+    unbind(op->name);
+    if (substituted || !stmt_uses_var(body, op->name)) return body;
+    if (value.same_as(op->value) && body.same_as(op->body)) return op;
+    return LetStmt::make(op->name, value, body);
+}
+
+Stmt Simplifier::visit(const AssertStmt *op) {
+    Expr condition = mutate(op->condition);
+    if (is_const_true(condition)) return no_op();
+    Expr message = mutate(op->message);
+    if (condition.same_as(op->condition) && message.same_as(op->message)) return op;
+    return AssertStmt::make(condition, message);
+}
+
+Stmt Simplifier::visit(const ProducerConsumer *op) {
+    Stmt body = mutate(op->body);
+    if (is_no_op(body)) return no_op();
+    if (body.same_as(op->body)) return op;
+    return ProducerConsumer::make(op->name, op->is_producer, body);
+}
+
+Stmt Simplifier::visit(const For *op) {
+    ExprInfo min_info, extent_info;
+    Expr min = mutate(op->min, &min_info);
+    Expr extent = mutate(op->extent, &extent_info);
+    if (extent_info.max_at_most(0)) return no_op();
+    if (is_const_one(extent)) {
+        // One iteration: the loop variable is just its minimum.
+        return mutate(LetStmt::make(op->name, min, op->body));
+    }
+    // Inside the body the variable lies in [min, min + extent - 1].
+    ExprInfo var_info;
+    var_info.min = min_info.min;
+    if (min_info.max && extent_info.max) {
+        int128 hi = int128(*min_info.max) + *extent_info.max - 1;
+        if (hi >= INT64_MIN && hi <= INT64_MAX) var_info.max = static_cast<int64_t>(hi);
+    }
+    var_info =
+        make_info(min.type(), wide(var_info.min), wide(var_info.max), ModulusRemainder::unknown());
+    bind_opaque(op->name, var_info);
+    Stmt body = mutate(op->body);
+    unbind(op->name);
+    if (is_no_op(body)) return no_op();
+    if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) return op;
+    return For::make(op->name, min, extent, op->for_type, op->device_api, body);
+}
+
+Stmt Simplifier::visit(const Store *op) {
+    Expr predicate = mutate(op->predicate);
+    if (is_const_false(predicate)) return no_op();
+    Expr value = mutate(op->value);
+    Expr index = mutate(op->index);
+    if (predicate.same_as(op->predicate) && value.same_as(op->value) && index.same_as(op->index))
+        return op;
+    return Store::make(op->name, value, index, predicate, op->alignment);
+}
+
+Stmt Simplifier::visit(const Block *op) {
+    // Flatten nested blocks and drop statements that do nothing.
+    std::vector<Stmt> stmts;
+    std::vector<Stmt> pending = {op->rest, op->first};
+    bool changed = false;
+    while (!pending.empty()) {
+        Stmt s = pending.back();
+        pending.pop_back();
+        if (const auto *b = s.as<Block>()) {
+            pending.push_back(b->rest);
+            pending.push_back(b->first);
+            continue;
+        }
+        Stmt m = mutate(s);
+        changed |= !m.same_as(s);
+        if (is_no_op(m)) {
+            changed = true;
+            continue;
+        }
+        stmts.push_back(m);
+    }
+    if (stmts.empty()) return no_op();
+    if (!changed && op->first.as<Block>() == nullptr) return op;
+    return Block::make(stmts);
+}
+
+Stmt Simplifier::visit(const IfThenElse *op) {
+    Expr condition = mutate(op->condition);
+    if (is_const_true(condition)) return mutate(op->then_case);
+    if (is_const_false(condition)) return op->else_case.defined() ? mutate(op->else_case) : no_op();
+    Stmt then_case = mutate(op->then_case);
+    Stmt else_case = op->else_case.defined() ? mutate(op->else_case) : Stmt();
+    if (is_no_op(else_case)) else_case = Stmt();
+    if (is_no_op(then_case)) {
+        if (!else_case.defined()) return no_op();
+        return IfThenElse::make(mutate(Not::make(condition)), else_case);
+    }
+    if (condition.same_as(op->condition) && then_case.same_as(op->then_case) &&
+        else_case.same_as(op->else_case)) {
+        return op;
+    }
+    return IfThenElse::make(condition, then_case, else_case);
+}
+
+Stmt Simplifier::visit(const Evaluate *op) {
+    Expr value = mutate(op->value);
+    if (is_const(value)) return no_op();
+    if (value.same_as(op->value)) return op;
+    return Evaluate::make(value);
+}
+
+}  // namespace dsl::ir::simplify_internal
