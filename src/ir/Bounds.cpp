@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 #include "ir/Error.h"
@@ -270,6 +271,7 @@ Expr make_min_or_max(bool is_min, const Expr &a, const Expr &b) {
     if (!a.defined() || !b.defined()) return Expr();
     if (auto c = compare_constants(a, b)) return (*c <= 0) == is_min ? a : b;
     if (equal(a, b)) return a;
+    if (is_const(a)) return make_min_or_max(is_min, b, a);  // constants go on the right
     Type t = a.type();
     if (!t.is_float() && !wraps(t)) {
         auto [xa, ca] = split_offset(a);
@@ -368,9 +370,25 @@ Expr make_select(const Expr &c, const Expr &a, const Expr &b) {
     return Select::make(c, a, b);
 }
 
+double int_to_float(int128 v, Type to);
+
 Expr make_cast(Type t, const Expr &e) {
     if (!e.defined()) return Expr();
-    if (e.type() == t) return e;
+    Type from = e.type();
+    if (from == t) return e;
+    if (auto c = const_int(e)) {
+        if (t.is_bool()) return make_bool(*c != 0);
+        if (t.is_float()) return float_end(t, int_to_float(*c, t));
+        return int_const(t, wrap_to(t, *c));
+    }
+    if (auto c = const_float(e)) {
+        if (t.is_float()) return float_end(t, *c);
+        if (t.is_bool()) return make_bool(*c != 0);
+        double v = std::trunc(*c);
+        if (v >= static_cast<double>(lowest(t)) && v <= static_cast<double>(highest(t))) {
+            return int_const(t, static_cast<int128>(v));
+        }
+    }
     return Cast::make(t, e);
 }
 
@@ -769,8 +787,9 @@ class BoundsOfExpr : public IRVisitor {
     explicit BoundsOfExpr(const Scope<Interval> &outer) : scope(&outer) {}
 
     Interval get(const Expr &e) {
-        if (e.type().is_vector() && !e.as<Broadcast>()) {
-            // A vector of symbols alone is bounded by its own extreme lanes, exactly.
+        if (e.type().is_vector() && wraps(e.type().element_of()) && !e.as<Broadcast>()) {
+            // A vector of symbols alone is bounded by its own extreme lanes, exactly. Worth it
+            // where the rules below would have to give up on wrapping.
             ScopeUse use(scope);
             use.include(e);
             if (!use.uses_scope && use.uses_free_var && !use.opaque) return lanes_extremes(e);
@@ -922,24 +941,29 @@ class BoundsOfExpr : public IRVisitor {
     void visit(const Let *op) override;
 
     void visit(const Shuffle *op) override {
-        std::vector<Interval> inputs;
-        std::vector<int> first_lane;
-        int total = 0;
-        for (const Expr &v : op->vectors) {
-            inputs.push_back(Interval::nothing());
-            first_lane.push_back(total);
-            total += v.type().lanes();
-        }
-        std::vector<bool> used(inputs.size(), false);
-        for (int index : op->indices) {
-            size_t k = std::upper_bound(first_lane.begin(), first_lane.end(), index) -
-                       first_lane.begin() - 1;
-            used[k] = true;
-        }
+        // Follow each lane through nested shuffles to the vector it is read from; only those
+        // vectors count.
+        std::vector<Expr> sources;
+        std::function<void(const Shuffle *, int)> trace = [&](const Shuffle *s, int lane) {
+            for (const Expr &v : s->vectors) {
+                if (lane >= v.type().lanes()) {
+                    lane -= v.type().lanes();
+                    continue;
+                }
+                if (const auto *inner = v.as<Shuffle>()) {
+                    trace(inner, inner->indices[lane]);
+                } else if (std::none_of(sources.begin(), sources.end(),
+                                        [&](const Expr &e) { return e.same_as(v); })) {
+                    sources.push_back(v);
+                }
+                return;
+            }
+        };
+        for (int index : op->indices)
+            trace(op, index);
         Interval hull = Interval::nothing();
-        for (size_t k = 0; k < inputs.size(); k++) {
-            if (used[k]) hull = Interval::make_union(hull, get(op->vectors[k]));
-        }
+        for (const Expr &v : sources)
+            hull = Interval::make_union(hull, get(v));
         result = hull;
     }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -26,6 +27,12 @@ __extension__ typedef __int128 int128;
 
 constexpr int kExpressions = 20000;
 constexpr int kPointsPerExpression = 24;
+
+/// Longer runs by hand: DSL_BOUNDS_SEED=<n> DSL_BOUNDS_EXPRESSIONS=<n> DSL_BOUNDS_DEPTH=<n>.
+long env_or(const char *name, long otherwise) {
+    const char *v = std::getenv(name);
+    return v ? std::atol(v) : otherwise;
+}
 
 /// A variable's interval, as scalar values of its element type.
 struct VarRange {
@@ -151,13 +158,16 @@ End evaluate_end(const Expr &e) {
 
 TEST(BoundsProperty, RandomExpressionsStayInsideTheirIntervals) {
     auto start = std::chrono::steady_clock::now();
-    test::RandomExprGenerator gen(20261129);
-    std::mt19937_64 rng(7);
+    const long seed = env_or("DSL_BOUNDS_SEED", 20261129);
+    const long expressions = env_or("DSL_BOUNDS_EXPRESSIONS", kExpressions);
+    const int max_depth = static_cast<int>(env_or("DSL_BOUNDS_DEPTH", 4));
+    test::RandomExprGenerator gen(static_cast<uint64_t>(seed));
+    std::mt19937_64 rng(static_cast<uint64_t>(seed) * 31 + 7);
     long points = 0, lanes_checked = 0, failures = 0, constant_results = 0, exact = 0;
     std::vector<double> ratios;
-    for (int n = 0; n < kExpressions; n++) {
+    for (long n = 0; n < expressions; n++) {
         Type t = gen.type();
-        Expr e = gen.expr(t, gen.uniform(1, 4));
+        Expr e = gen.expr(t, gen.uniform(1, max_depth));
         std::map<std::string, Value> env = gen.env_for(e);
         Scope<Interval> scope;
         std::map<std::string, VarRange> ranges;
@@ -236,11 +246,11 @@ TEST(BoundsProperty, RandomExpressionsStayInsideTheirIntervals) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf(
-        "[bounds] %d expressions, %ld points, %ld lanes checked, %.1f s\n"
+        "[bounds] %ld expressions, %ld points, %ld lanes checked, %.1f s\n"
         "[bounds] constant intervals: %ld (%.1f%%); observed range == interval: %.1f%%; "
         "observed/interval width: median %.3f, p25 %.3f, p10 %.3f\n",
-        kExpressions, points, lanes_checked, seconds, constant_results,
-        100.0 * constant_results / kExpressions,
+        expressions, points, lanes_checked, seconds, constant_results,
+        100.0 * constant_results / expressions,
         constant_results ? 100.0 * exact / constant_results : 0.0, quantile(0.5), quantile(0.25),
         quantile(0.1));
 }
