@@ -150,7 +150,11 @@ std::optional<FloatEnds> float_ends(const Interval &i) {
     return FloatEnds{*lo, *hi};
 }
 
+/// A float interval from constant ends. A zero-width interval at zero is widened to
+/// [-0.0, +0.0]: constant folding cannot always tell which zero a value is (corners of a product
+/// give both), and a single point must be exact, since the sign of a zero divisor matters.
 Interval float_interval(Type t, double lo, double hi) {
+    if (lo == 0 && hi == 0) return Interval(float_end(t, -0.0), float_end(t, 0.0));
     return Interval(float_end(t, lo), float_end(t, hi));
 }
 
@@ -269,7 +273,11 @@ std::optional<int> compare_constants(const Expr &a, const Expr &b) {
 
 Expr make_min_or_max(bool is_min, const Expr &a, const Expr &b) {
     if (!a.defined() || !b.defined()) return Expr();
-    if (auto c = compare_constants(a, b)) return (*c <= 0) == is_min ? a : b;
+    if (auto c = compare_constants(a, b)) {
+        // Equal constants (-0.0 and +0.0 included) give `b`, as the semantics' min/max do.
+        if (*c == 0) return b;
+        return (*c < 0) == is_min ? a : b;
+    }
     if (equal(a, b)) return a;
     if (is_const(a)) return make_min_or_max(is_min, b, a);  // constants go on the right
     Type t = a.type();
@@ -651,8 +659,12 @@ Interval mod_intervals(Type t, const Interval &a, const Interval &b) {
         hi = int_const(t, m - 1);
     } else if (b.is_bounded() && t.is_uint()) {
         hi = make_sub(make_max(b.max, make_one(t)), make_one(t));
+    } else if (auto y = int_ends(b)) {
+        hi = int_const(t, std::max<int128>(std::max(abs128(y->lo), abs128(y->hi)) - 1, 0));
     } else if (b.is_bounded() && !wraps(t)) {
-        hi = make_sub(make_max(make_max(b.max, make_neg(b.min)), make_one(t)), make_one(t));
+        // |y| - 1 written so that no step overflows: max(max(y, 1) - 1, -1 - y).
+        Expr one = make_one(t);
+        hi = make_max(make_sub(make_max(b.max, one), one), make_sub(int_const(t, -1), b.min));
     } else {
         hi = int_const(t, highest(t));
     }
@@ -927,10 +939,21 @@ class BoundsOfExpr : public IRVisitor {
             result = type_range(t);
             return;
         }
+        // (lanes - 1) * stride is no value of the program, so it must not be clamped like one.
         Expr zero = make_zero(t), n = int_const(t, last);
-        Interval steps = mul_intervals(t, stride, Interval(zero, n));
-        result = add_intervals(
-            t, base, Interval(min_of_lower(steps.min, zero), max_of_upper(steps.max, zero)));
+        Interval steps;
+        if (s) {
+            int128 lo = std::min<int128>(0, last * s->lo), hi = std::max<int128>(0, last * s->hi);
+            if (lo < lowest(t) || hi > highest(t)) {
+                result = type_range(t);
+                return;
+            }
+            steps = Interval(int_const(t, lo), int_const(t, hi));
+        } else {
+            steps = mul_intervals(t, stride, Interval(zero, n));
+            steps = Interval(min_of_lower(steps.min, zero), max_of_upper(steps.max, zero));
+        }
+        result = add_intervals(t, base, steps);
     }
 
     void visit(const Broadcast *op) override {
@@ -1101,7 +1124,7 @@ void BoundsOfExpr::visit(const Call *op) {
                     int128 mlo = ia->lo >= 0 ? ia->lo : ia->hi <= 0 ? -ia->hi : 0;
                     result = from_exact(t, mlo, std::max(abs128(ia->lo), abs128(ia->hi)));
                 } else {
-                    double mlo = lo >= 0 ? lo : hi <= 0 ? -hi : 0;
+                    double mlo = lo >= 0 ? std::fabs(lo) : hi <= 0 ? std::fabs(hi) : 0;
                     result = float_interval(t, mlo, std::max(std::fabs(lo), std::fabs(hi)));
                 }
             } else if (nonneg(a)) {

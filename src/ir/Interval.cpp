@@ -1,5 +1,6 @@
 #include "ir/Interval.h"
 
+#include <cmath>
 #include <optional>
 #include <ostream>
 
@@ -29,15 +30,22 @@ std::optional<int> compare_constants(const Expr &a, const Expr &b) {
     return std::nullopt;
 }
 
+/// Of two equal constants, the one with the sign bit set when `negative` (so that the hull of
+/// -0.0 and +0.0 is [-0.0, +0.0], not a single point).
+const Expr &pick_zero(const Expr &a, const Expr &b, bool negative) {
+    auto f = as_const_float(a);
+    return f && std::signbit(*f) == negative ? a : b;
+}
+
 // The lead may route these two through `simplify` later; Bounds.cpp has its own, richer set.
 Expr fold_min(const Expr &a, const Expr &b) {
-    if (auto c = compare_constants(a, b)) return *c <= 0 ? a : b;
+    if (auto c = compare_constants(a, b)) return *c < 0 ? a : *c > 0 ? b : pick_zero(a, b, true);
     if (equal(a, b)) return a;
     return Min::make(a, b);
 }
 
 Expr fold_max(const Expr &a, const Expr &b) {
-    if (auto c = compare_constants(a, b)) return *c >= 0 ? a : b;
+    if (auto c = compare_constants(a, b)) return *c > 0 ? a : *c < 0 ? b : pick_zero(a, b, false);
     if (equal(a, b)) return a;
     return Max::make(a, b);
 }

@@ -26,7 +26,8 @@ using namespace ir;
 __extension__ typedef __int128 int128;
 
 constexpr int kExpressions = 20000;
-constexpr int kPointsPerExpression = 24;
+constexpr int kPointsPerExpression = 32;
+constexpr int kMaxDepth = 5;
 
 /// Longer runs by hand: DSL_BOUNDS_SEED=<n> DSL_BOUNDS_EXPRESSIONS=<n> DSL_BOUNDS_DEPTH=<n>.
 long env_or(const char *name, long otherwise) {
@@ -141,10 +142,10 @@ struct End {
     double f = 0;
 };
 
-End evaluate_end(const Expr &e) {
+End evaluate_end(const Expr &e, const std::map<std::string, Value> &env) {
     End r;
     if (!e.defined()) return r;
-    Value v = evaluate(e);
+    Value v = evaluate(e, env);
     if (v.undefined) return r;
     r.known = true;
     if (v.type.is_float()) {
@@ -156,49 +157,113 @@ End evaluate_end(const Expr &e) {
     return r;
 }
 
-TEST(BoundsProperty, RandomExpressionsStayInsideTheirIntervals) {
-    auto start = std::chrono::steady_clock::now();
-    const long seed = env_or("DSL_BOUNDS_SEED", 20261129);
-    const long expressions = env_or("DSL_BOUNDS_EXPRESSIONS", kExpressions);
-    const int max_depth = static_cast<int>(env_or("DSL_BOUNDS_DEPTH", 4));
+/// How the variables of an expression are bounded.
+enum class Mode {
+    Constant,  ///< every variable has a constant interval
+    Symbolic,  ///< some are left free, some int32/int64 ones get ends `k + c` with a free `k`
+};
+
+struct Stats {
+    long expressions = 0, points = 0, lanes_checked = 0, failures = 0;
+    long constant_results = 0, exact = 0, single_points = 0, full_range = 0, symbolic_results = 0;
+    std::vector<double> ratios;  // observed width / interval width, non-single-point results
+};
+
+/// How one variable of the expression is bounded, and how its values are drawn.
+struct Binding {
+    enum Kind { Constant, Offset, Free } kind = Constant;
+    VarRange range;
+    std::string offset_name;  // Offset: the interval is [k + lo, k + hi] with k this variable
+};
+
+Value value_for(std::mt19937_64 &rng, test::RandomExprGenerator &gen, const Binding &b,
+                std::map<std::string, Value> &free_env) {
+    if (b.kind == Binding::Free) return gen.value(b.range.type);
+    Value v = random_point(rng, b.range);
+    if (b.kind == Binding::Offset) {
+        int64_t k = free_env.at(b.offset_name).lanes[0].i;
+        for (Scalar &lane : v.lanes)
+            lane.i += k;
+    }
+    return v;
+}
+
+void run_property(Mode mode, long seed, long expressions, int max_depth, Stats &stats) {
     test::RandomExprGenerator gen(static_cast<uint64_t>(seed));
     std::mt19937_64 rng(static_cast<uint64_t>(seed) * 31 + 7);
-    long points = 0, lanes_checked = 0, failures = 0, constant_results = 0, exact = 0;
-    std::vector<double> ratios;
+    auto chance = [&](double p) { return std::bernoulli_distribution(p)(rng); };
     for (long n = 0; n < expressions; n++) {
         Type t = gen.type();
+        Type et = t.element_of();
         Expr e = gen.expr(t, gen.uniform(1, max_depth));
         std::map<std::string, Value> env = gen.env_for(e);
         Scope<Interval> scope;
-        std::map<std::string, VarRange> ranges;
+        std::map<std::string, Binding> bindings;
+        std::map<std::string, Type> offsets;  // the free k variables
         for (const auto &[name, value] : env) {
-            VarRange r = random_range(rng, value.type);
-            ranges[name] = r;
-            Type et = value.type.element_of();
-            scope.push(name, Interval(scalar_const(et, r.lo), scalar_const(et, r.hi)));
+            Binding b;
+            b.range = random_range(rng, value.type);
+            Type vt = value.type.element_of();
+            Interval i(scalar_const(vt, b.range.lo), scalar_const(vt, b.range.hi));
+            bool wide_int = vt.is_int() && vt.bits() >= 32;
+            if (mode == Mode::Symbolic && chance(0.25)) {
+                b.kind = Binding::Free;
+            } else if (mode == Mode::Symbolic && wide_int && chance(0.4)) {
+                // Small ranges only, so that k + c cannot overflow.
+                b.kind = Binding::Offset;
+                b.range.lo.i = std::clamp<int64_t>(b.range.lo.i, -1000, 1000);
+                b.range.hi.i = std::clamp<int64_t>(b.range.hi.i, b.range.lo.i, 1000);
+                b.offset_name = "k_" + vt.to_string();
+                offsets[b.offset_name] = vt;
+                Expr k = Variable::make(vt, b.offset_name);
+                i = Interval(Add::make(k, scalar_const(vt, b.range.lo)),
+                             Add::make(k, scalar_const(vt, b.range.hi)));
+            }
+            if (b.kind != Binding::Free) scope.push(name, i);
+            bindings[name] = b;
         }
         Interval bounds = bounds_of_expr_in_scope(e, scope);
         ASSERT_FALSE(bounds.is_empty()) << e;
-        End lo = evaluate_end(bounds.min), hi = evaluate_end(bounds.max);
+        stats.expressions++;
         bool is_constant = is_const(bounds.min) && is_const(bounds.max);
-        Type et = t.element_of();
+        stats.symbolic_results += (bounds.min.defined() && !is_const(bounds.min)) ||
+                                  (bounds.max.defined() && !is_const(bounds.max));
+        End lo, hi;
+        if (is_constant) {
+            lo = evaluate_end(bounds.min, {});
+            hi = evaluate_end(bounds.max, {});
+        }
         bool seen = false;
         int128 seen_lo = 0, seen_hi = 0;
         double seen_flo = 0, seen_fhi = 0;
         for (int p = 0; p < kPointsPerExpression; p++) {
-            for (const auto &[name, r] : ranges)
-                env[name] = random_point(rng, r);
+            // Free values first (the k offsets and the unbounded variables), then the rest.
+            std::map<std::string, Value> free_env;
+            for (const auto &[name, type] : offsets) {
+                int v = std::uniform_int_distribution<int>(-50, 50)(rng);
+                free_env[name] = Value::of_int(type, v);
+            }
+            for (const auto &[name, b] : bindings) {
+                env[name] = value_for(rng, gen, b, free_env);
+                if (b.kind == Binding::Free) free_env[name] = env[name];
+            }
+            if (!is_constant) {
+                // The ends may only mention free variables: evaluating them without the scoped
+                // ones proves that no name leaked out of the scope or out of a Let.
+                lo = evaluate_end(bounds.min, free_env);
+                hi = evaluate_end(bounds.max, free_env);
+            }
             Value v = evaluate(e, env);
-            points++;
+            stats.points++;
             if (v.undefined) continue;
             for (int lane = 0; lane < t.lanes(); lane++) {
-                lanes_checked++;
+                stats.lanes_checked++;
                 bool ok = true;
                 if (et.is_float()) {
                     double x = v.lanes[lane].f;
                     if (std::isnan(x)) {
                         // NaN is only allowed where the interval does not rule it out.
-                        ok = !is_constant || !bounds.min.defined() || !bounds.max.defined();
+                        ok = !is_constant;
                     } else {
                         ok = (!lo.known || lo.f <= x) && (!hi.known || x <= hi.f);
                         seen_flo = seen ? std::min(seen_flo, x) : x;
@@ -212,14 +277,13 @@ TEST(BoundsProperty, RandomExpressionsStayInsideTheirIntervals) {
                     seen_hi = seen ? std::max(seen_hi, x) : x;
                     seen = true;
                 }
-                if (!ok && failures++ < 10) {
+                if (!ok && stats.failures++ < 10) {
                     std::ostringstream vars;
                     for (const auto &[name, value] : env) {
-                        const VarRange &r = ranges[name];
-                        Type vt = r.type.element_of();
-                        vars << name << " in "
-                             << Interval(scalar_const(vt, r.lo), scalar_const(vt, r.hi)) << " = "
-                             << value.to_string() << "; ";
+                        vars << name << " = " << value.to_string() << "; ";
+                    }
+                    for (const auto &[name, value] : free_env) {
+                        vars << name << " = " << value.to_string() << "; ";
                     }
                     ADD_FAILURE() << "expression " << e << "\nbounds " << bounds << "\nvalue "
                                   << v.to_string() << " (lane " << lane << ")\n"
@@ -228,31 +292,65 @@ TEST(BoundsProperty, RandomExpressionsStayInsideTheirIntervals) {
             }
         }
         if (is_constant && lo.known && hi.known && seen) {
-            constant_results++;
+            stats.constant_results++;
+            if (bounds.is_single_point()) {
+                stats.single_points++;
+                continue;
+            }
+            if (et.is_int_or_uint()) {
+                Interval full(type_min(et), type_max(et));
+                if (equal(bounds, full)) stats.full_range++;
+            }
             double width = et.is_float() ? hi.f - lo.f : static_cast<double>(hi.i - lo.i);
             double observed =
                 et.is_float() ? seen_fhi - seen_flo : static_cast<double>(seen_hi - seen_lo);
             bool same = et.is_float() ? (seen_flo == lo.f && seen_fhi == hi.f)
                                       : (seen_lo == lo.i && seen_hi == hi.i);
-            exact += same;
-            ratios.push_back(width == 0 ? 1.0 : observed / width);
+            stats.exact += same;
+            stats.ratios.push_back(observed / width);
         }
     }
-    EXPECT_EQ(failures, 0);
-    std::sort(ratios.begin(), ratios.end());
+}
+
+TEST(BoundsProperty, RandomExpressionsStayInsideConstantIntervals) {
+    auto start = std::chrono::steady_clock::now();
+    Stats stats;
+    run_property(Mode::Constant, env_or("DSL_BOUNDS_SEED", 20261129),
+                 env_or("DSL_BOUNDS_EXPRESSIONS", kExpressions),
+                 static_cast<int>(env_or("DSL_BOUNDS_DEPTH", kMaxDepth)), stats);
+    EXPECT_EQ(stats.failures, 0);
+    std::vector<double> &r = stats.ratios;
+    std::sort(r.begin(), r.end());
     auto quantile = [&](double q) {
-        return ratios.empty() ? 0.0 : ratios[static_cast<size_t>(q * (ratios.size() - 1))];
+        return r.empty() ? 0.0 : r[static_cast<size_t>(q * (r.size() - 1))];
     };
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    long ranged = stats.constant_results - stats.single_points;
     std::printf(
-        "[bounds] %ld expressions, %ld points, %ld lanes checked, %.1f s\n"
-        "[bounds] constant intervals: %ld (%.1f%%); observed range == interval: %.1f%%; "
-        "observed/interval width: median %.3f, p25 %.3f, p10 %.3f\n",
-        expressions, points, lanes_checked, seconds, constant_results,
-        100.0 * constant_results / expressions,
-        constant_results ? 100.0 * exact / constant_results : 0.0, quantile(0.5), quantile(0.25),
+        "[bounds] constant scopes: %ld expressions, %ld points, %ld lanes checked, %.1f s\n"
+        "[bounds] constant results: %ld (%.1f%%), of which single points %ld; of the %ld "
+        "others: observed range == interval %.1f%%, full type range %.1f%%, observed/interval "
+        "width median %.3f, p25 %.3f, p10 %.3f\n",
+        stats.expressions, stats.points, stats.lanes_checked, seconds, stats.constant_results,
+        100.0 * stats.constant_results / stats.expressions, stats.single_points, ranged,
+        ranged ? 100.0 * stats.exact / ranged : 0.0,
+        ranged ? 100.0 * stats.full_range / ranged : 0.0, quantile(0.5), quantile(0.25),
         quantile(0.1));
+}
+
+TEST(BoundsProperty, RandomExpressionsStayInsideSymbolicIntervals) {
+    auto start = std::chrono::steady_clock::now();
+    Stats stats;
+    run_property(Mode::Symbolic, env_or("DSL_BOUNDS_SEED", 20261129) + 1,
+                 env_or("DSL_BOUNDS_EXPRESSIONS", kExpressions) / 2,
+                 static_cast<int>(env_or("DSL_BOUNDS_DEPTH", kMaxDepth)), stats);
+    EXPECT_EQ(stats.failures, 0);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf(
+        "[bounds] symbolic scopes: %ld expressions, %ld points, %ld lanes checked, %.1f s\n",
+        stats.expressions, stats.points, stats.lanes_checked, seconds);
 }
 
 }  // namespace
