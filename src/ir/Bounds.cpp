@@ -847,16 +847,78 @@ class BoundsOfExpr : public IRVisitor {
         result = add_intervals(op->type.element_of(), get(op->a), get(op->b));
     }
     void visit(const Sub *op) override {
-        result = sub_intervals(op->type.element_of(), get(op->a), get(op->b));
+        Type t = op->type.element_of();
+        if (same_operand(op->a, op->b)) {
+            Interval x = get(op->a);
+            if (!t.is_float()) {
+                result = point(make_zero(t));  // even where it wraps
+                return;
+            }
+            if (float_ends(x)) {
+                result = float_interval(t, 0, 0);  // finite, so never inf - inf
+                return;
+            }
+        }
+        result = sub_intervals(t, get(op->a), get(op->b));
     }
     void visit(const Mul *op) override {
         result = mul_intervals(op->type.element_of(), get(op->a), get(op->b));
     }
     void visit(const Div *op) override {
-        result = div_intervals(op->type.element_of(), get(op->a), get(op->b));
+        Type t = op->type.element_of();
+        if (same_operand(op->a, op->b)) {
+            // x / x is 1, or 0 for x == 0 (integers) or NaN for 0 and inf (floats).
+            Interval x = get(op->a);
+            auto xi = int_ends(x);
+            auto xf = float_ends(x);
+            bool nonzero = (xi && (xi->lo > 0 || xi->hi < 0)) || (xf && (xf->lo > 0 || xf->hi < 0));
+            if (nonzero) {
+                result = point(make_one(t));
+                return;
+            }
+            if (!t.is_float()) {
+                result = xi && xi->lo == 0 && xi->hi == 0 ? point(make_zero(t))
+                                                          : Interval(make_zero(t), make_one(t));
+                return;
+            }
+        }
+        result = div_intervals(t, get(op->a), get(op->b));
     }
     void visit(const Mod *op) override {
-        result = mod_intervals(op->type.element_of(), get(op->a), get(op->b));
+        Type t = op->type.element_of();
+        if (!t.is_float() && same_operand(op->a, op->b)) {
+            result = point(make_zero(t));
+            return;
+        }
+        result = mod_intervals(t, get(op->a), get(op->b));
+    }
+
+    /// Whether `a` and `b` are one pure expression, so that `a op b` sees the same value twice;
+    /// interval arithmetic alone treats the operands as independent and cannot see it.
+    static bool same_operand(const Expr &a, const Expr &b) {
+        if (!equal(a, b)) return false;
+        class Impure : public IRVisitor {
+          public:
+            bool found = false;
+
+          protected:
+            using IRVisitor::visit;
+            void visit(const Call *op) override {
+                found = found || !op->is_pure();
+                IRVisitor::visit(op);
+            }
+        } impure;
+        impure.include(a);
+        return !impure.found;
+    }
+
+    /// `x op x` for a comparison: known unless x may be NaN.
+    bool compare_same(IRNodeType kind, const Expr &a, const Expr &b) {
+        if (!same_operand(a, b)) return false;
+        if (a.type().is_float() && !float_ends(get(a))) return false;
+        bool reflexive = kind == IRNodeType::EQ || kind == IRNodeType::LE || kind == IRNodeType::GE;
+        result = point(make_bool(reflexive));
+        return true;
     }
     void visit(const Min *op) override { result = min_max_intervals(true, get(op->a), get(op->b)); }
     void visit(const Max *op) override {
@@ -865,6 +927,7 @@ class BoundsOfExpr : public IRVisitor {
 
 #define DSL_BOUNDS_COMPARE(T)                                                                    \
     void visit(const T *op) override {                                                           \
+        if (compare_same(IRNodeType::T, op->a, op->b)) return;                                   \
         result =                                                                                 \
             compare_intervals(IRNodeType::T, op->a.type().element_of(), get(op->a), get(op->b)); \
     }
@@ -1112,6 +1175,17 @@ void BoundsOfExpr::visit(const Call *op) {
     }
     const Interval &a = args[0];
     Type at = op->args[0].type().element_of();
+    if (op->args.size() == 2 && same_operand(op->args[0], op->args[1]) && !at.is_float()) {
+        // x & x and x | x are x; x ^ x and absd(x, x) are 0.
+        if (op->intrinsic == I::BitwiseAnd || op->intrinsic == I::BitwiseOr) {
+            result = a;
+            return;
+        }
+        if (op->intrinsic == I::BitwiseXor || op->intrinsic == I::Absd) {
+            result = point(make_zero(t));
+            return;
+        }
+    }
     std::optional<FloatEnds> fa = float_ends(a);
     std::optional<IntEnds> ia = int_ends(a);
     Expr zero = make_zero(t);

@@ -162,8 +162,9 @@ TEST_F(BoundsTest, AddAndSubCombineOppositeEnds) {
     bind("y", range(Int(32), -3, 5));
     EXPECT_RANGE(bounds(x + y), -3, 15);
     EXPECT_RANGE(bounds(x - y), -5, 13);
-    // Correlation is lost: x - x is [-10, 10], not 0.
-    EXPECT_RANGE(bounds(x - x), -10, 10);
+    // The same expression on both sides is seen; other correlations are lost.
+    EXPECT_RANGE(bounds(x - x), 0, 0);
+    EXPECT_RANGE(bounds((x + 1) - x), -9, 11);
 }
 
 TEST_F(BoundsTest, AddOfSymbolicEndsStaysSymbolic) {
@@ -516,6 +517,37 @@ TEST_F(BoundsTest, FloatDivisionByAnIntervalHoldingZeroIsUnbounded) {
     EXPECT_TRUE(bounds(f / var(Float(32), "g")).is_everything());
     bind("h", frange(Float(32), 0.5, 4));
     EXPECT_FRANGE(bounds(f / var(Float(32), "h")), 0.25, 4.0);
+}
+
+TEST_F(BoundsTest, AnExpressionMetByItselfIsKnown) {
+    bind("x", range(Int(32), -3, 9));
+    EXPECT_RANGE(bounds(x % x), 0, 0);
+    EXPECT_RANGE(bounds(x / x), 0, 1);  // 0 / 0 == 0
+    EXPECT_RANGE(bounds((x + 10) / (x + 10)), 1, 1);
+    EXPECT_RANGE(bounds(x < x), 0, 0);
+    EXPECT_RANGE(bounds(x <= x), 1, 1);
+    EXPECT_RANGE(bounds(x ^ x), 0, 0);
+    EXPECT_RANGE(bounds(x & x), -3, 9);
+    bind("u", range(UInt(8), 0, 5));
+    EXPECT_RANGE(bounds(u - u), 0, 0);
+    bind("f", frange(Float(32), 1, 2));
+    EXPECT_FRANGE(bounds(f / f), 1.0, 1.0);
+    // An extern call may differ from one call to the next.
+    Expr r = Call::make(Int(32), "rand", {}, Call::CallType::Extern);
+    EXPECT_RANGE(bounds(r - r), -2147483648LL, 2147483647);
+}
+
+TEST_F(BoundsTest, AFloatZeroOfUnknownSignIsNotASinglePoint) {
+    // -2 * -0.0 is +0.0 and 3 * -0.0 is -0.0: the interval must not claim one of them.
+    bind("f", frange(Float(32), -2, 3));
+    Interval z = bounds(f * -0.0f);
+    EXPECT_FALSE(z.is_single_point()) << show(z);
+    // So 1 / that is not a single (infinite) value either.
+    EXPECT_FALSE(bounds(1.0f / (f * -0.0f)).is_bounded());
+    // min/max of equal constants follow the semantics: the second operand.
+    Expr m = Min::make(Expr(-0.0f), Expr(0.0f));
+    Interval i = bounds(Expr(1.0f) / m);
+    EXPECT_FALSE(i.is_bounded()) << show(i);
 }
 
 // ---------------------------------------------------------------------------------------------
