@@ -115,8 +115,7 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
     Type t = op->type;
     auto rebuilt = [&]() -> Expr {
         if (!changed) return op;
-        if (op->call_type == Call::CallType::Intrinsic) return Call::make(t, op->intrinsic, args);
-        return Call::make(t, op->name, args, op->call_type, op->value_index);
+        return op->with_args(args);  // keeps the callee of Func / Image calls
     };
     *info = type_info(t);
     if (op->call_type != Call::CallType::Intrinsic) return rebuilt();
