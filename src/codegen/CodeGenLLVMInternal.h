@@ -35,6 +35,9 @@ class CodeGenLLVM : public ir::IRVisitor {
     void codegen(const ir::Stmt &s);
     llvm::Value *lookup(const std::string &name) const;
     void compile_argv_wrapper(const ir::LoweredFunc &f, llvm::Function *target);
+    /// Continues if `ok`; otherwise returns the error code of `reporter(args...)`, a runtime
+    /// function that reports the error (see runtime/Runtime.h).
+    void return_error_unless(llvm::Value *ok, const std::string &reporter, const std::vector<llvm::Value *> &args);
 
     // Types
     llvm::Type *llvm_type(Type t) const;

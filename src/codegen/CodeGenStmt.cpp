@@ -147,16 +147,9 @@ void CodeGenLLVM::visit(const Allocate *op) {
         llvm::FunctionCallee malloc_fn = module_.getOrInsertFunction(
             runtime::kMallocSymbol, llvm::FunctionType::get(ptr, {i64}, false));
         pointer = builder_->CreateCall(malloc_fn, {bytes}, op->name);
-        llvm::BasicBlock *ok =
-            llvm::BasicBlock::Create(context_, op->name + ".allocated", function_);
-        llvm::BasicBlock *failed =
-            llvm::BasicBlock::Create(context_, op->name + ".out_of_memory", function_);
-        builder_->CreateCondBr(builder_->CreateIsNull(pointer), failed, ok,
-                               llvm::MDBuilder(context_).createUnlikelyBranchWeights());
-        builder_->SetInsertPoint(failed);
-        builder_->CreateRet(llvm::ConstantInt::get(llvm::Type::getInt32Ty(context_),
-                                                   dsl_error_out_of_memory, true));
-        builder_->SetInsertPoint(ok);
+        llvm::Value *bytes_as_double = builder_->CreateSIToFP(bytes, llvm::Type::getDoubleTy(context_));
+        return_error_unless(builder_->CreateIsNotNull(pointer), "dsl_runtime_error_out_of_memory",
+                            {builder_->CreateGlobalStringPtr(op->name), bytes_as_double});
     }
     {
         ScopedBinding<llvm::Value *> bind(symbols_, op->name, pointer);

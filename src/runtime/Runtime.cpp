@@ -22,6 +22,17 @@ std::vector<RuntimeSymbol> runtime_symbols() {
     return {
         {kMallocSymbol, reinterpret_cast<void *>(&dsl_runtime_malloc)},
         {kFreeSymbol, reinterpret_cast<void *>(&dsl_runtime_free)},
+#define DSL_RUNTIME_SYMBOL(f) {#f, reinterpret_cast<void *>(&f)}
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_bad_dimensions),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_bad_type),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_buffer_is_null),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_access_out_of_bounds),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_output_too_small),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_small),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_large),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_out_of_memory),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_buffer_too_large),
+#undef DSL_RUNTIME_SYMBOL
     };
 }
 

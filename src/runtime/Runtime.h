@@ -10,6 +10,24 @@ extern "C" {
 /// Allocates `bytes` bytes aligned to 64 bytes; null when out of memory.
 void *dsl_runtime_malloc(uint64_t bytes);
 void dsl_runtime_free(void *pointer);
+
+/// The message of the last error reported on this thread (default handler only).
+const char *dsl_runtime_last_error(void);
+void dsl_runtime_clear_last_error(void);
+
+// Error reporters called by generated code; each returns its error code.
+int dsl_runtime_error_bad_dimensions(const char *buffer, int expected, int actual);
+int dsl_runtime_error_bad_type(const char *buffer, int expected_code, int expected_bits, int code,
+                               int bits);
+int dsl_runtime_error_buffer_is_null(const char *buffer);
+int dsl_runtime_error_access_out_of_bounds(const char *buffer, int dim, int need_min, int need_max,
+                                           int have_min, int have_max);
+int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min, int need_max,
+                                       int have_min, int have_max);
+int dsl_runtime_error_param_too_small(const char *param, double value, double min);
+int dsl_runtime_error_param_too_large(const char *param, double value, double max);
+int dsl_runtime_error_out_of_memory(const char *buffer, double bytes);
+int dsl_runtime_error_buffer_too_large(const char *buffer, double elements);
 }
 
 namespace dsl::runtime {

@@ -15,6 +15,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Names.h"
 #include "jit/JITModule.h"
+#include "runtime/Runtime.h"
 
 namespace dsl {
 namespace {
@@ -212,6 +213,16 @@ TEST(CodeGen, LoopOverABufferWithItsMinAndStride) {
     out.dimensions = 1;
     out.dim = &out_dim;
     void *argv[] = {&in, &out};
+    // Without the element type set, the entry checks refuse the buffers.
+    EXPECT_EQ(jit->argv_function("scale")(argv), dsl_error_bad_type);
+    EXPECT_NE(std::string(dsl_runtime_last_error()).find("buffer \"in\" holds (type code 0, 0 bits), but the pipeline needs int32"), std::string::npos)
+        << dsl_runtime_last_error();
+    in.type = out.type = {dsl_type_int, 32, 1};
+    in.dimensions = 2;
+    EXPECT_EQ(jit->argv_function("scale")(argv), dsl_error_bad_dimensions);
+    EXPECT_NE(std::string(dsl_runtime_last_error()).find("buffer \"in\" has 2 dimensions, but the pipeline needs 1"), std::string::npos)
+        << dsl_runtime_last_error();
+    in.dimensions = 1;
     ASSERT_EQ(jit->argv_function("scale")(argv), 0);
     for (int i = 0; i < 5; i++) {
         int x_val = 12 + i;

@@ -71,6 +71,11 @@ typedef enum dsl_error_code_t {
     dsl_error_device_error = -11
 } dsl_error_code_t;
 
+/** Receives the message of every error a generated function reports (NUL-terminated). */
+typedef void (*dsl_error_handler_t)(const char *message);
+/** Replaces the error handler (NULL restores the default, which keeps the message). */
+void dsl_set_error_handler(dsl_error_handler_t handler);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
