@@ -255,21 +255,22 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
             builder_->CreateLoad(i8, builder_->CreateStructGEP(type_struct, type_field, 1));
         symbols_.push(names::buffer_type_code(a.name), builder_->CreateZExt(code, i32));
         symbols_.push(names::buffer_type_bits(a.name), builder_->CreateZExt(bits, i32));
-        llvm::Value *rank = builder_->CreateLoad(i32, builder_->CreateStructGEP(buffer_type, arg, 5));
+        llvm::Value *rank =
+            builder_->CreateLoad(i32, builder_->CreateStructGEP(buffer_type, arg, 5));
         symbols_.push(names::buffer_dimensions(a.name), rank);
         // Check the rank before reading `dimensions` entries of the dim array, and the type.
         llvm::Value *name_string = builder_->CreateGlobalStringPtr(a.name);
         llvm::Value *expected_rank = llvm::ConstantInt::get(i32, a.dimensions);
         return_error_unless(builder_->CreateICmpEQ(rank, expected_rank),
                             "dsl_runtime_error_bad_dimensions", {name_string, expected_rank, rank});
-        llvm::Value *wide_code = builder_->CreateZExt(code, i32), *wide_bits = builder_->CreateZExt(bits, i32);
+        llvm::Value *wide_code = builder_->CreateZExt(code, i32),
+                    *wide_bits = builder_->CreateZExt(bits, i32);
         llvm::Value *expected_code = llvm::ConstantInt::get(i32, static_cast<int>(a.type.code()));
         llvm::Value *expected_bits = llvm::ConstantInt::get(i32, a.type.bits());
-        return_error_unless(
-            builder_->CreateAnd(builder_->CreateICmpEQ(wide_code, expected_code),
-                                builder_->CreateICmpEQ(wide_bits, expected_bits)),
-            "dsl_runtime_error_bad_type",
-            {name_string, expected_code, expected_bits, wide_code, wide_bits});
+        return_error_unless(builder_->CreateAnd(builder_->CreateICmpEQ(wide_code, expected_code),
+                                                builder_->CreateICmpEQ(wide_bits, expected_bits)),
+                            "dsl_runtime_error_bad_type",
+                            {name_string, expected_code, expected_bits, wide_code, wide_bits});
         return_error_unless(builder_->CreateIsNotNull(host), "dsl_runtime_error_buffer_is_null",
                             {name_string});
         llvm::Value *dims =
@@ -301,8 +302,10 @@ void CodeGenLLVM::return_error_unless(llvm::Value *ok, const std::string &report
                                       const std::vector<llvm::Value *> &args) {
     llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
     std::vector<llvm::Type *> types;
-    for (llvm::Value *a : args) types.push_back(a->getType());
-    llvm::FunctionCallee fn = module_.getOrInsertFunction(reporter, llvm::FunctionType::get(i32, types, false));
+    for (llvm::Value *a : args)
+        types.push_back(a->getType());
+    llvm::FunctionCallee fn =
+        module_.getOrInsertFunction(reporter, llvm::FunctionType::get(i32, types, false));
     llvm::BasicBlock *pass = llvm::BasicBlock::Create(context_, "check_ok", function_);
     llvm::BasicBlock *fail = llvm::BasicBlock::Create(context_, "check_failed", function_);
     builder_->CreateCondBr(ok, pass, fail, llvm::MDBuilder(context_).createLikelyBranchWeights());

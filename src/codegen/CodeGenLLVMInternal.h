@@ -37,7 +37,8 @@ class CodeGenLLVM : public ir::IRVisitor {
     void compile_argv_wrapper(const ir::LoweredFunc &f, llvm::Function *target);
     /// Continues if `ok`; otherwise returns the error code of `reporter(args...)`, a runtime
     /// function that reports the error (see runtime/Runtime.h).
-    void return_error_unless(llvm::Value *ok, const std::string &reporter, const std::vector<llvm::Value *> &args);
+    void return_error_unless(llvm::Value *ok, const std::string &reporter,
+                             const std::vector<llvm::Value *> &args);
 
     // Types
     llvm::Type *llvm_type(Type t) const;

@@ -147,7 +147,8 @@ void CodeGenLLVM::visit(const Allocate *op) {
         llvm::FunctionCallee malloc_fn = module_.getOrInsertFunction(
             runtime::kMallocSymbol, llvm::FunctionType::get(ptr, {i64}, false));
         pointer = builder_->CreateCall(malloc_fn, {bytes}, op->name);
-        llvm::Value *bytes_as_double = builder_->CreateSIToFP(bytes, llvm::Type::getDoubleTy(context_));
+        llvm::Value *bytes_as_double =
+            builder_->CreateSIToFP(bytes, llvm::Type::getDoubleTy(context_));
         return_error_unless(builder_->CreateIsNotNull(pointer), "dsl_runtime_error_out_of_memory",
                             {builder_->CreateGlobalStringPtr(op->name), bytes_as_double});
     }

@@ -11,7 +11,9 @@ namespace {
 
 thread_local std::string last_error;
 
-void default_handler(const char *message) { last_error = message; }
+void default_handler(const char *message) {
+    last_error = message;
+}
 
 dsl_error_handler_t handler = default_handler;
 
@@ -39,10 +41,16 @@ const char *type_name(int code, int bits, char *out, size_t n) {
 
 extern "C" {
 
-void dsl_set_error_handler(dsl_error_handler_t h) { handler = h ? h : default_handler; }
+void dsl_set_error_handler(dsl_error_handler_t h) {
+    handler = h ? h : default_handler;
+}
 
-const char *dsl_runtime_last_error(void) { return last_error.c_str(); }
-void dsl_runtime_clear_last_error(void) { last_error.clear(); }
+const char *dsl_runtime_last_error(void) {
+    return last_error.c_str();
+}
+void dsl_runtime_clear_last_error(void) {
+    last_error.clear();
+}
 
 int dsl_runtime_error_bad_dimensions(const char *buffer, int expected, int actual) {
     return report(dsl_error_bad_dimensions,
@@ -82,14 +90,14 @@ int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min
 
 int dsl_runtime_error_param_too_small(const char *param, double value, double min) {
     return report(dsl_error_param_too_small,
-                  "Error: Param \"%s\" is %g, below its minimum %g. Set it within its range.", param,
-                  value, min);
+                  "Error: Param \"%s\" is %g, below its minimum %g. Set it within its range.",
+                  param, value, min);
 }
 
 int dsl_runtime_error_param_too_large(const char *param, double value, double max) {
     return report(dsl_error_param_too_large,
-                  "Error: Param \"%s\" is %g, above its maximum %g. Set it within its range.", param,
-                  value, max);
+                  "Error: Param \"%s\" is %g, above its maximum %g. Set it within its range.",
+                  param, value, max);
 }
 
 int dsl_runtime_error_out_of_memory(const char *buffer, double bytes) {

@@ -45,10 +45,10 @@ enum {
 /** A multi-dimensional array. The element at coordinates (x0, x1, ...) lives at
  * host + sum_i (xi - dim[i].min) * dim[i].stride elements. */
 typedef struct dsl_buffer_t {
-    uint64_t device;                                        /* device handle, 0 if none */
+    uint64_t device;                                       /* device handle, 0 if none */
     const struct dsl_device_interface_t *device_interface; /* owner of `device`, or NULL */
-    uint8_t *host;                                          /* host memory, or NULL */
-    uint64_t flags;                                         /* dsl_buffer_flag_* */
+    uint8_t *host;                                         /* host memory, or NULL */
+    uint64_t flags;                                        /* dsl_buffer_flag_* */
     dsl_type_t type;
     int32_t dimensions;
     dsl_dimension_t *dim; /* `dimensions` entries */
