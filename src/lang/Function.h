@@ -25,6 +25,8 @@ struct Definition {
     schedule::StageSchedule schedule;
 };
 
+struct CompiledPipeline;
+
 struct FunctionContents {
     std::string name;
     /// Names of the pure arguments, dimension 0 first.
@@ -36,6 +38,8 @@ struct FunctionContents {
     schedule::FuncSchedule schedule;
     /// Bumped by every change to a definition or schedule (for compile caches).
     uint64_t version = 0;
+    /// The last pipeline compiled with this Func as its output (see src/lang/Realize.cpp).
+    std::shared_ptr<CompiledPipeline> compiled;
 };
 
 /// A handle to a FunctionContents with the operations that keep it valid.

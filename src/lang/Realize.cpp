@@ -1,0 +1,196 @@
+// Running pipelines with the JIT: lowering, compiling (once per distinct lowered pipeline),
+// passing the inputs and outputs, and turning error codes into RuntimeErrors.
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "dsl/Func.h"
+#include "dsl/Target.h"
+#include "ir/Error.h"
+#include "ir/IRPrinter.h"
+#include "jit/JITModule.h"
+#include "lang/Function.h"
+#include "lowering/Lower.h"
+#include "runtime/Runtime.h"
+
+namespace dsl {
+
+namespace lang {
+struct CompiledPipeline {
+    std::string key;
+    lowering::LoweredPipeline lowered;
+    std::shared_ptr<jit::JITModule> jit;
+};
+}  // namespace lang
+
+Target Target::host() {
+    Target t;
+#if defined(__aarch64__)
+    t.arch = Arch::ARM;
+#else
+    t.arch = Arch::X86;
+#endif
+    t.bits = 64;
+    return t;
+}
+
+std::string Target::to_string() const {
+    std::string s =
+        std::string(arch == Arch::X86 ? "x86" : "arm") + "-" + std::to_string(bits) + "-linux";
+    if (!cpu.empty()) s += " (" + cpu + ")";
+    if (!features.empty()) s += " [" + features + "]";
+    return s;
+}
+
+namespace {
+
+using lang::CompiledPipeline;
+using lang::Function;
+
+/// A name usable as a C symbol.
+std::string symbol_name(const std::string &func) {
+    std::string s = "dsl_pipeline_";
+    for (char c : func)
+        s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+    return s;
+}
+
+codegen::CpuTarget cpu_target(const Target &t) {
+    codegen::CpuTarget cpu = codegen::CpuTarget::host();
+    if (!t.cpu.empty()) cpu.cpu = t.cpu;
+    if (!t.features.empty()) cpu.features = t.features;
+    return cpu;
+}
+
+/// Lowers, and compiles unless the same lowered pipeline was compiled last time.
+std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &target) {
+    auto lowered = lowering::lower({f}, symbol_name(f.name()));
+    std::string key = target.to_string() + "\n" + ir::to_string(lowered.module.functions[0].body);
+    for (const ir::LoweredArgument &a : lowered.module.functions[0].args)
+        key += "\n" + a.name + ":" + a.type.to_string();
+    auto &cached = f.contents().compiled;
+    if (cached && cached->key == key) return cached;
+    auto compiled = std::make_shared<CompiledPipeline>();
+    compiled->key = key;
+    compiled->lowered = std::move(lowered);
+    compiled->jit = jit::JITModule::compile(compiled->lowered.module, cpu_target(target));
+    if (std::getenv("DSL_DEBUG_TIMING")) {
+        const jit::CompileTimes &t = compiled->jit->times();
+        std::cerr << "dsl: compiled " << f.name() << ": lowering "
+                  << compiled->lowered.seconds * 1e3 << " ms, LLVM IR " << t.codegen * 1e3
+                  << " ms, LLVM optimisation " << t.optimize * 1e3 << " ms, machine code "
+                  << t.machine * 1e3 << " ms\n";
+    }
+    cached = compiled;
+    return compiled;
+}
+
+void run(const Function &f, const CompiledPipeline &p, const std::vector<Buffer<>> &outputs) {
+    const ir::LoweredFunc &lf = p.lowered.module.functions[0];
+    std::vector<void *> argv;
+    std::vector<uint64_t> scalars(lf.args.size());
+    size_t next_output = 0;
+    for (size_t i = 0; i < lf.args.size(); i++) {
+        const ir::LoweredArgument &a = lf.args[i];
+        if (a.kind == ir::LoweredArgument::Kind::OutputBuffer) {
+            argv.push_back(outputs[next_output++].raw_buffer());
+            continue;
+        }
+        const lowering::PipelineInput &in = p.lowered.inputs[i];
+        if (!in.is_buffer) {
+            const ir::ParameterContents &param = in.param.contents();
+            user_assert(param.has_value)
+                << "Param \"" << in.name << "\" has no value; call " << in.name
+                << ".set(...) before realizing \"" << f.name() << "\".";
+            scalars[i] = param.scalar_bits;
+            argv.push_back(&scalars[i]);
+        } else if (in.buffer.defined()) {
+            argv.push_back(in.buffer.raw_buffer());
+        } else {
+            const Buffer<> &b = in.param.contents().buffer;
+            user_assert(b.defined())
+                << "ImageParam \"" << in.name << "\" has no buffer; call " << in.name
+                << ".set(buffer) before realizing \"" << f.name() << "\".";
+            argv.push_back(b.raw_buffer());
+        }
+    }
+    dsl_runtime_clear_last_error();
+    int status = p.jit->argv_function(lf.name)(argv.data());
+    if (status != 0) {
+        std::string message = dsl_runtime_last_error();
+        if (message.empty())
+            message = "Error: pipeline \"" + f.name() + "\" failed with code " +
+                      std::to_string(status) + ".";
+        throw RuntimeError(message);
+    }
+}
+
+void check_outputs(const Function &f, const std::vector<Buffer<>> &outputs) {
+    user_assert(static_cast<int>(outputs.size()) == f.outputs())
+        << "Func \"" << f.name() << "\" computes " << f.outputs() << " value"
+        << (f.outputs() == 1 ? "" : "s") << " per point, but realize() was given " << outputs.size()
+        << " buffer" << (outputs.size() == 1 ? "" : "s") << ".";
+    for (size_t i = 0; i < outputs.size(); i++) {
+        const Buffer<> &b = outputs[i];
+        user_assert(b.defined()) << "realize of \"" << f.name() << "\" into an undefined buffer.";
+        user_assert(b.type() == f.output_types()[i])
+            << "Func \"" << f.name() << "\" computes " << f.output_types()[i]
+            << " but output buffer " << i << " (\"" << b.name() << "\") holds " << b.type() << ".";
+        user_assert(b.dimensions() == f.dimensions())
+            << "Func \"" << f.name() << "\" has " << f.dimensions()
+            << " dimensions but output buffer " << i << " (\"" << b.name() << "\") has "
+            << b.dimensions() << ".";
+    }
+}
+
+}  // namespace
+
+Realization Func::realize(const std::vector<int> &sizes, const Target &target) {
+    Function f(contents_);
+    user_assert(f.has_pure_definition())
+        << "Func \"" << name() << "\" has no definition; define it before realizing it.";
+    user_assert(static_cast<int>(sizes.size()) == f.dimensions())
+        << "Func \"" << name() << "\" has " << f.dimensions()
+        << " dimensions, but realize() was given " << sizes.size() << " sizes.";
+    std::vector<Buffer<>> outputs;
+    for (int i = 0; i < f.outputs(); i++)
+        outputs.emplace_back(f.output_types()[i], sizes, name());
+    Realization r(outputs);
+    realize(r, target);
+    return r;
+}
+
+void Func::realize(const Realization &outputs, const Target &target) {
+    Function f(contents_);
+    user_assert(f.has_pure_definition())
+        << "Func \"" << name() << "\" has no definition; define it before realizing it.";
+    check_outputs(f, outputs.buffers());
+    auto compiled = compile(f, target);
+    run(f, *compiled, outputs.buffers());
+}
+
+void Func::realize(const Buffer<> &output, const Target &target) {
+    realize(Realization({output}), target);
+}
+
+std::string Func::loop_nest() {
+    return lowering::lower({Function(contents_)}, symbol_name(name())).loop_nest;
+}
+
+void Func::print_loop_nest() {
+    std::cout << loop_nest();
+}
+
+std::string Func::lowered_stmt() {
+    auto lowered = lowering::lower({Function(contents_)}, symbol_name(name()));
+    return ir::to_string(lowered.module.functions[0].body);
+}
+
+void Func::compile_to_lowered_stmt(const std::string &filename) {
+    std::ofstream out(filename);
+    user_assert(out.good()) << "compile_to_lowered_stmt: cannot write \"" << filename << "\".";
+    out << lowered_stmt();
+}
+
+}  // namespace dsl

@@ -1,0 +1,108 @@
+#include "lowering/BoundsInference.h"
+
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "ir/Names.h"
+#include "ir/Simplify.h"
+#include "lowering/Regions.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+using lang::Function;
+
+namespace {
+
+struct Lets {
+    std::vector<std::pair<std::string, Expr>> bindings;  // outermost first
+    void add(const std::string &name, const Expr &value) {
+        bindings.push_back({name, simplify(value)});
+    }
+    Stmt wrap(Stmt s) const {
+        for (auto it = bindings.rbegin(); it != bindings.rend(); ++it)
+            s = LetStmt::make(it->first, it->second, s);
+        return s;
+    }
+};
+
+/// The region an output's buffer covers.
+Box output_region(const Function &f) {
+    std::string buffer = names::func_buffer(f.name(), 0, f.outputs());
+    Box box;
+    for (int d = 0; d < f.dimensions(); d++) {
+        Expr min = Variable::make(Int(32), names::buffer_min(buffer, d));
+        Expr extent = Variable::make(Int(32), names::buffer_extent(buffer, d));
+        box.push_back(Interval(min, min + extent - 1));
+    }
+    return box;
+}
+
+/// What the consumers of `f` (other Funcs) read of it.
+Box required_by_consumers(const Environment &env, const Function &f) {
+    Box box;
+    for (const std::string &name : env.order) {
+        if (name == f.name()) continue;
+        const Function &c = env.func(name);
+        for (int s = 0; s < c.stages(); s++) {
+            Box b = box_of_calls(c, s, f.name());
+            require_bounded(b, f.name(), c.name());
+            merge_boxes(box, b);
+        }
+    }
+    return box;
+}
+
+}  // namespace
+
+Stmt bounds_inference(const Environment &env, const Stmt &s) {
+    Lets lets;
+    for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
+        const Function &f = env.func(*it);
+        bool output = env.is_output(f.name());
+        Box required = output ? output_region(f) : required_by_consumers(env, f);
+        internal_assert(static_cast<int>(required.size()) == f.dimensions())
+            << "no consumer reads " << f.name();
+
+        // Stages from last to first: each earlier stage also covers what later ones read.
+        std::vector<Box> regions(f.stages());
+        regions[f.stages() - 1] = required;
+        for (int k = f.stages() - 1; k >= 0; k--) {
+            const lang::Definition &d = f.stage(k);
+            for (const schedule::Dim &dim : d.schedule.dims) {
+                if (dim.is_rvar) continue;
+                int index = -1;
+                for (int a = 0; a < f.dimensions(); a++) {
+                    if (f.args()[a] == dim.var) index = a;
+                }
+                internal_assert(index >= 0)
+                    << "loop " << dim.var << " of " << f.name() << " is not a pure Var";
+                std::string loop = names::stage_var(f.name(), k, dim.var);
+                lets.add(names::min_of(loop), regions[k][index].min);
+                lets.add(names::max_of(loop), regions[k][index].max);
+            }
+            if (k > 0) {
+                Box self_reads = box_of_calls(f, k, f.name());
+                require_bounded(self_reads, f.name(), f.name());
+                regions[k - 1] = regions[k];
+                merge_boxes(regions[k - 1], self_reads);
+            }
+        }
+        if (output) continue;  // stored straight into the output buffer
+
+        // The allocation: stage 0's region plus every point an update writes.
+        Box realized = regions[0];
+        for (int k = 1; k < f.stages(); k++) {
+            Box writes = box_of_writes(f, k);
+            require_bounded(writes, f.name(), f.name());
+            merge_boxes(realized, writes);
+        }
+        for (int a = 0; a < f.dimensions(); a++) {
+            const std::string &var = f.args()[a];
+            lets.add(names::realized_min(f.name(), var), realized[a].min);
+            lets.add(names::realized_extent(f.name(), var), realized[a].max - realized[a].min + 1);
+        }
+    }
+    return lets.wrap(s);
+}
+
+}  // namespace dsl::lowering

@@ -1,0 +1,175 @@
+#include "lowering/BufferChecks.h"
+
+#include <map>
+
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Names.h"
+#include "ir/Simplify.h"
+#include "lowering/InlineFunctions.h"
+#include "lowering/Regions.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+using lang::Function;
+
+namespace {
+
+class CollectInputs : public IRVisitor {
+  public:
+    std::map<std::string, PipelineInput> inputs;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (op->call_type != Call::CallType::Image) return;
+        PipelineInput in;
+        in.name = op->name;
+        in.type = op->type;
+        in.dimensions = static_cast<int>(op->args.size());
+        in.is_buffer = true;
+        in.param = op->param;
+        in.buffer = op->image;
+        add(in);
+    }
+    void visit(const Variable *op) override {
+        if (!op->param.defined()) return;
+        PipelineInput in;
+        in.name = op->param.name();
+        in.type = op->param.type();
+        in.dimensions = op->param.dimensions();
+        in.is_buffer = op->param.is_buffer();
+        in.param = op->param;
+        add(in);
+    }
+
+  private:
+    void add(const PipelineInput &in) {
+        auto it = inputs.find(in.name);
+        if (it == inputs.end()) {
+            inputs[in.name] = in;
+            return;
+        }
+        bool same = in.param.defined()
+                        ? (it->second.param.defined() && it->second.param.same_as(in.param))
+                        : (it->second.buffer.defined() && it->second.buffer.same_as(in.buffer));
+        user_assert(same) << "two different inputs of the pipeline are both named \"" << in.name
+                          << "\"; give them distinct names.";
+    }
+};
+
+Expr reporter(const char *name, std::vector<Expr> args) {
+    return Call::make(Int(32), name, std::move(args), Call::CallType::Extern);
+}
+
+/// Asserts that `box` lies inside buffer `b`.
+std::vector<Stmt> region_checks(const std::string &b, const Box &box, const char *error) {
+    std::vector<Stmt> checks;
+    for (size_t d = 0; d < box.size(); d++) {
+        int dim = static_cast<int>(d);
+        Expr have_min = Variable::make(Int(32), names::buffer_min(b, dim));
+        Expr have_max = have_min + Variable::make(Int(32), names::buffer_extent(b, dim)) - 1;
+        Expr ok = simplify(box[d].min >= have_min && box[d].max <= have_max);
+        if (is_const_true(ok)) continue;
+        checks.push_back(
+            AssertStmt::make(ok, reporter(error, {StringImm::make(b), Expr(dim), box[d].min,
+                                                  box[d].max, have_min, have_max})));
+    }
+    return checks;
+}
+
+/// Inserts `checks` inside the chain of lets at the top of `s` (they use the bounds).
+Stmt insert_after_lets(const Stmt &s, const std::vector<Stmt> &checks) {
+    if (const auto *let = s.as<LetStmt>()) {
+        return LetStmt::make(let->name, let->value, insert_after_lets(let->body, checks));
+    }
+    std::vector<Stmt> all = checks;
+    all.push_back(s);
+    return Block::make(all);
+}
+
+}  // namespace
+
+std::vector<PipelineInput> find_inputs(const Environment &env) {
+    CollectInputs c;
+    for (const auto &[name, f] : env.funcs) {
+        if (is_inlined(f)) continue;
+        for (int s = 0; s < f.stages(); s++) {
+            const lang::Definition &d = f.stage(s);
+            for (const Expr &e : d.args)
+                c.include(e);
+            for (const Expr &e : d.values)
+                c.include(e);
+            c.include(d.predicate);
+            if (d.rdom.defined()) {
+                for (const ReductionVariable &rv : d.rdom.domain()) {
+                    c.include(rv.min);
+                    c.include(rv.extent);
+                }
+            }
+        }
+    }
+    std::vector<PipelineInput> result;
+    for (auto &[name, in] : c.inputs)
+        result.push_back(in);
+    return result;
+}
+
+Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> &inputs,
+                       const Stmt &s) {
+    std::vector<Stmt> checks;
+    for (const PipelineInput &in : inputs) {
+        if (in.is_buffer) {
+            Box box;
+            for (const std::string &name : env.order) {
+                const Function &c = env.func(name);
+                for (int k = 0; k < c.stages(); k++) {
+                    Box b = box_of_calls(c, k, in.name);
+                    require_bounded(b, in.name, c.name());
+                    merge_boxes(box, b);
+                }
+            }
+            for (Stmt &check :
+                 region_checks(in.name, box, "dsl_runtime_error_access_out_of_bounds")) {
+                checks.push_back(check);
+            }
+            continue;
+        }
+        const ParameterContents &p = in.param.contents();
+        Expr value = Variable::make(in.type, in.name, in.param);
+        Expr as_double = cast(Float(64), value);
+        if (p.min_value.defined()) {
+            checks.push_back(AssertStmt::make(
+                value >= p.min_value,
+                reporter("dsl_runtime_error_param_too_small",
+                         {StringImm::make(in.name), as_double, cast(Float(64), p.min_value)})));
+        }
+        if (p.max_value.defined()) {
+            checks.push_back(AssertStmt::make(
+                value <= p.max_value,
+                reporter("dsl_runtime_error_param_too_large",
+                         {StringImm::make(in.name), as_double, cast(Float(64), p.max_value)})));
+        }
+    }
+    // Updates of outputs may write anywhere their arguments say.
+    for (const std::string &o : env.outputs) {
+        const Function &f = env.func(o);
+        for (int k = 1; k < f.stages(); k++) {
+            Box writes = box_of_writes(f, k);
+            require_bounded(writes, f.name(), f.name());
+            for (int i = 0; i < f.outputs(); i++) {
+                for (Stmt &check : region_checks(names::func_buffer(f.name(), i, f.outputs()),
+                                                 writes, "dsl_runtime_error_output_too_small")) {
+                    checks.push_back(check);
+                }
+            }
+        }
+    }
+    if (checks.empty()) return s;
+    return insert_after_lets(s, checks);
+}
+
+}  // namespace dsl::lowering

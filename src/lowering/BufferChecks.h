@@ -1,0 +1,32 @@
+#pragma once
+#include <vector>
+
+#include "ir/IR.h"
+#include "ir/Parameter.h"
+#include "lowering/Environment.h"
+
+namespace dsl::lowering {
+
+using ir::Stmt;
+
+/// An input of the pipeline: a buffer (an ImageParam or a concrete Buffer) or a scalar Param.
+struct PipelineInput {
+    std::string name;
+    Type type;
+    int dimensions = 0;
+    bool is_buffer = false;
+    ir::Parameter param;  ///< for Params and ImageParams
+    Buffer<> buffer;      ///< for concrete Buffers
+};
+
+/// Every input the pipeline's Funcs use, ordered by name.
+std::vector<PipelineInput> find_inputs(const Environment &env);
+
+/// Adds the checks that run before any computation (after the bounds lets): every input buffer
+/// covers the region the pipeline reads, updates of outputs write inside their buffers, and
+/// scalar Params lie within their declared range. Failures return an error code and report a
+/// message that names the buffer or Param, the dimension, and the regions needed and present.
+Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> &inputs,
+                       const Stmt &s);
+
+}  // namespace dsl::lowering

@@ -1,0 +1,155 @@
+#include "lowering/Lower.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "ir/CSE.h"
+#include "ir/Error.h"
+#include "ir/IRPrinter.h"
+#include "ir/Names.h"
+#include "ir/Simplify.h"
+#include "lowering/BoundsInference.h"
+#include "lowering/BufferChecks.h"
+#include "lowering/InlineFunctions.h"
+#include "lowering/RealizationOrder.h"
+#include "lowering/ScheduleFunctions.h"
+#include "lowering/StorageFlattening.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+
+namespace {
+
+int env_int(const char *name) {
+    const char *v = std::getenv(name);
+    return v ? std::atoi(v) : 0;
+}
+
+/// Prints and times the passes, as DSL_DEBUG and DSL_DEBUG_TIMING ask.
+class PassLog {
+  public:
+    PassLog() : debug_(env_int("DSL_DEBUG")), timing_(env_int("DSL_DEBUG_TIMING")), last_(now()) {}
+    void pass(const char *name, const Stmt &s) {
+        auto t = now();
+        double ms = std::chrono::duration<double, std::milli>(t - last_).count();
+        if (timing_) std::cerr << "dsl: lowering pass " << name << ": " << ms << " ms\n";
+        if (debug_ >= 2) std::cerr << "dsl: after " << name << ":\n" << s << "\n";
+        last_ = now();
+    }
+
+  private:
+    static std::chrono::steady_clock::time_point now() { return std::chrono::steady_clock::now(); }
+    int debug_, timing_;
+    std::chrono::steady_clock::time_point last_;
+};
+
+class LoopNestPrinter : public IRVisitor {
+  public:
+    std::ostringstream out;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const ProducerConsumer *op) override {
+        if (!op->is_producer) {
+            include(op->body);
+            return;
+        }
+        line() << "produce " << op->name << ":\n";
+        depth_++;
+        include(op->body);
+        depth_--;
+    }
+    void visit(const For *op) override {
+        line() << (op->for_type == ForType::Serial ? ""
+                                                   : std::string(to_string(op->for_type)) + " ")
+               << "for " << op->name << ":\n";
+        depth_++;
+        include(op->body);
+        depth_--;
+    }
+    void visit(const Provide *op) override { line() << op->name << "(...) = ...\n"; }
+    void visit(const Realize *op) override { include(op->body); }
+    void visit(const LetStmt *op) override { include(op->body); }
+    void visit(const IfThenElse *op) override {
+        line() << "if (...):\n";
+        depth_++;
+        include(op->then_case);
+        depth_--;
+    }
+
+  private:
+    std::ostream &line() {
+        for (int i = 0; i < depth_; i++)
+            out << "  ";
+        return out;
+    }
+    int depth_ = 0;
+};
+
+}  // namespace
+
+std::string print_loop_nest(const Stmt &s) {
+    LoopNestPrinter p;
+    p.include(s);
+    return p.out.str();
+}
+
+LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::string &name) {
+    auto start = std::chrono::steady_clock::now();
+    LoweredPipeline result;
+    PassLog log;
+    Environment env;
+
+    inline_functions(env, outputs);
+    realization_order(env);
+    Stmt s = schedule_functions(env);
+    log.pass("schedule functions", s);
+    result.loop_nest = print_loop_nest(s);
+
+    s = bounds_inference(env, s);
+    log.pass("bounds inference", s);
+
+    std::vector<PipelineInput> inputs = find_inputs(env);
+    s = add_buffer_checks(env, inputs, s);
+    log.pass("buffer checks", s);
+
+    s = storage_flattening(env, s);
+    log.pass("storage flattening", s);
+
+    s = simplify(s);
+    log.pass("simplify", s);
+
+    s = common_subexpression_elimination(s);
+    log.pass("common subexpression elimination", s);
+
+    LoweredFunc f;
+    f.name = name;
+    for (const PipelineInput &in : inputs) {
+        f.args.push_back(
+            {in.name,
+             in.is_buffer ? LoweredArgument::Kind::InputBuffer : LoweredArgument::Kind::Scalar,
+             in.type, in.dimensions});
+    }
+    for (const std::string &o : env.outputs) {
+        const lang::Function &func = env.func(o);
+        for (int i = 0; i < func.outputs(); i++) {
+            f.args.push_back({names::func_buffer(o, i, func.outputs()),
+                              LoweredArgument::Kind::OutputBuffer, func.output_types()[i],
+                              func.dimensions()});
+        }
+    }
+    f.body = s;
+    result.module.name = name;
+    result.module.functions.push_back(f);
+    result.inputs = inputs;
+    result.outputs = env.outputs;
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (env_int("DSL_DEBUG") >= 1) std::cerr << "dsl: lowered " << name << ":\n" << s << "\n";
+    return result;
+}
+
+}  // namespace dsl::lowering

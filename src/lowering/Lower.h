@@ -1,0 +1,34 @@
+#pragma once
+/// The lowering driver: Funcs and schedules in, a Module of loop nests out (DESIGN.md §3).
+
+#include <string>
+#include <vector>
+
+#include "ir/Module.h"
+#include "lang/Function.h"
+#include "lowering/BufferChecks.h"
+
+namespace dsl::lowering {
+
+using ir::Stmt;
+
+struct LoweredPipeline {
+    /// One function, named after the pipeline; arguments: the inputs (by name), then one buffer
+    /// per output value.
+    ir::Module module;
+    std::vector<PipelineInput> inputs;
+    std::vector<std::string> outputs;
+    /// The loops the schedule produces, for `Func::print_loop_nest`.
+    std::string loop_nest;
+    /// Seconds spent lowering.
+    double seconds = 0;
+};
+
+/// Lowers the pipeline that computes `outputs`. `DSL_DEBUG=2` (or more) prints the statement
+/// after every pass; `DSL_DEBUG_TIMING=1` prints the time of each pass.
+LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::string &name);
+
+/// A compact rendering of the loops and stores of a statement (no bounds, no lets).
+std::string print_loop_nest(const ir::Stmt &s);
+
+}  // namespace dsl::lowering

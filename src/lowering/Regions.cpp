@@ -1,0 +1,116 @@
+#include "lowering/Regions.h"
+
+#include "ir/Bounds.h"
+#include "ir/Error.h"
+#include "ir/IRVisitor.h"
+#include "ir/Names.h"
+#include "ir/Simplify.h"
+#include "lowering/ScheduleFunctions.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+using lang::Definition;
+using lang::Function;
+
+void merge_boxes(Box &a, const Box &b) {
+    if (b.empty()) return;
+    if (a.empty()) {
+        a = b;
+        return;
+    }
+    internal_assert(a.size() == b.size()) << "merging boxes of different dimensions";
+    for (size_t i = 0; i < a.size(); i++) {
+        Interval u = Interval::make_union(a[i], b[i]);
+        if (u.min.defined()) u.min = simplify(u.min);
+        if (u.max.defined()) u.max = simplify(u.max);
+        a[i] = u;
+    }
+}
+
+namespace {
+
+/// Intervals of a stage's loop variables: their symbolic bounds. RVars get their RDom's bounds
+/// directly, since the names of their loop bounds only exist inside the stage.
+Scope<Interval> stage_scope(const Function &f, int stage) {
+    Scope<Interval> scope;
+    const Definition &d = f.stage(stage);
+    for (const schedule::Dim &dim : d.schedule.dims) {
+        std::string loop = names::stage_var(f.name(), stage, dim.var);
+        if (dim.is_rvar) continue;
+        scope.push(loop, Interval(Variable::make(Int(32), names::min_of(loop)),
+                                  Variable::make(Int(32), names::max_of(loop))));
+    }
+    if (d.rdom.defined()) {
+        for (const ReductionVariable &rv : d.rdom.domain()) {
+            scope.push(names::stage_var(f.name(), stage, rv.var),
+                       Interval(simplify(rv.min), simplify(rv.min + rv.extent - 1)));
+        }
+    }
+    return scope;
+}
+
+class CallBoxes : public IRVisitor {
+  public:
+    CallBoxes(const std::string &callee, const Scope<Interval> &scope)
+        : callee_(callee), scope_(scope) {}
+    Box box;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        bool match =
+            (op->call_type == Call::CallType::Func || op->call_type == Call::CallType::Image) &&
+            op->name == callee_;
+        if (!match) return;
+        Box b;
+        for (const Expr &a : op->args)
+            b.push_back(bounds_of_expr_in_scope(a, scope_));
+        merge_boxes(box, b);
+    }
+
+  private:
+    const std::string &callee_;
+    const Scope<Interval> &scope_;
+};
+
+}  // namespace
+
+Box box_of_calls(const Function &consumer, int stage, const std::string &callee) {
+    Definition d = rename_stage_vars(consumer, stage);
+    Scope<Interval> scope = stage_scope(consumer, stage);
+    CallBoxes finder(callee, scope);
+    for (const Expr &e : d.args)
+        finder.include(e);
+    for (const Expr &e : d.values)
+        finder.include(e);
+    finder.include(d.predicate);
+    return finder.box;
+}
+
+Box box_of_writes(const Function &f, int stage) {
+    Definition d = rename_stage_vars(f, stage);
+    Scope<Interval> scope = stage_scope(f, stage);
+    Box b;
+    for (const Expr &a : d.args) {
+        Interval i = bounds_of_expr_in_scope(a, scope);
+        if (i.min.defined()) i.min = simplify(i.min);
+        if (i.max.defined()) i.max = simplify(i.max);
+        b.push_back(i);
+    }
+    return b;
+}
+
+void require_bounded(const Box &box, const std::string &callee, const std::string &consumer) {
+    for (size_t i = 0; i < box.size(); i++) {
+        user_assert(box[i].is_bounded())
+            << "Func \"" << consumer << "\" uses \"" << callee
+            << "\" at coordinates that cannot be bounded in dimension " << i
+            << " (the coordinate depends on a value, not only on loop variables). Clamp that "
+               "coordinate, e.g. "
+            << callee << "(clamp(e, 0, 255), ...), or use a boundary condition.";
+    }
+}
+
+}  // namespace dsl::lowering

@@ -1,0 +1,32 @@
+#pragma once
+/// The regions a stage touches: boxes (one interval per dimension) of the coordinates at which
+/// it calls a Func or an input, or at which it writes its own Func. Shared by bounds inference
+/// and the buffer checks.
+
+#include <string>
+#include <vector>
+
+#include "ir/Interval.h"
+#include "lowering/Environment.h"
+
+namespace dsl::lowering {
+
+using ir::Stmt;
+
+using Box = std::vector<ir::Interval>;
+
+/// Unions `b` into `a` dimension by dimension (`a` may be empty: it then becomes `b`).
+void merge_boxes(Box &a, const Box &b);
+
+/// The box of coordinates at which stage `stage` of `consumer` calls `callee` (a Func or an
+/// input, by name), with the stage's loops ranging over their (symbolic) bounds
+/// `<loop>.min`..`<loop>.max` and RVars over their RDom. Empty if it never calls it.
+Box box_of_calls(const lang::Function &consumer, int stage, const std::string &callee);
+
+/// The box of coordinates stage `stage` of `f` writes.
+Box box_of_writes(const lang::Function &f, int stage);
+
+/// Throws a CompileError if some dimension of `box` is unbounded.
+void require_bounded(const Box &box, const std::string &callee, const std::string &consumer);
+
+}  // namespace dsl::lowering

@@ -1,0 +1,29 @@
+#pragma once
+#include "ir/IR.h"
+#include "lowering/Environment.h"
+
+namespace dsl::lowering {
+
+using ir::Stmt;
+
+/// Builds the loop nest of the whole pipeline from the Funcs' definitions and schedules:
+///   realize producer {                         (one per Func computed at root, not an output)
+///     produce producer {
+///       for producer.s0.y in [producer.s0.y.min, producer.s0.y.max]:
+///         for producer.s0.x in [...]:
+///           producer(producer.s0.x, producer.s0.y) = ...
+///       for producer.s1.r.x in [...]:          (an update over an RDom)
+///         ...
+///     }
+///     consume producer {
+///       produce output { ... }
+///     }
+///   }
+/// Loop bounds are left as the variables `<loop>.min` / `<loop>.max` that bounds inference
+/// defines (RDom bounds are defined here, from the RDom). Values still call Funcs and inputs.
+Stmt schedule_functions(const Environment &env);
+
+/// The stage's definition with its pure Vars and RVars renamed to the stage's loop variables.
+lang::Definition rename_stage_vars(const lang::Function &f, int stage);
+
+}  // namespace dsl::lowering

@@ -1,0 +1,142 @@
+#include "lowering/StorageFlattening.h"
+
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Names.h"
+#include "ir/Scope.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+
+namespace {
+
+/// How to index one flat buffer.
+struct Layout {
+    std::vector<Expr> mins, strides;
+};
+
+Layout buffer_argument_layout(const std::string &b, int dims) {
+    Layout l;
+    for (int d = 0; d < dims; d++) {
+        l.mins.push_back(Variable::make(Int(32), names::buffer_min(b, d)));
+        l.strides.push_back(Variable::make(Int(32), names::buffer_stride(b, d)));
+    }
+    return l;
+}
+
+Expr flat_index(const Layout &l, const std::vector<Expr> &args) {
+    internal_assert(l.mins.size() == args.size()) << "flattening an access of the wrong rank";
+    Expr index = make_zero(Int(32));
+    for (size_t d = 0; d < args.size(); d++)
+        index = index + (args[d] - l.mins[d]) * l.strides[d];
+    return index;
+}
+
+class FlattenStorage : public IRMutator {
+  public:
+    explicit FlattenStorage(const Environment &env) : env_(env) {
+        for (const std::string &o : env.outputs) {
+            const lang::Function &f = env.func(o);
+            for (int i = 0; i < f.outputs(); i++) {
+                std::string b = names::func_buffer(f.name(), i, f.outputs());
+                layouts_.push(b, buffer_argument_layout(b, f.dimensions()));
+            }
+        }
+    }
+
+  protected:
+    using IRMutator::visit;
+
+    Stmt visit(const Realize *op) override {
+        const lang::Function &f = env_.func(op->name);
+        Layout layout;
+        Expr stride = make_one(Int(32));
+        std::vector<Expr> extents;
+        Expr elements = make_one(Int(64));
+        for (const Range &r : op->bounds) {
+            layout.mins.push_back(r.min);
+            layout.strides.push_back(stride);
+            stride = stride * r.extent;
+            extents.push_back(r.extent);
+            elements = elements * cast(Int(64), r.extent);
+        }
+        std::vector<std::string> buffers;
+        for (int i = 0; i < f.outputs(); i++)
+            buffers.push_back(names::func_buffer(f.name(), i, f.outputs()));
+        for (const std::string &b : buffers)
+            layouts_.push(b, layout);
+        Stmt body = mutate(op->body);
+        for (const std::string &b : buffers)
+            layouts_.pop(b);
+        for (int i = f.outputs() - 1; i >= 0; i--) {
+            body = Allocate::make(buffers[i], op->types[i], op->memory_type, extents,
+                                  make_bool(true), body);
+        }
+        Expr too_large = Call::make(Int(32), "dsl_runtime_error_buffer_too_large",
+                                    {StringImm::make(f.name()), cast(Float(64), elements)},
+                                    Call::CallType::Extern);
+        Stmt check =
+            AssertStmt::make(elements <= make_const(Int(64), int64_t(0x7fffffff)), too_large);
+        return Block::make(check, body);
+    }
+
+    Stmt visit(const Provide *op) override {
+        const lang::Function &f = env_.func(op->name);
+        std::vector<Expr> args, values;
+        mutate_exprs(op->args, &args);
+        mutate_exprs(op->values, &values);
+        if (values.size() == 1) {
+            std::string b = names::func_buffer(f.name(), 0, 1);
+            return Store::make(b, values[0], flat_index(layouts_.get(b), args), make_bool(true));
+        }
+        // Compute every element first: a value may read the Func at the point being written.
+        std::vector<Stmt> stores;
+        std::vector<std::pair<std::string, Expr>> lets;
+        for (size_t i = 0; i < values.size(); i++) {
+            std::string b = names::func_buffer(f.name(), static_cast<int>(i), f.outputs());
+            std::string value_name = b + ".value";
+            lets.push_back({value_name, values[i]});
+            stores.push_back(Store::make(b, Variable::make(values[i].type(), value_name),
+                                         flat_index(layouts_.get(b), args), make_bool(true)));
+        }
+        Stmt s = Block::make(stores);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+            s = LetStmt::make(it->first, it->second, s);
+        return s;
+    }
+
+    Expr visit(const Call *op) override {
+        if (op->call_type != Call::CallType::Func && op->call_type != Call::CallType::Image) {
+            return IRMutator::visit(op);
+        }
+        std::vector<Expr> args;
+        mutate_exprs(op->args, &args);
+        std::string b;
+        Layout layout;
+        if (op->call_type == Call::CallType::Image) {
+            b = op->name;
+            layout = buffer_argument_layout(b, static_cast<int>(args.size()));
+        } else {
+            const lang::Function &f = env_.func(op->name);
+            b = names::func_buffer(f.name(), op->value_index, f.outputs());
+            internal_assert(layouts_.contains(b))
+                << "call to " << op->name << " outside its realization";
+            layout = layouts_.get(b);
+        }
+        return Load::make(op->type, b, flat_index(layout, args), make_bool(true));
+    }
+
+  private:
+    const Environment &env_;
+    Scope<Layout> layouts_;
+};
+
+}  // namespace
+
+Stmt storage_flattening(const Environment &env, const Stmt &s) {
+    return FlattenStorage(env).mutate(s);
+}
+
+}  // namespace dsl::lowering
