@@ -151,7 +151,8 @@ class Buffer {
     template <typename... Ints, typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     U &operator()(Ints... coords) const {
         static_assert((std::is_integral_v<Ints> && ...), "Buffer coordinates must be integers");
-        const int c[] = {static_cast<int>(coords)...};
+        const int c[sizeof...(Ints) + 1] = {static_cast<int>(coords)...,
+                                            0};  // +1: zero-dim buffers
         return *address_of(c, static_cast<int>(sizeof...(Ints)));
     }
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>

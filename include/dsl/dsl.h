@@ -1,10 +1,12 @@
 #pragma once
 /// The umbrella header: everything a dsl user writes.
 
+#include "dsl/BoundaryConditions.h"
 #include "dsl/Buffer.h"
 #include "dsl/Error.h"
 #include "dsl/Expr.h"
 #include "dsl/Func.h"
+#include "dsl/InlineReductions.h"
 #include "dsl/Param.h"
 #include "dsl/RDom.h"
 #include "dsl/Target.h"

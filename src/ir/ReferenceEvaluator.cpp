@@ -430,6 +430,7 @@ Value ReferenceEvaluator::eval(const Expr &e) {
         case IRNodeType::Variable: {
             const auto *op = e.as<Variable>();
             const Value *v = vars.find(op->name);
+            if (!v && variable_handler) return variable_handler(op);
             internal_assert(v) << "the evaluator has no value for the variable " << op->name;
             internal_assert(v->type == t)
                 << "variable " << op->name << " is " << t << " but its value is " << v->type;

@@ -60,6 +60,9 @@ class ReferenceEvaluator {
     Scope<Value> vars;
     std::map<std::string, EvalBuffer> buffers;
     std::function<Value(const Call *, const std::vector<Value> &args)> call_handler;
+    /// Gives the value of a variable that is not in `vars` (e.g. a pipeline parameter); when
+    /// unset, such a variable is an error.
+    std::function<Value(const Variable *)> variable_handler;
 
     /// Evaluates `e`. Throws InternalError for an unbound variable or an unsupported node.
     Value eval(const Expr &e);

@@ -1,0 +1,25 @@
+#pragma once
+/// Reductions written inline: the RDom they reduce over is the one `e` uses.
+///
+///   blurred(x) = sum(input(x + r)) / 5;           // with RDom r(-2, 5)
+///   Tuple best = argmax(score(r.x, r.y));          // {r.x, r.y, score} at the maximum
+///
+/// Each makes an anonymous Func over the pure Vars `e` uses, with one update over the RDom.
+
+#include <string>
+
+#include "dsl/Expr.h"
+#include "dsl/Func.h"
+
+namespace dsl {
+
+Expr sum(const Expr &e, const std::string &name = "sum");
+Expr product(const Expr &e, const std::string &name = "product");
+Expr maximum(const Expr &e, const std::string &name = "maximum");
+Expr minimum(const Expr &e, const std::string &name = "minimum");
+/// The coordinates of the first point (in iteration order) where `e` is largest, then the value:
+/// a Tuple of the RDom's dimensions + 1 elements.
+Tuple argmax(const Expr &e, const std::string &name = "argmax");
+Tuple argmin(const Expr &e, const std::string &name = "argmin");
+
+}  // namespace dsl

@@ -1,0 +1,297 @@
+#include "lang/FuncEvaluator.h"
+
+#include <cstring>
+#include <functional>
+
+#include "ir/Error.h"
+#include "ir/Float16.h"
+#include "ir/Names.h"
+
+namespace dsl::lang {
+
+using namespace ir;
+
+namespace {
+
+std::string point_key(const std::string &func, const std::vector<int64_t> &coords) {
+    std::string key = func;
+    for (int64_t c : coords)
+        key += "," + std::to_string(c);
+    return key;
+}
+
+/// One element of a buffer as a scalar Value.
+Value read_buffer(const Buffer<> &b, const std::vector<int64_t> &coords, const std::string &name) {
+    std::vector<int> pos;
+    for (size_t d = 0; d < coords.size(); d++) {
+        user_assert(coords[d] >= b.dim(static_cast<int>(d)).min() &&
+                    coords[d] <= b.dim(static_cast<int>(d)).max())
+            << "the reference evaluator read input \"" << name << "\" at " << coords[d]
+            << " in dimension " << d << ", outside the buffer [" << b.dim(static_cast<int>(d)).min()
+            << ", " << b.dim(static_cast<int>(d)).max() << "].";
+        pos.push_back(static_cast<int>(coords[d]));
+    }
+    Type t = b.type();
+    uint64_t bits = 0;
+    std::memcpy(&bits, b.byte_address(pos.data()), t.bytes());
+    if (t.is_int()) {
+        int shift = 64 - t.bits();
+        return Value::of_int(t, static_cast<int64_t>(bits << shift) >> shift);
+    }
+    if (t.is_uint()) return Value::of_uint(t, t.is_bool() ? (bits & 1) : bits);
+    double f;
+    if (t.is_bfloat()) {
+        f = bfloat16_from_bits(static_cast<uint16_t>(bits));
+    } else if (t.bits() == 16) {
+        f = float16_from_bits(static_cast<uint16_t>(bits));
+    } else if (t.bits() == 32) {
+        float x;
+        uint32_t u = static_cast<uint32_t>(bits);
+        std::memcpy(&x, &u, 4);
+        f = x;
+    } else {
+        std::memcpy(&f, &bits, 8);
+    }
+    return Value::of_float(t, f);
+}
+
+int64_t as_coordinate(const Value &v) {
+    return v.type.is_int() ? v.as_int() : static_cast<int64_t>(v.as_uint());
+}
+
+}  // namespace
+
+struct FuncEvaluator::Materialized {
+    std::vector<int64_t> min, max;         // the box, inclusive
+    std::vector<std::vector<Value>> data;  // [flat point][value index]
+
+    bool contains(const std::vector<int64_t> &c) const {
+        for (size_t d = 0; d < c.size(); d++) {
+            if (c[d] < min[d] || c[d] > max[d]) return false;
+        }
+        return true;
+    }
+    size_t offset(const std::vector<int64_t> &c) const {
+        size_t o = 0, stride = 1;
+        for (size_t d = 0; d < c.size(); d++) {
+            o += static_cast<size_t>(c[d] - min[d]) * stride;
+            stride *= static_cast<size_t>(max[d] - min[d] + 1);
+        }
+        return o;
+    }
+    size_t size() const {
+        size_t n = 1;
+        for (size_t d = 0; d < min.size(); d++)
+            n *= static_cast<size_t>(max[d] - min[d] + 1);
+        return n;
+    }
+    /// Grows the box to hold `c`, with some slack so that growth happens rarely.
+    void grow(const std::vector<int64_t> &c) {
+        for (size_t d = 0; d < c.size(); d++) {
+            if (c[d] < min[d]) min[d] = c[d] - (max[d] - min[d] + 1) / 2;
+            if (c[d] > max[d]) max[d] = c[d] + (max[d] - min[d] + 1) / 2;
+        }
+    }
+};
+
+FuncEvaluator::FuncEvaluator() {
+    ev_.call_handler = [this](const Call *op, const std::vector<Value> &args) {
+        return call(op, args);
+    };
+    ev_.variable_handler = [this](const Variable *op) { return variable(op); };
+}
+
+FuncEvaluator::~FuncEvaluator() = default;
+
+Value FuncEvaluator::eval(const Expr &e) {
+    return ev_.eval(e);
+}
+
+Value FuncEvaluator::variable(const Variable *op) {
+    internal_assert(op->param.defined()) << "the reference evaluator has no value for " << op->name;
+    const ParameterContents &p = op->param.contents();
+    if (!p.is_buffer) {
+        user_assert(p.has_value) << "Param \"" << p.name << "\" has no value.";
+        Type t = p.type;
+        if (t.is_float()) {
+            double f;
+            if (t.bits() == 32) {
+                float x;
+                uint32_t u = static_cast<uint32_t>(p.scalar_bits);
+                std::memcpy(&x, &u, 4);
+                f = x;
+            } else {
+                std::memcpy(&f, &p.scalar_bits, 8);
+            }
+            return Value::of_float(t, f);
+        }
+        if (t.is_int()) {
+            int shift = 64 - t.bits();
+            return Value::of_int(t, static_cast<int64_t>(p.scalar_bits << shift) >> shift);
+        }
+        return Value::of_uint(t, p.scalar_bits);
+    }
+    // A field of an ImageParam's buffer: "<name>.min.<d>", "<name>.extent.<d>", ...
+    const Buffer<> &b = p.buffer;
+    user_assert(b.defined()) << "ImageParam \"" << p.name << "\" has no buffer.";
+    for (int d = 0; d < b.dimensions(); d++) {
+        if (op->name == names::buffer_min(p.name, d)) return Value::of_int(Int(32), b.dim(d).min());
+        if (op->name == names::buffer_extent(p.name, d))
+            return Value::of_int(Int(32), b.dim(d).extent());
+        if (op->name == names::buffer_stride(p.name, d))
+            return Value::of_int(Int(32), b.dim(d).stride());
+    }
+    internal_error << "unknown buffer field " << op->name;
+    return Value();
+}
+
+Value FuncEvaluator::call(const Call *op, const std::vector<Value> &args) {
+    std::vector<int64_t> coords;
+    for (const Value &a : args)
+        coords.push_back(as_coordinate(a));
+    if (op->call_type == Call::CallType::Image) {
+        Buffer<> b = op->image.defined() ? op->image : op->param.contents().buffer;
+        user_assert(b.defined()) << "ImageParam \"" << op->name << "\" has no buffer.";
+        return read_buffer(b, coords, op->name);
+    }
+    internal_assert(op->call_type == Call::CallType::Func)
+        << "the reference evaluator cannot call " << op->name;
+    auto f = op->func.lock();
+    internal_assert(f) << "call to a destroyed Func " << op->name;
+    return at(Function(f), coords, op->value_index);
+}
+
+Value FuncEvaluator::pure_value(const Function &f, const std::vector<int64_t> &coords,
+                                int value_index) {
+    std::string key = point_key(f.name(), coords);
+    auto it = pure_cache_.find(key);
+    if (it == pure_cache_.end()) {
+        std::vector<Value> values;
+        for (size_t d = 0; d < coords.size(); d++)
+            ev_.vars.push(f.args()[d], Value::of_int(Int(32), coords[d]));
+        for (const Expr &v : f.init().values)
+            values.push_back(ev_.eval(v));
+        for (size_t d = 0; d < coords.size(); d++)
+            ev_.vars.pop(f.args()[d]);
+        it = pure_cache_.emplace(key, values).first;
+    }
+    return it->second[value_index];
+}
+
+Value FuncEvaluator::at(const Function &f, const std::vector<int64_t> &coords, int value_index) {
+    internal_assert(static_cast<int>(coords.size()) == f.dimensions())
+        << "evaluating " << f.name() << " with the wrong rank";
+    if (!f.has_update_definition()) return pure_value(f, coords, value_index);
+    Materialized &m = materialize(f, coords);
+    return m.data[m.offset(coords)][value_index];
+}
+
+FuncEvaluator::Materialized &FuncEvaluator::materialize(const Function &f,
+                                                        const std::vector<int64_t> &coords) {
+    auto it = materialized_.find(f.name());
+    if (it != materialized_.end() && it->second->contains(coords)) return *it->second;
+    std::unique_ptr<Materialized> m = std::make_unique<Materialized>();
+    if (it != materialized_.end()) {
+        *m = *it->second;
+        m->grow(coords);
+    } else {
+        m->min = coords;
+        m->max = coords;
+    }
+    // Grow until no update writes outside the box.
+    while (!try_materialize(f, *m)) {
+    }
+    materialized_[f.name()] = std::move(m);
+    return *materialized_[f.name()];
+}
+
+bool FuncEvaluator::try_materialize(const Function &f, Materialized &m) {
+    user_assert(m.size() <= (size_t(1) << 24))
+        << "the reference evaluator would materialise more than 2^24 points of Func \"" << f.name()
+        << "\".";
+    m.data.assign(m.size(), {});
+    int dims = f.dimensions();
+    // Stage 0 everywhere in the box.
+    std::vector<int64_t> p(m.min);
+    for (size_t i = 0; i < m.size(); i++) {
+        std::vector<Value> values;
+        for (int v = 0; v < f.outputs(); v++)
+            values.push_back(pure_value(f, p, v));
+        m.data[m.offset(p)] = values;
+        for (int d = 0; d < dims; d++) {
+            if (++p[d] <= m.max[d]) break;
+            p[d] = m.min[d];
+        }
+    }
+    for (const Definition &u : f.updates()) {
+        // Loops, innermost first: the RVars, then the pure Vars used on the left.
+        struct Loop {
+            std::string var;
+            int64_t min, max;
+        };
+        std::vector<Loop> loops;
+        if (u.rdom.defined()) {
+            for (const ReductionVariable &rv : u.rdom.domain()) {
+                int64_t lo = as_coordinate(ev_.eval(rv.min));
+                loops.push_back({rv.var, lo, lo + as_coordinate(ev_.eval(rv.extent)) - 1});
+            }
+        }
+        for (int d = 0; d < dims; d++) {
+            const auto *v = u.args[d].as<Variable>();
+            if (v && v->name == f.args()[d]) loops.push_back({v->name, m.min[d], m.max[d]});
+        }
+        bool empty = false;
+        for (const Loop &l : loops)
+            empty |= l.max < l.min;
+        if (empty) continue;
+        std::vector<int64_t> index;
+        for (const Loop &l : loops)
+            index.push_back(l.min);
+        for (;;) {
+            for (size_t i = 0; i < loops.size(); i++)
+                ev_.vars.push(loops[i].var, Value::of_int(Int(32), index[i]));
+            // Reads of f itself see the box as the updates so far left it; outside the box (a
+            // recurrence reaching past the region computed) they see the pure definition, as
+            // the compiled code does, whose first stage covers what later stages read.
+            auto saved_handler = ev_.call_handler;
+            ev_.call_handler = [&](const Call *op, const std::vector<Value> &args) {
+                if (op->call_type == Call::CallType::Func && op->name == f.name()) {
+                    std::vector<int64_t> c;
+                    for (const Value &a : args)
+                        c.push_back(as_coordinate(a));
+                    if (!m.contains(c)) return pure_value(f, c, op->value_index);
+                    return m.data[m.offset(c)][op->value_index];
+                }
+                return saved_handler(op, args);
+            };
+            bool grown = false;
+            if (ev_.eval(u.predicate).as_bool()) {
+                std::vector<int64_t> target;
+                for (const Expr &a : u.args)
+                    target.push_back(as_coordinate(ev_.eval(a)));
+                if (!m.contains(target)) {
+                    m.grow(target);  // an update writes outside: start over with a larger box
+                    grown = true;
+                } else {
+                    std::vector<Value> values;
+                    for (const Expr &v : u.values)
+                        values.push_back(ev_.eval(v));
+                    m.data[m.offset(target)] = values;
+                }
+            }
+            ev_.call_handler = saved_handler;
+            for (size_t i = 0; i < loops.size(); i++)
+                ev_.vars.pop(loops[i].var);
+            if (grown) return false;
+            size_t i = 0;
+            for (; i < loops.size(); i++) {
+                if (++index[i] <= loops[i].max) break;
+                index[i] = loops[i].min;
+            }
+            if (i == loops.size()) break;
+        }
+    }
+    return true;
+}
+
+}  // namespace dsl::lang

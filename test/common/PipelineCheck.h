@@ -1,0 +1,21 @@
+#pragma once
+/// Compares what a pipeline computed with the reference evaluator, element by element.
+
+#include <gtest/gtest.h>
+
+#include "dsl/dsl.h"
+
+namespace dsl::test {
+
+/// Every element of `outputs` (one buffer per value of `f`) equals the reference evaluator's
+/// value of `f` at that point: exactly, or within `tolerance` (relative) for floats.
+::testing::AssertionResult matches_reference(const Func &f, const Realization &outputs,
+                                             double tolerance = 0);
+::testing::AssertionResult matches_reference(const Func &f, const Buffer<> &output,
+                                             double tolerance = 0);
+
+/// A buffer of the given type and sizes filled with seeded random values (small integers for
+/// integer types, so that sums do not overflow; values in [-8, 8) for floats).
+Buffer<> random_buffer(Type t, const std::vector<int> &sizes, uint64_t seed);
+
+}  // namespace dsl::test
