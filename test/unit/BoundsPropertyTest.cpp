@@ -25,9 +25,9 @@ namespace {
 using namespace ir;
 __extension__ typedef __int128 int128;
 
-constexpr int kExpressions = 20000;
+constexpr int kExpressions = 40000;
 constexpr int kPointsPerExpression = 32;
-constexpr int kMaxDepth = 5;
+constexpr int kMaxDepth = 6;
 
 /// Longer runs by hand: DSL_BOUNDS_SEED=<n> DSL_BOUNDS_EXPRESSIONS=<n> DSL_BOUNDS_DEPTH=<n>.
 long env_or(const char *name, long otherwise) {

@@ -550,6 +550,22 @@ TEST_F(BoundsTest, AFloatZeroOfUnknownSignIsNotASinglePoint) {
     EXPECT_FALSE(i.is_bounded()) << show(i);
 }
 
+TEST_F(BoundsTest, TypicalAccessPatternsOfBoundsInference) {
+    // x runs over [x_min, x_max]; a stencil reads around it and clamps to the image.
+    Expr x_min = var(Int(32), "x_min"), x_max = var(Int(32), "x_max"), w = var(Int(32), "w");
+    bind("x", Interval(x_min, x_max));
+    EXPECT_ENDS(bounds(x * 2 + 1), x_min * 2 + 1, x_max * 2 + 1);
+    EXPECT_ENDS(bounds(x / 2), x_min / 2, x_max / 2);
+    EXPECT_ENDS(bounds(x - 1), x_min + -1, x_max + -1);
+    EXPECT_ENDS(bounds(clamp(x - 1, 0, w - 1)), Min::make(Max::make(x_min + -1, 0), w + -1),
+                Min::make(Max::make(x_max + -1, 0), w + -1));
+    EXPECT_ENDS(bounds(select(x > 0, x - 1, x)), x_min + -1, x_max);
+    // A vectorized loop: x = ramp(x0 * 8, 1, 8) with x0 in [0, n - 1].
+    bind("x0", Interval(Expr(0), n - 1));
+    Expr x0 = var(Int(32), "x0");
+    EXPECT_ENDS(bounds(Ramp::make(x0 * 8, Expr(1), 8)), Expr(0), (n - 1) * 8 + 7);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Let
 
