@@ -67,7 +67,6 @@ class BoundsOfExpr : public IRVisitor {
   private:
     Scope<Interval> scope;
     Interval result;
-    int name_counter = 0;
 
     static Interval lanes_extremes(const Expr &e) {
         bool b = e.type().is_bool();
@@ -266,8 +265,15 @@ class BoundsOfExpr : public IRVisitor {
             }
             steps = Interval(int_const(t, lo), int_const(t, hi));
         } else {
-            steps = mul_intervals(t, stride, Interval(zero, n));
-            steps = Interval(min_of_lower(steps.min, zero), max_of_upper(steps.max, zero));
+            // {i * s} for i in [0, lanes - 1] is the hull of 0 and (lanes - 1) * s.
+            Interval scaled = mul_intervals(t, stride, point(n));
+            bool up = nonneg(stride), down = nonpos(stride);
+            steps = Interval(up     ? zero
+                             : down ? scaled.min
+                                    : min_of_lower(scaled.min, zero),
+                             down ? zero
+                             : up ? scaled.max
+                                  : max_of_upper(scaled.max, zero));
         }
         result = add_intervals(t, base, steps);
     }

@@ -566,6 +566,37 @@ TEST_F(BoundsTest, TypicalAccessPatternsOfBoundsInference) {
     EXPECT_ENDS(bounds(Ramp::make(x0 * 8, Expr(1), 8)), Expr(0), (n - 1) * 8 + 7);
 }
 
+TEST_F(BoundsTest, OtherIntrinsics) {
+    bind("f", frange(Float(32), 0.5, 2));
+    Expr g = var(Float(32), "g");
+    EXPECT_RANGE(bounds(Call::make(Bool(), Call::Intrinsic::IsNan, {f})), 0, 0);
+    bind("g", Interval(make_const(Float(32), 0.0), Expr()));
+    EXPECT_RANGE(bounds(Call::make(Bool(), Call::Intrinsic::IsNan, {g})), 0, 1);
+    bind("x", range(Int(32), 3, 4));
+    EXPECT_RANGE(bounds(Call::make(Int(32), Call::Intrinsic::Likely, {x})), 3, 4);
+    EXPECT_RANGE(bounds(reinterpret(UInt(16), Expr(int16_t(-1)))), 0, 65535);
+    EXPECT_TRUE(bounds(pow(f, f)).is_everything());
+    Interval l = bounds(log(f));
+    EXPECT_TRUE(l.is_bounded() && is_const(l.min)) << show(l);
+    EXPECT_TRUE(bounds(log(f - 1.0f)).is_everything());  // log of a negative is NaN
+}
+
+TEST_F(BoundsTest, VectorReduceOfFloatsRoundsLikeTheEvaluator) {
+    Expr v = var(Float(16, 4), "v");
+    bind("v", frange(Float(16), 1000, 2000));
+    // Four lanes of at most 2000 sum to at most 8000 (float16 has 11 significant bits).
+    EXPECT_FRANGE(bounds(VectorReduce::make(VectorReduce::Op::Add, v, 1)), 4000.0, 8000.0);
+}
+
+TEST_F(BoundsTest, RampOfASymbolicStride) {
+    bind("s", Interval(Expr(0), n));
+    Expr s = var(Int(32), "s");
+    EXPECT_ENDS(bounds(Ramp::make(Expr(5), s, 4)), Expr(5), n * 3 + 5);
+    // A constant stride whose steps would not fit gives up rather than clamping them.
+    bind("big", range(Int(32), 0, 1 << 30));
+    EXPECT_RANGE(bounds(Ramp::make(y, var(Int(32), "big"), 4)), -2147483648LL, 2147483647);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Let
 
@@ -577,6 +608,16 @@ TEST_F(BoundsTest, LetBindsTheValueInterval) {
     bind("t", range(Int(32), 100, 200));
     EXPECT_RANGE(bounds(Let::make("t", x, t * 3)), 0, 30);
     EXPECT_RANGE(bounds(t), 100, 200);
+}
+
+TEST_F(BoundsTest, LetOfASymbolicRangeNamesBothEnds) {
+    Expr a = var(Int(32), "a"), b = var(Int(32), "b");
+    bind("x", Interval(a * 2, b * 2));
+    Expr t = var(Int(32), "t");
+    Interval i = bounds(Let::make("t", x + 1, t * 3));
+    Expr tmin = var(Int(32), "t.min"), tmax = var(Int(32), "t.max");
+    EXPECT_ENDS(i, Let::make("t.min", a * 2 + 1, tmin * 3),
+                Let::make("t.max", b * 2 + 1, tmax * 3));
 }
 
 TEST_F(BoundsTest, LetOfASymbolicValueNamesItInTheResult) {
