@@ -258,6 +258,10 @@ void run_property(Mode mode, long seed, long expressions, int max_depth, Stats &
         }
         Interval bounds = bounds_of_expr_in_scope(e, scope);
         ASSERT_FALSE(bounds.is_empty()) << e;
+        // Ends are scalars of the expression's element type.
+        for (const Expr &end : {bounds.min, bounds.max}) {
+            ASSERT_TRUE(!end.defined() || end.type() == et) << e << "\nbounds " << bounds;
+        }
         stats.expressions++;
         bool is_constant = is_const(bounds.min) && is_const(bounds.max);
         stats.symbolic_results += (bounds.min.defined() && !is_const(bounds.min)) ||
