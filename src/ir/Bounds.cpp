@@ -85,6 +85,13 @@ class BoundsOfExpr : public IRVisitor {
 
     void visit(const Variable *op) override {
         if (const Interval *i = scope.find(op->name)) {
+            Type t = op->type.element_of();
+            for (const Expr &end : {i->min, i->max}) {
+                internal_assert(!end.defined() || end.type() == t)
+                    << "the interval of " << op->name << " in the scope has an end " << end
+                    << " of type " << end.type() << ", but " << op->name << " is " << op->type
+                    << " (the ends must be scalars of its element type)";
+            }
             result = *i;
         } else if (op->type.is_scalar()) {
             result = point(op);

@@ -146,6 +146,11 @@ TEST_F(BoundsTest, VariablesComeFromTheScopeOrStandForThemselves) {
                 VectorReduce::make(VectorReduce::Op::Max, w1, 1));
 }
 
+TEST_F(BoundsTest, ScopeEndsOfTheWrongTypeAreReported) {
+    bind("u", range(Int(32), 0, 10));  // u is uint8
+    EXPECT_THROW(bounds(u + uint8_t(1)), InternalError);
+}
+
 TEST_F(BoundsTest, LoadsAndUnknownCallsAreTheirTypeRange) {
     Expr load = Load::make(UInt(8), "buf", x, const_true());
     EXPECT_RANGE(bounds(load), 0, 255);
