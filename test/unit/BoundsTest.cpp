@@ -365,6 +365,22 @@ TEST_F(BoundsTest, SelectTakesTheKnownSideOrTheUnion) {
                 Select::make(c, Expr(10), Expr(100)));
 }
 
+TEST_F(BoundsTest, SelectSidesKnowTheirCondition) {
+    bind("x", range(Int(32), -10, 10));
+    EXPECT_RANGE(bounds(select(x < 0, 0, x)), 0, 10);
+    EXPECT_RANGE(bounds(select(x > 5 && x < 8, x, 0)), 0, 7);
+    EXPECT_RANGE(bounds(select(!(x >= 3), x, 3)), -10, 3);
+    EXPECT_RANGE(bounds(select(x < 0 || x > 4, 2, x)), 0, 4);
+    EXPECT_RANGE(bounds(select(3 <= x, x - 3, 0)), 0, 7);
+    EXPECT_RANGE(bounds(select(x == 4, x * 2, 8)), 8, 8);
+    EXPECT_RANGE(bounds(select(x >= 20, x, 1)), 1, 1);  // the true side never happens
+    // A vector condition narrows nothing: a lane may read another lane of x.
+    Expr v = var(Int(32, 2), "v");
+    bind("v", range(Int(32), -10, 10));
+    Expr swapped = Shuffle::make({v}, {1, 0});
+    EXPECT_RANGE(bounds(select(v < Broadcast::make(Expr(0), 2), swapped, v)), -10, 10);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Cast
 
