@@ -35,6 +35,9 @@ namespace dsl::ir {
 ///  - A single point `[p, p]` is exact: the value is `p`, bit for bit (a float zero whose sign
 ///    is not known is [-0.0, +0.0], not a point).
 ///  - Loads, and calls other than the understood intrinsics, are their type's range.
+///  - Select: each side is bounded knowing its condition, where a scalar condition compares an
+///    integer variable of the scope and that narrows it to constant ends (`select(x < 0, 0, x)`
+///    for x in [-5, 5] is [0, 5]); a side that cannot happen is left out.
 ///
 /// Constant parts are folded, so a constant scope gives constant ends where possible. The same
 /// pure expression on both sides of an operation is recognised (`x - x` is 0, `x / x` is in
