@@ -67,7 +67,6 @@ class BoundsOfExpr : public IRVisitor {
   private:
     Scope<Interval> scope;
     Interval result;
-    int name_counter = 0;
 
     static Interval lanes_extremes(const Expr &e) {
         bool b = e.type().is_bool();
@@ -86,6 +85,13 @@ class BoundsOfExpr : public IRVisitor {
 
     void visit(const Variable *op) override {
         if (const Interval *i = scope.find(op->name)) {
+            Type t = op->type.element_of();
+            for (const Expr &end : {i->min, i->max}) {
+                internal_assert(!end.defined() || end.type() == t)
+                    << "the interval of " << op->name << " in the scope has an end " << end
+                    << " of type " << end.type() << ", but " << op->name << " is " << op->type
+                    << " (the ends must be scalars of its element type)";
+            }
             result = *i;
         } else if (op->type.is_scalar()) {
             result = point(op);
@@ -215,7 +221,9 @@ class BoundsOfExpr : public IRVisitor {
 
     void visit(const Select *op) override {
         Interval c = bool_interval(get(op->condition));
-        Interval t = get(op->true_value), f = get(op->false_value);
+        // Each side is bounded knowing that the condition holds (or not) for its lanes.
+        Interval t = get_given(op->condition, true, op->true_value);
+        Interval f = get_given(op->condition, false, op->false_value);
         if (c.empty) {
             result = Interval::nothing();
         } else if (is_const_true(c.min)) {
@@ -228,6 +236,137 @@ class BoundsOfExpr : public IRVisitor {
         } else {
             result = Interval::make_union(t, f);
         }
+    }
+
+    /// The interval of `value` where `condition` is `holds`: integer variables of the scope that
+    /// the condition compares directly are narrowed first (`select(x < 0, 0, x)` for x in
+    /// [-5, 5] is [0, 5]). Only for a scalar condition: with a
+    /// vector one, a lane of `value` could read another lane of v (a Shuffle), where the
+    /// condition says nothing.
+    Interval get_given(const Expr &condition, bool holds, const Expr &value) {
+        std::vector<std::pair<std::string, Interval>> facts;
+        if (condition.type().is_scalar()) find_facts(condition, holds, facts);
+        bool impossible = false;
+        std::vector<std::string> pushed;
+        for (const auto &[name, fact] : facts) {
+            Interval narrowed = Interval::make_intersection(scope.get(name), fact);
+            impossible = impossible || narrowed.is_empty();
+            // Only where the narrowed ends fold to constants: symbolic ones would only trade a
+            // simple result for a tangle of min and max that the simplifier has to undo.
+            auto simple = [](const Expr &e) { return !e.defined() || is_const(e); };
+            if (narrowed.is_empty() || !simple(narrowed.min) || !simple(narrowed.max)) continue;
+            scope.push(name, narrowed);
+            pushed.push_back(name);
+        }
+        Interval r = impossible ? Interval::nothing() : get(value);
+        for (const std::string &name : pushed)
+            scope.pop(name);
+        return r;
+    }
+
+    void find_facts(const Expr &c, bool holds, std::vector<std::pair<std::string, Interval>> &out) {
+        if (const auto *call = c.as<Call>()) {
+            if (call->is_intrinsic(Call::Intrinsic::Likely)) find_facts(call->args[0], holds, out);
+            return;
+        }
+        if (const auto *n = c.as<Not>()) {
+            find_facts(n->a, !holds, out);
+            return;
+        }
+        if (const auto *a = c.as<And>()) {
+            if (holds) {
+                find_facts(a->a, true, out);
+                find_facts(a->b, true, out);
+            }
+            return;
+        }
+        if (const auto *o = c.as<Or>()) {
+            if (!holds) {
+                find_facts(o->a, false, out);
+                find_facts(o->b, false, out);
+            }
+            return;
+        }
+        // `a k b`, with k negated where the condition does not hold.
+        using K = IRNodeType;
+        Expr a, b;
+        K k = c.node_type();
+        if (const auto *x = c.as<LT>()) a = x->a, b = x->b;
+        if (const auto *x = c.as<LE>()) a = x->a, b = x->b;
+        if (const auto *x = c.as<GT>()) a = x->a, b = x->b;
+        if (const auto *x = c.as<GE>()) a = x->a, b = x->b;
+        if (const auto *x = c.as<EQ>()) a = x->a, b = x->b;
+        if (const auto *x = c.as<NE>()) a = x->a, b = x->b;
+        if (!a.defined()) return;
+        if (!holds) k = negated(k);
+        compare_fact(k, a, b, out);
+        compare_fact(mirrored(k), b, a, out);
+    }
+
+    static IRNodeType negated(IRNodeType k) {
+        switch (k) {
+            case IRNodeType::LT:
+                return IRNodeType::GE;
+            case IRNodeType::LE:
+                return IRNodeType::GT;
+            case IRNodeType::GT:
+                return IRNodeType::LE;
+            case IRNodeType::GE:
+                return IRNodeType::LT;
+            case IRNodeType::EQ:
+                return IRNodeType::NE;
+            default:
+                return IRNodeType::EQ;
+        }
+    }
+
+    /// `a k b` is `b mirrored(k) a`.
+    static IRNodeType mirrored(IRNodeType k) {
+        switch (k) {
+            case IRNodeType::LT:
+                return IRNodeType::GT;
+            case IRNodeType::LE:
+                return IRNodeType::GE;
+            case IRNodeType::GT:
+                return IRNodeType::LT;
+            case IRNodeType::GE:
+                return IRNodeType::LE;
+            default:
+                return k;
+        }
+    }
+
+    /// `v k other` for a scoped integer variable v: the interval v must lie in. An end that
+    /// wraps (v < 0 for an unsigned v) only loosens the fact.
+    void compare_fact(IRNodeType k, const Expr &v, const Expr &other,
+                      std::vector<std::pair<std::string, Interval>> &out) {
+        const auto *var = v.as<Variable>();
+        Type t = v.type().element_of();
+        if (!var || !scope.contains(var->name) || !t.is_int_or_uint() || t.is_bool()) return;
+        Interval o = get(other);
+        if (o.is_empty()) return;
+        Expr one = make_one(t);
+        Interval fact;
+        switch (k) {
+            case IRNodeType::LT:
+                fact = Interval(Expr(), make_sub(o.max, one));
+                break;
+            case IRNodeType::LE:
+                fact = Interval(Expr(), o.max);
+                break;
+            case IRNodeType::GT:
+                fact = Interval(make_add(o.min, one), Expr());
+                break;
+            case IRNodeType::GE:
+                fact = Interval(o.min, Expr());
+                break;
+            case IRNodeType::EQ:
+                fact = o;
+                break;
+            default:
+                return;
+        }
+        out.push_back({var->name, fact});
     }
 
     void visit(const Load *op) override {
@@ -266,8 +405,15 @@ class BoundsOfExpr : public IRVisitor {
             }
             steps = Interval(int_const(t, lo), int_const(t, hi));
         } else {
-            steps = mul_intervals(t, stride, Interval(zero, n));
-            steps = Interval(min_of_lower(steps.min, zero), max_of_upper(steps.max, zero));
+            // {i * s} for i in [0, lanes - 1] is the hull of 0 and (lanes - 1) * s.
+            Interval scaled = mul_intervals(t, stride, point(n));
+            bool up = nonneg(stride), down = nonpos(stride);
+            steps = Interval(up     ? zero
+                             : down ? scaled.min
+                                    : min_of_lower(scaled.min, zero),
+                             down ? zero
+                             : up ? scaled.max
+                                  : max_of_upper(scaled.max, zero));
         }
         result = add_intervals(t, base, steps);
     }

@@ -7,6 +7,7 @@
 #include "ir/Error.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
+#include "ir/IntervalArithmetic.h"
 
 namespace dsl::ir {
 
@@ -37,17 +38,16 @@ const Expr &pick_zero(const Expr &a, const Expr &b, bool negative) {
     return f && std::signbit(*f) == negative ? a : b;
 }
 
-// The lead may route these two through `simplify` later; Bounds.cpp has its own, richer set.
+// Constants are compared here, so that the hull of -0.0 and +0.0 is not a single point; the
+// rest (folding x + 1 against x, and so on) is shared with the interval rules.
 Expr fold_min(const Expr &a, const Expr &b) {
     if (auto c = compare_constants(a, b)) return *c < 0 ? a : *c > 0 ? b : pick_zero(a, b, true);
-    if (equal(a, b)) return a;
-    return Min::make(a, b);
+    return interval_rules::make_min(a, b);
 }
 
 Expr fold_max(const Expr &a, const Expr &b) {
     if (auto c = compare_constants(a, b)) return *c > 0 ? a : *c < 0 ? b : pick_zero(a, b, false);
-    if (equal(a, b)) return a;
-    return Max::make(a, b);
+    return interval_rules::make_max(a, b);
 }
 
 }  // namespace

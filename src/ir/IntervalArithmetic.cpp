@@ -262,7 +262,9 @@ static Expr make_min_or_max(bool is_min, const Expr &a, const Expr &b) {
         return (*c < 0) == is_min ? a : b;
     }
     if (equal(a, b)) return a;
-    if (is_const(a)) return make_min_or_max(is_min, b, a);  // constants go on the right
+    // Constants go on the right; not for floats, where min(-0.0, +0.0) and min(+0.0, -0.0)
+    // differ (the semantics return the second operand of equal ones).
+    if (is_const(a) && !a.type().is_float()) return make_min_or_max(is_min, b, a);
     Type t = a.type();
     if (!t.is_float() && !wraps(t)) {
         auto [xa, ca] = split_offset(a);

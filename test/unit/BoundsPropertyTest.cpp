@@ -25,9 +25,9 @@ namespace {
 using namespace ir;
 __extension__ typedef __int128 int128;
 
-constexpr int kExpressions = 20000;
+constexpr int kExpressions = 40000;
 constexpr int kPointsPerExpression = 32;
-constexpr int kMaxDepth = 5;
+constexpr int kMaxDepth = 6;
 
 /// Longer runs by hand: DSL_BOUNDS_SEED=<n> DSL_BOUNDS_EXPRESSIONS=<n> DSL_BOUNDS_DEPTH=<n>.
 long env_or(const char *name, long otherwise) {
@@ -181,9 +181,18 @@ Value value_for(std::mt19937_64 &rng, test::RandomExprGenerator &gen, const Bind
     if (b.kind == Binding::Free) return gen.value(b.range.type);
     Value v = random_point(rng, b.range);
     if (b.kind == Binding::Offset) {
-        int64_t k = free_env.at(b.offset_name).lanes[0].i;
-        for (Scalar &lane : v.lanes)
-            lane.i += k;
+        // Chosen so that k + c never wraps or overflows (see run_property).
+        Type t = b.range.type.element_of();
+        Scalar k = free_env.at(b.offset_name).lanes[0];
+        for (Scalar &lane : v.lanes) {
+            if (t.is_float()) {
+                lane.f = Value::of_float(t, k.f + lane.f).lanes[0].f;
+            } else if (t.is_int()) {
+                lane.i += k.i;
+            } else {
+                lane.u += k.u;
+            }
+        }
     }
     return v;
 }
@@ -200,8 +209,20 @@ void run_property(Mode mode, long seed, long expressions, int max_depth, Stats &
     for (long n = 0; n < expressions; n++) {
         test::RandomExprGenerator &gen = n % 4 == 3 ? without_math : with_math;
         Type t = gen.type();
-        Type et = t.element_of();
         Expr e = gen.expr(t, gen.uniform(1, max_depth));
+        if (t.is_float() && chance(0.15)) {
+            // Math intrinsics the generator does not make.
+            using I = Call::Intrinsic;
+            const I ops[] = {I::Exp, I::Log,   I::Sin,   I::Cos,    I::Tan,
+                             I::Pow, I::Atan2, I::IsNan, I::Likely, I::Sqrt};
+            I op = ops[std::uniform_int_distribution<int>(0, 9)(rng)];
+            std::vector<Expr> args(op == I::Pow || op == I::Atan2 ? 2 : 1);
+            args[0] = e;
+            if (args.size() == 2) args[1] = gen.expr(t, 2);
+            e = Call::make(op == I::IsNan ? Bool(t.lanes()) : t, op, args);
+            t = e.type();
+        }
+        Type et = t.element_of();
         std::map<std::string, Value> env = gen.env_for(e);
         Scope<Interval> scope;
         std::map<std::string, Binding> bindings;
@@ -211,14 +232,21 @@ void run_property(Mode mode, long seed, long expressions, int max_depth, Stats &
             b.range = random_range(rng, value.type);
             Type vt = value.type.element_of();
             Interval i(scalar_const(vt, b.range.lo), scalar_const(vt, b.range.hi));
-            bool wide_int = vt.is_int() && vt.bits() >= 32;
             if (mode == Mode::Symbolic && chance(0.25)) {
                 b.kind = Binding::Free;
-            } else if (mode == Mode::Symbolic && wide_int && chance(0.4)) {
-                // Small ranges only, so that k + c cannot overflow.
+            } else if (mode == Mode::Symbolic && !vt.is_bool() && chance(0.4)) {
+                // [k + lo, k + hi] with a free k. Small offsets only, so that k + c (k is in
+                // [-50, 50], or [0, 100] unsigned) cannot wrap or overflow.
                 b.kind = Binding::Offset;
-                b.range.lo.i = std::clamp<int64_t>(b.range.lo.i, -1000, 1000);
-                b.range.hi.i = std::clamp<int64_t>(b.range.hi.i, b.range.lo.i, 1000);
+                if (vt.is_int()) {
+                    int64_t limit = vt.bits() == 8 ? 70 : 1000;
+                    b.range.lo.i = std::clamp<int64_t>(b.range.lo.i, -limit, limit);
+                    b.range.hi.i = std::clamp<int64_t>(b.range.hi.i, b.range.lo.i, limit);
+                } else if (vt.is_uint()) {
+                    uint64_t limit = vt.bits() == 8 ? 150 : 1000;
+                    b.range.lo.u = std::min(b.range.lo.u, limit);
+                    b.range.hi.u = std::clamp(b.range.hi.u, b.range.lo.u, limit);
+                }
                 b.offset_name = "k_" + vt.to_string();
                 offsets[b.offset_name] = vt;
                 Expr k = Variable::make(vt, b.offset_name);
@@ -230,6 +258,10 @@ void run_property(Mode mode, long seed, long expressions, int max_depth, Stats &
         }
         Interval bounds = bounds_of_expr_in_scope(e, scope);
         ASSERT_FALSE(bounds.is_empty()) << e;
+        // Ends are scalars of the expression's element type.
+        for (const Expr &end : {bounds.min, bounds.max}) {
+            ASSERT_TRUE(!end.defined() || end.type() == et) << e << "\nbounds " << bounds;
+        }
         stats.expressions++;
         bool is_constant = is_const(bounds.min) && is_const(bounds.max);
         stats.symbolic_results += (bounds.min.defined() && !is_const(bounds.min)) ||
@@ -247,7 +279,13 @@ void run_property(Mode mode, long seed, long expressions, int max_depth, Stats &
             std::map<std::string, Value> free_env;
             for (const auto &[name, type] : offsets) {
                 int v = std::uniform_int_distribution<int>(-50, 50)(rng);
-                free_env[name] = Value::of_int(type, v);
+                if (type.is_float()) {
+                    free_env[name] = Value::of_float(type, v);
+                } else if (type.is_int()) {
+                    free_env[name] = Value::of_int(type, v);
+                } else {
+                    free_env[name] = Value::of_uint(type, static_cast<uint64_t>(v + 50));
+                }
             }
             for (const auto &[name, b] : bindings) {
                 env[name] = value_for(rng, gen, b, free_env);
@@ -355,8 +393,9 @@ TEST(BoundsProperty, RandomExpressionsStayInsideSymbolicIntervals) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf(
-        "[bounds] symbolic scopes: %ld expressions, %ld points, %ld lanes checked, %.1f s\n",
-        stats.expressions, stats.points, stats.lanes_checked, seconds);
+        "[bounds] symbolic scopes: %ld expressions (%ld with symbolic ends), %ld points, %ld "
+        "lanes checked, %.1f s\n",
+        stats.expressions, stats.symbolic_results, stats.points, stats.lanes_checked, seconds);
 }
 
 }  // namespace

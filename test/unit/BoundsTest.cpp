@@ -146,6 +146,11 @@ TEST_F(BoundsTest, VariablesComeFromTheScopeOrStandForThemselves) {
                 VectorReduce::make(VectorReduce::Op::Max, w1, 1));
 }
 
+TEST_F(BoundsTest, ScopeEndsOfTheWrongTypeAreReported) {
+    bind("u", range(Int(32), 0, 10));  // u is uint8
+    EXPECT_THROW(bounds(u + uint8_t(1)), InternalError);
+}
+
 TEST_F(BoundsTest, LoadsAndUnknownCallsAreTheirTypeRange) {
     Expr load = Load::make(UInt(8), "buf", x, const_true());
     EXPECT_RANGE(bounds(load), 0, 255);
@@ -360,6 +365,22 @@ TEST_F(BoundsTest, SelectTakesTheKnownSideOrTheUnion) {
                 Select::make(c, Expr(10), Expr(100)));
 }
 
+TEST_F(BoundsTest, SelectSidesKnowTheirCondition) {
+    bind("x", range(Int(32), -10, 10));
+    EXPECT_RANGE(bounds(select(x < 0, 0, x)), 0, 10);
+    EXPECT_RANGE(bounds(select(x > 5 && x < 8, x, 0)), 0, 7);
+    EXPECT_RANGE(bounds(select(!(x >= 3), x, 3)), -10, 3);
+    EXPECT_RANGE(bounds(select(x < 0 || x > 4, 2, x)), 0, 4);
+    EXPECT_RANGE(bounds(select(3 <= x, x - 3, 0)), 0, 7);
+    EXPECT_RANGE(bounds(select(x == 4, x * 2, 8)), 8, 8);
+    EXPECT_RANGE(bounds(select(x >= 20, x, 1)), 1, 1);  // the true side never happens
+    // A vector condition narrows nothing: a lane may read another lane of x.
+    Expr v = var(Int(32, 2), "v");
+    bind("v", range(Int(32), -10, 10));
+    Expr swapped = Shuffle::make({v}, {1, 0});
+    EXPECT_RANGE(bounds(select(v < Broadcast::make(Expr(0), 2), swapped, v)), -10, 10);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Cast
 
@@ -550,6 +571,53 @@ TEST_F(BoundsTest, AFloatZeroOfUnknownSignIsNotASinglePoint) {
     EXPECT_FALSE(i.is_bounded()) << show(i);
 }
 
+TEST_F(BoundsTest, TypicalAccessPatternsOfBoundsInference) {
+    // x runs over [x_min, x_max]; a stencil reads around it and clamps to the image.
+    Expr x_min = var(Int(32), "x_min"), x_max = var(Int(32), "x_max"), w = var(Int(32), "w");
+    bind("x", Interval(x_min, x_max));
+    EXPECT_ENDS(bounds(x * 2 + 1), x_min * 2 + 1, x_max * 2 + 1);
+    EXPECT_ENDS(bounds(x / 2), x_min / 2, x_max / 2);
+    EXPECT_ENDS(bounds(x - 1), x_min + -1, x_max + -1);
+    EXPECT_ENDS(bounds(clamp(x - 1, 0, w - 1)), Min::make(Max::make(x_min + -1, 0), w + -1),
+                Min::make(Max::make(x_max + -1, 0), w + -1));
+    EXPECT_ENDS(bounds(select(x > 0, x - 1, x)), x_min + -1, x_max);
+    // A vectorized loop: x = ramp(x0 * 8, 1, 8) with x0 in [0, n - 1].
+    bind("x0", Interval(Expr(0), n - 1));
+    Expr x0 = var(Int(32), "x0");
+    EXPECT_ENDS(bounds(Ramp::make(x0 * 8, Expr(1), 8)), Expr(0), (n - 1) * 8 + 7);
+}
+
+TEST_F(BoundsTest, OtherIntrinsics) {
+    bind("f", frange(Float(32), 0.5, 2));
+    Expr g = var(Float(32), "g");
+    EXPECT_RANGE(bounds(Call::make(Bool(), Call::Intrinsic::IsNan, {f})), 0, 0);
+    bind("g", Interval(make_const(Float(32), 0.0), Expr()));
+    EXPECT_RANGE(bounds(Call::make(Bool(), Call::Intrinsic::IsNan, {g})), 0, 1);
+    bind("x", range(Int(32), 3, 4));
+    EXPECT_RANGE(bounds(Call::make(Int(32), Call::Intrinsic::Likely, {x})), 3, 4);
+    EXPECT_RANGE(bounds(reinterpret(UInt(16), Expr(int16_t(-1)))), 0, 65535);
+    EXPECT_TRUE(bounds(pow(f, f)).is_everything());
+    Interval l = bounds(log(f));
+    EXPECT_TRUE(l.is_bounded() && is_const(l.min)) << show(l);
+    EXPECT_TRUE(bounds(log(f - 1.0f)).is_everything());  // log of a negative is NaN
+}
+
+TEST_F(BoundsTest, VectorReduceOfFloatsRoundsLikeTheEvaluator) {
+    Expr v = var(Float(16, 4), "v");
+    bind("v", frange(Float(16), 1000, 2000));
+    // Four lanes of at most 2000 sum to at most 8000 (float16 has 11 significant bits).
+    EXPECT_FRANGE(bounds(VectorReduce::make(VectorReduce::Op::Add, v, 1)), 4000.0, 8000.0);
+}
+
+TEST_F(BoundsTest, RampOfASymbolicStride) {
+    bind("s", Interval(Expr(0), n));
+    Expr s = var(Int(32), "s");
+    EXPECT_ENDS(bounds(Ramp::make(Expr(5), s, 4)), Expr(5), n * 3 + 5);
+    // A constant stride whose steps would not fit gives up rather than clamping them.
+    bind("big", range(Int(32), 0, 1 << 30));
+    EXPECT_RANGE(bounds(Ramp::make(y, var(Int(32), "big"), 4)), -2147483648LL, 2147483647);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Let
 
@@ -561,6 +629,16 @@ TEST_F(BoundsTest, LetBindsTheValueInterval) {
     bind("t", range(Int(32), 100, 200));
     EXPECT_RANGE(bounds(Let::make("t", x, t * 3)), 0, 30);
     EXPECT_RANGE(bounds(t), 100, 200);
+}
+
+TEST_F(BoundsTest, LetOfASymbolicRangeNamesBothEnds) {
+    Expr a = var(Int(32), "a"), b = var(Int(32), "b");
+    bind("x", Interval(a * 2, b * 2));
+    Expr t = var(Int(32), "t");
+    Interval i = bounds(Let::make("t", x + 1, t * 3));
+    Expr tmin = var(Int(32), "t.min"), tmax = var(Int(32), "t.max");
+    EXPECT_ENDS(i, Let::make("t.min", a * 2 + 1, tmin * 3),
+                Let::make("t.max", b * 2 + 1, tmax * 3));
 }
 
 TEST_F(BoundsTest, LetOfASymbolicValueNamesItInTheResult) {
