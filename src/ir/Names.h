@@ -25,9 +25,15 @@ inline std::string buffer_stride(const std::string &b, int dim) {
 }
 
 /// The element type code, bits and dimension count of a buffer argument (for checks).
-inline std::string buffer_type_code(const std::string &b) { return b + ".type.code"; }
-inline std::string buffer_type_bits(const std::string &b) { return b + ".type.bits"; }
-inline std::string buffer_dimensions(const std::string &b) { return b + ".dimensions"; }
+inline std::string buffer_type_code(const std::string &b) {
+    return b + ".type.code";
+}
+inline std::string buffer_type_bits(const std::string &b) {
+    return b + ".type.bits";
+}
+inline std::string buffer_dimensions(const std::string &b) {
+    return b + ".dimensions";
+}
 
 /// The buffer holding value `index` of a Func with `outputs` values per point: the Func's own
 /// name for a single value, `f.0`, `f.1`, ... for a Tuple.
@@ -40,11 +46,18 @@ inline std::string stage_var(const std::string &func, int stage, const std::stri
     return func + ".s" + std::to_string(stage) + "." + var;
 }
 /// Bounds (inclusive) of a loop or a stage dimension: "f.s0.x.min", "f.s0.x.max".
-inline std::string min_of(const std::string &loop) { return loop + ".min"; }
-inline std::string max_of(const std::string &loop) { return loop + ".max"; }
+inline std::string min_of(const std::string &loop) {
+    return loop + ".min";
+}
+inline std::string max_of(const std::string &loop) {
+    return loop + ".max";
+}
 /// The region of Func `func` that is allocated, per dimension: "f.x.min_realized", ...
 inline std::string realized_min(const std::string &func, const std::string &var) {
     return func + "." + var + ".min_realized";
+}
+inline std::string realized_max(const std::string &func, const std::string &var) {
+    return func + "." + var + ".max_realized";
 }
 inline std::string realized_extent(const std::string &func, const std::string &var) {
     return func + "." + var + ".extent_realized";

@@ -99,7 +99,10 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
         for (int a = 0; a < f.dimensions(); a++) {
             const std::string &var = f.args()[a];
             lets.add(names::realized_min(f.name(), var), realized[a].min);
-            lets.add(names::realized_extent(f.name(), var), realized[a].max - realized[a].min + 1);
+            lets.add(names::realized_max(f.name(), var), realized[a].max);
+            Expr min = Variable::make(Int(32), names::realized_min(f.name(), var));
+            Expr max = Variable::make(Int(32), names::realized_max(f.name(), var));
+            lets.add(names::realized_extent(f.name(), var), max - min + 1);
         }
     }
     return lets.wrap(s);

@@ -55,12 +55,15 @@ class FlattenStorage : public IRMutator {
         Expr stride = make_one(Int(32));
         std::vector<Expr> extents;
         Expr elements = make_one(Int(64));
-        for (const Range &r : op->bounds) {
+        for (size_t d = 0; d < op->bounds.size(); d++) {
+            const Range &r = op->bounds[d];
             layout.mins.push_back(r.min);
             layout.strides.push_back(stride);
             stride = stride * r.extent;
             extents.push_back(r.extent);
-            elements = elements * cast(Int(64), r.extent);
+            // Counted in 64 bits from the inclusive bounds: the int32 extent may have wrapped.
+            Expr max = Variable::make(Int(32), names::realized_max(f.name(), f.args()[d]));
+            elements = elements * (cast(Int(64), max) - cast(Int(64), r.min) + 1);
         }
         std::vector<std::string> buffers;
         for (int i = 0; i < f.outputs(); i++)
