@@ -6,8 +6,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 "$DSL_ROOT/scripts/setup.sh"
 dsl_configure_and_build -DDSL_BUILD_TUTORIALS=ON
+out="$DSL_BUILD_DIR/demo_output"
+mkdir -p "$out"
+cd "$out"
 for lesson in "$DSL_BUILD_DIR"/tutorials/lesson_*; do
     [[ -x "$lesson" ]] || continue
     echo "=== $(basename "$lesson") ==="
     "$lesson"
 done
+echo "demo: outputs are in $out"

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dsl/Error.h"
+#include "dsl/Expr.h"
 #include "dsl/Type.h"
 #include "dsl/runtime/dsl_runtime.h"
 
@@ -38,6 +39,19 @@ struct BufferContents {
 Type buffer_type(const dsl_buffer_t &raw);
 dsl_type_t to_raw_type(Type t);
 std::string fresh_buffer_name();
+}  // namespace detail
+
+template <typename T>
+class Buffer;
+
+namespace detail {
+/// The value of `buffer` at symbolic coordinates, as an Expr (see Buffer::operator()).
+Expr buffer_access(const Buffer<void> &buffer, const std::vector<Expr> &coords);
+
+template <typename... Args>
+constexpr bool all_integral() {
+    return (std::is_integral_v<Args> && ...);
+}
 
 }  // namespace detail
 
@@ -55,6 +69,9 @@ class BufferDimension {
 };
 
 template <typename T = void>
+class Buffer;
+
+template <typename T>
 class Buffer {
     static constexpr bool kTyped = !std::is_void_v<T>;
 
@@ -147,8 +164,18 @@ class Buffer {
         }
     }
 
+    /// In a definition, the buffer's value at symbolic coordinates: `f(x, y) = img(x + 1, y)`.
+    template <typename... Args, typename = std::enable_if_t<!detail::all_integral<Args...>()>>
+    Expr operator()(const Args &...coords) const {
+        return detail::buffer_access(Buffer<void>(*this), std::vector<Expr>{Expr(coords)...});
+    }
+    Expr operator()(const std::vector<Expr> &coords) const {
+        return detail::buffer_access(Buffer<void>(*this), coords);
+    }
+
     /// Element access by coordinates (not offsets): `img(x, y, c)`.
-    template <typename... Ints, typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    template <typename... Ints, typename U = T,
+              typename = std::enable_if_t<!std::is_void_v<U> && detail::all_integral<Ints...>()>>
     U &operator()(Ints... coords) const {
         static_assert((std::is_integral_v<Ints> && ...), "Buffer coordinates must be integers");
         const int c[sizeof...(Ints) + 1] = {static_cast<int>(coords)...,
