@@ -2,6 +2,7 @@
 
 #include "ir/Error.h"
 #include "ir/Float16.h"
+#include "ir/IROperator.h"
 
 namespace dsl::ir {
 
@@ -12,32 +13,19 @@ T *new_node(Type t) {
     return new T(t);
 }
 
-int64_t wrap_signed(int64_t v, int bits) {
-    if (bits >= 64) return v;
-    uint64_t mask = (uint64_t(1) << bits) - 1;
-    uint64_t u = static_cast<uint64_t>(v) & mask;
-    uint64_t sign_bit = uint64_t(1) << (bits - 1);
-    return static_cast<int64_t>((u ^ sign_bit) - sign_bit);
-}
-
-uint64_t wrap_unsigned(uint64_t v, int bits) {
-    if (bits >= 64) return v;
-    return v & ((uint64_t(1) << bits) - 1);
-}
-
 }  // namespace
 
 Expr IntImm::make(Type t, int64_t value) {
     internal_assert(t.is_int() && t.is_scalar()) << "IntImm of type " << t;
     auto *n = new_node<IntImm>(t);
-    n->value = wrap_signed(value, t.bits());
+    n->value = wrap_to_signed(value, t.bits());
     return n;
 }
 
 Expr UIntImm::make(Type t, uint64_t value) {
     internal_assert(t.is_uint() && t.is_scalar()) << "UIntImm of type " << t;
     auto *n = new_node<UIntImm>(t);
-    n->value = wrap_unsigned(value, t.bits());
+    n->value = wrap_to_unsigned(value, t.bits());
     return n;
 }
 

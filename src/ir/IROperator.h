@@ -35,6 +35,17 @@ Expr make_bool(bool v, int lanes = 1);
 /// `e` broadcast to `lanes` lanes if it is a scalar and `lanes > 1`.
 Expr broadcast_to(const Expr &e, int lanes);
 
+/// `v` reduced to a `bits`-wide two's complement integer (sign-extended) / unsigned integer.
+inline int64_t wrap_to_signed(int64_t v, int bits) {
+    if (bits >= 64) return v;
+    uint64_t u = static_cast<uint64_t>(v) & ((uint64_t(1) << bits) - 1);
+    uint64_t sign_bit = uint64_t(1) << (bits - 1);
+    return static_cast<int64_t>((u ^ sign_bit) - sign_bit);
+}
+inline uint64_t wrap_to_unsigned(uint64_t v, int bits) {
+    return bits >= 64 ? v : v & ((uint64_t(1) << bits) - 1);
+}
+
 /// The element type's signed/unsigned integer of the same width.
 inline Type signed_of(Type t) {
     return t.with_code(TypeCode::Int);

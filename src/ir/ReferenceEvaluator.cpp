@@ -6,6 +6,7 @@
 
 #include "ir/Error.h"
 #include "ir/Float16.h"
+#include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 
 namespace dsl::ir {
@@ -14,19 +15,6 @@ namespace {
 
 __extension__ typedef __int128 int128;
 __extension__ typedef unsigned __int128 uint128;
-
-int64_t wrap_int(int64_t v, int bits) {
-    if (bits >= 64) return v;
-    uint64_t mask = (uint64_t(1) << bits) - 1;
-    uint64_t u = static_cast<uint64_t>(v) & mask;
-    uint64_t sign_bit = uint64_t(1) << (bits - 1);
-    return static_cast<int64_t>((u ^ sign_bit) - sign_bit);
-}
-
-uint64_t wrap_uint(uint64_t v, int bits) {
-    if (bits >= 64) return v;
-    return v & ((uint64_t(1) << bits) - 1);
-}
 
 double round_to(double v, Type t) {
     return round_to_float(v, t.bits(), t.is_bfloat());
@@ -63,7 +51,8 @@ int64_t signed_result(int128 exact, int bits, bool &undefined) {
         int128 hi = (static_cast<int128>(1) << (bits - 1)) - 1;
         if (exact < lo || exact > hi) undefined = true;
     }
-    return wrap_int(static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint128>(exact))), bits);
+    return wrap_to_signed(static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint128>(exact))),
+                          bits);
 }
 
 int64_t euclid_div(int64_t a, int64_t b, int bits, bool &undefined) {
@@ -71,7 +60,7 @@ int64_t euclid_div(int64_t a, int64_t b, int bits, bool &undefined) {
     if (b == -1) return signed_result(-static_cast<int128>(a), bits, undefined);
     int64_t q = a / b, r = a % b;
     if (r < 0) q = b > 0 ? q - 1 : q + 1;
-    return wrap_int(q, bits);
+    return wrap_to_signed(q, bits);
 }
 
 int64_t euclid_mod(int64_t a, int64_t b) {
@@ -170,7 +159,7 @@ Scalar arith_lane(IRNodeType op, Type t, Scalar a, Scalar b, bool &undefined) {
             default:
                 internal_error << "not an arithmetic node";
         }
-        r.u = wrap_uint(r.u, t.bits());
+        r.u = wrap_to_unsigned(r.u, t.bits());
     } else {
         internal_error << "arithmetic on " << t;
     }
@@ -231,16 +220,17 @@ Scalar cast_lane(Type from, Type to, Scalar v, bool &undefined) {
     if (to.is_float()) {
         r.f = from.is_int() ? int_to_float(v.i, to) : uint_to_float(v.u, to);
     } else if (to.is_int()) {
-        r.i = wrap_int(static_cast<int64_t>(v.u), to.bits());
+        r.i = wrap_to_signed(static_cast<int64_t>(v.u), to.bits());
     } else {
-        r.u = wrap_uint(v.u, to.bits());
+        r.u = wrap_to_unsigned(v.u, to.bits());
     }
     return r;
 }
 
-/// The raw bits of one lane, for reinterpret.
-uint64_t lane_bits(Type t, Scalar v) {
-    if (!t.is_float()) return wrap_uint(v.u, t.bits());
+}  // namespace
+
+uint64_t scalar_bits(Type t, Scalar v) {
+    if (!t.is_float()) return wrap_to_unsigned(v.u, t.bits());
     if (t.is_bfloat()) return bfloat16_bits(v.f);
     if (t.bits() == 16) return float16_bits(v.f);
     if (t.bits() == 32) {
@@ -254,12 +244,12 @@ uint64_t lane_bits(Type t, Scalar v) {
     return u;
 }
 
-Scalar lane_from_bits(Type t, uint64_t bits) {
+Scalar scalar_from_bits(Type t, uint64_t bits) {
     Scalar r;
     if (t.is_int()) {
-        r.i = wrap_int(static_cast<int64_t>(bits), t.bits());
+        r.i = wrap_to_signed(static_cast<int64_t>(bits), t.bits());
     } else if (t.is_uint()) {
-        r.u = wrap_uint(bits, t.bits());
+        r.u = wrap_to_unsigned(bits, t.bits());
     } else if (t.is_bfloat()) {
         r.f = bfloat16_from_bits(static_cast<uint16_t>(bits));
     } else if (t.bits() == 16) {
@@ -275,6 +265,8 @@ Scalar lane_from_bits(Type t, uint64_t bits) {
     return r;
 }
 
+namespace {
+
 uint64_t shift_lane(bool left, Type t, Scalar a, Type amount_type, Scalar amount_value) {
     int bits = t.bits();
     // Normalise to a left or right shift by a non-negative amount.
@@ -285,16 +277,16 @@ uint64_t shift_lane(bool left, Type t, Scalar a, Type amount_type, Scalar amount
         left = !left;
         amount = amount < -(1 << 16) ? (1 << 16) : -amount;
     }
-    uint64_t pattern = wrap_uint(a.u, bits);
+    uint64_t pattern = wrap_to_unsigned(a.u, bits);
     if (left) {
         if (amount >= bits) return 0;
-        return wrap_uint(pattern << amount, bits);
+        return wrap_to_unsigned(pattern << amount, bits);
     }
     bool negative = t.is_int() && a.i < 0;
-    if (amount >= bits) return negative ? wrap_uint(~uint64_t(0), bits) : 0;
+    if (amount >= bits) return negative ? wrap_to_unsigned(~uint64_t(0), bits) : 0;
     if (!negative) return pattern >> amount;
     // Arithmetic shift of the sign-extended value.
-    return wrap_uint(static_cast<uint64_t>(a.i >> amount), bits);
+    return wrap_to_unsigned(static_cast<uint64_t>(a.i >> amount), bits);
 }
 
 double math_lane(Call::Intrinsic op, double x, double y) {
@@ -346,14 +338,14 @@ Value make_value(Type t) {
 Value Value::of_int(Type t, int64_t v) {
     Value r = make_value(t);
     for (Scalar &s : r.lanes)
-        s.i = wrap_int(v, t.bits());
+        s.i = wrap_to_signed(v, t.bits());
     return r;
 }
 
 Value Value::of_uint(Type t, uint64_t v) {
     Value r = make_value(t);
     for (Scalar &s : r.lanes)
-        s.u = wrap_uint(v, t.bits());
+        s.u = wrap_to_unsigned(v, t.bits());
     return r;
 }
 
@@ -645,19 +637,19 @@ Value ReferenceEvaluator::eval(const Expr &e) {
                 uint64_t bits = op->intrinsic == I::BitwiseAnd  ? (x & y)
                                 : op->intrinsic == I::BitwiseOr ? (x | y)
                                                                 : (x ^ y);
-                r.lanes[i] = lane_from_bits(elem, bits);
+                r.lanes[i] = scalar_from_bits(elem, bits);
             }
             return r;
         case I::BitwiseNot:
             for (int i = 0; i < t.lanes(); i++)
-                r.lanes[i] = lane_from_bits(elem, ~args[0].lanes[i].u);
+                r.lanes[i] = scalar_from_bits(elem, ~args[0].lanes[i].u);
             return r;
         case I::ShiftLeft:
         case I::ShiftRight:
             for (int i = 0; i < t.lanes(); i++) {
                 uint64_t bits = shift_lane(op->intrinsic == I::ShiftLeft, elem, args[0].lanes[i],
                                            args[1].type.element_of(), args[1].lanes[i]);
-                r.lanes[i] = lane_from_bits(elem, bits);
+                r.lanes[i] = scalar_from_bits(elem, bits);
             }
             return r;
         case I::Abs:
@@ -693,7 +685,7 @@ Value ReferenceEvaluator::eval(const Expr &e) {
             internal_assert(from.bits() >= 8 && elem.bits() >= 8) << "reinterpret of bools";
             std::vector<uint8_t> bytes;
             for (const Scalar &s : args[0].lanes) {
-                uint64_t bits = lane_bits(from, s);
+                uint64_t bits = scalar_bits(from, s);
                 for (int b = 0; b < from.bytes(); b++)
                     bytes.push_back(static_cast<uint8_t>(bits >> (8 * b)));
             }
@@ -701,7 +693,7 @@ Value ReferenceEvaluator::eval(const Expr &e) {
                 uint64_t bits = 0;
                 for (int b = 0; b < elem.bytes(); b++)
                     bits |= uint64_t(bytes[i * elem.bytes() + b]) << (8 * b);
-                r.lanes[i] = lane_from_bits(elem, bits);
+                r.lanes[i] = scalar_from_bits(elem, bits);
             }
             return r;
         }

@@ -47,6 +47,11 @@ struct Value {
     std::string to_string() const;
 };
 
+/// The bits of one lane as stored in memory (`t.bytes()` bytes, little-endian; floats in
+/// their IEEE format of `t`'s width), and back.
+uint64_t scalar_bits(Type t, Scalar v);
+Scalar scalar_from_bits(Type t, uint64_t bits);
+
 /// A flat buffer the evaluator can load from: `data[index]` for `index` in [0, data.size()).
 struct EvalBuffer {
     Type type;

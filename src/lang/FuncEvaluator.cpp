@@ -4,7 +4,6 @@
 #include <functional>
 
 #include "ir/Error.h"
-#include "ir/Float16.h"
 #include "ir/Names.h"
 
 namespace dsl::lang {
@@ -34,25 +33,10 @@ Value read_buffer(const Buffer<> &b, const std::vector<int64_t> &coords, const s
     Type t = b.type();
     uint64_t bits = 0;
     std::memcpy(&bits, b.byte_address(pos.data()), t.bytes());
-    if (t.is_int()) {
-        int shift = 64 - t.bits();
-        return Value::of_int(t, static_cast<int64_t>(bits << shift) >> shift);
-    }
-    if (t.is_uint()) return Value::of_uint(t, t.is_bool() ? (bits & 1) : bits);
-    double f;
-    if (t.is_bfloat()) {
-        f = bfloat16_from_bits(static_cast<uint16_t>(bits));
-    } else if (t.bits() == 16) {
-        f = float16_from_bits(static_cast<uint16_t>(bits));
-    } else if (t.bits() == 32) {
-        float x;
-        uint32_t u = static_cast<uint32_t>(bits);
-        std::memcpy(&x, &u, 4);
-        f = x;
-    } else {
-        std::memcpy(&f, &bits, 8);
-    }
-    return Value::of_float(t, f);
+    Value v;
+    v.type = t;
+    v.lanes.push_back(scalar_from_bits(t, bits));
+    return v;
 }
 
 int64_t as_coordinate(const Value &v) {

@@ -253,6 +253,23 @@ class FindCalls : public IRVisitor {
 };
 }  // namespace
 
+void visit_definitions(const Function &f, IRVisitor &visitor) {
+    for (int s = 0; s < f.stages(); s++) {
+        const Definition &d = f.stage(s);
+        for (const Expr &e : d.args)
+            visitor.include(e);
+        for (const Expr &e : d.values)
+            visitor.include(e);
+        visitor.include(d.predicate);
+        if (d.rdom.defined()) {
+            for (const ReductionVariable &rv : d.rdom.domain()) {
+                visitor.include(rv.min);
+                visitor.include(rv.extent);
+            }
+        }
+    }
+}
+
 std::map<std::string, Function> find_transitive_calls(const std::vector<Function> &outputs) {
     std::map<std::string, Function> found;
     FindCalls finder;
@@ -266,20 +283,7 @@ std::map<std::string, Function> find_transitive_calls(const std::vector<Function
     while (!finder.pending.empty()) {
         Function f = finder.pending.back();
         finder.pending.pop_back();
-        for (int s = 0; s < f.stages(); s++) {
-            const Definition &d = f.stage(s);
-            for (const Expr &e : d.args)
-                finder.include(e);
-            for (const Expr &e : d.values)
-                finder.include(e);
-            finder.include(d.predicate);
-            if (d.rdom.defined()) {
-                for (const ReductionVariable &rv : d.rdom.domain()) {
-                    finder.include(rv.min);
-                    finder.include(rv.extent);
-                }
-            }
-        }
+        visit_definitions(f, finder);
     }
     return found;
 }

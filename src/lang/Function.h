@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/IR.h"
+#include "ir/IRVisitor.h"
 #include "schedule/Schedule.h"
 
 namespace dsl::lang {
@@ -77,6 +78,10 @@ class Function {
   private:
     std::shared_ptr<FunctionContents> contents_;
 };
+
+/// Walks every expression of every definition of `f` with `visitor`: left sides, values,
+/// predicates and RDom bounds.
+void visit_definitions(const Function &f, ir::IRVisitor &visitor);
 
 /// Every Func reachable from `outputs` through calls, by name.
 std::map<std::string, Function> find_transitive_calls(const std::vector<Function> &outputs);

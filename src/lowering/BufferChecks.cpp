@@ -97,20 +97,7 @@ std::vector<PipelineInput> find_inputs(const Environment &env) {
     CollectInputs c;
     for (const auto &[name, f] : env.funcs) {
         if (is_inlined(f)) continue;
-        for (int s = 0; s < f.stages(); s++) {
-            const lang::Definition &d = f.stage(s);
-            for (const Expr &e : d.args)
-                c.include(e);
-            for (const Expr &e : d.values)
-                c.include(e);
-            c.include(d.predicate);
-            if (d.rdom.defined()) {
-                for (const ReductionVariable &rv : d.rdom.domain()) {
-                    c.include(rv.min);
-                    c.include(rv.extent);
-                }
-            }
-        }
+        lang::visit_definitions(f, c);
     }
     std::vector<PipelineInput> result;
     for (auto &[name, in] : c.inputs)

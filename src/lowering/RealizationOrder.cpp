@@ -29,14 +29,7 @@ std::map<std::string, std::set<std::string>> direct_callees(const Environment &e
     for (const auto &[name, f] : env.funcs) {
         if (is_inlined(f)) continue;
         CollectCallees c;
-        for (int s = 0; s < f.stages(); s++) {
-            const lang::Definition &d = f.stage(s);
-            for (const Expr &e : d.args)
-                c.include(e);
-            for (const Expr &e : d.values)
-                c.include(e);
-            c.include(d.predicate);
-        }
+        lang::visit_definitions(f, c);
         c.callees.erase(name);  // an update reading its own Func is not a dependency
         result[name] = c.callees;
     }

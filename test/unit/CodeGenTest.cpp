@@ -24,50 +24,14 @@ using namespace ir;
 
 /// The bytes of one lane in memory.
 void store_lane(Type t, const Scalar &v, uint8_t *dst) {
-    uint64_t bits;
-    if (t.is_bool()) {
-        bits = v.u ? 1 : 0;
-    } else if (!t.is_float()) {
-        bits = v.u;
-    } else if (t.is_bfloat()) {
-        bits = bfloat16_bits(v.f);
-    } else if (t.bits() == 16) {
-        bits = float16_bits(v.f);
-    } else if (t.bits() == 32) {
-        float f = static_cast<float>(v.f);
-        uint32_t u;
-        std::memcpy(&u, &f, 4);
-        bits = u;
-    } else {
-        std::memcpy(&bits, &v.f, 8);
-    }
+    uint64_t bits = scalar_bits(t, v);
     std::memcpy(dst, &bits, t.bytes());
 }
 
 Scalar load_lane(Type t, const uint8_t *src) {
     uint64_t bits = 0;
     std::memcpy(&bits, src, t.bytes());
-    Scalar s;
-    if (t.is_bool()) {
-        s.u = bits & 1;
-    } else if (t.is_int()) {
-        int shift = 64 - t.bits();
-        s.i = static_cast<int64_t>(bits << shift) >> shift;
-    } else if (t.is_uint()) {
-        s.u = bits;
-    } else if (t.is_bfloat()) {
-        s.f = bfloat16_from_bits(static_cast<uint16_t>(bits));
-    } else if (t.bits() == 16) {
-        s.f = float16_from_bits(static_cast<uint16_t>(bits));
-    } else if (t.bits() == 32) {
-        float f;
-        uint32_t u = static_cast<uint32_t>(bits);
-        std::memcpy(&f, &u, 4);
-        s.f = f;
-    } else {
-        std::memcpy(&s.f, &bits, 8);
-    }
-    return s;
+    return scalar_from_bits(t, bits);
 }
 
 /// A 1-D buffer of `lanes` elements of `t`.
