@@ -303,6 +303,11 @@ Expr clamp(const Expr &value, const Expr &lo, const Expr &hi);
 Expr abs(const Expr &a);
 /// `|a - b|` without overflow; unsigned for integers.
 Expr absd(const Expr &a, const Expr &b);
+/// Linear interpolation from `zero_value` (weight 0) to `one_value` (weight 1). Floats compute
+/// `zero_value + (one_value - zero_value) * weight`. Integers are interpolated in float32 (float64
+/// for 32- and 64-bit types) and rounded to the nearest integer; an unsigned integer weight is
+/// scaled by its type's maximum (so a uint8 weight of 255 means 1).
+Expr lerp(const Expr &zero_value, const Expr &one_value, const Expr &weight);
 /// Converts to `t`, following the conversion semantics above. A vector keeps its lanes when `t`
 /// is a scalar type.
 Expr cast(Type t, const Expr &e);

@@ -561,6 +561,24 @@ Expr reinterpret(Type t, const Expr &e) {
     return Call::make(t, Call::Intrinsic::Reinterpret, {e});
 }
 
+Expr lerp(const Expr &zero_in, const Expr &one_in, const Expr &weight) {
+    Expr a = zero_in, b = one_in;
+    check_defined(weight, "lerp");
+    match_types(a, b, "lerp");
+    Type t = a.type();
+    user_assert(!t.is_bool()) << "lerp of the bools " << a << " and " << b << ".";
+    Type w = weight.type();
+    user_assert(!w.is_handle() && !w.is_bool()) << "lerp: the weight " << weight << " must be a number.";
+    Type f = t.is_float() ? t : Float(t.bits() >= 32 ? 64 : 32, t.lanes());
+    Expr wf = cast(f.element_of(), weight);
+    if (w.is_uint()) wf = wf / make_const(wf.type(), static_cast<double>(w.uint_max()));
+    if (wf.type().is_scalar()) wf = broadcast_to(wf, t.lanes());
+    Expr af = cast(f, a), bf = cast(f, b);
+    Expr r = af + (bf - af) * wf;
+    if (t.is_float()) return r;
+    return cast(t, round(r));
+}
+
 Expr clamp(const Expr &value, const Expr &lo, const Expr &hi) {
     check_defined(value, "clamp");
     check_defined(lo, "clamp");

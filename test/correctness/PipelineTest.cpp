@@ -242,6 +242,35 @@ TEST(Params, ChangingParamsDoesNotRecompile) {
     EXPECT_TRUE(matches_reference(f, b));
 }
 
+TEST(Params, ReductionOverAParamDependentDomain) {
+    Param<int> count("count", 5, 1, 64);
+    Func f("partial_sums");
+    Var x("x");
+    RDom r(0, count, "r");
+    f(x) = 0;
+    f(x) += x * r;
+    Buffer<int> a = f.realize({4});
+    EXPECT_EQ(a(3), 3 * (0 + 1 + 2 + 3 + 4));
+    count.set(10);
+    Buffer<int> b = f.realize({4});
+    EXPECT_EQ(b(3), 3 * 45);
+    EXPECT_TRUE(matches_reference(f, b));
+}
+
+TEST(Math, LerpForFloatsAndIntegers) {
+    Func f("blend"), g("blend8");
+    Var x("x");
+    f(x) = lerp(1.0f, 3.0f, cast<float>(x) / 4.0f);
+    g(x) = lerp(cast<uint8_t>(10), cast<uint8_t>(250), cast<uint8_t>(x * 51));
+    Buffer<float> a = f.realize({5});
+    Buffer<uint8_t> b = g.realize({6});
+    EXPECT_EQ(a(2), 2.0f);
+    EXPECT_EQ(b(0), 10);
+    EXPECT_EQ(b(5), 250);
+    EXPECT_TRUE(matches_reference(f, a));
+    EXPECT_TRUE(matches_reference(g, b));
+}
+
 TEST(Printing, LoopNestAndLoweredStatement) {
     Func g("g"), h("h");
     Var x("x"), y("y");
