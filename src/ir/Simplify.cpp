@@ -178,6 +178,20 @@ Expr Simplifier::mutate(const Expr &e, ExprInfo *info) {
     if (!e.defined()) return e;
     ExprInfo local;
     ExprInfo *out = info ? info : &local;
+    auto cached = cache_.find({e.get(), scope_ids_.back()});
+    if (cached != cache_.end()) {
+        *out = cached->second.second;
+        return cached->second.first;
+    }
+    Expr result = dispatch(e, out);
+    cache_.emplace(CacheKey{e.get(), scope_ids_.back()}, std::make_pair(result, *out));
+    cache_.emplace(CacheKey{result.get(), scope_ids_.back()}, std::make_pair(result, *out));
+    // The cache holds `e` alive through `result` only when they are the same node.
+    if (!result.same_as(e)) cache_keep_alive_.push_back(e);
+    return result;
+}
+
+Expr Simplifier::dispatch(const Expr &e, ExprInfo *out) {
     *out = ExprInfo{};
     switch (e.node_type()) {
         case IRNodeType::IntImm:
@@ -270,42 +284,88 @@ ExprInfo Simplifier::variable_info(const Variable *op) {
 Expr Simplifier::visit_variable(const Variable *op, ExprInfo *info) {
     if (const Expr *replacement = replacements_.find(op->name)) {
         if (replacement->defined()) {
-            // Already simplified when it was bound; only its facts are needed.
-            return mutate(*replacement, info);
+            // Simplified when it was bound, in the scope it came from: return it as it is (a
+            // second simplification here could resolve its names against inner lets).
+            *info = var_info_.get(op->name);
+            return *replacement;
         }
     }
     *info = variable_info(op);
     return op;
 }
 
+namespace {
+
+/// The names of the variables `e` mentions.
+std::vector<std::string> variable_names(const Expr &e) {
+    struct Collect : IRVisitor {
+        std::vector<std::string> names;
+        using IRVisitor::visit;
+        void visit(const Variable *op) override { names.push_back(op->name); }
+    } collect;
+    collect.include(e);
+    return collect.names;
+}
+
+}  // namespace
+
 bool Simplifier::bind_let(const std::string &name, const Expr &value, const ExprInfo &value_info) {
+    scope_ids_.push_back(next_scope_id_++);
     const Expr *inner = &value;
     if (const auto *b = value.as<Broadcast>()) inner = &b->value;
     bool cheap = is_const_value(value) || inner->as<Variable>() || is_const(*inner);
-    replacements_.push(name, cheap ? value : Expr());
+    bool substitute = cheap;
+    replacements_.push(name, substitute ? value : Expr());
     var_info_.push(name, value_info);
-    return cheap;
+    if (substitute) {
+        for (const std::string &n : variable_names(value))
+            names_in_replacements_[n]++;
+    }
+    return substitute;
 }
 
 void Simplifier::bind_opaque(const std::string &name, const ExprInfo &value_info) {
+    scope_ids_.push_back(next_scope_id_++);
     replacements_.push(name, Expr());
     var_info_.push(name, value_info);
 }
 
 void Simplifier::unbind(const std::string &name) {
+    scope_ids_.pop_back();
+    const Expr &replacement = replacements_.get(name);
+    if (replacement.defined()) {
+        for (const std::string &n : variable_names(replacement))
+            names_in_replacements_[n]--;
+    }
     replacements_.pop(name);
     var_info_.pop(name);
+}
+
+std::string Simplifier::rename_if_captured(const std::string &name) {
+    auto it = names_in_replacements_.find(name);
+    if (it == names_in_replacements_.end() || it->second == 0) return name;
+    // A substituted value mentions an outer `name`; binding it here would capture those
+    // occurrences. The new name only needs to differ from every name in scope.
+    std::string fresh;
+    do {
+        fresh = name + "_" + std::to_string(++rename_counter_);
+    } while (replacements_.contains(fresh) || (user_bounds_ && user_bounds_->contains(fresh)) ||
+             names_in_replacements_.count(fresh));
+    return fresh;
 }
 
 Expr Simplifier::visit_let(const Let *op, ExprInfo *info) {
     ExprInfo value_info;
     Expr value = mutate(op->value, &value_info);
-    bool substituted = bind_let(op->name, value, value_info);
-    Expr body = mutate(op->body, info);
-    unbind(op->name);
-    if (substituted || !expr_uses_var(body, op->name)) return body;
-    if (value.same_as(op->value) && body.same_as(op->body)) return op;
-    return Let::make(op->name, value, body);
+    std::string name = rename_if_captured(op->name);
+    Expr body = op->body;
+    if (name != op->name) body = substitute(op->name, Variable::make(value.type(), name), body);
+    bool substituted = bind_let(name, value, value_info);
+    body = mutate(body, info);
+    unbind(name);
+    if (substituted || !expr_uses_var(body, name)) return body;
+    if (name == op->name && value.same_as(op->value) && body.same_as(op->body)) return op;
+    return Let::make(name, value, body);
 }
 
 }  // namespace simplify_internal

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/IREquality.h"
@@ -115,6 +117,8 @@ class Simplifier : public IRMutator {
     /// Whether `p op q` (op: Add, Sub or Mul), a term a rule is about to create, provably cannot
     /// overflow where overflow would be undefined. Always true for wrapping types.
     bool cannot_overflow(IRNodeType op, const Expr &p, const Expr &q);
+    /// Simplifies `e` (not cached).
+    Expr dispatch(const Expr &e, ExprInfo *info);
     /// Re-simplifies the result of a rule.
     Expr rewrite(const Expr &e, ExprInfo *info);
     /// The facts known about a variable: from an enclosing let or loop, or the caller's bounds.
@@ -124,6 +128,9 @@ class Simplifier : public IRMutator {
     /// let's body: substituted where it occurs when it is cheap to repeat (returns true), else
     /// described by `value_info`. Undo with `unbind`.
     bool bind_let(const std::string &name, const Expr &value, const ExprInfo &value_info);
+    /// `name`, or a fresh name to bind instead where binding `name` would capture a variable
+    /// of a substituted value.
+    std::string rename_if_captured(const std::string &name);
     /// Binds a name that is not substituted (a loop variable) to what is known about it.
     void bind_opaque(const std::string &name, const ExprInfo &value_info);
     void unbind(const std::string &name);
@@ -133,7 +140,30 @@ class Simplifier : public IRMutator {
     Scope<ExprInfo> var_info_;
     /// Let-bound names whose value is substituted where they occur.
     Scope<Expr> replacements_;
+    /// How many substituted values mention each variable name (to detect capture).
+    std::map<std::string, int> names_in_replacements_;
+    int rename_counter_ = 0;
     int rewrite_depth_ = 0;
+    /// Results of `mutate` by node, for both the input and the result node, so that rules which
+    /// ask for the facts of an already simplified operand, and rewrites built from simplified
+    /// parts, cost nothing for those parts. Results depend on what is known about variables, so
+    /// each binding of a name opens a new scope id, part of the key. Keys stay valid because
+    /// the nodes are kept alive.
+    struct CacheKey {
+        const BaseExprNode *node;
+        uint64_t scope;
+        bool operator==(const CacheKey &o) const { return node == o.node && scope == o.scope; }
+    };
+    struct CacheKeyHash {
+        size_t operator()(const CacheKey &k) const {
+            return std::hash<const void *>()(k.node) ^
+                   (std::hash<uint64_t>()(k.scope) * 0x9e3779b97f4a7c15ull);
+        }
+    };
+    std::unordered_map<CacheKey, std::pair<Expr, ExprInfo>, CacheKeyHash> cache_;
+    std::vector<Expr> cache_keep_alive_;
+    std::vector<uint64_t> scope_ids_ = {0};
+    uint64_t next_scope_id_ = 1;
     static constexpr int kMaxRewriteDepth = 64;
 };
 

@@ -8,12 +8,15 @@ namespace dsl::ir::simplify_internal {
 Stmt Simplifier::visit(const LetStmt *op) {
     ExprInfo value_info;
     Expr value = mutate(op->value, &value_info);
-    bool substituted = bind_let(op->name, value, value_info);
-    Stmt body = mutate(op->body);
-    unbind(op->name);
-    if (substituted || !stmt_uses_var(body, op->name)) return body;
-    if (value.same_as(op->value) && body.same_as(op->body)) return op;
-    return LetStmt::make(op->name, value, body);
+    std::string name = rename_if_captured(op->name);
+    Stmt body = op->body;
+    if (name != op->name) body = substitute(op->name, Variable::make(value.type(), name), body);
+    bool substituted = bind_let(name, value, value_info);
+    body = mutate(body);
+    unbind(name);
+    if (substituted || !stmt_uses_var(body, name)) return body;
+    if (name == op->name && value.same_as(op->value) && body.same_as(op->body)) return op;
+    return LetStmt::make(name, value, body);
 }
 
 Stmt Simplifier::visit(const AssertStmt *op) {

@@ -331,6 +331,10 @@ TEST(Simplify, Lets) {
     EXPECT_SIMPLIFIES(Let::make("t", x * y, x), x);
     Expr t = Variable::make(Int(32), "t");
     EXPECT_SIMPLIFIES(Let::make("t", x * y, t + t), Let::make("t", x * y, t * 2));
+    // A substituted variable is not captured by an inner let of the same name.
+    Expr outer = Let::make("t", y, Let::make("y", x * x, t + y));
+    Expr renamed = Variable::make(Int(32), "y_1");
+    EXPECT_SIMPLIFIES(outer, Let::make("y_1", x * x, y + renamed));
     // The value's facts are known inside the body.
     EXPECT_SIMPLIFIES(Let::make("t", x % 8, t < 8), const_true());
 }
@@ -399,6 +403,38 @@ TEST(Simplify, Statements) {
     EXPECT_TRUE(equal(simplify(let), store(x * 4, 0))) << simplify(let);
     Stmt unused = LetStmt::make("t", x * y, store(x, 0));
     EXPECT_TRUE(equal(simplify(unused), store(x, 0)));
+}
+
+}  // namespace
+}  // namespace dsl
+
+namespace dsl {
+namespace {
+
+using namespace ir;
+
+TEST(Simplify, LargeExpressionsStayCheap) {
+    // Long sums, deep let chains and wide min/max trees: no rewrite may re-simplify the whole
+    // tree over and over (the test would then take minutes, not milliseconds).
+    Expr sum = Variable::make(Int(32), "v0");
+    for (int i = 1; i < 400; i++)
+        sum = (sum + Variable::make(Int(32), "v" + std::to_string(i))) + (i % 7);
+    Expr s = simplify(sum);
+    EXPECT_TRUE(s.defined());
+    Expr u8sum = Variable::make(UInt(8), "w0");
+    for (int i = 1; i < 400; i++)
+        u8sum = (u8sum + Variable::make(UInt(8), "w" + std::to_string(i))) + uint8_t(1);
+    EXPECT_TRUE(simplify(u8sum).defined());
+    Expr body = Variable::make(Int(32), "l0");
+    for (int i = 1; i < 300; i++) {
+        Expr prev = Variable::make(Int(32), "l" + std::to_string(i - 1));
+        body = Let::make("l" + std::to_string(i - 1), prev * 3 + i, body);
+    }
+    EXPECT_TRUE(simplify(body).defined());
+    Expr m = Variable::make(Int(32), "m0");
+    for (int i = 1; i < 400; i++)
+        m = (i % 2 ? min(m, Variable::make(Int(32), "m" + std::to_string(i)) + i) : max(m, i));
+    EXPECT_TRUE(simplify(m).defined());
 }
 
 }  // namespace
