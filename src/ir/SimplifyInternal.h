@@ -119,6 +119,8 @@ class Simplifier : public IRMutator {
     bool cannot_overflow(IRNodeType op, const Expr &p, const Expr &q);
     /// Simplifies `e` (not cached).
     Expr dispatch(const Expr &e, ExprInfo *info);
+    /// Simplifies `s` knowing that `condition` evaluates to `holds`.
+    Stmt mutate_with_facts(const Stmt &s, const Expr &condition, bool holds);
     /// Re-simplifies the result of a rule.
     Expr rewrite(const Expr &e, ExprInfo *info);
     /// The facts known about a variable: from an enclosing let or loop, or the caller's bounds.

@@ -183,7 +183,7 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
             break;
         case I::ShiftLeft:
         case I::ShiftRight: {
-            if (is_const_zero(args[1])) {
+            if (is_const_zero(args[1]) || is_const_zero(args[0])) {
                 *info = infos[0];
                 return args[0];
             }

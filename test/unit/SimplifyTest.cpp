@@ -395,6 +395,16 @@ TEST(Simplify, Statements) {
                               Block::make(store(x, y), AssertStmt::make(x % 2 < 2, Expr("msg"))),
                               store(y, x)});
     EXPECT_TRUE(equal(simplify(block), Block::make(store(x, y), store(y, x)))) << simplify(block);
+    // A branch knows its condition.
+    Stmt learned = IfThenElse::make(x < 10 && 0 <= x, store(select(x < 20, y, z), x / 16),
+                                    IfThenElse::make(x == 3, store(x + 1, 0)));
+    Stmt want_learned =
+        IfThenElse::make(x < 10 && 0 <= x, store(y, 0), IfThenElse::make(x == 3, store(4, 0)));
+    EXPECT_TRUE(equal(simplify(learned), want_learned)) << simplify(learned);
+    Stmt negated =
+        IfThenElse::make(x < 10, store(y, 0), IfThenElse::make(x == 3, store(x, 0), store(z, 0)));
+    EXPECT_TRUE(equal(simplify(negated), IfThenElse::make(x < 10, store(y, 0), store(z, 0))))
+        << simplify(negated);
     // Constant conditions pick a branch.
     Stmt branch = IfThenElse::make(Expr(1) < 2, store(x, 0), store(y, 0));
     EXPECT_TRUE(equal(simplify(branch), store(x, 0)));
