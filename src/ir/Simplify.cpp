@@ -91,7 +91,12 @@ std::optional<Expr> value_to_expr(const Value &v) {
 std::optional<Expr> fold(const Expr &e) {
     // Constant folding defers to the reference evaluator, so that it follows the documented
     // semantics bit for bit (float16 rounding, Euclidean division, wrap-around) by construction.
-    return value_to_expr(evaluate(e));
+    try {
+        return value_to_expr(evaluate(e));
+    } catch (const InternalError &) {
+        // Something the evaluator does not handle (a reinterpret of bools, ...): leave it.
+        return std::nullopt;
+    }
 }
 
 std::optional<Expr> fold_if_const(const Expr &e, std::initializer_list<Expr> operands) {
