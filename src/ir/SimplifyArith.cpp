@@ -92,11 +92,32 @@ bool Simplifier::cannot_overflow(IRNodeType op, const Expr &p, const Expr &q) {
     return lo >= t.element_of().int_min() && hi <= t.element_of().int_max();
 }
 
+std::optional<Expr> Simplifier::push_into_select(const Expr &a, const Expr &b,
+                                                 Expr (*make)(Expr, Expr)) {
+    // select(c, k1, k2) op k -> select(c, k1 op k, k2 op k): each lane computes what it would
+    // have computed anyway.
+    for (int side = 0; side < 2; side++) {
+        const auto *sel = (side == 0 ? a : b).as<Select>();
+        const Expr &other = side == 0 ? b : a;
+        if (!sel || !is_const(other) || !is_const(sel->true_value) || !is_const(sel->false_value))
+            continue;
+        if (sel->condition.type().lanes() != a.type().lanes() && sel->condition.type().is_vector())
+            continue;
+        auto t =
+            side == 0 ? fold(make(sel->true_value, other)) : fold(make(other, sel->true_value));
+        auto f =
+            side == 0 ? fold(make(sel->false_value, other)) : fold(make(other, sel->false_value));
+        if (t && f && is_const(*t) && is_const(*f)) return Select::make(sel->condition, *t, *f);
+    }
+    return std::nullopt;
+}
+
 Expr Simplifier::visit_add(const Add *op, ExprInfo *info) {
     ExprInfo ia, ib;
     Expr a = mutate(op->a, &ia), b = mutate(op->b, &ib);
     Type t = op->type;
     if (auto f = fold_if_const(Add::make(a, b), {a, b})) return rewrite(*f, info);
+    if (auto p = push_into_select(a, b, Add::make)) return rewrite(*p, info);
     if (both_broadcasts(a, b)) {
         const auto *ba = a.as<Broadcast>();
         return rewrite(Broadcast::make(Add::make(ba->value, b.as<Broadcast>()->value), ba->lanes),
@@ -223,6 +244,7 @@ Expr Simplifier::visit_sub(const Sub *op, ExprInfo *info) {
     Expr a = mutate(op->a, &ia), b = mutate(op->b, &ib);
     Type t = op->type;
     if (auto f = fold_if_const(Sub::make(a, b), {a, b})) return rewrite(*f, info);
+    if (auto p = push_into_select(a, b, Sub::make)) return rewrite(*p, info);
     if (both_broadcasts(a, b)) {
         const auto *ba = a.as<Broadcast>();
         return rewrite(Broadcast::make(Sub::make(ba->value, b.as<Broadcast>()->value), ba->lanes),
@@ -364,6 +386,7 @@ Expr Simplifier::visit_mul(const Mul *op, ExprInfo *info) {
     Expr a = mutate(op->a, &ia), b = mutate(op->b, &ib);
     Type t = op->type;
     if (auto f = fold_if_const(Mul::make(a, b), {a, b})) return rewrite(*f, info);
+    if (auto p = push_into_select(a, b, Mul::make)) return rewrite(*p, info);
     if (both_broadcasts(a, b)) {
         const auto *ba = a.as<Broadcast>();
         return rewrite(Broadcast::make(Mul::make(ba->value, b.as<Broadcast>()->value), ba->lanes),
@@ -422,6 +445,7 @@ Expr Simplifier::visit_div(const Div *op, ExprInfo *info) {
     Expr a = mutate(op->a, &ia), b = mutate(op->b, &ib);
     Type t = op->type;
     if (auto f = fold_if_const(Div::make(a, b), {a, b})) return rewrite(*f, info);
+    if (auto p = push_into_select(a, b, Div::make)) return rewrite(*p, info);
     if (both_broadcasts(a, b)) {
         const auto *ba = a.as<Broadcast>();
         return rewrite(Broadcast::make(Div::make(ba->value, b.as<Broadcast>()->value), ba->lanes),
@@ -437,6 +461,13 @@ Expr Simplifier::visit_div(const Div *op, ExprInfo *info) {
     if (is_const_one(b)) return a;
     if (t.is_int() && is_const(b, -1)) return rewrite(Sub::make(make_zero(t), a), info);
     auto c = const_int(b);
+    if (t.is_int()) {
+        // Euclidean x / -c is -(x / c); with c > 1 the negation cannot overflow.
+        auto neg = as_const_int(b);
+        if (neg && *neg < -1 && *neg > t.element_of().int_min()) {
+            return rewrite(Sub::make(make_zero(t), Div::make(a, int_const(t, -*neg))), info);
+        }
+    }
     if (c && *c > 0) {
         const auto *mul_a = a.as<Mul>();
         const auto *add_a = a.as<Add>();
@@ -547,6 +578,7 @@ Expr Simplifier::visit_mod(const Mod *op, ExprInfo *info) {
     Expr a = mutate(op->a, &ia), b = mutate(op->b, &ib);
     Type t = op->type;
     if (auto f = fold_if_const(Mod::make(a, b), {a, b})) return rewrite(*f, info);
+    if (auto p = push_into_select(a, b, Mod::make)) return rewrite(*p, info);
     if (both_broadcasts(a, b)) {
         const auto *ba = a.as<Broadcast>();
         return rewrite(Broadcast::make(Mod::make(ba->value, b.as<Broadcast>()->value), ba->lanes),
@@ -558,6 +590,13 @@ Expr Simplifier::visit_mod(const Mod *op, ExprInfo *info) {
         return rewrite(make_zero(t), info);
     }
     auto c = const_int(b);
+    if (t.is_int()) {
+        // The Euclidean remainder by -c is the remainder by c.
+        auto neg = as_const_int(b);
+        if (neg && *neg < 0 && *neg > t.element_of().int_min()) {
+            return rewrite(Mod::make(a, int_const(t, -*neg)), info);
+        }
+    }
     if (c && *c > 0) {
         // Already in range.
         if (ia.min_at_least(0) && ia.max_at_most(*c - 1)) {

@@ -181,6 +181,32 @@ Expr Simplifier::visit_compare(const Expr &e, ExprInfo *info) {
         return (a.same_as(orig_a) && b.same_as(orig_b)) ? e : make(a, b);
     }
 
+    // x / c < k -> x < k * c, for c > 0 and any integer type: the division rounds down and
+    // does no arithmetic that could wrap; only the new constant must fit the type.
+    {
+        const bool lt = op == IRNodeType::LT;
+        const auto *div = a.as<Div>() ? a.as<Div>() : b.as<Div>();
+        auto k = const_int(a.as<Div>() ? b : a);
+        auto c = div ? const_int(div->b) : std::nullopt;
+        if (div && k && c && *c > 0) {
+            Type et = t.element_of();
+            int128 lo = et.is_int() ? int128(et.int_min()) : 0;
+            int128 hi = et.is_int() ? int128(et.int_max()) : int128(et.uint_max());
+            int128 bound;
+            if (a.as<Div>()) {
+                // x/c < k <=> x < k*c; x/c <= k <=> x <= k*c + c - 1
+                bound = lt ? int128(*k) * *c : int128(*k) * *c + *c - 1;
+            } else {
+                // k < x/c <=> k*c + c - 1 < x; k <= x/c <=> k*c <= x
+                bound = lt ? int128(*k) * *c + *c - 1 : int128(*k) * *c;
+            }
+            if (bound >= lo && bound <= hi && bound >= INT64_MIN && bound <= INT64_MAX) {
+                Expr kc = int_const(t, static_cast<int64_t>(bound));
+                return rewrite(a.as<Div>() ? make(div->a, kc) : make(kc, div->a), info);
+            }
+        }
+    }
+
     // LT and LE: only when nothing overflows may terms move across.
     if (no_overflow(t)) {
         const bool lt = op == IRNodeType::LT;

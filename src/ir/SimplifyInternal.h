@@ -121,6 +121,8 @@ class Simplifier : public IRMutator {
     Expr dispatch(const Expr &e, ExprInfo *info);
     /// Simplifies `s` knowing that `condition` evaluates to `holds`.
     Stmt mutate_with_facts(const Stmt &s, const Expr &condition, bool holds);
+    /// `select(c, k1, k2) op k` as a select of constants, where both fold.
+    std::optional<Expr> push_into_select(const Expr &a, const Expr &b, Expr (*make)(Expr, Expr));
     /// Re-simplifies the result of a rule.
     Expr rewrite(const Expr &e, ExprInfo *info);
     /// The facts known about a variable: from an enclosing let or loop, or the caller's bounds.

@@ -140,6 +140,12 @@ TEST(Simplify, DivisionAndModuloUseAlignment) {
     EXPECT_SIMPLIFIES((x % 8) % 4, x % 4);
     EXPECT_SIMPLIFIES((x / 2) / 3, x / 6);
     EXPECT_SIMPLIFIES((x % 8) / 8, Expr(0));
+    EXPECT_SIMPLIFIES(x % -4, x % 4);
+    EXPECT_SIMPLIFIES(x / -4, 0 - x / 4);
+    EXPECT_SIMPLIFIES(x / 4 < 3, x < 12);
+    EXPECT_SIMPLIFIES(x / 4 <= 3, x <= 15);
+    EXPECT_SIMPLIFIES(3 < x / 4, 15 < x);
+    EXPECT_SIMPLIFIES(u8 / uint8_t(16) < uint8_t(2), u8 < uint8_t(32));
     // For a wrapping type (x * 4) / 4 is not x: x * 4 may have wrapped.
     Expr w = (u8 * uint8_t(4)) / uint8_t(4);
     EXPECT_FALSE(equal(simplify(w), u8)) << simplify(w);
@@ -237,6 +243,7 @@ TEST(Simplify, Select) {
     EXPECT_SIMPLIFIES(select(b1, const_true(), const_false()), b1);
     EXPECT_SIMPLIFIES(select(b1, b2, const_false()), b1 && b2);
     EXPECT_SIMPLIFIES(select(b1, x + 1, y) + select(b1, 2, z), select(b1, x + 3, y + z));
+    EXPECT_SIMPLIFIES(select(b1, 1, 2) * 3 + 1, select(b1, 4, 7));
 }
 
 TEST(Simplify, Vectors) {
