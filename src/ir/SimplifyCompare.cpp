@@ -358,7 +358,13 @@ Expr Simplifier::visit_not(const Not *op, ExprInfo *info) {
 Expr Simplifier::visit_select(const Select *op, ExprInfo *info) {
     Expr cond = mutate(op->condition);
     ExprInfo it, iff;
-    Expr tv = mutate(op->true_value, &it), fv = mutate(op->false_value, &iff);
+    // Each value is only used in the lanes where the condition has its verdict.
+    std::vector<std::string> facts = push_facts(cond, true);
+    Expr tv = mutate(op->true_value, &it);
+    pop_facts(facts);
+    facts = push_facts(cond, false);
+    Expr fv = mutate(op->false_value, &iff);
+    pop_facts(facts);
     Type t = op->type;
     if (is_const_true(cond)) {
         *info = it;
@@ -369,7 +375,8 @@ Expr Simplifier::visit_select(const Select *op, ExprInfo *info) {
         return fv;
     }
     if (equal(tv, fv)) {
-        *info = it;
+        // Each side's facts were learned under its own verdict of the condition.
+        *info = unify_info(it, iff);
         return tv;
     }
     if (const auto *n = cond.as<Not>()) return rewrite(Select::make(n->a, fv, tv), info);

@@ -119,6 +119,10 @@ class Simplifier : public IRMutator {
     bool cannot_overflow(IRNodeType op, const Expr &p, const Expr &q);
     /// Simplifies `e` (not cached).
     Expr dispatch(const Expr &e, ExprInfo *info);
+    /// Binds what `condition` evaluating to `holds` says about variables; returns the names to
+    /// hand to `pop_facts` afterwards.
+    std::vector<std::string> push_facts(const Expr &condition, bool holds);
+    void pop_facts(const std::vector<std::string> &bound);
     /// Simplifies `s` knowing that `condition` evaluates to `holds`.
     Stmt mutate_with_facts(const Stmt &s, const Expr &condition, bool holds);
     /// `select(c, k1, k2) op k` as a select of constants, where both fold.

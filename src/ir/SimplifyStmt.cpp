@@ -171,7 +171,7 @@ void learn(const Expr &condition, bool holds, std::vector<VariableFact> *facts) 
 
 }  // namespace
 
-Stmt Simplifier::mutate_with_facts(const Stmt &s, const Expr &condition, bool holds) {
+std::vector<std::string> Simplifier::push_facts(const Expr &condition, bool holds) {
     std::vector<VariableFact> facts;
     learn(condition, holds, &facts);
     std::vector<std::string> bound;
@@ -187,9 +187,18 @@ Stmt Simplifier::mutate_with_facts(const Stmt &s, const Expr &condition, bool ho
         }
         bound.push_back(f.name);
     }
-    Stmt result = mutate(s);
+    return bound;
+}
+
+void Simplifier::pop_facts(const std::vector<std::string> &bound) {
     for (auto it = bound.rbegin(); it != bound.rend(); ++it)
         unbind(*it);
+}
+
+Stmt Simplifier::mutate_with_facts(const Stmt &s, const Expr &condition, bool holds) {
+    std::vector<std::string> bound = push_facts(condition, holds);
+    Stmt result = mutate(s);
+    pop_facts(bound);
     return result;
 }
 

@@ -244,6 +244,10 @@ TEST(Simplify, Select) {
     EXPECT_SIMPLIFIES(select(b1, b2, const_false()), b1 && b2);
     EXPECT_SIMPLIFIES(select(b1, x + 1, y) + select(b1, 2, z), select(b1, x + 3, y + z));
     EXPECT_SIMPLIFIES(select(b1, 1, 2) * 3 + 1, select(b1, 4, 7));
+    // Each side knows the condition's verdict.
+    EXPECT_SIMPLIFIES(select(x < 10, min(x, 20), max(x, 5)), x);
+    EXPECT_SIMPLIFIES(select(x < 10, min(x, 20), y), select(x < 10, x, y));
+    EXPECT_SIMPLIFIES(select(x < 10, x, x) < 10, x < 10);
 }
 
 TEST(Simplify, Vectors) {
