@@ -393,6 +393,27 @@ Stmt simplify(const Stmt &s, const Scope<ConstantBounds> &bounds) {
     return Simplifier(&bounds).mutate(s);
 }
 
+namespace {
+ConstantBounds bounds_with(const Expr &e, const Scope<ConstantBounds> *bounds) {
+    simplify_internal::ExprInfo info;
+    Simplifier(bounds).mutate(e, &info);
+    ConstantBounds result;
+    if (e.type().is_int_or_uint()) {
+        result.min = info.min;
+        result.max = info.max;
+    }
+    return result;
+}
+}  // namespace
+
+ConstantBounds constant_bounds(const Expr &e) {
+    return bounds_with(e, nullptr);
+}
+
+ConstantBounds constant_bounds(const Expr &e, const Scope<ConstantBounds> &bounds) {
+    return bounds_with(e, &bounds);
+}
+
 bool can_prove(const Expr &condition) {
     return is_const_true(simplify(condition));
 }

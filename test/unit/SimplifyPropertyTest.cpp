@@ -140,8 +140,8 @@ double percent(int part, int whole) {
     return whole ? 100.0 * part / whole : 100.0;
 }
 
-constexpr int kSeeds = 8;
-constexpr int kExpressionsPerSeed = 2500;  // 20,000 in all
+constexpr int kSeeds = 16;
+constexpr int kExpressionsPerSeed = 2500;  // 40,000 in all
 constexpr int kPointsPerExpression = 8;
 
 /// Longer runs by hand: DSL_SIMPLIFY_FUZZ_SEEDS=500 (and optionally DSL_SIMPLIFY_FUZZ_DEPTH).

@@ -364,6 +364,21 @@ TEST(Simplify, CanProve) {
     EXPECT_FALSE(can_prove(x * 2 < 18, bounds));
 }
 
+TEST(Simplify, ConstantBoundsOfExpressions) {
+    ConstantBounds b = constant_bounds(x % 8 + 2);
+    EXPECT_EQ(b.min, 2);
+    EXPECT_EQ(b.max, 9);
+    b = constant_bounds(cast<int32_t>(u8) * 2);
+    EXPECT_EQ(b.min, 0);
+    EXPECT_EQ(b.max, 510);
+    Scope<ConstantBounds> bounds;
+    bounds.push("x", ConstantBounds::range(-3, 5));
+    b = constant_bounds(min(x, 2) - 1, bounds);
+    EXPECT_EQ(b.min, -4);
+    EXPECT_EQ(b.max, 1);
+    EXPECT_FALSE(constant_bounds(f).min.has_value());
+}
+
 TEST(Simplify, ModulusRemainderAnalysis) {
     EXPECT_EQ(modulus_remainder(x * 4 + 3), (ModulusRemainder{4, 3}));
     EXPECT_EQ(modulus_remainder(x * 6 + y * 4 + 1), (ModulusRemainder{2, 1}));
