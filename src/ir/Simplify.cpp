@@ -183,16 +183,20 @@ Expr Simplifier::mutate(const Expr &e, ExprInfo *info) {
     if (!e.defined()) return e;
     ExprInfo local;
     ExprInfo *out = info ? info : &local;
-    auto cached = cache_.find({e.get(), scope_ids_.back()});
+    const uint64_t scope = scope_ids_.back();
+    auto cached = cache_.find({e.get(), scope});
     if (cached != cache_.end()) {
-        *out = cached->second.second;
-        return cached->second.first;
+        *out = cached->second.info;
+        return cached->second.result;
     }
     Expr result = dispatch(e, out);
-    cache_.emplace(CacheKey{e.get(), scope_ids_.back()}, std::make_pair(result, *out));
-    cache_.emplace(CacheKey{result.get(), scope_ids_.back()}, std::make_pair(result, *out));
-    // The cache holds `e` alive through `result` only when they are the same node.
-    if (!result.same_as(e)) cache_keep_alive_.push_back(e);
+    // Keyed by the input and by the result, which is already simplified.
+    std::vector<CacheKey> &keys = scope_keys_.back();
+    for (const Expr &key : {e, result}) {
+        if (cache_.emplace(CacheKey{key.get(), scope}, CacheEntry{key, result, *out}).second) {
+            keys.push_back({key.get(), scope});
+        }
+    }
     return result;
 }
 
@@ -270,10 +274,6 @@ Expr Simplifier::rewrite(const Expr &e, ExprInfo *info) {
     return result;
 }
 
-bool Simplifier::prove(const Expr &e) {
-    return is_const_true(mutate(e, nullptr));
-}
-
 ExprInfo Simplifier::variable_info(const Variable *op) {
     if (const ExprInfo *known = var_info_.find(op->name)) return *known;
     ExprInfo info = type_info(op->type);
@@ -316,6 +316,7 @@ std::vector<std::string> variable_names(const Expr &e) {
 
 bool Simplifier::bind_let(const std::string &name, const Expr &value, const ExprInfo &value_info) {
     scope_ids_.push_back(next_scope_id_++);
+    scope_keys_.emplace_back();
     const Expr *inner = &value;
     if (const auto *b = value.as<Broadcast>()) inner = &b->value;
     bool cheap = is_const_value(value) || inner->as<Variable>() || is_const(*inner);
@@ -331,11 +332,16 @@ bool Simplifier::bind_let(const std::string &name, const Expr &value, const Expr
 
 void Simplifier::bind_opaque(const std::string &name, const ExprInfo &value_info) {
     scope_ids_.push_back(next_scope_id_++);
+    scope_keys_.emplace_back();
     replacements_.push(name, Expr());
     var_info_.push(name, value_info);
 }
 
 void Simplifier::unbind(const std::string &name) {
+    // Nothing can look the closed scope's results up again.
+    for (const CacheKey &key : scope_keys_.back())
+        cache_.erase(key);
+    scope_keys_.pop_back();
     scope_ids_.pop_back();
     const Expr &replacement = replacements_.get(name);
     if (replacement.defined()) {

@@ -99,9 +99,6 @@ class Simplifier : public IRMutator {
     Expr visit_shuffle(const Shuffle *op, ExprInfo *info);
     Expr visit_vector_reduce(const VectorReduce *op, ExprInfo *info);
 
-    /// Whether `e` (already simplified or not) simplifies to true.
-    bool prove(const Expr &e);
-
   protected:
     using IRMutator::visit;
     // Statements (SimplifyStmt.cpp).
@@ -155,8 +152,7 @@ class Simplifier : public IRMutator {
     /// Results of `mutate` by node, for both the input and the result node, so that rules which
     /// ask for the facts of an already simplified operand, and rewrites built from simplified
     /// parts, cost nothing for those parts. Results depend on what is known about variables, so
-    /// each binding of a name opens a new scope id, part of the key. Keys stay valid because
-    /// the nodes are kept alive.
+    /// each binding of a name opens a new scope id, part of the key.
     struct CacheKey {
         const BaseExprNode *node;
         uint64_t scope;
@@ -168,9 +164,15 @@ class Simplifier : public IRMutator {
                    (std::hash<uint64_t>()(k.scope) * 0x9e3779b97f4a7c15ull);
         }
     };
-    std::unordered_map<CacheKey, std::pair<Expr, ExprInfo>, CacheKeyHash> cache_;
-    std::vector<Expr> cache_keep_alive_;
+    struct CacheEntry {
+        Expr key;  ///< keeps the key's node alive, so that its address is not reused
+        Expr result;
+        ExprInfo info;
+    };
+    std::unordered_map<CacheKey, CacheEntry, CacheKeyHash> cache_;
+    /// The open scopes, innermost last, and the cache keys made in each (erased on close).
     std::vector<uint64_t> scope_ids_ = {0};
+    std::vector<std::vector<CacheKey>> scope_keys_ = {{}};
     uint64_t next_scope_id_ = 1;
     static constexpr int kMaxRewriteDepth = 64;
 };
