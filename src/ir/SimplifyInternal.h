@@ -124,6 +124,9 @@ class Simplifier : public IRMutator {
     Stmt mutate_with_facts(const Stmt &s, const Expr &condition, bool holds);
     /// `select(c, k1, k2) op k` as a select of constants, where both fold.
     std::optional<Expr> push_into_select(const Expr &a, const Expr &b, Expr (*make)(Expr, Expr));
+    /// The alignment of the first lane of a (simplified) load or store index: `known`, or what
+    /// the simplifier derives if that says more.
+    ModulusRemainder index_alignment(const Expr &index, const ModulusRemainder &known);
     /// Re-simplifies the result of a rule.
     Expr rewrite(const Expr &e, ExprInfo *info);
     /// The facts known about a variable: from an enclosing let or loop, or the caller's bounds.

@@ -65,9 +65,12 @@ Stmt Simplifier::visit(const Store *op) {
     if (is_const_false(predicate)) return no_op();
     Expr value = mutate(op->value);
     Expr index = mutate(op->index);
-    if (predicate.same_as(op->predicate) && value.same_as(op->value) && index.same_as(op->index))
+    ModulusRemainder alignment = index_alignment(index, op->alignment);
+    if (predicate.same_as(op->predicate) && value.same_as(op->value) && index.same_as(op->index) &&
+        alignment == op->alignment) {
         return op;
-    return Store::make(op->name, value, index, predicate, op->alignment);
+    }
+    return Store::make(op->name, value, index, predicate, alignment);
 }
 
 Stmt Simplifier::visit(const Block *op) {

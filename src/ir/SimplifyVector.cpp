@@ -65,14 +65,30 @@ Expr Simplifier::visit_cast(const Cast *op, ExprInfo *info) {
     return Cast::make(t, v);
 }
 
+ModulusRemainder Simplifier::index_alignment(const Expr &index, const ModulusRemainder &known) {
+    // The alignment of the first lane: the base of a ramp, or the index itself.
+    ExprInfo first;
+    if (const auto *r = index.as<Ramp>()) {
+        mutate(r->base, &first);
+    } else {
+        mutate(index, &first);
+    }
+    // A constant index needs no alignment fact; keep what the caller said.
+    const ModulusRemainder &derived = first.alignment;
+    if (known.is_constant() || derived.is_constant()) return known;
+    return derived.modulus > known.modulus ? derived : known;
+}
+
 Expr Simplifier::visit_load(const Load *op, ExprInfo *info) {
     Expr index = mutate(op->index);
     Expr predicate = mutate(op->predicate);
     *info = type_info(op->type);
     // Lanes that are masked off read as zero.
     if (is_const_false(predicate)) return make_zero(op->type);
-    if (index.same_as(op->index) && predicate.same_as(op->predicate)) return op;
-    return Load::make(op->type, op->name, index, predicate, op->alignment);
+    ModulusRemainder alignment = index_alignment(index, op->alignment);
+    if (index.same_as(op->index) && predicate.same_as(op->predicate) && alignment == op->alignment)
+        return op;
+    return Load::make(op->type, op->name, index, predicate, alignment);
 }
 
 Expr Simplifier::visit_ramp(const Ramp *op, ExprInfo *info) {
