@@ -317,9 +317,13 @@ std::vector<std::string> variable_names(const Expr &e) {
 bool Simplifier::bind_let(const std::string &name, const Expr &value, const ExprInfo &value_info) {
     scope_ids_.push_back(next_scope_id_++);
     scope_keys_.emplace_back();
-    const Expr *inner = &value;
-    if (const auto *b = value.as<Broadcast>()) inner = &b->value;
-    bool cheap = is_const_value(value) || inner->as<Variable>() || is_const(*inner);
+    // Constants, variables, and broadcasts or ramps of them cost nothing to repeat, and
+    // substituting them lets vector rules see through the let.
+    auto leaf = [](const Expr &x) { return x.as<Variable>() || is_const(x); };
+    const auto *bc = value.as<Broadcast>();
+    const auto *ramp = value.as<Ramp>();
+    bool cheap = leaf(value) || is_const_value(value) || (bc && leaf(bc->value)) ||
+                 (ramp && leaf(ramp->base) && leaf(ramp->stride));
     bool substitute = cheap;
     replacements_.push(name, substitute ? value : Expr());
     var_info_.push(name, value_info);

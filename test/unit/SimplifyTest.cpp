@@ -351,6 +351,9 @@ TEST(Simplify, Lets) {
     Expr outer = Let::make("t", y, Let::make("y", x * x, t + y));
     Expr renamed = Variable::make(Int(32), "y_1");
     EXPECT_SIMPLIFIES(outer, Let::make("y_1", x * x, y + renamed));
+    // Ramps of variables are substituted so that vector rules see them.
+    Expr r = Variable::make(Int(32, 4), "r");
+    EXPECT_SIMPLIFIES(Let::make("r", ramp(x, 1, 4), r + bcast(Expr(2), 4)), ramp(x + 2, 1, 4));
     // The value's facts are known inside the body.
     EXPECT_SIMPLIFIES(Let::make("t", x % 8, t < 8), const_true());
 }
