@@ -27,6 +27,12 @@ Expr int_const(Type t, int64_t v) {
 bool is_const_value(const Expr &e) {
     if (is_const(e)) return true;
     if (const auto *r = e.as<Ramp>()) return is_const(r->base) && is_const(r->stride);
+    if (const auto *sh = e.as<Shuffle>()) {
+        for (const Expr &v : sh->vectors) {
+            if (!is_const_value(v)) return false;
+        }
+        return true;
+    }
     return false;
 }
 
@@ -55,16 +61,11 @@ bool same_bits(Type et, const Scalar &a, const Scalar &b) {
     return a.f == b.f && std::signbit(a.f) == std::signbit(b.f);
 }
 
-std::optional<Expr> value_to_expr(const Value &v) {
-    if (v.undefined) return std::nullopt;
+/// A ramp of constants whose lanes the evaluator recomputes identically (wrap-around included).
+std::optional<Expr> as_constant_ramp(const Value &v) {
     Type et = v.type.element_of();
     int lanes = v.type.lanes();
-    bool uniform = true;
-    for (int i = 1; i < lanes && uniform; i++)
-        uniform = same_bits(et, v.lanes[0], v.lanes[i]);
-    if (uniform) return broadcast_to(lane_const(et, v.lanes[0]), lanes);
     if (!et.is_int_or_uint() || et.is_bool()) return std::nullopt;
-    // A ramp whose lanes the evaluator recomputes identically (including wrap-around).
     auto as_wide = [&](int i) { return et.is_int() ? int128(v.lanes[i].i) : int128(v.lanes[i].u); };
     int128 stride = as_wide(1) - as_wide(0);
     if (no_overflow(et)) {
@@ -84,6 +85,23 @@ std::optional<Expr> value_to_expr(const Value &v) {
                     ? IntImm::make(et, static_cast<int64_t>(stride))
                     : UIntImm::make(et, static_cast<uint64_t>(static_cast<int64_t>(stride)));
     return Ramp::make(base, step, lanes);
+}
+
+/// The constant expression of a value: a scalar, a broadcast, a ramp, or else the concatenation
+/// of its lanes.
+std::optional<Expr> value_to_expr(const Value &v) {
+    if (v.undefined) return std::nullopt;
+    Type et = v.type.element_of();
+    int lanes = v.type.lanes();
+    bool uniform = true;
+    for (int i = 1; i < lanes && uniform; i++)
+        uniform = same_bits(et, v.lanes[0], v.lanes[i]);
+    if (uniform) return broadcast_to(lane_const(et, v.lanes[0]), lanes);
+    if (auto ramp = as_constant_ramp(v)) return ramp;
+    std::vector<Expr> elements;
+    for (int i = 0; i < lanes; i++)
+        elements.push_back(lane_const(et, v.lanes[i]));
+    return Shuffle::make_concat(elements);
 }
 
 }  // namespace

@@ -42,11 +42,11 @@ inline bool no_overflow(Type t) {
 std::optional<int64_t> const_int(const Expr &e);
 /// A constant of type `t` (broadcast if `t` is a vector); `v` wraps to the type.
 Expr int_const(Type t, int64_t v);
-/// Whether `e` is a constant, a broadcast constant, or a ramp of constants.
+/// Whether `e` is a constant, a broadcast constant, a ramp of constants, or a shuffle of such.
 bool is_const_value(const Expr &e);
 /// Evaluates `e`, whose operands are all constants, following the semantics exactly. Empty when
-/// the result is undefined (32/64-bit signed overflow, float-to-int out of range, ...) or not
-/// expressible as a constant, broadcast or ramp.
+/// the result is undefined (32/64-bit signed overflow, float-to-int out of range, ...). A vector
+/// becomes a broadcast or a ramp where it can, else the concatenation of its lanes.
 std::optional<Expr> fold(const Expr &e);
 /// Folds `e` if all of `operands` are constant values; empty otherwise.
 std::optional<Expr> fold_if_const(const Expr &e, std::initializer_list<Expr> operands);

@@ -33,10 +33,18 @@ std::optional<Value> try_evaluate(const Expr &e, const std::map<std::string, Val
     }
 }
 
+/// A constant scalar or vector: a constant, a broadcast or ramp of constants, or a shuffle of
+/// those (the simplifier's form of a vector constant with unrelated lanes).
 bool is_constant(const Expr &e) {
     if (is_const(e)) return true;
-    const auto *r = e.as<Ramp>();
-    return r && is_const(r->base) && is_const(r->stride);
+    if (const auto *r = e.as<Ramp>()) return is_const(r->base) && is_const(r->stride);
+    if (const auto *s = e.as<Shuffle>()) {
+        for (const Expr &v : s->vectors) {
+            if (!is_constant(v)) return false;
+        }
+        return true;
+    }
+    return false;
 }
 
 struct FreeVariableCounter : IRVisitor {

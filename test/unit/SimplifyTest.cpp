@@ -271,6 +271,12 @@ TEST(Simplify, Vectors) {
     EXPECT_SIMPLIFIES(VectorReduce::make(VectorReduce::Op::Max, bcast(x, 8), 2), bcast(x, 2));
     EXPECT_SIMPLIFIES(VectorReduce::make(VectorReduce::Op::Add, ramp(Expr(0), Expr(1), 4), 1),
                       Expr(6));
+    // A vector constant with unrelated lanes is a concatenation of constants.
+    EXPECT_SIMPLIFIES(Shuffle::make_concat({Expr(3), Expr(5), Expr(4)}) * bcast(Expr(2), 3) +
+                          ramp(Expr(0), Expr(1), 3),
+                      Shuffle::make_concat({Expr(6), Expr(11), Expr(10)}));
+    EXPECT_SIMPLIFIES(Shuffle::make_concat({Expr(3), Expr(5)}) + bcast(Expr(1), 2),
+                      ramp(Expr(4), Expr(2), 2));
     // Loads of ramp indices simplify their index.
     Expr load =
         Load::make(Int(32, 4), "buf", ramp(x * 4 + 1, 1, 4) - bcast(Expr(1), 4), const_true(4));
