@@ -24,6 +24,17 @@ Expr int_const(Type t, int64_t v) {
     return make_const(t, v);
 }
 
+Expr split_constant(const Expr &e, int64_t *c) {
+    if (const auto *add = e.as<Add>()) {
+        if (auto v = const_int(add->b)) {
+            *c = *v;
+            return add->a;
+        }
+    }
+    *c = 0;
+    return e;
+}
+
 bool is_const_value(const Expr &e) {
     if (is_const(e)) return true;
     if (const auto *r = e.as<Ramp>()) return is_const(r->base) && is_const(r->stride);

@@ -18,21 +18,11 @@ Bound minus(const Bound &a, const Bound &b) {
     return std::nullopt;
 }
 
-int128 floor_div(int128 a, int128 b) {
-    int128 q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-
 /// Whether reasoning modulo `c` about a value of type `t` survives wrap-around: it does when
 /// nothing overflows, or when `c` divides 2^bits.
 bool mod_survives_wrap(Type t, int64_t c) {
     if (no_overflow(t)) return true;
     return c > 0 && (c & (c - 1)) == 0 && (t.bits() >= 63 || c <= (int64_t(1) << t.bits()));
-}
-
-bool is_int(Type t) {
-    return t.is_int_or_uint() && !t.is_bool();
 }
 
 /// A float constant equal to -0.0 (scalar or broadcast).

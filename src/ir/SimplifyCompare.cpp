@@ -52,28 +52,6 @@ Expr make_node(IRNodeType op, const Expr &a, const Expr &b) {
     return Expr();
 }
 
-int128 floor_div(int128 a, int128 b) {
-    int128 q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-
-int128 ceil_div(int128 a, int128 b) {
-    return -floor_div(-a, b);
-}
-
-/// `e` as `x + c` with a constant c (c = 0 when e is not such a sum).
-Expr split_constant(const Expr &e, int64_t *c) {
-    if (const auto *add = e.as<Add>()) {
-        if (auto v = const_int(add->b)) {
-            *c = *v;
-            return add->a;
-        }
-    }
-    *c = 0;
-    return e;
-}
-
 bool between(int64_t v, int64_t lo_or_hi, int64_t other) {
     return (v >= std::min(lo_or_hi, other)) && (v <= std::max(lo_or_hi, other));
 }

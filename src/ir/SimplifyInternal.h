@@ -38,6 +38,24 @@ inline bool no_overflow(Type t) {
     return t.is_int() && t.bits() >= 32;
 }
 
+/// An integer type other than bool: the types that arithmetic rules apply to.
+inline bool is_int(Type t) {
+    return t.is_int_or_uint() && !t.is_bool();
+}
+
+/// Division rounding down, and up.
+inline int128 floor_div(int128 a, int128 b) {
+    int128 q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+inline int128 ceil_div(int128 a, int128 b) {
+    return -floor_div(-a, b);
+}
+
+/// `e` as `x + c` with an integer constant c: returns x and sets c (0 when e is no such sum).
+Expr split_constant(const Expr &e, int64_t *c);
+
 /// The integer value of a constant (IntImm, UIntImm up to INT64_MAX, or a broadcast of one).
 std::optional<int64_t> const_int(const Expr &e);
 /// A constant of type `t` (broadcast if `t` is a vector); `v` wraps to the type.

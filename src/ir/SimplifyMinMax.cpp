@@ -22,18 +22,6 @@ bool match(const Expr &e, bool want_min, Expr *a, Expr *b) {
     return false;
 }
 
-/// `e` as `x + c` with a constant c (c = 0 when e is not such a sum).
-Expr split_constant(const Expr &e, int64_t *c) {
-    if (const auto *add = e.as<Add>()) {
-        if (auto v = const_int(add->b)) {
-            *c = *v;
-            return add->a;
-        }
-    }
-    *c = 0;
-    return e;
-}
-
 }  // namespace
 
 Expr Simplifier::visit_min_max(const Expr &e, ExprInfo *info) {

@@ -6,10 +6,6 @@ namespace dsl::ir::simplify_internal {
 
 namespace {
 
-bool is_int(Type t) {
-    return t.is_int_or_uint() && !t.is_bool();
-}
-
 /// An integer constant with every bit set.
 bool is_all_ones(const Expr &e) {
     Type t = e.type().element_of();
