@@ -257,7 +257,11 @@ Expr Simplifier::visit_and_or(const Expr &e, ExprInfo *info) {
     const bool is_and = e.node_type() == IRNodeType::And;
     Expr orig_a, orig_b;
     operands(e, &orig_a, &orig_b);
-    Expr a = mutate(orig_a), b = mutate(orig_b);
+    Expr a = mutate(orig_a);
+    // b only matters where a is true (for &&) or false (for ||).
+    std::vector<std::string> facts = push_facts(a, is_and);
+    Expr b = mutate(orig_b);
+    pop_facts(facts);
     int lanes = e.type().lanes();
     auto make = [is_and](const Expr &x, const Expr &y) {
         return is_and ? And::make(x, y) : Or::make(x, y);

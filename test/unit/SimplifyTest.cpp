@@ -227,6 +227,9 @@ TEST(Simplify, LogicAndNegation) {
     EXPECT_SIMPLIFIES(!(b1 || b2), !b1 && !b2);
     EXPECT_SIMPLIFIES(x < 3 && x < 5, x < 3);
     EXPECT_SIMPLIFIES(x < 3 || x < 5, x < 5);
+    // The right side knows the left side's verdict.
+    EXPECT_SIMPLIFIES(x < 10 && min(x, 20) < y, x < 10 && x < y);
+    EXPECT_SIMPLIFIES(x < 10 || max(x, 5) == y, x < 10 || x == y);
     // Negative: !(a < b) is not b <= a for floats (NaN).
     Expr n = !(f < g);
     EXPECT_TRUE(equal(simplify(n), n)) << simplify(n);
