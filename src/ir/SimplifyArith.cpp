@@ -200,6 +200,17 @@ Expr Simplifier::visit_add(const Add *op, ExprInfo *info) {
             }
         }
         if (sub_b && is_const_zero(sub_b->a)) return rewrite(Sub::make(a, sub_b->b), info);
+        // (x / c) * c + x % c -> x, for c > 0, in either order.
+        for (int side = 0; side < 2; side++) {
+            const auto *mul = (side == 0 ? a : b).as<Mul>();
+            const auto *mod = (side == 0 ? b : a).as<Mod>();
+            const auto *div = mul ? mul->a.as<Div>() : nullptr;
+            auto c = mul ? const_int(mul->b) : std::nullopt;
+            if (div && mod && c && *c > 0 && equal(div->b, mul->b) && equal(mod->b, mul->b) &&
+                equal(div->a, mod->a)) {
+                return rewrite(div->a, info);
+            }
+        }
         if (sub_a && is_const_zero(sub_a->a)) return rewrite(Sub::make(b, sub_a->b), info);
         if (ramp_a && ramp_b && ramp_a->lanes == ramp_b->lanes) {
             return rewrite(Ramp::make(Add::make(ramp_a->base, ramp_b->base),
@@ -337,6 +348,15 @@ Expr Simplifier::visit_sub(const Sub *op, ExprInfo *info) {
             return rewrite(Mul::make(a, Sub::make(int_const(t, 1), mul_b->b)), info);
         }
         if (sub_b && is_const_zero(sub_b->a)) return rewrite(Add::make(a, sub_b->b), info);
+        if (mul_b && is_const(mul_b->b)) {
+            // x - (x / c) * c -> x % c, for c > 0. The difference is the remainder, which lies in
+            // [0, c), so even where the product wraps the result is exact.
+            const auto *div = mul_b->a.as<Div>();
+            auto c = const_int(mul_b->b);
+            if (div && c && *c > 0 && equal(div->a, a) && equal(div->b, mul_b->b)) {
+                return rewrite(Mod::make(a, mul_b->b), info);
+            }
+        }
         const auto *ramp_a = a.as<Ramp>();
         const auto *ramp_b = b.as<Ramp>();
         const auto *bc_a = a.as<Broadcast>();

@@ -232,6 +232,8 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
                 int128 lo = *infos[0].min * scale, hi = *infos[0].max * scale;
                 fits = lo >= t.element_of().int_min() && hi <= t.element_of().int_max();
             }
+            // For 32/64-bit signed types the factor itself must be representable.
+            if (no_overflow(t) && amount > t.bits() - 2) fits = false;
             if (!no_overflow(t) || fits) return rewrite(Mul::make(args[0], factor), info);
             *info = make_info(t, std::nullopt, std::nullopt,
                               infos[0].alignment * ModulusRemainder::constant(int64_t(1) << amount),

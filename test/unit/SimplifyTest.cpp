@@ -139,6 +139,9 @@ TEST(Simplify, DivisionAndModuloUseAlignment) {
     EXPECT_SIMPLIFIES((x + y * 8) % 4, x % 4);
     EXPECT_SIMPLIFIES((x % 8) % 4, x % 4);
     EXPECT_SIMPLIFIES((x / 2) / 3, x / 6);
+    EXPECT_SIMPLIFIES(x - (x / 8) * 8, x % 8);
+    EXPECT_SIMPLIFIES((x / 8) * 8 + x % 8, x);
+    EXPECT_SIMPLIFIES(i8 - (i8 / int8_t(3)) * int8_t(3), i8 % int8_t(3));
     EXPECT_SIMPLIFIES((x % 8) / 8, Expr(0));
     EXPECT_SIMPLIFIES(x % -4, x % 4);
     EXPECT_SIMPLIFIES(x / -4, 0 - x / 4);
@@ -168,6 +171,9 @@ TEST(Simplify, MinMax) {
     EXPECT_SIMPLIFIES(min(max(x, y), x), x);
     EXPECT_SIMPLIFIES(min(x, min(x, y)), min(x, y));
     EXPECT_SIMPLIFIES(min(x + 2, y + 2), min(x, y) + 2);
+    EXPECT_SIMPLIFIES(min(x / 4, y / 4), min(x, y) / 4);
+    EXPECT_SIMPLIFIES(max(x * 4, y * 4), max(x, y) * 4);
+    EXPECT_SIMPLIFIES(max(x * -2, y * -2), min(x, y) * -2);
     // An empty clamp.
     EXPECT_SIMPLIFIES(min(max(x, 10), 5), Expr(5));
     EXPECT_SIMPLIFIES(max(min(x, 5), 10), Expr(10));
@@ -348,6 +354,9 @@ TEST(Simplify, Intrinsics) {
     Expr shl = x << 3;
     EXPECT_TRUE(equal(simplify(shl), shl)) << simplify(shl);
     EXPECT_SIMPLIFIES((x % 16) << 3, (x % 16) * 8);
+    // 2^31 is no int32 constant: -1 << 31 stays a shift.
+    Expr top = (min(max(x, -1), 0)) << 31;
+    EXPECT_FALSE(simplify(top).as<Mul>()) << simplify(top);
 }
 
 TEST(Simplify, Lets) {
