@@ -140,9 +140,13 @@ Expr Simplifier::visit_compare(const Expr &e, ExprInfo *info) {
             if (auto c = fold(Sub::make(b, a.as<Add>()->b))) return rewrite(make(xa, *c), info);
         }
         if (ca != 0 && cb != 0) {
-            // Wrapping subtraction of the constants: equality holds in the ring.
+            // Wrapping subtraction of the constants: equality holds in the ring. The new sum
+            // must still not overflow where that is undefined, as bounds reasoning assumes so.
             int64_t d = static_cast<int64_t>(static_cast<uint64_t>(cb) - static_cast<uint64_t>(ca));
-            return rewrite(make(xa, Add::make(xb, int_const(t, d))), info);
+            Expr shifted = int_const(t, d);
+            if (cannot_overflow(IRNodeType::Add, xb, shifted)) {
+                return rewrite(make(xa, Add::make(xb, shifted)), info);
+            }
         }
         if (const auto *sub = a.as<Sub>()) {
             if (is_const_zero(b)) return rewrite(make(sub->a, sub->b), info);  // x - y == 0
