@@ -24,9 +24,26 @@ Expr int_const(Type t, int64_t v) {
     return make_const(t, v);
 }
 
+Expr split_constant(const Expr &e, int64_t *c) {
+    if (const auto *add = e.as<Add>()) {
+        if (auto v = const_int(add->b)) {
+            *c = *v;
+            return add->a;
+        }
+    }
+    *c = 0;
+    return e;
+}
+
 bool is_const_value(const Expr &e) {
     if (is_const(e)) return true;
     if (const auto *r = e.as<Ramp>()) return is_const(r->base) && is_const(r->stride);
+    if (const auto *sh = e.as<Shuffle>()) {
+        for (const Expr &v : sh->vectors) {
+            if (!is_const_value(v)) return false;
+        }
+        return true;
+    }
     return false;
 }
 
@@ -55,16 +72,11 @@ bool same_bits(Type et, const Scalar &a, const Scalar &b) {
     return a.f == b.f && std::signbit(a.f) == std::signbit(b.f);
 }
 
-std::optional<Expr> value_to_expr(const Value &v) {
-    if (v.undefined) return std::nullopt;
+/// A ramp of constants whose lanes the evaluator recomputes identically (wrap-around included).
+std::optional<Expr> as_constant_ramp(const Value &v) {
     Type et = v.type.element_of();
     int lanes = v.type.lanes();
-    bool uniform = true;
-    for (int i = 1; i < lanes && uniform; i++)
-        uniform = same_bits(et, v.lanes[0], v.lanes[i]);
-    if (uniform) return broadcast_to(lane_const(et, v.lanes[0]), lanes);
     if (!et.is_int_or_uint() || et.is_bool()) return std::nullopt;
-    // A ramp whose lanes the evaluator recomputes identically (including wrap-around).
     auto as_wide = [&](int i) { return et.is_int() ? int128(v.lanes[i].i) : int128(v.lanes[i].u); };
     int128 stride = as_wide(1) - as_wide(0);
     if (no_overflow(et)) {
@@ -86,12 +98,34 @@ std::optional<Expr> value_to_expr(const Value &v) {
     return Ramp::make(base, step, lanes);
 }
 
+/// The constant expression of a value: a scalar, a broadcast, a ramp, or else the concatenation
+/// of its lanes.
+std::optional<Expr> value_to_expr(const Value &v) {
+    if (v.undefined) return std::nullopt;
+    Type et = v.type.element_of();
+    int lanes = v.type.lanes();
+    bool uniform = true;
+    for (int i = 1; i < lanes && uniform; i++)
+        uniform = same_bits(et, v.lanes[0], v.lanes[i]);
+    if (uniform) return broadcast_to(lane_const(et, v.lanes[0]), lanes);
+    if (auto ramp = as_constant_ramp(v)) return ramp;
+    std::vector<Expr> elements;
+    for (int i = 0; i < lanes; i++)
+        elements.push_back(lane_const(et, v.lanes[i]));
+    return Shuffle::make_concat(elements);
+}
+
 }  // namespace
 
 std::optional<Expr> fold(const Expr &e) {
     // Constant folding defers to the reference evaluator, so that it follows the documented
     // semantics bit for bit (float16 rounding, Euclidean division, wrap-around) by construction.
-    return value_to_expr(evaluate(e));
+    try {
+        return value_to_expr(evaluate(e));
+    } catch (const InternalError &) {
+        // Something the evaluator does not handle (a reinterpret of bools, ...): leave it.
+        return std::nullopt;
+    }
 }
 
 std::optional<Expr> fold_if_const(const Expr &e, std::initializer_list<Expr> operands) {
@@ -178,6 +212,24 @@ Expr Simplifier::mutate(const Expr &e, ExprInfo *info) {
     if (!e.defined()) return e;
     ExprInfo local;
     ExprInfo *out = info ? info : &local;
+    const uint64_t scope = scope_ids_.back();
+    auto cached = cache_.find({e.get(), scope});
+    if (cached != cache_.end()) {
+        *out = cached->second.info;
+        return cached->second.result;
+    }
+    Expr result = dispatch(e, out);
+    // Keyed by the input and by the result, which is already simplified.
+    std::vector<CacheKey> &keys = scope_keys_.back();
+    for (const Expr &key : {e, result}) {
+        if (cache_.emplace(CacheKey{key.get(), scope}, CacheEntry{key, result, *out}).second) {
+            keys.push_back({key.get(), scope});
+        }
+    }
+    return result;
+}
+
+Expr Simplifier::dispatch(const Expr &e, ExprInfo *out) {
     *out = ExprInfo{};
     switch (e.node_type()) {
         case IRNodeType::IntImm:
@@ -251,10 +303,6 @@ Expr Simplifier::rewrite(const Expr &e, ExprInfo *info) {
     return result;
 }
 
-bool Simplifier::prove(const Expr &e) {
-    return is_const_true(mutate(e, nullptr));
-}
-
 ExprInfo Simplifier::variable_info(const Variable *op) {
     if (const ExprInfo *known = var_info_.find(op->name)) return *known;
     ExprInfo info = type_info(op->type);
@@ -270,42 +318,98 @@ ExprInfo Simplifier::variable_info(const Variable *op) {
 Expr Simplifier::visit_variable(const Variable *op, ExprInfo *info) {
     if (const Expr *replacement = replacements_.find(op->name)) {
         if (replacement->defined()) {
-            // Already simplified when it was bound; only its facts are needed.
-            return mutate(*replacement, info);
+            // Simplified when it was bound, in the scope it came from: return it as it is (a
+            // second simplification here could resolve its names against inner lets).
+            *info = var_info_.get(op->name);
+            return *replacement;
         }
     }
     *info = variable_info(op);
     return op;
 }
 
+namespace {
+
+/// The names of the variables `e` mentions.
+std::vector<std::string> variable_names(const Expr &e) {
+    struct Collect : IRVisitor {
+        std::vector<std::string> names;
+        using IRVisitor::visit;
+        void visit(const Variable *op) override { names.push_back(op->name); }
+    } collect;
+    collect.include(e);
+    return collect.names;
+}
+
+}  // namespace
+
 bool Simplifier::bind_let(const std::string &name, const Expr &value, const ExprInfo &value_info) {
-    const Expr *inner = &value;
-    if (const auto *b = value.as<Broadcast>()) inner = &b->value;
-    bool cheap = is_const_value(value) || inner->as<Variable>() || is_const(*inner);
-    replacements_.push(name, cheap ? value : Expr());
+    scope_ids_.push_back(next_scope_id_++);
+    scope_keys_.emplace_back();
+    // Constants, variables, and broadcasts or ramps of them cost nothing to repeat, and
+    // substituting them lets vector rules see through the let.
+    auto leaf = [](const Expr &x) { return x.as<Variable>() || is_const(x); };
+    const auto *bc = value.as<Broadcast>();
+    const auto *ramp = value.as<Ramp>();
+    bool cheap = leaf(value) || is_const_value(value) || (bc && leaf(bc->value)) ||
+                 (ramp && leaf(ramp->base) && leaf(ramp->stride));
+    bool substitute = cheap;
+    replacements_.push(name, substitute ? value : Expr());
     var_info_.push(name, value_info);
-    return cheap;
+    if (substitute) {
+        for (const std::string &n : variable_names(value))
+            names_in_replacements_[n]++;
+    }
+    return substitute;
 }
 
 void Simplifier::bind_opaque(const std::string &name, const ExprInfo &value_info) {
+    scope_ids_.push_back(next_scope_id_++);
+    scope_keys_.emplace_back();
     replacements_.push(name, Expr());
     var_info_.push(name, value_info);
 }
 
 void Simplifier::unbind(const std::string &name) {
+    // Nothing can look the closed scope's results up again.
+    for (const CacheKey &key : scope_keys_.back())
+        cache_.erase(key);
+    scope_keys_.pop_back();
+    scope_ids_.pop_back();
+    const Expr &replacement = replacements_.get(name);
+    if (replacement.defined()) {
+        for (const std::string &n : variable_names(replacement))
+            names_in_replacements_[n]--;
+    }
     replacements_.pop(name);
     var_info_.pop(name);
+}
+
+std::string Simplifier::rename_if_captured(const std::string &name) {
+    auto it = names_in_replacements_.find(name);
+    if (it == names_in_replacements_.end() || it->second == 0) return name;
+    // A substituted value mentions an outer `name`; binding it here would capture those
+    // occurrences. The new name only needs to differ from every name in scope.
+    std::string fresh;
+    do {
+        fresh = name + "_" + std::to_string(++rename_counter_);
+    } while (replacements_.contains(fresh) || (user_bounds_ && user_bounds_->contains(fresh)) ||
+             names_in_replacements_.count(fresh));
+    return fresh;
 }
 
 Expr Simplifier::visit_let(const Let *op, ExprInfo *info) {
     ExprInfo value_info;
     Expr value = mutate(op->value, &value_info);
-    bool substituted = bind_let(op->name, value, value_info);
-    Expr body = mutate(op->body, info);
-    unbind(op->name);
-    if (substituted || !expr_uses_var(body, op->name)) return body;
-    if (value.same_as(op->value) && body.same_as(op->body)) return op;
-    return Let::make(op->name, value, body);
+    std::string name = rename_if_captured(op->name);
+    Expr body = op->body;
+    if (name != op->name) body = substitute(op->name, Variable::make(value.type(), name), body);
+    bool substituted = bind_let(name, value, value_info);
+    body = mutate(body, info);
+    unbind(name);
+    if (substituted || !expr_uses_var(body, name)) return body;
+    if (name == op->name && value.same_as(op->value) && body.same_as(op->body)) return op;
+    return Let::make(name, value, body);
 }
 
 }  // namespace simplify_internal
@@ -326,6 +430,27 @@ Stmt simplify(const Stmt &s) {
 
 Stmt simplify(const Stmt &s, const Scope<ConstantBounds> &bounds) {
     return Simplifier(&bounds).mutate(s);
+}
+
+namespace {
+ConstantBounds bounds_with(const Expr &e, const Scope<ConstantBounds> *bounds) {
+    simplify_internal::ExprInfo info;
+    Simplifier(bounds).mutate(e, &info);
+    ConstantBounds result;
+    if (e.type().is_int_or_uint()) {
+        result.min = info.min;
+        result.max = info.max;
+    }
+    return result;
+}
+}  // namespace
+
+ConstantBounds constant_bounds(const Expr &e) {
+    return bounds_with(e, nullptr);
+}
+
+ConstantBounds constant_bounds(const Expr &e, const Scope<ConstantBounds> &bounds) {
+    return bounds_with(e, &bounds);
 }
 
 bool can_prove(const Expr &condition) {

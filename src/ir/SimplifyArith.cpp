@@ -18,21 +18,11 @@ Bound minus(const Bound &a, const Bound &b) {
     return std::nullopt;
 }
 
-int128 floor_div(int128 a, int128 b) {
-    int128 q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-
 /// Whether reasoning modulo `c` about a value of type `t` survives wrap-around: it does when
 /// nothing overflows, or when `c` divides 2^bits.
 bool mod_survives_wrap(Type t, int64_t c) {
     if (no_overflow(t)) return true;
     return c > 0 && (c & (c - 1)) == 0 && (t.bits() >= 63 || c <= (int64_t(1) << t.bits()));
-}
-
-bool is_int(Type t) {
-    return t.is_int_or_uint() && !t.is_bool();
 }
 
 /// A float constant equal to -0.0 (scalar or broadcast).
@@ -92,11 +82,32 @@ bool Simplifier::cannot_overflow(IRNodeType op, const Expr &p, const Expr &q) {
     return lo >= t.element_of().int_min() && hi <= t.element_of().int_max();
 }
 
+std::optional<Expr> Simplifier::push_into_select(const Expr &a, const Expr &b,
+                                                 Expr (*make)(Expr, Expr)) {
+    // select(c, k1, k2) op k -> select(c, k1 op k, k2 op k): each lane computes what it would
+    // have computed anyway.
+    for (int side = 0; side < 2; side++) {
+        const auto *sel = (side == 0 ? a : b).as<Select>();
+        const Expr &other = side == 0 ? b : a;
+        if (!sel || !is_const(other) || !is_const(sel->true_value) || !is_const(sel->false_value))
+            continue;
+        if (sel->condition.type().lanes() != a.type().lanes() && sel->condition.type().is_vector())
+            continue;
+        auto t =
+            side == 0 ? fold(make(sel->true_value, other)) : fold(make(other, sel->true_value));
+        auto f =
+            side == 0 ? fold(make(sel->false_value, other)) : fold(make(other, sel->false_value));
+        if (t && f && is_const(*t) && is_const(*f)) return Select::make(sel->condition, *t, *f);
+    }
+    return std::nullopt;
+}
+
 Expr Simplifier::visit_add(const Add *op, ExprInfo *info) {
     ExprInfo ia, ib;
     Expr a = mutate(op->a, &ia), b = mutate(op->b, &ib);
     Type t = op->type;
     if (auto f = fold_if_const(Add::make(a, b), {a, b})) return rewrite(*f, info);
+    if (auto p = push_into_select(a, b, Add::make)) return rewrite(*p, info);
     if (both_broadcasts(a, b)) {
         const auto *ba = a.as<Broadcast>();
         return rewrite(Broadcast::make(Add::make(ba->value, b.as<Broadcast>()->value), ba->lanes),
@@ -189,6 +200,17 @@ Expr Simplifier::visit_add(const Add *op, ExprInfo *info) {
             }
         }
         if (sub_b && is_const_zero(sub_b->a)) return rewrite(Sub::make(a, sub_b->b), info);
+        // (x / c) * c + x % c -> x, for c > 0, in either order.
+        for (int side = 0; side < 2; side++) {
+            const auto *mul = (side == 0 ? a : b).as<Mul>();
+            const auto *mod = (side == 0 ? b : a).as<Mod>();
+            const auto *div = mul ? mul->a.as<Div>() : nullptr;
+            auto c = mul ? const_int(mul->b) : std::nullopt;
+            if (div && mod && c && *c > 0 && equal(div->b, mul->b) && equal(mod->b, mul->b) &&
+                equal(div->a, mod->a)) {
+                return rewrite(div->a, info);
+            }
+        }
         if (sub_a && is_const_zero(sub_a->a)) return rewrite(Sub::make(b, sub_a->b), info);
         if (ramp_a && ramp_b && ramp_a->lanes == ramp_b->lanes) {
             return rewrite(Ramp::make(Add::make(ramp_a->base, ramp_b->base),
@@ -223,6 +245,7 @@ Expr Simplifier::visit_sub(const Sub *op, ExprInfo *info) {
     Expr a = mutate(op->a, &ia), b = mutate(op->b, &ib);
     Type t = op->type;
     if (auto f = fold_if_const(Sub::make(a, b), {a, b})) return rewrite(*f, info);
+    if (auto p = push_into_select(a, b, Sub::make)) return rewrite(*p, info);
     if (both_broadcasts(a, b)) {
         const auto *ba = a.as<Broadcast>();
         return rewrite(Broadcast::make(Sub::make(ba->value, b.as<Broadcast>()->value), ba->lanes),
@@ -325,6 +348,15 @@ Expr Simplifier::visit_sub(const Sub *op, ExprInfo *info) {
             return rewrite(Mul::make(a, Sub::make(int_const(t, 1), mul_b->b)), info);
         }
         if (sub_b && is_const_zero(sub_b->a)) return rewrite(Add::make(a, sub_b->b), info);
+        if (mul_b && is_const(mul_b->b)) {
+            // x - (x / c) * c -> x % c, for c > 0. The difference is the remainder, which lies in
+            // [0, c), so even where the product wraps the result is exact.
+            const auto *div = mul_b->a.as<Div>();
+            auto c = const_int(mul_b->b);
+            if (div && c && *c > 0 && equal(div->a, a) && equal(div->b, mul_b->b)) {
+                return rewrite(Mod::make(a, mul_b->b), info);
+            }
+        }
         const auto *ramp_a = a.as<Ramp>();
         const auto *ramp_b = b.as<Ramp>();
         const auto *bc_a = a.as<Broadcast>();
@@ -364,6 +396,7 @@ Expr Simplifier::visit_mul(const Mul *op, ExprInfo *info) {
     Expr a = mutate(op->a, &ia), b = mutate(op->b, &ib);
     Type t = op->type;
     if (auto f = fold_if_const(Mul::make(a, b), {a, b})) return rewrite(*f, info);
+    if (auto p = push_into_select(a, b, Mul::make)) return rewrite(*p, info);
     if (both_broadcasts(a, b)) {
         const auto *ba = a.as<Broadcast>();
         return rewrite(Broadcast::make(Mul::make(ba->value, b.as<Broadcast>()->value), ba->lanes),
@@ -422,6 +455,7 @@ Expr Simplifier::visit_div(const Div *op, ExprInfo *info) {
     Expr a = mutate(op->a, &ia), b = mutate(op->b, &ib);
     Type t = op->type;
     if (auto f = fold_if_const(Div::make(a, b), {a, b})) return rewrite(*f, info);
+    if (auto p = push_into_select(a, b, Div::make)) return rewrite(*p, info);
     if (both_broadcasts(a, b)) {
         const auto *ba = a.as<Broadcast>();
         return rewrite(Broadcast::make(Div::make(ba->value, b.as<Broadcast>()->value), ba->lanes),
@@ -437,6 +471,13 @@ Expr Simplifier::visit_div(const Div *op, ExprInfo *info) {
     if (is_const_one(b)) return a;
     if (t.is_int() && is_const(b, -1)) return rewrite(Sub::make(make_zero(t), a), info);
     auto c = const_int(b);
+    if (t.is_int()) {
+        // Euclidean x / -c is -(x / c); with c > 1 the negation cannot overflow.
+        auto neg = as_const_int(b);
+        if (neg && *neg < -1 && *neg > t.element_of().int_min()) {
+            return rewrite(Sub::make(make_zero(t), Div::make(a, int_const(t, -*neg))), info);
+        }
+    }
     if (c && *c > 0) {
         const auto *mul_a = a.as<Mul>();
         const auto *add_a = a.as<Add>();
@@ -547,6 +588,7 @@ Expr Simplifier::visit_mod(const Mod *op, ExprInfo *info) {
     Expr a = mutate(op->a, &ia), b = mutate(op->b, &ib);
     Type t = op->type;
     if (auto f = fold_if_const(Mod::make(a, b), {a, b})) return rewrite(*f, info);
+    if (auto p = push_into_select(a, b, Mod::make)) return rewrite(*p, info);
     if (both_broadcasts(a, b)) {
         const auto *ba = a.as<Broadcast>();
         return rewrite(Broadcast::make(Mod::make(ba->value, b.as<Broadcast>()->value), ba->lanes),
@@ -558,6 +600,13 @@ Expr Simplifier::visit_mod(const Mod *op, ExprInfo *info) {
         return rewrite(make_zero(t), info);
     }
     auto c = const_int(b);
+    if (t.is_int()) {
+        // The Euclidean remainder by -c is the remainder by c.
+        auto neg = as_const_int(b);
+        if (neg && *neg < 0 && *neg > t.element_of().int_min()) {
+            return rewrite(Mod::make(a, int_const(t, -*neg)), info);
+        }
+    }
     if (c && *c > 0) {
         // Already in range.
         if (ia.min_at_least(0) && ia.max_at_most(*c - 1)) {

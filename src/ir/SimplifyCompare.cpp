@@ -52,28 +52,6 @@ Expr make_node(IRNodeType op, const Expr &a, const Expr &b) {
     return Expr();
 }
 
-int128 floor_div(int128 a, int128 b) {
-    int128 q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-
-int128 ceil_div(int128 a, int128 b) {
-    return -floor_div(-a, b);
-}
-
-/// `e` as `x + c` with a constant c (c = 0 when e is not such a sum).
-Expr split_constant(const Expr &e, int64_t *c) {
-    if (const auto *add = e.as<Add>()) {
-        if (auto v = const_int(add->b)) {
-            *c = *v;
-            return add->a;
-        }
-    }
-    *c = 0;
-    return e;
-}
-
 bool between(int64_t v, int64_t lo_or_hi, int64_t other) {
     return (v >= std::min(lo_or_hi, other)) && (v <= std::max(lo_or_hi, other));
 }
@@ -162,9 +140,13 @@ Expr Simplifier::visit_compare(const Expr &e, ExprInfo *info) {
             if (auto c = fold(Sub::make(b, a.as<Add>()->b))) return rewrite(make(xa, *c), info);
         }
         if (ca != 0 && cb != 0) {
-            // Wrapping subtraction of the constants: equality holds in the ring.
+            // Wrapping subtraction of the constants: equality holds in the ring. The new sum
+            // must still not overflow where that is undefined, as bounds reasoning assumes so.
             int64_t d = static_cast<int64_t>(static_cast<uint64_t>(cb) - static_cast<uint64_t>(ca));
-            return rewrite(make(xa, Add::make(xb, int_const(t, d))), info);
+            Expr shifted = int_const(t, d);
+            if (cannot_overflow(IRNodeType::Add, xb, shifted)) {
+                return rewrite(make(xa, Add::make(xb, shifted)), info);
+            }
         }
         if (const auto *sub = a.as<Sub>()) {
             if (is_const_zero(b)) return rewrite(make(sub->a, sub->b), info);  // x - y == 0
@@ -179,6 +161,32 @@ Expr Simplifier::visit_compare(const Expr &e, ExprInfo *info) {
             if (equal(add->b, a)) return rewrite(make(add->a, make_zero(t)), info);
         }
         return (a.same_as(orig_a) && b.same_as(orig_b)) ? e : make(a, b);
+    }
+
+    // x / c < k -> x < k * c, for c > 0 and any integer type: the division rounds down and
+    // does no arithmetic that could wrap; only the new constant must fit the type.
+    {
+        const bool lt = op == IRNodeType::LT;
+        const auto *div = a.as<Div>() ? a.as<Div>() : b.as<Div>();
+        auto k = const_int(a.as<Div>() ? b : a);
+        auto c = div ? const_int(div->b) : std::nullopt;
+        if (div && k && c && *c > 0) {
+            Type et = t.element_of();
+            int128 lo = et.is_int() ? int128(et.int_min()) : 0;
+            int128 hi = et.is_int() ? int128(et.int_max()) : int128(et.uint_max());
+            int128 bound;
+            if (a.as<Div>()) {
+                // x/c < k <=> x < k*c; x/c <= k <=> x <= k*c + c - 1
+                bound = lt ? int128(*k) * *c : int128(*k) * *c + *c - 1;
+            } else {
+                // k < x/c <=> k*c + c - 1 < x; k <= x/c <=> k*c <= x
+                bound = lt ? int128(*k) * *c + *c - 1 : int128(*k) * *c;
+            }
+            if (bound >= lo && bound <= hi && bound >= INT64_MIN && bound <= INT64_MAX) {
+                Expr kc = int_const(t, static_cast<int64_t>(bound));
+                return rewrite(a.as<Div>() ? make(div->a, kc) : make(kc, div->a), info);
+            }
+        }
     }
 
     // LT and LE: only when nothing overflows may terms move across.
@@ -253,7 +261,11 @@ Expr Simplifier::visit_and_or(const Expr &e, ExprInfo *info) {
     const bool is_and = e.node_type() == IRNodeType::And;
     Expr orig_a, orig_b;
     operands(e, &orig_a, &orig_b);
-    Expr a = mutate(orig_a), b = mutate(orig_b);
+    Expr a = mutate(orig_a);
+    // b only matters where a is true (for &&) or false (for ||).
+    std::vector<std::string> facts = push_facts(a, is_and);
+    Expr b = mutate(orig_b);
+    pop_facts(facts);
     int lanes = e.type().lanes();
     auto make = [is_and](const Expr &x, const Expr &y) {
         return is_and ? And::make(x, y) : Or::make(x, y);
@@ -332,7 +344,13 @@ Expr Simplifier::visit_not(const Not *op, ExprInfo *info) {
 Expr Simplifier::visit_select(const Select *op, ExprInfo *info) {
     Expr cond = mutate(op->condition);
     ExprInfo it, iff;
-    Expr tv = mutate(op->true_value, &it), fv = mutate(op->false_value, &iff);
+    // Each value is only used in the lanes where the condition has its verdict.
+    std::vector<std::string> facts = push_facts(cond, true);
+    Expr tv = mutate(op->true_value, &it);
+    pop_facts(facts);
+    facts = push_facts(cond, false);
+    Expr fv = mutate(op->false_value, &iff);
+    pop_facts(facts);
     Type t = op->type;
     if (is_const_true(cond)) {
         *info = it;
@@ -343,7 +361,8 @@ Expr Simplifier::visit_select(const Select *op, ExprInfo *info) {
         return fv;
     }
     if (equal(tv, fv)) {
-        *info = it;
+        // Each side's facts were learned under its own verdict of the condition.
+        *info = unify_info(it, iff);
         return tv;
     }
     if (const auto *n = cond.as<Not>()) return rewrite(Select::make(n->a, fv, tv), info);

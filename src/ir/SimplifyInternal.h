@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/IREquality.h"
@@ -36,15 +38,33 @@ inline bool no_overflow(Type t) {
     return t.is_int() && t.bits() >= 32;
 }
 
+/// An integer type other than bool: the types that arithmetic rules apply to.
+inline bool is_int(Type t) {
+    return t.is_int_or_uint() && !t.is_bool();
+}
+
+/// Division rounding down, and up.
+inline int128 floor_div(int128 a, int128 b) {
+    int128 q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+inline int128 ceil_div(int128 a, int128 b) {
+    return -floor_div(-a, b);
+}
+
+/// `e` as `x + c` with an integer constant c: returns x and sets c (0 when e is no such sum).
+Expr split_constant(const Expr &e, int64_t *c);
+
 /// The integer value of a constant (IntImm, UIntImm up to INT64_MAX, or a broadcast of one).
 std::optional<int64_t> const_int(const Expr &e);
 /// A constant of type `t` (broadcast if `t` is a vector); `v` wraps to the type.
 Expr int_const(Type t, int64_t v);
-/// Whether `e` is a constant, a broadcast constant, or a ramp of constants.
+/// Whether `e` is a constant, a broadcast constant, a ramp of constants, or a shuffle of such.
 bool is_const_value(const Expr &e);
 /// Evaluates `e`, whose operands are all constants, following the semantics exactly. Empty when
-/// the result is undefined (32/64-bit signed overflow, float-to-int out of range, ...) or not
-/// expressible as a constant, broadcast or ramp.
+/// the result is undefined (32/64-bit signed overflow, float-to-int out of range, ...). A vector
+/// becomes a broadcast or a ramp where it can, else the concatenation of its lanes.
 std::optional<Expr> fold(const Expr &e);
 /// Folds `e` if all of `operands` are constant values; empty otherwise.
 std::optional<Expr> fold_if_const(const Expr &e, std::initializer_list<Expr> operands);
@@ -97,9 +117,6 @@ class Simplifier : public IRMutator {
     Expr visit_shuffle(const Shuffle *op, ExprInfo *info);
     Expr visit_vector_reduce(const VectorReduce *op, ExprInfo *info);
 
-    /// Whether `e` (already simplified or not) simplifies to true.
-    bool prove(const Expr &e);
-
   protected:
     using IRMutator::visit;
     // Statements (SimplifyStmt.cpp).
@@ -115,6 +132,19 @@ class Simplifier : public IRMutator {
     /// Whether `p op q` (op: Add, Sub or Mul), a term a rule is about to create, provably cannot
     /// overflow where overflow would be undefined. Always true for wrapping types.
     bool cannot_overflow(IRNodeType op, const Expr &p, const Expr &q);
+    /// Simplifies `e` (not cached).
+    Expr dispatch(const Expr &e, ExprInfo *info);
+    /// Binds what `condition` evaluating to `holds` says about variables; returns the names to
+    /// hand to `pop_facts` afterwards.
+    std::vector<std::string> push_facts(const Expr &condition, bool holds);
+    void pop_facts(const std::vector<std::string> &bound);
+    /// Simplifies `s` knowing that `condition` evaluates to `holds`.
+    Stmt mutate_with_facts(const Stmt &s, const Expr &condition, bool holds);
+    /// `select(c, k1, k2) op k` as a select of constants, where both fold.
+    std::optional<Expr> push_into_select(const Expr &a, const Expr &b, Expr (*make)(Expr, Expr));
+    /// The alignment of the first lane of a (simplified) load or store index: `known`, or what
+    /// the simplifier derives if that says more.
+    ModulusRemainder index_alignment(const Expr &index, const ModulusRemainder &known);
     /// Re-simplifies the result of a rule.
     Expr rewrite(const Expr &e, ExprInfo *info);
     /// The facts known about a variable: from an enclosing let or loop, or the caller's bounds.
@@ -124,6 +154,9 @@ class Simplifier : public IRMutator {
     /// let's body: substituted where it occurs when it is cheap to repeat (returns true), else
     /// described by `value_info`. Undo with `unbind`.
     bool bind_let(const std::string &name, const Expr &value, const ExprInfo &value_info);
+    /// `name`, or a fresh name to bind instead where binding `name` would capture a variable
+    /// of a substituted value.
+    std::string rename_if_captured(const std::string &name);
     /// Binds a name that is not substituted (a loop variable) to what is known about it.
     void bind_opaque(const std::string &name, const ExprInfo &value_info);
     void unbind(const std::string &name);
@@ -133,7 +166,35 @@ class Simplifier : public IRMutator {
     Scope<ExprInfo> var_info_;
     /// Let-bound names whose value is substituted where they occur.
     Scope<Expr> replacements_;
+    /// How many substituted values mention each variable name (to detect capture).
+    std::map<std::string, int> names_in_replacements_;
+    int rename_counter_ = 0;
     int rewrite_depth_ = 0;
+    /// Results of `mutate` by node, for both the input and the result node, so that rules which
+    /// ask for the facts of an already simplified operand, and rewrites built from simplified
+    /// parts, cost nothing for those parts. Results depend on what is known about variables, so
+    /// each binding of a name opens a new scope id, part of the key.
+    struct CacheKey {
+        const BaseExprNode *node;
+        uint64_t scope;
+        bool operator==(const CacheKey &o) const { return node == o.node && scope == o.scope; }
+    };
+    struct CacheKeyHash {
+        size_t operator()(const CacheKey &k) const {
+            return std::hash<const void *>()(k.node) ^
+                   (std::hash<uint64_t>()(k.scope) * 0x9e3779b97f4a7c15ull);
+        }
+    };
+    struct CacheEntry {
+        Expr key;  ///< keeps the key's node alive, so that its address is not reused
+        Expr result;
+        ExprInfo info;
+    };
+    std::unordered_map<CacheKey, CacheEntry, CacheKeyHash> cache_;
+    /// The open scopes, innermost last, and the cache keys made in each (erased on close).
+    std::vector<uint64_t> scope_ids_ = {0};
+    std::vector<std::vector<CacheKey>> scope_keys_ = {{}};
+    uint64_t next_scope_id_ = 1;
     static constexpr int kMaxRewriteDepth = 64;
 };
 

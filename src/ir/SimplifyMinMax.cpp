@@ -22,18 +22,6 @@ bool match(const Expr &e, bool want_min, Expr *a, Expr *b) {
     return false;
 }
 
-/// `e` as `x + c` with a constant c (c = 0 when e is not such a sum).
-Expr split_constant(const Expr &e, int64_t *c) {
-    if (const auto *add = e.as<Add>()) {
-        if (auto v = const_int(add->b)) {
-            *c = *v;
-            return add->a;
-        }
-    }
-    *c = 0;
-    return e;
-}
-
 }  // namespace
 
 Expr Simplifier::visit_min_max(const Expr &e, ExprInfo *info) {
@@ -102,7 +90,28 @@ Expr Simplifier::visit_min_max(const Expr &e, ExprInfo *info) {
             *info = ia;
             return a;
         }
+        // min(x / c, y / c) -> min(x, y) / c for c > 0: division rounding down is monotonic.
+        const auto *div_a = a.as<Div>();
+        const auto *div_b = b.as<Div>();
+        if (div_a && div_b && equal(div_a->b, div_b->b)) {
+            auto c = const_int(div_a->b);
+            if (c && *c > 0) return rewrite(Div::make(make(div_a->a, div_b->a), div_a->b), info);
+        }
         if (no_overflow(t)) {
+            // min(x * c, y * c) -> min(x, y) * c for c > 0 (max for c < 0); the product is one of
+            // the original ones, so it cannot overflow.
+            const auto *mul_a = a.as<Mul>();
+            const auto *mul_b = b.as<Mul>();
+            if (mul_a && mul_b && equal(mul_a->b, mul_b->b)) {
+                auto c = const_int(mul_a->b);
+                if (c && *c > 0)
+                    return rewrite(Mul::make(make(mul_a->a, mul_b->a), mul_a->b), info);
+                if (c && *c < 0) {
+                    Expr other =
+                        is_min ? Max::make(mul_a->a, mul_b->a) : Min::make(mul_a->a, mul_b->a);
+                    return rewrite(Mul::make(other, mul_a->b), info);
+                }
+            }
             // min(x + c1, x + c2) -> x + min(c1, c2), where the sums do not overflow.
             int64_t ca, cb;
             Expr xa = split_constant(a, &ca), xb = split_constant(b, &cb);

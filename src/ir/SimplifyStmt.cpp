@@ -8,12 +8,15 @@ namespace dsl::ir::simplify_internal {
 Stmt Simplifier::visit(const LetStmt *op) {
     ExprInfo value_info;
     Expr value = mutate(op->value, &value_info);
-    bool substituted = bind_let(op->name, value, value_info);
-    Stmt body = mutate(op->body);
-    unbind(op->name);
-    if (substituted || !stmt_uses_var(body, op->name)) return body;
-    if (value.same_as(op->value) && body.same_as(op->body)) return op;
-    return LetStmt::make(op->name, value, body);
+    std::string name = rename_if_captured(op->name);
+    Stmt body = op->body;
+    if (name != op->name) body = substitute(op->name, Variable::make(value.type(), name), body);
+    bool substituted = bind_let(name, value, value_info);
+    body = mutate(body);
+    unbind(name);
+    if (substituted || !stmt_uses_var(body, name)) return body;
+    if (name == op->name && value.same_as(op->value) && body.same_as(op->body)) return op;
+    return LetStmt::make(name, value, body);
 }
 
 Stmt Simplifier::visit(const AssertStmt *op) {
@@ -62,9 +65,12 @@ Stmt Simplifier::visit(const Store *op) {
     if (is_const_false(predicate)) return no_op();
     Expr value = mutate(op->value);
     Expr index = mutate(op->index);
-    if (predicate.same_as(op->predicate) && value.same_as(op->value) && index.same_as(op->index))
+    ModulusRemainder alignment = index_alignment(index, op->alignment);
+    if (predicate.same_as(op->predicate) && value.same_as(op->value) && index.same_as(op->index) &&
+        alignment == op->alignment) {
         return op;
-    return Store::make(op->name, value, index, predicate, op->alignment);
+    }
+    return Store::make(op->name, value, index, predicate, alignment);
 }
 
 Stmt Simplifier::visit(const Block *op) {
@@ -93,12 +99,120 @@ Stmt Simplifier::visit(const Block *op) {
     return Block::make(stmts);
 }
 
+namespace {
+
+/// A fact learned from a condition: `name` lies in [min, max] (or equals `min` when both agree).
+struct VariableFact {
+    std::string name;
+    Type type;
+    std::optional<int64_t> min, max;
+};
+
+/// Facts about integer variables implied by `condition` having the value `holds`: from
+/// comparisons of a variable with a constant, through !, && (when true) and || (when false).
+void learn(const Expr &condition, bool holds, std::vector<VariableFact> *facts) {
+    if (const auto *n = condition.as<Not>()) return learn(n->a, !holds, facts);
+    if (const auto *a = condition.as<And>()) {
+        if (holds) {
+            learn(a->a, true, facts);
+            learn(a->b, true, facts);
+        }
+        return;
+    }
+    if (const auto *o = condition.as<Or>()) {
+        if (!holds) {
+            learn(o->a, false, facts);
+            learn(o->b, false, facts);
+        }
+        return;
+    }
+    Expr lhs, rhs;
+    IRNodeType op = condition.node_type();
+    if (const auto *c = condition.as<LT>()) lhs = c->a, rhs = c->b;
+    if (const auto *c = condition.as<LE>()) lhs = c->a, rhs = c->b;
+    if (const auto *c = condition.as<EQ>()) lhs = c->a, rhs = c->b;
+    if (const auto *c = condition.as<NE>()) lhs = c->a, rhs = c->b;
+    if (!lhs.defined() || !lhs.type().is_scalar() || !lhs.type().is_int_or_uint()) return;
+    // Normalise to `var op k` or `k op var`.
+    const auto *var = lhs.as<Variable>();
+    auto k = const_int(rhs);
+    bool var_on_left = true;
+    if (!var || !k) {
+        var = rhs.as<Variable>();
+        k = const_int(lhs);
+        var_on_left = false;
+    }
+    if (!var || !k) return;
+    VariableFact f{var->name, var->type, std::nullopt, std::nullopt};
+    int64_t v = *k;
+    auto at_most = [&](int128 x) { f.max = static_cast<int64_t>(std::max<int128>(x, INT64_MIN)); };
+    auto at_least = [&](int128 x) { f.min = static_cast<int64_t>(std::min<int128>(x, INT64_MAX)); };
+    switch (op) {
+        case IRNodeType::LT:
+            // var < k, or k < var; negated: var >= k, or var <= k.
+            if (var_on_left)
+                holds ? at_most(int128(v) - 1) : at_least(v);
+            else
+                holds ? at_least(int128(v) + 1) : at_most(v);
+            break;
+        case IRNodeType::LE:
+            if (var_on_left)
+                holds ? at_most(v) : at_least(int128(v) + 1);
+            else
+                holds ? at_least(v) : at_most(int128(v) - 1);
+            break;
+        case IRNodeType::EQ:
+        case IRNodeType::NE:
+            if (holds != (op == IRNodeType::EQ)) return;
+            f.min = f.max = v;
+            break;
+        default:
+            return;
+    }
+    facts->push_back(f);
+}
+
+}  // namespace
+
+std::vector<std::string> Simplifier::push_facts(const Expr &condition, bool holds) {
+    std::vector<VariableFact> facts;
+    learn(condition, holds, &facts);
+    std::vector<std::string> bound;
+    for (const VariableFact &f : facts) {
+        ExprInfo info = variable_info(Variable::make(f.type, f.name).as<Variable>());
+        if (f.min && (!info.min || *f.min > *info.min)) info.min = f.min;
+        if (f.max && (!info.max || *f.max < *info.max)) info.max = f.max;
+        if (info.min && info.max && *info.min > *info.max) continue;  // a dead branch; keep it
+        if (info.is_const()) {
+            bind_let(f.name, int_const(f.type, *info.min), info);
+        } else {
+            bind_opaque(f.name, info);
+        }
+        bound.push_back(f.name);
+    }
+    return bound;
+}
+
+void Simplifier::pop_facts(const std::vector<std::string> &bound) {
+    for (auto it = bound.rbegin(); it != bound.rend(); ++it)
+        unbind(*it);
+}
+
+Stmt Simplifier::mutate_with_facts(const Stmt &s, const Expr &condition, bool holds) {
+    std::vector<std::string> bound = push_facts(condition, holds);
+    Stmt result = mutate(s);
+    pop_facts(bound);
+    return result;
+}
+
 Stmt Simplifier::visit(const IfThenElse *op) {
     Expr condition = mutate(op->condition);
     if (is_const_true(condition)) return mutate(op->then_case);
     if (is_const_false(condition)) return op->else_case.defined() ? mutate(op->else_case) : no_op();
-    Stmt then_case = mutate(op->then_case);
-    Stmt else_case = op->else_case.defined() ? mutate(op->else_case) : Stmt();
+    // Each branch knows the condition's verdict about the variables it compares.
+    Stmt then_case = mutate_with_facts(op->then_case, condition, true);
+    Stmt else_case =
+        op->else_case.defined() ? mutate_with_facts(op->else_case, condition, false) : Stmt();
     if (is_no_op(else_case)) else_case = Stmt();
     if (is_no_op(then_case)) {
         if (!else_case.defined()) return no_op();

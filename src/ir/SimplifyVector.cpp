@@ -6,10 +6,6 @@ namespace dsl::ir::simplify_internal {
 
 namespace {
 
-bool is_int(Type t) {
-    return t.is_int_or_uint() && !t.is_bool();
-}
-
 /// An integer constant with every bit set.
 bool is_all_ones(const Expr &e) {
     Type t = e.type().element_of();
@@ -65,14 +61,30 @@ Expr Simplifier::visit_cast(const Cast *op, ExprInfo *info) {
     return Cast::make(t, v);
 }
 
+ModulusRemainder Simplifier::index_alignment(const Expr &index, const ModulusRemainder &known) {
+    // The alignment of the first lane: the base of a ramp, or the index itself.
+    ExprInfo first;
+    if (const auto *r = index.as<Ramp>()) {
+        mutate(r->base, &first);
+    } else {
+        mutate(index, &first);
+    }
+    // A constant index needs no alignment fact; keep what the caller said.
+    const ModulusRemainder &derived = first.alignment;
+    if (known.is_constant() || derived.is_constant()) return known;
+    return derived.modulus > known.modulus ? derived : known;
+}
+
 Expr Simplifier::visit_load(const Load *op, ExprInfo *info) {
     Expr index = mutate(op->index);
     Expr predicate = mutate(op->predicate);
     *info = type_info(op->type);
     // Lanes that are masked off read as zero.
     if (is_const_false(predicate)) return make_zero(op->type);
-    if (index.same_as(op->index) && predicate.same_as(op->predicate)) return op;
-    return Load::make(op->type, op->name, index, predicate, op->alignment);
+    ModulusRemainder alignment = index_alignment(index, op->alignment);
+    if (index.same_as(op->index) && predicate.same_as(op->predicate) && alignment == op->alignment)
+        return op;
+    return Load::make(op->type, op->name, index, predicate, alignment);
 }
 
 Expr Simplifier::visit_ramp(const Ramp *op, ExprInfo *info) {
@@ -182,7 +194,7 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
             break;
         case I::ShiftLeft:
         case I::ShiftRight: {
-            if (is_const_zero(args[1])) {
+            if (is_const_zero(args[1]) || is_const_zero(args[0])) {
                 *info = infos[0];
                 return args[0];
             }
@@ -219,6 +231,8 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
                 int128 lo = *infos[0].min * scale, hi = *infos[0].max * scale;
                 fits = lo >= t.element_of().int_min() && hi <= t.element_of().int_max();
             }
+            // For 32/64-bit signed types the factor itself must be representable.
+            if (no_overflow(t) && amount > t.bits() - 2) fits = false;
             if (!no_overflow(t) || fits) return rewrite(Mul::make(args[0], factor), info);
             *info = make_info(t, std::nullopt, std::nullopt,
                               infos[0].alignment * ModulusRemainder::constant(int64_t(1) << amount),

@@ -139,7 +139,16 @@ TEST(Simplify, DivisionAndModuloUseAlignment) {
     EXPECT_SIMPLIFIES((x + y * 8) % 4, x % 4);
     EXPECT_SIMPLIFIES((x % 8) % 4, x % 4);
     EXPECT_SIMPLIFIES((x / 2) / 3, x / 6);
+    EXPECT_SIMPLIFIES(x - (x / 8) * 8, x % 8);
+    EXPECT_SIMPLIFIES((x / 8) * 8 + x % 8, x);
+    EXPECT_SIMPLIFIES(i8 - (i8 / int8_t(3)) * int8_t(3), i8 % int8_t(3));
     EXPECT_SIMPLIFIES((x % 8) / 8, Expr(0));
+    EXPECT_SIMPLIFIES(x % -4, x % 4);
+    EXPECT_SIMPLIFIES(x / -4, 0 - x / 4);
+    EXPECT_SIMPLIFIES(x / 4 < 3, x < 12);
+    EXPECT_SIMPLIFIES(x / 4 <= 3, x <= 15);
+    EXPECT_SIMPLIFIES(3 < x / 4, 15 < x);
+    EXPECT_SIMPLIFIES(u8 / uint8_t(16) < uint8_t(2), u8 < uint8_t(32));
     // For a wrapping type (x * 4) / 4 is not x: x * 4 may have wrapped.
     Expr w = (u8 * uint8_t(4)) / uint8_t(4);
     EXPECT_FALSE(equal(simplify(w), u8)) << simplify(w);
@@ -162,6 +171,9 @@ TEST(Simplify, MinMax) {
     EXPECT_SIMPLIFIES(min(max(x, y), x), x);
     EXPECT_SIMPLIFIES(min(x, min(x, y)), min(x, y));
     EXPECT_SIMPLIFIES(min(x + 2, y + 2), min(x, y) + 2);
+    EXPECT_SIMPLIFIES(min(x / 4, y / 4), min(x, y) / 4);
+    EXPECT_SIMPLIFIES(max(x * 4, y * 4), max(x, y) * 4);
+    EXPECT_SIMPLIFIES(max(x * -2, y * -2), min(x, y) * -2);
     // An empty clamp.
     EXPECT_SIMPLIFIES(min(max(x, 10), 5), Expr(5));
     EXPECT_SIMPLIFIES(max(min(x, 5), 10), Expr(10));
@@ -221,6 +233,9 @@ TEST(Simplify, LogicAndNegation) {
     EXPECT_SIMPLIFIES(!(b1 || b2), !b1 && !b2);
     EXPECT_SIMPLIFIES(x < 3 && x < 5, x < 3);
     EXPECT_SIMPLIFIES(x < 3 || x < 5, x < 5);
+    // The right side knows the left side's verdict.
+    EXPECT_SIMPLIFIES(x < 10 && min(x, 20) < y, x < 10 && x < y);
+    EXPECT_SIMPLIFIES(x < 10 || max(x, 5) == y, x < 10 || x == y);
     // Negative: !(a < b) is not b <= a for floats (NaN).
     Expr n = !(f < g);
     EXPECT_TRUE(equal(simplify(n), n)) << simplify(n);
@@ -237,6 +252,11 @@ TEST(Simplify, Select) {
     EXPECT_SIMPLIFIES(select(b1, const_true(), const_false()), b1);
     EXPECT_SIMPLIFIES(select(b1, b2, const_false()), b1 && b2);
     EXPECT_SIMPLIFIES(select(b1, x + 1, y) + select(b1, 2, z), select(b1, x + 3, y + z));
+    EXPECT_SIMPLIFIES(select(b1, 1, 2) * 3 + 1, select(b1, 4, 7));
+    // Each side knows the condition's verdict.
+    EXPECT_SIMPLIFIES(select(x < 10, min(x, 20), max(x, 5)), x);
+    EXPECT_SIMPLIFIES(select(x < 10, min(x, 20), y), select(x < 10, x, y));
+    EXPECT_SIMPLIFIES(select(x < 10, x, x) < 10, x < 10);
 }
 
 TEST(Simplify, Vectors) {
@@ -260,11 +280,22 @@ TEST(Simplify, Vectors) {
     EXPECT_SIMPLIFIES(VectorReduce::make(VectorReduce::Op::Max, bcast(x, 8), 2), bcast(x, 2));
     EXPECT_SIMPLIFIES(VectorReduce::make(VectorReduce::Op::Add, ramp(Expr(0), Expr(1), 4), 1),
                       Expr(6));
+    // A vector constant with unrelated lanes is a concatenation of constants.
+    EXPECT_SIMPLIFIES(Shuffle::make_concat({Expr(3), Expr(5), Expr(4)}) * bcast(Expr(2), 3) +
+                          ramp(Expr(0), Expr(1), 3),
+                      Shuffle::make_concat({Expr(6), Expr(11), Expr(10)}));
+    EXPECT_SIMPLIFIES(Shuffle::make_concat({Expr(3), Expr(5)}) + bcast(Expr(1), 2),
+                      ramp(Expr(4), Expr(2), 2));
     // Loads of ramp indices simplify their index.
     Expr load =
         Load::make(Int(32, 4), "buf", ramp(x * 4 + 1, 1, 4) - bcast(Expr(1), 4), const_true(4));
-    Expr want = Load::make(Int(32, 4), "buf", ramp(x * 4, 1, 4), const_true(4));
-    EXPECT_SIMPLIFIES(load, want);
+    Expr want =
+        Load::make(Int(32, 4), "buf", ramp(x * 4, 1, 4), const_true(4), ModulusRemainder{4, 0});
+    Expr simplified_load = simplify(load);
+    EXPECT_TRUE(equal(simplified_load, want)) << simplified_load;
+    // The index's alignment is recorded.
+    ASSERT_TRUE(simplified_load.as<Load>());
+    EXPECT_EQ(simplified_load.as<Load>()->alignment, (ModulusRemainder{4, 0}));
 }
 
 TEST(Simplify, Casts) {
@@ -323,6 +354,9 @@ TEST(Simplify, Intrinsics) {
     Expr shl = x << 3;
     EXPECT_TRUE(equal(simplify(shl), shl)) << simplify(shl);
     EXPECT_SIMPLIFIES((x % 16) << 3, (x % 16) * 8);
+    // 2^31 is no int32 constant: -1 << 31 stays a shift.
+    Expr top = (min(max(x, -1), 0)) << 31;
+    EXPECT_FALSE(simplify(top).as<Mul>()) << simplify(top);
 }
 
 TEST(Simplify, Lets) {
@@ -331,6 +365,13 @@ TEST(Simplify, Lets) {
     EXPECT_SIMPLIFIES(Let::make("t", x * y, x), x);
     Expr t = Variable::make(Int(32), "t");
     EXPECT_SIMPLIFIES(Let::make("t", x * y, t + t), Let::make("t", x * y, t * 2));
+    // A substituted variable is not captured by an inner let of the same name.
+    Expr outer = Let::make("t", y, Let::make("y", x * x, t + y));
+    Expr renamed = Variable::make(Int(32), "y_1");
+    EXPECT_SIMPLIFIES(outer, Let::make("y_1", x * x, y + renamed));
+    // Ramps of variables are substituted so that vector rules see them.
+    Expr r = Variable::make(Int(32, 4), "r");
+    EXPECT_SIMPLIFIES(Let::make("r", ramp(x, 1, 4), r + bcast(Expr(2), 4)), ramp(x + 2, 1, 4));
     // The value's facts are known inside the body.
     EXPECT_SIMPLIFIES(Let::make("t", x % 8, t < 8), const_true());
 }
@@ -347,6 +388,21 @@ TEST(Simplify, CanProve) {
     bounds.push("x", ConstantBounds::range(0, 9));
     EXPECT_TRUE(can_prove(x * 2 < 20, bounds));
     EXPECT_FALSE(can_prove(x * 2 < 18, bounds));
+}
+
+TEST(Simplify, ConstantBoundsOfExpressions) {
+    ConstantBounds b = constant_bounds(x % 8 + 2);
+    EXPECT_EQ(b.min, 2);
+    EXPECT_EQ(b.max, 9);
+    b = constant_bounds(cast<int32_t>(u8) * 2);
+    EXPECT_EQ(b.min, 0);
+    EXPECT_EQ(b.max, 510);
+    Scope<ConstantBounds> bounds;
+    bounds.push("x", ConstantBounds::range(-3, 5));
+    b = constant_bounds(min(x, 2) - 1, bounds);
+    EXPECT_EQ(b.min, -4);
+    EXPECT_EQ(b.max, 1);
+    EXPECT_FALSE(constant_bounds(f).min.has_value());
 }
 
 TEST(Simplify, ModulusRemainderAnalysis) {
@@ -391,6 +447,16 @@ TEST(Simplify, Statements) {
                               Block::make(store(x, y), AssertStmt::make(x % 2 < 2, Expr("msg"))),
                               store(y, x)});
     EXPECT_TRUE(equal(simplify(block), Block::make(store(x, y), store(y, x)))) << simplify(block);
+    // A branch knows its condition.
+    Stmt learned = IfThenElse::make(x < 10 && 0 <= x, store(select(x < 20, y, z), x / 16),
+                                    IfThenElse::make(x == 3, store(x + 1, 0)));
+    Stmt want_learned =
+        IfThenElse::make(x < 10 && 0 <= x, store(y, 0), IfThenElse::make(x == 3, store(4, 0)));
+    EXPECT_TRUE(equal(simplify(learned), want_learned)) << simplify(learned);
+    Stmt negated =
+        IfThenElse::make(x < 10, store(y, 0), IfThenElse::make(x == 3, store(x, 0), store(z, 0)));
+    EXPECT_TRUE(equal(simplify(negated), IfThenElse::make(x < 10, store(y, 0), store(z, 0))))
+        << simplify(negated);
     // Constant conditions pick a branch.
     Stmt branch = IfThenElse::make(Expr(1) < 2, store(x, 0), store(y, 0));
     EXPECT_TRUE(equal(simplify(branch), store(x, 0)));
@@ -399,6 +465,38 @@ TEST(Simplify, Statements) {
     EXPECT_TRUE(equal(simplify(let), store(x * 4, 0))) << simplify(let);
     Stmt unused = LetStmt::make("t", x * y, store(x, 0));
     EXPECT_TRUE(equal(simplify(unused), store(x, 0)));
+}
+
+}  // namespace
+}  // namespace dsl
+
+namespace dsl {
+namespace {
+
+using namespace ir;
+
+TEST(Simplify, LargeExpressionsStayCheap) {
+    // Long sums, deep let chains and wide min/max trees: no rewrite may re-simplify the whole
+    // tree over and over (the test would then take minutes, not milliseconds).
+    Expr sum = Variable::make(Int(32), "v0");
+    for (int i = 1; i < 400; i++)
+        sum = (sum + Variable::make(Int(32), "v" + std::to_string(i))) + (i % 7);
+    Expr s = simplify(sum);
+    EXPECT_TRUE(s.defined());
+    Expr u8sum = Variable::make(UInt(8), "w0");
+    for (int i = 1; i < 400; i++)
+        u8sum = (u8sum + Variable::make(UInt(8), "w" + std::to_string(i))) + uint8_t(1);
+    EXPECT_TRUE(simplify(u8sum).defined());
+    Expr body = Variable::make(Int(32), "l0");
+    for (int i = 1; i < 300; i++) {
+        Expr prev = Variable::make(Int(32), "l" + std::to_string(i - 1));
+        body = Let::make("l" + std::to_string(i - 1), prev * 3 + i, body);
+    }
+    EXPECT_TRUE(simplify(body).defined());
+    Expr m = Variable::make(Int(32), "m0");
+    for (int i = 1; i < 400; i++)
+        m = (i % 2 ? min(m, Variable::make(Int(32), "m" + std::to_string(i)) + i) : max(m, i));
+    EXPECT_TRUE(simplify(m).defined());
 }
 
 }  // namespace
