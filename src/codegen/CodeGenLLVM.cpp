@@ -19,6 +19,7 @@
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/Names.h"
+#include "runtime/Runtime.h"
 
 namespace dsl::codegen {
 
@@ -310,8 +311,18 @@ void CodeGenLLVM::return_error_unless(llvm::Value *ok, const std::string &report
     llvm::BasicBlock *fail = llvm::BasicBlock::Create(context_, "check_failed", function_);
     builder_->CreateCondBr(ok, pass, fail, llvm::MDBuilder(context_).createLikelyBranchWeights());
     builder_->SetInsertPoint(fail);
-    builder_->CreateRet(builder_->CreateCall(fn, args));
+    return_freeing_heap(builder_->CreateCall(fn, args));
     builder_->SetInsertPoint(pass);
+}
+
+void CodeGenLLVM::return_freeing_heap(llvm::Value *code) {
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+    llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
+        runtime::kFreeSymbol,
+        llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr}, false));
+    for (llvm::Value *p : live_heap_)
+        builder_->CreateCall(free_fn, {p});
+    builder_->CreateRet(code);
 }
 
 void CodeGenLLVM::compile_argv_wrapper(const LoweredFunc &f, llvm::Function *target) {

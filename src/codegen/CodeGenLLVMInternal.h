@@ -83,6 +83,10 @@ class CodeGenLLVM : public ir::IRVisitor {
     ir::Scope<llvm::Value *> symbols_;
     /// The result of the expression just visited.
     llvm::Value *value_ = nullptr;
+    /// Heap allocations live at the current point; an early error return frees them.
+    std::vector<llvm::Value *> live_heap_;
+    /// Returns `code` after freeing every live heap allocation.
+    void return_freeing_heap(llvm::Value *code);
 };
 
 }  // namespace dsl::codegen

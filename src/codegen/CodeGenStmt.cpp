@@ -35,7 +35,7 @@ void CodeGenLLVM::visit(const AssertStmt *op) {
     builder_->SetInsertPoint(failed);
     internal_assert(op->message.type() == Int(32))
         << "an assertion's message must be an int32 error code, got " << op->message;
-    builder_->CreateRet(codegen(op->message));
+    return_freeing_heap(codegen(op->message));
     builder_->SetInsertPoint(ok);
 }
 
@@ -152,10 +152,12 @@ void CodeGenLLVM::visit(const Allocate *op) {
         return_error_unless(builder_->CreateIsNotNull(pointer), "dsl_runtime_error_out_of_memory",
                             {builder_->CreateGlobalStringPtr(op->name), bytes_as_double});
     }
+    if (on_heap) live_heap_.push_back(pointer);
     {
         ScopedBinding<llvm::Value *> bind(symbols_, op->name, pointer);
         codegen(op->body);
     }
+    if (on_heap) live_heap_.pop_back();
     // Heap memory is released where the allocation's scope ends; `Free` nodes only mark the
     // earliest point the buffer is dead and need no code of their own.
     if (on_heap) {
