@@ -28,6 +28,75 @@ struct FunctionContents;
 
 class Func;
 
+/// How a split handles an extent that its factor does not divide.
+enum class TailStrategy : uint8_t {
+    Auto,         ///< GuardWithIf (the only strategy implemented so far that is always safe)
+    RoundUp,      ///< not yet supported: refused with an error
+    GuardWithIf,  ///< the last outer iteration skips the points past the end
+    ShiftInwards  ///< not yet supported: refused with an error
+};
+
+/// A loop variable of a stage: a pure `Var` or an `RVar`.
+class VarOrRVar {
+  public:
+    VarOrRVar(const Var &v) : name_(v.name()), is_rvar_(false) {}  // NOLINT: implicit by design
+    VarOrRVar(const RVar &r) : name_(r.name()), is_rvar_(true) {}  // NOLINT: implicit by design
+    VarOrRVar(const RDom &r) : VarOrRVar(static_cast<RVar>(r)) {}  // NOLINT: implicit by design
+    const std::string &name() const { return name_; }
+    bool is_rvar() const { return is_rvar_; }
+
+  private:
+    std::string name_;
+    bool is_rvar_;
+};
+
+/// One stage of a Func: its pure definition (stage 0) or one of its updates. Its directives
+/// transform the stage's loops; each documents the loops it produces.
+class Stage {
+  public:
+    Stage(std::shared_ptr<lang::FunctionContents> func, int stage)
+        : func_(std::move(func)), stage_(stage) {}
+
+    /// Splits `x` into an outer loop `xo` and an inner loop `xi` of `factor` iterations:
+    ///   for xo in [0, ceil(extent / factor)):
+    ///     for xi in [0, factor):
+    ///       x = min + xo * factor + xi        // with GuardWithIf: skipped when x > max
+    /// `xo` may be `x` itself (the outer loop keeps the name).
+    Stage &split(const VarOrRVar &x, const VarOrRVar &xo, const VarOrRVar &xi, const Expr &factor,
+                 TailStrategy tail = TailStrategy::Auto);
+    /// Fuses `inner` and `outer` into one loop `fused` of extent(inner) * extent(outer):
+    ///   for fused in [0, extent(inner) * extent(outer)):
+    ///     inner = min(inner) + fused % extent(inner); outer = min(outer) + fused / extent(inner)
+    Stage &fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused);
+    /// Reorders loops: the listed loops, innermost first, take the places they occupy now.
+    Stage &reorder(const std::vector<VarOrRVar> &innermost_first);
+    template <typename... Args>
+    Stage &reorder(const VarOrRVar &a, const VarOrRVar &b, const Args &...rest) {
+        return reorder(std::vector<VarOrRVar>{a, b, rest...});
+    }
+    /// Renames a loop.
+    Stage &rename(const VarOrRVar &old_name, const VarOrRVar &new_name);
+    /// Splits x and y and puts both inner loops inside both outer ones:
+    ///   for yo: for xo: for yi in [0, ysize): for xi in [0, xsize):
+    Stage &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
+                const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xsize, const Expr &ysize,
+                TailStrategy tail = TailStrategy::Auto);
+    /// Replaces the loop by one copy of its body per iteration (its extent must be a constant,
+    /// e.g. the inner loop of a split by a constant).
+    Stage &unroll(const VarOrRVar &x);
+    /// Splits `x` by `factor` and unrolls the inner loop; `x` becomes the outer loop.
+    Stage &unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    /// Marks the loop as an ordinary sequential loop (undoing unroll).
+    Stage &serial(const VarOrRVar &x);
+
+    /// The stage's loops, innermost first, e.g. "xi, yi, xo, yo".
+    std::string loops() const;
+
+  private:
+    std::shared_ptr<lang::FunctionContents> func_;
+    int stage_;
+};
+
 /// Several values computed together at each point: `f(x) = Tuple(a, b)`.
 class Tuple {
   public:
@@ -119,7 +188,25 @@ class Func {
     bool has_update_definition() const;
     int num_update_definitions() const;
 
-    // Schedule.
+    // Schedule. The loop directives apply to the pure definition (stage 0); `update(i)` gives
+    // the Stage of update i.
+    Stage update(int i = 0);
+    Func &split(const VarOrRVar &x, const VarOrRVar &xo, const VarOrRVar &xi, const Expr &factor,
+                TailStrategy tail = TailStrategy::Auto);
+    Func &fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused);
+    Func &reorder(const std::vector<VarOrRVar> &innermost_first);
+    template <typename... Args>
+    Func &reorder(const VarOrRVar &a, const VarOrRVar &b, const Args &...rest) {
+        return reorder(std::vector<VarOrRVar>{a, b, rest...});
+    }
+    Func &rename(const VarOrRVar &old_name, const VarOrRVar &new_name);
+    Func &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
+               const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xsize, const Expr &ysize,
+               TailStrategy tail = TailStrategy::Auto);
+    Func &unroll(const VarOrRVar &x);
+    Func &unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    Func &serial(const VarOrRVar &x);
+
     /// Computes the whole Func before its consumers, outside all their loops.
     Func &compute_root();
     /// Substitutes the Func's definition into every use (the default for Funcs without updates

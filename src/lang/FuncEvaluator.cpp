@@ -1,5 +1,6 @@
 #include "lang/FuncEvaluator.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -69,11 +70,12 @@ struct FuncEvaluator::Materialized {
             n *= static_cast<size_t>(max[d] - min[d] + 1);
         return n;
     }
-    /// Grows the box to hold `c`, with some slack so that growth happens rarely.
+    /// Grows the box to the smallest one that also holds `c`. (No slack: an update's pure Vars
+    /// range over the whole box, and a larger box could read inputs outside their bounds.)
     void grow(const std::vector<int64_t> &c) {
         for (size_t d = 0; d < c.size(); d++) {
-            if (c[d] < min[d]) min[d] = c[d] - (max[d] - min[d] + 1) / 2;
-            if (c[d] > max[d]) max[d] = c[d] + (max[d] - min[d] + 1) / 2;
+            min[d] = std::min(min[d], c[d]);
+            max[d] = std::max(max[d], c[d]);
         }
     }
 };
@@ -173,20 +175,29 @@ Value FuncEvaluator::at(const Function &f, const std::vector<int64_t> &coords, i
 FuncEvaluator::Materialized &FuncEvaluator::materialize(const Function &f,
                                                         const std::vector<int64_t> &coords) {
     auto it = materialized_.find(f.name());
-    if (it != materialized_.end() && it->second->contains(coords)) return *it->second;
+    if (it == materialized_.end() || !it->second->contains(coords))
+        require_region(f, coords, coords);
+    return *materialized_[f.name()];
+}
+
+void FuncEvaluator::require_region(const Function &f, const std::vector<int64_t> &min,
+                                   const std::vector<int64_t> &max) {
+    if (!f.has_update_definition()) return;
+    auto it = materialized_.find(f.name());
+    if (it != materialized_.end() && it->second->contains(min) && it->second->contains(max)) return;
     std::unique_ptr<Materialized> m = std::make_unique<Materialized>();
     if (it != materialized_.end()) {
         *m = *it->second;
-        m->grow(coords);
+        m->grow(min);
+        m->grow(max);
     } else {
-        m->min = coords;
-        m->max = coords;
+        m->min = min;
+        m->max = max;
     }
     // Grow until no update writes outside the box.
     while (!try_materialize(f, *m)) {
     }
     materialized_[f.name()] = std::move(m);
-    return *materialized_[f.name()];
 }
 
 bool FuncEvaluator::try_materialize(const Function &f, Materialized &m) {

@@ -4,7 +4,7 @@
 /// correctness tests: every schedule on every target must produce these values.
 ///
 /// A Func without updates is evaluated point by point (memoised). A Func with updates is
-/// materialised over a box that grows until it holds every point asked for and every point the
+/// materialised over the smallest box holding every point asked for and every point the
 /// updates write; its updates then run in definition order, each over its pure Vars (outer)
 /// and RVars (inner, the first RVar fastest), as the unscheduled loops would.
 
@@ -25,6 +25,11 @@ class FuncEvaluator {
 
     /// Element `value_index` of `f` at `coords`.
     ir::Value at(const Function &f, const std::vector<int64_t> &coords, int value_index = 0);
+
+    /// Materialises a Func with updates over at least the box [min, max] at once, so that the
+    /// box does not grow point by point when a whole output region is checked.
+    void require_region(const Function &f, const std::vector<int64_t> &min,
+                        const std::vector<int64_t> &max);
 
     /// Evaluates an expression that may call Funcs and inputs.
     ir::Value eval(const Expr &e);

@@ -5,6 +5,7 @@
 #include "ir/Names.h"
 #include "ir/Simplify.h"
 #include "lowering/Regions.h"
+#include "lowering/ScheduleFunctions.h"
 
 namespace dsl::lowering {
 
@@ -67,16 +68,12 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
         std::vector<Box> regions(f.stages());
         regions[f.stages() - 1] = required;
         for (int k = f.stages() - 1; k >= 0; k--) {
-            const lang::Definition &d = f.stage(k);
-            for (const schedule::Dim &dim : d.schedule.dims) {
-                if (dim.is_rvar) continue;
+            for (const std::string &var : stage_pure_vars(f, k)) {
                 int index = -1;
                 for (int a = 0; a < f.dimensions(); a++) {
-                    if (f.args()[a] == dim.var) index = a;
+                    if (f.args()[a] == var) index = a;
                 }
-                internal_assert(index >= 0)
-                    << "loop " << dim.var << " of " << f.name() << " is not a pure Var";
-                std::string loop = names::stage_var(f.name(), k, dim.var);
+                std::string loop = names::stage_var(f.name(), k, var);
                 lets.add(names::min_of(loop), regions[k][index].min);
                 lets.add(names::max_of(loop), regions[k][index].max);
             }

@@ -16,6 +16,7 @@
 #include "lowering/RealizationOrder.h"
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/StorageFlattening.h"
+#include "lowering/UnrollLoops.h"
 
 namespace dsl::lowering {
 
@@ -121,6 +122,10 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     s = simplify(s);
     log.pass("simplify", s);
+
+    s = unroll_loops(s);
+    s = simplify(s);
+    log.pass("unroll loops", s);
 
     s = common_subexpression_elimination(s);
     log.pass("common subexpression elimination", s);

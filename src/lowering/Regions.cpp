@@ -35,9 +35,8 @@ namespace {
 Scope<Interval> stage_scope(const Function &f, int stage) {
     Scope<Interval> scope;
     const Definition &d = f.stage(stage);
-    for (const schedule::Dim &dim : d.schedule.dims) {
-        std::string loop = names::stage_var(f.name(), stage, dim.var);
-        if (dim.is_rvar) continue;
+    for (const std::string &v : stage_pure_vars(f, stage)) {
+        std::string loop = names::stage_var(f.name(), stage, v);
         scope.push(loop, Interval(Variable::make(Int(32), names::min_of(loop)),
                                   Variable::make(Int(32), names::max_of(loop))));
     }

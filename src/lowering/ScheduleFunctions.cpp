@@ -11,6 +11,17 @@ using namespace ir;
 using lang::Definition;
 using lang::Function;
 
+std::vector<std::string> stage_pure_vars(const Function &f, int stage) {
+    if (stage == 0) return f.args();
+    std::vector<std::string> vars;
+    const Definition &d = f.stage(stage);
+    for (int i = 0; i < f.dimensions(); i++) {
+        const auto *v = d.args[i].as<Variable>();
+        if (v && v->name == f.args()[i]) vars.push_back(v->name);
+    }
+    return vars;
+}
+
 lang::Definition rename_stage_vars(const Function &f, int stage) {
     const Definition &d = f.stage(stage);
     std::map<std::string, Expr> renames;
@@ -32,22 +43,89 @@ lang::Definition rename_stage_vars(const Function &f, int stage) {
 
 namespace {
 
+/// The range of a loop variable: its first value and its number of iterations.
+struct LoopRange {
+    Expr min, extent;
+};
+
 Stmt build_stage(const Function &f, int stage) {
     Definition d = rename_stage_vars(f, stage);
+    auto loop_var = [&](const std::string &v) { return names::stage_var(f.name(), stage, v); };
+
+    // The loops before any split, over the bounds that bounds inference (or the RDom) defines.
+    std::map<std::string, LoopRange> ranges;
+    std::vector<std::string> original = stage_pure_vars(f, stage);
+    if (d.rdom.defined()) {
+        for (const ReductionVariable &rv : d.rdom.domain())
+            original.push_back(rv.var);
+    }
+    for (const std::string &v : original) {
+        Expr min = Variable::make(Int(32), names::min_of(loop_var(v)));
+        Expr max = Variable::make(Int(32), names::max_of(loop_var(v)));
+        ranges[v] = {min, max - min + 1};
+    }
+
+    // Apply the splits in order, rewriting the definition in terms of the new loops.
+    Expr guard = make_bool(true);
+    auto rewrite = [&](const std::map<std::string, Expr> &values) {
+        for (Expr &e : d.args)
+            e = substitute(values, e);
+        for (Expr &e : d.values)
+            e = substitute(values, e);
+        d.predicate = substitute(values, d.predicate);
+        guard = substitute(values, guard);
+    };
+    for (const schedule::Split &split : d.schedule.splits) {
+        switch (split.kind) {
+            case schedule::Split::Kind::SplitVar: {
+                LoopRange old = ranges.at(split.old_var);
+                Expr outer = Variable::make(Int(32), loop_var(split.outer));
+                Expr inner = Variable::make(Int(32), loop_var(split.inner));
+                Expr value = old.min + outer * split.factor + inner;
+                rewrite({{loop_var(split.old_var), value}});
+                // GuardWithIf: the last outer iteration may pass the end (simplify drops the test
+                // when the factor provably divides the extent).
+                guard = guard && value <= old.min + old.extent - 1;
+                ranges.erase(split.old_var);
+                ranges[split.outer] = {make_zero(Int(32)),
+                                       (old.extent + split.factor - 1) / split.factor};
+                ranges[split.inner] = {make_zero(Int(32)), split.factor};
+                break;
+            }
+            case schedule::Split::Kind::FuseVars: {
+                LoopRange inner = ranges.at(split.inner), outer = ranges.at(split.outer);
+                Expr fused = Variable::make(Int(32), loop_var(split.old_var));
+                rewrite({{loop_var(split.inner), inner.min + fused % inner.extent},
+                         {loop_var(split.outer), outer.min + fused / inner.extent}});
+                ranges.erase(split.inner);
+                ranges.erase(split.outer);
+                ranges[split.old_var] = {make_zero(Int(32)), inner.extent * outer.extent};
+                break;
+            }
+            case schedule::Split::Kind::RenameVar: {
+                rewrite(
+                    {{loop_var(split.old_var), Variable::make(Int(32), loop_var(split.outer))}});
+                ranges[split.outer] = ranges.at(split.old_var);
+                ranges.erase(split.old_var);
+                break;
+            }
+        }
+    }
+
     Stmt body = Provide::make(f.name(), d.values, d.args, make_bool(true));
-    if (!is_const_true(d.predicate)) body = IfThenElse::make(d.predicate, body);
+    Expr condition = guard && d.predicate;
+    if (!is_const_true(d.predicate) || !is_const_true(guard))
+        body = IfThenElse::make(condition, body);
     // Loops, innermost first.
     for (const schedule::Dim &dim : d.schedule.dims) {
-        std::string loop = names::stage_var(f.name(), stage, dim.var);
-        Expr min = Variable::make(Int(32), names::min_of(loop));
-        Expr max = Variable::make(Int(32), names::max_of(loop));
-        body = For::make(loop, min, max - min + 1, dim.for_type, dim.device_api, body);
+        const LoopRange &r = ranges.at(dim.var);
+        body = For::make(loop_var(dim.var), r.min, r.extent, dim.for_type, dim.device_api, body);
     }
     // RDom bounds come from the RDom itself.
     if (d.rdom.defined()) {
         const auto &domain = d.rdom.domain();
         for (auto it = domain.rbegin(); it != domain.rend(); ++it) {
-            std::string loop = names::stage_var(f.name(), stage, it->var);
+            std::string loop = loop_var(it->var);
             body = LetStmt::make(names::max_of(loop), it->min + it->extent - 1, body);
             body = LetStmt::make(names::min_of(loop), it->min, body);
         }

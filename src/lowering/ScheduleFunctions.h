@@ -23,6 +23,10 @@ using ir::Stmt;
 /// defines (RDom bounds are defined here, from the RDom). Values still call Funcs and inputs.
 Stmt schedule_functions(const Environment &env);
 
+/// The pure Vars a stage loops over before any split: all of them for the pure definition, the
+/// ones an update uses on its left side (at their own position) for an update.
+std::vector<std::string> stage_pure_vars(const lang::Function &f, int stage);
+
 /// The stage's definition with its pure Vars and RVars renamed to the stage's loop variables.
 lang::Definition rename_stage_vars(const lang::Function &f, int stage);
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "dsl/Func.h"
 #include "ir/IR.h"
 
 namespace dsl::schedule {
@@ -33,8 +34,7 @@ struct LoopLevel {
     std::string to_string() const;
 };
 
-/// How a split handles an extent that the factor does not divide.
-enum class TailStrategy : uint8_t { Auto, RoundUp, GuardWithIf, ShiftInwards };
+using dsl::TailStrategy;
 
 /// One loop transformation of a stage, applied in order.
 struct Split {

@@ -1,0 +1,45 @@
+#include "lowering/UnrollLoops.h"
+
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+
+namespace {
+
+/// Unrolling more than this many iterations is almost surely a mistake.
+constexpr int64_t kMaxUnroll = 1024;
+
+class UnrollLoops : public IRMutator {
+  protected:
+    using IRMutator::visit;
+    Stmt visit(const For *op) override {
+        if (op->for_type != ForType::Unrolled) return IRMutator::visit(op);
+        auto extent = as_const_int(op->extent);
+        user_assert(extent)
+            << "cannot unroll the loop " << op->name << ": its extent " << op->extent
+            << " is not a constant. Split it by a constant factor and unroll the inner "
+               "loop, e.g. unroll(x, 4).";
+        user_assert(*extent <= kMaxUnroll)
+            << "the loop " << op->name << " has " << *extent << " iterations; unrolling more than "
+            << kMaxUnroll << " is refused. Split it and unroll the inner loop.";
+        Stmt body = mutate(op->body);
+        std::vector<Stmt> copies;
+        for (int64_t i = 0; i < *extent; i++)
+            copies.push_back(substitute(op->name, op->min + static_cast<int>(i), body));
+        if (copies.empty()) return Evaluate::make(Expr(0));
+        return Block::make(copies);
+    }
+};
+
+}  // namespace
+
+Stmt unroll_loops(const Stmt &s) {
+    return UnrollLoops().mutate(s);
+}
+
+}  // namespace dsl::lowering

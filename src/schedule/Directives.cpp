@@ -1,0 +1,234 @@
+// The loop directives of Stage and Func. Each records the transformation in the stage's
+// schedule (splits, then the list of loops); lowering applies it. A directive that names a loop
+// the stage does not have, or gives an impossible factor, is refused at once with a CompileError
+// that lists the stage's loops: the mistake is easiest to fix where it is made.
+#include <algorithm>
+
+#include "dsl/Func.h"
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "lang/Function.h"
+
+namespace dsl {
+
+using schedule::Dim;
+using schedule::Split;
+
+namespace {
+
+std::string stage_name(const lang::Function &f, int stage) {
+    return "Func \"" + f.name() + "\"" + (stage == 0 ? "" : " update " + std::to_string(stage - 1));
+}
+
+std::string loop_list(const std::vector<Dim> &dims) {
+    std::string s;
+    for (size_t i = 0; i < dims.size(); i++)
+        s += (i ? ", " : "") + dims[i].var;
+    return s.empty() ? "(none)" : s;
+}
+
+class Directive {
+  public:
+    Directive(const std::shared_ptr<lang::FunctionContents> &func, int stage, const char *name)
+        : f_(func), stage_(stage), name_(name) {
+        user_assert(stage_ < f_.stages())
+            << "Func \"" << f_.name() << "\" has no update " << stage_ - 1 << ".";
+    }
+    lang::Definition &def() const { return f_.stage(stage_); }
+    std::vector<Dim> &dims() const { return def().schedule.dims; }
+
+    /// The position of loop `v` in the stage's loops; refuses unknown loops.
+    size_t find(const VarOrRVar &v) const {
+        for (size_t i = 0; i < dims().size(); i++) {
+            if (dims()[i].var == v.name()) return i;
+        }
+        user_error << stage_name(f_, stage_) << " has no loop \"" << v.name() << "\" (in " << name_
+                   << "). Its loops, innermost first, are: " << loop_list(dims()) << ".";
+        return 0;
+    }
+    void require_new(const VarOrRVar &v, const std::string &allowed = "") const {
+        if (v.name() == allowed) return;
+        for (const Dim &d : dims()) {
+            user_assert(d.var != v.name())
+                << stage_name(f_, stage_) << ": " << name_ << " would make a second loop named \""
+                << v.name() << "\"; choose another name.";
+        }
+    }
+    void done() const { f_.touch(); }
+    std::string where() const { return stage_name(f_, stage_) + ", " + name_; }
+
+  private:
+    lang::Function f_;
+    int stage_;
+    const char *name_;
+};
+
+void check_factor(const Directive &d, const Expr &factor) {
+    user_assert(factor.defined()) << d.where() << ": the factor is undefined.";
+    user_assert(factor.type().is_int_or_uint() && factor.type().is_scalar() &&
+                !factor.type().is_bool())
+        << d.where() << ": the factor " << factor << " must be an integer.";
+    if (auto c = ir::as_const_int(factor)) {
+        user_assert(*c > 0) << d.where() << ": the factor is " << *c << "; it must be positive.";
+    }
+    if (auto c = ir::as_const_uint(factor)) {
+        user_assert(*c > 0) << d.where() << ": the factor is 0; it must be positive.";
+    }
+}
+
+void check_tail(const Directive &d, TailStrategy tail) {
+    user_assert(tail == TailStrategy::Auto || tail == TailStrategy::GuardWithIf)
+        << d.where()
+        << ": this tail strategy is not supported yet; use TailStrategy::GuardWithIf (or Auto).";
+}
+
+}  // namespace
+
+Stage &Stage::split(const VarOrRVar &x, const VarOrRVar &xo, const VarOrRVar &xi,
+                    const Expr &factor, TailStrategy tail) {
+    Directive d(func_, stage_, "split");
+    size_t i = d.find(x);
+    check_factor(d, factor);
+    check_tail(d, tail);
+    user_assert(xo.name() != xi.name())
+        << d.where() << ": the outer and inner loops are both named \"" << xo.name() << "\".";
+    d.require_new(xo, x.name());
+    d.require_new(xi, x.name());
+    Dim old = d.dims()[i];
+    Dim inner = old, outer = old;
+    inner.var = xi.name();
+    outer.var = xo.name();
+    inner.for_type = outer.for_type = ir::ForType::Serial;
+    d.dims()[i] = outer;
+    d.dims().insert(d.dims().begin() + static_cast<long>(i), inner);
+    d.def().schedule.splits.push_back(
+        {Split::Kind::SplitVar, x.name(), xo.name(), xi.name(), cast(Int(32), factor), tail});
+    d.done();
+    return *this;
+}
+
+Stage &Stage::fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused) {
+    Directive d(func_, stage_, "fuse");
+    size_t i = d.find(inner), o = d.find(outer);
+    user_assert(i != o) << d.where() << ": cannot fuse \"" << inner.name() << "\" with itself.";
+    d.require_new(fused, inner.name());
+    Dim f = d.dims()[i];
+    f.var = fused.name();
+    f.for_type = ir::ForType::Serial;
+    f.is_rvar = d.dims()[i].is_rvar || d.dims()[o].is_rvar;
+    d.dims()[i] = f;
+    d.dims().erase(d.dims().begin() + static_cast<long>(o));
+    d.def().schedule.splits.push_back({Split::Kind::FuseVars, fused.name(), outer.name(),
+                                       inner.name(), Expr(), TailStrategy::Auto});
+    d.done();
+    return *this;
+}
+
+Stage &Stage::reorder(const std::vector<VarOrRVar> &order) {
+    Directive d(func_, stage_, "reorder");
+    std::vector<size_t> positions;
+    for (size_t a = 0; a < order.size(); a++) {
+        for (size_t b = 0; b < a; b++) {
+            user_assert(order[a].name() != order[b].name())
+                << d.where() << ": the loop \"" << order[a].name() << "\" is listed twice.";
+        }
+        positions.push_back(d.find(order[a]));
+    }
+    std::vector<Dim> chosen;
+    for (size_t p : positions)
+        chosen.push_back(d.dims()[p]);
+    std::sort(positions.begin(), positions.end());
+    for (size_t k = 0; k < positions.size(); k++)
+        d.dims()[positions[k]] = chosen[k];
+    d.done();
+    return *this;
+}
+
+Stage &Stage::rename(const VarOrRVar &old_name, const VarOrRVar &new_name) {
+    Directive d(func_, stage_, "rename");
+    size_t i = d.find(old_name);
+    d.require_new(new_name);
+    d.dims()[i].var = new_name.name();
+    d.def().schedule.splits.push_back(
+        {Split::Kind::RenameVar, old_name.name(), new_name.name(), "", Expr(), TailStrategy::Auto});
+    d.done();
+    return *this;
+}
+
+Stage &Stage::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
+                   const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xsize, const Expr &ysize,
+                   TailStrategy tail) {
+    split(x, xo, xi, xsize, tail);
+    split(y, yo, yi, ysize, tail);
+    return reorder({xi, yi, xo, yo});
+}
+
+Stage &Stage::unroll(const VarOrRVar &x) {
+    Directive d(func_, stage_, "unroll");
+    d.dims()[d.find(x)].for_type = ir::ForType::Unrolled;
+    d.done();
+    return *this;
+}
+
+Stage &Stage::unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail) {
+    // The inner loop's name only matters to the schedule; x stays the outer loop.
+    VarOrRVar inner = Var(x.name() + "_unrolled");
+    split(x, x, inner, factor, tail);
+    return unroll(inner);
+}
+
+Stage &Stage::serial(const VarOrRVar &x) {
+    Directive d(func_, stage_, "serial");
+    d.dims()[d.find(x)].for_type = ir::ForType::Serial;
+    d.done();
+    return *this;
+}
+
+std::string Stage::loops() const {
+    return loop_list(lang::Function(func_).stage(stage_).schedule.dims);
+}
+
+Stage Func::update(int i) {
+    user_assert(i >= 0 && i < num_update_definitions())
+        << "Func \"" << name() << "\" has " << num_update_definitions()
+        << " update definitions; there is no update " << i << ".";
+    return Stage(contents_, i + 1);
+}
+
+Func &Func::split(const VarOrRVar &x, const VarOrRVar &xo, const VarOrRVar &xi, const Expr &factor,
+                  TailStrategy tail) {
+    Stage(contents_, 0).split(x, xo, xi, factor, tail);
+    return *this;
+}
+Func &Func::fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused) {
+    Stage(contents_, 0).fuse(inner, outer, fused);
+    return *this;
+}
+Func &Func::reorder(const std::vector<VarOrRVar> &order) {
+    Stage(contents_, 0).reorder(order);
+    return *this;
+}
+Func &Func::rename(const VarOrRVar &old_name, const VarOrRVar &new_name) {
+    Stage(contents_, 0).rename(old_name, new_name);
+    return *this;
+}
+Func &Func::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
+                 const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xsize, const Expr &ysize,
+                 TailStrategy tail) {
+    Stage(contents_, 0).tile(x, y, xo, yo, xi, yi, xsize, ysize, tail);
+    return *this;
+}
+Func &Func::unroll(const VarOrRVar &x) {
+    Stage(contents_, 0).unroll(x);
+    return *this;
+}
+Func &Func::unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail) {
+    Stage(contents_, 0).unroll(x, factor, tail);
+    return *this;
+}
+Func &Func::serial(const VarOrRVar &x) {
+    Stage(contents_, 0).serial(x);
+    return *this;
+}
+
+}  // namespace dsl

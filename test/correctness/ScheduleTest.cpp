@@ -1,0 +1,123 @@
+// Loop transformations never change the result: every directive, with sizes that factors do not
+// divide, against the reference evaluator.
+#include <gtest/gtest.h>
+
+#include "common/PipelineCheck.h"
+#include "dsl/dsl.h"
+
+namespace dsl {
+namespace {
+
+using test::matches_reference;
+
+Func make_gradient(const std::string &name) {
+    Func f(name);
+    Var x("x"), y("y");
+    f(x, y) = x * 3 + y * 100 + (x * y) % 7;
+    return f;
+}
+
+TEST(Schedule, SplitWithATail) {
+    Func f = make_gradient("split_tail");
+    Var x("x"), xo("xo"), xi("xi");
+    f.split(x, xo, xi, 4);
+    EXPECT_EQ(f.loop_nest(),
+              "produce split_tail:\n  for split_tail.s0.y:\n    for split_tail.s0.xo:\n"
+              "      for split_tail.s0.xi:\n        if (...):\n          split_tail(...) = ...\n");
+    Buffer<int> out = f.realize({13, 5});  // 13 is not a multiple of 4
+    EXPECT_TRUE(matches_reference(f, out));
+}
+
+TEST(Schedule, SplitKeepingTheOuterName) {
+    Func f = make_gradient("split_same");
+    Var x("x"), xi("xi");
+    f.split(x, x, xi, 3).split(xi, xi, Var("xii"), 2);
+    Buffer<int> out(10, 4);
+    out.translate(0, -7);
+    f.realize(out);
+    EXPECT_TRUE(matches_reference(f, out));
+}
+
+TEST(Schedule, TileReorderFuseRename) {
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), t("t"), z("z");
+    Func tiled = make_gradient("tiled");
+    tiled.tile(x, y, xo, yo, xi, yi, 4, 3);
+    EXPECT_EQ(Stage(tiled.contents(), 0).loops(), "xi, yi, xo, yo");
+    Buffer<int> a = tiled.realize({11, 7});
+    EXPECT_TRUE(matches_reference(tiled, a));
+
+    Func reordered = make_gradient("reordered");
+    reordered.reorder(y, x);  // y innermost: column-major traversal
+    Buffer<int> b = reordered.realize({6, 5});
+    EXPECT_TRUE(matches_reference(reordered, b));
+
+    Func fused = make_gradient("fused");
+    fused.fuse(x, y, t).rename(t, z);
+    EXPECT_EQ(Stage(fused.contents(), 0).loops(), "z");
+    Buffer<int> c(5, 3);
+    c.translate(1, 2);
+    fused.realize(c);
+    EXPECT_TRUE(matches_reference(fused, c));
+}
+
+TEST(Schedule, Unroll) {
+    Var x("x"), y("y");
+    Func f = make_gradient("unrolled");
+    f.unroll(x, 3);  // 10 is not a multiple of 3
+    std::string nest = f.loop_nest();
+    EXPECT_NE(nest.find("unrolled for unrolled.s0.x_unrolled"), std::string::npos) << nest;
+    Buffer<int> out = f.realize({10, 2});
+    EXPECT_TRUE(matches_reference(f, out));
+    std::string stmt = f.lowered_stmt();
+    EXPECT_EQ(stmt.find("x_unrolled"), std::string::npos) << "the unrolled loop is still there:\n"
+                                                          << stmt;
+
+    // A loop whose extent is only known at run time cannot be unrolled.
+    Func g = make_gradient("unrolled_whole");
+    g.unroll(x);
+    try {
+        g.realize({4, 4});
+        FAIL() << "expected a CompileError";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("cannot unroll the loop unrolled_whole.s0.x"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(Schedule, UpdateStagesSplitAndReorderRVars) {
+    Buffer<> in = test::random_buffer(Int(32), {9, 7}, 11);
+    Func f("column_sums");
+    Var x("x"), xo("xo"), xi("xi");
+    RDom r(0, 7, "r");
+    f(x) = 0;
+    f(x) += Func(in)(x, r);
+    f.split(x, xo, xi, 4);
+    f.update(0).split(x, xo, xi, 2).reorder(xi, r, xo);
+    EXPECT_EQ(f.update(0).loops(), "xi, r.x, xo");
+    Buffer<int> out = f.realize({9});
+    EXPECT_TRUE(matches_reference(f, out));
+
+    Func g("split_rvar");
+    RDom s(0, 10, "s");
+    Var rxo("rxo"), rxi("rxi");
+    g(x) = x;
+    g(s) = g(s) * 2 + 1;
+    g.update(0).split(RVar(s), rxo, rxi, 3);
+    Buffer<int> gout = g.realize({12});
+    EXPECT_TRUE(matches_reference(g, gout));
+}
+
+TEST(Schedule, DirectivesOnProducers) {
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func producer = make_gradient("producer");
+    Func consumer("consumer");
+    consumer(x, y) = producer(x, y) + producer(x + 1, y + 2);
+    producer.compute_root().split(y, yo, yi, 3).reorder(yi, x, yo);
+    consumer.tile(x, y, Var("cxo"), Var("cyo"), Var("cxi"), Var("cyi"), 5, 2);
+    Buffer<int> out = consumer.realize({12, 9});
+    EXPECT_TRUE(matches_reference(consumer, out));
+}
+
+}  // namespace
+}  // namespace dsl
