@@ -86,7 +86,15 @@ class Stage {
     Stage &unroll(const VarOrRVar &x);
     /// Splits `x` by `factor` and unrolls the inner loop; `x` becomes the outer loop.
     Stage &unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
-    /// Marks the loop as an ordinary sequential loop (undoing unroll).
+    /// Computes all iterations of the loop at once with SIMD instructions: the loop variable
+    /// becomes a vector of `extent` lanes (the extent must be a constant, e.g. the inner loop of
+    /// a split by a constant).
+    Stage &vectorize(const VarOrRVar &x);
+    /// Splits `x` by `factor` (a constant) and vectorizes the inner loop; `x` becomes the outer
+    /// loop. A tail the factor does not divide is computed with masked vector operations.
+    Stage &vectorize(const VarOrRVar &x, const Expr &factor,
+                     TailStrategy tail = TailStrategy::Auto);
+    /// Marks the loop as an ordinary sequential loop (undoing unroll or vectorize).
     Stage &serial(const VarOrRVar &x);
 
     /// The stage's loops, innermost first, e.g. "xi, yi, xo, yo".
@@ -205,6 +213,8 @@ class Func {
                TailStrategy tail = TailStrategy::Auto);
     Func &unroll(const VarOrRVar &x);
     Func &unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    Func &vectorize(const VarOrRVar &x);
+    Func &vectorize(const VarOrRVar &x, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
     Func &serial(const VarOrRVar &x);
 
     /// Computes the whole Func before its consumers, outside all their loops.

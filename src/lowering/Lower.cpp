@@ -17,6 +17,7 @@
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/StorageFlattening.h"
 #include "lowering/UnrollLoops.h"
+#include "lowering/VectorizeLoops.h"
 
 namespace dsl::lowering {
 
@@ -126,6 +127,10 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = unroll_loops(s);
     s = simplify(s);
     log.pass("unroll loops", s);
+
+    s = vectorize_loops(s);
+    s = simplify(s);
+    log.pass("vectorize loops", s);
 
     s = common_subexpression_elimination(s);
     log.pass("common subexpression elimination", s);

@@ -177,6 +177,28 @@ Stage &Stage::unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail) 
     return unroll(inner);
 }
 
+Stage &Stage::vectorize(const VarOrRVar &x) {
+    Directive d(func_, stage_, "vectorize");
+    Dim &dim = d.dims()[d.find(x)];
+    user_assert(!dim.is_rvar) << d.where() << ": vectorizing the reduction loop \"" << x.name()
+                              << "\" could compute lanes that depend on each other; this is not "
+                                 "supported yet. Vectorize a pure Var of the update instead.";
+    dim.for_type = ir::ForType::Vectorized;
+    d.done();
+    return *this;
+}
+
+Stage &Stage::vectorize(const VarOrRVar &x, const Expr &factor, TailStrategy tail) {
+    Directive d(func_, stage_, "vectorize");
+    check_factor(d, factor);
+    user_assert(ir::as_const_int(factor) || ir::as_const_uint(factor))
+        << d.where() << ": the width " << factor
+        << " is not a constant; vectors have a fixed number of lanes.";
+    VarOrRVar inner = Var(x.name() + "_vectorized");
+    split(x, x, inner, factor, tail);
+    return vectorize(inner);
+}
+
 Stage &Stage::serial(const VarOrRVar &x) {
     Directive d(func_, stage_, "serial");
     d.dims()[d.find(x)].for_type = ir::ForType::Serial;
@@ -224,6 +246,14 @@ Func &Func::unroll(const VarOrRVar &x) {
 }
 Func &Func::unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail) {
     Stage(contents_, 0).unroll(x, factor, tail);
+    return *this;
+}
+Func &Func::vectorize(const VarOrRVar &x) {
+    Stage(contents_, 0).vectorize(x);
+    return *this;
+}
+Func &Func::vectorize(const VarOrRVar &x, const Expr &factor, TailStrategy tail) {
+    Stage(contents_, 0).vectorize(x, factor, tail);
     return *this;
 }
 Func &Func::serial(const VarOrRVar &x) {
