@@ -94,7 +94,14 @@ class Stage {
     /// loop. A tail the factor does not divide is computed with masked vector operations.
     Stage &vectorize(const VarOrRVar &x, const Expr &factor,
                      TailStrategy tail = TailStrategy::Auto);
-    /// Marks the loop as an ordinary sequential loop (undoing unroll or vectorize).
+    /// Runs the iterations of the loop on the thread pool (DSL_NUM_THREADS or
+    /// dsl_set_num_threads set the number of threads).
+    Stage &parallel(const VarOrRVar &x);
+    /// Splits `x` into tasks of `task_size` iterations and runs the tasks in parallel; `x`
+    /// becomes the loop over tasks.
+    Stage &parallel(const VarOrRVar &x, const Expr &task_size,
+                    TailStrategy tail = TailStrategy::Auto);
+    /// Marks the loop as an ordinary sequential loop (undoing unroll, vectorize or parallel).
     Stage &serial(const VarOrRVar &x);
 
     /// The stage's loops, innermost first, e.g. "xi, yi, xo, yo".
@@ -215,6 +222,9 @@ class Func {
     Func &unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
     Func &vectorize(const VarOrRVar &x);
     Func &vectorize(const VarOrRVar &x, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    Func &parallel(const VarOrRVar &x);
+    Func &parallel(const VarOrRVar &x, const Expr &task_size,
+                   TailStrategy tail = TailStrategy::Auto);
     Func &serial(const VarOrRVar &x);
 
     /// Computes the whole Func before its consumers, outside all their loops.

@@ -85,6 +85,8 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *value_ = nullptr;
     /// Heap allocations live at the current point; an early error return frees them.
     std::vector<llvm::Value *> live_heap_;
+    /// Outlines the body of a parallel loop into a task and runs it on the runtime's pool.
+    void codegen_parallel_loop(const ir::For *op);
     /// Returns `code` after freeing every live heap allocation.
     void return_freeing_heap(llvm::Value *code);
 };

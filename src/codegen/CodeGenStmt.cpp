@@ -3,11 +3,14 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <set>
+
 #include "codegen/CodeGenLLVMInternal.h"
 #include "dsl/runtime/dsl_runtime.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
 #include "runtime/Runtime.h"
 
 namespace dsl::codegen {
@@ -43,10 +46,72 @@ void CodeGenLLVM::visit(const ProducerConsumer *op) {
     codegen(op->body);
 }
 
+namespace {
+
+/// The names a statement uses but does not bind: what a parallel loop's body needs from outside.
+class FreeNames : public IRVisitor {
+  public:
+    std::vector<std::string> names;
+
+  protected:
+    using IRVisitor::visit;
+    void use(const std::string &n) {
+        if (bound_.count(n) || seen_.count(n)) return;
+        seen_.insert(n);
+        names.push_back(n);
+    }
+    void visit(const Variable *op) override { use(op->name); }
+    void visit(const Load *op) override {
+        use(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const Store *op) override {
+        use(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const Let *op) override {
+        include(op->value);
+        bound_.insert(op->name);
+        include(op->body);
+        bound_.erase(bound_.find(op->name));
+    }
+    void visit(const LetStmt *op) override {
+        include(op->value);
+        bound_.insert(op->name);
+        include(op->body);
+        bound_.erase(bound_.find(op->name));
+    }
+    void visit(const For *op) override {
+        include(op->min);
+        include(op->extent);
+        bound_.insert(op->name);
+        include(op->body);
+        bound_.erase(bound_.find(op->name));
+    }
+    void visit(const Allocate *op) override {
+        for (const Expr &e : op->extents)
+            include(e);
+        include(op->condition);
+        bound_.insert(op->name);
+        include(op->body);
+        bound_.erase(bound_.find(op->name));
+    }
+
+  private:
+    std::multiset<std::string> bound_;
+    std::set<std::string> seen_;
+};
+
+}  // namespace
+
 void CodeGenLLVM::visit(const For *op) {
+    if (op->for_type == ForType::Parallel) {
+        codegen_parallel_loop(op);
+        return;
+    }
     internal_assert(op->for_type == ForType::Serial)
-        << "codegen supports serial loops only so far; loop " << op->name << " is "
-        << to_string(op->for_type);
+        << "codegen met a " << to_string(op->for_type) << " loop " << op->name
+        << "; lowering should have removed it";
     llvm::Value *min = codegen(op->min);
     llvm::Value *extent = codegen(op->extent);
     llvm::Value *end = builder_->CreateNSWAdd(min, extent, op->name + ".end");
@@ -66,6 +131,77 @@ void CodeGenLLVM::visit(const For *op) {
     index->addIncoming(next, builder_->GetInsertBlock());
     builder_->CreateCondBr(builder_->CreateICmpSLT(next, end), loop, after);
     builder_->SetInsertPoint(after);
+}
+
+void CodeGenLLVM::codegen_parallel_loop(const For *op) {
+    llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+    llvm::Value *min = codegen(op->min);
+    llvm::Value *extent = codegen(op->extent);
+
+    // Pack what the body uses from outside into a closure on the stack.
+    FreeNames free_names;
+    free_names.include(op->body);
+    std::vector<std::pair<std::string, llvm::Value *>> captured;
+    for (const std::string &n : free_names.names) {
+        if (n == op->name) continue;
+        captured.push_back({n, lookup(n)});
+    }
+    std::vector<llvm::Type *> field_types;
+    for (const auto &c : captured)
+        field_types.push_back(c.second->getType());
+    llvm::StructType *closure_type =
+        llvm::StructType::create(context_, field_types, op->name + ".closure");
+    llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
+    llvm::Value *closure = entry.CreateAlloca(closure_type, nullptr, op->name + ".closure");
+    for (size_t i = 0; i < captured.size(); i++) {
+        builder_->CreateStore(
+            captured[i].second,
+            builder_->CreateStructGEP(closure_type, closure, static_cast<unsigned>(i)));
+    }
+
+    // The body becomes a task: int task(void *closure, int index).
+    auto *task_type = llvm::FunctionType::get(i32, {ptr, i32}, false);
+    auto *task = llvm::Function::Create(task_type, llvm::Function::InternalLinkage,
+                                        function_->getName() + "." + op->name + ".task", &module_);
+    task->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilderBase::InsertPoint saved_point = builder_->saveIP();
+    llvm::Function *saved_function = function_;
+    std::vector<llvm::Value *> saved_heap;
+    std::swap(saved_heap, live_heap_);
+    ir::Scope<llvm::Value *> saved_symbols;
+    std::swap(saved_symbols, symbols_);
+
+    function_ = task;
+    builder_->SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", task));
+    llvm::Value *task_closure = task->getArg(0);
+    for (size_t i = 0; i < captured.size(); i++) {
+        llvm::Value *v = builder_->CreateLoad(
+            field_types[i],
+            builder_->CreateStructGEP(closure_type, task_closure, static_cast<unsigned>(i)),
+            captured[i].first);
+        symbols_.push(captured[i].first, v);
+    }
+    symbols_.push(op->name, task->getArg(1));
+    codegen(op->body);
+    builder_->CreateRet(llvm::ConstantInt::get(i32, 0));
+
+    std::swap(saved_symbols, symbols_);
+    std::swap(saved_heap, live_heap_);
+    function_ = saved_function;
+    builder_->restoreIP(saved_point);
+
+    llvm::FunctionCallee parallel_for = module_.getOrInsertFunction(
+        runtime::kParallelForSymbol, llvm::FunctionType::get(i32, {ptr, ptr, i32, i32}, false));
+    llvm::Value *status = builder_->CreateCall(parallel_for, {task, closure, min, extent});
+    llvm::BasicBlock *ok = llvm::BasicBlock::Create(context_, op->name + ".parallel_ok", function_);
+    llvm::BasicBlock *failed =
+        llvm::BasicBlock::Create(context_, op->name + ".parallel_failed", function_);
+    builder_->CreateCondBr(builder_->CreateICmpEQ(status, llvm::ConstantInt::get(i32, 0)), ok,
+                           failed, llvm::MDBuilder(context_).createLikelyBranchWeights());
+    builder_->SetInsertPoint(failed);
+    return_freeing_heap(status);  // the task reported the error already
+    builder_->SetInsertPoint(ok);
 }
 
 void CodeGenLLVM::visit(const Store *op) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 
 #include "dsl/Func.h"
 #include "dsl/Target.h"
@@ -69,6 +70,9 @@ std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &targe
     std::string key = target.to_string() + "\n" + ir::to_string(lowered.module.functions[0].body);
     for (const ir::LoweredArgument &a : lowered.module.functions[0].args)
         key += "\n" + a.name + ":" + a.type.to_string();
+    // One pipeline may be realized from several threads at once: the cache is shared.
+    static std::mutex cache_mutex;
+    std::lock_guard<std::mutex> lock(cache_mutex);
     auto &cached = f.contents().compiled;
     if (cached && cached->key == key) return cached;
     auto compiled = std::make_shared<CompiledPipeline>();

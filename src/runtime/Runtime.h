@@ -15,6 +15,12 @@ void dsl_runtime_free(void *pointer);
 const char *dsl_runtime_last_error(void);
 void dsl_runtime_clear_last_error(void);
 
+/// One iteration of a parallel loop: returns 0 or an error code.
+typedef int (*dsl_task_fn)(void *closure, int32_t index);
+/// Runs fn(closure, i) for i in [min, min + extent) on the thread pool; returns the first
+/// nonzero result (0 if none). Nested calls are allowed.
+int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, int32_t min, int32_t extent);
+
 // Error reporters called by generated code; each returns its error code.
 int dsl_runtime_error_bad_dimensions(const char *buffer, int expected, int actual);
 int dsl_runtime_error_bad_type(const char *buffer, int expected_code, int expected_bits, int code,
@@ -34,6 +40,7 @@ namespace dsl::runtime {
 
 constexpr const char *kMallocSymbol = "dsl_runtime_malloc";
 constexpr const char *kFreeSymbol = "dsl_runtime_free";
+constexpr const char *kParallelForSymbol = "dsl_runtime_parallel_for";
 
 struct RuntimeSymbol {
     std::string name;

@@ -199,6 +199,24 @@ Stage &Stage::vectorize(const VarOrRVar &x, const Expr &factor, TailStrategy tai
     return vectorize(inner);
 }
 
+Stage &Stage::parallel(const VarOrRVar &x) {
+    Directive d(func_, stage_, "parallel");
+    Dim &dim = d.dims()[d.find(x)];
+    user_assert(!dim.is_rvar)
+        << d.where() << ": running the reduction loop \"" << x.name()
+        << "\" in parallel could make iterations race on the same points; this "
+           "is not supported yet. Parallelize a pure Var of the update instead.";
+    dim.for_type = ir::ForType::Parallel;
+    d.done();
+    return *this;
+}
+
+Stage &Stage::parallel(const VarOrRVar &x, const Expr &task_size, TailStrategy tail) {
+    VarOrRVar inner = Var(x.name() + "_in_task");
+    split(x, x, inner, task_size, tail);
+    return parallel(x);
+}
+
 Stage &Stage::serial(const VarOrRVar &x) {
     Directive d(func_, stage_, "serial");
     d.dims()[d.find(x)].for_type = ir::ForType::Serial;
@@ -254,6 +272,14 @@ Func &Func::vectorize(const VarOrRVar &x) {
 }
 Func &Func::vectorize(const VarOrRVar &x, const Expr &factor, TailStrategy tail) {
     Stage(contents_, 0).vectorize(x, factor, tail);
+    return *this;
+}
+Func &Func::parallel(const VarOrRVar &x) {
+    Stage(contents_, 0).parallel(x);
+    return *this;
+}
+Func &Func::parallel(const VarOrRVar &x, const Expr &task_size, TailStrategy tail) {
+    Stage(contents_, 0).parallel(x, task_size, tail);
     return *this;
 }
 Func &Func::serial(const VarOrRVar &x) {

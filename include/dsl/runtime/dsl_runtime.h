@@ -71,6 +71,10 @@ typedef enum dsl_error_code_t {
     dsl_error_device_error = -11
 } dsl_error_code_t;
 
+/** Sets the number of threads parallel loops use (the calling thread included); 0 restores the
+ * default: the environment variable DSL_NUM_THREADS if set, else one per CPU core. */
+void dsl_set_num_threads(int n);
+
 /** Receives the message of every error a generated function reports (NUL-terminated). */
 typedef void (*dsl_error_handler_t)(const char *message);
 /** Replaces the error handler (NULL restores the default, which keeps the message). */
