@@ -15,6 +15,7 @@
 #include "lowering/InlineFunctions.h"
 #include "lowering/RealizationOrder.h"
 #include "lowering/ScheduleFunctions.h"
+#include "lowering/SpecializeDenseBuffers.h"
 #include "lowering/StorageFlattening.h"
 #include "lowering/UnrollLoops.h"
 #include "lowering/VectorizeLoops.h"
@@ -120,6 +121,19 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     s = storage_flattening(env, s);
     log.pass("storage flattening", s);
+
+    std::vector<std::string> buffer_args;
+    for (const PipelineInput &in : inputs) {
+        if (in.is_buffer && in.dimensions > 0) buffer_args.push_back(in.name);
+    }
+    for (const std::string &o : env.outputs) {
+        const lang::Function &func = env.func(o);
+        if (func.dimensions() == 0) continue;
+        for (int i = 0; i < func.outputs(); i++)
+            buffer_args.push_back(names::func_buffer(o, i, func.outputs()));
+    }
+    s = specialize_dense_buffers(buffer_args, s);
+    log.pass("specialize dense buffers", s);
 
     s = simplify(s);
     log.pass("simplify", s);

@@ -1,8 +1,12 @@
 #include "lowering/ScheduleFunctions.h"
 
+#include <functional>
+#include <set>
+
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/Names.h"
+#include "ir/Simplify.h"
 #include "ir/Substitute.h"
 
 namespace dsl::lowering {
@@ -66,14 +70,27 @@ Stmt build_stage(const Function &f, int stage) {
     }
 
     // Apply the splits in order, rewriting the definition in terms of the new loops.
-    Expr guard = make_bool(true);
+    std::vector<Expr> guards;  // one per split with a tail to guard
+    struct Partition {
+        std::string outer;
+        size_t guard;
+        Expr main_extent;  // outer iterations that need no guard
+    };
+    std::vector<Partition> partitions;
     auto rewrite = [&](const std::map<std::string, Expr> &values) {
         for (Expr &e : d.args)
             e = substitute(values, e);
         for (Expr &e : d.values)
             e = substitute(values, e);
         d.predicate = substitute(values, d.predicate);
-        guard = substitute(values, guard);
+        for (Expr &g : guards)
+            g = substitute(values, g);
+    };
+    auto position = [&](const std::string &var) {
+        for (size_t i = 0; i < d.schedule.dims.size(); i++) {
+            if (d.schedule.dims[i].var == var) return static_cast<int>(i);
+        }
+        return -1;
     };
     for (const schedule::Split &split : d.schedule.splits) {
         switch (split.kind) {
@@ -85,11 +102,22 @@ Stmt build_stage(const Function &f, int stage) {
                 rewrite({{loop_var(split.old_var), value}});
                 // GuardWithIf: the last outer iteration may pass the end (simplify drops the test
                 // when the factor provably divides the extent).
-                guard = guard && value <= old.min + old.extent - 1;
+                guards.push_back(value <= old.min + old.extent - 1);
                 ranges.erase(split.old_var);
                 ranges[split.outer] = {make_zero(Int(32)),
                                        (old.extent + split.factor - 1) / split.factor};
                 ranges[split.inner] = {make_zero(Int(32)), split.factor};
+                // A vectorized or unrolled inner loop directly inside its outer loop: run the outer
+                // iterations that stay inside the extent without the guard (no masks, no branches),
+                // and only the last one with it.
+                int i = position(split.inner), o = position(split.outer);
+                if (i >= 0 && o == i + 1) {
+                    ir::ForType inner_type = d.schedule.dims[i].for_type;
+                    if (inner_type == ForType::Vectorized || inner_type == ForType::Unrolled) {
+                        partitions.push_back(
+                            {split.outer, guards.size() - 1, old.extent / split.factor});
+                    }
+                }
                 break;
             }
             case schedule::Split::Kind::FuseVars: {
@@ -112,15 +140,36 @@ Stmt build_stage(const Function &f, int stage) {
         }
     }
 
-    Stmt body = Provide::make(f.name(), d.values, d.args, make_bool(true));
-    Expr condition = guard && d.predicate;
-    if (!is_const_true(d.predicate) || !is_const_true(guard))
-        body = IfThenElse::make(condition, body);
-    // Loops, innermost first.
-    for (const schedule::Dim &dim : d.schedule.dims) {
+    // The loops, outermost first, with the partitioned ones split in a main part and a tail.
+    const std::vector<schedule::Dim> &dims = d.schedule.dims;
+    std::function<Stmt(int, const std::set<size_t> &)> nest =
+        [&](int p, const std::set<size_t> &dropped) -> Stmt {
+        if (p < 0) {
+            Stmt body = Provide::make(f.name(), d.values, d.args, make_bool(true));
+            Expr condition = d.predicate;
+            for (size_t g = 0; g < guards.size(); g++) {
+                if (!dropped.count(g)) condition = condition && guards[g];
+            }
+            condition = simplify(condition);
+            return is_const_true(condition) ? body : IfThenElse::make(condition, body);
+        }
+        const schedule::Dim &dim = dims[p];
         const LoopRange &r = ranges.at(dim.var);
-        body = For::make(loop_var(dim.var), r.min, r.extent, dim.for_type, dim.device_api, body);
-    }
+        for (const Partition &part : partitions) {
+            if (part.outer != dim.var || dropped.count(part.guard)) continue;
+            std::set<size_t> without = dropped;
+            without.insert(part.guard);
+            Stmt main = For::make(loop_var(dim.var), r.min, part.main_extent, dim.for_type,
+                                  dim.device_api, nest(p - 1, without));
+            Stmt tail =
+                For::make(loop_var(dim.var), r.min + part.main_extent, r.extent - part.main_extent,
+                          dim.for_type, dim.device_api, nest(p - 1, dropped));
+            return Block::make(main, tail);
+        }
+        return For::make(loop_var(dim.var), r.min, r.extent, dim.for_type, dim.device_api,
+                         nest(p - 1, dropped));
+    };
+    Stmt body = nest(static_cast<int>(dims.size()) - 1, {});
     // RDom bounds come from the RDom itself.
     if (d.rdom.defined()) {
         const auto &domain = d.rdom.domain();

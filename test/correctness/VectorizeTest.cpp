@@ -62,6 +62,23 @@ TEST(Vectorize, UpdateStageOverAPureVar) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
+TEST(Vectorize, MainLoopIsUnmaskedAndStridedBuffersStillWork) {
+    Var x("x"), y("y");
+    Func f("vmain");
+    f(x, y) = x * 2 + y;
+    f.vectorize(x, 8);
+    std::string stmt = f.lowered_stmt();
+    // The dense version's main loop stores whole vectors without a mask; only the tail has one.
+    EXPECT_NE(stmt.find("vmain[ramp(((vmain.s0.x * 8)"), std::string::npos) << stmt;
+    // A transposed output (stride 0 is not 1) takes the general version.
+    Buffer<int> t = Buffer<int>(7, 19).transposed(0, 1);
+    f.realize(t);
+    EXPECT_TRUE(matches_reference(f, t));
+    Buffer<int> dense(19, 7);
+    f.realize(dense);
+    EXPECT_TRUE(matches_reference(f, dense));
+}
+
 TEST(Vectorize, ErrorsForImpossibleVectorization) {
     Func f("vf");
     Var x("x");
