@@ -1,29 +1,18 @@
 // Mistakes in definitions are CompileErrors whose messages name the Func and say what to do.
 #include <gtest/gtest.h>
 
+#include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
 
 namespace dsl {
 namespace {
 
-/// Runs `f`, expects a CompileError, and returns its message.
-template <typename F>
-std::string compile_error_of(F f) {
-    try {
-        f();
-    } catch (const CompileError &e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected a CompileError";
-    return "";
-}
-
-#define EXPECT_CONTAINS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+using test::message_of;
 
 TEST(DefinitionErrors, CallingAnUndefinedFunc) {
     Func f("producer"), g("consumer");
     Var x("x");
-    std::string msg = compile_error_of([&] { g(x) = f(x) + 1; });
+    std::string msg = message_of([&] { g(x) = f(x) + 1; });
     EXPECT_CONTAINS(msg, "Func \"producer\" is used but has not been defined");
 }
 
@@ -31,9 +20,9 @@ TEST(DefinitionErrors, WrongNumberOfArguments) {
     Func f("blur");
     Var x("x"), y("y");
     f(x, y) = x + y;
-    std::string msg = compile_error_of([&] { Expr e = f(x); });
+    std::string msg = message_of([&] { Expr e = f(x); });
     EXPECT_CONTAINS(msg, "Func \"blur\" has 2 dimensions but is called with 1 argument");
-    msg = compile_error_of([&] { f(x, y, 0) = 1; });
+    msg = message_of([&] { f(x, y, 0) = 1; });
     EXPECT_CONTAINS(msg, "\"blur\" has 2 dimensions");
 }
 
@@ -41,7 +30,7 @@ TEST(DefinitionErrors, UpdateOfAnotherType) {
     Func f("acc");
     Var x("x");
     f(x) = 0.0f;
-    std::string msg = compile_error_of([&] { f(x) = x * 2; });
+    std::string msg = message_of([&] { f(x) = x * 2; });
     EXPECT_CONTAINS(msg, "has type int32, but the pure definition has type float32");
     EXPECT_CONTAINS(msg, "cast<float32>");
 }
@@ -50,9 +39,9 @@ TEST(DefinitionErrors, PureVarMisplacedOnTheLeftOfAnUpdate) {
     Func f("grid");
     Var x("x"), y("y");
     f(x, y) = x + y;
-    std::string msg = compile_error_of([&] { f(y, x) = 0; });
+    std::string msg = message_of([&] { f(y, x) = 0; });
     EXPECT_CONTAINS(msg, "pure Var y may only appear alone, at its own position");
-    msg = compile_error_of([&] { f(x + 1, y) = 0; });
+    msg = message_of([&] { f(x + 1, y) = 0; });
     EXPECT_CONTAINS(msg, "pure Var x may only appear alone");
 }
 
@@ -61,14 +50,14 @@ TEST(DefinitionErrors, PureVarOnlyOnTheRightOfAnUpdate) {
     Var x("x"), y("y");
     RDom r(0, 10);
     f(x) = 0;
-    std::string msg = compile_error_of([&] { f(r) = f(r) + y; });
+    std::string msg = message_of([&] { f(r) = f(r) + y; });
     EXPECT_CONTAINS(msg, "uses the Var y on the right but not on the left");
 }
 
 TEST(DefinitionErrors, FreeVarInAPureDefinition) {
     Func f("free");
     Var x("x"), y("y");
-    std::string msg = compile_error_of([&] { f(x) = x + y; });
+    std::string msg = message_of([&] { f(x) = x + y; });
     EXPECT_CONTAINS(msg, "uses the Var y, which is not one of its arguments (x)");
 }
 
@@ -76,17 +65,17 @@ TEST(DefinitionErrors, RVarInAPureDefinition) {
     Func f("sum_rows");
     Var x("x");
     RDom r(0, 10);
-    std::string msg = compile_error_of([&] { f(x) = x + r; });
+    std::string msg = message_of([&] { f(x) = x + r; });
     EXPECT_CONTAINS(msg, "Reductions need an update definition");
 }
 
 TEST(DefinitionErrors, FirstDefinitionNeedsVars) {
     Func f("first");
     Var x("x");
-    std::string msg = compile_error_of([&] { f(x + 1) = 3; });
+    std::string msg = message_of([&] { f(x + 1) = 3; });
     EXPECT_CONTAINS(msg, "its first definition must have distinct Vars");
     Func g("twice");
-    msg = compile_error_of([&] { g(x, x) = 3; });
+    msg = message_of([&] { g(x, x) = 3; });
     EXPECT_CONTAINS(msg, "appears twice");
 }
 
@@ -94,7 +83,7 @@ TEST(DefinitionErrors, FloatCoordinates) {
     Func f("img");
     Var x("x");
     f(x) = x;
-    std::string msg = compile_error_of([&] { Expr e = f(cast<float>(x)); });
+    std::string msg = message_of([&] { Expr e = f(cast<float>(x)); });
     EXPECT_CONTAINS(msg, "coordinates must be integers");
 }
 
@@ -102,7 +91,7 @@ TEST(DefinitionErrors, TupleUsedAsASingleValue) {
     Func f("pair");
     Var x("x");
     f(x) = Tuple{x, x * 2};
-    std::string msg = compile_error_of([&] { Expr e = f(x) + 1; });
+    std::string msg = message_of([&] { Expr e = f(x) + 1; });
     EXPECT_CONTAINS(msg, "has 2 values per point (a Tuple)");
     EXPECT_NO_THROW((void)(f(x)[1] + 1));
 }
@@ -113,7 +102,7 @@ TEST(DefinitionErrors, WhereAfterUse) {
     RDom r(0, 8, "r");
     f(x) = 0;
     f(r) += 1;
-    std::string msg = compile_error_of([&] { r.where(r.x > 2); });
+    std::string msg = message_of([&] { r.where(r.x > 2); });
     EXPECT_CONTAINS(msg, "where() after the RDom was used");
 }
 

@@ -2,24 +2,13 @@
 // and says what to do.
 #include <gtest/gtest.h>
 
+#include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
 
 namespace dsl {
 namespace {
 
-#define EXPECT_CONTAINS(text, part) \
-    EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
-
-template <typename Error, typename F>
-std::string message_of(F f) {
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected an error";
-    return "";
-}
+using test::message_of;
 
 TEST(RuntimeErrors, InputAccessedOutsideItsBuffer) {
     ImageParam input(UInt(8), 2, "photo");

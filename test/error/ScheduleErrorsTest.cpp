@@ -2,30 +2,19 @@
 // loops that exist.
 #include <gtest/gtest.h>
 
+#include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
 
 namespace dsl {
 namespace {
 
-#define EXPECT_CONTAINS(text, part) \
-    EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
-
-template <typename F>
-std::string error_of(F f) {
-    try {
-        f();
-    } catch (const CompileError &e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected a CompileError";
-    return "";
-}
+using test::message_of;
 
 TEST(ScheduleErrors, UnknownLoopListsTheLoops) {
     Func f("blur");
     Var x("x"), y("y"), z("z"), zo("zo"), zi("zi");
     f(x, y) = x + y;
-    std::string msg = error_of([&] { f.split(z, zo, zi, 4); });
+    std::string msg = message_of([&] { f.split(z, zo, zi, 4); });
     EXPECT_CONTAINS(msg, "Func \"blur\" has no loop \"z\" (in split)");
     EXPECT_CONTAINS(msg, "Its loops, innermost first, are: x, y");
 }
@@ -34,27 +23,27 @@ TEST(ScheduleErrors, FactorMustBePositive) {
     Func f("f");
     Var x("x"), xo("xo"), xi("xi");
     f(x) = x;
-    EXPECT_CONTAINS(error_of([&] { f.split(x, xo, xi, 0); }),
+    EXPECT_CONTAINS(message_of([&] { f.split(x, xo, xi, 0); }),
                     "the factor is 0; it must be positive");
-    EXPECT_CONTAINS(error_of([&] { f.split(x, xo, xi, -3); }), "the factor is -3");
-    EXPECT_CONTAINS(error_of([&] { f.split(x, xo, xi, 2.5f); }), "must be an integer");
+    EXPECT_CONTAINS(message_of([&] { f.split(x, xo, xi, -3); }), "the factor is -3");
+    EXPECT_CONTAINS(message_of([&] { f.split(x, xo, xi, 2.5f); }), "must be an integer");
 }
 
 TEST(ScheduleErrors, ReorderRepeatingALoop) {
     Func f("g");
     Var x("x"), y("y");
     f(x, y) = x;
-    EXPECT_CONTAINS(error_of([&] { f.reorder(x, y, x); }), "the loop \"x\" is listed twice");
+    EXPECT_CONTAINS(message_of([&] { f.reorder(x, y, x); }), "the loop \"x\" is listed twice");
 }
 
 TEST(ScheduleErrors, NameClashesAndMissingUpdates) {
     Func f("h");
     Var x("x"), y("y");
     f(x, y) = x;
-    EXPECT_CONTAINS(error_of([&] { f.split(x, y, Var("xi"), 2); }),
+    EXPECT_CONTAINS(message_of([&] { f.split(x, y, Var("xi"), 2); }),
                     "would make a second loop named \"y\"");
-    EXPECT_CONTAINS(error_of([&] { f.update(0); }), "has 0 update definitions");
-    EXPECT_CONTAINS(error_of([&] { f.split(x, x, Var("xi"), 2, TailStrategy::RoundUp); }),
+    EXPECT_CONTAINS(message_of([&] { f.update(0); }), "has 0 update definitions");
+    EXPECT_CONTAINS(message_of([&] { f.split(x, x, Var("xi"), 2, TailStrategy::RoundUp); }),
                     "not supported yet");
 }
 
