@@ -1,5 +1,7 @@
 #include "ir/IRPrinter.h"
 
+#include "ir/IROperator.h"
+
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -209,10 +211,7 @@ void IRPrinter::visit(const Load *op) {
     os_ << op->name << '[';
     include(op->index);
     os_ << ']';
-    const auto *all_true = op->predicate.as<UIntImm>();
-    const auto *bcast = op->predicate.as<Broadcast>();
-    if (bcast) all_true = bcast->value.as<UIntImm>();
-    if (!all_true || all_true->value == 0) {
+    if (!is_const_true(op->predicate)) {
         os_ << " if ";
         include(op->predicate);
     }
@@ -310,9 +309,7 @@ void IRPrinter::visit(const Store *op) {
     include(op->index);
     os_ << "] = ";
     include(op->value);
-    const auto *all_true = op->predicate.as<UIntImm>();
-    if (const auto *b = op->predicate.as<Broadcast>()) all_true = b->value.as<UIntImm>();
-    if (!all_true || all_true->value == 0) {
+    if (!is_const_true(op->predicate)) {
         os_ << " if ";
         include(op->predicate);
     }
@@ -327,8 +324,7 @@ void IRPrinter::visit(const Provide *op) {
     if (op->values.size() > 1) os_ << '{';
     print_args(op->values);
     if (op->values.size() > 1) os_ << '}';
-    const auto *always = op->predicate.as<UIntImm>();
-    if (!always || always->value == 0) {
+    if (!is_const_true(op->predicate)) {
         os_ << " if ";
         include(op->predicate);
     }
@@ -344,8 +340,7 @@ void IRPrinter::visit(const Allocate *op) {
     }
     os_ << ']';
     if (op->memory_type != MemoryType::Auto) os_ << " in " << to_string(op->memory_type);
-    const auto *always = op->condition.as<UIntImm>();
-    if (!always || always->value == 0) {
+    if (!is_const_true(op->condition)) {
         os_ << " if ";
         include(op->condition);
     }
@@ -369,8 +364,7 @@ void IRPrinter::visit(const Realize *op) {
     }
     os_ << ')';
     if (op->memory_type != MemoryType::Auto) os_ << " in " << to_string(op->memory_type);
-    const auto *always = op->condition.as<UIntImm>();
-    if (!always || always->value == 0) {
+    if (!is_const_true(op->condition)) {
         os_ << " if ";
         include(op->condition);
     }

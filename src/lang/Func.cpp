@@ -175,9 +175,7 @@ Func::Func(const Buffer<> &buffer)
         names.push_back(contents_->name + ".v" + std::to_string(i));
         args.push_back(Variable::make(Int(32), names.back()));
     }
-    Expr value =
-        Call::make(buffer.type(), buffer.name(), args, Call::CallType::Image, 0, {}, {}, buffer);
-    Function(contents_).define(names, {value});
+    Function(contents_).define(names, {buffer(args)});
 }
 
 FuncRef Func::operator()(const std::vector<Var> &args) const {
