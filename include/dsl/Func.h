@@ -229,6 +229,14 @@ class Func {
 
     /// Computes the whole Func before its consumers, outside all their loops.
     Func &compute_root();
+    /// Computes the Func inside the loop `var` of its consumer `f`, once per iteration of that
+    /// loop, over just the region that iteration needs:
+    ///   for f.y:
+    ///     for f.x:                      (compute_at(f, x))
+    ///       produce this Func over the points f(x, y) reads
+    ///       f(x, y) = ...
+    /// `f` must be the only Func that uses this one. Errors list the legal loops.
+    Func &compute_at(const Func &f, const VarOrRVar &var);
     /// Substitutes the Func's definition into every use (the default for Funcs without updates
     /// that are not outputs).
     Func &compute_inline();

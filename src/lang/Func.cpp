@@ -226,6 +226,15 @@ Func &Func::compute_root() {
     return *this;
 }
 
+Func &Func::compute_at(const Func &f, const VarOrRVar &var) {
+    user_assert(f.contents() != contents_)
+        << "Func \"" << name() << "\" cannot be computed at its own loop.";
+    contents_->schedule.compute_level = schedule::LoopLevel::at(f.name(), var.name());
+    contents_->schedule.store_level = contents_->schedule.compute_level;
+    Function(contents_).touch();
+    return *this;
+}
+
 Func &Func::compute_inline() {
     contents_->schedule.compute_level = schedule::LoopLevel::inlined();
     contents_->schedule.store_level = schedule::LoopLevel::inlined();

@@ -55,52 +55,70 @@ Box required_by_consumers(const Environment &env, const Function &f) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const Box &required_in,
+                                                      bool output, bool clamp_to_enclosing) {
+    Lets lets;
+    Box required = required_in;
+    internal_assert(static_cast<int>(required.size()) == f.dimensions())
+        << "no consumer reads " << f.name();
+    if (clamp_to_enclosing) {
+        // Never beyond the region the whole pipeline needs (defined by an enclosing let of the
+        // same name): a split's last iteration may ask for points past the end.
+        for (int a = 0; a < f.dimensions(); a++) {
+            std::string loop = names::stage_var(f.name(), 0, f.args()[a]);
+            required[a].min = max(required[a].min, Variable::make(Int(32), names::min_of(loop)));
+            required[a].max = min(required[a].max, Variable::make(Int(32), names::max_of(loop)));
+        }
+    }
+
+    // Stages from last to first: each earlier stage also covers what later ones read.
+    std::vector<Box> regions(f.stages());
+    regions[f.stages() - 1] = required;
+    for (int k = f.stages() - 1; k >= 0; k--) {
+        for (const std::string &var : stage_pure_vars(f, k)) {
+            int index = -1;
+            for (int a = 0; a < f.dimensions(); a++) {
+                if (f.args()[a] == var) index = a;
+            }
+            std::string loop = names::stage_var(f.name(), k, var);
+            lets.add(names::min_of(loop), regions[k][index].min);
+            lets.add(names::max_of(loop), regions[k][index].max);
+        }
+        if (k > 0) {
+            Box self_reads = box_of_calls(f, k, f.name());
+            require_bounded(self_reads, f.name(), f.name());
+            regions[k - 1] = regions[k];
+            merge_boxes(regions[k - 1], self_reads);
+        }
+    }
+    if (output) return lets.bindings;  // stored straight into the output buffer
+
+    // The allocation: stage 0's region plus every point an update writes.
+    Box realized = regions[0];
+    for (int k = 1; k < f.stages(); k++) {
+        Box writes = box_of_writes(f, k);
+        require_bounded(writes, f.name(), f.name());
+        merge_boxes(realized, writes);
+    }
+    for (int a = 0; a < f.dimensions(); a++) {
+        const std::string &var = f.args()[a];
+        lets.add(names::realized_min(f.name(), var), realized[a].min);
+        lets.add(names::realized_max(f.name(), var), realized[a].max);
+        Expr min = Variable::make(Int(32), names::realized_min(f.name(), var));
+        Expr max = Variable::make(Int(32), names::realized_max(f.name(), var));
+        lets.add(names::realized_extent(f.name(), var), max - min + 1);
+    }
+    return lets.bindings;
+}
+
 Stmt bounds_inference(const Environment &env, const Stmt &s) {
     Lets lets;
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         const Function &f = env.func(*it);
         bool output = env.is_output(f.name());
         Box required = output ? output_region(f) : required_by_consumers(env, f);
-        internal_assert(static_cast<int>(required.size()) == f.dimensions())
-            << "no consumer reads " << f.name();
-
-        // Stages from last to first: each earlier stage also covers what later ones read.
-        std::vector<Box> regions(f.stages());
-        regions[f.stages() - 1] = required;
-        for (int k = f.stages() - 1; k >= 0; k--) {
-            for (const std::string &var : stage_pure_vars(f, k)) {
-                int index = -1;
-                for (int a = 0; a < f.dimensions(); a++) {
-                    if (f.args()[a] == var) index = a;
-                }
-                std::string loop = names::stage_var(f.name(), k, var);
-                lets.add(names::min_of(loop), regions[k][index].min);
-                lets.add(names::max_of(loop), regions[k][index].max);
-            }
-            if (k > 0) {
-                Box self_reads = box_of_calls(f, k, f.name());
-                require_bounded(self_reads, f.name(), f.name());
-                regions[k - 1] = regions[k];
-                merge_boxes(regions[k - 1], self_reads);
-            }
-        }
-        if (output) continue;  // stored straight into the output buffer
-
-        // The allocation: stage 0's region plus every point an update writes.
-        Box realized = regions[0];
-        for (int k = 1; k < f.stages(); k++) {
-            Box writes = box_of_writes(f, k);
-            require_bounded(writes, f.name(), f.name());
-            merge_boxes(realized, writes);
-        }
-        for (int a = 0; a < f.dimensions(); a++) {
-            const std::string &var = f.args()[a];
-            lets.add(names::realized_min(f.name(), var), realized[a].min);
-            lets.add(names::realized_max(f.name(), var), realized[a].max);
-            Expr min = Variable::make(Int(32), names::realized_min(f.name(), var));
-            Expr max = Variable::make(Int(32), names::realized_max(f.name(), var));
-            lets.add(names::realized_extent(f.name(), var), max - min + 1);
-        }
+        for (auto &b : func_bounds(f, required, output, false))
+            lets.bindings.push_back(b);
     }
     return lets.wrap(s);
 }

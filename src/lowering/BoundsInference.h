@@ -1,5 +1,6 @@
 #pragma once
 #include "ir/IR.h"
+#include "ir/Interval.h"
 #include "lowering/Environment.h"
 
 namespace dsl::lowering {
@@ -15,5 +16,13 @@ using ir::Stmt;
 ///    region and every point its updates write.
 /// Consumers' bounds are defined outside their producers', so producers can refer to them.
 Stmt bounds_inference(const Environment &env, const Stmt &s);
+
+/// The lets (outermost first) that define the loop bounds of every stage of `f` and its
+/// allocation, given the `required` region of its last stage. With `clamp_to_enclosing`, the
+/// region is first clamped to the one that enclosing lets of the same names define (for a Func
+/// computed inside a consumer's loop, whose whole-pipeline bounds are defined at the top).
+std::vector<std::pair<std::string, Expr>> func_bounds(const lang::Function &f,
+                                                      const std::vector<ir::Interval> &required,
+                                                      bool output, bool clamp_to_enclosing);
 
 }  // namespace dsl::lowering

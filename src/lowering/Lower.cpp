@@ -108,6 +108,7 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     inline_functions(env, outputs);
     realization_order(env);
+    resolve_compute_levels(env);
     Stmt s = schedule_functions(env);
     log.pass("schedule functions", s);
     result.loop_nest = print_loop_nest(s);

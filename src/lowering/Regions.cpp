@@ -88,6 +88,14 @@ Box box_of_calls(const Function &consumer, int stage, const std::string &callee)
     return finder.box;
 }
 
+Box box_of_calls_in(const std::vector<Expr> &exprs, const std::string &callee,
+                    const Scope<Interval> &scope) {
+    CallBoxes finder(callee, scope);
+    for (const Expr &e : exprs)
+        finder.include(e);
+    return finder.box;
+}
+
 Box box_of_writes(const Function &f, int stage) {
     Definition d = rename_stage_vars(f, stage);
     Scope<Interval> scope = stage_scope(f, stage);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/Interval.h"
+#include "ir/Scope.h"
 #include "lowering/Environment.h"
 
 namespace dsl::lowering {
@@ -22,6 +23,11 @@ void merge_boxes(Box &a, const Box &b);
 /// input, by name), with the stage's loops ranging over their (symbolic) bounds
 /// `<loop>.min`..`<loop>.max` and RVars over their RDom. Empty if it never calls it.
 Box box_of_calls(const lang::Function &consumer, int stage, const std::string &callee);
+
+/// The box of coordinates at which `exprs` call `callee`, with the variables of `scope` ranging
+/// over their intervals.
+Box box_of_calls_in(const std::vector<Expr> &exprs, const std::string &callee,
+                    const ir::Scope<ir::Interval> &scope);
 
 /// The box of coordinates stage `stage` of `f` writes.
 Box box_of_writes(const lang::Function &f, int stage);

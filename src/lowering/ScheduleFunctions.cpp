@@ -5,9 +5,14 @@
 
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "ir/Interval.h"
 #include "ir/Names.h"
+#include "ir/Scope.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "lowering/BoundsInference.h"
+#include "lowering/InlineFunctions.h"
+#include "lowering/Regions.h"
 
 namespace dsl::lowering {
 
@@ -52,9 +57,39 @@ struct LoopRange {
     Expr min, extent;
 };
 
-Stmt build_stage(const Function &f, int stage) {
+Stmt build_produce(const Environment &env, const Function &f);
+
+/// Computes `producer` inside a loop of a consumer: the lets of its per-iteration bounds, then
+/// realize producer { produce producer; consume producer { body } }.
+Stmt inject_producer(const Environment &env, const Function &producer, const Box &required,
+                     const Stmt &body) {
+    Region bounds;
+    for (const std::string &a : producer.args()) {
+        bounds.push_back({Variable::make(Int(32), names::realized_min(producer.name(), a)),
+                          Variable::make(Int(32), names::realized_extent(producer.name(), a))});
+    }
+    Stmt s = Block::make(build_produce(env, producer),
+                         ProducerConsumer::make(producer.name(), false, body));
+    s = Realize::make(producer.name(), producer.output_types(), producer.schedule().memory_type,
+                      bounds, make_bool(true), s);
+    auto lets = func_bounds(producer, required, false, true);
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+        s = LetStmt::make(it->first, it->second, s);
+    return s;
+}
+
+Stmt build_stage(const Environment &env, const Function &f, int stage) {
     Definition d = rename_stage_vars(f, stage);
     auto loop_var = [&](const std::string &v) { return names::stage_var(f.name(), stage, v); };
+    // The Funcs computed inside this stage's loops, by loop, in realization order.
+    std::map<std::string, std::vector<std::string>> producers_at;
+    for (const std::string &name : env.order) {
+        const schedule::LoopLevel &level = env.func(name).schedule().compute_level;
+        if (level.kind == schedule::LoopLevel::Kind::At && level.func == f.name() &&
+            level.stage == stage) {
+            producers_at[level.var].push_back(name);
+        }
+    }
 
     // The loops before any split, over the bounds that bounds inference (or the RDom) defines.
     std::map<std::string, LoopRange> ranges;
@@ -155,19 +190,41 @@ Stmt build_stage(const Function &f, int stage) {
         }
         const schedule::Dim &dim = dims[p];
         const LoopRange &r = ranges.at(dim.var);
+        // Producers computed at this loop, inside each of its iterations (earlier ones outside).
+        auto inside = [&](const std::set<size_t> &guards_dropped) {
+            Stmt body = nest(p - 1, guards_dropped);
+            auto here = producers_at.find(dim.var);
+            if (here == producers_at.end()) return body;
+            Scope<Interval> inner_loops;
+            for (int q = 0; q < p; q++) {
+                const LoopRange &inner = ranges.at(dims[q].var);
+                inner_loops.push(loop_var(dims[q].var),
+                                 Interval(inner.min, inner.min + inner.extent - 1));
+            }
+            std::vector<Expr> uses = d.args;
+            uses.insert(uses.end(), d.values.begin(), d.values.end());
+            uses.push_back(d.predicate);
+            for (auto it = here->second.rbegin(); it != here->second.rend(); ++it) {
+                const Function &producer = env.func(*it);
+                Box required = box_of_calls_in(uses, producer.name(), inner_loops);
+                require_bounded(required, producer.name(), f.name());
+                body = inject_producer(env, producer, required, body);
+            }
+            return body;
+        };
         for (const Partition &part : partitions) {
             if (part.outer != dim.var || dropped.count(part.guard)) continue;
             std::set<size_t> without = dropped;
             without.insert(part.guard);
             Stmt main = For::make(loop_var(dim.var), r.min, part.main_extent, dim.for_type,
-                                  dim.device_api, nest(p - 1, without));
+                                  dim.device_api, inside(without));
             Stmt tail =
                 For::make(loop_var(dim.var), r.min + part.main_extent, r.extent - part.main_extent,
-                          dim.for_type, dim.device_api, nest(p - 1, dropped));
+                          dim.for_type, dim.device_api, inside(dropped));
             return Block::make(main, tail);
         }
         return For::make(loop_var(dim.var), r.min, r.extent, dim.for_type, dim.device_api,
-                         nest(p - 1, dropped));
+                         inside(dropped));
     };
     Stmt body = nest(static_cast<int>(dims.size()) - 1, {});
     // RDom bounds come from the RDom itself.
@@ -182,31 +239,72 @@ Stmt build_stage(const Function &f, int stage) {
     return body;
 }
 
-Stmt build_produce(const Function &f) {
+Stmt build_produce(const Environment &env, const Function &f) {
     std::vector<Stmt> stages;
     for (int s = 0; s < f.stages(); s++)
-        stages.push_back(build_stage(f, s));
+        stages.push_back(build_stage(env, f, s));
     return ProducerConsumer::make(f.name(), true, Block::make(stages));
 }
 
 }  // namespace
 
+void resolve_compute_levels(Environment &env) {
+    for (const std::string &name : env.order) {
+        Function g = env.func(name);
+        schedule::LoopLevel &level = g.schedule().compute_level;
+        if (level.kind != schedule::LoopLevel::Kind::At) continue;
+        std::string where =
+            "Func \"" + name + "\" is scheduled compute_at(" + level.func + ", " + level.var + ")";
+        user_assert(env.funcs.count(level.func) && !is_inlined(env.func(level.func)))
+            << where << ", but \"" << level.func
+            << "\" is not computed in this pipeline (is it inlined?). "
+            << "Compute it at root, or compute \"" << name << "\" at root.";
+        const Function &c = env.func(level.func);
+        std::vector<int> stages;
+        for (int k = 0; k < c.stages(); k++) {
+            if (!box_of_calls(c, k, name).empty()) stages.push_back(k);
+        }
+        user_assert(!stages.empty()) << where << ", but \"" << level.func << "\" does not use it.";
+        user_assert(stages.size() == 1) << where << ", but several stages of \"" << level.func
+                                        << "\" use it; compute it at root instead.";
+        for (const std::string &other : env.order) {
+            if (other == name || other == level.func) continue;
+            for (int k = 0; k < env.func(other).stages(); k++) {
+                user_assert(box_of_calls(env.func(other), k, name).empty())
+                    << where << ", but \"" << other
+                    << "\" uses it too; a Func computed inside one consumer's loop "
+                    << "is not visible to others. Compute it at root.";
+            }
+        }
+        const std::vector<schedule::Dim> &dims = c.stage(stages[0]).schedule.dims;
+        bool found = false;
+        std::string legal = "root";
+        for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+            found |= it->var == level.var;
+            legal += ", " + level.func + "." + it->var;
+        }
+        user_assert(found) << where << ", but " << level.func << " has no loop \"" << level.var
+                           << "\" at that point. Legal locations for " << name << " are: " << legal
+                           << ".";
+        level.stage = stages[0];
+    }
+}
+
 Stmt schedule_functions(const Environment &env) {
     std::vector<Stmt> outputs;
     for (const std::string &o : env.outputs)
-        outputs.push_back(build_produce(env.func(o)));
+        outputs.push_back(build_produce(env, env.func(o)));
     Stmt s = Block::make(outputs);
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         if (env.is_output(*it)) continue;
         const Function &f = env.func(*it);
-        internal_assert(f.schedule().compute_level.is_root())
-            << "only root and inline compute levels are lowered so far (" << f.name() << ")";
+        if (!f.schedule().compute_level.is_root()) continue;  // computed inside a consumer's loop
         Region bounds;
         for (const std::string &a : f.args()) {
             bounds.push_back({Variable::make(Int(32), names::realized_min(f.name(), a)),
                               Variable::make(Int(32), names::realized_extent(f.name(), a))});
         }
-        Stmt body = Block::make(build_produce(f), ProducerConsumer::make(f.name(), false, s));
+        Stmt body = Block::make(build_produce(env, f), ProducerConsumer::make(f.name(), false, s));
         s = Realize::make(f.name(), f.output_types(), f.schedule().memory_type, bounds,
                           make_bool(true), body);
     }

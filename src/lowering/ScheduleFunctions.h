@@ -23,6 +23,11 @@ using ir::Stmt;
 /// defines (RDom bounds are defined here, from the RDom). Values still call Funcs and inputs.
 Stmt schedule_functions(const Environment &env);
 
+/// Checks every `compute_at` and records the consumer stage it refers to: the consumer must be
+/// computed (not inlined) and be the only Func that uses the producer, exactly one of its stages
+/// may use it, and that stage must have the loop. Errors list the legal locations.
+void resolve_compute_levels(Environment &env);
+
 /// The pure Vars a stage loops over before any split: all of them for the pure definition, the
 /// ones an update uses on its left side (at their own position) for an update.
 std::vector<std::string> stage_pure_vars(const lang::Function &f, int stage);

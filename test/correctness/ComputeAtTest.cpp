@@ -1,0 +1,72 @@
+// Producers computed inside their consumer's loops give the same result as at root.
+#include <gtest/gtest.h>
+
+#include "common/ErrorCheck.h"
+#include "common/PipelineCheck.h"
+#include "dsl/dsl.h"
+
+namespace dsl {
+namespace {
+
+using test::matches_reference;
+using test::random_buffer;
+
+TEST(ComputeAt, BlurWithProducerPerRowAndPerTile) {
+    Buffer<> in = random_buffer(UInt(16), {29, 23}, 41);
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    Func blur_x("cblur_x"), blur_y("cblur_y");
+    blur_x(x, y) = (clamped(x - 1, y) + clamped(x, y) + clamped(x + 1, y)) / 3;
+    blur_y(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3;
+
+    blur_x.compute_at(blur_y, y);  // three rows of blur_x per output row
+    Buffer<uint16_t> a = blur_y.realize({29, 23});
+    EXPECT_TRUE(matches_reference(blur_y, a));
+    std::string nest = blur_y.loop_nest();
+    EXPECT_NE(nest.find("for cblur_y.s0.y:\n    produce cblur_x:"), std::string::npos) << nest;
+
+    blur_y.tile(x, y, xo, yo, xi, yi, 8, 4).vectorize(xi, 4);  // tails in both dimensions
+    blur_x.compute_at(blur_y, xo).vectorize(x, 4);
+    Buffer<uint16_t> b = blur_y.realize({29, 23});
+    EXPECT_TRUE(matches_reference(blur_y, b));
+
+    blur_y.parallel(yo);
+    Buffer<uint16_t> c(29, 23);
+    c.translate(0, 5).translate(1, -3);
+    blur_y.realize(c);
+    EXPECT_TRUE(matches_reference(blur_y, c));
+}
+
+TEST(ComputeAt, ProducerWithUpdatesInsideAnUpdate) {
+    Var x("x"), y("y");
+    RDom r(0, 5, "r");
+    Func sums("csums"), out("cout");
+    sums(x, y) = x;
+    sums(x, y) += y * r;
+    out(x) = 0;
+    out(x) += sums(x, r) + sums(x + 1, r);
+    sums.compute_at(out, x);
+    EXPECT_NO_THROW(out.update(0));
+    Buffer<int> b = out.realize({7});
+    EXPECT_TRUE(matches_reference(out, b));
+}
+
+TEST(ComputeAt, IllegalLocationsListTheLegalOnes) {
+    Var x("x"), y("y"), z("z");
+    Func g("cg"), f("cf"), h("ch");
+    g(x, y) = x + y;
+    f(x, y) = g(x, y) * 2;
+    g.compute_at(f, z);
+    std::string msg = test::message_of([&] { f.realize({4, 4}); });
+    EXPECT_CONTAINS(msg, "Func \"cg\" is scheduled compute_at(cf, z), but cf has no loop \"z\"");
+    EXPECT_CONTAINS(msg, "Legal locations for cg are: root, cf.y, cf.x");
+    // A second consumer makes compute_at impossible.
+    h(x, y) = f(x, y) + g(x, y);
+    g.compute_at(f, x);
+    f.compute_root();
+    msg = test::message_of([&] { h.realize({4, 4}); });
+    EXPECT_CONTAINS(msg, "but \"ch\" uses it too");
+}
+
+}  // namespace
+}  // namespace dsl
