@@ -257,6 +257,9 @@ class Func {
     void compile_to_lowered_stmt(const std::string &filename);
     /// The final lowered statement as text.
     std::string lowered_stmt();
+    /// Writes the optimised LLVM IR / the assembly the JIT would run, for `target`.
+    void compile_to_llvm_ir(const std::string &filename, const Target &target = Target::host());
+    void compile_to_assembly(const std::string &filename, const Target &target = Target::host());
 
     const std::shared_ptr<lang::FunctionContents> &contents() const { return contents_; }
 

@@ -1,8 +1,10 @@
 #include "codegen/CodeGenLLVM.h"
 
+#include <llvm/ADT/SmallString.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -374,6 +376,38 @@ llvm::StructType *CodeGenLLVM::dsl_dimension_type() {
             llvm::StructType::create(context_, {i32, i32, i32, i32}, "dsl_dimension_t");
     }
     return dimension_type_;
+}
+
+namespace {
+std::unique_ptr<llvm::Module> optimized_module(const ir::Module &module, llvm::LLVMContext &context,
+                                               llvm::TargetMachine &tm) {
+    std::unique_ptr<llvm::Module> m = compile_to_llvm(module, context, tm);
+    optimize_llvm_module(*m, tm);
+    return m;
+}
+}  // namespace
+
+std::string compile_to_llvm_ir_text(const ir::Module &module, const CpuTarget &target) {
+    llvm::LLVMContext context;
+    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
+    std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    m->print(os, nullptr);
+    return os.str();
+}
+
+std::string compile_to_assembly_text(const ir::Module &module, const CpuTarget &target) {
+    llvm::LLVMContext context;
+    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
+    std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm);
+    llvm::SmallString<4096> text;
+    llvm::raw_svector_ostream os(text);
+    llvm::legacy::PassManager pm;
+    internal_assert(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+        << "LLVM cannot emit assembly for " << target.triple;
+    pm.run(*m);
+    return std::string(text.str());
 }
 
 std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LLVMContext &context,

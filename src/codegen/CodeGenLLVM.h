@@ -35,6 +35,10 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target
 std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LLVMContext &context,
                                               llvm::TargetMachine &target_machine);
 
+/// The optimised module as LLVM IR text, or as the target's assembly text.
+std::string compile_to_llvm_ir_text(const ir::Module &module, const CpuTarget &target);
+std::string compile_to_assembly_text(const ir::Module &module, const CpuTarget &target);
+
 /// Runs LLVM's standard O3 pipeline for `target_machine` over `module`.
 void optimize_llvm_module(llvm::Module &module, llvm::TargetMachine &target_machine);
 

@@ -1,5 +1,7 @@
 #include "ir/Error.h"
 
+#include <iostream>
+
 namespace dsl::internal {
 
 ErrorReport::ErrorReport(ErrorKind kind, const char *file, int line, const char *condition)
@@ -23,6 +25,10 @@ ErrorReport::~ErrorReport() noexcept(false) {
         case ErrorKind::Internal:
             throw InternalError(text + "\nThis is a bug in dsl; please report it.");
     }
+}
+
+WarningReport::~WarningReport() {
+    std::cerr << "dsl: warning: " << msg_.str() << "\n";
 }
 
 }  // namespace dsl::internal

@@ -32,7 +32,28 @@ class ErrorReport {
     std::ostringstream msg_;
 };
 
+/// A warning: printed to stderr as "dsl: warning: ..." when the statement ends.
+class WarningReport {
+  public:
+    WarningReport() = default;
+    WarningReport(const WarningReport &) = delete;
+    WarningReport &operator=(const WarningReport &) = delete;
+    ~WarningReport();
+
+    template <typename T>
+    WarningReport &operator<<(const T &value) {
+        msg_ << value;
+        return *this;
+    }
+
+  private:
+    std::ostringstream msg_;
+};
+
 }  // namespace dsl::internal
+
+/// Reports something in the user's program that is legal but has no effect.
+#define user_warning ::dsl::internal::WarningReport()
 
 #define DSL_ERROR_REPORT(kind, cond) \
     ::dsl::internal::ErrorReport(::dsl::internal::ErrorKind::kind, __FILE__, __LINE__, cond)

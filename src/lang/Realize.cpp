@@ -191,6 +191,26 @@ std::string Func::lowered_stmt() {
     return ir::to_string(lowered.module.functions[0].body);
 }
 
+namespace {
+void write_text(const std::string &filename, const std::string &text, const char *what) {
+    std::ofstream out(filename);
+    user_assert(out.good()) << what << ": cannot write \"" << filename << "\".";
+    out << text;
+}
+}  // namespace
+
+void Func::compile_to_llvm_ir(const std::string &filename, const Target &target) {
+    auto lowered = lowering::lower({Function(contents_)}, symbol_name(name()));
+    write_text(filename, codegen::compile_to_llvm_ir_text(lowered.module, cpu_target(target)),
+               "compile_to_llvm_ir");
+}
+
+void Func::compile_to_assembly(const std::string &filename, const Target &target) {
+    auto lowered = lowering::lower({Function(contents_)}, symbol_name(name()));
+    write_text(filename, codegen::compile_to_assembly_text(lowered.module, cpu_target(target)),
+               "compile_to_assembly");
+}
+
 void Func::compile_to_lowered_stmt(const std::string &filename) {
     std::ofstream out(filename);
     user_assert(out.good()) << "compile_to_lowered_stmt: cannot write \"" << filename << "\".";

@@ -71,6 +71,18 @@ void inline_functions(Environment &env, const std::vector<Function> &outputs) {
                 << "\" has update definitions, so it cannot be computed inline; "
                 << "use compute_root() (or leave it unscheduled).";
         }
+        if (level.is_inlined()) {
+            const schedule::StageSchedule &sched = f.init().schedule;
+            bool has_loop_directives = !sched.splits.empty();
+            for (const schedule::Dim &dim : sched.dims)
+                has_loop_directives |= dim.for_type != ForType::Serial;
+            if (has_loop_directives) {
+                user_warning
+                    << "Func \"" << name << "\" is computed inline, so its loop directives (split, "
+                    << "vectorize, parallel, ...) have no effect. Schedule it compute_root() or "
+                    << "compute_at(...) for them to apply.";
+            }
+        }
         if (f.schedule().store_level.is_default()) f.schedule().store_level = level;
         env.funcs[name] = f;
     }

@@ -47,5 +47,19 @@ TEST(ScheduleErrors, NameClashesAndMissingUpdates) {
                     "not supported yet");
 }
 
+TEST(ScheduleWarnings, LoopDirectivesOnAnInlinedFunc) {
+    Func g("inlined_g"), f("uses_g");
+    Var x("x");
+    g(x) = x * 2;
+    f(x) = g(x) + 1;
+    g.vectorize(x, 8);  // g stays inlined: this cannot apply
+    ::testing::internal::CaptureStderr();
+    Buffer<int> out = f.realize({16});
+    std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_CONTAINS(err,
+                    "dsl: warning: Func \"inlined_g\" is computed inline, so its loop directives");
+    EXPECT_EQ(out(5), 11);
+}
+
 }  // namespace
 }  // namespace dsl
