@@ -237,6 +237,10 @@ class Func {
     ///       f(x, y) = ...
     /// `f` must be the only Func that uses this one. Errors list the legal loops.
     Func &compute_at(const Func &f, const VarOrRVar &var);
+    /// Computes exactly [min, min + extent) of the pure dimension `var` (a runtime error if
+    /// the consumers need more). A constant extent lets loops over `var` be unrolled or
+    /// vectorized without a tail.
+    Func &bound(const Var &var, const Expr &min, const Expr &extent);
     /// Substitutes the Func's definition into every use (the default for Funcs without updates
     /// that are not outputs).
     Func &compute_inline();

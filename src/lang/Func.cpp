@@ -235,6 +235,26 @@ Func &Func::compute_at(const Func &f, const VarOrRVar &var) {
     return *this;
 }
 
+Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
+    bool known = false;
+    for (const std::string &a : contents_->args)
+        known |= a == var.name();
+    user_assert(known) << "Func \"" << name() << "\": bound() of \"" << var.name()
+                       << "\", which is not one of its pure Vars.";
+    for (const Expr *e : {&min, &extent}) {
+        user_assert(e->defined() && e->type().is_int_or_uint() && e->type().is_scalar() &&
+                    !e->type().is_bool())
+            << "Func \"" << name() << "\": the bounds given to bound(" << var.name()
+            << ") must be integers.";
+    }
+    auto &bounds = contents_->schedule.bounds;
+    for (auto it = bounds.begin(); it != bounds.end();)
+        it = it->var == var.name() ? bounds.erase(it) : it + 1;
+    bounds.push_back({var.name(), cast(Int(32), min), cast(Int(32), extent)});
+    Function(contents_).touch();
+    return *this;
+}
+
 Func &Func::compute_inline() {
     contents_->schedule.compute_level = schedule::LoopLevel::inlined();
     contents_->schedule.store_level = schedule::LoopLevel::inlined();

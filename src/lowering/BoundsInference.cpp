@@ -113,14 +113,36 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
 
 Stmt bounds_inference(const Environment &env, const Stmt &s) {
     Lets lets;
+    std::vector<Stmt> checks;
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         const Function &f = env.func(*it);
         bool output = env.is_output(f.name());
         Box required = output ? output_region(f) : required_by_consumers(env, f);
+        // A user's bound() replaces the inferred region of that dimension; it must cover it.
+        for (const schedule::Bound &b : f.schedule().bounds) {
+            int d = 0;
+            while (d < f.dimensions() && f.args()[d] != b.var)
+                d++;
+            std::string need_min = f.name() + "." + b.var + ".needed_min";
+            std::string need_max = f.name() + "." + b.var + ".needed_max";
+            lets.add(need_min, required[d].min);
+            lets.add(need_max, required[d].max);
+            Expr bound_min = b.min, bound_max = b.min + b.extent - 1;
+            Expr needed_min = Variable::make(Int(32), need_min),
+                 needed_max = Variable::make(Int(32), need_max);
+            Expr report = Call::make(Int(32), "dsl_runtime_error_bound_too_small",
+                                     {StringImm::make(f.name()), StringImm::make(b.var), needed_min,
+                                      needed_max, bound_min, bound_max},
+                                     Call::CallType::Extern);
+            checks.push_back(
+                AssertStmt::make(bound_min <= needed_min && needed_max <= bound_max, report));
+            required[d] = Interval(bound_min, bound_max);
+        }
         for (auto &b : func_bounds(f, required, output, false))
             lets.bindings.push_back(b);
     }
-    return lets.wrap(s);
+    checks.push_back(s);
+    return lets.wrap(Block::make(checks));
 }
 
 }  // namespace dsl::lowering

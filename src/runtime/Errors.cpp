@@ -88,6 +88,14 @@ int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min
                   buffer, need_min, need_max, dim, have_min, have_max);
 }
 
+int dsl_runtime_error_bound_too_small(const char *func, const char *var, int need_min, int need_max,
+                                      int bound_min, int bound_max) {
+    return report(dsl_error_access_out_of_bounds,
+                  "Error: Func \"%s\" is needed over [%d, %d] in %s, but its schedule bounds %s to "
+                  "[%d, %d]. Widen the bound() or remove it.",
+                  func, need_min, need_max, var, var, bound_min, bound_max);
+}
+
 int dsl_runtime_error_param_too_small(const char *param, double value, double min) {
     return report(dsl_error_param_too_small,
                   "Error: Param \"%s\" is %g, below its minimum %g. Set it within its range.",

@@ -30,6 +30,8 @@ int dsl_runtime_error_access_out_of_bounds(const char *buffer, int dim, int need
                                            int have_min, int have_max);
 int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min, int need_max,
                                        int have_min, int have_max);
+int dsl_runtime_error_bound_too_small(const char *func, const char *var, int need_min, int need_max,
+                                      int bound_min, int bound_max);
 int dsl_runtime_error_param_too_small(const char *param, double value, double min);
 int dsl_runtime_error_param_too_large(const char *param, double value, double max);
 int dsl_runtime_error_out_of_memory(const char *buffer, double bytes);

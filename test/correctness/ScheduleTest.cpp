@@ -119,5 +119,28 @@ TEST(Schedule, DirectivesOnProducers) {
     EXPECT_TRUE(matches_reference(consumer, out));
 }
 
+TEST(Schedule, BoundFixesARegion) {
+    Var x("x"), y("y"), c("c");
+    Func producer("bounded_producer"), consumer("bounded_consumer");
+    producer(x, y, c) = x + y * 10 + c * 100;
+    consumer(x, y, c) = producer(x, y, c) * 2;
+    producer.compute_root().bound(c, 0, 3).unroll(c);  // a constant extent: fully unrolled
+    consumer.bound(c, 0, 3);
+    Buffer<int> out = consumer.realize({5, 4, 3});
+    EXPECT_TRUE(matches_reference(consumer, out));
+    EXPECT_EQ(out(4, 3, 2), (4 + 30 + 200) * 2);
+    // Asking for more than the bound is a runtime error that names the Func and the Var.
+    Buffer<int> too_big(5, 4, 4);
+    try {
+        consumer.realize(too_big);
+        FAIL() << "expected a RuntimeError";
+    } catch (const RuntimeError &e) {
+        EXPECT_NE(
+            std::string(e.what()).find("Func \"bounded_consumer\" is needed over [0, 3] in c"),
+            std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace dsl
