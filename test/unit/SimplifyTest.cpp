@@ -55,7 +55,7 @@ Expr simplify_with(const Expr &e,
     return simplify(e, bounds);
 }
 
-TEST(Simplify, NothingToDo) {
+TEST(Simplify, LeavesSimpleExpressionsUnchanged) {
     EXPECT_SIMPLIFIES(x, x);
     EXPECT_SIMPLIFIES(x + y, x + y);
     EXPECT_SIMPLIFIES(f + g, f + g);
