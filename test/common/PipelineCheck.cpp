@@ -46,6 +46,9 @@ Value read_value(const Buffer<> &b, const int *pos) {
         b.for_each_element([&](const int *pos) {
             std::vector<int64_t> coords(pos, pos + b.dimensions());
             Value expected = reference.at(func, coords, static_cast<int>(v));
+            // Where the semantics leave the value unspecified (e.g. a float converted to an
+            // integer type it does not fit), any result is right.
+            if (expected.undefined) return;
             Value got = read_value(b, pos);
             bool ok = got.same_values(expected);
             if (!ok && t.is_float()) {

@@ -8,7 +8,8 @@
 namespace dsl::test {
 
 /// Every element of `outputs` (one buffer per value of `f`) equals the reference evaluator's
-/// value of `f` at that point: exactly, or within `tolerance` (relative) for floats.
+/// value of `f` at that point: exactly, or within `tolerance` (relative) for floats. Points where
+/// the reference value is unspecified by the semantics (it is flagged `undefined`) are skipped.
 ::testing::AssertionResult matches_reference(const Func &f, const Realization &outputs,
                                              double tolerance = 0);
 ::testing::AssertionResult matches_reference(const Func &f, const Buffer<> &output,
