@@ -35,21 +35,16 @@ llvm::Value *CodeGenLLVM::fmin(llvm::Value *a, llvm::Value *b) {
 llvm::Value *CodeGenLLVM::fmax(llvm::Value *a, llvm::Value *b) {
     return builder_->CreateSelect(builder_->CreateFCmpOGT(a, b), a, b);
 }
-llvm::Value *CodeGenLLVM::fmod(llvm::Value *a, llvm::Value *b) {
-    internal_error << "fmod is composed in float_op";
-    return nullptr;
+llvm::Value *CodeGenLLVM::float_mod(Type t, llvm::Value *a, llvm::Value *b) {
+    // a - b * floor(a / b), each step rounded to the type.
+    llvm::Value *q = float_op(t, a, b, &CodeGenLLVM::fdiv);
+    llvm::Value *fl = builder_->CreateCall(intrinsic(llvm::Intrinsic::floor, {q->getType()}), {q});
+    llvm::Value *p = float_op(t, b, fl, &CodeGenLLVM::fmul);
+    return float_op(t, a, p, &CodeGenLLVM::fsub);
 }
 
 llvm::Value *CodeGenLLVM::float_op(Type t, llvm::Value *a, llvm::Value *b,
                                    llvm::Value *(CodeGenLLVM::*op)(llvm::Value *, llvm::Value *)) {
-    if (op == &CodeGenLLVM::fmod) {
-        // a - b * floor(a / b), each step rounded to the type.
-        llvm::Value *q = float_op(t, a, b, &CodeGenLLVM::fdiv);
-        llvm::Value *fl =
-            builder_->CreateCall(intrinsic(llvm::Intrinsic::floor, {q->getType()}), {q});
-        llvm::Value *p = float_op(t, b, fl, &CodeGenLLVM::fmul);
-        return float_op(t, a, p, &CodeGenLLVM::fsub);
-    }
     if (!is_narrow_float(t)) return (this->*op)(a, b);
     llvm::Value *wa = widen_float(a, t), *wb = widen_float(b, t);
     llvm::Value *r = (this->*op)(wa, wb);
@@ -180,8 +175,7 @@ void CodeGenLLVM::visit(const Div *op) {
 
 void CodeGenLLVM::visit(const Mod *op) {
     llvm::Value *a = codegen(op->a), *b = codegen(op->b);
-    value_ = op->type.is_float() ? float_op(op->type, a, b, &CodeGenLLVM::fmod)
-                                 : int_mod(op->type, a, b);
+    value_ = op->type.is_float() ? float_mod(op->type, a, b) : int_mod(op->type, a, b);
 }
 
 void CodeGenLLVM::visit(const Min *op) {

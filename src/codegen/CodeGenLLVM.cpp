@@ -280,7 +280,6 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
             builder_->CreateLoad(ptr, builder_->CreateStructGEP(buffer_type, arg, 6));
         for (int d = 0; d < a.dimensions; d++) {
             llvm::Value *dim = builder_->CreateConstInBoundsGEP1_32(dim_type, dims, d);
-            const char *field_names[] = {"min", "extent", "stride"};
             for (unsigned field = 0; field < 3; field++) {
                 llvm::Value *v =
                     builder_->CreateLoad(i32, builder_->CreateStructGEP(dim_type, dim, field));
@@ -288,7 +287,6 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
                                    : field == 1 ? names::buffer_extent(a.name, d)
                                                 : names::buffer_stride(a.name, d);
                 v->setName(name);
-                (void)field_names;
                 symbols_.push(name, v);
             }
         }

@@ -61,7 +61,8 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *fsub(llvm::Value *a, llvm::Value *b);
     llvm::Value *fmul(llvm::Value *a, llvm::Value *b);
     llvm::Value *fdiv(llvm::Value *a, llvm::Value *b);
-    llvm::Value *fmod(llvm::Value *a, llvm::Value *b);
+    /// Float modulo, `a - b * floor(a / b)` with every step rounded to `t`.
+    llvm::Value *float_mod(Type t, llvm::Value *a, llvm::Value *b);
     llvm::Value *fmin(llvm::Value *a, llvm::Value *b);
     llvm::Value *fmax(llvm::Value *a, llvm::Value *b);
     llvm::Value *int_div(Type t, llvm::Value *a, llvm::Value *b);

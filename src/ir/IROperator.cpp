@@ -98,6 +98,44 @@ bool is_const_power_of_two(const Expr &e, int *log2) {
     return true;
 }
 
+Expr make_binary(IRNodeType op, const Expr &a, const Expr &b) {
+    switch (op) {
+        case IRNodeType::Add:
+            return Add::make(a, b);
+        case IRNodeType::Sub:
+            return Sub::make(a, b);
+        case IRNodeType::Mul:
+            return Mul::make(a, b);
+        case IRNodeType::Div:
+            return Div::make(a, b);
+        case IRNodeType::Mod:
+            return Mod::make(a, b);
+        case IRNodeType::Min:
+            return Min::make(a, b);
+        case IRNodeType::Max:
+            return Max::make(a, b);
+        case IRNodeType::EQ:
+            return EQ::make(a, b);
+        case IRNodeType::NE:
+            return NE::make(a, b);
+        case IRNodeType::LT:
+            return LT::make(a, b);
+        case IRNodeType::LE:
+            return LE::make(a, b);
+        case IRNodeType::GT:
+            return GT::make(a, b);
+        case IRNodeType::GE:
+            return GE::make(a, b);
+        case IRNodeType::And:
+            return And::make(a, b);
+        case IRNodeType::Or:
+            return Or::make(a, b);
+        default:
+            internal_error << "make_binary of a node that is not binary";
+    }
+    return Expr();
+}
+
 Expr broadcast_to(const Expr &e, int lanes) {
     if (lanes == 1 || e.type().lanes() == lanes) return e;
     internal_assert(e.type().is_scalar()) << "broadcast of a " << e.type() << " to " << lanes;
@@ -568,7 +606,8 @@ Expr lerp(const Expr &zero_in, const Expr &one_in, const Expr &weight) {
     Type t = a.type();
     user_assert(!t.is_bool()) << "lerp of the bools " << a << " and " << b << ".";
     Type w = weight.type();
-    user_assert(!w.is_handle() && !w.is_bool()) << "lerp: the weight " << weight << " must be a number.";
+    user_assert(!w.is_handle() && !w.is_bool())
+        << "lerp: the weight " << weight << " must be a number.";
     Type f = t.is_float() ? t : Float(t.bits() >= 32 ? 64 : 32, t.lanes());
     Expr wf = cast(f.element_of(), weight);
     if (w.is_uint()) wf = wf / make_const(wf.type(), static_cast<double>(w.uint_max()));

@@ -35,6 +35,10 @@ Expr make_bool(bool v, int lanes = 1);
 /// `e` broadcast to `lanes` lanes if it is a scalar and `lanes > 1`.
 Expr broadcast_to(const Expr &e, int lanes);
 
+/// Builds the binary node of kind `op` (Add .. Max, a comparison, And, Or) from operands of
+/// one type.
+Expr make_binary(IRNodeType op, const Expr &a, const Expr &b);
+
 /// `v` reduced to a `bits`-wide two's complement integer (sign-extended) / unsigned integer.
 inline int64_t wrap_to_signed(int64_t v, int bits) {
     if (bits >= 64) return v;

@@ -317,23 +317,7 @@ Expr make_cmp(IRNodeType kind, const Expr &a, const Expr &b) {
                 break;
         }
     }
-    switch (kind) {
-        case IRNodeType::EQ:
-            return EQ::make(a, b);
-        case IRNodeType::NE:
-            return NE::make(a, b);
-        case IRNodeType::LT:
-            return LT::make(a, b);
-        case IRNodeType::LE:
-            return LE::make(a, b);
-        case IRNodeType::GT:
-            return GT::make(a, b);
-        case IRNodeType::GE:
-            return GE::make(a, b);
-        default:
-            internal_error << "not a comparison";
-    }
-    return Expr();
+    return make_binary(kind, a, b);
 }
 
 Expr make_and(const Expr &a, const Expr &b) {

@@ -28,30 +28,6 @@ void operands(const Expr &e, Expr *a, Expr *b) {
     }
 }
 
-Expr make_node(IRNodeType op, const Expr &a, const Expr &b) {
-    switch (op) {
-        case IRNodeType::EQ:
-            return EQ::make(a, b);
-        case IRNodeType::NE:
-            return NE::make(a, b);
-        case IRNodeType::LT:
-            return LT::make(a, b);
-        case IRNodeType::LE:
-            return LE::make(a, b);
-        case IRNodeType::GT:
-            return GT::make(a, b);
-        case IRNodeType::GE:
-            return GE::make(a, b);
-        case IRNodeType::And:
-            return And::make(a, b);
-        case IRNodeType::Or:
-            return Or::make(a, b);
-        default:
-            internal_error << "not a binary boolean node";
-    }
-    return Expr();
-}
-
 bool between(int64_t v, int64_t lo_or_hi, int64_t other) {
     return (v >= std::min(lo_or_hi, other)) && (v <= std::max(lo_or_hi, other));
 }
@@ -69,7 +45,7 @@ Expr Simplifier::visit_compare(const Expr &e, ExprInfo *info) {
     Expr a = mutate(orig_a, &ia), b = mutate(orig_b, &ib);
     Type t = a.type();
     int lanes = t.lanes();
-    auto make = [op](const Expr &x, const Expr &y) { return make_node(op, x, y); };
+    auto make = [op](const Expr &x, const Expr &y) { return make_binary(op, x, y); };
     auto result = [&](bool v) { return make_bool(v, lanes); };
 
     if (auto f = fold_if_const(make(a, b), {a, b})) return *f;

@@ -98,24 +98,10 @@ Value FuncEvaluator::variable(const Variable *op) {
     const ParameterContents &p = op->param.contents();
     if (!p.is_buffer) {
         user_assert(p.has_value) << "Param \"" << p.name << "\" has no value.";
-        Type t = p.type;
-        if (t.is_float()) {
-            double f;
-            if (t.bits() == 32) {
-                float x;
-                uint32_t u = static_cast<uint32_t>(p.scalar_bits);
-                std::memcpy(&x, &u, 4);
-                f = x;
-            } else {
-                std::memcpy(&f, &p.scalar_bits, 8);
-            }
-            return Value::of_float(t, f);
-        }
-        if (t.is_int()) {
-            int shift = 64 - t.bits();
-            return Value::of_int(t, static_cast<int64_t>(p.scalar_bits << shift) >> shift);
-        }
-        return Value::of_uint(t, p.scalar_bits);
+        Value v;
+        v.type = p.type;
+        v.lanes.push_back(scalar_from_bits(p.type, p.scalar_bits));
+        return v;
     }
     // A field of an ImageParam's buffer: "<name>.min.<d>", "<name>.extent.<d>", ...
     const Buffer<> &b = p.buffer;

@@ -13,6 +13,21 @@ namespace {
 using test::matches_reference;
 using test::random_buffer;
 
+TEST(Definitions, UpdatesAndImplicitPureDefinitions) {
+    Func hist("hist");
+    RDom r(0, 16, "r");
+    hist(r % 4) += 1;  // implicit pure definition hist(v) = 0
+    EXPECT_TRUE(hist.defined());
+    EXPECT_EQ(hist.dimensions(), 1);
+    EXPECT_EQ(hist.num_update_definitions(), 1);
+    EXPECT_EQ(hist.type(), Int(32));
+    Func f("f");
+    Var x("x");
+    f(x) = x;
+    f(x) = f(x) * 2;  // same Vars on the left of a defined Func: an update
+    EXPECT_EQ(f.num_update_definitions(), 1);
+}
+
 TEST(Pointwise, EveryScalarType) {
     Var x("x"), y("y");
     for (Type t : {Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64),

@@ -106,20 +106,5 @@ TEST(DefinitionErrors, WhereAfterUse) {
     EXPECT_CONTAINS(msg, "where() after the RDom was used");
 }
 
-TEST(Definitions, UpdatesAndImplicitPureDefinitions) {
-    Func hist("hist");
-    RDom r(0, 16, "r");
-    hist(r % 4) += 1;  // implicit pure definition hist(v) = 0
-    EXPECT_TRUE(hist.defined());
-    EXPECT_EQ(hist.dimensions(), 1);
-    EXPECT_EQ(hist.num_update_definitions(), 1);
-    EXPECT_EQ(hist.type(), Int(32));
-    Func f("f");
-    Var x("x");
-    f(x) = x;
-    f(x) = f(x) * 2;  // same Vars on the left of a defined Func: an update
-    EXPECT_EQ(f.num_update_definitions(), 1);
-}
-
 }  // namespace
 }  // namespace dsl

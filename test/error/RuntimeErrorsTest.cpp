@@ -62,10 +62,16 @@ TEST(RuntimeErrors, MissingInputs) {
     Func f("scaled");
     Var x("x");
     f(x) = input(x) * cast<float>(n);
-    std::string msg = message_of<CompileError>([&] { f.realize({4}); });
-    EXPECT_TRUE(msg.find("Param \"n\" has no value") != std::string::npos ||
-                msg.find("ImageParam \"samples\" has no buffer") != std::string::npos)
-        << msg;
+    input.set(Buffer<float>(4));
+    std::string msg = message_of([&] { f.realize({4}); });
+    EXPECT_CONTAINS(msg, "Param \"n\" has no value; call n.set(...) before realizing \"scaled\"");
+    n.set(2);
+    ImageParam unset(Float(32), 1, "unset_samples");
+    Func g("scaled_unset");
+    g(x) = unset(x) * cast<float>(n);
+    msg = message_of([&] { g.realize({4}); });
+    EXPECT_CONTAINS(msg,
+                    "ImageParam \"unset_samples\" has no buffer; call unset_samples.set(buffer)");
 }
 
 TEST(CompileErrors, CycleBetweenFuncs) {
