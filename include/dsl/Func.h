@@ -237,6 +237,20 @@ class Func {
     ///       f(x, y) = ...
     /// `f` must be the only Func that uses this one. Errors list the legal loops.
     Func &compute_at(const Func &f, const VarOrRVar &var);
+    /// Allocates the Func's storage at the loop `var` of `f` (outside the loop where it is
+    /// computed) instead of where it is computed, so that values computed in one iteration stay
+    /// for the next ones:
+    ///   for f.y:                        (store_at(f, y))
+    ///     store this Func
+    ///     for f.x:                      (compute_at(f, x))
+    ///       produce only the points earlier iterations of f.x have not computed (sliding window)
+    ///       f(x, y) = ...
+    /// When the region only moves forward along one dimension, the storage is also folded: it
+    /// keeps just the last few rows or columns the consumer still reads, as a circular buffer.
+    /// `var` must be the compute_at loop or a loop around it; errors list the legal loops.
+    Func &store_at(const Func &f, const VarOrRVar &var);
+    /// Allocates the Func's storage once, outside every loop (see store_at).
+    Func &store_root();
     /// Computes exactly [min, min + extent) of the pure dimension `var` (a runtime error if
     /// the consumers need more). A constant extent lets loops over `var` be unrolled or
     /// vectorized without a tail.

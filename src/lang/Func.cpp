@@ -221,7 +221,6 @@ std::vector<Type> Func::types() const {
 
 Func &Func::compute_root() {
     contents_->schedule.compute_level = schedule::LoopLevel::root();
-    contents_->schedule.store_level = schedule::LoopLevel::root();
     Function(contents_).touch();
     return *this;
 }
@@ -230,7 +229,20 @@ Func &Func::compute_at(const Func &f, const VarOrRVar &var) {
     user_assert(f.contents() != contents_)
         << "Func \"" << name() << "\" cannot be computed at its own loop.";
     contents_->schedule.compute_level = schedule::LoopLevel::at(f.name(), var.name());
-    contents_->schedule.store_level = contents_->schedule.compute_level;
+    Function(contents_).touch();
+    return *this;
+}
+
+Func &Func::store_at(const Func &f, const VarOrRVar &var) {
+    user_assert(f.contents() != contents_)
+        << "Func \"" << name() << "\" cannot be stored at its own loop.";
+    contents_->schedule.store_level = schedule::LoopLevel::at(f.name(), var.name());
+    Function(contents_).touch();
+    return *this;
+}
+
+Func &Func::store_root() {
+    contents_->schedule.store_level = schedule::LoopLevel::root();
     Function(contents_).touch();
     return *this;
 }
@@ -257,7 +269,6 @@ Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
 
 Func &Func::compute_inline() {
     contents_->schedule.compute_level = schedule::LoopLevel::inlined();
-    contents_->schedule.store_level = schedule::LoopLevel::inlined();
     Function(contents_).touch();
     return *this;
 }

@@ -21,6 +21,10 @@ struct Environment {
     /// Funcs that get their own storage and loops, producers before consumers.
     std::vector<std::string> order;
 
+    /// What lowering decided about where Funcs live, for the loop nest printout: a note for the
+    /// line that stores a Func and for the one that produces it (e.g. a sliding window).
+    std::map<std::string, std::string> store_notes, produce_notes;
+
     bool is_output(const std::string &name) const {
         for (const std::string &o : outputs) {
             if (o == name) return true;

@@ -51,6 +51,7 @@ class PassLog {
 
 class LoopNestPrinter : public IRVisitor {
   public:
+    explicit LoopNestPrinter(const Environment *env) : env_(env) {}
     std::ostringstream out;
 
   protected:
@@ -60,7 +61,7 @@ class LoopNestPrinter : public IRVisitor {
             include(op->body);
             return;
         }
-        line() << "produce " << op->name << ":\n";
+        line() << "produce " << op->name << note(op->name, false) << ":\n";
         depth_++;
         include(op->body);
         depth_--;
@@ -74,7 +75,19 @@ class LoopNestPrinter : public IRVisitor {
         depth_--;
     }
     void visit(const Provide *op) override { line() << op->name << "(...) = ...\n"; }
-    void visit(const Realize *op) override { include(op->body); }
+    void visit(const Realize *op) override {
+        // Stored where it is computed: the produce line says it all.
+        const auto *first =
+            op->body.as<Block>() ? op->body.as<Block>()->first.as<ProducerConsumer>() : nullptr;
+        if (first && first->name == op->name && first->is_producer) {
+            include(op->body);
+            return;
+        }
+        line() << "store " << op->name << note(op->name, true) << ":\n";
+        depth_++;
+        include(op->body);
+        depth_--;
+    }
     void visit(const LetStmt *op) override { include(op->body); }
     void visit(const IfThenElse *op) override {
         line() << "if (...):\n";
@@ -84,18 +97,25 @@ class LoopNestPrinter : public IRVisitor {
     }
 
   private:
+    std::string note(const std::string &func, bool store) const {
+        if (!env_) return "";
+        const auto &notes = store ? env_->store_notes : env_->produce_notes;
+        auto it = notes.find(func);
+        return it == notes.end() ? "" : " (" + it->second + ")";
+    }
     std::ostream &line() {
         for (int i = 0; i < depth_; i++)
             out << "  ";
         return out;
     }
+    const Environment *env_;
     int depth_ = 0;
 };
 
 }  // namespace
 
-std::string print_loop_nest(const Stmt &s) {
-    LoopNestPrinter p;
+std::string print_loop_nest(const Stmt &s, const Environment *env) {
+    LoopNestPrinter p(env);
     p.include(s);
     return p.out.str();
 }
@@ -111,7 +131,7 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     resolve_compute_levels(env);
     Stmt s = schedule_functions(env);
     log.pass("schedule functions", s);
-    result.loop_nest = print_loop_nest(s);
+    result.loop_nest = print_loop_nest(s, &env);
 
     s = bounds_inference(env, s);
     log.pass("bounds inference", s);

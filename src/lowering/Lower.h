@@ -7,6 +7,7 @@
 #include "ir/Module.h"
 #include "lang/Function.h"
 #include "lowering/BufferChecks.h"
+#include "lowering/Environment.h"
 
 namespace dsl::lowering {
 
@@ -28,7 +29,8 @@ struct LoweredPipeline {
 /// after every pass; `DSL_DEBUG_TIMING=1` prints the time of each pass.
 LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::string &name);
 
-/// A compact rendering of the loops and stores of a statement (no bounds, no lets).
-std::string print_loop_nest(const ir::Stmt &s);
+/// A compact rendering of the loops and stores of a statement (no bounds, no lets), with the
+/// notes `env` has on storage (folding) and production (sliding windows) when given.
+std::string print_loop_nest(const ir::Stmt &s, const Environment *env = nullptr);
 
 }  // namespace dsl::lowering

@@ -13,6 +13,7 @@
 #include "lowering/BoundsInference.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/Regions.h"
+#include "lowering/SlidingWindow.h"
 
 namespace dsl::lowering {
 
@@ -57,37 +58,116 @@ struct LoopRange {
     Expr min, extent;
 };
 
-Stmt build_produce(const Environment &env, const Function &f);
-
-/// Computes `producer` inside a loop of a consumer: the lets of its per-iteration bounds, then
-/// realize producer { produce producer; consume producer { body } }.
-Stmt inject_producer(const Environment &env, const Function &producer, const Box &required,
-                     const Stmt &body) {
-    Region bounds;
-    for (const std::string &a : producer.args()) {
-        bounds.push_back({Variable::make(Int(32), names::realized_min(producer.name(), a)),
-                          Variable::make(Int(32), names::realized_extent(producer.name(), a))});
+bool is_realized_name(const Function &f, const std::string &name) {
+    for (const std::string &a : f.args()) {
+        if (name == names::realized_min(f.name(), a) || name == names::realized_max(f.name(), a) ||
+            name == names::realized_extent(f.name(), a)) {
+            return true;
+        }
     }
-    Stmt s = Block::make(build_produce(env, producer),
-                         ProducerConsumer::make(producer.name(), false, body));
-    s = Realize::make(producer.name(), producer.output_types(), producer.schedule().memory_type,
-                      bounds, make_bool(true), s);
-    auto lets = func_bounds(producer, required, false, true);
+    return false;
+}
+
+Stmt wrap_lets(const std::vector<std::pair<std::string, Expr>> &lets, Stmt s) {
     for (auto it = lets.rbegin(); it != lets.rend(); ++it)
         s = LetStmt::make(it->first, it->second, s);
     return s;
 }
 
-Stmt build_stage(const Environment &env, const Function &f, int stage) {
+/// Builds the loop nests of the pipeline's Funcs, remembering how sliding windows fold the
+/// storage of the producers they apply to.
+class NestBuilder {
+  public:
+    explicit NestBuilder(Environment &env) : env_(env) {}
+
+    /// produce f { every stage's loops }
+    Stmt produce(const Function &f) {
+        std::vector<Stmt> stages;
+        for (int s = 0; s < f.stages(); s++)
+            stages.push_back(stage(f, s));
+        return ProducerConsumer::make(f.name(), true, Block::make(stages));
+    }
+
+    /// The storage of `f` around `body`, over the region that the lets `<f>.<x>.min_realized`
+    /// and `<f>.<x>.extent_realized` define (folded if a sliding window allows it).
+    Stmt storage(const Function &f, const Stmt &body) {
+        Region bounds;
+        for (const std::string &a : f.args()) {
+            bounds.push_back({Variable::make(Int(32), names::realized_min(f.name(), a)),
+                              Variable::make(Int(32), names::realized_extent(f.name(), a))});
+        }
+        Stmt s = Realize::make(f.name(), f.output_types(), f.schedule().memory_type, bounds,
+                               make_bool(true), body);
+        auto fold = folds_.find(f.name());
+        if (fold != folds_.end()) {
+            s = fold_storage(s, fold->second);
+            env_.store_notes[f.name()] = "folded: " + f.args()[fold->second.dimension] + " mod " +
+                                         std::to_string(fold->second.factor);
+        }
+        return s;
+    }
+
+  private:
+    Stmt stage(const Function &f, int stage);
+
+    /// Computes `producer` inside a loop of a consumer over the `required` region: the lets of
+    /// its per-iteration bounds, then produce producer; consume producer { body }. Stored here
+    /// too unless it is stored further out (`between`: the loops from here to its storage).
+    Stmt compute(const Function &producer, const Box &required, const Stmt &body, bool store_here,
+                 const std::vector<EnclosingLoop> &between) {
+        auto lets = func_bounds(producer, required, false, true);
+        Stmt s =
+            Block::make(produce(producer), ProducerConsumer::make(producer.name(), false, body));
+        if (store_here) {
+            s = storage(producer, s);
+        } else {
+            // The storage's bounds come from further out; only the loop bounds are set here.
+            std::vector<std::pair<std::string, Expr>> loop_lets;
+            for (auto &let : lets) {
+                if (!is_realized_name(producer, let.first)) loop_lets.push_back(let);
+            }
+            lets = loop_lets;
+            SlideResult slide = slide_window(producer, required, between, lets);
+            if (slide.slid) {
+                env_.produce_notes[producer.name()] = "sliding window over " + slide.over;
+                if (slide.fold.dimension >= 0) folds_[producer.name()] = slide.fold;
+            }
+        }
+        return wrap_lets(lets, s);
+    }
+
+    /// Allocates `producer`, computed deeper inside, over what all iterations of the loops
+    /// inside this one read of it.
+    Stmt store(const Function &producer, const Box &required, const Stmt &body) {
+        std::vector<std::pair<std::string, Expr>> lets;
+        for (auto &let : func_bounds(producer, required, false, true)) {
+            if (is_realized_name(producer, let.first)) lets.push_back(let);
+        }
+        return wrap_lets(lets, storage(producer, body));
+    }
+
+    Environment &env_;
+    std::map<std::string, Fold> folds_;
+};
+
+Stmt NestBuilder::stage(const Function &f, int stage) {
     Definition d = rename_stage_vars(f, stage);
     auto loop_var = [&](const std::string &v) { return names::stage_var(f.name(), stage, v); };
     // The Funcs computed inside this stage's loops, by loop, in realization order.
-    std::map<std::string, std::vector<std::string>> producers_at;
-    for (const std::string &name : env.order) {
-        const schedule::LoopLevel &level = env.func(name).schedule().compute_level;
-        if (level.kind == schedule::LoopLevel::Kind::At && level.func == f.name() &&
-            level.stage == stage) {
-            producers_at[level.var].push_back(name);
+    // The Funcs stored at one of them and computed further in, likewise.
+    std::map<std::string, std::vector<std::string>> producers_at, stored_at;
+    auto at_this_stage = [&](const schedule::LoopLevel &level) {
+        return level.kind == schedule::LoopLevel::Kind::At && level.func == f.name() &&
+               level.stage == stage;
+    };
+    for (const std::string &name : env_.order) {
+        const schedule::FuncSchedule &sched = env_.func(name).schedule();
+        if (at_this_stage(sched.compute_level)) {
+            producers_at[sched.compute_level.var].push_back(name);
+            if (at_this_stage(sched.store_level) &&
+                sched.store_level.var != sched.compute_level.var) {
+                stored_at[sched.store_level.var].push_back(name);
+            }
         }
     }
 
@@ -193,8 +273,9 @@ Stmt build_stage(const Environment &env, const Function &f, int stage) {
         // Producers computed at this loop, inside each of its iterations (earlier ones outside).
         auto inside = [&](const std::set<size_t> &guards_dropped) {
             Stmt body = nest(p - 1, guards_dropped);
-            auto here = producers_at.find(dim.var);
-            if (here == producers_at.end()) return body;
+            auto computed = producers_at.find(dim.var);
+            auto stored = stored_at.find(dim.var);
+            if (computed == producers_at.end() && stored == stored_at.end()) return body;
             Scope<Interval> inner_loops;
             for (int q = 0; q < p; q++) {
                 const LoopRange &inner = ranges.at(dims[q].var);
@@ -204,11 +285,32 @@ Stmt build_stage(const Environment &env, const Function &f, int stage) {
             std::vector<Expr> uses = d.args;
             uses.insert(uses.end(), d.values.begin(), d.values.end());
             uses.push_back(d.predicate);
-            for (auto it = here->second.rbegin(); it != here->second.rend(); ++it) {
-                const Function &producer = env.func(*it);
+            auto required_of = [&](const Function &producer) {
                 Box required = box_of_calls_in(uses, producer.name(), inner_loops);
                 require_bounded(required, producer.name(), f.name());
-                body = inject_producer(env, producer, required, body);
+                return required;
+            };
+            if (computed != producers_at.end()) {
+                for (auto it = computed->second.rbegin(); it != computed->second.rend(); ++it) {
+                    const Function &producer = env_.func(*it);
+                    const schedule::LoopLevel &store = producer.schedule().store_level;
+                    bool store_here = store.kind == schedule::LoopLevel::Kind::At &&
+                                      store.func == f.name() && store.var == dim.var;
+                    // The loops from this one out to the storage, for sliding windows.
+                    std::vector<EnclosingLoop> between;
+                    for (int q = p; !store_here && q < static_cast<int>(dims.size()); q++) {
+                        if (!store.is_root() && dims[q].var == store.var) break;
+                        between.push_back(
+                            {loop_var(dims[q].var), ranges.at(dims[q].var).min, dims[q].for_type});
+                    }
+                    body = compute(producer, required_of(producer), body, store_here, between);
+                }
+            }
+            if (stored != stored_at.end()) {
+                for (auto it = stored->second.rbegin(); it != stored->second.rend(); ++it) {
+                    const Function &producer = env_.func(*it);
+                    body = store(producer, required_of(producer), body);
+                }
             }
             return body;
         };
@@ -239,11 +341,80 @@ Stmt build_stage(const Environment &env, const Function &f, int stage) {
     return body;
 }
 
-Stmt build_produce(const Environment &env, const Function &f) {
-    std::vector<Stmt> stages;
-    for (int s = 0; s < f.stages(); s++)
-        stages.push_back(build_stage(env, f, s));
-    return ProducerConsumer::make(f.name(), true, Block::make(stages));
+/// The loops of `f`'s consumer stage, outermost first, from its outermost loop down to the
+/// loop `innermost` (all of them if it is empty).
+std::vector<schedule::Dim> loops_down_to(const schedule::LoopLevel &level, const Environment &env,
+                                         const std::string &innermost) {
+    const std::vector<schedule::Dim> &dims = env.func(level.func).stage(level.stage).schedule.dims;
+    std::vector<schedule::Dim> result;
+    for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+        result.push_back(*it);
+        if (it->var == innermost) break;
+    }
+    return result;
+}
+
+/// Checks where `g` is stored: at root, or at its compute loop or a loop around it in the same
+/// consumer stage; and that no parallel loop runs between its storage and its computation
+/// (iterations running at once would write the same storage).
+void resolve_store_level(const Environment &env, const Function &g) {
+    const schedule::LoopLevel &compute = g.schedule().compute_level;
+    schedule::LoopLevel &store = g.schedule().store_level;
+    if (compute.is_inlined()) {
+        if (!store.is_inlined()) {
+            user_warning << "Func \"" << g.name() << "\" is computed inline, so store_at / "
+                         << "store_root has no effect. Schedule it compute_at(...) for the "
+                         << "storage to apply.";
+        }
+        return;
+    }
+    std::string name = g.name();
+    if (compute.is_root()) {
+        user_assert(store.is_root())
+            << "Func \"" << name << "\" is stored at " << store.to_string()
+            << " but computed at root: its storage must be at or outside the loop where it is "
+            << "computed. Use store_root(), or compute_at(" << store.func << ", " << store.var
+            << ") too.";
+        return;
+    }
+    std::string where =
+        "Func \"" + name + "\" is scheduled compute_at(" + compute.func + ", " + compute.var + ")";
+    std::vector<schedule::Dim> outside = loops_down_to(compute, env, compute.var);
+    if (store.kind == schedule::LoopLevel::Kind::At) {
+        bool found = false;
+        std::string legal = "root";
+        for (const schedule::Dim &d : outside) {
+            found |= store.func == compute.func && d.var == store.var;
+            legal += ", " + compute.func + "." + d.var;
+        }
+        user_assert(found) << where << " and store_at(" << store.func << ", " << store.var
+                           << "), but its storage must be at the loop where it is computed or "
+                           << "around it. Legal storage locations for " << name << " are: " << legal
+                           << ".";
+        store.stage = compute.stage;
+    }
+    // The loops between the storage (excluded) and the computation (included), through the
+    // consumers' own compute levels when it is stored at root.
+    schedule::LoopLevel level = compute;
+    std::string innermost = compute.var;
+    while (level.kind == schedule::LoopLevel::Kind::At) {
+        std::vector<schedule::Dim> loops = loops_down_to(level, env, innermost);
+        for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+            if (store.kind == schedule::LoopLevel::Kind::At && it->var == store.var &&
+                level.func == store.func) {
+                return;
+            }
+            user_assert(it->for_type != ForType::Parallel)
+                << "Func \"" << name << "\" is stored at " << store.to_string()
+                << " but computed inside the parallel loop " << level.func << "." << it->var
+                << ": iterations running at once would write the same storage. Store it inside "
+                << "that loop (store_at(" << level.func << ", " << it->var
+                << ") or a loop further in), or make the loop serial.";
+        }
+        const schedule::LoopLevel &outer = env.func(level.func).schedule().compute_level;
+        innermost = outer.var;
+        level = outer;
+    }
 }
 
 }  // namespace
@@ -288,25 +459,25 @@ void resolve_compute_levels(Environment &env) {
                            << ".";
         level.stage = stages[0];
     }
+    for (const std::string &name : env.order)
+        resolve_store_level(env, env.func(name));
 }
 
-Stmt schedule_functions(const Environment &env) {
+Stmt schedule_functions(Environment &env) {
+    NestBuilder builder(env);
     std::vector<Stmt> outputs;
     for (const std::string &o : env.outputs)
-        outputs.push_back(build_produce(env, env.func(o)));
+        outputs.push_back(builder.produce(env.func(o)));
     Stmt s = Block::make(outputs);
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         if (env.is_output(*it)) continue;
         const Function &f = env.func(*it);
-        if (!f.schedule().compute_level.is_root()) continue;  // computed inside a consumer's loop
-        Region bounds;
-        for (const std::string &a : f.args()) {
-            bounds.push_back({Variable::make(Int(32), names::realized_min(f.name(), a)),
-                              Variable::make(Int(32), names::realized_extent(f.name(), a))});
+        if (!f.schedule().store_level.is_root()) continue;  // stored inside a consumer's loop
+        Stmt body = s;
+        if (f.schedule().compute_level.is_root()) {
+            body = Block::make(builder.produce(f), ProducerConsumer::make(f.name(), false, s));
         }
-        Stmt body = Block::make(build_produce(env, f), ProducerConsumer::make(f.name(), false, s));
-        s = Realize::make(f.name(), f.output_types(), f.schedule().memory_type, bounds,
-                          make_bool(true), body);
+        s = builder.storage(f, body);
     }
     return s;
 }

@@ -21,11 +21,13 @@ using ir::Stmt;
 ///   }
 /// Loop bounds are left as the variables `<loop>.min` / `<loop>.max` that bounds inference
 /// defines (RDom bounds are defined here, from the RDom). Values still call Funcs and inputs.
-Stmt schedule_functions(const Environment &env);
+Stmt schedule_functions(Environment &env);
 
 /// Checks every `compute_at` and records the consumer stage it refers to: the consumer must be
 /// computed (not inlined) and be the only Func that uses the producer, exactly one of its stages
-/// may use it, and that stage must have the loop. Errors list the legal locations.
+/// may use it, and that stage must have the loop. Then every `store_at`: at root, or at the
+/// compute loop or a loop around it, with no parallel loop in between. Errors list the legal
+/// locations.
 void resolve_compute_levels(Environment &env);
 
 /// The pure Vars a stage loops over before any split: all of them for the pure definition, the

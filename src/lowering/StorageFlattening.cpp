@@ -61,7 +61,12 @@ class FlattenStorage : public IRMutator {
             layout.strides.push_back(stride);
             stride = stride * r.extent;
             extents.push_back(r.extent);
-            // Counted in 64 bits from the inclusive bounds: the int32 extent may have wrapped.
+            // Counted in 64 bits from the inclusive bounds: the int32 extent may have wrapped
+            // (a constant one, e.g. of a folded dimension, cannot).
+            if (as_const_int(r.extent)) {
+                elements = elements * cast(Int(64), r.extent);
+                continue;
+            }
             Expr max = Variable::make(Int(32), names::realized_max(f.name(), f.args()[d]));
             elements = elements * (cast(Int(64), max) - cast(Int(64), r.min) + 1);
         }

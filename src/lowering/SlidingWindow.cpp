@@ -1,0 +1,113 @@
+#include "lowering/SlidingWindow.h"
+
+#include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Monotonic.h"
+#include "ir/Names.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+
+namespace {
+
+/// The largest circular buffer worth folding into: beyond it the saving is small and the modulo
+/// on every access is not worth it.
+constexpr int64_t kMaxFoldFactor = 1024;
+
+Expr *find_let(std::vector<std::pair<std::string, Expr>> &lets, const std::string &name) {
+    for (auto &[n, value] : lets) {
+        if (n == name) return &value;
+    }
+    return nullptr;
+}
+
+bool non_decreasing(Monotonic m) {
+    return m == Monotonic::Increasing || m == Monotonic::Constant;
+}
+
+/// Replaces coordinate `dimension` of every access to `func` by its value modulo `factor`.
+class FoldAccesses : public IRMutator {
+  public:
+    FoldAccesses(std::string func, const Fold &fold) : func_(std::move(func)), fold_(fold) {}
+
+  protected:
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        const auto *call = e.as<Call>();
+        if (call->call_type != Call::CallType::Func || call->name != func_) return e;
+        return call->with_args(folded(call->args));
+    }
+    Stmt visit(const Provide *op) override {
+        Stmt s = IRMutator::visit(op);
+        const auto *p = s.as<Provide>();
+        if (p->name != func_) return s;
+        return Provide::make(p->name, p->values, folded(p->args), p->predicate);
+    }
+
+  private:
+    std::vector<Expr> folded(std::vector<Expr> args) const {
+        Expr &a = args[fold_.dimension];
+        a = a % make_const(a.type(), int64_t(fold_.factor));
+        return args;
+    }
+    std::string func_;
+    Fold fold_;
+};
+
+}  // namespace
+
+SlideResult slide_window(const lang::Function &producer, const std::vector<Interval> &required,
+                         const std::vector<EnclosingLoop> &loops,
+                         std::vector<std::pair<std::string, Expr>> &lets) {
+    SlideResult result;
+    if (producer.stages() != 1) return result;
+    for (const EnclosingLoop &loop : loops) {
+        std::vector<int> dependent;
+        for (size_t a = 0; a < required.size(); a++) {
+            if (expr_uses_var(required[a].min, loop.var) ||
+                expr_uses_var(required[a].max, loop.var)) {
+                dependent.push_back(static_cast<int>(a));
+            }
+        }
+        if (dependent.empty()) continue;  // the same region in every iteration: look further out
+        if (dependent.size() != 1) return result;
+        if (loop.for_type != ForType::Serial && loop.for_type != ForType::Unrolled) return result;
+        int a = dependent[0];
+        std::string dim_loop = names::stage_var(producer.name(), 0, producer.args()[a]);
+        Expr *min = find_let(lets, names::min_of(dim_loop));
+        Expr *max = find_let(lets, names::max_of(dim_loop));
+        if (!min || !max) return result;
+        if (!non_decreasing(is_monotonic(*min, loop.var)) ||
+            !non_decreasing(is_monotonic(*max, loop.var))) {
+            return result;
+        }
+        Expr var = Variable::make(Int(32), loop.var);
+        Expr previous_max = substitute(loop.var, var - 1, *max);
+        *min = simplify(select(var > loop.min, dsl::max(*min, previous_max + 1), *min));
+        result.slid = true;
+        result.over = loop.var;
+        Expr extent = simplify(required[a].max - required[a].min + 1);
+        if (auto e = as_const_int(extent); e && *e > 0 && *e <= kMaxFoldFactor) {
+            int factor = 1;
+            while (factor < *e)
+                factor *= 2;
+            result.fold = {a, factor};
+        }
+        return result;
+    }
+    return result;
+}
+
+Stmt fold_storage(const Stmt &realize, const Fold &fold) {
+    const auto *r = realize.as<Realize>();
+    Region bounds = r->bounds;
+    bounds[fold.dimension] = {make_zero(Int(32)), make_const(Int(32), int64_t(fold.factor))};
+    Stmt body = FoldAccesses(r->name, fold).mutate(r->body);
+    return Realize::make(r->name, r->types, r->memory_type, bounds, r->condition, body);
+}
+
+}  // namespace dsl::lowering

@@ -1,0 +1,55 @@
+#pragma once
+/// Sliding windows and storage folding (DESIGN.md §3): when a producer is stored outside the
+/// loop it is computed in, each iteration of that loop need only compute the points earlier
+/// iterations have not, and, when its region only moves forward along one dimension, its
+/// storage need only hold the last few rows (a circular buffer).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+#include "ir/Interval.h"
+#include "lang/Function.h"
+
+namespace dsl::lowering {
+
+using dsl::Expr;
+using ir::Stmt;
+
+/// A loop of the consumer between a producer's store level (excluded) and its compute level
+/// (included), innermost first.
+struct EnclosingLoop {
+    std::string var;  ///< the loop variable's full name, e.g. "f.s0.y"
+    Expr min;         ///< its first value (of the whole loop, also when it is partitioned)
+    ir::ForType for_type;
+};
+
+/// A producer dimension kept in a circular buffer of `factor` (a power of two) values.
+struct Fold {
+    int dimension = -1;
+    int factor = 0;
+};
+
+/// What sliding did for one producer, for the loop nest printout and the storage.
+struct SlideResult {
+    bool slid = false;
+    std::string over;  ///< the loop slid over
+    Fold fold;         ///< dimension -1 when the storage is not folded
+};
+
+/// Rewrites the bounds `lets` (as func_bounds made them for `producer`, computed per iteration
+/// of the innermost of `loops` over the `required` box) so that each iteration computes only
+/// what the previous iteration of the innermost loop the box depends on did not, when that is
+/// safe: a single-stage producer, exactly one dimension of the box depends on that loop, both
+/// of its ends never decrease as the loop advances, and the loop runs in order (serial or
+/// unrolled). Then picks a fold factor for that dimension when its extent per iteration has a
+/// constant bound.
+SlideResult slide_window(const lang::Function &producer, const std::vector<ir::Interval> &required,
+                         const std::vector<EnclosingLoop> &loops,
+                         std::vector<std::pair<std::string, Expr>> &lets);
+
+/// Folds the storage of `func` in `realize` (bounds and every access in its body) by `fold`.
+Stmt fold_storage(const Stmt &realize, const Fold &fold);
+
+}  // namespace dsl::lowering

@@ -1,0 +1,167 @@
+// store_at / store_root: producers stored outside the loop they are computed in, sliding
+// windows (each iteration computes only new points) and storage folding (circular buffers).
+#include <gtest/gtest.h>
+
+#include "common/ErrorCheck.h"
+#include "common/PipelineCheck.h"
+#include "dsl/dsl.h"
+
+namespace dsl {
+namespace {
+
+using test::matches_reference;
+using test::random_buffer;
+
+/// The 3x3 box blur of the scheduling tutorials, with names prefixed per test.
+struct Blur {
+    Func clamped, blur_x, blur_y;
+    Blur(const Buffer<> &in, const std::string &prefix)
+        : clamped(BoundaryConditions::repeat_edge(in)),
+          blur_x(prefix + "_bx"),
+          blur_y(prefix + "_by") {
+        Var x("x"), y("y");
+        blur_x(x, y) = (clamped(x - 1, y) + clamped(x, y) + clamped(x + 1, y)) / 3;
+        blur_y(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3;
+    }
+};
+
+TEST(StoreAt, SlidingWindowOverRowsFoldsToFourRows) {
+    Buffer<> in = random_buffer(UInt(16), {37, 29}, 7);
+    Blur b(in, "rows");
+    Var y("y");
+    b.blur_x.store_root().compute_at(b.blur_y, y);
+    Buffer<uint16_t> out = b.blur_y.realize({37, 29});
+    EXPECT_TRUE(matches_reference(b.blur_y, out));
+    std::string nest = b.blur_y.loop_nest();
+    EXPECT_CONTAINS(nest, "store rows_bx (folded: y mod 4):");
+    EXPECT_CONTAINS(nest, "produce rows_bx (sliding window over rows_by.s0.y):");
+    // Four rows of the output's width: blur_x is read at x only.
+    std::string stmt = b.blur_y.lowered_stmt();
+    EXPECT_CONTAINS(stmt, "allocate rows_bx[uint16 * rows_bx.x.extent_realized * 4]");
+
+    // Output windows that do not start at 0 and a translated input.
+    Buffer<uint16_t> shifted(20, 11);
+    shifted.translate(0, 5).translate(1, -4);
+    b.blur_y.realize(shifted);
+    EXPECT_TRUE(matches_reference(b.blur_y, shifted));
+}
+
+TEST(StoreAt, SlidingWindowInsideStripsOfATile) {
+    Buffer<> in = random_buffer(UInt(16), {41, 35}, 8);
+    Blur b(in, "strip");
+    Var x("x"), y("y"), yo("yo"), yi("yi"), xo("xo"), xi("xi");
+    b.blur_y.split(y, yo, yi, 8).parallel(yo).vectorize(x, 8);  // 35 rows: a short last strip
+    b.blur_x.store_at(b.blur_y, yo).compute_at(b.blur_y, yi).vectorize(x, 8);
+    Buffer<uint16_t> out = b.blur_y.realize({41, 35});
+    EXPECT_TRUE(matches_reference(b.blur_y, out));
+    std::string nest = b.blur_y.loop_nest();
+    EXPECT_CONTAINS(nest, "store strip_bx (folded: y mod 4):");
+    EXPECT_CONTAINS(nest, "sliding window over strip_by.s0.yi");
+}
+
+TEST(StoreAt, SlidingWindowOverColumns) {
+    Buffer<> in = random_buffer(Int(32), {23, 13}, 9);
+    Func g("cols_g"), f("cols_f");
+    Var x("x"), y("y");
+    g(x, y) = in(x, y) * 3 + in(x + 1, y + 1);
+    f(x, y) = g(x - 1, y) + g(x, y) * 2 + g(x + 1, y) + g(x, y + 1);
+    g.store_root().compute_at(f, x);
+    Buffer<int> out(20, 11);
+    out.translate(0, 1);  // g reads in(x + 1, y + 1) and f reads g(x - 1, y)
+    f.realize(out);
+    EXPECT_TRUE(matches_reference(f, out));
+    EXPECT_CONTAINS(f.loop_nest(), "sliding window over cols_f.s0.x");
+    EXPECT_CONTAINS(f.loop_nest(), "folded: x mod 4");
+}
+
+TEST(StoreAt, RegionMovingBackwardsIsNotSlid) {
+    Buffer<> in = random_buffer(Int(32), {16, 16}, 10);
+    Func g("back_g"), f("back_f");
+    Var x("x"), y("y");
+    g(x, y) = in(x, y) + 1;
+    f(x, y) = g(x, 15 - y) + g(x, 14 - y);  // rows read move down as y grows
+    g.store_root().compute_at(f, y);
+    Buffer<int> out = f.realize({16, 15});
+    EXPECT_TRUE(matches_reference(f, out));
+    std::string nest = f.loop_nest();
+    EXPECT_EQ(nest.find("sliding"), std::string::npos) << nest;
+    EXPECT_CONTAINS(nest, "store back_g:");
+}
+
+TEST(StoreAt, ProducerWithAnUpdateIsStoredButNotSlid) {
+    Buffer<> in = random_buffer(Int(32), {12, 10}, 11);
+    Func g("upd_g"), f("upd_f");
+    Var x("x"), y("y");
+    g(x, y) = in(x, y);
+    g(x, y) += x * y;
+    f(x, y) = g(x, y) + g(x, y + 1);
+    g.store_root().compute_at(f, y);
+    Buffer<int> out = f.realize({12, 9});
+    EXPECT_TRUE(matches_reference(f, out));
+    EXPECT_EQ(f.loop_nest().find("sliding"), std::string::npos) << f.loop_nest();
+}
+
+TEST(StoreAt, ChainOfSlidingWindows) {
+    Buffer<> in = random_buffer(UInt(8), {30, 26}, 12);
+    Func a("chain_a"), b("chain_b"), c("chain_c");
+    Var x("x"), y("y");
+    Func clamped = BoundaryConditions::constant_exterior(in, 7);
+    a(x, y) = cast<int>(clamped(x, y - 1)) + clamped(x, y + 1);
+    b(x, y) = a(x, y - 1) * 2 - a(x, y + 2);
+    c(x, y) = b(x, y) + b(x, y + 1) + b(x, y - 1);
+    b.store_root().compute_at(c, y);
+    a.store_root().compute_at(b, y);
+    Buffer<int> out = c.realize({30, 26});
+    EXPECT_TRUE(matches_reference(c, out));
+    // The same with the storage at the compute loop (no sliding): same answer.
+    b.store_at(c, y);
+    a.store_at(b, y);
+    Buffer<int> again = c.realize({30, 26});
+    EXPECT_TRUE(matches_reference(c, again));
+}
+
+TEST(StoreAt, StoreRootComputeRootAndInline) {
+    Buffer<> in = random_buffer(Int(16), {9, 9}, 13);
+    Func g("plain_g"), f("plain_f");
+    Var x("x"), y("y");
+    g(x, y) = in(x, y) * 2;
+    f(x, y) = g(x, y) + g(x + 1, y);
+    g.compute_root().store_root();
+    Buffer<int16_t> out = f.realize({8, 9});
+    EXPECT_TRUE(matches_reference(f, out));
+    EXPECT_EQ(f.loop_nest().find("store"), std::string::npos) << f.loop_nest();
+}
+
+TEST(StoreAt, IllegalStorageLocations) {
+    Func g("bad_g"), f("bad_f"), h("bad_h");
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    g(x, y) = x + y;
+    f(x, y) = g(x, y) + g(x, y + 1);
+    h(x, y) = f(x, y);
+    // Inside the compute loop.
+    g.compute_at(f, y).store_at(f, x);
+    std::string msg = test::message_of([&] { f.realize({4, 4}); });
+    EXPECT_CONTAINS(msg, "Func \"bad_g\" is scheduled compute_at(bad_f, y) and store_at(bad_f, x)");
+    EXPECT_CONTAINS(msg, "Legal storage locations for bad_g are: root, bad_f.y.");
+    // Stored in a loop, computed at root.
+    g.compute_root().store_at(f, y);
+    msg = test::message_of([&] { f.realize({4, 4}); });
+    EXPECT_CONTAINS(msg, "is stored at bad_f.y but computed at root");
+    // A parallel loop between the storage and the computation would race.
+    f.split(y, yo, yi, 2).parallel(yo);
+    g.compute_at(f, yi).store_root();
+    msg = test::message_of([&] { f.realize({4, 4}); });
+    EXPECT_CONTAINS(msg, "computed inside the parallel loop bad_f.yo");
+    // ... also when the consumer itself is computed inside a parallel loop.
+    f.serial(yo).compute_at(h, y);
+    h.parallel(y);
+    msg = test::message_of([&] { h.realize({4, 4}); });
+    EXPECT_CONTAINS(msg, "computed inside the parallel loop bad_h.y");
+    // Storing inside the parallel loop is fine.
+    g.store_at(f, yo);
+    Buffer<int> out = h.realize({4, 4});
+    EXPECT_TRUE(matches_reference(h, out));
+}
+
+}  // namespace
+}  // namespace dsl
