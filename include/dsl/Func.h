@@ -255,6 +255,15 @@ class Func {
     /// the consumers need more). A constant extent lets loops over `var` be unrolled or
     /// vectorized without a tail.
     Func &bound(const Var &var, const Expr &min, const Expr &extent);
+    /// Lays the Func's storage out with the listed dimensions, innermost (stride 1) first, in
+    /// the places they occupy now (e.g. reorder_storage(y, x) makes columns contiguous). The
+    /// result does not change; locality may. Applies to Funcs that are not outputs (an
+    /// output's layout is its buffer's).
+    Func &reorder_storage(const std::vector<Var> &innermost_first);
+    template <typename... Args>
+    Func &reorder_storage(const Var &a, const Var &b, const Args &...rest) {
+        return reorder_storage(std::vector<Var>{a, b, rest...});
+    }
     /// Substitutes the Func's definition into every use (the default for Funcs without updates
     /// that are not outputs).
     Func &compute_inline();

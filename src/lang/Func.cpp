@@ -2,6 +2,7 @@
 // CompileErrors that name the Func.
 #include "dsl/Func.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "ir/Error.h"
@@ -14,6 +15,13 @@ using namespace ir;
 using lang::Function;
 
 namespace {
+
+std::string join_args(const std::vector<std::string> &args) {
+    std::string s;
+    for (const std::string &a : args)
+        s += (s.empty() ? "" : ", ") + a;
+    return s;
+}
 
 std::string fresh_func_name() {
     static std::atomic<int> counter{0};
@@ -263,6 +271,29 @@ Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
     for (auto it = bounds.begin(); it != bounds.end();)
         it = it->var == var.name() ? bounds.erase(it) : it + 1;
     bounds.push_back({var.name(), cast(Int(32), min), cast(Int(32), extent)});
+    Function(contents_).touch();
+    return *this;
+}
+
+Func &Func::reorder_storage(const std::vector<Var> &order) {
+    std::vector<std::string> &storage = contents_->schedule.storage_order;
+    if (storage.empty()) storage = contents_->args;
+    std::vector<size_t> positions;
+    for (size_t a = 0; a < order.size(); a++) {
+        for (size_t b = 0; b < a; b++) {
+            user_assert(order[a].name() != order[b].name())
+                << "Func \"" << name() << "\", reorder_storage: \"" << order[a].name()
+                << "\" is listed twice.";
+        }
+        auto it = std::find(storage.begin(), storage.end(), order[a].name());
+        user_assert(it != storage.end())
+            << "Func \"" << name() << "\", reorder_storage: \"" << order[a].name()
+            << "\" is not one of its pure Vars (" << join_args(contents_->args) << ").";
+        positions.push_back(static_cast<size_t>(it - storage.begin()));
+    }
+    std::sort(positions.begin(), positions.end());
+    for (size_t k = 0; k < positions.size(); k++)
+        storage[positions[k]] = order[k].name();
     Function(contents_).touch();
     return *this;
 }

@@ -83,6 +83,13 @@ void inline_functions(Environment &env, const std::vector<Function> &outputs) {
                     << "compute_at(...) for them to apply.";
             }
         }
+        const std::vector<std::string> &storage = f.schedule().storage_order;
+        if ((output || level.is_inlined()) && !storage.empty() && storage != f.args()) {
+            user_warning << "Func \"" << name << "\" is "
+                         << (output ? "an output, so its layout is its buffer's"
+                                    : "computed inline, so it has no storage")
+                         << ": reorder_storage has no effect.";
+        }
         if (f.schedule().store_level.is_default()) f.schedule().store_level = level;
         env.funcs[name] = f;
     }

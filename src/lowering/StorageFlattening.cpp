@@ -55,10 +55,24 @@ class FlattenStorage : public IRMutator {
         Expr stride = make_one(Int(32));
         std::vector<Expr> extents;
         Expr elements = make_one(Int(64));
-        for (size_t d = 0; d < op->bounds.size(); d++) {
+        layout.strides.resize(op->bounds.size());
+        for (size_t d = 0; d < op->bounds.size(); d++)
+            layout.mins.push_back(op->bounds[d].min);
+        // Dimensions in storage order, innermost first (reorder_storage).
+        std::vector<size_t> order;
+        for (const std::string &v : f.schedule().storage_order) {
+            for (size_t d = 0; d < f.args().size(); d++) {
+                if (f.args()[d] == v) order.push_back(d);
+            }
+        }
+        if (order.size() != op->bounds.size()) {
+            order.clear();
+            for (size_t d = 0; d < op->bounds.size(); d++)
+                order.push_back(d);
+        }
+        for (size_t d : order) {
             const Range &r = op->bounds[d];
-            layout.mins.push_back(r.min);
-            layout.strides.push_back(stride);
+            layout.strides[d] = stride;
             stride = stride * r.extent;
             extents.push_back(r.extent);
             // Counted in 64 bits from the inclusive bounds: the int32 extent may have wrapped

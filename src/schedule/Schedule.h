@@ -73,6 +73,9 @@ struct FuncSchedule {
     LoopLevel compute_level;
     LoopLevel store_level;
     std::vector<Bound> bounds;
+    /// The pure Vars in the order their storage is laid out, innermost (stride 1) first; empty
+    /// for the order of the arguments.
+    std::vector<std::string> storage_order;
     ir::MemoryType memory_type = ir::MemoryType::Auto;
 };
 

@@ -163,5 +163,28 @@ TEST(StoreAt, IllegalStorageLocations) {
     EXPECT_TRUE(matches_reference(h, out));
 }
 
+TEST(ReorderStorage, ColumnMajorProducer) {
+    Buffer<> in = random_buffer(Int(32), {11, 7}, 14);
+    Func g("colmajor_g"), f("colmajor_f");
+    Var x("x"), y("y"), c("c");
+    g(x, y, c) = in(x, y) * (c + 1);
+    f(x, y) = g(x, y, 0) + g(x + 1, y, 1) - g(x, y + 1, 2);
+    g.compute_root().reorder_storage(c, x, y);
+    Buffer<int> out = f.realize({10, 6});
+    EXPECT_TRUE(matches_reference(f, out));
+    // c is innermost: its stride is 1 and x's is the number of channels.
+    std::string stmt = f.lowered_stmt();
+    EXPECT_CONTAINS(stmt,
+                    "allocate colmajor_g[int32 * 3 * colmajor_g.x.extent_realized * "
+                    "colmajor_g.y.extent_realized]");
+    g.store_root().compute_at(f, y).reorder_storage(y, x);  // with a sliding window too
+    Buffer<int> again = f.realize({10, 6});
+    EXPECT_TRUE(matches_reference(f, again));
+    std::string msg = test::message_of([&] { g.reorder_storage(x, Var("w")); });
+    EXPECT_CONTAINS(msg, "\"w\" is not one of its pure Vars (x, y, c)");
+    msg = test::message_of([&] { g.reorder_storage(x, x); });
+    EXPECT_CONTAINS(msg, "\"x\" is listed twice");
+}
+
 }  // namespace
 }  // namespace dsl
