@@ -257,21 +257,37 @@ Stmt NestBuilder::stage(const Function &f, int stage) {
 
     // The loops, outermost first, with the partitioned ones split in a main part and a tail.
     const std::vector<schedule::Dim> &dims = d.schedule.dims;
+    // Each guard goes just inside the innermost loop it depends on: a test of outer loops runs
+    // once per their iteration, not at every point.
+    std::vector<int> guard_level(guards.size(), 0);
+    for (size_t g = 0; g < guards.size(); g++) {
+        for (size_t q = 0; q < dims.size(); q++) {
+            if (expr_uses_var(guards[g], loop_var(dims[q].var))) {
+                guard_level[g] = static_cast<int>(q);
+                break;
+            }
+        }
+    }
+    auto guarded = [&](int p, const std::set<size_t> &dropped, const Stmt &body) {
+        Expr condition = make_bool(true);
+        for (size_t g = 0; g < guards.size(); g++) {
+            if (guard_level[g] == p && !dropped.count(g)) condition = condition && guards[g];
+        }
+        condition = simplify(condition);
+        return is_const_true(condition) ? body : IfThenElse::make(condition, body);
+    };
     std::function<Stmt(int, const std::set<size_t> &)> nest =
         [&](int p, const std::set<size_t> &dropped) -> Stmt {
         if (p < 0) {
             Stmt body = Provide::make(f.name(), d.values, d.args, make_bool(true));
-            Expr condition = d.predicate;
-            for (size_t g = 0; g < guards.size(); g++) {
-                if (!dropped.count(g)) condition = condition && guards[g];
-            }
-            condition = simplify(condition);
+            Expr condition = simplify(d.predicate);
+            if (dims.empty()) return guarded(0, dropped, body);
             return is_const_true(condition) ? body : IfThenElse::make(condition, body);
         }
         const schedule::Dim &dim = dims[p];
         const LoopRange &r = ranges.at(dim.var);
         // Producers computed at this loop, inside each of its iterations (earlier ones outside).
-        auto inside = [&](const std::set<size_t> &guards_dropped) {
+        auto with_producers = [&](const std::set<size_t> &guards_dropped) {
             Stmt body = nest(p - 1, guards_dropped);
             auto computed = producers_at.find(dim.var);
             auto stored = stored_at.find(dim.var);
@@ -313,6 +329,9 @@ Stmt NestBuilder::stage(const Function &f, int stage) {
                 }
             }
             return body;
+        };
+        auto inside = [&](const std::set<size_t> &guards_dropped) {
+            return guarded(p, guards_dropped, with_producers(guards_dropped));
         };
         for (const Partition &part : partitions) {
             if (part.outer != dim.var || dropped.count(part.guard)) continue;
