@@ -30,10 +30,18 @@ class Func;
 
 /// How a split handles an extent that its factor does not divide.
 enum class TailStrategy : uint8_t {
-    Auto,         ///< GuardWithIf (the only strategy implemented so far that is always safe)
-    RoundUp,      ///< not yet supported: refused with an error
-    GuardWithIf,  ///< the last outer iteration skips the points past the end
-    ShiftInwards  ///< not yet supported: refused with an error
+    Auto,  ///< GuardWithIf: always safe, and its main loop runs without tests
+    /// Runs whole multiples of the factor, computing points past the end: no test at all. The
+    /// Func's storage grows to hold them; on an output, the buffer must (a runtime error says
+    /// so). Not for reduction loops.
+    RoundUp,
+    /// The last outer iteration skips the points past the end (a test the main loop of a
+    /// vectorized or unrolled split does not run).
+    GuardWithIf,
+    /// The last outer iteration is moved back to end at the end, recomputing some points: no
+    /// test and full vectors. Needs at least `factor` points (else it computes before the
+    /// start); not for updates, which must not run twice at a point.
+    ShiftInwards
 };
 
 /// A loop variable of a stage: a pure `Var` or an `RVar`.

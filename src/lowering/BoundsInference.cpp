@@ -93,9 +93,10 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
     }
     if (output) return lets.bindings;  // stored straight into the output buffer
 
-    // The allocation: stage 0's region plus every point an update writes.
+    // The allocation: stage 0's region plus every point a stage writes (stage 0 writes more
+    // when a split rounds up or shifts inwards).
     Box realized = regions[0];
-    for (int k = 1; k < f.stages(); k++) {
+    for (int k = 0; k < f.stages(); k++) {
         Box writes = box_of_writes(f, k);
         require_bounded(writes, f.name(), f.name());
         merge_boxes(realized, writes);

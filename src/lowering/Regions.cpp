@@ -6,6 +6,7 @@
 #include "ir/Names.h"
 #include "ir/Simplify.h"
 #include "lowering/ScheduleFunctions.h"
+#include "lowering/SplitRanges.h"
 
 namespace dsl::lowering {
 
@@ -30,15 +31,20 @@ void merge_boxes(Box &a, const Box &b) {
 
 namespace {
 
-/// Intervals of a stage's loop variables: their symbolic bounds. RVars get their RDom's bounds
-/// directly, since the names of their loop bounds only exist inside the stage.
+/// Intervals of a stage's loop variables: their symbolic bounds, widened where a split rounds up
+/// or shifts inwards. RVars get their RDom's bounds directly, since the names of their loop
+/// bounds only exist inside the stage.
 Scope<Interval> stage_scope(const Function &f, int stage) {
     Scope<Interval> scope;
     const Definition &d = f.stage(stage);
+    std::map<std::string, Interval> footprints = split_footprints(f, stage);
     for (const std::string &v : stage_pure_vars(f, stage)) {
         std::string loop = names::stage_var(f.name(), stage, v);
-        scope.push(loop, Interval(Variable::make(Int(32), names::min_of(loop)),
-                                  Variable::make(Int(32), names::max_of(loop))));
+        auto rounded = footprints.find(v);
+        scope.push(loop, rounded != footprints.end()
+                             ? rounded->second
+                             : Interval(Variable::make(Int(32), names::min_of(loop)),
+                                        Variable::make(Int(32), names::max_of(loop))));
     }
     if (d.rdom.defined()) {
         for (const ReductionVariable &rv : d.rdom.domain()) {

@@ -14,6 +14,7 @@
 #include "lowering/InlineFunctions.h"
 #include "lowering/Regions.h"
 #include "lowering/SlidingWindow.h"
+#include "lowering/SplitRanges.h"
 
 namespace dsl::lowering {
 
@@ -52,11 +53,6 @@ lang::Definition rename_stage_vars(const Function &f, int stage) {
 }
 
 namespace {
-
-/// The range of a loop variable: its first value and its number of iterations.
-struct LoopRange {
-    Expr min, extent;
-};
 
 bool is_realized_name(const Function &f, const std::string &name) {
     for (const std::string &a : f.args()) {
@@ -213,15 +209,17 @@ Stmt NestBuilder::stage(const Function &f, int stage) {
                 LoopRange old = ranges.at(split.old_var);
                 Expr outer = Variable::make(Int(32), loop_var(split.outer));
                 Expr inner = Variable::make(Int(32), loop_var(split.inner));
-                Expr value = old.min + outer * split.factor + inner;
+                Expr value = split_value(split, old, outer, inner);
                 rewrite({{loop_var(split.old_var), value}});
+                // RoundUp computes past the end and ShiftInwards recomputes points before it:
+                // neither needs a test (bounds inference makes room).
+                if (split.tail == TailStrategy::RoundUp ||
+                    split.tail == TailStrategy::ShiftInwards) {
+                    break;
+                }
                 // GuardWithIf: the last outer iteration may pass the end (simplify drops the test
                 // when the factor provably divides the extent).
                 guards.push_back(value <= old.min + old.extent - 1);
-                ranges.erase(split.old_var);
-                ranges[split.outer] = {make_zero(Int(32)),
-                                       (old.extent + split.factor - 1) / split.factor};
-                ranges[split.inner] = {make_zero(Int(32)), split.factor};
                 // A vectorized or unrolled inner loop directly inside its outer loop: run the outer
                 // iterations that stay inside the extent without the guard (no masks, no branches),
                 // and only the last one with it.
@@ -240,19 +238,15 @@ Stmt NestBuilder::stage(const Function &f, int stage) {
                 Expr fused = Variable::make(Int(32), loop_var(split.old_var));
                 rewrite({{loop_var(split.inner), inner.min + fused % inner.extent},
                          {loop_var(split.outer), outer.min + fused / inner.extent}});
-                ranges.erase(split.inner);
-                ranges.erase(split.outer);
-                ranges[split.old_var] = {make_zero(Int(32)), inner.extent * outer.extent};
                 break;
             }
             case schedule::Split::Kind::RenameVar: {
                 rewrite(
                     {{loop_var(split.old_var), Variable::make(Int(32), loop_var(split.outer))}});
-                ranges[split.outer] = ranges.at(split.old_var);
-                ranges.erase(split.old_var);
                 break;
             }
         }
+        apply_split_to_ranges(split, ranges);
     }
 
     // The loops, outermost first, with the partitioned ones split in a main part and a tail.

@@ -56,6 +56,7 @@ class Directive {
     }
     void done() const { f_.touch(); }
     std::string where() const { return stage_name(f_, stage_) + ", " + name_; }
+    int stage() const { return stage_; }
 
   private:
     lang::Function f_;
@@ -76,10 +77,14 @@ void check_factor(const Directive &d, const Expr &factor) {
     }
 }
 
-void check_tail(const Directive &d, TailStrategy tail) {
-    user_assert(tail == TailStrategy::Auto || tail == TailStrategy::GuardWithIf)
-        << d.where()
-        << ": this tail strategy is not supported yet; use TailStrategy::GuardWithIf (or Auto).";
+void check_tail(const Directive &d, TailStrategy tail, const VarOrRVar &x, bool is_rvar) {
+    user_assert(!(tail == TailStrategy::RoundUp && is_rvar))
+        << d.where() << ": TailStrategy::RoundUp on the reduction loop \"" << x.name()
+        << "\" would run the update at points outside its RDom. Use GuardWithIf (or Auto).";
+    user_assert(!(tail == TailStrategy::ShiftInwards && d.stage() > 0))
+        << d.where() << ": TailStrategy::ShiftInwards computes some points of \"" << x.name()
+        << "\" twice, which an update may not do (it would apply twice). Use GuardWithIf, or "
+           "RoundUp for a pure Var.";
 }
 
 }  // namespace
@@ -89,7 +94,7 @@ Stage &Stage::split(const VarOrRVar &x, const VarOrRVar &xo, const VarOrRVar &xi
     Directive d(func_, stage_, "split");
     size_t i = d.find(x);
     check_factor(d, factor);
-    check_tail(d, tail);
+    check_tail(d, tail, x, d.dims()[i].is_rvar);
     user_assert(xo.name() != xi.name())
         << d.where() << ": the outer and inner loops are both named \"" << xo.name() << "\".";
     d.require_new(xo, x.name());

@@ -43,8 +43,24 @@ TEST(ScheduleErrors, NameClashesAndMissingUpdates) {
     EXPECT_CONTAINS(message_of([&] { f.split(x, y, Var("xi"), 2); }),
                     "would make a second loop named \"y\"");
     EXPECT_CONTAINS(message_of([&] { f.update(0); }), "has 0 update definitions");
-    EXPECT_CONTAINS(message_of([&] { f.split(x, x, Var("xi"), 2, TailStrategy::RoundUp); }),
-                    "not supported yet");
+}
+
+TEST(ScheduleErrors, TailStrategiesThatCannotApply) {
+    Func f("tails");
+    Var x("x");
+    RDom r(0, 10, "r");
+    f(x) = x;
+    f(r) += 1;
+    std::string msg =
+        message_of([&] { f.update(0).split(r, r, Var("ri"), 4, TailStrategy::RoundUp); });
+    EXPECT_CONTAINS(msg,
+                    "Func \"tails\" update 0, split: TailStrategy::RoundUp on the "
+                    "reduction loop \"r\" would run the update at points outside its RDom");
+    Func g("tails_g");
+    g(x) = x;
+    g(x) += 2;
+    msg = message_of([&] { g.update(0).split(x, x, Var("xi"), 4, TailStrategy::ShiftInwards); });
+    EXPECT_CONTAINS(msg, "ShiftInwards computes some points of \"x\" twice");
 }
 
 TEST(ScheduleWarnings, LoopDirectivesOnAnInlinedFunc) {

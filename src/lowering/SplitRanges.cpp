@@ -1,0 +1,120 @@
+#include "lowering/SplitRanges.h"
+
+#include <vector>
+
+#include "ir/IROperator.h"
+#include "ir/Names.h"
+#include "ir/Simplify.h"
+#include "lowering/ScheduleFunctions.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+using schedule::Split;
+
+Expr split_value(const Split &split, const LoopRange &old, const Expr &outer, const Expr &inner) {
+    if (split.tail == TailStrategy::ShiftInwards) {
+        return old.min + min(outer * split.factor, old.extent - split.factor) + inner;
+    }
+    return old.min + outer * split.factor + inner;
+}
+
+void apply_split_to_ranges(const Split &split, std::map<std::string, LoopRange> &ranges) {
+    switch (split.kind) {
+        case Split::Kind::SplitVar: {
+            LoopRange old = ranges.at(split.old_var);
+            ranges.erase(split.old_var);
+            ranges[split.outer] = {make_zero(Int(32)),
+                                   (old.extent + split.factor - 1) / split.factor};
+            ranges[split.inner] = {make_zero(Int(32)), split.factor};
+            break;
+        }
+        case Split::Kind::FuseVars: {
+            LoopRange inner = ranges.at(split.inner), outer = ranges.at(split.outer);
+            ranges.erase(split.inner);
+            ranges.erase(split.outer);
+            ranges[split.old_var] = {make_zero(Int(32)), inner.extent * outer.extent};
+            break;
+        }
+        case Split::Kind::RenameVar: {
+            ranges[split.outer] = ranges.at(split.old_var);
+            ranges.erase(split.old_var);
+            break;
+        }
+    }
+}
+
+std::map<std::string, Interval> split_footprints(const lang::Function &f, int stage) {
+    const lang::Definition &d = f.stage(stage);
+    bool rounds = false;
+    for (const Split &s : d.schedule.splits) {
+        rounds |= s.kind == Split::Kind::SplitVar &&
+                  (s.tail == TailStrategy::RoundUp || s.tail == TailStrategy::ShiftInwards);
+    }
+    if (!rounds) return {};
+
+    // Forwards: the nominal range of every variable when each split applies.
+    std::vector<std::string> original = stage_pure_vars(f, stage);
+    if (d.rdom.defined()) {
+        for (const ReductionVariable &rv : d.rdom.domain())
+            original.push_back(rv.var);
+    }
+    std::map<std::string, LoopRange> ranges;
+    for (const std::string &v : original) {
+        std::string loop = names::stage_var(f.name(), stage, v);
+        Expr min = Variable::make(Int(32), names::min_of(loop));
+        Expr max = Variable::make(Int(32), names::max_of(loop));
+        ranges[v] = {min, max - min + 1};
+    }
+    std::vector<std::map<std::string, LoopRange>> before;
+    for (const Split &s : d.schedule.splits) {
+        before.push_back(ranges);
+        apply_split_to_ranges(s, ranges);
+    }
+
+    // Backwards: from the loops' own ranges to the values of the variables they were split from.
+    std::map<std::string, Interval> visited;
+    for (const auto &[var, r] : ranges)
+        visited[var] = Interval(r.min, r.min + r.extent - 1);
+    for (size_t k = d.schedule.splits.size(); k-- > 0;) {
+        const Split &s = d.schedule.splits[k];
+        const std::map<std::string, LoopRange> &at = before[k];
+        switch (s.kind) {
+            case Split::Kind::SplitVar: {
+                const LoopRange &old = at.at(s.old_var);
+                Interval o = visited.at(s.outer), i = visited.at(s.inner);
+                Expr lo = split_value(s, old, o.min, i.min);
+                Expr hi = split_value(s, old, o.max, i.max);
+                if (s.tail != TailStrategy::RoundUp && s.tail != TailStrategy::ShiftInwards) {
+                    hi = min(hi, old.min + old.extent - 1);  // the guard stops at the end
+                }
+                visited.erase(s.outer);
+                visited.erase(s.inner);
+                visited[s.old_var] = Interval(lo, hi);
+                break;
+            }
+            case Split::Kind::FuseVars: {
+                const LoopRange &inner = at.at(s.inner), &outer = at.at(s.outer);
+                Interval fused = visited.at(s.old_var);
+                visited.erase(s.old_var);
+                visited[s.inner] = Interval(inner.min, inner.min + inner.extent - 1);
+                visited[s.outer] = Interval(outer.min + fused.min / inner.extent,
+                                            outer.min + fused.max / inner.extent);
+                break;
+            }
+            case Split::Kind::RenameVar: {
+                visited[s.old_var] = visited.at(s.outer);
+                visited.erase(s.outer);
+                break;
+            }
+        }
+    }
+    std::map<std::string, Interval> result;
+    for (const std::string &v : original) {
+        const Interval &i = visited.at(v);
+        result[v] = Interval(simplify(i.min), simplify(i.max));
+    }
+    return result;
+}
+
+}  // namespace dsl::lowering

@@ -1,0 +1,36 @@
+#pragma once
+/// The arithmetic of splits, shared by the loop nest builder and bounds inference: how each
+/// split maps its new loops back to the variable it splits, the ranges of the new loops, and
+/// which values the original variables take when a tail is rounded up or shifted inwards.
+
+#include <map>
+#include <string>
+
+#include "ir/Interval.h"
+#include "lang/Function.h"
+
+namespace dsl::lowering {
+
+using dsl::Expr;
+
+/// The range of a loop variable: its first value and its number of iterations.
+struct LoopRange {
+    Expr min, extent;
+};
+
+/// The value of the split variable given its range before the split and the new loops:
+///   GuardWithIf, RoundUp: min + outer * factor + inner
+///   ShiftInwards:         min + min(outer * factor, extent - factor) + inner
+Expr split_value(const schedule::Split &split, const LoopRange &old, const Expr &outer,
+                 const Expr &inner);
+
+/// Updates `ranges` (by the stage's short loop names) for one split, fuse or rename.
+void apply_split_to_ranges(const schedule::Split &split, std::map<std::string, LoopRange> &ranges);
+
+/// The intervals of values that a stage's original variables (pure Vars and RVars, by short
+/// name) take over its loops, in terms of their `<loop>.min` / `<loop>.max` bounds, for the
+/// variables whose splits round up or shift inwards; the others take exactly [min, max] and are
+/// not listed.
+std::map<std::string, ir::Interval> split_footprints(const lang::Function &f, int stage);
+
+}  // namespace dsl::lowering
