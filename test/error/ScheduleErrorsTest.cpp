@@ -55,7 +55,7 @@ TEST(ScheduleErrors, TailStrategiesThatCannotApply) {
         message_of([&] { f.update(0).split(r, r, Var("ri"), 4, TailStrategy::RoundUp); });
     EXPECT_CONTAINS(msg,
                     "Func \"tails\" update 0, split: TailStrategy::RoundUp on the "
-                    "reduction loop \"r\" would run the update at points outside its RDom");
+                    "reduction loop \"r.x\" would run the update at points outside its RDom");
     Func g("tails_g");
     g(x) = x;
     g(x) += 2;
