@@ -83,6 +83,17 @@ void inline_functions(Environment &env, const std::vector<Function> &outputs) {
                     << "compute_at(...) for them to apply.";
             }
         }
+        const LoopLevel &store = f.schedule().store_level;
+        if (level.is_inlined() && !store.is_default() && !store.is_inlined()) {
+            user_warning << "Func \"" << name << "\" is computed inline, so store_at / "
+                         << "store_root has no effect. Schedule it compute_at(...) for the "
+                         << "storage to apply.";
+        }
+        if (level.is_inlined() && !f.schedule().bounds.empty()) {
+            user_warning << "Func \"" << name << "\" is computed inline, so bound("
+                         << f.schedule().bounds[0].var << ", ...) has no effect. Schedule it "
+                         << "compute_root() or compute_at(...) for the bound to apply.";
+        }
         const std::vector<std::string> &storage = f.schedule().storage_order;
         if ((output || level.is_inlined()) && !storage.empty() && storage != f.args()) {
             user_warning << "Func \"" << name << "\" is "

@@ -373,14 +373,7 @@ std::vector<schedule::Dim> loops_down_to(const schedule::LoopLevel &level, const
 void resolve_store_level(const Environment &env, const Function &g) {
     const schedule::LoopLevel &compute = g.schedule().compute_level;
     schedule::LoopLevel &store = g.schedule().store_level;
-    if (compute.is_inlined()) {
-        if (!store.is_inlined()) {
-            user_warning << "Func \"" << g.name() << "\" is computed inline, so store_at / "
-                         << "store_root has no effect. Schedule it compute_at(...) for the "
-                         << "storage to apply.";
-        }
-        return;
-    }
+    if (compute.is_inlined()) return;  // InlineFunctions warns about a store level
     std::string name = g.name();
     if (compute.is_root()) {
         user_assert(store.is_root())

@@ -77,5 +77,30 @@ TEST(ScheduleWarnings, LoopDirectivesOnAnInlinedFunc) {
     EXPECT_EQ(out(5), 11);
 }
 
+TEST(ScheduleWarnings, StorageDirectivesThatCannotApply) {
+    Func g("inl_store_g"), f("inl_store_f");
+    Var x("x"), y("y");
+    g(x, y) = x * 2 + y;
+    f(x, y) = g(x, y) + 1;
+    g.store_root().bound(x, 0, 16).reorder_storage(y, x);  // g stays inlined
+    f.reorder_storage(y, x);                               // an output's layout is its buffer's
+    ::testing::internal::CaptureStderr();
+    Buffer<int> out = f.realize({16, 2});
+    std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_CONTAINS(err,
+                    "Func \"inl_store_g\" is computed inline, so store_at / store_root has "
+                    "no effect");
+    EXPECT_CONTAINS(err,
+                    "Func \"inl_store_g\" is computed inline, so bound(x, ...) has no "
+                    "effect");
+    EXPECT_CONTAINS(err,
+                    "Func \"inl_store_g\" is computed inline, so it has no storage: "
+                    "reorder_storage has no effect");
+    EXPECT_CONTAINS(err,
+                    "Func \"inl_store_f\" is an output, so its layout is its buffer's: "
+                    "reorder_storage has no effect");
+    EXPECT_EQ(out(3, 1), 3 * 2 + 1 + 1);
+}
+
 }  // namespace
 }  // namespace dsl
