@@ -104,6 +104,15 @@ class Stage {
     /// Marks the loop as an ordinary sequential loop (undoing unroll, vectorize or parallel).
     Stage &serial(const VarOrRVar &x);
 
+    /// `parallel` and `vectorize` accept a loop over RVars when its iterations provably touch
+    /// different points: some coordinate the update writes is the RVar plus a term that does not
+    /// change inside the loop, and the update reads the Func only at the point it writes, e.g.
+    ///   f(r.x) = f(r.x) * 2 + g(r.x);   f.update().parallel(r.x);      // accepted
+    ///   h(in(r.x)) += 1;                h.update().parallel(r.x);      // refused: a race
+    /// Others are refused when the pipeline is compiled. This directive turns the check off for
+    /// the stage: use it only when you know that the iterations never collide.
+    Stage &allow_race_conditions();
+
     /// The stage's loops, innermost first, e.g. "xi, yi, xo, yo".
     std::string loops() const;
 

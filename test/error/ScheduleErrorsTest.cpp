@@ -4,6 +4,7 @@
 
 #include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
+#include "dsl/runtime/dsl_runtime.h"
 
 namespace dsl {
 namespace {
@@ -45,6 +46,69 @@ TEST(ScheduleErrors, NameClashesAndMissingUpdates) {
     EXPECT_CONTAINS(message_of([&] { f.update(0); }), "has 0 update definitions");
     EXPECT_CONTAINS(message_of([&] { f.split(x, x, Var("xi"), 2, TailStrategy::RoundUp); }),
                     "not supported yet");
+}
+
+TEST(ScheduleErrors, ParallelRVarOfAHistogramRaces) {
+    Buffer<uint8_t> in(20);
+    in.for_each_element([&](int i) { in(i) = static_cast<uint8_t>(i % 4); });
+    Func hist("hist");
+    Var x("x");
+    RDom r(0, 20, "r");
+    hist(x) = 0;
+    hist(in(r)) += 1;
+    hist.update().parallel(r);  // accepted here; refused when compiled
+    std::string msg = message_of([&] { hist.realize({4}); });
+    EXPECT_CONTAINS(msg, "Func \"hist\" update 0: the loop \"r.x\" is parallel");
+    EXPECT_CONTAINS(msg, "different values of r.x may write the same point");
+    EXPECT_CONTAINS(msg, "rfactor");
+    EXPECT_CONTAINS(msg, "allow_race_conditions()");
+}
+
+TEST(ScheduleErrors, VectorizedRVarReadingAnotherPointRaces) {
+    Func f("prefix_sum");
+    Var x("x");
+    RDom r(1, 15, "r");
+    f(x) = x;
+    f(r) = f(r - 1) + f(r);
+    f.update().vectorize(r, 4);
+    std::string msg = message_of([&] { f.realize({16}); });
+    EXPECT_CONTAINS(msg,
+                    "Func \"prefix_sum\" update 0: the loop \"r.x_vectorized\" (over the "
+                    "RVar r.x) is vectorized");
+    EXPECT_CONTAINS(msg, "reads prefix_sum((r.x - 1))");
+    EXPECT_CONTAINS(msg, "allow_race_conditions()");
+}
+
+TEST(ScheduleErrors, ParallelRVarWhoseWriteDependsOnAnInnerRVar) {
+    Func f("diagonals");
+    Var x("x");
+    RDom r(0, 8, 0, 8, "r");
+    f(x) = 0;
+    f(r.x + r.y) = f(r.x + r.y) + 1;  // r.y = 0, r.x = 1 and r.y = 1, r.x = 0 collide
+    f.update().parallel(r.y);
+    std::string msg = message_of([&] { f.realize({15}); });
+    EXPECT_CONTAINS(msg, "the loop \"r.y\" is parallel, but different values of r.y may write");
+    EXPECT_CONTAINS(msg, "the variables r.x, r.y change inside it");
+}
+
+TEST(ScheduleErrors, AllowRaceConditionsLetsARacyLoopThrough) {
+    Buffer<uint8_t> in(30);
+    in.for_each_element([&](int i) { in(i) = static_cast<uint8_t>((i * 7) % 5); });
+    Func hist("allowed_hist");
+    Var x("x");
+    RDom r(0, 30, "r");
+    hist(x) = 0;
+    hist(in(r)) += 1;
+    hist.update().parallel(r).allow_race_conditions();  // after parallel: still applies
+    dsl_set_num_threads(1);  // one thread: the iterations cannot actually collide
+    Buffer<int32_t> out = hist.realize({256});
+    dsl_set_num_threads(0);
+    std::vector<int> expected(256, 0);
+    for (int i = 0; i < 30; i++)
+        expected[in(i)]++;
+    for (int b = 0; b < 256; b++)
+        EXPECT_EQ(out(b), expected[b]) << "bin " << b;
+    EXPECT_NE(hist.loop_nest().find("parallel for allowed_hist.s1.r.x"), std::string::npos);
 }
 
 TEST(ScheduleWarnings, LoopDirectivesOnAnInlinedFunc) {
