@@ -219,6 +219,11 @@ Stage &Stage::serial(const VarOrRVar &x) {
 
 Stage &Stage::allow_race_conditions() {
     Directive d(func_, stage_, "allow_race_conditions");
+    if (!d.def().rdom.defined()) {
+        user_warning << d.where()
+                     << ": the stage has no RVars, so there is no race check to turn off; this "
+                        "directive has no effect.";
+    }
     d.def().schedule.allow_race_conditions = true;
     d.done();
     return *this;

@@ -158,8 +158,9 @@ void check_stage(const lang::Function &f, int stage) {
                   << ")";
         where << " is " << (dim.for_type == ForType::Vectorized ? "vectorized" : "parallel");
         std::ostringstream fix_text;
-        fix_text << " Use rfactor to compute partial results in a new Func whose loops can run "
-                    "in parallel, e.g. Func partial = "
+        fix_text << " Keep the loop serial; or, for an associative reduction (+, *, min, max, "
+                    "...), compute partial results in a new Func whose loops can run in "
+                    "parallel with rfactor, e.g. Func partial = "
                  << f.name() << ".update(" << stage - 1 << ").rfactor(" << *over_rvars.begin()
                  << ", v), then schedule partial.update() over v; or, if you know that the "
                     "iterations never touch the same point, call allow_race_conditions() on "
@@ -180,11 +181,14 @@ void check_stage(const lang::Function &f, int stage) {
                 }
             }
             std::string coordinates =
-                d.args.empty() ? ", a single point"
-                               : ", and none of its coordinates is " + v +
-                                     " (times a constant) plus a term that stays the same for "
-                                     "every iteration of the loop (the variables " +
-                                     join(changing) + " change inside it)";
+                d.args.empty()
+                    ? ", a single point"
+                    : ", and none of its coordinates is " + v +
+                          " (times a constant) plus a term that stays the same for "
+                          "every iteration of the loop (" +
+                          (changing.size() == 1 ? "the variable " + join(changing) + " changes"
+                                                : "the variables " + join(changing) + " change") +
+                          " inside it)";
             user_assert(injective) << where.str() << ", but different values of " << v
                                    << " may write the same point: the update writes " << written
                                    << coordinates << "." << fix;
