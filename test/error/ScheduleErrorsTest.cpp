@@ -111,6 +111,68 @@ TEST(ScheduleErrors, AllowRaceConditionsLetsARacyLoopThrough) {
     EXPECT_NE(hist.loop_nest().find("parallel for allowed_hist.s1.r.x"), std::string::npos);
 }
 
+TEST(ScheduleErrors, RFactorOfANonAssociativeUpdate) {
+    Func f("recurrence");
+    RDom r(0, 10, "r");
+    f() = 1;
+    f() = f() * 2 + r;
+    std::string msg = message_of([&] { f.update().rfactor(r, Var("u")); });
+    EXPECT_CONTAINS(msg,
+                    "Func \"recurrence\" update 0 is recurrence() = ((recurrence() * 2) + "
+                    "r.x), which rfactor cannot split");
+    EXPECT_CONTAINS(msg, "rfactor needs an associative update");
+}
+
+TEST(ScheduleErrors, RFactorOfLoopsTheStageLacks) {
+    Func f("sums");
+    Var x("x"), u("u");
+    RDom r(0, 10, 0, 4, "r");
+    f(x) = 0;
+    f(x) += r.x * x + r.y;
+    EXPECT_CONTAINS(message_of([&] { f.update().rfactor(RVar("nope"), u); }),
+                    "Func \"sums\" update 0 has no RVar loop \"nope\" (in rfactor(nope, u)). "
+                    "Its RVar loops, innermost first, are: r.x, r.y.");
+    EXPECT_CONTAINS(message_of([&] { f.update().rfactor(RVar("x"), u); }),
+                    "names \"x\", a pure Var of sums; rfactor keeps RVars");
+    EXPECT_CONTAINS(message_of([&] { f.update().rfactor(r.y, x); }),
+                    "would give the new Func a dimension \"x\"");
+    EXPECT_CONTAINS(message_of([&] { f.update().rfactor({}); }), "needs at least one RVar");
+    EXPECT_CONTAINS(message_of([&] {
+                        f.update().rfactor({{r.x, u}, {r.x, Var("w")}});
+                    }),
+                    "lists the RVar r.x twice");
+    EXPECT_CONTAINS(message_of([&] { Expr e = RVar("rxi") + 1; }),
+                    "the RVar \"rxi\" only names a loop made by a schedule");
+}
+
+TEST(ScheduleErrors, RFactorOfAHistogramKeepingARVarOfItsBins) {
+    Buffer<uint8_t> in(6, 5);
+    in.fill(1);
+    Func hist("image_hist");
+    Var x("x");
+    RDom r(0, 6, 0, 5, "r");
+    hist(x) = 0;
+    hist(in(r.x, r.y)) += 1;
+    std::string msg = message_of([&] { hist.update().rfactor(r.y, Var("v")); });
+    EXPECT_CONTAINS(msg, "Func \"image_hist\" update 0 writes image_hist(");
+    EXPECT_CONTAINS(msg, "depends on the RVar r.y");
+    EXPECT_CONTAINS(msg, "rfactor can only keep RVars that the written coordinates do not use");
+}
+
+TEST(ScheduleErrors, RFactorOfArgmaxMustKeepTheOutermostRVars) {
+    Buffer<int32_t> in(5, 4);
+    in.fill(3);
+    Func best("argmax_order");
+    RDom r(0, 5, 0, 4, "r");
+    best() = Tuple{0, type_min(Int(32))};
+    Expr better = in(r.x, r.y) > best()[1];
+    best() = Tuple{select(better, r.x, best()[0]), select(better, in(r.x, r.y), best()[1])};
+    std::string msg = message_of([&] { best.update().rfactor(r.x, Var("u")); });
+    EXPECT_CONTAINS(msg, "is an argmin / argmax");
+    EXPECT_CONTAINS(msg, "keeps the first of equal values");
+    EXPECT_CONTAINS(msg, "Keep r.y instead");
+}
+
 TEST(ScheduleWarnings, LoopDirectivesOnAnInlinedFunc) {
     Func g("inlined_g"), f("uses_g");
     Var x("x");
