@@ -30,6 +30,8 @@ struct BakedUpdate {
     std::vector<Expr> args, values;
     Expr predicate;
     std::vector<std::pair<std::string, LoopRange>> rvars;
+    /// Loops of the stage whose directives do not carry over to rfactor's results.
+    std::vector<std::string> dropped_directives;
 };
 
 std::string stage_text(const lang::Function &f, int stage) {
@@ -65,7 +67,7 @@ Expr var_expr(const std::string &name) {
 
 BakedUpdate bake_rvar_loops(const lang::Function &f, int stage) {
     const lang::Definition &d = f.stage(stage);
-    BakedUpdate b{d.args, d.values, d.predicate, {}};
+    BakedUpdate b{d.args, d.values, d.predicate, {}, {}};
     std::map<std::string, LoopRange> ranges;
     for (const ReductionVariable &rv : d.rdom.domain())
         ranges[rv.var] = {rv.min, rv.extent};
@@ -83,7 +85,10 @@ BakedUpdate bake_rvar_loops(const lang::Function &f, int stage) {
         switch (split.kind) {
             case schedule::Split::Kind::SplitVar: {
                 auto it = ranges.find(split.old_var);
-                if (it == ranges.end()) break;  // a pure Var
+                if (it == ranges.end()) {  // a pure Var
+                    b.dropped_directives.push_back(split.old_var);
+                    break;
+                }
                 LoopRange old = it->second;
                 Expr value = old.min + var_expr(split.outer) * split.factor + var_expr(split.inner);
                 // The last outer iteration may pass the end, unless the factor divides the extent.
@@ -134,6 +139,7 @@ BakedUpdate bake_rvar_loops(const lang::Function &f, int stage) {
     for (const schedule::Dim &dim : d.schedule.dims) {
         auto it = ranges.find(dim.var);
         if (it != ranges.end()) b.rvars.push_back({dim.var, it->second});
+        if (dim.for_type != ForType::Serial) b.dropped_directives.push_back(dim.var);
     }
     return b;
 }
@@ -306,6 +312,15 @@ Func Stage::rfactor(std::vector<std::pair<RVar, Var>> preserved) {
         partial.push_back(intm(partial_args)[i]);
     }
     f.replace_update(stage_ - 1, f_args, op->combine(current, partial), kept_domain);
+    if (!b.dropped_directives.empty()) {
+        std::string loops;
+        for (const std::string &l : b.dropped_directives)
+            loops += (loops.empty() ? "" : ", ") + l;
+        user_warning << where << ": rfactor gives this update and " << intm.name()
+                     << " default loops, so the directives on " << loops
+                     << " no longer apply; schedule " << f.name() << ".update(" << stage_ - 1
+                     << ") and " << intm.name() << " after rfactor.";
+    }
     return intm;
 }
 

@@ -173,6 +173,31 @@ TEST(ScheduleErrors, RFactorOfArgmaxMustKeepTheOutermostRVars) {
     EXPECT_CONTAINS(msg, "Keep r.y instead");
 }
 
+TEST(ScheduleWarnings, RFactorDropsEarlierLoopDirectives) {
+    Func f("rescheduled");
+    Var x("x"), xo("xo"), xi("xi"), u("u");
+    RDom r(0, 6, 0, 4, "r");
+    f(x) = 0;
+    f(x) += r.x * r.y + x;
+    f.update().split(x, xo, xi, 4).vectorize(xi);
+    ::testing::internal::CaptureStderr();
+    Func partial = f.update().rfactor(r.y, u);
+    std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_CONTAINS(err,
+                    "Func \"rescheduled\" update 0: rfactor gives this update and "
+                    "rescheduled_intm default loops, so the directives on x, xi no longer "
+                    "apply");
+    Buffer<int32_t> out = f.realize({5});
+    for (int i = 0; i < 5; i++) {
+        int expected = 0;
+        for (int ry = 0; ry < 4; ry++) {
+            for (int rx = 0; rx < 6; rx++)
+                expected += rx * ry + i;
+        }
+        EXPECT_EQ(out(i), expected) << i;
+    }
+}
+
 TEST(ScheduleWarnings, LoopDirectivesOnAnInlinedFunc) {
     Func g("inlined_g"), f("uses_g");
     Var x("x");
