@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dsl/Buffer.h"
@@ -111,6 +112,29 @@ class Stage {
                     TailStrategy tail = TailStrategy::Auto);
     /// Marks the loop as an ordinary sequential loop (undoing unroll, vectorize or parallel).
     Stage &serial(const VarOrRVar &x);
+
+    /// `parallel` and `vectorize` accept a loop over RVars when its iterations provably touch
+    /// different points: some coordinate the update writes is the RVar plus a term that does not
+    /// change inside the loop, and the update reads the Func only at the point it writes, e.g.
+    ///   f(r.x) = f(r.x) * 2 + g(r.x);   f.update().parallel(r.x);      // accepted
+    ///   h(in(r.x)) += 1;                h.update().parallel(r.x);      // refused: a race
+    /// Others are refused when the pipeline is compiled. This directive turns the check off for
+    /// the stage: use it only when you know that the iterations never collide.
+    Stage &allow_race_conditions();
+
+    /// Splits an associative reduction (x + e, x - e, x * e, min, max, bitwise and / or / xor,
+    /// logical and / or, and the Tuples of argmin / argmax) into two. The returned Func
+    /// computes partial results, with each listed RVar of this update replaced by a pure Var:
+    ///   f(x) = f(x) + g(x, r.x, r.y);          rfactor({{r.y, u}}) turns this update into
+    ///   f_intm(x, u) = identity;               // the new Func (computed at root by default)
+    ///   f_intm(x, u) = f_intm(x, u) + g(x, r.x, u);     over r.x only
+    ///   f(x) = f(x) + f_intm(x, r.y);          over r.y only
+    /// The partial results' loops over u can then be parallelized or vectorized. RVars made by
+    /// split or fuse may be listed (name them with RVar("rxi")); this stage's schedule is
+    /// reset to its default loops. argmin / argmax keep the first of equal values, so for them
+    /// the listed RVars must be the outermost loops of the update.
+    Func rfactor(std::vector<std::pair<RVar, Var>> preserved);
+    Func rfactor(const RVar &r, const Var &v);
 
     /// The stage's loops, innermost first, e.g. "xi, yi, xo, yo".
     std::string loops() const;

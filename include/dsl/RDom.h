@@ -22,6 +22,13 @@ class RVar {
     RVar() = default;
     RVar(std::shared_ptr<detail::RDomContents> rdom, int index)
         : rdom_(std::move(rdom)), index_(index) {}
+    /// A name for a loop that a schedule makes from RVars (by split or fuse), so that later
+    /// directives can refer to it as an RVar, e.g.
+    ///   RVar rxo("rxo"), rxi("rxi");
+    ///   f.update().split(r.x, rxo, rxi, 8);
+    ///   Func partial = f.update().rfactor(rxi, u);
+    /// It names a loop only: it has no bounds and cannot be used in an expression.
+    explicit RVar(std::string name) : name_(std::move(name)) {}
 
     const std::string &name() const;
     Expr min() const;
@@ -31,6 +38,7 @@ class RVar {
   private:
     std::shared_ptr<detail::RDomContents> rdom_;
     int index_ = 0;
+    std::string name_;  // of a loop-only RVar (no rdom_)
 };
 
 class RDom {

@@ -143,7 +143,25 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
     c.version++;
 }
 
-void Function::define_update(const std::vector<Expr> &args, const std::vector<Expr> &values_in) {
+void Function::define_update(const std::vector<Expr> &args, const std::vector<Expr> &values,
+                             const ReductionDomain &rdom) {
+    Definition d = checked_update(args, values, rdom);
+    contents().updates.push_back(std::move(d));
+    contents().version++;
+}
+
+void Function::replace_update(int index, const std::vector<Expr> &args,
+                              const std::vector<Expr> &values, const ReductionDomain &rdom) {
+    internal_assert(index >= 0 && index < static_cast<int>(contents().updates.size()))
+        << contents().name << " has no update " << index;
+    Definition d = checked_update(args, values, rdom);
+    contents().updates[index] = std::move(d);
+    contents().version++;
+}
+
+Definition Function::checked_update(const std::vector<Expr> &args,
+                                    const std::vector<Expr> &values_in,
+                                    const ReductionDomain &rdom) const {
     FunctionContents &c = contents();
     internal_assert(c.has_pure_definition)
         << "update of " << c.name << " without a pure definition";
@@ -219,6 +237,11 @@ void Function::define_update(const std::vector<Expr> &args, const std::vector<Ex
     for (Expr &a : d.args)
         a = weaken.mutate(a);
     d.predicate = make_bool(true);
+    if (rdom.defined()) {
+        internal_assert(vars.rdoms.empty() || vars.rdoms[0].same_as(rdom))
+            << "update of " << c.name << " given another domain than its RVars'";
+        vars.rdoms = {rdom};
+    }
     if (!vars.rdoms.empty()) {
         d.rdom = vars.rdoms[0];
         d.rdom.freeze();
@@ -228,8 +251,7 @@ void Function::define_update(const std::vector<Expr> &args, const std::vector<Ex
     }
     for (const std::string &p : pure_vars_used)
         d.schedule.dims.push_back({p});
-    c.updates.push_back(std::move(d));
-    c.version++;
+    return d;
 }
 
 namespace {

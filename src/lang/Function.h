@@ -39,6 +39,8 @@ struct FunctionContents {
     schedule::FuncSchedule schedule;
     /// Bumped by every change to a definition or schedule (for compile caches).
     uint64_t version = 0;
+    /// How many Funcs rfactor has made from this one's updates (they are named after it).
+    int rfactor_intermediates = 0;
     /// The last pipeline compiled with this Func as its output (see src/lang/Realize.cpp).
     std::shared_ptr<CompiledPipeline> compiled;
 };
@@ -70,12 +72,21 @@ class Function {
 
     /// Gives the Func its pure definition `f(args) = values`; checks it (CompileError).
     void define(const std::vector<std::string> &args, const std::vector<Expr> &values);
-    /// Adds the update `f(args) = values`; checks it (CompileError).
-    void define_update(const std::vector<Expr> &args, const std::vector<Expr> &values);
+    /// Adds the update `f(args) = values`; checks it (CompileError). It iterates over the
+    /// reduction domain its RVars belong to, or over `rdom` when given (which then holds every
+    /// RVar it uses, and may hold more).
+    void define_update(const std::vector<Expr> &args, const std::vector<Expr> &values,
+                       const ir::ReductionDomain &rdom = {});
+    /// Replaces update `index` by `f(args) = values`; checks it like `define_update`. Its
+    /// schedule starts afresh.
+    void replace_update(int index, const std::vector<Expr> &args, const std::vector<Expr> &values,
+                        const ir::ReductionDomain &rdom = {});
     /// Marks a change of schedule.
     void touch() const { contents_->version++; }
 
   private:
+    Definition checked_update(const std::vector<Expr> &args, const std::vector<Expr> &values,
+                              const ir::ReductionDomain &rdom) const;
     std::shared_ptr<FunctionContents> contents_;
 };
 

@@ -25,19 +25,32 @@ const char *const kSuffixes[] = {"x", "y", "z", "w"};
 }  // namespace
 
 const std::string &RVar::name() const {
+    if (!rdom_ && !name_.empty()) return name_;
     user_assert(rdom_) << "use of an undefined RVar.";
     return rdom_->domain.domain()[index_].var;
 }
 
+namespace {
+void require_domain(const std::shared_ptr<detail::RDomContents> &rdom, const std::string &name,
+                    const char *what) {
+    user_assert(rdom || name.empty())
+        << "the RVar \"" << name << "\" only names a loop made by a schedule (split or fuse); it "
+        << "has no " << what << ". Use the RVars of the RDom in expressions.";
+    user_assert(rdom) << "use of an undefined RVar (a dimension the RDom does not have?).";
+}
+}  // namespace
+
 Expr RVar::min() const {
+    require_domain(rdom_, name_, "bounds");
     return rdom_->domain.domain()[index_].min;
 }
 Expr RVar::extent() const {
+    require_domain(rdom_, name_, "bounds");
     return rdom_->domain.domain()[index_].extent;
 }
 
 RVar::operator Expr() const {
-    user_assert(rdom_) << "use of an undefined RVar (a dimension the RDom does not have?).";
+    require_domain(rdom_, name_, "value");
     return ir::Variable::make(Int(32), name(), {}, rdom_->domain);
 }
 

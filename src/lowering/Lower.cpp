@@ -19,6 +19,7 @@
 #include "lowering/StorageFlattening.h"
 #include "lowering/UnrollLoops.h"
 #include "lowering/VectorizeLoops.h"
+#include "schedule/RaceConditions.h"
 
 namespace dsl::lowering {
 
@@ -128,6 +129,8 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     inline_functions(env, outputs);
     realization_order(env);
+    for (const std::string &func_name : env.order)
+        schedule::check_race_conditions(env.func(func_name));
     resolve_compute_levels(env);
     Stmt s = schedule_functions(env);
     log.pass("schedule functions", s);

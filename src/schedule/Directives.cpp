@@ -184,11 +184,9 @@ Stage &Stage::unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail) 
 
 Stage &Stage::vectorize(const VarOrRVar &x) {
     Directive d(func_, stage_, "vectorize");
-    Dim &dim = d.dims()[d.find(x)];
-    user_assert(!dim.is_rvar) << d.where() << ": vectorizing the reduction loop \"" << x.name()
-                              << "\" could compute lanes that depend on each other; this is not "
-                                 "supported yet. Vectorize a pure Var of the update instead.";
-    dim.for_type = ir::ForType::Vectorized;
+    // A loop over RVars is checked for races when the pipeline is compiled (see
+    // schedule/RaceConditions.h): allow_race_conditions() may still follow.
+    d.dims()[d.find(x)].for_type = ir::ForType::Vectorized;
     d.done();
     return *this;
 }
@@ -206,12 +204,7 @@ Stage &Stage::vectorize(const VarOrRVar &x, const Expr &factor, TailStrategy tai
 
 Stage &Stage::parallel(const VarOrRVar &x) {
     Directive d(func_, stage_, "parallel");
-    Dim &dim = d.dims()[d.find(x)];
-    user_assert(!dim.is_rvar)
-        << d.where() << ": running the reduction loop \"" << x.name()
-        << "\" in parallel could make iterations race on the same points; this "
-           "is not supported yet. Parallelize a pure Var of the update instead.";
-    dim.for_type = ir::ForType::Parallel;
+    d.dims()[d.find(x)].for_type = ir::ForType::Parallel;  // checked like vectorize
     d.done();
     return *this;
 }
@@ -225,6 +218,18 @@ Stage &Stage::parallel(const VarOrRVar &x, const Expr &task_size, TailStrategy t
 Stage &Stage::serial(const VarOrRVar &x) {
     Directive d(func_, stage_, "serial");
     d.dims()[d.find(x)].for_type = ir::ForType::Serial;
+    d.done();
+    return *this;
+}
+
+Stage &Stage::allow_race_conditions() {
+    Directive d(func_, stage_, "allow_race_conditions");
+    if (!d.def().rdom.defined()) {
+        user_warning << d.where()
+                     << ": the stage has no RVars, so there is no race check to turn off; this "
+                        "directive has no effect.";
+    }
+    d.def().schedule.allow_race_conditions = true;
     d.done();
     return *this;
 }

@@ -73,13 +73,21 @@ TEST(Parallel, ConcurrentRealizationsFromManyThreads) {
         EXPECT_TRUE(ok[t]) << t;
 }
 
-TEST(Parallel, ReductionLoopsAreRefused) {
-    Func f("prefused");
+TEST(Parallel, ReductionLoopsRunInParallelOnlyWithoutRaces) {
+    Func f("prace_free");
     Var x("x");
     RDom r(0, 4, "r");
     f(x) = x;
-    f(r) += 1;
-    EXPECT_THROW(f.update(0).parallel(r), CompileError);
+    f(r) += 1;  // each iteration owns its point
+    f.update(0).parallel(r);
+    Buffer<int> out = f.realize({6});
+    EXPECT_TRUE(matches_reference(f, out));
+
+    Func g("pracy");
+    g(x) = x;
+    g(0) += r;  // every iteration adds into g(0)
+    g.update(0).parallel(r);
+    EXPECT_THROW(g.realize({6}), CompileError);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
+#include "dsl/runtime/dsl_runtime.h"
 
 namespace dsl {
 namespace {
@@ -61,6 +62,156 @@ TEST(ScheduleErrors, TailStrategiesThatCannotApply) {
     g(x) += 2;
     msg = message_of([&] { g.update(0).split(x, x, Var("xi"), 4, TailStrategy::ShiftInwards); });
     EXPECT_CONTAINS(msg, "ShiftInwards computes some points of \"x\" twice");
+}
+
+TEST(ScheduleErrors, ParallelRVarOfAHistogramRaces) {
+    Buffer<uint8_t> in(20);
+    in.for_each_element([&](int i) { in(i) = static_cast<uint8_t>(i % 4); });
+    Func hist("hist");
+    Var x("x");
+    RDom r(0, 20, "r");
+    hist(x) = 0;
+    hist(in(r)) += 1;
+    hist.update().parallel(r);  // accepted here; refused when compiled
+    std::string msg = message_of([&] { hist.realize({4}); });
+    EXPECT_CONTAINS(msg, "Func \"hist\" update 0: the loop \"r.x\" is parallel");
+    EXPECT_CONTAINS(msg, "different values of r.x may write the same point");
+    EXPECT_CONTAINS(msg, "rfactor");
+    EXPECT_CONTAINS(msg, "allow_race_conditions()");
+}
+
+TEST(ScheduleErrors, VectorizedRVarReadingAnotherPointRaces) {
+    Func f("prefix_sum");
+    Var x("x");
+    RDom r(1, 15, "r");
+    f(x) = x;
+    f(r) = f(r - 1) + f(r);
+    f.update().vectorize(r, 4);
+    std::string msg = message_of([&] { f.realize({16}); });
+    EXPECT_CONTAINS(msg,
+                    "Func \"prefix_sum\" update 0: the loop \"r.x_vectorized\" (over the "
+                    "RVar r.x) is vectorized");
+    EXPECT_CONTAINS(msg, "reads prefix_sum((r.x - 1))");
+    EXPECT_CONTAINS(msg, "allow_race_conditions()");
+}
+
+TEST(ScheduleErrors, ParallelRVarWhoseWriteDependsOnAnInnerRVar) {
+    Func f("diagonals");
+    Var x("x");
+    RDom r(0, 8, 0, 8, "r");
+    f(x) = 0;
+    f(r.x + r.y) = f(r.x + r.y) + 1;  // r.y = 0, r.x = 1 and r.y = 1, r.x = 0 collide
+    f.update().parallel(r.y);
+    std::string msg = message_of([&] { f.realize({15}); });
+    EXPECT_CONTAINS(msg, "the loop \"r.y\" is parallel, but different values of r.y may write");
+    EXPECT_CONTAINS(msg, "the variables r.x, r.y change inside it");
+}
+
+TEST(ScheduleErrors, AllowRaceConditionsLetsARacyLoopThrough) {
+    Buffer<uint8_t> in(30);
+    in.for_each_element([&](int i) { in(i) = static_cast<uint8_t>((i * 7) % 5); });
+    Func hist("allowed_hist");
+    Var x("x");
+    RDom r(0, 30, "r");
+    hist(x) = 0;
+    hist(in(r)) += 1;
+    hist.update().parallel(r).allow_race_conditions();  // after parallel: still applies
+    dsl_set_num_threads(1);  // one thread: the iterations cannot actually collide
+    Buffer<int32_t> out = hist.realize({256});
+    dsl_set_num_threads(0);
+    std::vector<int> expected(256, 0);
+    for (int i = 0; i < 30; i++)
+        expected[in(i)]++;
+    for (int b = 0; b < 256; b++)
+        EXPECT_EQ(out(b), expected[b]) << "bin " << b;
+    EXPECT_NE(hist.loop_nest().find("parallel for allowed_hist.s1.r.x"), std::string::npos);
+}
+
+TEST(ScheduleErrors, RFactorOfANonAssociativeUpdate) {
+    Func f("recurrence");
+    RDom r(0, 10, "r");
+    f() = 1;
+    f() = f() * 2 + r;
+    std::string msg = message_of([&] { f.update().rfactor(r, Var("u")); });
+    EXPECT_CONTAINS(msg,
+                    "Func \"recurrence\" update 0 is recurrence() = ((recurrence() * 2) + "
+                    "r.x), which rfactor cannot split");
+    EXPECT_CONTAINS(msg, "rfactor needs an associative update");
+}
+
+TEST(ScheduleErrors, RFactorOfLoopsTheStageLacks) {
+    Func f("sums");
+    Var x("x"), u("u");
+    RDom r(0, 10, 0, 4, "r");
+    f(x) = 0;
+    f(x) += r.x * x + r.y;
+    EXPECT_CONTAINS(message_of([&] { f.update().rfactor(RVar("nope"), u); }),
+                    "Func \"sums\" update 0 has no RVar loop \"nope\" (in rfactor(nope, u)). "
+                    "Its RVar loops, innermost first, are: r.x, r.y.");
+    EXPECT_CONTAINS(message_of([&] { f.update().rfactor(RVar("x"), u); }),
+                    "names \"x\", a pure Var of sums; rfactor keeps RVars");
+    EXPECT_CONTAINS(message_of([&] { f.update().rfactor(r.y, x); }),
+                    "would give the new Func a dimension \"x\"");
+    EXPECT_CONTAINS(message_of([&] { f.update().rfactor({}); }), "needs at least one RVar");
+    EXPECT_CONTAINS(message_of([&] {
+                        f.update().rfactor({{r.x, u}, {r.x, Var("w")}});
+                    }),
+                    "lists the RVar r.x twice");
+    EXPECT_CONTAINS(message_of([&] { Expr e = RVar("rxi") + 1; }),
+                    "the RVar \"rxi\" only names a loop made by a schedule");
+}
+
+TEST(ScheduleErrors, RFactorOfAHistogramKeepingARVarOfItsBins) {
+    Buffer<uint8_t> in(6, 5);
+    in.fill(1);
+    Func hist("image_hist");
+    Var x("x");
+    RDom r(0, 6, 0, 5, "r");
+    hist(x) = 0;
+    hist(in(r.x, r.y)) += 1;
+    std::string msg = message_of([&] { hist.update().rfactor(r.y, Var("v")); });
+    EXPECT_CONTAINS(msg, "Func \"image_hist\" update 0 writes image_hist(");
+    EXPECT_CONTAINS(msg, "depends on the RVar r.y");
+    EXPECT_CONTAINS(msg, "rfactor can only keep RVars that the written coordinates do not use");
+}
+
+TEST(ScheduleErrors, RFactorOfArgmaxMustKeepTheOutermostRVars) {
+    Buffer<int32_t> in(5, 4);
+    in.fill(3);
+    Func best("argmax_order");
+    RDom r(0, 5, 0, 4, "r");
+    best() = Tuple{0, type_min(Int(32))};
+    Expr better = in(r.x, r.y) > best()[1];
+    best() = Tuple{select(better, r.x, best()[0]), select(better, in(r.x, r.y), best()[1])};
+    std::string msg = message_of([&] { best.update().rfactor(r.x, Var("u")); });
+    EXPECT_CONTAINS(msg, "is an argmin / argmax");
+    EXPECT_CONTAINS(msg, "keeps the first of equal values");
+    EXPECT_CONTAINS(msg, "Keep r.y instead");
+}
+
+TEST(ScheduleWarnings, RFactorDropsEarlierLoopDirectives) {
+    Func f("rescheduled");
+    Var x("x"), xo("xo"), xi("xi"), u("u");
+    RDom r(0, 6, 0, 4, "r");
+    f(x) = 0;
+    f(x) += r.x * r.y + x;
+    f.update().split(x, xo, xi, 4).vectorize(xi);
+    ::testing::internal::CaptureStderr();
+    Func partial = f.update().rfactor(r.y, u);
+    std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_CONTAINS(err,
+                    "Func \"rescheduled\" update 0: rfactor gives this update and "
+                    "rescheduled_intm default loops, so the directives on x, xi no longer "
+                    "apply");
+    Buffer<int32_t> out = f.realize({5});
+    for (int i = 0; i < 5; i++) {
+        int expected = 0;
+        for (int ry = 0; ry < 4; ry++) {
+            for (int rx = 0; rx < 6; rx++)
+                expected += rx * ry + i;
+        }
+        EXPECT_EQ(out(i), expected) << i;
+    }
 }
 
 TEST(ScheduleWarnings, LoopDirectivesOnAnInlinedFunc) {
