@@ -121,6 +121,13 @@ class Stage {
     /// Others are refused when the pipeline is compiled. This directive turns the check off for
     /// the stage: use it only when you know that the iterations never collide.
     Stage &allow_race_conditions();
+    /// A second schedule for this stage, used when `condition` (a boolean of Params) holds at
+    /// run time; the Stage returned takes its directives, starting from a copy of this stage's
+    /// schedule so far. The first specialization whose condition holds is used:
+    ///   if (condition) { loops of the specialization } else { loops of this stage }
+    /// Specializations share the stage's definition: only the schedule differs. A producer
+    /// computed at one of the stage's loops must find that loop in every specialization.
+    Stage specialize(const Expr &condition);
 
     /// Splits an associative reduction (x + e, x - e, x * e, min, max, bitwise and / or / xor,
     /// logical and / or, and the Tuples of argmin / argmax) into two. The returned Func
@@ -258,6 +265,8 @@ class Func {
     Func &parallel(const VarOrRVar &x, const Expr &task_size,
                    TailStrategy tail = TailStrategy::Auto);
     Func &serial(const VarOrRVar &x);
+    /// A second schedule for the pure definition when `condition` holds (see Stage::specialize).
+    Stage specialize(const Expr &condition);
 
     /// Computes the whole Func before its consumers, outside all their loops.
     Func &compute_root();

@@ -275,6 +275,51 @@ class FindCalls : public IRVisitor {
 };
 }  // namespace
 
+Definition &Function::specialization(int id) const {
+    const std::vector<int> &path = contents_->specialization_paths.at(-id - 1);
+    Definition *d = &stage(path[0]);
+    for (size_t k = 1; k < path.size(); k++)
+        d = &d->specializations.at(path[k]).definition;
+    return *d;
+}
+
+const Expr &Function::specialization_condition(int id) const {
+    const std::vector<int> &path = contents_->specialization_paths.at(-id - 1);
+    const Specialization *s = nullptr;
+    const Definition *d = &stage(path[0]);
+    for (size_t k = 1; k < path.size(); k++) {
+        s = &d->specializations.at(path[k]);
+        d = &s->definition;
+    }
+    internal_assert(s) << "stage id " << id << " is not a specialization";
+    return s->condition;
+}
+
+int Function::add_specialization(int id, const Expr &condition) {
+    Definition &d = stage(id);
+    Definition copy = d;
+    copy.specializations.clear();
+    d.specializations.push_back({condition, copy});
+    std::vector<int> path =
+        id < 0 ? contents_->specialization_paths[-id - 1] : std::vector<int>{id};
+    path.push_back(static_cast<int>(d.specializations.size()) - 1);
+    contents_->specialization_paths.push_back(path);
+    touch();
+    return -static_cast<int>(contents_->specialization_paths.size());
+}
+
+namespace {
+
+/// Walks the conditions of a definition's specializations, nested ones included.
+void visit_specializations(const Definition &d, IRVisitor &visitor) {
+    for (const Specialization &s : d.specializations) {
+        visitor.include(s.condition);
+        visit_specializations(s.definition, visitor);
+    }
+}
+
+}  // namespace
+
 void visit_definitions(const Function &f, IRVisitor &visitor) {
     for (int s = 0; s < f.stages(); s++) {
         const Definition &d = f.stage(s);
@@ -283,6 +328,7 @@ void visit_definitions(const Function &f, IRVisitor &visitor) {
         for (const Expr &e : d.values)
             visitor.include(e);
         visitor.include(d.predicate);
+        visit_specializations(d, visitor);
         if (d.rdom.defined()) {
             for (const ReductionVariable &rv : d.rdom.domain()) {
                 visitor.include(rv.min);

@@ -13,6 +13,8 @@
 
 namespace dsl::lang {
 
+struct Specialization;
+
 /// One definition of a Func: the pure definition or an update.
 struct Definition {
     /// The left side: pure Vars for the pure definition, any int32 Exprs for an update.
@@ -24,6 +26,17 @@ struct Definition {
     /// The reduction domain the update iterates over, if any.
     ir::ReductionDomain rdom;
     schedule::StageSchedule schedule;
+    /// Other schedules of the same definition, each used when its condition holds (the first
+    /// that holds wins; this schedule otherwise).
+    std::vector<Specialization> specializations;
+};
+
+/// `f.specialize(condition)`: a copy of a definition whose schedule applies when `condition`
+/// (an expression of Params) is true. Only its schedule (and nested specializations) matter;
+/// lowering takes the values from the definition it specializes.
+struct Specialization {
+    Expr condition;
+    Definition definition;
 };
 
 struct CompiledPipeline;
@@ -37,6 +50,9 @@ struct FunctionContents {
     Definition init;
     std::vector<Definition> updates;
     schedule::FuncSchedule schedule;
+    /// The specializations directives can name: stage id -(k + 1) is the specialization at
+    /// path k: the stage, then the index of the specialization at each level.
+    std::vector<std::vector<int>> specialization_paths;
     /// Bumped by every change to a definition or schedule (for compile caches).
     uint64_t version = 0;
     /// How many Funcs rfactor has made from this one's updates (they are named after it).
@@ -64,8 +80,19 @@ class Function {
     bool has_update_definition() const { return !contents_->updates.empty(); }
     const Definition &init() const { return contents_->init; }
     const std::vector<Definition> &updates() const { return contents_->updates; }
-    /// Stage 0 is the pure definition, stage i the update i - 1.
-    Definition &stage(int i) const { return i == 0 ? contents_->init : contents_->updates[i - 1]; }
+    /// Stage 0 is the pure definition, stage i the update i - 1; a negative id names a
+    /// specialization (see FunctionContents::specialization_paths).
+    Definition &stage(int i) const {
+        if (i < 0) return specialization(i);
+        return i == 0 ? contents_->init : contents_->updates[i - 1];
+    }
+    /// The stage a stage id belongs to (itself for a stage, the specialized one otherwise).
+    int stage_of(int id) const { return id < 0 ? contents_->specialization_paths[-id - 1][0] : id; }
+    /// Adds a specialization of stage id `id` for `condition` (a copy of its definition, without
+    /// specializations of its own) and returns its stage id.
+    int add_specialization(int id, const Expr &condition);
+    /// The condition of the specialization with stage id `id` (negative).
+    const Expr &specialization_condition(int id) const;
     int stages() const { return 1 + static_cast<int>(contents_->updates.size()); }
     schedule::FuncSchedule &schedule() const { return contents_->schedule; }
     bool same_as(const Function &o) const { return contents_ == o.contents_; }
@@ -87,6 +114,7 @@ class Function {
   private:
     Definition checked_update(const std::vector<Expr> &args, const std::vector<Expr> &values,
                               const ir::ReductionDomain &rdom) const;
+    Definition &specialization(int id) const;
     std::shared_ptr<FunctionContents> contents_;
 };
 

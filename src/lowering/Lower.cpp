@@ -91,10 +91,22 @@ class LoopNestPrinter : public IRVisitor {
     }
     void visit(const LetStmt *op) override { include(op->body); }
     void visit(const IfThenElse *op) override {
-        line() << "if (...):\n";
+        // A specialization shows its condition; a split's guard just that there is a test.
+        bool specialization = op->else_case.defined();
+        if (specialization) {
+            line() << "if " << op->condition << ":\n";
+        } else {
+            line() << "if (...):\n";
+        }
         depth_++;
         include(op->then_case);
         depth_--;
+        if (specialization) {
+            line() << "else:\n";
+            depth_++;
+            include(op->else_case);
+            depth_--;
+        }
     }
 
   private:

@@ -104,7 +104,19 @@ class NestBuilder {
     }
 
   private:
-    Stmt stage(const Function &f, int stage);
+    /// The loops of one stage: its schedule, or, for each specialization in turn, a test of its
+    /// condition and its schedule's loops.
+    Stmt stage(const Function &f, int stage) { return specialized(f, stage, f.stage(stage)); }
+    Stmt specialized(const Function &f, int stage, const Definition &variant) {
+        Stmt s = stage_loops(f, stage, variant);
+        const auto &specializations = variant.specializations;
+        for (auto it = specializations.rbegin(); it != specializations.rend(); ++it)
+            s = IfThenElse::make(it->condition, specialized(f, stage, it->definition), s);
+        return s;
+    }
+    /// The loops of stage `stage` of `f` as the schedule of `variant` (the stage's definition or
+    /// one of its specializations) says.
+    Stmt stage_loops(const Function &f, int stage, const Definition &variant);
 
     /// Computes `producer` inside a loop of a consumer over the `required` region: the lets of
     /// its per-iteration bounds, then produce producer; consume producer { body }. Stored here
@@ -146,8 +158,9 @@ class NestBuilder {
     std::map<std::string, Fold> folds_;
 };
 
-Stmt NestBuilder::stage(const Function &f, int stage) {
+Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &variant) {
     Definition d = rename_stage_vars(f, stage);
+    d.schedule = variant.schedule;
     auto loop_var = [&](const std::string &v) { return names::stage_var(f.name(), stage, v); };
     // The Funcs computed inside this stage's loops, by loop, in realization order.
     // The Funcs stored at one of them and computed further in, likewise.
@@ -164,6 +177,19 @@ Stmt NestBuilder::stage(const Function &f, int stage) {
                 sched.store_level.var != sched.compute_level.var) {
                 stored_at[sched.store_level.var].push_back(name);
             }
+        }
+    }
+
+    for (const auto *placed : {&producers_at, &stored_at}) {
+        for (const auto &[var, funcs] : *placed) {
+            bool found = false;
+            for (const schedule::Dim &dim : d.schedule.dims)
+                found |= dim.var == var;
+            user_assert(found) << "Func \"" << funcs[0] << "\" is placed at the loop " << f.name()
+                               << "." << var << ", but a specialization of " << f.name()
+                               << " has no loop \"" << var
+                               << "\". Give every specialization that loop, or compute \""
+                               << funcs[0] << "\" at root.";
         }
     }
 
@@ -257,7 +283,9 @@ Stmt NestBuilder::stage(const Function &f, int stage) {
     for (size_t g = 0; g < guards.size(); g++) {
         for (size_t q = 0; q < dims.size(); q++) {
             if (expr_uses_var(guards[g], loop_var(dims[q].var))) {
-                guard_level[g] = static_cast<int>(q);
+                // A test of a vector lane becomes a mask on the store: keep it at the store, so
+                // that serial loops inside the vector loop do not sit under it.
+                guard_level[g] = dims[q].for_type == ForType::Vectorized ? -1 : static_cast<int>(q);
                 break;
             }
         }
@@ -275,8 +303,8 @@ Stmt NestBuilder::stage(const Function &f, int stage) {
         if (p < 0) {
             Stmt body = Provide::make(f.name(), d.values, d.args, make_bool(true));
             Expr condition = simplify(d.predicate);
-            if (dims.empty()) return guarded(0, dropped, body);
-            return is_const_true(condition) ? body : IfThenElse::make(condition, body);
+            body = is_const_true(condition) ? body : IfThenElse::make(condition, body);
+            return guarded(-1, dropped, body);
         }
         const schedule::Dim &dim = dims[p];
         const LoopRange &r = ranges.at(dim.var);

@@ -44,8 +44,10 @@ void apply_split_to_ranges(const Split &split, std::map<std::string, LoopRange> 
     }
 }
 
-std::map<std::string, Interval> split_footprints(const lang::Function &f, int stage) {
-    const lang::Definition &d = f.stage(stage);
+namespace {
+
+std::map<std::string, Interval> footprints_of(const lang::Function &f, int stage,
+                                              const lang::Definition &d) {
     bool rounds = false;
     for (const Split &s : d.schedule.splits) {
         rounds |= s.kind == Split::Kind::SplitVar &&
@@ -113,6 +115,41 @@ std::map<std::string, Interval> split_footprints(const lang::Function &f, int st
     for (const std::string &v : original) {
         const Interval &i = visited.at(v);
         result[v] = Interval(simplify(i.min), simplify(i.max));
+    }
+    return result;
+}
+
+/// The union of the footprints of `d`'s schedule and of its specializations'.
+void add_footprints(const lang::Function &f, int stage, const lang::Definition &d,
+                    std::map<std::string, Interval> &result) {
+    for (const auto &[var, i] : footprints_of(f, stage, d)) {
+        auto it = result.find(var);
+        if (it == result.end()) {
+            result[var] = i;
+        } else {
+            Interval u = Interval::make_union(it->second, i);
+            it->second = Interval(simplify(u.min), simplify(u.max));
+        }
+    }
+    for (const lang::Specialization &s : d.specializations)
+        add_footprints(f, stage, s.definition, result);
+}
+
+}  // namespace
+
+std::map<std::string, Interval> split_footprints(const lang::Function &f, int stage) {
+    std::map<std::string, Interval> result;
+    add_footprints(f, stage, f.stage(stage), result);
+    if (result.empty()) return result;
+    // A variable that one schedule rounds and another does not takes [min, max] in the other.
+    for (const std::string &v : stage_pure_vars(f, stage)) {
+        std::string loop = names::stage_var(f.name(), stage, v);
+        Interval exact(Variable::make(Int(32), names::min_of(loop)),
+                       Variable::make(Int(32), names::max_of(loop)));
+        auto it = result.find(v);
+        if (it == result.end()) continue;
+        Interval u = Interval::make_union(it->second, exact);
+        it->second = Interval(simplify(u.min), simplify(u.max));
     }
     return result;
 }

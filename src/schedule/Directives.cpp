@@ -3,10 +3,13 @@
 // the stage does not have, or gives an impossible factor, is refused at once with a CompileError
 // that lists the stage's loops: the mistake is easiest to fix where it is made.
 #include <algorithm>
+#include <sstream>
 
 #include "dsl/Func.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
 #include "lang/Function.h"
 
 namespace dsl {
@@ -16,8 +19,16 @@ using schedule::Split;
 
 namespace {
 
-std::string stage_name(const lang::Function &f, int stage) {
-    return "Func \"" + f.name() + "\"" + (stage == 0 ? "" : " update " + std::to_string(stage - 1));
+std::string stage_name(const lang::Function &f, int id) {
+    int stage = f.stage_of(id);
+    std::string name =
+        "Func \"" + f.name() + "\"" + (stage == 0 ? "" : " update " + std::to_string(stage - 1));
+    if (id < 0) {
+        std::ostringstream condition;
+        condition << f.specialization_condition(id);
+        name += " specialized for " + condition.str();
+    }
+    return name;
 }
 
 std::string loop_list(const std::vector<Dim> &dims) {
@@ -56,7 +67,8 @@ class Directive {
     }
     void done() const { f_.touch(); }
     std::string where() const { return stage_name(f_, stage_) + ", " + name_; }
-    int stage() const { return stage_; }
+    /// The stage (0 for the pure definition), also for a specialization of it.
+    int stage() const { return f_.stage_of(stage_); }
 
   private:
     lang::Function f_;
@@ -232,6 +244,50 @@ Stage &Stage::allow_race_conditions() {
     d.def().schedule.allow_race_conditions = true;
     d.done();
     return *this;
+}
+
+namespace {
+
+/// Refuses conditions a pipeline cannot test once before its loops: anything but a boolean
+/// scalar of Params and constants.
+class CheckCondition : public ir::IRVisitor {
+  public:
+    std::string offending;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const ir::Variable *op) override {
+        if (!op->param.defined() && offending.empty()) offending = op->name;
+    }
+    void visit(const ir::Call *op) override {
+        IRVisitor::visit(op);
+        if ((op->call_type == ir::Call::CallType::Func ||
+             op->call_type == ir::Call::CallType::Image) &&
+            offending.empty()) {
+            offending = op->name + "(...)";
+        }
+    }
+};
+
+}  // namespace
+
+Stage Stage::specialize(const Expr &condition) {
+    Directive d(func_, stage_, "specialize");
+    user_assert(condition.defined() && condition.type().is_bool() && condition.type().is_scalar())
+        << d.where() << ": the condition must be a boolean scalar, e.g. width >= 64 for a "
+        << "Param<int> width.";
+    CheckCondition check;
+    check.include(condition);
+    user_assert(check.offending.empty())
+        << d.where() << ": the condition " << condition << " uses \"" << check.offending
+        << "\", which is not a Param; a specialization is chosen once, before the loops, so "
+           "its condition may only use Params (and constants).";
+    int id = lang::Function(func_).add_specialization(stage_, condition);
+    return Stage(func_, id);
+}
+
+Stage Func::specialize(const Expr &condition) {
+    return Stage(contents_, 0).specialize(condition);
 }
 
 std::string Stage::loops() const {

@@ -155,7 +155,9 @@ Func Stage::rfactor(std::vector<std::pair<RVar, Var>> preserved) {
     user_assert(stage_ > 0 && stage_ < f.stages())
         << "Func \"" << f.name() << "\": rfactor applies to an update, e.g. " << f.name()
         << ".update(0).rfactor(r.y, u); "
-        << (stage_ == 0 ? "the pure definition has no RVars." : "there is no such update.");
+        << (stage_ == 0  ? "the pure definition has no RVars."
+            : stage_ < 0 ? "not to a specialization (rfactor the update first, then specialize)."
+                         : "there is no such update.");
     const std::string where = stage_text(f, stage_);
     const lang::Definition &d = f.stage(stage_);
     const std::string written = call_text(f.name(), d.args);

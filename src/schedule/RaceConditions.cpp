@@ -120,8 +120,7 @@ std::map<std::string, std::set<std::string>> loop_origins(const StageSchedule &s
     return origins;
 }
 
-void check_stage(const lang::Function &f, int stage) {
-    const lang::Definition &d = f.stage(stage);
+void check_stage(const lang::Function &f, int stage, const lang::Definition &d) {
     if (!d.rdom.defined() || d.schedule.allow_race_conditions) return;
     std::set<std::string> rvars;
     for (const ReductionVariable &rv : d.rdom.domain())
@@ -212,11 +211,18 @@ void check_stage(const lang::Function &f, int stage) {
     }
 }
 
+/// Checks the schedule of `d` and of each of its specializations (same definition, other loops).
+void check_schedules(const lang::Function &f, int stage, const lang::Definition &d) {
+    check_stage(f, stage, d);
+    for (const lang::Specialization &s : d.specializations)
+        check_schedules(f, stage, s.definition);
+}
+
 }  // namespace
 
 void check_race_conditions(const lang::Function &f) {
     for (int stage = 1; stage < f.stages(); stage++)
-        check_stage(f, stage);
+        check_schedules(f, stage, f.stage(stage));
 }
 
 }  // namespace dsl::schedule

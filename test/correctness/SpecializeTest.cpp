@@ -1,0 +1,102 @@
+// specialize(condition): several schedules for one definition, chosen at run time by Params.
+#include <gtest/gtest.h>
+
+#include "common/ErrorCheck.h"
+#include "common/PipelineCheck.h"
+#include "dsl/dsl.h"
+
+namespace dsl {
+namespace {
+
+using test::matches_reference;
+using test::random_buffer;
+
+TEST(Specialize, ChoosesTheScheduleByAParam) {
+    Param<int> mode("mode");
+    Func f("spec_f");
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    f(x, y) = x * 7 + y * mode;
+    f.specialize(mode == 0).parallel(y);
+    f.specialize(mode == 1).vectorize(x, 8).split(y, yo, yi, 2);
+    f.unroll(x, 2);  // the schedule when no condition holds
+    std::string nest = f.loop_nest();
+    EXPECT_CONTAINS(nest, "if (mode == 0):\n    parallel for spec_f.s0.y:");
+    EXPECT_CONTAINS(nest, "else:\n    if (mode == 1):");
+    EXPECT_CONTAINS(nest, "vectorized for spec_f.s0.x_vectorized");
+    EXPECT_CONTAINS(nest, "unrolled for spec_f.s0.x_unrolled");
+    for (int m : {0, 1, 2, -3}) {
+        mode.set(m);
+        Buffer<int> out = f.realize({13, 5});
+        EXPECT_TRUE(matches_reference(f, out)) << "mode " << m;
+    }
+}
+
+TEST(Specialize, NestedAndOnAnUpdate) {
+    Param<int> width("spec_width");
+    Param<bool> fast("spec_fast");
+    Func f("spec_upd");
+    Var x("x"), y("y");
+    RDom r(0, 4, "r");
+    f(x, y) = x + y;
+    f(x, y) += f(x, y) * r + width;
+    Stage fast_update = f.update(0).specialize(fast);
+    fast_update.vectorize(x, 4);
+    fast_update.specialize(width > 10).parallel(y);
+    for (bool b : {false, true}) {
+        for (int w : {3, 20}) {
+            fast.set(b);
+            width.set(w);
+            Buffer<int> out = f.realize({12, 6});  // whole vectors: no scalar tail
+            EXPECT_TRUE(matches_reference(f, out)) << b << " " << w;
+        }
+    }
+}
+
+TEST(Specialize, ProducerInsideASpecializedConsumer) {
+    Buffer<> in = random_buffer(Int(16), {40, 12}, 31);
+    Param<int> strip("spec_strip");
+    Func g("spec_g"), f("spec_cons");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    g(x, y) = in(x, y) * 3;
+    f(x, y) = g(x, y) + g(x + 1, y) + g(x, y + 1);
+    g.compute_at(f, y);
+    // Each specialization keeps the loop "y" g is computed at; one rounds its x loop up, so
+    // g's storage must hold what either computes.
+    f.specialize(strip > 0).vectorize(x, 8, TailStrategy::ShiftInwards);
+    g.vectorize(x, 8);
+    for (int s : {0, 1}) {
+        strip.set(s);
+        Buffer<int16_t> out = f.realize({27, 11});
+        EXPECT_TRUE(matches_reference(f, out)) << s;
+    }
+    // A specialization without the loop cannot hold g.
+    Func g2("spec_g2"), f2("spec_cons2");
+    Var yo("yo"), yi("yi");
+    g2(x, y) = x + y;
+    f2(x, y) = g2(x, y) + g2(x, y + 1);
+    g2.compute_at(f2, y);
+    f2.specialize(strip > 0).split(y, yo, yi, 4);
+    std::string msg = test::message_of([&] { f2.realize({8, 8}); });
+    EXPECT_CONTAINS(msg,
+                    "Func \"spec_g2\" is placed at the loop spec_cons2.y, but a "
+                    "specialization of spec_cons2 has no loop \"y\"");
+}
+
+TEST(Specialize, ConditionsMustBeBooleanParams) {
+    Func f("spec_bad");
+    Var x("x");
+    f(x) = x;
+    std::string msg = test::message_of([&] { f.specialize(x > 3); });
+    EXPECT_CONTAINS(msg,
+                    "Func \"spec_bad\", specialize: the condition (x > 3) uses \"x\", which "
+                    "is not a Param");
+    Param<int> p("spec_p");
+    msg = test::message_of([&] { f.specialize(p + 1); });
+    EXPECT_CONTAINS(msg, "the condition must be a boolean scalar");
+    // Directives on a specialization name it in their errors.
+    msg = test::message_of([&] { f.specialize(p > 2).vectorize(Var("z"), 4); });
+    EXPECT_CONTAINS(msg, "Func \"spec_bad\" specialized for (spec_p > 2) has no loop \"z\"");
+}
+
+}  // namespace
+}  // namespace dsl
