@@ -84,7 +84,9 @@ int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min
                                        int have_min, int have_max) {
     return report(dsl_error_access_out_of_bounds,
                   "Error: the pipeline writes output \"%s\" at [%d, %d] in dimension %d, but the "
-                  "buffer only covers [%d, %d].",
+                  "buffer only covers [%d, %d]. (An update writes where its arguments say, and a "
+                  "split with TailStrategy::RoundUp or ShiftInwards whole multiples of its "
+                  "factor.) Pass a larger buffer, or use TailStrategy::GuardWithIf.",
                   buffer, need_min, need_max, dim, have_min, have_max);
 }
 
