@@ -738,6 +738,26 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
         }
         case I::Likely:
             return codegen(op->args[0]);
+        case I::BufferIsBoundsQuery: {
+            llvm::Value *buffer = codegen(op->args[0]);
+            llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+            llvm::Value *host =
+                builder_->CreateLoad(ptr, builder_->CreateStructGEP(dsl_buffer_type(), buffer, 2));
+            return builder_->CreateIsNull(host);
+        }
+        case I::BufferSetBounds: {
+            llvm::Value *buffer = codegen(op->args[0]);
+            llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+            llvm::Value *dims =
+                builder_->CreateLoad(ptr, builder_->CreateStructGEP(dsl_buffer_type(), buffer, 6));
+            llvm::Value *dim =
+                builder_->CreateInBoundsGEP(dsl_dimension_type(), dims, {codegen(op->args[1])});
+            builder_->CreateStore(codegen(op->args[2]),
+                                  builder_->CreateStructGEP(dsl_dimension_type(), dim, 0));
+            builder_->CreateStore(codegen(op->args[3]),
+                                  builder_->CreateStructGEP(dsl_dimension_type(), dim, 1));
+            return constant_int(Int(32), 0);
+        }
         default:
             break;
     }

@@ -274,8 +274,11 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
                                                 builder_->CreateICmpEQ(wide_bits, expected_bits)),
                             "dsl_runtime_error_bad_type",
                             {name_string, expected_code, expected_bits, wide_code, wide_bits});
-        return_error_unless(builder_->CreateIsNotNull(host), "dsl_runtime_error_buffer_is_null",
-                            {name_string});
+        // An input without memory is a bounds query, which the lowered code answers.
+        if (a.kind != LoweredArgument::Kind::InputBuffer) {
+            return_error_unless(builder_->CreateIsNotNull(host), "dsl_runtime_error_buffer_is_null",
+                                {name_string});
+        }
         llvm::Value *dims =
             builder_->CreateLoad(ptr, builder_->CreateStructGEP(buffer_type, arg, 6));
         for (int d = 0; d < a.dimensions; d++) {

@@ -209,6 +209,10 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "is_nan";
         case Intrinsic::Likely:
             return "likely";
+        case Intrinsic::BufferIsBoundsQuery:
+            return "buffer_is_bounds_query";
+        case Intrinsic::BufferSetBounds:
+            return "buffer_set_bounds";
     }
     return "unknown";
 }

@@ -240,6 +240,12 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         Trunc,
         IsNan,
         Likely,  ///< an identity that marks the likely side of a condition for loop partitioning
+        /// (buffer): whether the dsl_buffer_t argument has no host memory, i.e. the caller asks
+        /// which region the pipeline needs of it (a bounds query).
+        BufferIsBoundsQuery,
+        /// (buffer, dim, min, extent): writes min and extent into dimension `dim` of the
+        /// dsl_buffer_t argument (the answer to a bounds query); 0. Has a side effect.
+        BufferSetBounds,
     };
 
     std::string name;
@@ -266,7 +272,9 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         return call_type == CallType::Intrinsic && intrinsic == op;
     }
     /// Whether evaluating the call twice gives the same value and has no side effect.
-    bool is_pure() const { return call_type != CallType::Extern; }
+    bool is_pure() const {
+        return call_type != CallType::Extern && intrinsic != Intrinsic::BufferSetBounds;
+    }
     /// The name an intrinsic prints as, e.g. "shift_left".
     static const char *intrinsic_name(Intrinsic op);
 };

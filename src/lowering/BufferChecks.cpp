@@ -82,14 +82,14 @@ std::vector<Stmt> region_checks(const std::string &b, const Box &box, const char
     return checks;
 }
 
-/// Inserts `checks` inside the chain of lets at the top of `s` (they use the bounds).
-Stmt insert_after_lets(const Stmt &s, const std::vector<Stmt> &checks) {
+/// Replaces the statement inside the chain of lets at the top of `s` (the bounds) by
+/// `wrap(statement)`.
+template <typename Wrap>
+Stmt inside_lets(const Stmt &s, const Wrap &wrap) {
     if (const auto *let = s.as<LetStmt>()) {
-        return LetStmt::make(let->name, let->value, insert_after_lets(let->body, checks));
+        return LetStmt::make(let->name, let->value, inside_lets(let->body, wrap));
     }
-    std::vector<Stmt> all = checks;
-    all.push_back(s);
-    return Block::make(all);
+    return wrap(s);
 }
 
 }  // namespace
@@ -109,6 +109,10 @@ std::vector<PipelineInput> find_inputs(const Environment &env) {
 Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> &inputs,
                        const Stmt &s) {
     std::vector<Stmt> checks;
+    // Bounds query: an input buffer without memory gets the region the pipeline needs of it
+    // written into its dimensions, and nothing is computed.
+    Expr query = make_bool(false);
+    std::vector<Stmt> answers;
     for (const PipelineInput &in : inputs) {
         if (in.is_buffer) {
             Box box;
@@ -123,6 +127,19 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
             for (Stmt &check :
                  region_checks(in.name, box, "dsl_runtime_error_access_out_of_bounds")) {
                 checks.push_back(check);
+            }
+            if (in.dimensions > 0 && !box.empty()) {
+                Expr buffer = Variable::make(Handle(), names::buffer_struct(in.name));
+                Expr asked = Call::make(Bool(), Call::Intrinsic::BufferIsBoundsQuery, {buffer});
+                std::vector<Stmt> sets;
+                for (int d = 0; d < in.dimensions; d++) {
+                    Expr min = box[d].min, extent = simplify(box[d].max - box[d].min + 1);
+                    sets.push_back(
+                        Evaluate::make(Call::make(Int(32), Call::Intrinsic::BufferSetBounds,
+                                                  {buffer, Expr(d), min, extent})));
+                }
+                answers.push_back(IfThenElse::make(asked, Block::make(sets)));
+                query = query || asked;
             }
             continue;
         }
@@ -158,8 +175,13 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
             }
         }
     }
-    if (checks.empty()) return s;
-    return insert_after_lets(s, checks);
+    return inside_lets(s, [&](const Stmt &body) {
+        std::vector<Stmt> all = checks;
+        all.push_back(body);
+        Stmt run = Block::make(all);
+        if (answers.empty()) return run;
+        return IfThenElse::make(query, Block::make(answers), run);
+    });
 }
 
 }  // namespace dsl::lowering
