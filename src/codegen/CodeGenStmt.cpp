@@ -19,7 +19,7 @@ using namespace ir;
 
 namespace {
 /// Allocations of at most this many bytes with a constant size live on the stack.
-constexpr int64_t kMaxStackAllocation = 16 * 1024;
+constexpr int64_t kMaxStackAllocation = 128 * 1024;
 }  // namespace
 
 void CodeGenLLVM::visit(const LetStmt *op) {

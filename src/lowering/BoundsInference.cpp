@@ -6,6 +6,7 @@
 #include "ir/Simplify.h"
 #include "lowering/Regions.h"
 #include "lowering/ScheduleFunctions.h"
+#include "lowering/SplitRanges.h"
 
 namespace dsl::lowering {
 
@@ -101,13 +102,29 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         require_bounded(writes, f.name(), f.name());
         merge_boxes(realized, writes);
     }
+    if (clamp_to_enclosing && f.stages() == 1 && split_footprints(f, 0).empty()) {
+        // Computed per iteration of a consumer's loop: the clamped region holds no more than
+        // the region asked for, which often has a constant size (a tile and its margin), and a
+        // constant size lets the storage live on the stack.
+        for (int a = 0; a < f.dimensions(); a++) {
+            if (as_const_int(simplify(required_in[a].max - required_in[a].min + 1))) {
+                realized[a] = required_in[a];
+            }
+        }
+    }
     for (int a = 0; a < f.dimensions(); a++) {
         const std::string &var = f.args()[a];
         lets.add(names::realized_min(f.name(), var), realized[a].min);
         lets.add(names::realized_max(f.name(), var), realized[a].max);
-        Expr min = Variable::make(Int(32), names::realized_min(f.name(), var));
-        Expr max = Variable::make(Int(32), names::realized_max(f.name(), var));
-        lets.add(names::realized_extent(f.name(), var), max - min + 1);
+        // From the bounds themselves when that gives a constant (a constant-size allocation
+        // can live on the stack), else from their names (shorter).
+        Expr extent = simplify(realized[a].max - realized[a].min + 1);
+        if (!as_const_int(extent)) {
+            Expr min = Variable::make(Int(32), names::realized_min(f.name(), var));
+            Expr max = Variable::make(Int(32), names::realized_max(f.name(), var));
+            extent = max - min + 1;
+        }
+        lets.add(names::realized_extent(f.name(), var), extent);
     }
     return lets.bindings;
 }

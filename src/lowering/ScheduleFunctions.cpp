@@ -54,6 +54,33 @@ lang::Definition rename_stage_vars(const Function &f, int stage) {
 
 namespace {
 
+/// `var` and the loops later splits, fuses and renames of the stage make from it.
+std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
+                                       const std::string &var) {
+    std::vector<std::string> derived{var};
+    for (const schedule::Split &s : schedule.splits) {
+        bool from = false;
+        for (const std::string &v : derived) {
+            from |= v == s.old_var ||
+                    (s.kind == schedule::Split::Kind::FuseVars && (v == s.inner || v == s.outer));
+        }
+        if (!from) continue;
+        switch (s.kind) {
+            case schedule::Split::Kind::SplitVar:
+                derived.push_back(s.outer);
+                derived.push_back(s.inner);
+                break;
+            case schedule::Split::Kind::FuseVars:
+                derived.push_back(s.old_var);
+                break;
+            case schedule::Split::Kind::RenameVar:
+                derived.push_back(s.outer);
+                break;
+        }
+    }
+    return derived;
+}
+
 bool is_realized_name(const Function &f, const std::string &name) {
     for (const std::string &a : f.args()) {
         if (name == names::realized_min(f.name(), a) || name == names::realized_max(f.name(), a) ||
@@ -246,15 +273,19 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                 // GuardWithIf: the last outer iteration may pass the end (simplify drops the test
                 // when the factor provably divides the extent).
                 guards.push_back(value <= old.min + old.extent - 1);
-                // A vectorized or unrolled inner loop directly inside its outer loop: run the outer
-                // iterations that stay inside the extent without the guard (no masks, no branches),
-                // and only the last one with it.
-                int i = position(split.inner), o = position(split.outer);
-                if (i >= 0 && o == i + 1) {
+                // A vectorized or unrolled loop made from the inner loop (it, or a loop a later
+                // split makes of it, as in a tile with vectorize(xi, 8)) inside the outer loop:
+                // run the outer iterations that stay inside the extent without the guard (no
+                // masks, no branches), and only the last one with it.
+                int o = position(split.outer);
+                for (const std::string &v : derived_loops(d.schedule, split.inner)) {
+                    int i = position(v);
+                    if (i < 0 || o <= i) continue;
                     ir::ForType inner_type = d.schedule.dims[i].for_type;
                     if (inner_type == ForType::Vectorized || inner_type == ForType::Unrolled) {
                         partitions.push_back(
                             {split.outer, guards.size() - 1, old.extent / split.factor});
+                        break;
                     }
                 }
                 break;
