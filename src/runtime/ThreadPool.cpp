@@ -1,157 +1,193 @@
 // The thread pool behind parallel loops. The calling thread works on its own loop too, so a
 // parallel loop nested inside another one always makes progress. Idle workers sleep on a
 // condition variable: nothing spins between pipelines.
-#include <algorithm>
-#include <atomic>
-#include <condition_variable>
-#include <cstdlib>
-#include <mutex>
-#include <thread>
-#include <vector>
+//
+// Written against libc and pthreads only (see Runtime.h): plain structs, a linked list of the
+// running loops, and the compiler's __atomic builtins.
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "dsl/runtime/dsl_runtime.h"
 #include "runtime/Runtime.h"
 
 namespace {
 
+/// One call of dsl_runtime_parallel_for. It lives on the caller's stack until every iteration has
+/// finished and no worker holds it any more.
 struct Job {
     dsl_task_fn fn;
     void *closure;
-    int32_t end;
-    std::atomic<int32_t> next;
-    std::atomic<int32_t> finished{0};
-    int32_t total;
-    std::atomic<int> error{0};
-    int active_workers = 0;  // guarded by the pool's mutex
+    int32_t min;
+    int64_t total;       // iterations: [min, min + total)
+    int64_t next;        // atomic: the next iteration to hand out, counted from 0
+    int64_t finished;    // atomic: iterations done
+    int error;           // atomic: the first nonzero result
+    int active_workers;  // guarded by the pool's mutex: workers inside work_on(this)
+    Job *next_job;       // guarded by the pool's mutex: the list of running jobs
 };
 
-class ThreadPool {
-  public:
-    ~ThreadPool() { stop_workers(); }
+struct Pool {
+    pthread_mutex_t mutex;
+    pthread_cond_t work_ready;  // a job was added, or the workers should stop
+    pthread_cond_t job_done;    // a job may have finished
+    Job *jobs;                  // running jobs, newest first (inner loops before outer ones)
+    pthread_t *workers;
+    int worker_count;
+    int requested;  // dsl_set_num_threads, 0 for the default
+    int stopping;   // how many stop_workers() calls are in progress
+};
 
-    int run(dsl_task_fn fn, void *closure, int32_t min, int32_t extent) {
-        if (extent <= 0) return 0;
-        Job job;
-        job.fn = fn;
-        job.closure = closure;
-        job.next = min;
-        job.end = min + extent;
-        job.total = extent;
-        {
-            std::unique_lock<std::mutex> lock(mutex_);
-            start_workers(lock);
-            jobs_.push_back(&job);
+// Constant-initialised: no constructor runs before main.
+Pool pool = {PTHREAD_MUTEX_INITIALIZER,
+             PTHREAD_COND_INITIALIZER,
+             PTHREAD_COND_INITIALIZER,
+             nullptr,
+             nullptr,
+             0,
+             0,
+             0};
+
+/// Threads wanted in all, the caller of a parallel loop included. Called with the mutex held.
+int threads_wanted() {
+    if (pool.requested > 0) return pool.requested;
+    if (const char *env = getenv("DSL_NUM_THREADS")) {
+        int n = atoi(env);
+        if (n > 0) return n;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? static_cast<int>(cores) : 1;
+}
+
+/// Runs iterations of `job` until none is left to hand out.
+void work_on(Job *job) {
+    for (;;) {
+        int64_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+        if (i >= job->total) return;
+        int result = job->fn(job->closure, static_cast<int32_t>(job->min + i));
+        if (result != 0) {
+            int expected = 0;
+            __atomic_compare_exchange_n(&job->error, &expected, result, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED);
         }
-        work_ready_.notify_all();
+        if (__atomic_add_fetch(&job->finished, 1, __ATOMIC_ACQ_REL) == job->total) {
+            pthread_mutex_lock(&pool.mutex);
+            pthread_cond_broadcast(&pool.job_done);
+            pthread_mutex_unlock(&pool.mutex);
+        }
+    }
+}
+
+/// A running job with iterations left to hand out. Called with the mutex held.
+Job *find_work() {
+    for (Job *job = pool.jobs; job; job = job->next_job) {
+        if (__atomic_load_n(&job->next, __ATOMIC_RELAXED) < job->total) return job;
+    }
+    return nullptr;
+}
+
+void *worker_main(void *) {
+    pthread_mutex_lock(&pool.mutex);
+    for (;;) {
+        Job *job = nullptr;
+        while (pool.stopping == 0 && (job = find_work()) == nullptr)
+            pthread_cond_wait(&pool.work_ready, &pool.mutex);
+        if (pool.stopping != 0) break;
+        job->active_workers++;
+        pthread_mutex_unlock(&pool.mutex);
         work_on(job);
-        std::unique_lock<std::mutex> lock(mutex_);
-        job_done_.wait(lock,
-                       [&] { return job.finished.load() == job.total && job.active_workers == 0; });
-        jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &job));
-        return job.error.load();
+        pthread_mutex_lock(&pool.mutex);
+        job->active_workers--;
+        pthread_cond_broadcast(&pool.job_done);
     }
+    pthread_mutex_unlock(&pool.mutex);
+    return nullptr;
+}
 
-    void set_threads(int n) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        requested_ = n;
-        if (!workers_.empty() && static_cast<int>(workers_.size()) + 1 != threads_wanted()) {
-            lock.unlock();
-            stop_workers();
-        }
-    }
+/// Starts the workers if none are running. Called with the mutex held. When memory or threads
+/// run out, fewer workers start; the caller of each loop still runs it to the end.
+void start_workers() {
+    if (pool.worker_count > 0 || pool.stopping != 0) return;
+    int n = threads_wanted() - 1;  // the caller is a worker too
+    if (n <= 0) return;
+    pool.workers = static_cast<pthread_t *>(malloc(sizeof(pthread_t) * static_cast<size_t>(n)));
+    if (!pool.workers) return;
+    while (pool.worker_count < n &&
+           pthread_create(&pool.workers[pool.worker_count], nullptr, worker_main, nullptr) == 0)
+        pool.worker_count++;
+}
 
-  private:
-    int threads_wanted() const {
-        if (requested_ > 0) return requested_;
-        if (const char *env = std::getenv("DSL_NUM_THREADS")) {
-            int n = std::atoi(env);
-            if (n > 0) return n;
-        }
-        return std::max(1u, std::thread::hardware_concurrency());
-    }
+/// Stops and joins the running workers; the next parallel loop starts new ones.
+void stop_workers() {
+    pthread_mutex_lock(&pool.mutex);
+    pthread_t *workers = pool.workers;
+    int count = pool.worker_count;
+    pool.workers = nullptr;
+    pool.worker_count = 0;
+    pool.stopping++;
+    pthread_cond_broadcast(&pool.work_ready);
+    pthread_mutex_unlock(&pool.mutex);
 
-    void start_workers(std::unique_lock<std::mutex> &) {
-        if (!workers_.empty() || stopping_) return;
-        int n = threads_wanted() - 1;  // the caller is a worker too
-        for (int i = 0; i < n; i++)
-            workers_.emplace_back([this] { worker_loop(); });
-    }
+    for (int i = 0; i < count; i++)
+        pthread_join(workers[i], nullptr);
+    free(workers);
 
-    void stop_workers() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stopping_ = true;
-        }
-        work_ready_.notify_all();
-        for (std::thread &t : workers_)
-            t.join();
-        std::lock_guard<std::mutex> lock(mutex_);
-        workers_.clear();
-        stopping_ = false;
-    }
+    pthread_mutex_lock(&pool.mutex);
+    pool.stopping--;
+    pthread_mutex_unlock(&pool.mutex);
+}
 
-    /// Runs iterations of `job` until none is left.
-    void work_on(Job &job) {
-        for (;;) {
-            int32_t i = job.next.fetch_add(1);
-            if (i >= job.end) return;
-            int result = job.fn(job.closure, i);
-            if (result != 0) {
-                int expected = 0;
-                job.error.compare_exchange_strong(expected, result);
-            }
-            if (job.finished.fetch_add(1) + 1 == job.total) {
-                std::lock_guard<std::mutex> lock(mutex_);
-                job_done_.notify_all();
-            }
-        }
-    }
-
-    Job *find_work() {
-        for (Job *j : jobs_) {
-            if (j->next.load() < j->end) return j;
-        }
-        return nullptr;
-    }
-
-    void worker_loop() {
-        std::unique_lock<std::mutex> lock(mutex_);
-        for (;;) {
-            work_ready_.wait(lock, [&] { return stopping_ || find_work() != nullptr; });
-            if (stopping_) return;
-            Job *job = find_work();
-            job->active_workers++;
-            lock.unlock();
-            work_on(*job);
-            lock.lock();
-            job->active_workers--;
-            job_done_.notify_all();
-        }
-    }
-
-    std::mutex mutex_;
-    std::condition_variable work_ready_, job_done_;
-    std::vector<Job *> jobs_;
-    std::vector<std::thread> workers_;
-    int requested_ = 0;
-    bool stopping_ = false;
-};
-
-ThreadPool &pool() {
-    static ThreadPool p;
-    return p;
+// Runs from .fini_array at exit (or when a shared object holding the runtime is unloaded), so
+// that no worker outlives the code it runs. A destructor attribute needs no C++ library.
+__attribute__((destructor)) void shut_down_pool() {
+    stop_workers();
 }
 
 }  // namespace
 
 extern "C" {
 
-int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, int32_t min, int32_t extent) {
-    return pool().run(fn, closure, min, extent);
+DSL_RUNTIME_EXPORT int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, int32_t min,
+                                                int32_t extent) {
+    if (extent <= 0) return 0;
+    Job job;
+    job.fn = fn;
+    job.closure = closure;
+    job.min = min;
+    job.total = extent;
+    job.next = 0;
+    job.finished = 0;
+    job.error = 0;
+    job.active_workers = 0;
+
+    pthread_mutex_lock(&pool.mutex);
+    start_workers();
+    job.next_job = pool.jobs;
+    pool.jobs = &job;
+    pthread_mutex_unlock(&pool.mutex);
+    pthread_cond_broadcast(&pool.work_ready);
+
+    work_on(&job);
+
+    pthread_mutex_lock(&pool.mutex);
+    while (__atomic_load_n(&job.finished, __ATOMIC_ACQUIRE) != job.total || job.active_workers != 0)
+        pthread_cond_wait(&pool.job_done, &pool.mutex);
+    for (Job **link = &pool.jobs; *link; link = &(*link)->next_job) {
+        if (*link == &job) {
+            *link = job.next_job;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pool.mutex);
+    return __atomic_load_n(&job.error, __ATOMIC_ACQUIRE);
 }
 
-void dsl_set_num_threads(int n) {
-    pool().set_threads(n);
+DSL_RUNTIME_EXPORT void dsl_set_num_threads(int n) {
+    pthread_mutex_lock(&pool.mutex);
+    pool.requested = n > 0 ? n : 0;
+    bool restart = pool.worker_count > 0 && pool.worker_count + 1 != threads_wanted();
+    pthread_mutex_unlock(&pool.mutex);
+    if (restart) stop_workers();
 }
 
 }  // extern "C"
