@@ -3,11 +3,11 @@
 /// jit/RuntimeSymbols.h); AOT libraries carry a copy of the runtime's object files (see
 /// RuntimeObjects.h).
 ///
-/// The runtime (Memory.cpp, Errors.cpp, ThreadPool.cpp) is C++ written in a C subset: it needs
-/// only libc and pthreads, never libstdc++, so that a plain C program can link a generated
-/// library. Every function it exports is a weak symbol: two libraries that each carry the runtime
-/// link into one program, and a program may replace any of them by defining it. This header is
-/// included by the runtime itself, so it must not pull in the C++ library; it is also valid C.
+/// The runtime (Memory.c, Errors.c, ThreadPool.c) is written in C11: it needs only libc and
+/// pthreads, never the C++ library, so that a plain C program can link a generated library. Every
+/// function it exports is a weak symbol: two libraries that each carry the runtime link into one
+/// program, and a program may replace any of them by defining it. This header is included by the
+/// runtime itself, so it is valid C as well as C++.
 
 #include <stdint.h>
 

@@ -8,22 +8,19 @@
 #include "dsl/runtime/dsl_runtime.h"
 #include "runtime/Runtime.h"
 
-namespace {
-
 // As long as the longest message the reporters format; longer ones are cut.
-constexpr int kMessageCapacity = 1024;
+enum { kMessageCapacity = 1024 };
 
-// Constant-initialised, so no constructor runs and no guard is needed.
-thread_local char last_error[kMessageCapacity];
+static _Thread_local char last_error[kMessageCapacity];
 
-void default_handler(const char *message) {
+static void default_handler(const char *message) {
     snprintf(last_error, sizeof(last_error), "%s", message);
 }
 
 // Set by one thread and read by any: accessed atomically.
-dsl_error_handler_t handler = nullptr;
+static dsl_error_handler_t handler = NULL;
 
-__attribute__((format(printf, 2, 3))) int report(int code, const char *format, ...) {
+__attribute__((format(printf, 2, 3))) static int report(int code, const char *format, ...) {
     char message[kMessageCapacity];
     va_list args;
     va_start(args, format);
@@ -33,7 +30,7 @@ __attribute__((format(printf, 2, 3))) int report(int code, const char *format, .
     return code;
 }
 
-const char *type_name(int code, int bits, char *out, size_t n) {
+static const char *type_name(int code, int bits, char *out, size_t n) {
     const char *names[] = {"int", "uint", "float", "bfloat", "handle"};
     if (code == 1 && bits == 1) {
         snprintf(out, n, "bool");
@@ -44,10 +41,6 @@ const char *type_name(int code, int bits, char *out, size_t n) {
     }
     return out;
 }
-
-}  // namespace
-
-extern "C" {
 
 DSL_RUNTIME_EXPORT void dsl_set_error_handler(dsl_error_handler_t h) {
     __atomic_store_n(&handler, h, __ATOMIC_RELEASE);
@@ -145,5 +138,3 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_too_large(const char *buffer, do
                   "unbounded? Clamp the coordinates that index it.",
                   buffer, elements);
 }
-
-}  // extern "C"

@@ -5,29 +5,28 @@
 // Written against libc and pthreads only (see Runtime.h): plain structs, a linked list of the
 // running loops, and the compiler's __atomic builtins.
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "dsl/runtime/dsl_runtime.h"
 #include "runtime/Runtime.h"
 
-namespace {
-
 /// One call of dsl_runtime_parallel_for. It lives on the caller's stack until every iteration has
 /// finished and no worker holds it any more.
-struct Job {
+typedef struct Job {
     dsl_task_fn fn;
     void *closure;
     int32_t min;
-    int64_t total;       // iterations: [min, min + total)
-    int64_t next;        // atomic: the next iteration to hand out, counted from 0
-    int64_t finished;    // atomic: iterations done
-    int error;           // atomic: the first nonzero result
-    int active_workers;  // guarded by the pool's mutex: workers inside work_on(this)
-    Job *next_job;       // guarded by the pool's mutex: the list of running jobs
-};
+    int64_t total;         // iterations: [min, min + total)
+    int64_t next;          // atomic: the next iteration to hand out, counted from 0
+    int64_t finished;      // atomic: iterations done
+    int error;             // atomic: the first nonzero result
+    int active_workers;    // guarded by the pool's mutex: workers inside work_on(this)
+    struct Job *next_job;  // guarded by the pool's mutex: the list of running jobs
+} Job;
 
-struct Pool {
+typedef struct Pool {
     pthread_mutex_t mutex;
     pthread_cond_t work_ready;  // a job was added, or the workers should stop
     pthread_cond_t job_done;    // a job may have finished
@@ -36,35 +35,35 @@ struct Pool {
     int worker_count;
     int requested;  // dsl_set_num_threads, 0 for the default
     int stopping;   // how many stop_workers() calls are in progress
-};
+} Pool;
 
-// Constant-initialised: no constructor runs before main.
-Pool pool = {PTHREAD_MUTEX_INITIALIZER,
-             PTHREAD_COND_INITIALIZER,
-             PTHREAD_COND_INITIALIZER,
-             nullptr,
-             nullptr,
-             0,
-             0,
-             0};
+static Pool pool = {PTHREAD_MUTEX_INITIALIZER,
+                    PTHREAD_COND_INITIALIZER,
+                    PTHREAD_COND_INITIALIZER,
+                    NULL,
+                    NULL,
+                    0,
+                    0,
+                    0};
 
 /// Threads wanted in all, the caller of a parallel loop included. Called with the mutex held.
-int threads_wanted() {
+static int threads_wanted(void) {
     if (pool.requested > 0) return pool.requested;
-    if (const char *env = getenv("DSL_NUM_THREADS")) {
+    const char *env = getenv("DSL_NUM_THREADS");
+    if (env) {
         int n = atoi(env);
         if (n > 0) return n;
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 ? static_cast<int>(cores) : 1;
+    return cores > 0 ? (int)cores : 1;
 }
 
 /// Runs iterations of `job` until none is left to hand out.
-void work_on(Job *job) {
+static void work_on(Job *job) {
     for (;;) {
         int64_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
         if (i >= job->total) return;
-        int result = job->fn(job->closure, static_cast<int32_t>(job->min + i));
+        int result = job->fn(job->closure, (int32_t)(job->min + i));
         if (result != 0) {
             int expected = 0;
             __atomic_compare_exchange_n(&job->error, &expected, result, false, __ATOMIC_ACQ_REL,
@@ -79,18 +78,19 @@ void work_on(Job *job) {
 }
 
 /// A running job with iterations left to hand out. Called with the mutex held.
-Job *find_work() {
+static Job *find_work(void) {
     for (Job *job = pool.jobs; job; job = job->next_job) {
         if (__atomic_load_n(&job->next, __ATOMIC_RELAXED) < job->total) return job;
     }
-    return nullptr;
+    return NULL;
 }
 
-void *worker_main(void *) {
+static void *worker_main(void *unused) {
+    (void)unused;
     pthread_mutex_lock(&pool.mutex);
     for (;;) {
-        Job *job = nullptr;
-        while (pool.stopping == 0 && (job = find_work()) == nullptr)
+        Job *job = NULL;
+        while (pool.stopping == 0 && (job = find_work()) == NULL)
             pthread_cond_wait(&pool.work_ready, &pool.mutex);
         if (pool.stopping != 0) break;
         job->active_workers++;
@@ -101,35 +101,35 @@ void *worker_main(void *) {
         pthread_cond_broadcast(&pool.job_done);
     }
     pthread_mutex_unlock(&pool.mutex);
-    return nullptr;
+    return NULL;
 }
 
 /// Starts the workers if none are running. Called with the mutex held. When memory or threads
 /// run out, fewer workers start; the caller of each loop still runs it to the end.
-void start_workers() {
+static void start_workers(void) {
     if (pool.worker_count > 0 || pool.stopping != 0) return;
     int n = threads_wanted() - 1;  // the caller is a worker too
     if (n <= 0) return;
-    pool.workers = static_cast<pthread_t *>(malloc(sizeof(pthread_t) * static_cast<size_t>(n)));
+    pool.workers = malloc(sizeof(pthread_t) * (size_t)n);
     if (!pool.workers) return;
     while (pool.worker_count < n &&
-           pthread_create(&pool.workers[pool.worker_count], nullptr, worker_main, nullptr) == 0)
+           pthread_create(&pool.workers[pool.worker_count], NULL, worker_main, NULL) == 0)
         pool.worker_count++;
 }
 
 /// Stops and joins the running workers; the next parallel loop starts new ones.
-void stop_workers() {
+static void stop_workers(void) {
     pthread_mutex_lock(&pool.mutex);
     pthread_t *workers = pool.workers;
     int count = pool.worker_count;
-    pool.workers = nullptr;
+    pool.workers = NULL;
     pool.worker_count = 0;
     pool.stopping++;
     pthread_cond_broadcast(&pool.work_ready);
     pthread_mutex_unlock(&pool.mutex);
 
     for (int i = 0; i < count; i++)
-        pthread_join(workers[i], nullptr);
+        pthread_join(workers[i], NULL);
     free(workers);
 
     pthread_mutex_lock(&pool.mutex);
@@ -139,13 +139,9 @@ void stop_workers() {
 
 // Runs from .fini_array at exit (or when a shared object holding the runtime is unloaded), so
 // that no worker outlives the code it runs. A destructor attribute needs no C++ library.
-__attribute__((destructor)) void shut_down_pool() {
+__attribute__((destructor)) static void shut_down_pool(void) {
     stop_workers();
 }
-
-}  // namespace
-
-extern "C" {
 
 DSL_RUNTIME_EXPORT int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, int32_t min,
                                                 int32_t extent) {
@@ -189,5 +185,3 @@ DSL_RUNTIME_EXPORT void dsl_set_num_threads(int n) {
     pthread_mutex_unlock(&pool.mutex);
     if (restart) stop_workers();
 }
-
-}  // extern "C"
