@@ -9,7 +9,7 @@
 #include <chrono>
 
 #include "ir/Error.h"
-#include "runtime/Runtime.h"
+#include "jit/RuntimeSymbols.h"
 
 namespace dsl::jit {
 
@@ -66,7 +66,7 @@ std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,
     internal_assert(bool(process)) << "JIT: " << to_string(process.takeError());
     dylib.addGenerator(std::move(*process));
     llvm::orc::SymbolMap runtime;
-    for (const runtime::RuntimeSymbol &s : runtime::runtime_symbols()) {
+    for (const RuntimeSymbol &s : runtime_symbols()) {
         runtime[lljit.mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
                                                   llvm::JITSymbolFlags::Exported};
     }

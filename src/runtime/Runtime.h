@@ -1,12 +1,19 @@
 #pragma once
-/// The runtime functions that generated code calls. For the JIT they are linked by address; AOT
-/// libraries will carry their own copy.
+/// The runtime functions that generated code calls. The JIT links them by address (see
+/// jit/RuntimeSymbols.h); AOT libraries carry a copy of the runtime's object files (see
+/// RuntimeObjects.h).
+///
+/// The runtime (Memory.c, Errors.c, ThreadPool.c) is written in C11: it needs only libc and
+/// pthreads, never the C++ library, so that a plain C program can link a generated library. Every
+/// function it exports is a weak symbol: two libraries that each carry the runtime link into one
+/// program, and a program may replace any of them by defining it. This header is included by the
+/// runtime itself, so it is valid C as well as C++.
 
-#include <cstdint>
-#include <string>
-#include <vector>
+#include <stdint.h>
 
+#ifdef __cplusplus
 extern "C" {
+#endif
 /// Allocates `bytes` bytes aligned to 64 bytes; null when out of memory.
 void *dsl_runtime_malloc(uint64_t bytes);
 void dsl_runtime_free(void *pointer);
@@ -36,20 +43,20 @@ int dsl_runtime_error_param_too_small(const char *param, double value, double mi
 int dsl_runtime_error_param_too_large(const char *param, double value, double max);
 int dsl_runtime_error_out_of_memory(const char *buffer, double bytes);
 int dsl_runtime_error_buffer_too_large(const char *buffer, double elements);
-}
 
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+
+/// Marks a definition of the runtime as a weak symbol (see the top of this file).
+#define DSL_RUNTIME_EXPORT __attribute__((weak))
+
+#ifdef __cplusplus
 namespace dsl::runtime {
 
 constexpr const char *kMallocSymbol = "dsl_runtime_malloc";
 constexpr const char *kFreeSymbol = "dsl_runtime_free";
 constexpr const char *kParallelForSymbol = "dsl_runtime_parallel_for";
 
-struct RuntimeSymbol {
-    std::string name;
-    void *address;
-};
-
-/// Every runtime function generated code may call, with its address.
-std::vector<RuntimeSymbol> runtime_symbols();
-
 }  // namespace dsl::runtime
+#endif

@@ -80,6 +80,13 @@ typedef void (*dsl_error_handler_t)(const char *message);
 /** Replaces the error handler (NULL restores the default, which keeps the message). */
 void dsl_set_error_handler(dsl_error_handler_t handler);
 
+/** Every error the runtime reports passes through here; the default calls the handler set with
+ * dsl_set_error_handler. The runtime's functions are weak symbols, so a program can replace this
+ * one (or any other) by defining it; that takes effect before any code runs and for every
+ * generated library in the program at once. (A program that also uses the JIT should keep
+ * calling the handler: realize() reads its error messages from the default one.) */
+void dsl_runtime_report_error(const char *message);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

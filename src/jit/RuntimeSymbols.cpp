@@ -1,27 +1,13 @@
+#include "jit/RuntimeSymbols.h"
+
 #include "runtime/Runtime.h"
 
-#include <cstdlib>
-
-extern "C" {
-
-void *dsl_runtime_malloc(uint64_t bytes) {
-    // aligned_alloc needs a size that is a multiple of the alignment.
-    uint64_t rounded = (bytes + 63) & ~uint64_t(63);
-    if (rounded == 0) rounded = 64;
-    return std::aligned_alloc(64, rounded);
-}
-
-void dsl_runtime_free(void *pointer) {
-    std::free(pointer);
-}
-}
-
-namespace dsl::runtime {
+namespace dsl::jit {
 
 std::vector<RuntimeSymbol> runtime_symbols() {
     return {
-        {kMallocSymbol, reinterpret_cast<void *>(&dsl_runtime_malloc)},
-        {kFreeSymbol, reinterpret_cast<void *>(&dsl_runtime_free)},
+        {runtime::kMallocSymbol, reinterpret_cast<void *>(&dsl_runtime_malloc)},
+        {runtime::kFreeSymbol, reinterpret_cast<void *>(&dsl_runtime_free)},
 #define DSL_RUNTIME_SYMBOL(f) {#f, reinterpret_cast<void *>(&f)}
         DSL_RUNTIME_SYMBOL(dsl_runtime_parallel_for),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bad_dimensions),
@@ -38,4 +24,4 @@ std::vector<RuntimeSymbol> runtime_symbols() {
     };
 }
 
-}  // namespace dsl::runtime
+}  // namespace dsl::jit

@@ -1,0 +1,18 @@
+#pragma once
+/// The runtime's functions as the JIT sees them: by name and address. The runtime itself
+/// (src/runtime) stays free of the C++ library, so this table lives here.
+
+#include <string>
+#include <vector>
+
+namespace dsl::jit {
+
+struct RuntimeSymbol {
+    std::string name;
+    void *address;
+};
+
+/// Every runtime function generated code may call, with its address in this process.
+std::vector<RuntimeSymbol> runtime_symbols();
+
+}  // namespace dsl::jit

@@ -1,0 +1,140 @@
+// Error reporting from generated code. Each function formats a message that names the buffer or
+// parameter involved, hands it to dsl_runtime_report_error, and returns the error code for the
+// generated function to return. The default handler keeps the message in a per-thread buffer,
+// where the JIT's realize() picks it up to throw a RuntimeError.
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "dsl/runtime/dsl_runtime.h"
+#include "runtime/Runtime.h"
+
+// As long as the longest message the reporters format; longer ones are cut.
+enum { kMessageCapacity = 1024 };
+
+static _Thread_local char last_error[kMessageCapacity];
+
+static void default_handler(const char *message) {
+    snprintf(last_error, sizeof(last_error), "%s", message);
+}
+
+// Set by one thread and read by any: accessed atomically.
+static dsl_error_handler_t handler = NULL;
+
+__attribute__((format(printf, 2, 3))) static int report(int code, const char *format, ...) {
+    char message[kMessageCapacity];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof(message), format, args);
+    va_end(args);
+    dsl_runtime_report_error(message);
+    return code;
+}
+
+static const char *type_name(int code, int bits, char *out, size_t n) {
+    const char *names[] = {"int", "uint", "float", "bfloat", "handle"};
+    if (code == 1 && bits == 1) {
+        snprintf(out, n, "bool");
+    } else if (code >= 0 && code <= 4) {
+        snprintf(out, n, "%s%d", names[code], bits);
+    } else {
+        snprintf(out, n, "(type code %d, %d bits)", code, bits);
+    }
+    return out;
+}
+
+DSL_RUNTIME_EXPORT void dsl_set_error_handler(dsl_error_handler_t h) {
+    __atomic_store_n(&handler, h, __ATOMIC_RELEASE);
+}
+
+DSL_RUNTIME_EXPORT void dsl_runtime_report_error(const char *message) {
+    dsl_error_handler_t h = __atomic_load_n(&handler, __ATOMIC_ACQUIRE);
+    if (h) {
+        h(message);
+    } else {
+        default_handler(message);
+    }
+}
+
+DSL_RUNTIME_EXPORT const char *dsl_runtime_last_error(void) {
+    return last_error;
+}
+
+DSL_RUNTIME_EXPORT void dsl_runtime_clear_last_error(void) {
+    last_error[0] = '\0';
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_bad_dimensions(const char *buffer, int expected,
+                                                        int actual) {
+    return report(dsl_error_bad_dimensions,
+                  "Error: buffer \"%s\" has %d dimensions, but the pipeline needs %d.", buffer,
+                  actual, expected);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_bad_type(const char *buffer, int expected_code,
+                                                  int expected_bits, int code, int bits) {
+    char want[32], got[32];
+    return report(dsl_error_bad_type, "Error: buffer \"%s\" holds %s, but the pipeline needs %s.",
+                  buffer, type_name(code, bits, got, sizeof(got)),
+                  type_name(expected_code, expected_bits, want, sizeof(want)));
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_is_null(const char *buffer) {
+    return report(dsl_error_buffer_argument_is_null,
+                  "Error: buffer \"%s\" has no memory (its host pointer is null).", buffer);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_access_out_of_bounds(const char *buffer, int dim,
+                                                              int need_min, int need_max,
+                                                              int have_min, int have_max) {
+    return report(dsl_error_access_out_of_bounds,
+                  "Error: the pipeline reads input \"%s\" at [%d, %d] in dimension %d, but the "
+                  "buffer only covers [%d, %d]. Pass a larger buffer, or wrap the input in a "
+                  "boundary condition such as BoundaryConditions::repeat_edge(%s).",
+                  buffer, need_min, need_max, dim, have_min, have_max, buffer);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min,
+                                                          int need_max, int have_min,
+                                                          int have_max) {
+    return report(dsl_error_access_out_of_bounds,
+                  "Error: the pipeline writes output \"%s\" at [%d, %d] in dimension %d, but the "
+                  "buffer only covers [%d, %d]. (An update writes where its arguments say, and a "
+                  "split with TailStrategy::RoundUp or ShiftInwards whole multiples of its "
+                  "factor.) Pass a larger buffer, or use TailStrategy::GuardWithIf.",
+                  buffer, need_min, need_max, dim, have_min, have_max);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_bound_too_small(const char *func, const char *var,
+                                                         int need_min, int need_max, int bound_min,
+                                                         int bound_max) {
+    return report(dsl_error_access_out_of_bounds,
+                  "Error: Func \"%s\" is needed over [%d, %d] in %s, but its schedule bounds %s to "
+                  "[%d, %d]. Widen the bound() or remove it.",
+                  func, need_min, need_max, var, var, bound_min, bound_max);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_small(const char *param, double value,
+                                                         double min) {
+    return report(dsl_error_param_too_small,
+                  "Error: Param \"%s\" is %g, below its minimum %g. Set it within its range.",
+                  param, value, min);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_large(const char *param, double value,
+                                                         double max) {
+    return report(dsl_error_param_too_large,
+                  "Error: Param \"%s\" is %g, above its maximum %g. Set it within its range.",
+                  param, value, max);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_out_of_memory(const char *buffer, double bytes) {
+    return report(dsl_error_out_of_memory, "Error: out of memory allocating %.0f bytes for \"%s\".",
+                  bytes, buffer);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_too_large(const char *buffer, double elements) {
+    return report(dsl_error_buffer_too_large,
+                  "Error: \"%s\" would need %.0f elements (2^31 at most); is a coordinate "
+                  "unbounded? Clamp the coordinates that index it.",
+                  buffer, elements);
+}

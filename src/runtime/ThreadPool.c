@@ -1,0 +1,187 @@
+// The thread pool behind parallel loops. The calling thread works on its own loop too, so a
+// parallel loop nested inside another one always makes progress. Idle workers sleep on a
+// condition variable: nothing spins between pipelines.
+//
+// Written against libc and pthreads only (see Runtime.h): plain structs, a linked list of the
+// running loops, and the compiler's __atomic builtins.
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "dsl/runtime/dsl_runtime.h"
+#include "runtime/Runtime.h"
+
+/// One call of dsl_runtime_parallel_for. It lives on the caller's stack until every iteration has
+/// finished and no worker holds it any more.
+typedef struct Job {
+    dsl_task_fn fn;
+    void *closure;
+    int32_t min;
+    int64_t total;         // iterations: [min, min + total)
+    int64_t next;          // atomic: the next iteration to hand out, counted from 0
+    int64_t finished;      // atomic: iterations done
+    int error;             // atomic: the first nonzero result
+    int active_workers;    // guarded by the pool's mutex: workers inside work_on(this)
+    struct Job *next_job;  // guarded by the pool's mutex: the list of running jobs
+} Job;
+
+typedef struct Pool {
+    pthread_mutex_t mutex;
+    pthread_cond_t work_ready;  // a job was added, or the workers should stop
+    pthread_cond_t job_done;    // a job may have finished
+    Job *jobs;                  // running jobs, newest first (inner loops before outer ones)
+    pthread_t *workers;
+    int worker_count;
+    int requested;  // dsl_set_num_threads, 0 for the default
+    int stopping;   // how many stop_workers() calls are in progress
+} Pool;
+
+static Pool pool = {PTHREAD_MUTEX_INITIALIZER,
+                    PTHREAD_COND_INITIALIZER,
+                    PTHREAD_COND_INITIALIZER,
+                    NULL,
+                    NULL,
+                    0,
+                    0,
+                    0};
+
+/// Threads wanted in all, the caller of a parallel loop included. Called with the mutex held.
+static int threads_wanted(void) {
+    if (pool.requested > 0) return pool.requested;
+    const char *env = getenv("DSL_NUM_THREADS");
+    if (env) {
+        int n = atoi(env);
+        if (n > 0) return n;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}
+
+/// Runs iterations of `job` until none is left to hand out.
+static void work_on(Job *job) {
+    for (;;) {
+        int64_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+        if (i >= job->total) return;
+        int result = job->fn(job->closure, (int32_t)(job->min + i));
+        if (result != 0) {
+            int expected = 0;
+            __atomic_compare_exchange_n(&job->error, &expected, result, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED);
+        }
+        if (__atomic_add_fetch(&job->finished, 1, __ATOMIC_ACQ_REL) == job->total) {
+            pthread_mutex_lock(&pool.mutex);
+            pthread_cond_broadcast(&pool.job_done);
+            pthread_mutex_unlock(&pool.mutex);
+        }
+    }
+}
+
+/// A running job with iterations left to hand out. Called with the mutex held.
+static Job *find_work(void) {
+    for (Job *job = pool.jobs; job; job = job->next_job) {
+        if (__atomic_load_n(&job->next, __ATOMIC_RELAXED) < job->total) return job;
+    }
+    return NULL;
+}
+
+static void *worker_main(void *unused) {
+    (void)unused;
+    pthread_mutex_lock(&pool.mutex);
+    for (;;) {
+        Job *job = NULL;
+        while (pool.stopping == 0 && (job = find_work()) == NULL)
+            pthread_cond_wait(&pool.work_ready, &pool.mutex);
+        if (pool.stopping != 0) break;
+        job->active_workers++;
+        pthread_mutex_unlock(&pool.mutex);
+        work_on(job);
+        pthread_mutex_lock(&pool.mutex);
+        job->active_workers--;
+        pthread_cond_broadcast(&pool.job_done);
+    }
+    pthread_mutex_unlock(&pool.mutex);
+    return NULL;
+}
+
+/// Starts the workers if none are running. Called with the mutex held. When memory or threads
+/// run out, fewer workers start; the caller of each loop still runs it to the end.
+static void start_workers(void) {
+    if (pool.worker_count > 0 || pool.stopping != 0) return;
+    int n = threads_wanted() - 1;  // the caller is a worker too
+    if (n <= 0) return;
+    pool.workers = malloc(sizeof(pthread_t) * (size_t)n);
+    if (!pool.workers) return;
+    while (pool.worker_count < n &&
+           pthread_create(&pool.workers[pool.worker_count], NULL, worker_main, NULL) == 0)
+        pool.worker_count++;
+}
+
+/// Stops and joins the running workers; the next parallel loop starts new ones.
+static void stop_workers(void) {
+    pthread_mutex_lock(&pool.mutex);
+    pthread_t *workers = pool.workers;
+    int count = pool.worker_count;
+    pool.workers = NULL;
+    pool.worker_count = 0;
+    pool.stopping++;
+    pthread_cond_broadcast(&pool.work_ready);
+    pthread_mutex_unlock(&pool.mutex);
+
+    for (int i = 0; i < count; i++)
+        pthread_join(workers[i], NULL);
+    free(workers);
+
+    pthread_mutex_lock(&pool.mutex);
+    pool.stopping--;
+    pthread_mutex_unlock(&pool.mutex);
+}
+
+// Runs from .fini_array at exit (or when a shared object holding the runtime is unloaded), so
+// that no worker outlives the code it runs. A destructor attribute needs no C++ library.
+__attribute__((destructor)) static void shut_down_pool(void) {
+    stop_workers();
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, int32_t min,
+                                                int32_t extent) {
+    if (extent <= 0) return 0;
+    Job job;
+    job.fn = fn;
+    job.closure = closure;
+    job.min = min;
+    job.total = extent;
+    job.next = 0;
+    job.finished = 0;
+    job.error = 0;
+    job.active_workers = 0;
+
+    pthread_mutex_lock(&pool.mutex);
+    start_workers();
+    job.next_job = pool.jobs;
+    pool.jobs = &job;
+    pthread_mutex_unlock(&pool.mutex);
+    pthread_cond_broadcast(&pool.work_ready);
+
+    work_on(&job);
+
+    pthread_mutex_lock(&pool.mutex);
+    while (__atomic_load_n(&job.finished, __ATOMIC_ACQUIRE) != job.total || job.active_workers != 0)
+        pthread_cond_wait(&pool.job_done, &pool.mutex);
+    for (Job **link = &pool.jobs; *link; link = &(*link)->next_job) {
+        if (*link == &job) {
+            *link = job.next_job;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pool.mutex);
+    return __atomic_load_n(&job.error, __ATOMIC_ACQUIRE);
+}
+
+DSL_RUNTIME_EXPORT void dsl_set_num_threads(int n) {
+    pthread_mutex_lock(&pool.mutex);
+    pool.requested = n > 0 ? n : 0;
+    bool restart = pool.worker_count > 0 && pool.worker_count + 1 != threads_wanted();
+    pthread_mutex_unlock(&pool.mutex);
+    if (restart) stop_workers();
+}

@@ -1,0 +1,151 @@
+/* A plain C program that links only the runtime (dsl_runtime) plus pthreads and libdl, the way a
+ * program links a generated static library. It exercises what generated code calls: nested
+ * parallel loops, the thread count, the error reporters and the error handler. Exits 0 when
+ * every check passes, else prints the failures and exits 1. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dsl/runtime/dsl_runtime.h"
+#include "runtime/Runtime.h"
+
+static int failures = 0;
+
+#define CHECK(condition)                                                                  \
+    do {                                                                                  \
+        if (!(condition)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
+            failures++;                                                                   \
+        }                                                                                 \
+    } while (0)
+
+/* Nested loops: every (outer, inner) pair runs exactly once. */
+enum { kOuter = 40, kInner = 30 };
+static int visits[kOuter][kInner];
+
+static int inner_task(void *closure, int32_t j) {
+    int32_t i = *(const int32_t *)closure;
+    __atomic_add_fetch(&visits[i][j], 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static int outer_task(void *closure, int32_t i) {
+    (void)closure;
+    return dsl_runtime_parallel_for(inner_task, &i, 0, kInner);
+}
+
+/* An iteration that fails: the loop returns its code. */
+static int failing_inner_task(void *closure, int32_t j) {
+    (void)closure;
+    return j == 7 ? -42 : 0;
+}
+
+static int failing_outer_task(void *closure, int32_t i) {
+    (void)closure;
+    return i == 3 ? dsl_runtime_parallel_for(failing_inner_task, NULL, 0, 10) : 0;
+}
+
+/* Concurrency: each iteration waits (at most a few seconds) until `wait_for` iterations have
+ * started, so with n threads exactly n iterations run at once. */
+static int inside, most_inside, started, wait_for;
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int waiting_task(void *closure, int32_t i) {
+    (void)closure;
+    (void)i;
+    int now = __atomic_add_fetch(&inside, 1, __ATOMIC_ACQ_REL);
+    int most = __atomic_load_n(&most_inside, __ATOMIC_ACQUIRE);
+    while (now > most && !__atomic_compare_exchange_n(&most_inside, &most, now, 0, __ATOMIC_ACQ_REL,
+                                                      __ATOMIC_ACQUIRE)) {
+    }
+    __atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL);
+    double deadline = now_seconds() + 5.0;
+    while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < wait_for && now_seconds() < deadline) {
+        struct timespec pause = {0, 100000};
+        nanosleep(&pause, NULL);
+    }
+    __atomic_sub_fetch(&inside, 1, __ATOMIC_ACQ_REL);
+    return 0;
+}
+
+/* The most iterations that ran at once, when the pool should have `threads` threads. */
+static int concurrency(int threads) {
+    inside = most_inside = started = 0;
+    wait_for = threads;
+    CHECK(dsl_runtime_parallel_for(waiting_task, NULL, 0, 4 * threads) == 0);
+    return most_inside;
+}
+
+static char handled[1024];
+static int handled_count = 0;
+
+static void handler(const char *message) {
+    snprintf(handled, sizeof(handled), "%s", message);
+    handled_count++;
+}
+
+int main(void) {
+    /* Nested loops, on four threads. */
+    dsl_set_num_threads(4);
+    CHECK(dsl_runtime_parallel_for(outer_task, NULL, 0, kOuter) == 0);
+    int wrong = 0;
+    for (int i = 0; i < kOuter; i++)
+        for (int j = 0; j < kInner; j++)
+            wrong += visits[i][j] != 1;
+    CHECK(wrong == 0);
+    CHECK(dsl_runtime_parallel_for(failing_outer_task, NULL, 0, 8) == -42);
+    CHECK(dsl_runtime_parallel_for(outer_task, NULL, 5, 0) == 0);
+
+    /* The thread count: dsl_set_num_threads, then DSL_NUM_THREADS once it is reset to 0. */
+    CHECK(concurrency(4) == 4);
+    dsl_set_num_threads(1);
+    CHECK(concurrency(1) == 1);
+    dsl_set_num_threads(3);
+    CHECK(concurrency(3) == 3);
+    setenv("DSL_NUM_THREADS", "2", 1);
+    dsl_set_num_threads(0);
+    CHECK(concurrency(2) == 2);
+
+    /* Memory is aligned to 64 bytes. */
+    void *memory = dsl_runtime_malloc(100);
+    CHECK(memory != NULL && (uintptr_t)memory % 64 == 0);
+    dsl_runtime_free(memory);
+
+    /* The default handler keeps the message for this thread. */
+    dsl_runtime_clear_last_error();
+    CHECK(strcmp(dsl_runtime_last_error(), "") == 0);
+    CHECK(dsl_runtime_error_bad_dimensions("input", 2, 3) == dsl_error_bad_dimensions);
+    CHECK(strcmp(dsl_runtime_last_error(),
+                 "Error: buffer \"input\" has 3 dimensions, but the pipeline needs 2.") == 0);
+
+    /* A handler receives every message; NULL restores the default. */
+    dsl_set_error_handler(handler);
+    dsl_runtime_clear_last_error();
+    CHECK(dsl_runtime_error_param_too_large("gain", 3.5, 2) == dsl_error_param_too_large);
+    CHECK(strcmp(handled,
+                 "Error: Param \"gain\" is 3.5, above its maximum 2. Set it within its range.") ==
+          0);
+    CHECK(strcmp(dsl_runtime_last_error(), "") == 0);
+    CHECK(dsl_runtime_error_bad_type("weights", dsl_type_float, 32, dsl_type_uint, 1) ==
+          dsl_error_bad_type);
+    CHECK(strstr(handled, "buffer \"weights\" holds bool, but the pipeline needs float32") != NULL);
+    CHECK(handled_count == 2);
+    dsl_set_error_handler(NULL);
+    CHECK(dsl_runtime_error_buffer_is_null("output") == dsl_error_buffer_argument_is_null);
+    CHECK(handled_count == 2);
+    CHECK(strstr(dsl_runtime_last_error(), "buffer \"output\" has no memory") != NULL);
+
+    if (failures) {
+        fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    printf("runtime_c_test: all checks passed\n");
+    return 0;
+}
