@@ -13,6 +13,7 @@
 #include "ir/IRPrinter.h"
 #include "jit/JITModule.h"
 #include "lang/Function.h"
+#include "lang/JITTarget.h"
 #include "lowering/Lower.h"
 #include "runtime/Runtime.h"
 
@@ -41,6 +42,7 @@ std::string symbol_name(const std::string &func) {
 
 /// Lowers, and compiles unless the same lowered pipeline was compiled last time.
 std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &target) {
+    lang::check_jit_target(f.name(), target, Target::host());
     auto lowered = lowering::lower({f}, symbol_name(f.name()));
     std::string key = target.to_string() + "\n" + ir::to_string(lowered.module.functions[0].body);
     for (const ir::LoweredArgument &a : lowered.module.functions[0].args)

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
 
@@ -99,6 +100,40 @@ TEST(Assembly, RealizeRunsPlainTargetsTheHostCanExecute) {
     Buffer<float> out = f.realize({64}, plain);
     for (int i = 0; i < 64; i++)
         ASSERT_EQ(out(i), a(i) + b(i)) << "at " << i;
+}
+
+TEST(Assembly, RealizeRefusesAnotherArchitecture) {
+    Target other(Target::host().arch() == Target::Arch::X86 ? "arm-64-linux" : "x86-64-linux");
+    Func f = float_add_by_16("vadd16_cross");
+    std::string msg = test::message_of([&] { f.realize({64}, other); });
+    EXPECT_CONTAINS(msg, "\"" + other.to_string() + "\"");
+    EXPECT_CONTAINS(msg, "compile_to_");
+    EXPECT_CONTAINS(msg, "ahead-of-time");
+    // Ahead-of-time compilation for it works.
+    EXPECT_FALSE(assembly_of(f, other).empty());
+}
+
+TEST(Assembly, RealizeRefusesFeaturesTheHostLacks) {
+    Target host = Target::host();
+    if (host.arch() != Target::Arch::X86) GTEST_SKIP() << "x86 features";
+    Target::Feature lacking = Target::Feature::AVX512_VNNI;
+    bool found = false;
+    for (Target::Feature f :
+         {Target::Feature::SSE41, Target::Feature::AVX, Target::Feature::AVX2, Target::Feature::FMA,
+          Target::Feature::F16C, Target::Feature::AVX512, Target::Feature::AVX512_VNNI}) {
+        if (!host.has_feature(f) && !found) {
+            lacking = f;
+            found = true;
+        }
+    }
+    if (!found) GTEST_SKIP() << "this host has every x86 feature a Target names";
+    Target t = host.with_feature(lacking);
+    Func f = float_add_by_16("vadd16_lacking");
+    std::string msg = test::message_of([&] { f.realize({64}, t); });
+    EXPECT_CONTAINS(msg, Target::feature_name(lacking));
+    EXPECT_CONTAINS(msg, "lacks");
+    EXPECT_CONTAINS(msg, "compile_to_");
+    EXPECT_FALSE(assembly_of(f, t).empty());
 }
 
 TEST(Assembly, LlvmIrHasVectorTypes) {
