@@ -1,8 +1,25 @@
 #pragma once
-/// `Target`: the machine code is generated for.
+/// `Target`: the machine code is generated for, written as a string.
+///
+///   arch-bits-os[-feature...]    e.g. "x86-64-linux", "x86-64-linux-avx2-fma", "arm-64-linux"
+///   host[-feature...]            this machine, e.g. "host", "host-avx512"
+///
+/// arch is `x86` or `arm`, bits is `64`, os is `linux`. Features: `sse41`, `avx`, `avx2`, `fma`,
+/// `f16c`, `avx512` (AVX-512 F, BW, DQ, VL and CD together) and `avx512_vnni` for x86; `neon` for
+/// arm (part of every arm-64 target). A feature brings the ones it builds on: `avx2` means
+/// `sse41`, `avx` and `avx2`; `avx512` also means `fma` and `f16c`.
+///
+/// A plain target (`x86-64-linux-avx2`) generates code for the architecture's baseline CPU
+/// (`x86-64`, AArch64 `generic`) with exactly the named features. A `host` target generates code
+/// for this machine's CPU with every feature it has, including ones the list above does not name;
+/// `host-<feature>` adds a feature (which the host may lack: such code can be compiled ahead of
+/// time but `realize()` refuses to run it).
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "dsl/Type.h"
 
 namespace dsl {
 
@@ -10,23 +27,66 @@ class Target {
   public:
     enum class Arch { X86, ARM };
     enum class OS { Linux };
+    /// In canonical order (the order `to_string` writes them in).
+    enum class Feature { SSE41, AVX, AVX2, FMA, F16C, AVX512, AVX512_VNNI, NEON };
 
-    Arch arch = Arch::X86;
-    int bits = 64;
-    OS os = OS::Linux;
-    /// LLVM CPU name ("znver4", "sapphirerapids", "generic") and feature string ("+avx2,...").
-    /// Empty means: the host's.
-    std::string cpu;
-    std::string features;
+    /// x86-64-linux with no features beyond the baseline (SSE2).
+    Target() = default;
+    /// Parses `arch-bits-os[-features]` or `host[-features]`; throws a CompileError naming the
+    /// word it does not understand and the words valid in its place.
+    explicit Target(const std::string &target);
+    static Target from_string(const std::string &target) { return Target(target); }
 
-    /// The machine this program runs on, with all its SIMD features.
+    /// This machine with all its SIMD features (the same as `Target("host")`).
     static Target host();
-    /// e.g. "x86-64-linux (znver4)".
+
+    /// The canonical string: parsing it gives back an equal Target. Features are written in
+    /// canonical order without the ones implied by others; a `host` target lists only the
+    /// features added to the host's.
     std::string to_string() const;
-    bool operator==(const Target &o) const {
-        return arch == o.arch && bits == o.bits && os == o.os && cpu == o.cpu &&
-               features == o.features;
+
+    Arch arch() const { return arch_; }
+    int bits() const { return bits_; }
+    OS os() const { return os_; }
+    /// Whether this is a `host` target: code is tuned for this machine's CPU and may use all
+    /// its features.
+    bool is_host() const { return host_; }
+
+    /// Whether the feature is named or implied by a named one (`avx2` implies `avx`).
+    bool has_feature(Feature f) const;
+    /// The features present, in canonical order (implied ones included).
+    std::vector<Feature> features() const;
+    /// This target with `f` and the features it implies added. A CompileError if `f` is for
+    /// another architecture.
+    Target with_feature(Feature f) const;
+    /// This target without `f` and without the features that imply it (removing `avx` removes
+    /// `avx2` too). A `host` target that loses a feature no longer describes this machine: the
+    /// result is the plain target with the remaining features.
+    Target without_feature(Feature f) const;
+
+    /// Lanes of `t` in the widest SIMD register: 64 bytes with avx512, 32 with avx or avx2,
+    /// 16 otherwise (SSE on x86-64, NEON on arm-64), divided by the element size.
+    int natural_vector_size(const Type &t) const;
+    template <typename T>
+    int natural_vector_size() const {
+        return natural_vector_size(type_of<T>());
     }
+
+    /// The word for a feature in target strings ("avx512_vnni").
+    static std::string feature_name(Feature f);
+
+    bool operator==(const Target &o) const {
+        return arch_ == o.arch_ && bits_ == o.bits_ && os_ == o.os_ && host_ == o.host_ &&
+               features_ == o.features_;
+    }
+    bool operator!=(const Target &o) const { return !(*this == o); }
+
+  private:
+    Arch arch_ = Arch::X86;
+    int bits_ = 64;
+    OS os_ = OS::Linux;
+    bool host_ = false;
+    uint32_t features_ = 0;  ///< bit i: Feature i (closed under implication)
 };
 
 }  // namespace dsl

@@ -33,10 +33,18 @@ using namespace ir;
 namespace {
 void initialize_llvm_targets() {
     static std::once_flag once;
+    // The CPU architectures a Target names; Debian's libLLVM-19.so has them all.
     std::call_once(once, [] {
-        llvm::InitializeNativeTarget();
-        llvm::InitializeNativeTargetAsmPrinter();
-        llvm::InitializeNativeTargetAsmParser();
+        LLVMInitializeX86TargetInfo();
+        LLVMInitializeX86Target();
+        LLVMInitializeX86TargetMC();
+        LLVMInitializeX86AsmPrinter();
+        LLVMInitializeX86AsmParser();
+        LLVMInitializeAArch64TargetInfo();
+        LLVMInitializeAArch64Target();
+        LLVMInitializeAArch64TargetMC();
+        LLVMInitializeAArch64AsmPrinter();
+        LLVMInitializeAArch64AsmParser();
     });
 }
 }  // namespace
@@ -58,7 +66,10 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target
     initialize_llvm_targets();
     std::string error;
     const llvm::Target *llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
-    internal_assert(llvm_target) << "no LLVM target for " << target.triple << ": " << error;
+    user_assert(llvm_target) << "The LLVM dsl is linked with has no backend for " << target.triple
+                             << " (" << error
+                             << "); link dsl with an LLVM 19 built with the X86 and AArch64 "
+                                "targets (Debian's libLLVM-19.so has them).";
     llvm::TargetOptions options;
     // IEEE semantics: no fast-math unless a pipeline asks for it.
     options.AllowFPOpFusion = llvm::FPOpFusion::Strict;

@@ -6,12 +6,14 @@
 #include <iostream>
 #include <mutex>
 
+#include "codegen/TargetMapping.h"
 #include "dsl/Func.h"
 #include "dsl/Target.h"
 #include "ir/Error.h"
 #include "ir/IRPrinter.h"
 #include "jit/JITModule.h"
 #include "lang/Function.h"
+#include "lang/JITTarget.h"
 #include "lowering/Lower.h"
 #include "runtime/Runtime.h"
 
@@ -38,15 +40,9 @@ std::string symbol_name(const std::string &func) {
     return s;
 }
 
-codegen::CpuTarget cpu_target(const Target &t) {
-    codegen::CpuTarget cpu = codegen::CpuTarget::host();
-    if (!t.cpu.empty()) cpu.cpu = t.cpu;
-    if (!t.features.empty()) cpu.features = t.features;
-    return cpu;
-}
-
 /// Lowers, and compiles unless the same lowered pipeline was compiled last time.
 std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &target) {
+    lang::check_jit_target(f.name(), target, Target::host());
     auto lowered = lowering::lower({f}, symbol_name(f.name()));
     std::string key = target.to_string() + "\n" + ir::to_string(lowered.module.functions[0].body);
     for (const ir::LoweredArgument &a : lowered.module.functions[0].args)
@@ -59,7 +55,8 @@ std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &targe
     auto compiled = std::make_shared<CompiledPipeline>();
     compiled->key = key;
     compiled->lowered = std::move(lowered);
-    compiled->jit = jit::JITModule::compile(compiled->lowered.module, cpu_target(target));
+    compiled->jit =
+        jit::JITModule::compile(compiled->lowered.module, codegen::cpu_target_for(target));
     if (std::getenv("DSL_DEBUG_TIMING")) {
         const jit::CompileTimes &t = compiled->jit->times();
         std::cerr << "dsl: compiled " << f.name() << ": lowering "
@@ -182,13 +179,15 @@ void write_text(const std::string &filename, const std::string &text, const char
 
 void Func::compile_to_llvm_ir(const std::string &filename, const Target &target) {
     auto lowered = lowering::lower({Function(contents_)}, symbol_name(name()));
-    write_text(filename, codegen::compile_to_llvm_ir_text(lowered.module, cpu_target(target)),
+    write_text(filename,
+               codegen::compile_to_llvm_ir_text(lowered.module, codegen::cpu_target_for(target)),
                "compile_to_llvm_ir");
 }
 
 void Func::compile_to_assembly(const std::string &filename, const Target &target) {
     auto lowered = lowering::lower({Function(contents_)}, symbol_name(name()));
-    write_text(filename, codegen::compile_to_assembly_text(lowered.module, cpu_target(target)),
+    write_text(filename,
+               codegen::compile_to_assembly_text(lowered.module, codegen::cpu_target_for(target)),
                "compile_to_assembly");
 }
 

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
 
@@ -19,22 +20,43 @@ std::string assembly_of(Func f, const Target &t) {
     return ss.str();
 }
 
-Target x86(const std::string &cpu, const std::string &features) {
-    Target t = Target::host();
-    t.cpu = cpu;
-    t.features = features;
-    return t;
+/// f(x) = a(x) + b(x) on floats, vectorized by 16.
+Func float_add_by_16(const std::string &name) {
+    Buffer<float> a(64), b(64);
+    Var x("x");
+    Func f(name);
+    f(x) = a(x) + b(x);
+    f.vectorize(x, 16);
+    return f;
 }
 
 TEST(Assembly, FloatAddVectorizedBy16UsesZmmWithAvx512) {
-    Buffer<float> a(64), b(64);
-    Var x("x");
-    Func f("vadd16");
-    f(x) = a(x) + b(x);
-    f.vectorize(x, 16);
-    std::string s = assembly_of(f, x86("skylake-avx512", "+avx512f,+avx512bw,+avx512vl,+avx512dq"));
-    EXPECT_NE(s.find("vaddps\t(%"), std::string::npos);
+    std::string s = assembly_of(float_add_by_16("vadd16_avx512"), Target("x86-64-linux-avx512"));
+    EXPECT_NE(s.find("vaddps"), std::string::npos);
     EXPECT_NE(s.find("%zmm"), std::string::npos) << "no 512-bit registers";
+}
+
+TEST(Assembly, FloatAddVectorizedBy16UsesYmmWithAvx2) {
+    std::string s = assembly_of(float_add_by_16("vadd16_avx2"), Target("x86-64-linux-avx2"));
+    EXPECT_NE(s.find("vaddps"), std::string::npos);
+    EXPECT_NE(s.find("%ymm"), std::string::npos) << "no 256-bit registers";
+    EXPECT_EQ(s.find("%zmm"), std::string::npos) << "AVX-512 code for an AVX2 target";
+}
+
+TEST(Assembly, FloatAddVectorizedBy16UsesXmmWithSse41) {
+    std::string s = assembly_of(float_add_by_16("vadd16_sse41"), Target("x86-64-linux-sse41"));
+    EXPECT_NE(s.find("addps"), std::string::npos);
+    EXPECT_NE(s.find("%xmm"), std::string::npos);
+    EXPECT_EQ(s.find("%ymm"), std::string::npos) << "AVX code for an SSE4.1 target";
+    EXPECT_EQ(s.find("%zmm"), std::string::npos) << "AVX-512 code for an SSE4.1 target";
+    EXPECT_EQ(s.find("vaddps"), std::string::npos) << "VEX encoding for an SSE4.1 target";
+}
+
+TEST(Assembly, FloatAddVectorizedBy16ForArmUsesNeon) {
+    std::string s = assembly_of(float_add_by_16("vadd16_arm"), Target("arm-64-linux"));
+    EXPECT_NE(s.find("fadd\tv"), std::string::npos) << "no NEON float add";
+    EXPECT_NE(s.find(".4s"), std::string::npos) << "no 4 x f32 NEON vectors";
+    EXPECT_EQ(s.find("%xmm"), std::string::npos) << "x86 code for an arm target";
 }
 
 TEST(Assembly, Avx2AndSseWidths) {
@@ -43,16 +65,75 @@ TEST(Assembly, Avx2AndSseWidths) {
     Func f("vadd8");
     f(x) = a(x) * b(x);
     f.vectorize(x, 8);
-    std::string avx2 = assembly_of(f, x86("haswell", "+avx2,+fma"));
+    std::string avx2 = assembly_of(f, Target("x86-64-linux-avx2-fma"));
     EXPECT_NE(avx2.find("vmulps"), std::string::npos);
     EXPECT_NE(avx2.find("%ymm"), std::string::npos);
     EXPECT_EQ(avx2.find("%zmm"), std::string::npos);
     Func g("vadd4");
     g(x) = a(x) * b(x);
     g.vectorize(x, 4);
-    std::string sse = assembly_of(g, x86("x86-64", "+sse2"));
+    std::string sse = assembly_of(g, Target("x86-64-linux"));
     EXPECT_NE(sse.find("mulps"), std::string::npos);
     EXPECT_EQ(sse.find("%ymm"), std::string::npos);
+}
+
+TEST(Assembly, HostTargetUsesTheWidestRegisters) {
+    Target host = Target::host();
+    if (!host.has_feature(Target::Feature::AVX512)) GTEST_SKIP() << "host without AVX-512";
+    std::string s = assembly_of(float_add_by_16("vadd16_host"), host);
+    EXPECT_NE(s.find("%zmm"), std::string::npos) << "no 512-bit registers";
+}
+
+TEST(Assembly, RealizeRunsPlainTargetsTheHostCanExecute) {
+    Target host = Target::host();
+    Target plain = Target(host.arch() == Target::Arch::X86 ? "x86-64-linux" : "arm-64-linux");
+    if (host.has_feature(Target::Feature::AVX2)) plain = plain.with_feature(Target::Feature::AVX2);
+    Buffer<float> a(64), b(64);
+    for (int i = 0; i < 64; i++) {
+        a(i) = i * 0.5f;
+        b(i) = 100.0f - i;
+    }
+    Var x("x");
+    Func f("vadd_plain");
+    f(x) = a(x) + b(x);
+    f.vectorize(x, 16);
+    Buffer<float> out = f.realize({64}, plain);
+    for (int i = 0; i < 64; i++)
+        ASSERT_EQ(out(i), a(i) + b(i)) << "at " << i;
+}
+
+TEST(Assembly, RealizeRefusesAnotherArchitecture) {
+    Target other(Target::host().arch() == Target::Arch::X86 ? "arm-64-linux" : "x86-64-linux");
+    Func f = float_add_by_16("vadd16_cross");
+    std::string msg = test::message_of([&] { f.realize({64}, other); });
+    EXPECT_CONTAINS(msg, "\"" + other.to_string() + "\"");
+    EXPECT_CONTAINS(msg, "compile_to_");
+    EXPECT_CONTAINS(msg, "ahead-of-time");
+    // Ahead-of-time compilation for it works.
+    EXPECT_FALSE(assembly_of(f, other).empty());
+}
+
+TEST(Assembly, RealizeRefusesFeaturesTheHostLacks) {
+    Target host = Target::host();
+    if (host.arch() != Target::Arch::X86) GTEST_SKIP() << "x86 features";
+    Target::Feature lacking = Target::Feature::AVX512_VNNI;
+    bool found = false;
+    for (Target::Feature f :
+         {Target::Feature::SSE41, Target::Feature::AVX, Target::Feature::AVX2, Target::Feature::FMA,
+          Target::Feature::F16C, Target::Feature::AVX512, Target::Feature::AVX512_VNNI}) {
+        if (!host.has_feature(f) && !found) {
+            lacking = f;
+            found = true;
+        }
+    }
+    if (!found) GTEST_SKIP() << "this host has every x86 feature a Target names";
+    Target t = host.with_feature(lacking);
+    Func f = float_add_by_16("vadd16_lacking");
+    std::string msg = test::message_of([&] { f.realize({64}, t); });
+    EXPECT_CONTAINS(msg, Target::feature_name(lacking));
+    EXPECT_CONTAINS(msg, "lacks");
+    EXPECT_CONTAINS(msg, "compile_to_");
+    EXPECT_FALSE(assembly_of(f, t).empty());
 }
 
 TEST(Assembly, LlvmIrHasVectorTypes) {

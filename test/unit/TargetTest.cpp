@@ -1,0 +1,186 @@
+// Target strings: parsing, the canonical form, error messages, feature queries and vector widths.
+#include <gtest/gtest.h>
+
+#include "common/ErrorCheck.h"
+#include "dsl/Target.h"
+
+namespace dsl {
+namespace {
+
+using Feature = Target::Feature;
+using test::message_of;
+
+TEST(Target, ParsesArchBitsOs) {
+    Target x86("x86-64-linux");
+    EXPECT_EQ(x86.arch(), Target::Arch::X86);
+    EXPECT_EQ(x86.bits(), 64);
+    EXPECT_EQ(x86.os(), Target::OS::Linux);
+    EXPECT_FALSE(x86.is_host());
+    EXPECT_TRUE(x86.features().empty());
+    EXPECT_EQ(x86, Target());
+
+    Target arm = Target::from_string("arm-64-linux");
+    EXPECT_EQ(arm.arch(), Target::Arch::ARM);
+    EXPECT_TRUE(arm.has_feature(Feature::NEON)) << "NEON is part of every arm-64 target";
+    EXPECT_FALSE(arm.has_feature(Feature::AVX2));
+}
+
+TEST(Target, FeaturesBringTheOnesTheyBuildOn) {
+    Target avx2("x86-64-linux-avx2");
+    EXPECT_TRUE(avx2.has_feature(Feature::AVX2));
+    EXPECT_TRUE(avx2.has_feature(Feature::AVX));
+    EXPECT_TRUE(avx2.has_feature(Feature::SSE41));
+    EXPECT_FALSE(avx2.has_feature(Feature::FMA));
+    EXPECT_FALSE(avx2.has_feature(Feature::AVX512));
+
+    Target avx512("x86-64-linux-avx512");
+    for (Feature f : {Feature::SSE41, Feature::AVX, Feature::AVX2, Feature::FMA, Feature::F16C,
+                      Feature::AVX512})
+        EXPECT_TRUE(avx512.has_feature(f)) << Target::feature_name(f);
+    EXPECT_FALSE(avx512.has_feature(Feature::AVX512_VNNI));
+    EXPECT_TRUE(Target("x86-64-linux-avx512_vnni").has_feature(Feature::AVX512));
+
+    Target sse41("x86-64-linux-sse41");
+    EXPECT_TRUE(sse41.has_feature(Feature::SSE41));
+    EXPECT_FALSE(sse41.has_feature(Feature::AVX));
+}
+
+TEST(Target, CanonicalStringsRoundTrip) {
+    const char *canonical[] = {
+        "x86-64-linux",        "x86-64-linux-sse41",       "x86-64-linux-avx",
+        "x86-64-linux-avx2",   "x86-64-linux-avx2-fma",    "x86-64-linux-avx2-fma-f16c",
+        "x86-64-linux-avx512", "x86-64-linux-avx512_vnni", "arm-64-linux"};
+    for (const char *s : canonical) {
+        Target t(s);
+        EXPECT_EQ(t.to_string(), s);
+        EXPECT_EQ(Target(t.to_string()), t) << s;
+    }
+    // Implied, repeated and out-of-order features are written once, in canonical order.
+    EXPECT_EQ(Target("x86-64-linux-fma-avx2-sse41-avx").to_string(), "x86-64-linux-avx2-fma");
+    EXPECT_EQ(Target("x86-64-linux-avx2-avx2").to_string(), "x86-64-linux-avx2");
+    EXPECT_EQ(Target("x86-64-linux-f16c-avx512").to_string(), "x86-64-linux-avx512");
+    EXPECT_EQ(Target("arm-64-linux-neon").to_string(), "arm-64-linux");
+    EXPECT_EQ(Target("x86-64-linux-avx2-fma"), Target("x86-64-linux-fma-avx2"));
+    EXPECT_NE(Target("x86-64-linux-avx2"), Target("x86-64-linux-avx2-fma"));
+}
+
+TEST(Target, HostIsThisMachine) {
+    Target host = Target::host();
+    EXPECT_TRUE(host.is_host());
+    EXPECT_EQ(host.to_string(), "host");
+    EXPECT_EQ(Target("host"), host);
+#if defined(__x86_64__)
+    EXPECT_EQ(host.arch(), Target::Arch::X86);
+    EXPECT_TRUE(host.has_feature(Feature::SSE41) || !__builtin_cpu_supports("sse4.1"));
+    EXPECT_EQ(host.has_feature(Feature::AVX2), bool(__builtin_cpu_supports("avx2")));
+    EXPECT_EQ(host.has_feature(Feature::AVX512),
+              __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                  __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+                  __builtin_cpu_supports("avx512cd"));
+#endif
+}
+
+TEST(Target, HostWithFeatures) {
+    Target host = Target::host();
+    if (host.arch() != Target::Arch::X86) GTEST_SKIP() << "x86 features on an x86 host";
+    // A feature the host has changes nothing; one it lacks is added and shown.
+    EXPECT_EQ(Target("host-sse41"), host.with_feature(Feature::SSE41));
+    for (Feature f : {Feature::AVX2, Feature::AVX512, Feature::AVX512_VNNI}) {
+        Target t = Target("host-" + Target::feature_name(f));
+        EXPECT_TRUE(t.is_host());
+        EXPECT_TRUE(t.has_feature(f));
+        EXPECT_EQ(Target(t.to_string()), t);
+        if (host.has_feature(f))
+            EXPECT_EQ(t.to_string(), "host");
+        else
+            EXPECT_EQ(t.to_string(), "host-" + Target::feature_name(f));
+    }
+    // Removing a feature the host has leaves the plain target with the rest.
+    Target no_sse41 = host.without_feature(Feature::SSE41);
+    EXPECT_FALSE(no_sse41.is_host());
+    EXPECT_FALSE(no_sse41.has_feature(Feature::AVX));
+    EXPECT_EQ(Target(no_sse41.to_string()), no_sse41);
+}
+
+TEST(Target, WithAndWithoutFeature) {
+    Target t = Target("x86-64-linux").with_feature(Feature::AVX2);
+    EXPECT_EQ(t, Target("x86-64-linux-avx2"));
+    EXPECT_EQ(t.with_feature(Feature::FMA).to_string(), "x86-64-linux-avx2-fma");
+    // Removing a feature removes the ones built on it.
+    Target avx512("x86-64-linux-avx512_vnni");
+    EXPECT_EQ(avx512.without_feature(Feature::AVX512_VNNI).to_string(), "x86-64-linux-avx512");
+    EXPECT_EQ(avx512.without_feature(Feature::AVX2).to_string(), "x86-64-linux-fma-f16c");
+    EXPECT_EQ(avx512.without_feature(Feature::SSE41).to_string(), "x86-64-linux");
+    EXPECT_EQ(t.without_feature(Feature::AVX512), t) << "removing an absent feature is a no-op";
+
+    std::string msg = message_of([] { Target("arm-64-linux").with_feature(Feature::AVX2); });
+    EXPECT_CONTAINS(msg, "\"avx2\" is for x86 targets");
+    EXPECT_CONTAINS(msg, "valid features for arm targets: neon");
+    msg = message_of([] { Target("x86-64-linux").with_feature(Feature::NEON); });
+    EXPECT_CONTAINS(msg,
+                    "valid features for x86 targets: sse41, avx, avx2, fma, f16c, avx512, "
+                    "avx512_vnni");
+    msg = message_of([] { Target("arm-64-linux").without_feature(Feature::NEON); });
+    EXPECT_CONTAINS(msg, "\"neon\" is part of every arm-64 target");
+}
+
+TEST(Target, NaturalVectorSize) {
+    EXPECT_EQ(Target("x86-64-linux").natural_vector_size(Float(32)), 4);
+    EXPECT_EQ(Target("x86-64-linux-sse41").natural_vector_size(UInt(8)), 16);
+    EXPECT_EQ(Target("x86-64-linux-avx").natural_vector_size(Float(32)), 8);
+    EXPECT_EQ(Target("x86-64-linux-avx2").natural_vector_size(Int(16)), 16);
+    EXPECT_EQ(Target("x86-64-linux-avx512").natural_vector_size(Float(32)), 16);
+    EXPECT_EQ(Target("x86-64-linux-avx512").natural_vector_size(Float(64)), 8);
+    EXPECT_EQ(Target("x86-64-linux-avx512").natural_vector_size<uint8_t>(), 64);
+    EXPECT_EQ(Target("arm-64-linux").natural_vector_size(Float(32)), 4);
+    EXPECT_EQ(Target("arm-64-linux").natural_vector_size<int16_t>(), 8);
+}
+
+TEST(Target, ErrorsNameTheWordAndListTheValidOnes) {
+    std::string msg = message_of([] { Target("mips-64-linux"); });
+    EXPECT_CONTAINS(msg, "unknown architecture \"mips\"");
+    EXPECT_CONTAINS(msg, "valid architectures: x86, arm");
+    EXPECT_CONTAINS(msg, "\"host\"");
+
+    msg = message_of([] { Target("x86-32-linux"); });
+    EXPECT_CONTAINS(msg, "32-bit targets are not supported");
+    EXPECT_CONTAINS(msg, "valid bit widths: 64");
+    msg = message_of([] { Target("x86-16-linux"); });
+    EXPECT_CONTAINS(msg, "unknown bit width \"16\"");
+    EXPECT_CONTAINS(msg, "valid bit widths: 64");
+    msg = message_of([] { Target("x86"); });
+    EXPECT_CONTAINS(msg, "bit width is missing");
+    EXPECT_CONTAINS(msg, "valid: 64");
+
+    msg = message_of([] { Target("x86-64-windows"); });
+    EXPECT_CONTAINS(msg, "unknown operating system \"windows\"");
+    EXPECT_CONTAINS(msg, "valid operating systems: linux");
+    msg = message_of([] { Target("arm-64"); });
+    EXPECT_CONTAINS(msg, "operating system is missing");
+    EXPECT_CONTAINS(msg, "valid operating systems: linux");
+
+    msg = message_of([] { Target("x86-64-linux-avx3"); });
+    EXPECT_CONTAINS(msg, "unknown feature \"avx3\"");
+    EXPECT_CONTAINS(msg,
+                    "valid features for x86 targets: sse41, avx, avx2, fma, f16c, avx512, "
+                    "avx512_vnni");
+    msg = message_of([] { Target("arm-64-linux-sve"); });
+    EXPECT_CONTAINS(msg, "unknown feature \"sve\"");
+    EXPECT_CONTAINS(msg, "valid features for arm targets: neon");
+    msg = message_of([] { Target("arm-64-linux-avx2"); });
+    EXPECT_CONTAINS(msg, "\"avx2\" is for x86 targets");
+    EXPECT_CONTAINS(msg, "valid features for arm targets: neon");
+    msg = message_of([] { Target("host-avx9"); });
+    EXPECT_CONTAINS(msg, "unknown feature \"avx9\"");
+    EXPECT_CONTAINS(msg, "valid features for");
+
+    msg = message_of([] { Target(""); });
+    EXPECT_CONTAINS(msg, "empty");
+    EXPECT_CONTAINS(msg, "arch-bits-os[-features]");
+    // Every parse error shows the expected form.
+    for (const char *bad : {"mips-64-linux", "x86-16-linux", "x86-64-bsd", "x86-64-linux-x"})
+        EXPECT_CONTAINS(message_of([&] { Target t(bad); }), "host[-features]");
+}
+
+}  // namespace
+}  // namespace dsl
