@@ -113,6 +113,10 @@ struct BlurSchedule {
     // bound() the output to the benchmark's size: the tiles then divide it exactly and the
     // compiler drops the guards of the last tile.
     bool bounded;
+    // Instead of tiles: strips of `tile_height` full rows in parallel, blur_x stored per strip
+    // and computed per row (a sliding window: each row of blur_x once, in a 4-row circular
+    // buffer).
+    bool sliding = false;
 };
 
 struct BlurPipeline {
@@ -128,7 +132,10 @@ BlurPipeline make_blur(const BlurSchedule &schedule) {
     p.blur_y(x, y) = (p.blur_x(x, y - 1) + p.blur_x(x, y) + p.blur_x(x, y + 1)) / 3;
 
     if (schedule.bounded) p.blur_y.bound(x, 0, kWidth).bound(y, 0, kHeight);
-    if (schedule.lanes > 0) {
+    if (schedule.sliding) {
+        p.blur_y.split(y, yo, yi, schedule.tile_height).parallel(yo).vectorize(x, schedule.lanes);
+        p.blur_x.store_at(p.blur_y, yo).compute_at(p.blur_y, yi).vectorize(x, schedule.lanes);
+    } else if (schedule.lanes > 0) {
         p.blur_y.tile(x, y, xo, yo, xi, yi, schedule.tile_width, schedule.tile_height)
             .vectorize(xi, schedule.lanes)
             .parallel(yo);
@@ -221,6 +228,9 @@ BENCHMARK_CAPTURE(blur_dsl, tiled_256x32_32_lanes, BlurSchedule{256, 32, 32, fal
 // The same with the output bound to the image: no tail guards. The tiled schedule kept after
 // trying others (see README.md).
 BENCHMARK_CAPTURE(blur_dsl, tiled_256x32_32_lanes_bounded, BlurSchedule{256, 32, 32, true})
+    ->Apply(thread_counts);
+// Line buffering: strips of 64 rows, sliding window and storage folding.
+BENCHMARK_CAPTURE(blur_dsl, sliding_strips_64_rows_32_lanes, BlurSchedule{0, 64, 32, false, true})
     ->Apply(thread_counts);
 BENCHMARK(blur_cpp)->UseRealTime()->Unit(benchmark::kMillisecond);
 #ifdef DSL_BENCH_HAVE_AVX2_LOOP
