@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "dsl/Argument.h"
 #include "dsl/Buffer.h"
 #include "dsl/Expr.h"
 #include "dsl/RDom.h"
@@ -328,6 +329,25 @@ class Func {
     /// Writes the optimised LLVM IR / the assembly the JIT would run, for `target`.
     void compile_to_llvm_ir(const std::string &filename, const Target &target = Target::host());
     void compile_to_assembly(const std::string &filename, const Target &target = Target::host());
+
+    // Compiling ahead of time: a library that runs without the compiler (the C ABI is in
+    // dsl/runtime/dsl_runtime.h). `args` are the pipeline's Params and ImageParams in the order
+    // the generated function takes them; one buffer per output value follows:
+    //   int fn_name(dsl_buffer_t *input, float strength, dsl_buffer_t *output);
+    // plus `int fn_name_argv(void **args)` and `const dsl_pipeline_metadata_t
+    // *fn_name_metadata(void)`. An empty `fn_name` means the Func's name.
+    /// Writes `<prefix>.a` (the pipeline and the runtime it needs: a C program links it with
+    /// -lpthread -ldl) and its header `<prefix>.h`. Libraries for different pipelines link into
+    /// one program.
+    void compile_to_static_library(const std::string &prefix, const std::vector<Argument> &args,
+                                   const std::string &fn_name = "",
+                                   const Target &target = Target::host());
+    /// Writes the pipeline alone as an object file (link it with the dsl::runtime library).
+    void compile_to_object(const std::string &filename, const std::vector<Argument> &args,
+                           const std::string &fn_name = "", const Target &target = Target::host());
+    /// Writes the C header declaring the generated functions.
+    void compile_to_header(const std::string &filename, const std::vector<Argument> &args,
+                           const std::string &fn_name = "", const Target &target = Target::host());
 
     const std::shared_ptr<lang::FunctionContents> &contents() const { return contents_; }
 

@@ -1,6 +1,7 @@
 #pragma once
 /// The umbrella header: everything a dsl user writes.
 
+#include "dsl/Argument.h"
 #include "dsl/BoundaryConditions.h"
 #include "dsl/Buffer.h"
 #include "dsl/Error.h"

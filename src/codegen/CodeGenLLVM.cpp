@@ -390,14 +390,12 @@ llvm::StructType *CodeGenLLVM::dsl_dimension_type() {
     return dimension_type_;
 }
 
-namespace {
 std::unique_ptr<llvm::Module> optimized_module(const ir::Module &module, llvm::LLVMContext &context,
                                                llvm::TargetMachine &tm) {
     std::unique_ptr<llvm::Module> m = compile_to_llvm(module, context, tm);
     optimize_llvm_module(*m, tm);
     return m;
 }
-}  // namespace
 
 std::string compile_to_llvm_ir_text(const ir::Module &module, const CpuTarget &target) {
     llvm::LLVMContext context;

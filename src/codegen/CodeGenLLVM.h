@@ -42,4 +42,15 @@ std::string compile_to_assembly_text(const ir::Module &module, const CpuTarget &
 /// Runs LLVM's standard O3 pipeline for `target_machine` over `module`.
 void optimize_llvm_module(llvm::Module &module, llvm::TargetMachine &target_machine);
 
+/// compile_to_llvm, then optimize_llvm_module.
+std::unique_ptr<llvm::Module> optimized_module(const ir::Module &module, llvm::LLVMContext &context,
+                                               llvm::TargetMachine &target_machine);
+
+/// The module as the bytes of a relocatable object file for `target` (ELF on Linux). Besides each
+/// function `f` and `f_argv`, it defines
+///   const dsl_pipeline_metadata_t *f_metadata(void)
+/// describing f's arguments, with `target_name` as the target string.
+std::string compile_to_object_bytes(const ir::Module &module, const CpuTarget &target,
+                                    const std::string &target_name);
+
 }  // namespace dsl::codegen

@@ -87,6 +87,30 @@ void dsl_set_error_handler(dsl_error_handler_t handler);
  * calling the handler: realize() reads its error messages from the default one.) */
 void dsl_runtime_report_error(const char *message);
 
+/** What an argument of a generated function is. */
+typedef enum dsl_argument_kind_t {
+    dsl_argument_input_scalar = 0,
+    dsl_argument_input_buffer = 1,
+    dsl_argument_output_buffer = 2
+} dsl_argument_kind_t;
+
+/** One argument of a generated function, in the order the function takes them. */
+typedef struct dsl_argument_t {
+    const char *name;
+    int32_t kind; /* a dsl_argument_kind_t */
+    int32_t dimensions; /* 0 for scalars */
+    dsl_type_t type;    /* of the scalar, or of the buffer's elements */
+} dsl_argument_t;
+
+/** Describes a generated function; `<fn>_metadata()` returns it. */
+typedef struct dsl_pipeline_metadata_t {
+    int32_t version; /* 1 */
+    int32_t num_arguments;
+    const dsl_argument_t *arguments;
+    const char *name;   /* the function's name */
+    const char *target; /* the target string it was compiled for */
+} dsl_pipeline_metadata_t;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

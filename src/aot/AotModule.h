@@ -1,0 +1,28 @@
+#pragma once
+/// Lowering for ahead-of-time compilation: the pipeline's function with the arguments in the
+/// order the user lists them, checked.
+
+#include <string>
+#include <vector>
+
+#include "dsl/Argument.h"
+#include "ir/Module.h"
+#include "lang/Function.h"
+
+namespace dsl::aot {
+
+/// Lowers `f` into a module with one function `fn_name` taking `args` (in that order), then one
+/// buffer per output value. Refuses (CompileError) a name that is not a C identifier, an input
+/// the pipeline reads that `args` lacks, a Buffer read directly (it has no argument), and
+/// duplicate argument names. `what` names the caller in messages, e.g. "compile_to_object".
+ir::Module lower_for_aot(const lang::Function &f, const std::vector<Argument> &args,
+                         const std::string &fn_name, const char *what);
+
+/// The C header declaring the functions of `module` (see Func::compile_to_header).
+std::string c_header(const ir::Module &module, const std::string &guard_name);
+
+/// Writes a static library (`.a`) holding `objects` (member name, bytes).
+void write_static_library(const std::string &filename,
+                          const std::vector<std::pair<std::string, std::string>> &objects);
+
+}  // namespace dsl::aot

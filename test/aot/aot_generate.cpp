@@ -1,0 +1,46 @@
+// Writes the static libraries the AOT tests link: run at build time with the output folder as its
+// argument. (Generators and the CMake helpers will replace this program.)
+#include <cstdio>
+#include <string>
+
+#include "dsl/dsl.h"
+
+using namespace dsl;
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s output-folder\n", argv[0]);
+        return 2;
+    }
+    std::string dir = argv[1];
+    try {
+        // A 3x3 box blur of uint16 without a boundary condition: the input must cover one more
+        // pixel on every side than the output (the bounds query says so).
+        {
+            ImageParam input(UInt(16), 2, "input");
+            Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+            Func blur_x("blur_x"), blur_y("blur_y");
+            blur_x(x, y) = (input(x - 1, y) + input(x, y) + input(x + 1, y)) / 3;
+            blur_y(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3;
+            blur_y.tile(x, y, xo, yo, xi, yi, 64, 16).vectorize(xi, 16).parallel(yo);
+            blur_x.compute_at(blur_y, xo).vectorize(x, 16);
+            blur_y.compile_to_static_library(dir + "/aot_blur", {input}, "aot_blur");
+        }
+        // Scalars of several types in an order of our choosing, and a Param range.
+        {
+            Param<float> gain("gain");
+            Param<int32_t> offset("offset", 0, -100, 100);
+            ImageParam image(UInt(8), 2, "image");
+            Var x("x"), y("y");
+            Func scaled("scaled");
+            scaled(x, y) = cast<float>(image(x, y)) * gain + cast<float>(offset + x);
+            scaled.vectorize(x, 8).parallel(y);
+            scaled.compile_to_static_library(dir + "/aot_scale", {gain, image, offset},
+                                             "aot_scale");
+        }
+    } catch (const Error &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
