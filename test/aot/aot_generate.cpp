@@ -25,6 +25,9 @@ int main(int argc, char **argv) {
             blur_y.tile(x, y, xo, yo, xi, yi, 64, 16).vectorize(xi, 16).parallel(yo);
             blur_x.compute_at(blur_y, xo).vectorize(x, 16);
             blur_y.compile_to_static_library(dir + "/aot_blur", {input}, "aot_blur");
+            // Cross-compiled: an AArch64 object (checked with llvm-objdump).
+            blur_y.compile_to_object(dir + "/aot_blur_arm64.o", {input}, "aot_blur",
+                                     Target("arm-64-linux"));
         }
         // Scalars of several types in an order of our choosing, and a Param range.
         {

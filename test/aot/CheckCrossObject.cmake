@@ -1,0 +1,22 @@
+# Checks that OBJECT is an AArch64 ELF object defining the pipeline's entry points.
+execute_process(COMMAND ${OBJDUMP} -f ${OBJECT} OUTPUT_VARIABLE header RESULT_VARIABLE status)
+if(NOT status EQUAL 0 OR NOT header MATCHES "elf64-littleaarch64")
+  message(FATAL_ERROR "${OBJECT} is not an AArch64 ELF object:\n${header}")
+endif()
+execute_process(COMMAND ${NM} ${OBJECT} OUTPUT_VARIABLE symbols RESULT_VARIABLE status)
+foreach(symbol aot_blur aot_blur_argv aot_blur_metadata)
+  if(NOT symbols MATCHES "T ${symbol}\n")
+    message(FATAL_ERROR "${OBJECT} does not define ${symbol}:\n${symbols}")
+  endif()
+endforeach()
+execute_process(COMMAND ${OBJDUMP} -d ${OBJECT} OUTPUT_VARIABLE code)
+if(NOT code MATCHES "\\.8h|\\.16b|\\.4s")
+  message(FATAL_ERROR "no NEON vector instructions in ${OBJECT}")
+endif()
+if(QEMU)
+  message(STATUS "qemu-aarch64 found, but running needs an AArch64 sysroot and cross linker; "
+                 "the object was checked only")
+else()
+  message(STATUS "qemu-aarch64 is not installed (Debian qemu-user); the object was checked, "
+                 "not run")
+endif()
