@@ -395,5 +395,14 @@ void IRPrinter::visit(const Evaluate *op) {
     os_ << '\n';
 }
 
+std::string call_text(const std::string &func, const std::vector<Expr> &args) {
+    std::ostringstream s;
+    s << func << "(";
+    for (size_t i = 0; i < args.size(); i++)
+        s << (i ? ", " : "") << args[i];
+    s << ")";
+    return s.str();
+}
+
 }  // namespace ir
 }  // namespace dsl

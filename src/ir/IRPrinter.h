@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "ir/IRVisitor.h"
 
@@ -11,6 +12,8 @@ namespace dsl::ir {
 /// Renders an Expr or Stmt as text.
 std::string to_string(const Expr &e);
 std::string to_string(const Stmt &s);
+/// A call as the user would write it, e.g. "f(x, (y + 1))", for error messages.
+std::string call_text(const std::string &func, const std::vector<Expr> &args);
 
 class IRPrinter : public IRVisitor {
   public:

@@ -38,15 +38,6 @@ std::string stage_text(const lang::Function &f, int stage) {
     return "Func \"" + f.name() + "\" update " + std::to_string(stage - 1);
 }
 
-std::string call_text(const std::string &func, const std::vector<Expr> &args) {
-    std::ostringstream s;
-    s << func << "(";
-    for (size_t i = 0; i < args.size(); i++)
-        s << (i ? ", " : "") << args[i];
-    s << ")";
-    return s.str();
-}
-
 std::string update_text(const std::string &func, const lang::Definition &d) {
     std::ostringstream s;
     s << call_text(func, d.args) << " = ";

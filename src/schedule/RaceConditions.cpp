@@ -72,15 +72,6 @@ class FindSelfCalls : public IRVisitor {
     std::string name_;
 };
 
-std::string call_text(const std::string &func, const std::vector<Expr> &args) {
-    std::ostringstream s;
-    s << func << "(";
-    for (size_t i = 0; i < args.size(); i++)
-        s << (i ? ", " : "") << args[i];
-    s << ")";
-    return s.str();
-}
-
 std::string join(const std::set<std::string> &names) {
     std::string s;
     for (const std::string &n : names)
