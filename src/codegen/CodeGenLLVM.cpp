@@ -407,17 +407,25 @@ std::string compile_to_llvm_ir_text(const ir::Module &module, const CpuTarget &t
     return os.str();
 }
 
+std::string emit_machine_code(llvm::Module &module, llvm::TargetMachine &target_machine,
+                              bool object_file) {
+    llvm::SmallString<16384> bytes;
+    llvm::raw_svector_ostream os(bytes);
+    llvm::legacy::PassManager pm;
+    auto type =
+        object_file ? llvm::CodeGenFileType::ObjectFile : llvm::CodeGenFileType::AssemblyFile;
+    internal_assert(!target_machine.addPassesToEmitFile(pm, os, nullptr, type))
+        << "LLVM cannot emit " << (object_file ? "an object file" : "assembly") << " for "
+        << target_machine.getTargetTriple().str();
+    pm.run(module);
+    return std::string(bytes.data(), bytes.size());
+}
+
 std::string compile_to_assembly_text(const ir::Module &module, const CpuTarget &target) {
     llvm::LLVMContext context;
     std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
     std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm);
-    llvm::SmallString<4096> text;
-    llvm::raw_svector_ostream os(text);
-    llvm::legacy::PassManager pm;
-    internal_assert(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-        << "LLVM cannot emit assembly for " << target.triple;
-    pm.run(*m);
-    return std::string(text.str());
+    return emit_machine_code(*m, *tm, false);
 }
 
 std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LLVMContext &context,

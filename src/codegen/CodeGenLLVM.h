@@ -46,6 +46,10 @@ void optimize_llvm_module(llvm::Module &module, llvm::TargetMachine &target_mach
 std::unique_ptr<llvm::Module> optimized_module(const ir::Module &module, llvm::LLVMContext &context,
                                                llvm::TargetMachine &target_machine);
 
+/// `module` compiled to an object file (its bytes) or to assembly text.
+std::string emit_machine_code(llvm::Module &module, llvm::TargetMachine &target_machine,
+                              bool object_file);
+
 /// The module as the bytes of a relocatable object file for `target` (ELF on Linux). Besides each
 /// function `f` and `f_argv`, it defines
 ///   const dsl_pipeline_metadata_t *f_metadata(void)

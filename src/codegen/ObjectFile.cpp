@@ -1,12 +1,9 @@
 // Object files for ahead-of-time compilation: the optimised module plus, per function, a
 // constant description of its arguments (dsl_pipeline_metadata_t) and the function returning it.
-#include <llvm/ADT/SmallString.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/CodeGenLLVM.h"
@@ -91,13 +88,7 @@ std::string compile_to_object_bytes(const ir::Module &module, const CpuTarget &t
     std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm);
     for (const ir::LoweredFunc &f : module.functions)
         add_metadata(*m, f, target_name);
-    llvm::SmallString<16384> bytes;
-    llvm::raw_svector_ostream os(bytes);
-    llvm::legacy::PassManager pm;
-    internal_assert(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-        << "LLVM cannot emit an object file for " << target.triple;
-    pm.run(*m);
-    return std::string(bytes.data(), bytes.size());
+    return emit_machine_code(*m, *tm, true);
 }
 
 }  // namespace dsl::codegen
