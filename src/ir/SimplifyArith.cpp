@@ -142,6 +142,19 @@ Expr Simplifier::visit_add(const Add *op, ExprInfo *info) {
         if (add_b && is_const(add_b->b) && cannot_overflow(IRNodeType::Add, a, add_b->a)) {
             return rewrite(Add::make(Add::make(a, add_b->a), add_b->b), info);  // x + (y + c)
         }
+        // x + ((y - x) + c) -> y + c, and (x + c) + (y - x) -> y + c: the result is the value of
+        // the whole sum, so it cannot overflow where the original did not.
+        if (add_b && is_const(add_b->b)) {
+            const auto *inner = add_b->a.as<Sub>();
+            if (inner && equal(inner->b, a)) return rewrite(Add::make(inner->a, add_b->b), info);
+        }
+        if (add_a && is_const(add_a->b) && sub_b && equal(sub_b->b, add_a->a)) {
+            return rewrite(Add::make(sub_b->a, add_a->b), info);
+        }
+        if (add_a && is_const(add_a->b)) {  // ((y - x) + c) + x -> y + c
+            const auto *inner = add_a->a.as<Sub>();
+            if (inner && equal(inner->b, b)) return rewrite(Add::make(inner->a, add_a->b), info);
+        }
         if (t.is_uint() && sub_a && is_const(sub_a->b) && is_const(b)) {
             // Unsigned (x - c1) + c2
             auto c1 = const_int(sub_a->b), c2 = const_int(b);

@@ -112,6 +112,23 @@ Expr Simplifier::visit_min_max(const Expr &e, ExprInfo *info) {
                     return rewrite(Mul::make(other, mul_a->b), info);
                 }
             }
+            // min(x + y, x) -> x when y >= 0 (x + y when y <= 0), and the like for max: the sum
+            // is one of the original terms, so it does not overflow.
+            for (int side = 0; side < 2; side++) {
+                const Expr &sum = side == 0 ? a : b, &base = side == 0 ? b : a;
+                const auto *add = sum.as<Add>();
+                if (!add) continue;
+                Expr offset = equal(add->a, base) ? add->b : equal(add->b, base) ? add->a : Expr();
+                if (!offset.defined()) continue;
+                ExprInfo io;
+                mutate(offset, &io);
+                bool sum_larger = io.min && *io.min >= 0, sum_smaller = io.max && *io.max <= 0;
+                if (!sum_larger && !sum_smaller) continue;
+                bool take_sum = is_min ? sum_smaller : sum_larger;
+                const Expr &chosen = take_sum ? sum : base;
+                *info = (chosen.same_as(a)) ? ia : ib;
+                return chosen;
+            }
             // min(x + c1, x + c2) -> x + min(c1, c2), where the sums do not overflow.
             int64_t ca, cb;
             Expr xa = split_constant(a, &ca), xb = split_constant(b, &cb);
