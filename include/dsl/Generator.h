@@ -84,7 +84,7 @@ class GeneratorInputBase : public GeneratorMember {
   public:
     explicit GeneratorInputBase(const std::string &name) : GeneratorMember(Kind::Input, name) {}
     /// Called before generate(): an Input whose element type a GeneratorParam gives takes it.
-    virtual void prepare(const std::string &generator_name) {}
+    virtual void prepare(const std::string & /*generator_name*/) {}
     virtual Argument argument() const = 0;
 };
 
@@ -299,6 +299,38 @@ class GeneratorParam : public detail::GeneratorParamBase {
     std::map<std::string, T> words_;
 };
 
+// Arithmetic and comparisons on GeneratorParams act on their values, so that `x + radius`,
+// `2 * radius + 1` and `mode == Mode::Fast` read naturally. Where a function wants an Expr
+// (`cast`, `max`), write `radius.value()`.
+#define DSL_GENERATOR_PARAM_OPERATOR(op)                                                     \
+    template <typename T, typename Other>                                                    \
+    auto operator op(const GeneratorParam<T> &a, const Other &b)->decltype(a.value() op b) { \
+        return a.value() op b;                                                               \
+    }                                                                                        \
+    template <typename Other, typename T>                                                    \
+    auto operator op(const Other &a, const GeneratorParam<T> &b)->decltype(a op b.value()) { \
+        return a op b.value();                                                               \
+    }                                                                                        \
+    template <typename T, typename U>                                                        \
+    auto operator op(const GeneratorParam<T> &a, const GeneratorParam<U> &b)                 \
+        ->decltype(a.value() op b.value()) {                                                 \
+        return a.value() op b.value();                                                       \
+    }
+DSL_GENERATOR_PARAM_OPERATOR(+)
+DSL_GENERATOR_PARAM_OPERATOR(-)
+DSL_GENERATOR_PARAM_OPERATOR(*)
+DSL_GENERATOR_PARAM_OPERATOR(/)
+DSL_GENERATOR_PARAM_OPERATOR(%)
+DSL_GENERATOR_PARAM_OPERATOR(<)
+DSL_GENERATOR_PARAM_OPERATOR(<=)
+DSL_GENERATOR_PARAM_OPERATOR(>)
+DSL_GENERATOR_PARAM_OPERATOR(>=)
+DSL_GENERATOR_PARAM_OPERATOR(==)
+DSL_GENERATOR_PARAM_OPERATOR(!=)
+DSL_GENERATOR_PARAM_OPERATOR(&&)
+DSL_GENERATOR_PARAM_OPERATOR(||)
+#undef DSL_GENERATOR_PARAM_OPERATOR
+
 /// `Input<T>`: a scalar argument, used like a Param<T> (an Expr in definitions).
 /// `Input<Buffer<T>>`: a buffer argument, used like an ImageParam (see the specialisation).
 template <typename T>
@@ -481,7 +513,7 @@ class GeneratorBase {
 };
 
 /// `class MyGen : public Generator<MyGen> { ... void generate() {...} void schedule() {...} };`
-/// schedule() is optional.
+/// generate() (public) defines the Output; schedule() (public, optional) schedules the pipeline.
 template <typename Derived>
 class Generator : public GeneratorBase {
   protected:
@@ -494,7 +526,17 @@ class Generator : public GeneratorBase {
     struct HasSchedule<D, std::void_t<decltype(std::declval<D &>().schedule())>> : std::true_type {
     };
 
-    void call_generate() override { static_cast<Derived *>(this)->generate(); }
+    template <typename D, typename = void>
+    struct HasGenerate : std::false_type {};
+    template <typename D>
+    struct HasGenerate<D, std::void_t<decltype(std::declval<D &>().generate())>> : std::true_type {
+    };
+
+    void call_generate() override {
+        static_assert(HasGenerate<Derived>::value,
+                      "a Generator needs a public `void generate()` that defines its Output");
+        if constexpr (HasGenerate<Derived>::value) static_cast<Derived *>(this)->generate();
+    }
     void call_schedule() override {
         if constexpr (HasSchedule<Derived>::value) static_cast<Derived *>(this)->schedule();
     }

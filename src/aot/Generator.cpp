@@ -28,6 +28,12 @@ std::string member_names(const Members &members) {
     return s;
 }
 
+// How messages about the generator `name` start.
+std::string error_prefix(const std::string &name) {
+    return name.empty() ? "Error: unnamed Generator: "
+                        : "Error: Generator " + in_quotes(name) + ": ";
+}
+
 std::string kind_word(detail::GeneratorMember::Kind kind) {
     switch (kind) {
         case detail::GeneratorMember::Kind::Param:
@@ -96,7 +102,7 @@ void GeneratorBase::add_member(detail::GeneratorMember *member) {
 }
 
 void GeneratorBase::set_param(const std::string &name, const std::string &value) {
-    const std::string who = "Error: Generator " + in_quotes(name_) + ": ";
+    const std::string who = error_prefix(name_);
     if (pipeline_) {
         throw CompileError(who + "cannot set " + in_quotes(name) +
                            " after the pipeline is built; set every GeneratorParam first.");
@@ -123,7 +129,7 @@ void GeneratorBase::set_param(const std::string &name, const std::string &value)
 
 Func GeneratorBase::build_pipeline() {
     if (pipeline_) return *pipeline_;
-    const std::string who = "Error: Generator " + in_quotes(name_) + ": ";
+    const std::string who = error_prefix(name_);
     if (outputs_.empty()) {
         throw CompileError(who +
                            "it declares no Output; declare one, e.g. "
@@ -197,9 +203,8 @@ void GeneratorBase::emit(const std::string &output_dir, const std::string &funct
     std::error_code ec;
     std::filesystem::create_directories(output_dir, ec);
     if (ec || !std::filesystem::is_directory(output_dir)) {
-        throw CompileError("Error: Generator " + in_quotes(name_) +
-                           ": cannot create the output folder " + in_quotes(output_dir) +
-                           (ec ? " (" + ec.message() + ")" : "") +
+        throw CompileError(error_prefix(name_) + "cannot create the output folder " +
+                           in_quotes(output_dir) + (ec ? " (" + ec.message() + ")" : "") +
                            "; pass a folder you can write to with -o.");
     }
     Func f = build_pipeline();
@@ -231,8 +236,7 @@ void GeneratorBase::emit(const std::string &output_dir, const std::string &funct
             }
         }
     } catch (const CompileError &e) {
-        throw CompileError("Error: Generator " + in_quotes(name_) + ": " +
-                           detail::without_error_prefix(e.what()));
+        throw CompileError(error_prefix(name_) + detail::without_error_prefix(e.what()));
     }
 }
 
