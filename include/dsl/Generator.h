@@ -4,14 +4,19 @@
 ///
 ///   class Brighten : public dsl::Generator<Brighten> {
 ///     public:
-///       GeneratorParam<int> radius{"radius", 1, 1, 8};          // set as radius=2
+///       GeneratorParam<int> offset{"offset", 0, -8, 8};         // set as offset=2
 ///       Input<Buffer<uint8_t>> input{"input", 2};               // an ImageParam
 ///       Input<float> gain{"gain", 1.0f, 0.0f, 10.0f};           // a Param<float>
 ///       Output<Buffer<uint8_t>> output{"output", 2};            // a Func
 ///
-///       void generate() { Var x, y; output(x, y) = saturating_cast<uint8_t>(input(x, y) * gain); }
-///       void schedule() { output.vectorize(Var("x"), get_target().natural_vector_size<uint8_t>());
+///       void generate() {
+///           Expr v = cast<float>(input(x, y)) * gain + offset.value();
+///           output(x, y) = cast<uint8_t>(clamp(v, 0.0f, 255.0f));
 ///       }
+///       void schedule() { output.vectorize(x, get_target().natural_vector_size<uint8_t>()); }
+///
+///     private:
+///       Var x{"x"}, y{"y"};
 ///   };
 ///   DSL_REGISTER_GENERATOR(Brighten, brighten)
 ///
@@ -22,7 +27,7 @@
 ///
 /// Linking a program with the `dsl_generator_main` library gives it a main() that compiles any
 /// registered generator (run it with --help):
-///   my_generators -g brighten -o out/ -e static_library,h radius=2 target=host-avx2
+///   my_generators -g brighten -o out/ -e static_library,h offset=2 target=host-avx2
 
 #include <cstdint>
 #include <limits>
