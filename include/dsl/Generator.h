@@ -421,7 +421,11 @@ class Input<Buffer<T>> : public ImageParam, private detail::GeneratorInputBase {
 /// `output.vectorize(x, 8)`. Assigning a Func (`output = blur_y;`) makes that Func the output;
 /// the output buffer then takes its name.
 template <typename T>
-class Output;
+class Output {
+    static_assert(sizeof(T *) == 0,
+                  "Output<T>: generators support buffer outputs only; declare "
+                  "Output<Buffer<T>> output{\"output\", dimensions}");
+};
 
 template <typename T>
 class Output<Buffer<T>> : public Func, private detail::GeneratorOutputBase {

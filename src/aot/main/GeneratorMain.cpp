@@ -42,7 +42,7 @@ std::string usage(const std::string &program) {
          "static_library,h:\n";
     for (Emit e : kAllEmits) {
         s << "        " << GeneratorBase::emit_word(e) << " (" << GeneratorBase::emit_extension(e)
-          << ")\n";
+          << (e == Emit::StaticLibrary ? ", with its .h" : "") << ")\n";
     }
     s << "  -f  the name of the compiled function (a C identifier); default: the generator's "
          "name\n"
