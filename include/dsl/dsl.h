@@ -7,6 +7,7 @@
 #include "dsl/Error.h"
 #include "dsl/Expr.h"
 #include "dsl/Func.h"
+#include "dsl/Generator.h"
 #include "dsl/ImageIO.h"
 #include "dsl/InlineReductions.h"
 #include "dsl/Param.h"

@@ -1,0 +1,579 @@
+#pragma once
+/// Generators: a pipeline packaged as a class whose compile-time settings, inputs and output are
+/// members, compiled ahead of time by a command-line program (see DESIGN.md §5).
+///
+///   class Brighten : public dsl::Generator<Brighten> {
+///     public:
+///       GeneratorParam<int> offset{"offset", 0, -8, 8};         // set as offset=2
+///       Input<Buffer<uint8_t>> input{"input", 2};               // an ImageParam
+///       Input<float> gain{"gain", 1.0f, 0.0f, 10.0f};           // a Param<float>
+///       Output<Buffer<uint8_t>> output{"output", 2};            // a Func
+///
+///       void generate() {
+///           Expr v = cast<float>(input(x, y)) * gain + offset.value();
+///           output(x, y) = cast<uint8_t>(clamp(v, 0.0f, 255.0f));
+///       }
+///       void schedule() { output.vectorize(x, get_target().natural_vector_size<uint8_t>()); }
+///
+///     private:
+///       Var x{"x"}, y{"y"};
+///   };
+///   DSL_REGISTER_GENERATOR(Brighten, brighten)
+///
+/// Members register themselves in declaration order as they are constructed. The compiled
+/// function takes the Inputs in that order, then the output buffer:
+///   int brighten(dsl_buffer_t *input, float gain, dsl_buffer_t *output);
+/// Every Generator also has the GeneratorParam `target` (default "host"), read by get_target().
+///
+/// Linking a program with the `dsl_generator_main` library gives it a main() that compiles any
+/// registered generator (run it with --help):
+///   my_generators -g brighten -o out/ -e static_library,h offset=2 target=host-avx2
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "dsl/Argument.h"
+#include "dsl/Buffer.h"
+#include "dsl/Error.h"
+#include "dsl/Func.h"
+#include "dsl/Param.h"
+#include "dsl/Target.h"
+#include "dsl/Type.h"
+
+namespace dsl {
+
+class GeneratorBase;
+
+namespace detail {
+
+/// What a Generator declares: a GeneratorParam, an Input or an Output. Constructing one inside
+/// a Generator under construction adds it to that Generator's list; constructing one anywhere
+/// else is a CompileError.
+class GeneratorMember {
+  public:
+    enum class Kind { Param, Input, Output };
+
+    GeneratorMember(Kind kind, const std::string &name);
+    virtual ~GeneratorMember() = default;
+    GeneratorMember(const GeneratorMember &) = delete;
+    GeneratorMember &operator=(const GeneratorMember &) = delete;
+
+    Kind member_kind() const { return kind_; }
+    const std::string &member_name() const { return name_; }
+    /// One line for --help, e.g. "int, default 1, in [1, 8]" or "buffer of uint8, 2 dimensions".
+    virtual std::string describe() const = 0;
+
+  private:
+    Kind kind_;
+    std::string name_;
+};
+
+/// A compile-time setting, given as text on the command line.
+class GeneratorParamBase : public GeneratorMember {
+  public:
+    explicit GeneratorParamBase(const std::string &name) : GeneratorMember(Kind::Param, name) {}
+    /// Parses and sets the value; a CompileError naming the param, the text and the values it
+    /// accepts if the text is not one of them.
+    virtual void set_from_string(const std::string &text) = 0;
+    virtual std::string value_string() const = 0;
+};
+
+/// An Input: an argument of the compiled function.
+class GeneratorInputBase : public GeneratorMember {
+  public:
+    explicit GeneratorInputBase(const std::string &name) : GeneratorMember(Kind::Input, name) {}
+    /// Called before generate(): an Input whose element type a GeneratorParam gives takes it.
+    virtual void prepare(const std::string & /*generator_name*/) {}
+    virtual Argument argument() const = 0;
+};
+
+/// An Output: the Func generate() defines.
+class GeneratorOutputBase : public GeneratorMember {
+  public:
+    explicit GeneratorOutputBase(const std::string &name) : GeneratorMember(Kind::Output, name) {}
+    virtual Func output_func() const = 0;
+    /// After generate(): a CompileError if the Func is undefined or of the wrong type or
+    /// dimensions.
+    virtual void check_defined() const = 0;
+};
+
+/// Checks an Output's Func after generate(): defined, one value, `dimensions` dimensions, and
+/// of `type` if given.
+void check_output_func(const std::string &output_name, const Func &f, int dimensions,
+                       const std::optional<Type> &type);
+
+/// GeneratorParam text conversions (src/aot/GeneratorParam.cpp). The parsers return false when
+/// the whole text is not a number.
+bool parse_integer(const std::string &text, long long &value);
+bool parse_unsigned(const std::string &text, unsigned long long &value);
+bool parse_floating(const std::string &text, double &value);
+std::string format_floating(double value);
+/// A message without the "Error: " that every dsl message starts with, for quoting it in another.
+std::string without_error_prefix(const std::string &message);
+/// A CompileError: `Error: GeneratorParam "name": cannot use "text"; <expected>.`
+[[noreturn]] void throw_bad_param_value(const std::string &name, const std::string &text,
+                                        const std::string &expected);
+/// The type names a GeneratorParam<Type> accepts ("uint8", "float32", ...), and their types.
+const std::vector<std::pair<std::string, Type>> &type_names();
+std::string type_name_list();
+std::string type_to_param_string(const Type &t);
+
+template <typename T>
+std::string range_text(const std::optional<T> &min, const std::optional<T> &max);
+
+template <typename T>
+std::string number_to_string(T v) {
+    if constexpr (std::is_floating_point_v<T>) {
+        return format_floating(static_cast<double>(v));
+    } else {
+        return std::to_string(v);
+    }
+}
+
+template <typename T>
+std::string range_text(const std::optional<T> &min, const std::optional<T> &max) {
+    if (!min && !max) return "";
+    return "[" + (min ? number_to_string(*min) : std::string("-inf")) + ", " +
+           (max ? number_to_string(*max) : std::string("inf")) + "]";
+}
+
+}  // namespace detail
+
+/// A compile-time setting of a Generator, given on the command line as `name=value`. It reads as
+/// its value (`int r = radius;`, `radius.value()`). T may be a C++ number type or bool (with an
+/// optional minimum and maximum, checked when set), an enum (with the words naming its values),
+/// `Type` ("uint8", "float32", ...), `Target` or `std::string`.
+template <typename T>
+class GeneratorParam : public detail::GeneratorParamBase {
+  public:
+    GeneratorParam(const std::string &name, const T &default_value)
+        : GeneratorParamBase(name), value_(default_value), default_(default_value) {
+        static_assert(!std::is_enum_v<T>,
+                      "GeneratorParam of an enum needs its words: {\"name\", default, "
+                      "{{\"a\", E::A}, {\"b\", E::B}}}");
+    }
+    GeneratorParam(const std::string &name, const T &default_value, const T &min, const T &max)
+        : GeneratorParamBase(name),
+          value_(default_value),
+          default_(default_value),
+          min_(min),
+          max_(max) {
+        static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+                      "GeneratorParam: only number types have a minimum and maximum");
+        check_range(default_value, detail::number_to_string(default_value));
+    }
+    GeneratorParam(const std::string &name, const T &default_value,
+                   const std::map<std::string, T> &words)
+        : GeneratorParamBase(name), value_(default_value), default_(default_value), words_(words) {
+        static_assert(std::is_enum_v<T>, "GeneratorParam: only enums take a list of words");
+    }
+
+    const T &value() const { return value_; }
+    operator const T &() const { return value_; }  // NOLINT: implicit by design
+    void set(const T &v) {
+        if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+            check_range(v, detail::number_to_string(v));
+        }
+        value_ = v;
+    }
+
+    void set_from_string(const std::string &text) override { set_parsed(parse(text), text); }
+    std::string value_string() const override { return to_text(value_); }
+    std::string describe() const override {
+        std::string d = kind_text() + ", default " + to_text(default_);
+        if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+            std::string range = detail::range_text(min_, max_);
+            if (!range.empty()) d += ", in " + range;
+        }
+        return d;
+    }
+
+  private:
+    void set_parsed(const T &v, const std::string &text) {
+        if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+            check_range(v, text);
+        }
+        value_ = v;
+    }
+
+    void check_range(const T &v, const std::string &text) const {
+        if constexpr (std::is_arithmetic_v<T>) {
+            if ((min_ && v < *min_) || (max_ && v > *max_)) {
+                detail::throw_bad_param_value(member_name(), text,
+                                              "give a value in " + detail::range_text(min_, max_));
+            }
+        }
+    }
+
+    std::string kind_text() const {
+        if constexpr (std::is_same_v<T, bool>) {
+            return "bool";
+        } else if constexpr (std::is_enum_v<T>) {
+            std::string s = "one of";
+            for (const auto &[word, v] : words_)
+                s += " " + word;
+            return s;
+        } else if constexpr (std::is_arithmetic_v<T>) {
+            return type_of<T>().to_string();
+        } else if constexpr (std::is_same_v<T, Type>) {
+            return "type";
+        } else if constexpr (std::is_same_v<T, Target>) {
+            return "target";
+        } else {
+            return "string";
+        }
+    }
+
+    std::string to_text(const T &v) const {
+        if constexpr (std::is_same_v<T, bool>) {
+            return v ? "true" : "false";
+        } else if constexpr (std::is_enum_v<T>) {
+            for (const auto &[word, w] : words_) {
+                if (w == v) return word;
+            }
+            return std::to_string(static_cast<long long>(v));
+        } else if constexpr (std::is_arithmetic_v<T>) {
+            return detail::number_to_string(v);
+        } else if constexpr (std::is_same_v<T, Type>) {
+            return detail::type_to_param_string(v);
+        } else if constexpr (std::is_same_v<T, Target>) {
+            return v.to_string();
+        } else {
+            return v;
+        }
+    }
+
+    T parse(const std::string &text) const {
+        const std::string &n = member_name();
+        if constexpr (std::is_same_v<T, bool>) {
+            if (text == "true") return true;
+            if (text == "false") return false;
+            detail::throw_bad_param_value(n, text, "write true or false");
+        } else if constexpr (std::is_enum_v<T>) {
+            auto it = words_.find(text);
+            if (it == words_.end()) detail::throw_bad_param_value(n, text, "use " + kind_text());
+            return it->second;
+        } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+            long long v = 0;
+            if (!detail::parse_integer(text, v) || v < std::numeric_limits<T>::min() ||
+                v > std::numeric_limits<T>::max()) {
+                detail::throw_bad_param_value(n, text, "write an integer of type " + kind_text());
+            }
+            return static_cast<T>(v);
+        } else if constexpr (std::is_integral_v<T>) {
+            unsigned long long v = 0;
+            if (!detail::parse_unsigned(text, v) || v > std::numeric_limits<T>::max()) {
+                detail::throw_bad_param_value(
+                    n, text, "write a non-negative integer of type " + kind_text());
+            }
+            return static_cast<T>(v);
+        } else if constexpr (std::is_floating_point_v<T>) {
+            double v = 0;
+            if (!detail::parse_floating(text, v)) {
+                detail::throw_bad_param_value(n, text, "write a finite number, e.g. 0.5");
+            }
+            return static_cast<T>(v);
+        } else if constexpr (std::is_same_v<T, Type>) {
+            for (const auto &[word, t] : detail::type_names()) {
+                if (word == text) return t;
+            }
+            detail::throw_bad_param_value(n, text, "use one of " + detail::type_name_list());
+        } else if constexpr (std::is_same_v<T, Target>) {
+            try {
+                return Target(text);
+            } catch (const CompileError &e) {
+                detail::throw_bad_param_value(n, text, e.what());
+            }
+        } else {
+            static_assert(std::is_same_v<T, std::string>,
+                          "GeneratorParam<T>: T must be a number type, bool, an enum, Type, "
+                          "Target or std::string");
+            return text;
+        }
+    }
+
+    T value_;
+    T default_;
+    std::optional<T> min_, max_;
+    std::map<std::string, T> words_;
+};
+
+// Arithmetic and comparisons on GeneratorParams act on their values, so that `x + radius`,
+// `2 * radius + 1` and `mode == Mode::Fast` read naturally. Where a function wants an Expr
+// (`cast`, `max`), write `radius.value()`.
+#define DSL_GENERATOR_PARAM_OPERATOR(op)                                                     \
+    template <typename T, typename Other>                                                    \
+    auto operator op(const GeneratorParam<T> &a, const Other &b)->decltype(a.value() op b) { \
+        return a.value() op b;                                                               \
+    }                                                                                        \
+    template <typename Other, typename T>                                                    \
+    auto operator op(const Other &a, const GeneratorParam<T> &b)->decltype(a op b.value()) { \
+        return a op b.value();                                                               \
+    }                                                                                        \
+    template <typename T, typename U>                                                        \
+    auto operator op(const GeneratorParam<T> &a, const GeneratorParam<U> &b)                 \
+        ->decltype(a.value() op b.value()) {                                                 \
+        return a.value() op b.value();                                                       \
+    }
+DSL_GENERATOR_PARAM_OPERATOR(+)
+DSL_GENERATOR_PARAM_OPERATOR(-)
+DSL_GENERATOR_PARAM_OPERATOR(*)
+DSL_GENERATOR_PARAM_OPERATOR(/)
+DSL_GENERATOR_PARAM_OPERATOR(%)
+DSL_GENERATOR_PARAM_OPERATOR(<)
+DSL_GENERATOR_PARAM_OPERATOR(<=)
+DSL_GENERATOR_PARAM_OPERATOR(>)
+DSL_GENERATOR_PARAM_OPERATOR(>=)
+DSL_GENERATOR_PARAM_OPERATOR(==)
+DSL_GENERATOR_PARAM_OPERATOR(!=)
+DSL_GENERATOR_PARAM_OPERATOR(&&)
+DSL_GENERATOR_PARAM_OPERATOR(||)
+#undef DSL_GENERATOR_PARAM_OPERATOR
+
+/// `Input<T>`: a scalar argument, used like a Param<T> (an Expr in definitions).
+/// `Input<Buffer<T>>`: a buffer argument, used like an ImageParam (see the specialisation).
+template <typename T>
+class Input : public Param<T>, private detail::GeneratorInputBase {
+  public:
+    explicit Input(const std::string &name) : Param<T>(name), GeneratorInputBase(name) {}
+    Input(const std::string &name, T default_value)
+        : Param<T>(name, default_value), GeneratorInputBase(name), default_(default_value) {}
+    Input(const std::string &name, T default_value, T min, T max)
+        : Param<T>(name, default_value, min, max),
+          GeneratorInputBase(name),
+          default_(default_value),
+          min_(min),
+          max_(max) {}
+
+    std::string describe() const override {
+        std::string d = type_of<T>().to_string();
+        if (default_) d += ", default " + detail::number_to_string(*default_);
+        std::string range = detail::range_text(min_, max_);
+        if (!range.empty()) d += ", in " + range;
+        return d;
+    }
+    Argument argument() const override { return Argument(static_cast<const Param<T> &>(*this)); }
+
+  private:
+    std::optional<T> default_, min_, max_;
+};
+
+/// A buffer argument with `dimensions` dimensions, used like an ImageParam:
+/// `input(x, y)`, `input.width()`, `BoundaryConditions::repeat_edge(input)`.
+/// `Input<Buffer<uint8_t>>` fixes the element type; `Input<Buffer<>>` takes it from its
+/// constructor (`{"input", UInt(16), 2}`) or, without one, from the GeneratorParam
+/// `<name>.type` that it adds (set as `input.type=uint16`).
+template <typename T>
+class Input<Buffer<T>> : public ImageParam, private detail::GeneratorInputBase {
+  public:
+    Input(const std::string &name, int dimensions)
+        : ImageParam(std::is_void_v<T> ? UInt(8) : element_type(), dimensions, name),
+          GeneratorInputBase(name),
+          fixed_type_(!std::is_void_v<T>) {
+        if constexpr (std::is_void_v<T>) type_param_.emplace(name + ".type", Type());
+    }
+    Input(const std::string &name, const Type &type, int dimensions)
+        : ImageParam(type, dimensions, name), GeneratorInputBase(name), fixed_type_(true) {
+        static_assert(std::is_void_v<T>,
+                      "Input<Buffer<T>>: the element type is T; give a type only to "
+                      "Input<Buffer<>>");
+    }
+
+    void prepare(const std::string &generator_name) override {
+        if (fixed_type_) return;
+        const Type &t = type_param_->value();
+        if (t == Type()) {
+            throw CompileError("Error: Generator \"" + generator_name +
+                               "\": the element type of Input \"" + member_name() +
+                               "\" is not set; pass " + member_name() + ".type=<type> (one of " +
+                               detail::type_name_list() + ").");
+        }
+        static_cast<ImageParam &>(*this) = ImageParam(t, ImageParam::dimensions(), member_name());
+    }
+    std::string describe() const override {
+        std::string element = fixed_type_ ? type().to_string() : "<" + member_name() + ".type>";
+        return "buffer of " + element + ", " + std::to_string(ImageParam::dimensions()) +
+               " dimensions";
+    }
+    Argument argument() const override { return Argument(static_cast<const ImageParam &>(*this)); }
+
+  private:
+    static constexpr Type element_type() {
+        if constexpr (std::is_void_v<T>) {
+            return Type();
+        } else {
+            return type_of<T>();
+        }
+    }
+
+    bool fixed_type_;
+    std::optional<GeneratorParam<Type>> type_param_;
+};
+
+/// `Output<Buffer<T>>`: the Func generate() defines, with `dimensions` dimensions and elements
+/// of type T (any type for `Output<Buffer<>>`). It is a Func: `output(x, y) = ...`,
+/// `output.vectorize(x, 8)`. Assigning a Func (`output = blur_y;`) makes that Func the output;
+/// the output buffer then takes its name.
+template <typename T>
+class Output {
+    static_assert(sizeof(T *) == 0,
+                  "Output<T>: generators support buffer outputs only; declare "
+                  "Output<Buffer<T>> output{\"output\", dimensions}");
+};
+
+template <typename T>
+class Output<Buffer<T>> : public Func, private detail::GeneratorOutputBase {
+  public:
+    Output(const std::string &name, int dimensions)
+        : Func(name), GeneratorOutputBase(name), dimensions_(dimensions) {}
+
+    Output &operator=(const Func &f) {
+        Func::operator=(f);
+        return *this;
+    }
+
+    std::string describe() const override {
+        std::string element = "any type";
+        if constexpr (!std::is_void_v<T>) element = type_of<T>().to_string();
+        return "buffer of " + element + ", " + std::to_string(dimensions_) + " dimensions";
+    }
+    Func output_func() const override { return static_cast<const Func &>(*this); }
+    void check_defined() const override {
+        std::optional<Type> expected;
+        if constexpr (!std::is_void_v<T>) expected = type_of<T>();
+        detail::check_output_func(member_name(), *this, dimensions_, expected);
+    }
+
+  private:
+    int dimensions_;
+};
+
+/// The base of every Generator. Use `Generator<YourClass>`.
+class GeneratorBase {
+  public:
+    virtual ~GeneratorBase();
+    GeneratorBase(const GeneratorBase &) = delete;
+    GeneratorBase &operator=(const GeneratorBase &) = delete;
+
+    /// The target code is generated for (the GeneratorParam `target`).
+    Target get_target() const { return target.value(); }
+
+    /// The name it was registered under (or created with).
+    const std::string &generator_name() const { return name_; }
+    void set_generator_name(const std::string &name) { name_ = name; }
+
+    /// Sets the GeneratorParam `name` from text; a CompileError naming the generator, the param
+    /// and the values it accepts (or the params there are) if either is wrong.
+    void set_param(const std::string &name, const std::string &value);
+    /// The members in declaration order (`target` first).
+    const std::vector<detail::GeneratorParamBase *> &params() const { return params_; }
+    const std::vector<detail::GeneratorInputBase *> &inputs() const { return inputs_; }
+    const std::vector<detail::GeneratorOutputBase *> &outputs() const { return outputs_; }
+
+    /// Runs generate() then schedule() (once) and returns the output Func.
+    Func build_pipeline();
+    /// The arguments of the compiled function: the Inputs in declaration order.
+    std::vector<Argument> arguments() const;
+
+    /// What the command line can emit, each to `<dir>/<function_name><extension>`.
+    enum class Emit { StaticLibrary, Header, Object, Stmt, Assembly, LlvmIr };
+    /// The word for `e` on the command line ("static_library") and its file extension (".a").
+    static std::string emit_word(Emit e);
+    static std::string emit_extension(Emit e);
+    /// Builds the pipeline and writes the files. An empty `function_name` means the generator's
+    /// name.
+    void emit(const std::string &output_dir, const std::string &function_name,
+              const std::vector<Emit> &emits);
+
+  private:
+    friend class detail::GeneratorMember;
+    /// Makes this the generator under construction, so that the members constructed next
+    /// (`target`, then the derived class's) join it.
+    struct RegistrationScope {
+        RegistrationScope(GeneratorBase *generator, size_t object_size);
+    };
+    void add_member(detail::GeneratorMember *member);
+
+    // Declared before `target`, the first member to register, so that they exist by then.
+    std::vector<detail::GeneratorParamBase *> params_;
+    std::vector<detail::GeneratorInputBase *> inputs_;
+    std::vector<detail::GeneratorOutputBase *> outputs_;
+    std::string name_;
+    std::optional<Func> pipeline_;
+    RegistrationScope registration_scope_;
+
+  public:
+    /// The target code is generated for ("host" unless set); read it with get_target().
+    GeneratorParam<Target> target{"target", Target::host()};
+
+  protected:
+    /// `object_size` is sizeof the derived class: members constructed inside that many bytes
+    /// from `this` belong to this generator.
+    explicit GeneratorBase(size_t object_size);
+
+    virtual void call_generate() = 0;
+    virtual void call_schedule() = 0;
+};
+
+/// `class MyGen : public Generator<MyGen> { ... void generate() {...} void schedule() {...} };`
+/// generate() (public) defines the Output; schedule() (public, optional) schedules the pipeline.
+template <typename Derived>
+class Generator : public GeneratorBase {
+  protected:
+    Generator() : GeneratorBase(sizeof(Derived)) {}
+
+  private:
+    template <typename D, typename = void>
+    struct HasSchedule : std::false_type {};
+    template <typename D>
+    struct HasSchedule<D, std::void_t<decltype(std::declval<D &>().schedule())>> : std::true_type {
+    };
+
+    template <typename D, typename = void>
+    struct HasGenerate : std::false_type {};
+    template <typename D>
+    struct HasGenerate<D, std::void_t<decltype(std::declval<D &>().generate())>> : std::true_type {
+    };
+
+    void call_generate() override {
+        static_assert(HasGenerate<Derived>::value,
+                      "a Generator needs a public `void generate()` that defines its Output");
+        if constexpr (HasGenerate<Derived>::value) static_cast<Derived *>(this)->generate();
+    }
+    void call_schedule() override {
+        if constexpr (HasSchedule<Derived>::value) static_cast<Derived *>(this)->schedule();
+    }
+};
+
+/// The generators registered with DSL_REGISTER_GENERATOR in this program, by name.
+std::vector<std::string> registered_generators();
+/// A new instance of the registered generator `name`; a CompileError listing the registered
+/// ones if there is none of that name.
+std::unique_ptr<GeneratorBase> create_generator(const std::string &name);
+
+namespace detail {
+using GeneratorFactory = std::unique_ptr<GeneratorBase> (*)();
+/// Registers a factory at static initialisation (DSL_REGISTER_GENERATOR makes one).
+struct GeneratorRegistration {
+    GeneratorRegistration(const char *name, GeneratorFactory factory);
+};
+/// Problems found while registering (a name registered twice, a name that is not a C
+/// identifier); reported by the command line, since static initialisation cannot throw.
+const std::vector<std::string> &generator_registration_errors();
+}  // namespace detail
+
+}  // namespace dsl
+
+/// Registers the generator class `GEN_CLASS` under `NAME` (a C identifier, also the default
+/// name of the compiled function). Write it at namespace scope in the generator's .cpp file.
+#define DSL_REGISTER_GENERATOR(GEN_CLASS, NAME)                                          \
+    static const ::dsl::detail::GeneratorRegistration dsl_generator_registration_##NAME( \
+        #NAME, []() -> std::unique_ptr<::dsl::GeneratorBase> {                           \
+            return std::unique_ptr<::dsl::GeneratorBase>(new GEN_CLASS());               \
+        });

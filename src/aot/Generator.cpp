@@ -1,0 +1,272 @@
+// GeneratorBase: the members a generator declares, its params set from text, and building and
+// compiling its pipeline (dsl/Generator.h).
+#include <filesystem>
+
+#include "dsl/Generator.h"
+
+namespace dsl {
+
+namespace {
+
+// The generator whose members are being constructed on this thread, and the bytes it spans.
+struct UnderConstruction {
+    GeneratorBase *generator = nullptr;
+    const char *begin = nullptr;
+    size_t size = 0;
+};
+thread_local UnderConstruction under_construction;
+
+std::string in_quotes(const std::string &s) {
+    return "\"" + s + "\"";
+}
+
+template <typename Members>
+std::string member_names(const Members &members) {
+    std::string s;
+    for (const auto *m : members)
+        s += (s.empty() ? "" : ", ") + m->member_name();
+    return s;
+}
+
+// How messages about the generator `name` start.
+std::string error_prefix(const std::string &name) {
+    return name.empty() ? "Error: unnamed Generator: "
+                        : "Error: Generator " + in_quotes(name) + ": ";
+}
+
+std::string kind_word(detail::GeneratorMember::Kind kind) {
+    switch (kind) {
+        case detail::GeneratorMember::Kind::Param:
+            return "GeneratorParam";
+        case detail::GeneratorMember::Kind::Input:
+            return "Input";
+        case detail::GeneratorMember::Kind::Output:
+            return "Output";
+    }
+    return "member";
+}
+
+}  // namespace
+
+namespace detail {
+
+GeneratorMember::GeneratorMember(Kind kind, const std::string &name) : kind_(kind), name_(name) {
+    const char *self = reinterpret_cast<const char *>(this);
+    const UnderConstruction &c = under_construction;
+    if (c.generator == nullptr || self < c.begin || self >= c.begin + c.size) {
+        throw CompileError("Error: " + kind_word(kind) + " " + in_quotes(name) +
+                           " is declared outside a Generator; declare it as a data member of a "
+                           "class derived from dsl::Generator<YourClass>.");
+    }
+    c.generator->add_member(this);
+}
+
+}  // namespace detail
+
+GeneratorBase::RegistrationScope::RegistrationScope(GeneratorBase *generator, size_t object_size) {
+    under_construction.generator = generator;
+    under_construction.begin = reinterpret_cast<const char *>(generator);
+    under_construction.size = object_size;
+}
+
+GeneratorBase::GeneratorBase(size_t object_size) : registration_scope_(this, object_size) {}
+
+GeneratorBase::~GeneratorBase() {
+    if (under_construction.generator == this) under_construction = UnderConstruction();
+}
+
+void GeneratorBase::add_member(detail::GeneratorMember *member) {
+    auto same_name = [&](const auto &members) {
+        for (const auto *m : members) {
+            if (m->member_name() == member->member_name()) return true;
+        }
+        return false;
+    };
+    if (same_name(params_) || same_name(inputs_) || same_name(outputs_)) {
+        throw CompileError("Error: a Generator declares two members named " +
+                           in_quotes(member->member_name()) +
+                           " (GeneratorParams, Inputs and Outputs share one namespace, and "
+                           "\"target\" is built in); rename one.");
+    }
+    switch (member->member_kind()) {
+        case detail::GeneratorMember::Kind::Param:
+            params_.push_back(static_cast<detail::GeneratorParamBase *>(member));
+            break;
+        case detail::GeneratorMember::Kind::Input:
+            inputs_.push_back(static_cast<detail::GeneratorInputBase *>(member));
+            break;
+        case detail::GeneratorMember::Kind::Output:
+            outputs_.push_back(static_cast<detail::GeneratorOutputBase *>(member));
+            break;
+    }
+}
+
+void GeneratorBase::set_param(const std::string &name, const std::string &value) {
+    const std::string who = error_prefix(name_);
+    if (pipeline_) {
+        throw CompileError(who + "cannot set " + in_quotes(name) +
+                           " after the pipeline is built; set every GeneratorParam first.");
+    }
+    for (detail::GeneratorParamBase *p : params_) {
+        if (p->member_name() != name) continue;
+        try {
+            p->set_from_string(value);
+        } catch (const CompileError &e) {
+            throw CompileError(who + detail::without_error_prefix(e.what()));
+        }
+        return;
+    }
+    std::string hint;
+    for (const detail::GeneratorInputBase *in : inputs_) {
+        if (in->member_name() == name) {
+            hint = " " + in_quotes(name) +
+                   " is an Input: its value is passed when the compiled function runs.";
+        }
+    }
+    throw CompileError(who + "there is no GeneratorParam " + in_quotes(name) + "." + hint +
+                       " Its GeneratorParams are: " + member_names(params_) + ".");
+}
+
+Func GeneratorBase::build_pipeline() {
+    if (pipeline_) return *pipeline_;
+    const std::string who = error_prefix(name_);
+    if (outputs_.empty()) {
+        throw CompileError(who +
+                           "it declares no Output; declare one, e.g. "
+                           "Output<Buffer<uint8_t>> output{\"output\", 2};");
+    }
+    if (outputs_.size() > 1) {
+        throw CompileError(who + "it declares " + std::to_string(outputs_.size()) + " Outputs (" +
+                           member_names(outputs_) +
+                           "), and generators support one. Split it into several generators, "
+                           "or give the one Output an extra dimension for the values.");
+    }
+    for (detail::GeneratorInputBase *in : inputs_)
+        in->prepare(name_);
+    try {
+        call_generate();
+        outputs_[0]->check_defined();
+        call_schedule();
+    } catch (const CompileError &e) {
+        throw CompileError(who + detail::without_error_prefix(e.what()));
+    }
+    pipeline_ = outputs_[0]->output_func();
+    return *pipeline_;
+}
+
+std::vector<Argument> GeneratorBase::arguments() const {
+    std::vector<Argument> args;
+    for (const detail::GeneratorInputBase *in : inputs_)
+        args.push_back(in->argument());
+    return args;
+}
+
+std::string GeneratorBase::emit_word(Emit e) {
+    switch (e) {
+        case Emit::StaticLibrary:
+            return "static_library";
+        case Emit::Header:
+            return "h";
+        case Emit::Object:
+            return "object";
+        case Emit::Stmt:
+            return "stmt";
+        case Emit::Assembly:
+            return "assembly";
+        case Emit::LlvmIr:
+            return "llvm_ir";
+    }
+    return "";
+}
+
+std::string GeneratorBase::emit_extension(Emit e) {
+    switch (e) {
+        case Emit::StaticLibrary:
+            return ".a";
+        case Emit::Header:
+            return ".h";
+        case Emit::Object:
+            return ".o";
+        case Emit::Stmt:
+            return ".stmt";
+        case Emit::Assembly:
+            return ".s";
+        case Emit::LlvmIr:
+            return ".ll";
+    }
+    return "";
+}
+
+void GeneratorBase::emit(const std::string &output_dir, const std::string &function_name,
+                         const std::vector<Emit> &emits) {
+    const std::string fn = function_name.empty() ? name_ : function_name;
+    std::error_code ec;
+    std::filesystem::create_directories(output_dir, ec);
+    if (ec || !std::filesystem::is_directory(output_dir)) {
+        throw CompileError(error_prefix(name_) + "cannot create the output folder " +
+                           in_quotes(output_dir) + (ec ? " (" + ec.message() + ")" : "") +
+                           "; pass a folder you can write to with -o.");
+    }
+    Func f = build_pipeline();
+    const std::vector<Argument> args = arguments();
+    const Target t = get_target();
+    const std::string base = (std::filesystem::path(output_dir) / fn).string();
+    try {
+        for (Emit e : emits) {
+            const std::string file = base + emit_extension(e);
+            switch (e) {
+                case Emit::StaticLibrary:
+                    f.compile_to_static_library(base, args, fn, t);
+                    break;
+                case Emit::Header:
+                    f.compile_to_header(file, args, fn, t);
+                    break;
+                case Emit::Object:
+                    f.compile_to_object(file, args, fn, t);
+                    break;
+                case Emit::Stmt:
+                    f.compile_to_lowered_stmt(file);
+                    break;
+                case Emit::Assembly:
+                    f.compile_to_assembly(file, t);
+                    break;
+                case Emit::LlvmIr:
+                    f.compile_to_llvm_ir(file, t);
+                    break;
+            }
+        }
+    } catch (const CompileError &e) {
+        throw CompileError(error_prefix(name_) + detail::without_error_prefix(e.what()));
+    }
+}
+
+namespace detail {
+
+void check_output_func(const std::string &output_name, const Func &f, int dimensions,
+                       const std::optional<Type> &type) {
+    if (!f.defined()) {
+        throw CompileError("generate() did not define the Output " + in_quotes(output_name) +
+                           "; define it, e.g. " + output_name + "(x, y) = ...;");
+    }
+    if (f.outputs() != 1) {
+        throw CompileError("the Output " + in_quotes(output_name) + " is defined with a Tuple of " +
+                           std::to_string(f.outputs()) +
+                           " values; generators support one value per Output.");
+    }
+    if (f.dimensions() != dimensions) {
+        throw CompileError("the Output " + in_quotes(output_name) + " is declared with " +
+                           std::to_string(dimensions) + " dimensions but generate() defines " +
+                           f.name() + " with " + std::to_string(f.dimensions()) +
+                           "; make them agree.");
+    }
+    if (type && f.type() != *type) {
+        throw CompileError("the Output " + in_quotes(output_name) + " holds " + type->to_string() +
+                           " but generate() defines it with " + f.type().to_string() +
+                           " values; cast the value, e.g. " + output_name + "(x, y) = cast(" +
+                           type->to_string() + ", ...), or change the Output's type.");
+    }
+}
+
+}  // namespace detail
+
+}  // namespace dsl

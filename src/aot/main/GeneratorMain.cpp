@@ -1,0 +1,204 @@
+// main() of a generator program (the dsl_generator_main library): compiles one of the generators
+// registered in the program with DSL_REGISTER_GENERATOR, as the command line says.
+//
+//   <program> -g <generator> -o <output dir> [-e <emit>,...] [-f <function name>]
+//             [target=<target>] [<param>=<value> ...]
+//   <program> --help | -h      the usage and every generator with its params, inputs, outputs
+//   <program> --list           the generators' names, one a line
+//
+// Exit status 0 on success, 1 on any mistake (the message on stderr names it).
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dsl/Generator.h"
+
+namespace {
+
+using dsl::GeneratorBase;
+using Emit = GeneratorBase::Emit;
+
+const std::vector<Emit> kAllEmits = {Emit::StaticLibrary, Emit::Header,   Emit::Object,
+                                     Emit::Stmt,          Emit::Assembly, Emit::LlvmIr};
+
+/// A mistake on the command line: printed, then exit status 1.
+struct UsageError {
+    std::string message;
+};
+
+std::string usage(const std::string &program) {
+    std::ostringstream s;
+    s << "usage: " << program
+      << " -g <generator> -o <output dir> [-e <emit>[,<emit>...]] [-f <function name>]\n"
+      << "       [target=<target>] [<param>=<value> ...]\n"
+      << "       " << program << " --list | --help\n"
+      << "  -g  the registered generator to compile\n"
+      << "  -o  the folder for the files (created if missing)\n"
+      << "  -e  what to write, to <output dir>/<function name><extension>; default "
+         "static_library,h:\n";
+    for (Emit e : kAllEmits) {
+        s << "        " << GeneratorBase::emit_word(e) << " (" << GeneratorBase::emit_extension(e)
+          << (e == Emit::StaticLibrary ? ", with its .h" : "") << ")\n";
+    }
+    s << "  -f  the name of the compiled function (a C identifier); default: the generator's "
+         "name\n"
+      << "  target=<target>  e.g. host, host-avx2, x86-64-linux-avx512; default host\n"
+      << "  <param>=<value>  sets a GeneratorParam of the generator (see below)\n";
+    return s.str();
+}
+
+std::string generator_list() {
+    std::string s;
+    for (const std::string &name : dsl::registered_generators()) {
+        s += (s.empty() ? "" : ", ") + name;
+    }
+    return s.empty() ? "(none; register one with DSL_REGISTER_GENERATOR)" : s;
+}
+
+template <typename Members>
+void describe_members(std::ostream &out, const char *title, const Members &members) {
+    out << "    " << title << ":\n";
+    if (members.empty()) out << "      (none)\n";
+    for (const auto *m : members) {
+        std::string name = m->member_name();
+        if (name.size() < 14) name.resize(14, ' ');
+        out << "      " << name << " " << m->describe() << "\n";
+    }
+}
+
+void print_help(const std::string &program) {
+    std::cout << usage(program) << "\nGenerators:\n";
+    for (const std::string &name : dsl::registered_generators()) {
+        std::cout << "  " << name << "\n";
+        try {
+            std::unique_ptr<GeneratorBase> g = dsl::create_generator(name);
+            describe_members(std::cout, "GeneratorParams", g->params());
+            describe_members(std::cout, "Inputs", g->inputs());
+            describe_members(std::cout, "Outputs", g->outputs());
+        } catch (const dsl::Error &e) {
+            std::cout << "    (cannot be created: " << e.what() << ")\n";
+        }
+    }
+    if (dsl::registered_generators().empty()) std::cout << "  " << generator_list() << "\n";
+}
+
+std::vector<Emit> parse_emits(const std::string &text) {
+    std::vector<Emit> emits;
+    std::string valid;
+    for (Emit e : kAllEmits)
+        valid += (valid.empty() ? "" : ", ") + GeneratorBase::emit_word(e);
+    std::stringstream words(text);
+    std::string word;
+    while (std::getline(words, word, ',')) {
+        bool found = false;
+        for (Emit e : kAllEmits) {
+            if (GeneratorBase::emit_word(e) == word) {
+                emits.push_back(e);
+                found = true;
+            }
+        }
+        if (!found) {
+            throw UsageError{"-e: unknown emit \"" + word + "\"; valid emits are: " + valid +
+                             " (comma-separated, e.g. -e static_library,h,stmt)."};
+        }
+    }
+    if (emits.empty()) throw UsageError{"-e: no emit given; valid emits are: " + valid + "."};
+    return emits;
+}
+
+struct CommandLine {
+    bool help = false, list = false;
+    std::string generator, output_dir, function_name;
+    std::vector<Emit> emits = {Emit::StaticLibrary, Emit::Header};
+    std::vector<std::pair<std::string, std::string>> params;
+};
+
+CommandLine parse(int argc, char **argv) {
+    CommandLine c;
+    std::set<std::string> seen_params;
+    for (int i = 1; i < argc; i++) {
+        const std::string arg = argv[i];
+        auto value = [&](const char *what) {
+            if (i + 1 >= argc)
+                throw UsageError{arg + " needs a value: " + arg + " <" + what + ">."};
+            return std::string(argv[++i]);
+        };
+        if (arg == "--help" || arg == "-h") {
+            c.help = true;
+        } else if (arg == "--list") {
+            c.list = true;
+        } else if (arg == "-g") {
+            c.generator = value("generator name");
+        } else if (arg == "-o") {
+            c.output_dir = value("output dir");
+        } else if (arg == "-f") {
+            c.function_name = value("function name");
+        } else if (arg == "-e") {
+            c.emits = parse_emits(value("emit,..."));
+        } else if (arg.size() > 1 && arg[0] != '-' && arg.find('=') != std::string::npos &&
+                   arg.find('=') > 0) {
+            size_t eq = arg.find('=');
+            std::string name = arg.substr(0, eq);
+            if (!seen_params.insert(name).second) {
+                throw UsageError{"the GeneratorParam \"" + name +
+                                 "\" is given twice; give it once."};
+            }
+            c.params.emplace_back(name, arg.substr(eq + 1));
+        } else {
+            throw UsageError{
+                "unknown argument \"" + arg +
+                "\"; flags are -g, -o, -e, -f, --list, --help, and GeneratorParams are "
+                "written <param>=<value>."};
+        }
+    }
+    return c;
+}
+
+int run(int argc, char **argv) {
+    const std::string program = argc > 0 ? argv[0] : "generator";
+    for (const std::string &e : dsl::detail::generator_registration_errors()) {
+        std::cerr << e << "\n";
+    }
+    if (!dsl::detail::generator_registration_errors().empty()) return 1;
+    try {
+        CommandLine c = parse(argc, argv);
+        if (c.help) {
+            print_help(program);
+            return 0;
+        }
+        if (c.list) {
+            for (const std::string &name : dsl::registered_generators())
+                std::cout << name << "\n";
+            return 0;
+        }
+        if (c.generator.empty()) {
+            throw UsageError{"missing -g <generator>; registered generators: " + generator_list() +
+                             "."};
+        }
+        if (c.output_dir.empty()) {
+            throw UsageError{"missing -o <output dir>; name the folder for the generated files."};
+        }
+        std::unique_ptr<GeneratorBase> g = dsl::create_generator(c.generator);
+        for (const auto &[name, value] : c.params)
+            g->set_param(name, value);
+        g->emit(c.output_dir, c.function_name, c.emits);
+        return 0;
+    } catch (const UsageError &e) {
+        std::cerr << "Error: " << e.message << "\n\n" << usage(program);
+    } catch (const dsl::Error &e) {
+        std::cerr << e.what() << "\n";
+    } catch (const std::exception &e) {
+        std::cerr << "Error: " << e.what() << "\n";
+    }
+    return 1;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    return run(argc, argv);
+}

@@ -1,0 +1,80 @@
+# Runs the generator program (GENERATOR) with bad arguments and checks that each exits with status
+# 1 and a message naming the mistake; then --help, --list and every emit. Run with
+#   cmake -DGENERATOR=<program> -DWORK_DIR=<scratch folder> -P generator_cli_test.cmake
+if(NOT GENERATOR OR NOT WORK_DIR)
+  message(FATAL_ERROR "pass -DGENERATOR=<program> -DWORK_DIR=<folder>")
+endif()
+file(REMOVE_RECURSE ${WORK_DIR})
+set(failures 0)
+
+# expect(<exit status> <regex the output must match> <arguments...>)
+function(expect status regex)
+  execute_process(COMMAND ${GENERATOR} ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(text "${out}${err}")
+  if(NOT rc STREQUAL "${status}")
+    message(SEND_ERROR "[${ARGN}]: exit status ${rc}, expected ${status}\n${text}")
+    math(EXPR failures "${failures} + 1")
+  elseif(NOT text MATCHES "${regex}")
+    message(SEND_ERROR "[${ARGN}]: the output does not match \"${regex}\":\n${text}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+  set(failures ${failures} PARENT_SCOPE)
+endfunction()
+
+set(dir ${WORK_DIR}/out)
+expect(1 "missing -g <generator>; registered generators: box_blur, pixel_op")
+expect(1 "missing -o <output dir>" -g box_blur)
+expect(1 "-o needs a value" -g box_blur -o)
+expect(1 "no generator named \"blur\". Registered generators: box_blur, pixel_op" -g blur -o ${dir})
+expect(1 "unknown argument \"--frobnicate\"" -g box_blur -o ${dir} --frobnicate)
+expect(1 "no GeneratorParam \"size\". Its GeneratorParams are: target, radius, parallel_rows"
+       -g box_blur -o ${dir} size=3)
+expect(1 "\"gain\" is an Input" -g pixel_op -o ${dir} input.type=uint8 gain=2)
+expect(1 "GeneratorParam \"radius\": cannot use \"abc\"; write an integer"
+       -g box_blur -o ${dir} radius=abc)
+expect(1 "GeneratorParam \"radius\": cannot use \"99\"; give a value in \\[1, 8\\]"
+       -g box_blur -o ${dir} radius=99)
+expect(1 "\"radius\" is given twice" -g box_blur -o ${dir} radius=2 radius=3)
+expect(1 "GeneratorParam \"parallel_rows\": cannot use \"yes\"; write true or false"
+       -g box_blur -o ${dir} parallel_rows=yes)
+expect(1 "GeneratorParam \"bias\": cannot use \"1e9\"; give a value in \\[-100, 100\\]"
+       -g pixel_op -o ${dir} input.type=uint8 bias=1e9)
+expect(1 "GeneratorParam \"op\": cannot use \"div\"; use one of add max mul"
+       -g pixel_op -o ${dir} input.type=uint8 op=div)
+expect(1 "GeneratorParam \"input.type\": cannot use \"complex\"; use one of bool, int8"
+       -g pixel_op -o ${dir} input.type=complex)
+expect(1 "the element type of Input \"input\" is not set; pass input.type=<type>"
+       -g pixel_op -o ${dir})
+expect(1 "GeneratorParam \"target\": cannot use \"host-avx9\".*avx9"
+       -g box_blur -o ${dir} target=host-avx9)
+expect(1 "unknown emit \"pdf\"; valid emits are: static_library, h, object, stmt, assembly, llvm_ir"
+       -g box_blur -o ${dir} -e static_library,pdf)
+expect(1 "\"9lives\" is not a C identifier" -g box_blur -o ${dir} -f 9lives)
+
+expect(0 "box_blur.*radius +int32, default 1, in \\[1, 8\\].*input +buffer of uint16, 2 dimensions.*pixel_op.*op +one of add max mul, default add.*input.type +type, default unset.*gain +float32, default 1, in \\[0, 10\\].*output +buffer of float32"
+       --help)
+expect(0 "^box_blur\npixel_op\n$" --list)
+
+# Every emit, with its file.
+expect(0 "" -g box_blur -o ${dir} -e static_library,h,object,stmt,assembly,llvm_ir -f blur_all
+       radius=2 target=host-avx2)
+foreach(ext a h o stmt s ll)
+  if(NOT EXISTS ${dir}/blur_all.${ext})
+    message(SEND_ERROR "-e wrote no ${dir}/blur_all.${ext}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+# The default function name is the generator's, and the default emits are static_library,h.
+expect(0 "" -g box_blur -o ${dir}/defaults)
+foreach(ext a h)
+  if(NOT EXISTS ${dir}/defaults/box_blur.${ext})
+    message(SEND_ERROR "the defaults wrote no ${dir}/defaults/box_blur.${ext}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+
+if(failures GREATER 0)
+  message(FATAL_ERROR "${failures} check(s) failed")
+endif()
+message(STATUS "generator command line: all checks passed")

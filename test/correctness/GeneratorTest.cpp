@@ -1,0 +1,161 @@
+// Generators built in-process: members in declaration order, GeneratorParams set from text,
+// the pipeline run through the JIT and compared with a loop.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "dsl/Generator.h"
+#include "dsl/dsl.h"
+
+namespace dsl {
+namespace {
+
+enum class Rounding { Down, Nearest };
+
+// The element types are GeneratorParams: the input's given in its constructor, the output's
+// chosen by `out_type`. The output is another Func assigned to it.
+class ScaleGenerator : public Generator<ScaleGenerator> {
+  public:
+    GeneratorParam<int> shift{"shift", 1, 0, 7};
+    GeneratorParam<Type> out_type{"out_type", UInt(16)};
+    GeneratorParam<Rounding> rounding{
+        "rounding", Rounding::Down, {{"down", Rounding::Down}, {"nearest", Rounding::Nearest}}};
+    GeneratorParam<std::string> label{"label", "none"};
+    Input<Buffer<>> input{"input", UInt(8), 2};
+    Input<int32_t> offset{"offset", 0, -50, 50};
+    Output<Buffer<>> output{"output", 2};
+
+    void generate() {
+        Var x("x"), y("y");
+        Expr v = cast<int32_t>(input(x, y)) << shift.value();
+        if (rounding == Rounding::Nearest) v = v + 1;
+        Func scaled("scaled");
+        scaled(x, y) = cast(out_type, v + offset);
+        output = scaled;
+    }
+    void schedule() {
+        output.vectorize(output.args()[0], get_target().natural_vector_size(out_type));
+    }
+};
+
+DSL_REGISTER_GENERATOR(ScaleGenerator, test_scale)
+
+TEST(Generator, MembersAreListedInDeclarationOrder) {
+    std::unique_ptr<GeneratorBase> g = create_generator("test_scale");
+    EXPECT_EQ(g->generator_name(), "test_scale");
+    std::vector<std::string> params, inputs;
+    for (const auto *p : g->params())
+        params.push_back(p->member_name());
+    for (const auto *in : g->inputs())
+        inputs.push_back(in->member_name());
+    EXPECT_EQ(params,
+              (std::vector<std::string>{"target", "shift", "out_type", "rounding", "label"}));
+    EXPECT_EQ(inputs, (std::vector<std::string>{"input", "offset"}));
+    ASSERT_EQ(g->outputs().size(), 1u);
+    std::vector<Argument> args = g->arguments();
+    ASSERT_EQ(args.size(), 2u);
+    EXPECT_EQ(args[0].name(), "input");
+    EXPECT_TRUE(args[0].is_buffer());
+    EXPECT_EQ(args[0].type(), UInt(8));
+    EXPECT_EQ(args[1].name(), "offset");
+    EXPECT_EQ(args[1].type(), Int(32));
+}
+
+TEST(Generator, ParamsSetFromTextChangeThePipeline) {
+    ScaleGenerator g;
+    g.set_param("shift", "3");
+    g.set_param("out_type", "int32");
+    g.set_param("rounding", "nearest");
+    g.set_param("label", "any text");
+    EXPECT_EQ(g.shift, 3);
+    EXPECT_EQ(g.out_type.value(), Int(32));
+    EXPECT_EQ(g.label.value(), "any text");
+    EXPECT_EQ(g.rounding.value_string(), "nearest");
+
+    Func f = g.build_pipeline();
+    EXPECT_EQ(f.name(), "scaled");
+    EXPECT_EQ(f.type(), Int(32));
+    Buffer<uint8_t> in(19, 5);
+    for (int y = 0; y < 5; y++) {
+        for (int x = 0; x < 19; x++)
+            in(x, y) = static_cast<uint8_t>(x * 13 + y * 7);
+    }
+    g.input.set(in);
+    g.offset.set(-4);
+    Buffer<int32_t> out = f.realize({19, 5});
+    for (int y = 0; y < 5; y++) {
+        for (int x = 0; x < 19; x++) {
+            EXPECT_EQ(out(x, y), (in(x, y) << 3) + 1 - 4) << x << ", " << y;
+        }
+    }
+    // Built once: a second call gives the same Func.
+    EXPECT_EQ(g.build_pipeline().name(), "scaled");
+}
+
+TEST(Generator, DefaultsAndTheTarget) {
+    ScaleGenerator g;
+    EXPECT_EQ(g.get_target(), Target::host());
+    g.set_param("target", "x86-64-linux-avx2");
+    EXPECT_TRUE(g.get_target().has_feature(Target::Feature::AVX2));
+    EXPECT_EQ(g.target.value_string(), "x86-64-linux-avx2");
+    EXPECT_EQ(g.shift.describe(), "int32, default 1, in [0, 7]");
+    EXPECT_EQ(g.out_type.describe(), "type, default uint16");
+    EXPECT_EQ(g.rounding.describe(), "one of down nearest, default down");
+    Func f = g.build_pipeline();
+    EXPECT_EQ(f.type(), UInt(16));
+}
+
+TEST(Generator, NumberParamsParseTheWholeText) {
+    class Numbers : public Generator<Numbers> {
+      public:
+        GeneratorParam<float> scale{"scale", 1.0f};
+        GeneratorParam<double> precise{"precise", 0.0};
+        GeneratorParam<uint8_t> small{"small", 4};
+        GeneratorParam<int64_t> big{"big", 0};
+        GeneratorParam<bool> flag{"flag", false};
+        Output<Buffer<float>> output{"output", 1};
+        void generate() {
+            Var x;
+            output(x) = cast<float>(x) * scale.value();
+        }
+    };
+    Numbers n;
+    n.set_param("scale", "0.25");
+    n.set_param("precise", "-1e-3");
+    n.set_param("small", "255");
+    n.set_param("big", "-9000000000");
+    n.set_param("flag", "true");
+    EXPECT_EQ(n.scale.value(), 0.25f);
+    EXPECT_EQ(n.precise.value(), -1e-3);
+    EXPECT_EQ(n.small.value(), 255);
+    EXPECT_EQ(n.big.value(), -9000000000LL);
+    EXPECT_TRUE(n.flag.value());
+    Buffer<float> out = n.build_pipeline().realize({4});
+    EXPECT_EQ(out(3), 0.75f);
+}
+
+TEST(Generator, ParamsInExpressions) {
+    class Offsets : public Generator<Offsets> {
+      public:
+        GeneratorParam<int> radius{"radius", 2};
+        GeneratorParam<Rounding> rounding{
+            "rounding", Rounding::Down, {{"down", Rounding::Down}, {"nearest", Rounding::Nearest}}};
+        Output<Buffer<int32_t>> output{"output", 1};
+        void generate() {
+            Var x;
+            const int width = 2 * radius + 1;  // an int
+            Expr e = x + radius;               // an Expr
+            if (rounding == Rounding::Nearest && radius > 1) e = e * width;
+            output(x) = e - radius.value();
+        }
+    };
+    Offsets o;
+    o.set_param("rounding", "nearest");
+    o.set_param("radius", "3");
+    Buffer<int32_t> out = o.build_pipeline().realize({5});
+    for (int x = 0; x < 5; x++)
+        EXPECT_EQ(out(x), (x + 3) * 7 - 3);
+}
+
+}  // namespace
+}  // namespace dsl
