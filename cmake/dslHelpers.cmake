@@ -44,7 +44,7 @@ function(dsl_add_library name)
                         "make one library per target.")
   endif()
   foreach(param IN LISTS ARG_PARAMS)
-    if(NOT param MATCHES "^[A-Za-z_][A-Za-z0-9_]*=")
+    if(NOT param MATCHES "^[A-Za-z_][A-Za-z0-9_.]*=")
       message(FATAL_ERROR "dsl_add_library(${name}): PARAMS takes <param>=<value>, not "
                           "\"${param}\".")
     endif()
