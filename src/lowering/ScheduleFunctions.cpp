@@ -413,8 +413,8 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
     return body;
 }
 
-/// The loops of `f`'s consumer stage, outermost first, from its outermost loop down to the
-/// loop `innermost` (all of them if it is empty).
+/// The loops of the stage `level` refers to, outermost first, from its outermost loop down to
+/// the loop `innermost` (all of them if the stage has no such loop).
 std::vector<schedule::Dim> loops_down_to(const schedule::LoopLevel &level, const Environment &env,
                                          const std::string &innermost) {
     const std::vector<schedule::Dim> &dims = env.func(level.func).stage(level.stage).schedule.dims;
