@@ -38,6 +38,8 @@ TEST(StoreAt, SlidingWindowOverRowsFoldsToFourRows) {
     // Four rows of the output's width: blur_x is read at x only.
     std::string stmt = b.blur_y.lowered_stmt();
     EXPECT_CONTAINS(stmt, "allocate rows_bx[uint16 * rows_bx.x.extent_realized * 4]");
+    // After the first row, each iteration starts past the rows the previous one computed.
+    EXPECT_CONTAINS(stmt, "select((rows_by.min.1 < rows_by.s0.y)");
 
     // Output windows that do not start at 0 and a translated input.
     Buffer<uint16_t> shifted(20, 11);
