@@ -74,10 +74,21 @@ class GeneratorMember {
     std::string name_;
 };
 
+class GeneratorParamBase;
+class GeneratorInputBase;
+class GeneratorOutputBase;
+/// Adds a member to the Generator under construction (called once the member's kind-specific
+/// base is constructed, so that the Generator holds it by that type).
+void join_generator(GeneratorParamBase *member);
+void join_generator(GeneratorInputBase *member);
+void join_generator(GeneratorOutputBase *member);
+
 /// A compile-time setting, given as text on the command line.
 class GeneratorParamBase : public GeneratorMember {
   public:
-    explicit GeneratorParamBase(const std::string &name) : GeneratorMember(Kind::Param, name) {}
+    explicit GeneratorParamBase(const std::string &name) : GeneratorMember(Kind::Param, name) {
+        join_generator(this);
+    }
     /// Parses and sets the value; a CompileError naming the param, the text and the values it
     /// accepts if the text is not one of them.
     virtual void set_from_string(const std::string &text) = 0;
@@ -87,7 +98,9 @@ class GeneratorParamBase : public GeneratorMember {
 /// An Input: an argument of the compiled function.
 class GeneratorInputBase : public GeneratorMember {
   public:
-    explicit GeneratorInputBase(const std::string &name) : GeneratorMember(Kind::Input, name) {}
+    explicit GeneratorInputBase(const std::string &name) : GeneratorMember(Kind::Input, name) {
+        join_generator(this);
+    }
     /// Called before generate(): an Input whose element type a GeneratorParam gives takes it.
     virtual void prepare(const std::string & /*generator_name*/) {}
     virtual Argument argument() const = 0;
@@ -96,7 +109,9 @@ class GeneratorInputBase : public GeneratorMember {
 /// An Output: the Func generate() defines.
 class GeneratorOutputBase : public GeneratorMember {
   public:
-    explicit GeneratorOutputBase(const std::string &name) : GeneratorMember(Kind::Output, name) {}
+    explicit GeneratorOutputBase(const std::string &name) : GeneratorMember(Kind::Output, name) {
+        join_generator(this);
+    }
     virtual Func output_func() const = 0;
     /// After generate(): a CompileError if the Func is undefined or of the wrong type or
     /// dimensions.
@@ -493,12 +508,16 @@ class GeneratorBase {
 
   private:
     friend class detail::GeneratorMember;
+    friend void detail::join_generator(detail::GeneratorParamBase *);
+    friend void detail::join_generator(detail::GeneratorInputBase *);
+    friend void detail::join_generator(detail::GeneratorOutputBase *);
     /// Makes this the generator under construction, so that the members constructed next
     /// (`target`, then the derived class's) join it.
     struct RegistrationScope {
         RegistrationScope(GeneratorBase *generator, size_t object_size);
     };
-    void add_member(detail::GeneratorMember *member);
+    /// Refuses a second member of the same name.
+    void check_new_name(const detail::GeneratorMember *member) const;
 
     // Declared before `target`, the first member to register, so that they exist by then.
     std::vector<detail::GeneratorParamBase *> params_;

@@ -58,7 +58,21 @@ GeneratorMember::GeneratorMember(Kind kind, const std::string &name) : kind_(kin
                            " is declared outside a Generator; declare it as a data member of a "
                            "class derived from dsl::Generator<YourClass>.");
     }
-    c.generator->add_member(this);
+}
+
+void join_generator(GeneratorParamBase *member) {
+    under_construction.generator->check_new_name(member);
+    under_construction.generator->params_.push_back(member);
+}
+
+void join_generator(GeneratorInputBase *member) {
+    under_construction.generator->check_new_name(member);
+    under_construction.generator->inputs_.push_back(member);
+}
+
+void join_generator(GeneratorOutputBase *member) {
+    under_construction.generator->check_new_name(member);
+    under_construction.generator->outputs_.push_back(member);
 }
 
 }  // namespace detail
@@ -75,7 +89,7 @@ GeneratorBase::~GeneratorBase() {
     if (under_construction.generator == this) under_construction = UnderConstruction();
 }
 
-void GeneratorBase::add_member(detail::GeneratorMember *member) {
+void GeneratorBase::check_new_name(const detail::GeneratorMember *member) const {
     auto same_name = [&](const auto &members) {
         for (const auto *m : members) {
             if (m->member_name() == member->member_name()) return true;
@@ -87,17 +101,6 @@ void GeneratorBase::add_member(detail::GeneratorMember *member) {
                            in_quotes(member->member_name()) +
                            " (GeneratorParams, Inputs and Outputs share one namespace, and "
                            "\"target\" is built in); rename one.");
-    }
-    switch (member->member_kind()) {
-        case detail::GeneratorMember::Kind::Param:
-            params_.push_back(static_cast<detail::GeneratorParamBase *>(member));
-            break;
-        case detail::GeneratorMember::Kind::Input:
-            inputs_.push_back(static_cast<detail::GeneratorInputBase *>(member));
-            break;
-        case detail::GeneratorMember::Kind::Output:
-            outputs_.push_back(static_cast<detail::GeneratorOutputBase *>(member));
-            break;
     }
 }
 
