@@ -45,6 +45,12 @@ template <typename T>
 class Buffer;
 
 namespace detail {
+/// Keeps a template parameter out of argument deduction (std::type_identity in C++20).
+template <typename X>
+struct NotDeduced {
+    using type = X;
+};
+
 /// The value of `buffer` at symbolic coordinates, as an Expr (see Buffer::operator()).
 Expr buffer_access(const Buffer<void> &buffer, const std::vector<Expr> &coords);
 
@@ -258,9 +264,10 @@ class Buffer {
         return b;
     }
 
-    /// Sets every element to `value`.
+    /// Sets every element to `value` (converted to the element type: `Buffer<uint8_t>::fill(1)`
+    /// writes bytes).
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
-    void fill(U value) {
+    void fill(typename detail::NotDeduced<U>::type value) {
         for_each_position(
             [&](const int *pos) { *reinterpret_cast<U *>(byte_address(pos)) = value; });
     }

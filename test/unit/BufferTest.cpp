@@ -83,5 +83,19 @@ TEST(Buffer, UntypedHandlesCheckTypes) {
     EXPECT_THROW(b.dim(2), RuntimeError);
 }
 
+TEST(Buffer, FillConvertsToTheElementType) {
+    // fill(1) on bytes must write one byte per element, not an int: the neighbours stay.
+    Buffer<uint8_t> whole(8);
+    whole.fill(7);
+    Buffer<uint8_t> middle = whole.cropped(0, 2, 3);
+    middle.fill(1);
+    std::vector<int> expected = {7, 7, 1, 1, 1, 7, 7, 7};
+    for (int i = 0; i < 8; i++)
+        EXPECT_EQ(whole(i), expected[i]) << i;
+    Buffer<float> f(3);
+    f.fill(2);  // an int converted to float
+    EXPECT_EQ(f(1), 2.0f);
+}
+
 }  // namespace
 }  // namespace dsl
