@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_buffers.h"
+
 #include "aot_blur.h"
 
 static int failures = 0;
@@ -22,27 +24,6 @@ static void keep_message(const char *message) {
     strncpy(last_message, message, sizeof(last_message) - 1);
 }
 
-static dsl_buffer_t make_buffer(uint16_t *host, dsl_dimension_t *dim, int x0, int w, int y0,
-                                int h) {
-    dsl_buffer_t b;
-    memset(&b, 0, sizeof(b));
-    b.host = (uint8_t *)host;
-    b.type.code = dsl_type_uint;
-    b.type.bits = 16;
-    b.type.lanes = 1;
-    b.dimensions = 2;
-    dim[0].min = x0;
-    dim[0].extent = w;
-    dim[0].stride = 1;
-    dim[0].flags = 0;
-    dim[1].min = y0;
-    dim[1].extent = h;
-    dim[1].stride = w;
-    dim[1].flags = 0;
-    b.dim = dim;
-    return b;
-}
-
 int main(void) {
     enum { W = 203, H = 77 };
     dsl_set_error_handler(keep_message);
@@ -50,8 +31,8 @@ int main(void) {
     /* Bounds query: the input's host is NULL; the pipeline fills in the region it needs. */
     dsl_dimension_t in_dim[2], out_dim[2];
     uint16_t *out = malloc(sizeof(uint16_t) * W * H);
-    dsl_buffer_t output = make_buffer(out, out_dim, 10, W, 20, H);
-    dsl_buffer_t query = make_buffer(NULL, in_dim, 0, 0, 0, 0);
+    dsl_buffer_t output = test_buffer_u16(out, out_dim, 10, W, 20, H);
+    dsl_buffer_t query = test_buffer_u16(NULL, in_dim, 0, 0, 0, 0);
     int status = aot_blur(&query, &output);
     CHECK(status == 0, "bounds query returned %d: %s", status, last_message);
     CHECK(in_dim[0].min == 9 && in_dim[0].extent == W + 2, "x: [%d, +%d)", in_dim[0].min,
@@ -64,7 +45,7 @@ int main(void) {
     uint16_t *in = malloc(sizeof(uint16_t) * iw * ih);
     for (int i = 0; i < iw * ih; i++)
         in[i] = (uint16_t)((i * 7919u) ^ (i >> 3));
-    dsl_buffer_t input = make_buffer(in, in_dim, in_dim[0].min, iw, in_dim[1].min, ih);
+    dsl_buffer_t input = test_buffer_u16(in, in_dim, in_dim[0].min, iw, in_dim[1].min, ih);
     status = aot_blur(&input, &output);
     CHECK(status == 0, "aot_blur returned %d: %s", status, last_message);
     int mismatches = 0;

@@ -4,30 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_buffers.h"
+
 #include "box_blur_r1.h"
 #include "box_blur_r3_avx2.h"
 
 enum { W = 67, H = 31 };
-
-static dsl_buffer_t make_buffer(uint16_t *host, dsl_dimension_t *dim) {
-    dsl_buffer_t b;
-    memset(&b, 0, sizeof(b));
-    b.host = (uint8_t *)host;
-    b.type.code = dsl_type_uint;
-    b.type.bits = 16;
-    b.type.lanes = 1;
-    b.dimensions = 2;
-    dim[0].min = 0;
-    dim[0].extent = W;
-    dim[0].stride = 1;
-    dim[0].flags = 0;
-    dim[1].min = 0;
-    dim[1].extent = H;
-    dim[1].stride = W;
-    dim[1].flags = 0;
-    b.dim = dim;
-    return b;
-}
 
 static int clamp(int v, int lo, int hi) {
     return v < lo ? lo : v > hi ? hi : v;
@@ -50,8 +32,8 @@ typedef int (*blur_fn)(dsl_buffer_t *, dsl_buffer_t *);
 static int check(const char *name, blur_fn fn, int radius, const uint16_t *in) {
     uint16_t *out = malloc(sizeof(uint16_t) * W * H);
     dsl_dimension_t in_dim[2], out_dim[2];
-    dsl_buffer_t input = make_buffer((uint16_t *)in, in_dim);
-    dsl_buffer_t output = make_buffer(out, out_dim);
+    dsl_buffer_t input = test_buffer_u16((uint16_t *)in, in_dim, 0, W, 0, H);
+    dsl_buffer_t output = test_buffer_u16(out, out_dim, 0, W, 0, H);
     int failures = 0;
     int status = fn(&input, &output);
     if (status != 0) {
