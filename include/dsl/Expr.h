@@ -340,6 +340,9 @@ Expr type_max(Type t);
 /// A constant of type `t` (broadcast if `t` is a vector) holding `v`.
 Expr make_const(Type t, int64_t v);
 Expr make_const(Type t, double v);
+inline Expr make_const(Type t, int v) {
+    return make_const(t, static_cast<int64_t>(v));
+}
 Expr const_true(int lanes = 1);
 Expr const_false(int lanes = 1);
 

@@ -156,6 +156,8 @@ class Stage {
 class Tuple {
   public:
     Tuple(std::initializer_list<Expr> exprs) : exprs_(exprs) {}
+    template <typename... Rest>
+    Tuple(const Expr &a, const Expr &b, const Rest &...rest) : exprs_{a, b, Expr(rest)...} {}
     explicit Tuple(std::vector<Expr> exprs) : exprs_(std::move(exprs)) {}
     size_t size() const { return exprs_.size(); }
     const Expr &operator[](size_t i) const { return exprs_.at(i); }

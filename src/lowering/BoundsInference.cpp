@@ -67,8 +67,12 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         // same name): a split's last iteration may ask for points past the end.
         for (int a = 0; a < f.dimensions(); a++) {
             std::string loop = names::stage_var(f.name(), 0, f.args()[a]);
-            required[a].min = max(required[a].min, Variable::make(Int(32), names::min_of(loop)));
-            required[a].max = min(required[a].max, Variable::make(Int(32), names::max_of(loop)));
+            // Clamped into that region, so that the bounds stay ordered (an iteration whose
+            // points all lie outside it, skipped by a guard, still gets a non-empty region).
+            Expr lo = Variable::make(Int(32), names::min_of(loop));
+            Expr hi = Variable::make(Int(32), names::max_of(loop));
+            required[a].min = min(max(required[a].min, lo), hi);
+            required[a].max = min(max(required[a].max, required[a].min), hi);
         }
     }
 

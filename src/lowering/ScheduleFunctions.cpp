@@ -1,5 +1,6 @@
 #include "lowering/ScheduleFunctions.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -257,6 +258,17 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         return -1;
     };
     for (const schedule::Split &split : d.schedule.splits) {
+        // A partitioned loop that is split or fused again no longer counts the iterations its
+        // main part was computed for (a split may even reuse its name): keep the guard.
+        for (auto p = partitions.begin(); p != partitions.end();) {
+            bool replaced =
+                split.kind == schedule::Split::Kind::FuseVars
+                    ? (p->outer == split.inner || p->outer == split.outer)
+                    : split.kind == schedule::Split::Kind::SplitVar && p->outer == split.old_var;
+            if (split.kind == schedule::Split::Kind::RenameVar && p->outer == split.old_var)
+                p->outer = split.outer;
+            p = replaced ? partitions.erase(p) : p + 1;
+        }
         switch (split.kind) {
             case schedule::Split::Kind::SplitVar: {
                 LoopRange old = ranges.at(split.old_var);
@@ -277,8 +289,18 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                 // split makes of it, as in a tile with vectorize(xi, 8)) inside the outer loop:
                 // run the outer iterations that stay inside the extent without the guard (no
                 // masks, no branches), and only the last one with it.
-                int o = position(split.outer);
-                for (const std::string &v : derived_loops(d.schedule, split.inner)) {
+                // Not when a split of the inner loop rounds up: its values then pass the factor
+                // and reach past the end from earlier outer iterations too.
+                std::vector<std::string> from_inner = derived_loops(d.schedule, split.inner);
+                bool inner_rounds_up = false;
+                for (const schedule::Split &later : d.schedule.splits) {
+                    inner_rounds_up |= later.kind == schedule::Split::Kind::SplitVar &&
+                                       later.tail == TailStrategy::RoundUp &&
+                                       std::find(from_inner.begin(), from_inner.end(),
+                                                 later.old_var) != from_inner.end();
+                }
+                int o = inner_rounds_up ? -1 : position(split.outer);
+                for (const std::string &v : from_inner) {
                     int i = position(v);
                     if (i < 0 || o <= i) continue;
                     ir::ForType inner_type = d.schedule.dims[i].for_type;
@@ -413,11 +435,23 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
     return body;
 }
 
-/// The loops of the stage `level` refers to, outermost first, from its outermost loop down to
-/// the loop `innermost` (all of them if the stage has no such loop).
-std::vector<schedule::Dim> loops_down_to(const schedule::LoopLevel &level, const Environment &env,
+/// The loop lists of a stage's definition and of each of its specializations, recursively.
+void add_variants(const Definition &d, std::vector<const std::vector<schedule::Dim> *> &out) {
+    out.push_back(&d.schedule.dims);
+    for (const lang::Specialization &s : d.specializations)
+        add_variants(s.definition, out);
+}
+std::vector<const std::vector<schedule::Dim> *> stage_variants(const schedule::LoopLevel &level,
+                                                               const Environment &env) {
+    std::vector<const std::vector<schedule::Dim> *> variants;
+    add_variants(env.func(level.func).stage(level.stage), variants);
+    return variants;
+}
+
+/// The loops of `dims`, outermost first, from the outermost loop down to the loop `innermost`
+/// (all of them if there is no such loop).
+std::vector<schedule::Dim> loops_down_to(const std::vector<schedule::Dim> &dims,
                                          const std::string &innermost) {
-    const std::vector<schedule::Dim> &dims = env.func(level.func).stage(level.stage).schedule.dims;
     std::vector<schedule::Dim> result;
     for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
         result.push_back(*it);
@@ -428,7 +462,8 @@ std::vector<schedule::Dim> loops_down_to(const schedule::LoopLevel &level, const
 
 /// Checks where `g` is stored: at root, or at its compute loop or a loop around it in the same
 /// consumer stage; and that no parallel loop runs between its storage and its computation
-/// (iterations running at once would write the same storage).
+/// (iterations running at once would write the same storage). Every specialization of the
+/// consumer stages involved must satisfy both.
 void resolve_store_level(const Environment &env, const Function &g) {
     const schedule::LoopLevel &compute = g.schedule().compute_level;
     schedule::LoopLevel &store = g.schedule().store_level;
@@ -444,18 +479,29 @@ void resolve_store_level(const Environment &env, const Function &g) {
     }
     std::string where =
         "Func \"" + name + "\" is scheduled compute_at(" + compute.func + ", " + compute.var + ")";
-    std::vector<schedule::Dim> outside = loops_down_to(compute, env, compute.var);
     if (store.kind == schedule::LoopLevel::Kind::At) {
-        bool found = false;
-        std::string legal = "root";
-        for (const schedule::Dim &d : outside) {
-            found |= store.func == compute.func && d.var == store.var;
-            legal += ", " + compute.func + "." + d.var;
+        auto variants = stage_variants(compute, env);
+        for (const std::vector<schedule::Dim> *dims : variants) {
+            // A variant without the compute loop is refused where the loop nest is built.
+            bool has_compute_loop = false;
+            for (const schedule::Dim &d : *dims)
+                has_compute_loop |= d.var == compute.var;
+            if (!has_compute_loop) continue;
+            bool found = false;
+            std::string legal = "root";
+            for (const schedule::Dim &d : loops_down_to(*dims, compute.var)) {
+                found |= store.func == compute.func && d.var == store.var;
+                legal += ", " + compute.func + "." + d.var;
+            }
+            user_assert(found) << where << " and store_at(" << store.func << ", " << store.var
+                               << "), but its storage must be at the loop where it is computed or "
+                               << "around it"
+                               << (dims == variants[0]
+                                       ? ""
+                                       : " (also in every specialization of " + compute.func + ")")
+                               << ". Legal storage locations for " << name << " are: " << legal
+                               << ".";
         }
-        user_assert(found) << where << " and store_at(" << store.func << ", " << store.var
-                           << "), but its storage must be at the loop where it is computed or "
-                           << "around it. Legal storage locations for " << name << " are: " << legal
-                           << ".";
         store.stage = compute.stage;
     }
     // The loops between the storage (excluded) and the computation (included), through the
@@ -463,19 +509,24 @@ void resolve_store_level(const Environment &env, const Function &g) {
     schedule::LoopLevel level = compute;
     std::string innermost = compute.var;
     while (level.kind == schedule::LoopLevel::Kind::At) {
-        std::vector<schedule::Dim> loops = loops_down_to(level, env, innermost);
-        for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
-            if (store.kind == schedule::LoopLevel::Kind::At && it->var == store.var &&
-                level.func == store.func) {
-                return;
+        bool reached_storage = false;
+        for (const std::vector<schedule::Dim> *dims : stage_variants(level, env)) {
+            std::vector<schedule::Dim> loops = loops_down_to(*dims, innermost);
+            for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+                if (store.kind == schedule::LoopLevel::Kind::At && it->var == store.var &&
+                    level.func == store.func) {
+                    reached_storage = true;
+                    break;
+                }
+                user_assert(it->for_type != ForType::Parallel)
+                    << "Func \"" << name << "\" is stored at " << store.to_string()
+                    << " but computed inside the parallel loop " << level.func << "." << it->var
+                    << ": iterations running at once would write the same storage. Store it "
+                    << "inside that loop (store_at(" << level.func << ", " << it->var
+                    << ") or a loop further in), or make the loop serial.";
             }
-            user_assert(it->for_type != ForType::Parallel)
-                << "Func \"" << name << "\" is stored at " << store.to_string()
-                << " but computed inside the parallel loop " << level.func << "." << it->var
-                << ": iterations running at once would write the same storage. Store it inside "
-                << "that loop (store_at(" << level.func << ", " << it->var
-                << ") or a loop further in), or make the loop serial.";
         }
+        if (reached_storage) return;
         const schedule::LoopLevel &outer = env.func(level.func).schedule().compute_level;
         innermost = outer.var;
         level = outer;

@@ -111,10 +111,31 @@ std::map<std::string, Interval> footprints_of(const lang::Function &f, int stage
             }
         }
     }
+    // A Func computed inside a consumer's loop runs these loops once per iteration, over a
+    // region that changes with the iteration and may be smaller than a factor. ShiftInwards
+    // then starts before the region and RoundUp ends after it, by up to the product of the
+    // rounding factors less one; bounds taken over the union of the regions (the storage
+    // outside that loop, and everything the pipeline computes at root for it) must allow that
+    // much on each side, or they miss points some iteration writes and reads.
+    Expr slack;
+    if (f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At) {
+        Expr product = make_one(Int(32));
+        for (const Split &sp : d.schedule.splits) {
+            if (sp.kind == Split::Kind::SplitVar &&
+                (sp.tail == TailStrategy::RoundUp || sp.tail == TailStrategy::ShiftInwards)) {
+                product = product * sp.factor;
+            }
+        }
+        slack = simplify(product - 1);
+    }
     std::map<std::string, Interval> result;
     for (const std::string &v : original) {
         const Interval &i = visited.at(v);
-        result[v] = Interval(simplify(i.min), simplify(i.max));
+        if (slack.defined()) {
+            result[v] = Interval(simplify(i.min - slack), simplify(i.max + slack));
+        } else {
+            result[v] = Interval(simplify(i.min), simplify(i.max));
+        }
     }
     return result;
 }

@@ -89,10 +89,35 @@ void check_factor(const Directive &d, const Expr &factor) {
     }
 }
 
+/// Whether loop `var` is the inner loop of an earlier split of the stage, or made from one.
+bool made_from_inner_loop(const Directive &d, const std::string &var) {
+    std::vector<std::string> from_inner;
+    for (const Split &s : d.def().schedule.splits) {
+        bool derived =
+            std::find(from_inner.begin(), from_inner.end(), s.old_var) != from_inner.end() ||
+            (s.kind == Split::Kind::FuseVars &&
+             (std::find(from_inner.begin(), from_inner.end(), s.inner) != from_inner.end() ||
+              std::find(from_inner.begin(), from_inner.end(), s.outer) != from_inner.end()));
+        if (s.kind == Split::Kind::SplitVar) {
+            from_inner.push_back(s.inner);
+            if (derived) from_inner.push_back(s.outer);
+        } else if (derived) {
+            from_inner.push_back(s.kind == Split::Kind::FuseVars ? s.old_var : s.outer);
+        }
+    }
+    return std::find(from_inner.begin(), from_inner.end(), var) != from_inner.end();
+}
+
 void check_tail(const Directive &d, TailStrategy tail, const VarOrRVar &x, bool is_rvar) {
     user_assert(!(tail == TailStrategy::RoundUp && is_rvar))
         << d.where() << ": TailStrategy::RoundUp on the reduction loop \"" << x.name()
         << "\" would run the update at points outside its RDom. Use GuardWithIf (or Auto).";
+    user_assert(
+        !(tail == TailStrategy::RoundUp && d.stage() > 0 && made_from_inner_loop(d, x.name())))
+        << d.where() << ": TailStrategy::RoundUp on \"" << x.name()
+        << "\", the inner loop of another split, would run past the end of each outer "
+           "iteration into the next one, applying the update twice at those points. Use "
+           "GuardWithIf (or Auto).";
     user_assert(!(tail == TailStrategy::ShiftInwards && d.stage() > 0))
         << d.where() << ": TailStrategy::ShiftInwards computes some points of \"" << x.name()
         << "\" twice, which an update may not do (it would apply twice). Use GuardWithIf, or "
