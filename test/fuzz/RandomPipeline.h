@@ -1,0 +1,60 @@
+#pragma once
+/// Random pipelines with random schedules, for the differential fuzzer.
+///
+/// A case is a DAG of 1-8 two-dimensional Funcs over one or two ImageParams read through
+/// boundary conditions: pointwise arithmetic and stencils across five element types (casts,
+/// selects, integer division and modulo by any value, bitwise ops, min/max), reductions over
+/// RDoms (some with `where`), updates at every point, scans along x, scatter histograms and
+/// Tuples with an argmax update. Its schedule uses every directive (split with each tail
+/// strategy, fuse, reorder, tile, vectorize, unroll, parallel, rename, compute_root,
+/// compute_at, store_at, store_root, reorder_storage, bound, specialize) at random loops and
+/// factors, legal by construction. `make_illegal_case` adds one directive that must be refused.
+///
+/// Everything the generator does is also written as C++, so a failing case prints a program
+/// that rebuilds it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dsl/dsl.h"
+
+namespace dsl::fuzz {
+
+struct FuzzCase {
+    uint64_t seed = 0;
+    Func output;
+    std::vector<int> output_size;
+    /// The inputs, already bound to their buffers.
+    std::vector<ImageParam> inputs;
+    std::vector<Buffer<>> input_buffers;
+    Param<int32_t> param{"p0", 0};
+    /// The pipeline and its schedule as C++ (see the file comment).
+    std::string algorithm_code;
+    std::string schedule_code;
+    /// What the illegal directive of `make_illegal_case` is, for the report.
+    std::string illegal_directive;
+    /// Set when the illegal directive was refused as it was given, with the message.
+    bool refused_early = false;
+    std::string early_message;
+    /// Which of the inputs and whether the Param are read by the pipeline (its AOT arguments).
+    std::vector<bool> input_read;
+    bool reads_param = false;
+    /// False when the pipeline may read fewer than those (a consumer of an inlined Tuple reads
+    /// only some of its values): such a case is not compiled ahead of time.
+    bool arguments_exact = true;
+    int funcs = 0;
+
+    /// A self-contained C++ reproduction: declarations, algorithm, schedule, realize.
+    std::string reproduction() const;
+};
+
+/// A random pipeline with a random legal schedule.
+FuzzCase make_case(uint64_t seed);
+
+/// A random pipeline with a random legal schedule plus one illegal directive (compute_at a Func
+/// that does not use it, storage inside the compute loop, a loop name that does not exist, a
+/// factor of zero, ...). Realizing it must throw CompileError.
+FuzzCase make_illegal_case(uint64_t seed);
+
+}  // namespace dsl::fuzz

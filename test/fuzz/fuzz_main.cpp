@@ -1,0 +1,243 @@
+// dsl_fuzz: the differential fuzzer. Each case is a random pipeline with a random schedule
+// (test/fuzz/RandomPipeline.h), realized through the JIT (and, every --aot-every cases, through
+// an AOT static library loaded into this process) and compared with the reference evaluator
+// element by element. With --illegal, each case carries one illegal directive instead, which
+// must be refused with a CompileError naming the Func involved: never a crash, an internal
+// error, a hang or a result.
+//
+//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--aot-every K] [--verbose]
+//
+// Case i uses seed S + i, so `dsl_fuzz --seed <case seed> --cases 1` reruns one case. A failure
+// prints the seed, what differed and a C++ reproduction of the pipeline and its schedule.
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include <unistd.h>
+
+#include "AotRealize.h"
+#include "RandomPipeline.h"
+#include "common/PipelineCheck.h"
+#include "dsl/dsl.h"
+
+namespace {
+
+using dsl::fuzz::FuzzCase;
+
+struct Options {
+    uint64_t seed = 1;
+    long cases = 100;
+    double seconds = 0;
+    bool illegal = false;
+    long aot_every = 0;
+    bool verbose = false;
+};
+
+// What a signal handler prints: the case that was running.
+char crash_message[160];
+
+extern "C" void on_fatal_signal(int sig) {
+    ssize_t ignored = write(2, crash_message, std::strlen(crash_message));
+    (void)ignored;
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+
+void usage() {
+    std::cerr << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] "
+                 "[--aot-every K] [--verbose]\n"
+                 "  --seed S       seed of the first case (case i uses S + i; default 1)\n"
+                 "  --cases N      number of cases (default 100)\n"
+                 "  --seconds T    stop after T seconds instead (with --cases, whichever first)\n"
+                 "  --illegal      schedule-error fuzzing: every case must be refused\n"
+                 "  --aot-every K  also run every K-th case through an AOT static library\n"
+                 "  --verbose      print every case's reproduction\n";
+}
+
+bool parse(int argc, char **argv, Options &o) {
+    bool cases_given = false;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto value = [&](const char *name) -> const char * {
+            if (i + 1 >= argc) {
+                std::cerr << "dsl_fuzz: " << name << " needs a value\n";
+                return nullptr;
+            }
+            return argv[++i];
+        };
+        const char *v = nullptr;
+        if (a == "--seed") {
+            if (!(v = value("--seed"))) return false;
+            o.seed = std::strtoull(v, nullptr, 10);
+        } else if (a == "--cases") {
+            if (!(v = value("--cases"))) return false;
+            o.cases = std::atol(v);
+            cases_given = true;
+        } else if (a == "--seconds") {
+            if (!(v = value("--seconds"))) return false;
+            o.seconds = std::atof(v);
+        } else if (a == "--aot-every") {
+            if (!(v = value("--aot-every"))) return false;
+            o.aot_every = std::atol(v);
+        } else if (a == "--illegal") {
+            o.illegal = true;
+        } else if (a == "--verbose") {
+            o.verbose = true;
+        } else {
+            std::cerr << "dsl_fuzz: unknown argument \"" << a << "\"\n";
+            usage();
+            return false;
+        }
+    }
+    if (o.seconds > 0 && !cases_given) o.cases = -1;
+    return true;
+}
+
+void report(const FuzzCase &c, const std::string &what) {
+    std::cout << "\n=== FAILURE in case " << c.seed << " (rerun: dsl_fuzz --seed " << c.seed
+              << " --cases 1" << (c.illegal_directive.empty() ? "" : " --illegal") << ")\n"
+              << what << "\n--- reproduction:\n"
+              << c.reproduction();
+    try {
+        std::cout << "--- loop nest:\n" << dsl::Func(c.output).loop_nest();
+    } catch (const dsl::Error &) {
+    }
+    std::cout << std::flush;
+}
+
+/// One legal case: realize through the JIT (and AOT) and compare with the reference.
+bool run_legal(const FuzzCase &c, bool aot) {
+    dsl::Realization r({});
+    try {
+        r = dsl::Func(c.output).realize(c.output_size);
+    } catch (const dsl::Error &e) {
+        report(c, std::string("realize threw: ") + e.what());
+        return false;
+    }
+    ::testing::AssertionResult ok = dsl::test::matches_reference(c.output, r, 1e-4);
+    if (!ok) {
+        report(c, std::string("JIT result differs: ") + ok.message());
+        return false;
+    }
+    if (aot) {
+        std::string error;
+        dsl::Realization a = dsl::fuzz::aot_realize(c, error);
+        if (!error.empty()) {
+            report(c, "AOT: " + error);
+            return false;
+        }
+        ok = dsl::test::matches_reference(c.output, a, 1e-4);
+        if (!ok) {
+            report(c, std::string("AOT result differs: ") + ok.message());
+            return false;
+        }
+    }
+    return true;
+}
+
+/// Whether an error message names a Func of a fuzz case (they are all called f<i>).
+bool names_a_func(const std::string &m) {
+    return m.find("\"f") != std::string::npos || m.find(" f") != std::string::npos ||
+           m.find("(f") != std::string::npos;
+}
+
+/// One illegal case: must be refused with a CompileError that names a Func of the pipeline.
+bool run_illegal(const FuzzCase &c) {
+    try {
+        dsl::Func(c.output).realize(c.output_size);
+    } catch (const dsl::CompileError &e) {
+        std::string m = e.what();
+        if (!names_a_func(m)) {
+            report(c, "the CompileError names no Func: " + m);
+            return false;
+        }
+        return true;
+    } catch (const dsl::Error &e) {
+        report(c, std::string("expected a CompileError, got: ") + e.what());
+        return false;
+    }
+    report(c, "the illegal directive was accepted: " + c.illegal_directive);
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Options o;
+    if (!parse(argc, argv, o)) return 2;
+    // Warnings (a vector loop left scalar, ...) are expected of random schedules.
+    if (!o.verbose) std::cerr.rdbuf(nullptr);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM})
+        std::signal(sig, on_fatal_signal);
+    auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    long done = 0, failures = 0, aot_cases = 0, early_refusals = 0;
+    double last_progress = 0;
+    bool aot_pending = false;  // the last case due for AOT could not be: take the next
+    for (long i = 0; o.cases < 0 || i < o.cases; i++) {
+        if (o.seconds > 0 && elapsed() >= o.seconds) break;
+        uint64_t seed = o.seed + static_cast<uint64_t>(i);
+        std::snprintf(crash_message, sizeof(crash_message),
+                      "\n=== dsl_fuzz: case %llu crashed or hung (rerun: dsl_fuzz --seed %llu "
+                      "--cases 1%s)\n",
+                      static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed),
+                      o.illegal ? " --illegal" : "");
+        alarm(120);  // a case that hangs is reported by the SIGALRM handler
+        bool ok = true;
+        if (o.illegal) {
+            FuzzCase c;
+            try {
+                c = dsl::fuzz::make_illegal_case(seed);
+            } catch (const dsl::Error &e) {
+                std::cout << "\n=== FAILURE in case " << seed << ": building the case threw "
+                          << e.what() << "\n";
+                ok = false;
+            }
+            if (ok && o.verbose) std::cout << c.reproduction() << std::flush;
+            if (ok && c.refused_early) {
+                // Refused when the directive was given.
+                early_refusals++;
+                ok = names_a_func(c.early_message);
+                if (!ok) report(c, "the CompileError names no Func: " + c.early_message);
+            } else if (ok) {
+                ok = run_illegal(c);
+            }
+        } else {
+            FuzzCase c;
+            try {
+                c = dsl::fuzz::make_case(seed);
+            } catch (const dsl::Error &e) {
+                std::cout << "\n=== FAILURE in case " << seed << ": building the case threw "
+                          << e.what() << "\n";
+                ok = false;
+            }
+            if (ok && o.verbose) std::cout << c.reproduction() << std::flush;
+            bool aot = o.aot_every > 0 && (i % o.aot_every == 0 || aot_pending);
+            aot_pending = aot && !c.arguments_exact;
+            aot = aot && c.arguments_exact;
+            aot_cases += aot;
+            if (ok) ok = run_legal(c, aot);
+        }
+        alarm(0);
+        done++;
+        failures += !ok;
+        if (elapsed() - last_progress >= 10) {
+            last_progress = elapsed();
+            std::cout << "dsl_fuzz: " << done << " cases, " << failures << " failures, "
+                      << static_cast<int>(elapsed()) << " s" << std::endl;
+        }
+    }
+    std::cout << "dsl_fuzz: " << done << " " << (o.illegal ? "illegal-schedule" : "pipeline")
+              << " cases from seed " << o.seed << " (" << aot_cases << " also through AOT";
+    if (o.illegal) std::cout << ", " << early_refusals << " refused when the directive was given";
+    std::cout << ") in " << elapsed() << " s: " << failures << " failure"
+              << (failures == 1 ? "" : "s") << std::endl;
+    return failures == 0 ? 0 : 1;
+}
