@@ -92,6 +92,19 @@ TEST(FuzzRegression, IterationOutsideTheRegionGetsOrderedBounds) {
     EXPECT_TRUE(matches_reference(out, r));
 }
 
+// A sliding window folded into a circular buffer of the extent each iteration reads, for a
+// producer whose vectorized loop rounds up: the points written past that extent landed on the
+// slot of a point still read.
+TEST(FuzzRegression, FoldedStorageHoldsWhatARoundUpSplitWrites) {
+    Buffer<> in = random_buffer(Int(16), {20, 4}, 8);
+    Func p("fr8_p"), c("fr8_c");
+    p(x, y) = cast(Int(32), in(clamp(x, 0, 19), clamp(y, 0, 3))) * 3 + x;
+    c(x, y) = p(x - 1, y) - p(x, y);
+    p.vectorize(x, 2, TailStrategy::RoundUp).compute_at(c, x).store_root();
+    Realization r = c.realize({16, 3});
+    EXPECT_TRUE(matches_reference(c, r));
+}
+
 // A specialization that moves the storage loop inside the compute loop is refused (it failed
 // inside the compiler).
 TEST(FuzzRegression, SpecializationMovingTheStorageLoopInside) {
