@@ -87,13 +87,18 @@ void run(const Function &f, const CompiledPipeline &p, const std::vector<Buffer<
                 << ".set(...) before realizing \"" << f.name() << "\".";
             scalars[i] = param.scalar_bits;
             argv.push_back(&scalars[i]);
-        } else if (in.buffer.defined()) {
-            argv.push_back(in.buffer.raw_buffer());
         } else {
-            const Buffer<> &b = in.param.contents().buffer;
+            const Buffer<> &b = in.buffer.defined() ? in.buffer : in.param.contents().buffer;
             user_assert(b.defined())
                 << "ImageParam \"" << in.name << "\" has no buffer; call " << in.name
                 << ".set(buffer) before realizing \"" << f.name() << "\".";
+            // A compiled library treats an input without memory as a bounds query; realize()
+            // has no way to answer one, and would compute nothing.
+            if (!b.raw_buffer()->host) {
+                throw RuntimeError("Error: input \"" + in.name + "\" of \"" + f.name() +
+                                   "\" has no memory (its host pointer is null). Pass a buffer "
+                                   "that holds the input's elements.");
+            }
             argv.push_back(b.raw_buffer());
         }
     }

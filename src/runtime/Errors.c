@@ -80,7 +80,44 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_bad_type(const char *buffer, int expect
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_is_null(const char *buffer) {
     return report(dsl_error_buffer_argument_is_null,
-                  "Error: buffer \"%s\" has no memory (its host pointer is null).", buffer);
+                  "Error: buffer \"%s\" has no memory (its host pointer is null). Allocate it, "
+                  "or wrap memory that holds its elements.",
+                  buffer);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_extent_negative(const char *buffer, int dim,
+                                                                int extent) {
+    return report(dsl_error_buffer_extents_negative,
+                  "Error: buffer \"%s\" has extent %d in dimension %d; extents cannot be "
+                  "negative. Pass a buffer whose extents are 0 or more.",
+                  buffer, extent, dim);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_span_too_large(const char *buffer, double span) {
+    return report(dsl_error_buffer_too_large,
+                  "Error: buffer \"%s\" spans %.0f elements from its first element to its last "
+                  "(its strides times its extents), more than the 2^31 - 1 a pipeline addresses. "
+                  "Pass a smaller buffer, or crop it and process it in pieces.",
+                  buffer, span);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_output_overlaps(const char *buffer, int dim_a,
+                                                         int stride_a, int extent_a, int dim_b,
+                                                         int stride_b, int extent_b) {
+    if (dim_a == dim_b) {
+        return report(dsl_error_buffer_overlaps,
+                      "Error: output buffer \"%s\" has stride 0 in dimension %d (extent %d), so "
+                      "its elements share memory. Every element of an output needs its own "
+                      "memory: pass a buffer whose strides keep elements apart (a dense one).",
+                      buffer, dim_a, extent_a);
+    }
+    return report(dsl_error_buffer_overlaps,
+                  "Error: output buffer \"%s\" may have elements that share memory: dimension "
+                  "%d (stride %d, extent %d) and dimension %d (stride %d, extent %d) interleave. "
+                  "Every element of an output needs its own memory: pass a buffer where one of "
+                  "each two dimensions steps over the whole of the other (a dense buffer, or a "
+                  "crop, transpose or slice of one).",
+                  buffer, dim_a, stride_a, extent_a, dim_b, stride_b, extent_b);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_access_out_of_bounds(const char *buffer, int dim,

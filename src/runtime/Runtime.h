@@ -33,6 +33,10 @@ int dsl_runtime_error_bad_dimensions(const char *buffer, int expected, int actua
 int dsl_runtime_error_bad_type(const char *buffer, int expected_code, int expected_bits, int code,
                                int bits);
 int dsl_runtime_error_buffer_is_null(const char *buffer);
+int dsl_runtime_error_buffer_extent_negative(const char *buffer, int dim, int extent);
+int dsl_runtime_error_buffer_span_too_large(const char *buffer, double span);
+int dsl_runtime_error_output_overlaps(const char *buffer, int dim_a, int stride_a, int extent_a,
+                                      int dim_b, int stride_b, int extent_b);
 int dsl_runtime_error_access_out_of_bounds(const char *buffer, int dim, int need_min, int need_max,
                                            int have_min, int have_max);
 int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min, int need_max,
