@@ -9,12 +9,18 @@
 #include "runtime/Runtime.h"
 
 // As long as the longest message the reporters format; longer ones are cut.
-enum { kMessageCapacity = 1024 };
+enum { kMessageCapacity = DSL_RUNTIME_MESSAGE_CAPACITY };
 
 static _Thread_local char last_error[kMessageCapacity];
 
-static void default_handler(const char *message) {
+DSL_RUNTIME_EXPORT void dsl_runtime_keep_error(const char *message) {
+    // Inside an iteration of a parallel loop, the message goes to the loop's caller.
+    if (dsl_runtime_forward_error(message)) return;
     snprintf(last_error, sizeof(last_error), "%s", message);
+}
+
+static void default_handler(const char *message) {
+    dsl_runtime_keep_error(message);
 }
 
 // Set by one thread and read by any: accessed atomically.

@@ -18,9 +18,20 @@ extern "C" {
 void *dsl_runtime_malloc(uint64_t bytes);
 void dsl_runtime_free(void *pointer);
 
-/// The message of the last error reported on this thread (default handler only).
+/// The message of the last error reported on this thread (default handler only). An error
+/// reported inside an iteration of a parallel loop counts as reported on the thread that called
+/// the loop (the first one, if several iterations fail).
 const char *dsl_runtime_last_error(void);
 void dsl_runtime_clear_last_error(void);
+
+/// The longest message kept (longer ones are cut).
+#define DSL_RUNTIME_MESSAGE_CAPACITY 1024
+/// What the default handler does: keeps `message` as this thread's last error, or, inside an
+/// iteration of a parallel loop, as the loop's (see dsl_runtime_forward_error).
+void dsl_runtime_keep_error(const char *message);
+/// Inside an iteration of a parallel loop, keeps `message` for the thread that called the loop
+/// (the first message only) and returns 1; elsewhere returns 0.
+int dsl_runtime_forward_error(const char *message);
 
 /// One iteration of a parallel loop: returns 0 or an error code.
 typedef int (*dsl_task_fn)(void *closure, int32_t index);
