@@ -21,6 +21,10 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bound_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_large),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_int_param_too_small),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_int_param_too_large),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_uint_param_too_small),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_uint_param_too_large),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_out_of_memory),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_buffer_too_large),
 #undef DSL_RUNTIME_SYMBOL

@@ -209,19 +209,21 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
         }
         const ParameterContents &p = in.param.contents();
         Expr value = Variable::make(in.type, in.name, in.param);
-        Expr as_double = cast(Float(64), value);
-        if (p.min_value.defined()) {
+        // Integers are reported exactly (a double would round 64-bit values); floats as doubles.
+        Type wide = in.type.is_bool() || in.type.is_float() ? Float(64)
+                    : in.type.is_uint()                     ? UInt(64)
+                                                            : Int(64);
+        const char *kind = wide.is_float() ? "" : wide.is_uint() ? "uint_" : "int_";
+        auto out_of_range = [&](const Expr &ok, const Expr &bound, bool too_large) {
+            std::string reporter_name = "dsl_runtime_error_" + std::string(kind) + "param_too_" +
+                                        (too_large ? "large" : "small");
             checks.push_back(AssertStmt::make(
-                value >= p.min_value,
-                reporter("dsl_runtime_error_param_too_small",
-                         {StringImm::make(in.name), as_double, cast(Float(64), p.min_value)})));
-        }
-        if (p.max_value.defined()) {
-            checks.push_back(AssertStmt::make(
-                value <= p.max_value,
-                reporter("dsl_runtime_error_param_too_large",
-                         {StringImm::make(in.name), as_double, cast(Float(64), p.max_value)})));
-        }
+                ok, Call::make(Int(32), reporter_name,
+                               {StringImm::make(in.name), cast(wide, value), cast(wide, bound)},
+                               Call::CallType::Extern)));
+        };
+        if (p.min_value.defined()) out_of_range(value >= p.min_value, p.min_value, false);
+        if (p.max_value.defined()) out_of_range(value <= p.max_value, p.max_value, true);
     }
     // Updates of outputs may write anywhere their arguments say, and a split that rounds up or
     // shifts inwards past the buffer's region.

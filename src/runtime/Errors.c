@@ -158,6 +158,12 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_bound_too_small(const char *func, const
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_small(const char *param, double value,
                                                          double min) {
+    if (value != value) {
+        return report(dsl_error_param_too_small,
+                      "Error: Param \"%s\" is NaN, which is outside any range (its minimum is "
+                      "%g). Set it to a number within its range.",
+                      param, min);
+    }
     return report(dsl_error_param_too_small,
                   "Error: Param \"%s\" is %g, below its minimum %g. Set it within its range.",
                   param, value, min);
@@ -165,9 +171,43 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_small(const char *param, doub
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_large(const char *param, double value,
                                                          double max) {
+    if (value != value) {
+        return report(dsl_error_param_too_large,
+                      "Error: Param \"%s\" is NaN, which is outside any range (its maximum is "
+                      "%g). Set it to a number within its range.",
+                      param, max);
+    }
     return report(dsl_error_param_too_large,
                   "Error: Param \"%s\" is %g, above its maximum %g. Set it within its range.",
                   param, value, max);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_int_param_too_small(const char *param, int64_t value,
+                                                             int64_t min) {
+    return report(dsl_error_param_too_small,
+                  "Error: Param \"%s\" is %lld, below its minimum %lld. Set it within its range.",
+                  param, (long long)value, (long long)min);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_int_param_too_large(const char *param, int64_t value,
+                                                             int64_t max) {
+    return report(dsl_error_param_too_large,
+                  "Error: Param \"%s\" is %lld, above its maximum %lld. Set it within its range.",
+                  param, (long long)value, (long long)max);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_uint_param_too_small(const char *param, uint64_t value,
+                                                              uint64_t min) {
+    return report(dsl_error_param_too_small,
+                  "Error: Param \"%s\" is %llu, below its minimum %llu. Set it within its range.",
+                  param, (unsigned long long)value, (unsigned long long)min);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_uint_param_too_large(const char *param, uint64_t value,
+                                                              uint64_t max) {
+    return report(dsl_error_param_too_large,
+                  "Error: Param \"%s\" is %llu, above its maximum %llu. Set it within its range.",
+                  param, (unsigned long long)value, (unsigned long long)max);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_out_of_memory(const char *buffer, double bytes) {

@@ -56,6 +56,10 @@ int dsl_runtime_error_bound_too_small(const char *func, const char *var, int nee
                                       int bound_min, int bound_max);
 int dsl_runtime_error_param_too_small(const char *param, double value, double min);
 int dsl_runtime_error_param_too_large(const char *param, double value, double max);
+int dsl_runtime_error_int_param_too_small(const char *param, int64_t value, int64_t min);
+int dsl_runtime_error_int_param_too_large(const char *param, int64_t value, int64_t max);
+int dsl_runtime_error_uint_param_too_small(const char *param, uint64_t value, uint64_t min);
+int dsl_runtime_error_uint_param_too_large(const char *param, uint64_t value, uint64_t max);
 int dsl_runtime_error_out_of_memory(const char *buffer, double bytes);
 int dsl_runtime_error_buffer_too_large(const char *buffer, double elements);
 
