@@ -140,6 +140,40 @@ TEST(Concurrency, DifferentPipelinesBuiltAndRealizedFromEightThreads) {
     }
 }
 
+// One thread realizes a Func on its own, for two targets in turn (so it is compiled again each
+// time), while other threads realize a pipeline that reads it. Lowering the second pipeline copies
+// the first Func on those threads: nothing a realization of it writes may be read there.
+TEST(Concurrency, AFuncRealizedAloneWhileAnotherPipelineReadsIt) {
+    Var x("x"), y("y");
+    Func inner("inner"), outer("outer");
+    inner(x, y) = x * 5 + y;
+    outer(x, y) = inner(x, y) + inner(x + 1, y);
+    inner.compute_root();
+    Target host = Target::host();
+    Target other = host.has_feature(Target::Feature::SSE41)
+                       ? host.without_feature(Target::Feature::SSE41)
+                       : host;
+    std::vector<int> wrong(kThreads, -1);
+    on_threads([&](int t) {
+        int bad = 0;
+        for (int round = 0; round < 4; round++) {
+            if (t == 0) {
+                Buffer<int32_t> out({9, 4});
+                inner.realize(out, round % 2 ? other : host);
+                out.for_each_element([&](int px, int py) { bad += out(px, py) != px * 5 + py; });
+            } else {
+                Buffer<int32_t> out({9, 4});
+                outer.realize(out);
+                out.for_each_element(
+                    [&](int px, int py) { bad += out(px, py) != px * 10 + 5 + 2 * py; });
+            }
+        }
+        wrong[t] = bad;
+    });
+    for (int t = 0; t < kThreads; t++)
+        EXPECT_EQ(wrong[t], 0) << "thread " << t;
+}
+
 // An error reported by an iteration of a parallel loop that a worker thread of the pool runs
 // reaches the thread that called realize(), with its message, even while other threads realize
 // pipelines of their own.
