@@ -107,11 +107,14 @@ class Buffer {
         std::vector<dsl_dimension_t> dims;
         int64_t stride = 1;
         for (int s : sizes) {
-            if (s < 0)
-                detail::buffer_error("Buffer: the size " + std::to_string(s) + " is negative.");
+            if (s < 0) {
+                detail::buffer_error("Buffer" + (name.empty() ? "" : " \"" + name + "\"") +
+                                     ": the size " + std::to_string(s) + " is negative.");
+            }
             dims.push_back({0, s, static_cast<int32_t>(stride), 0});
             stride *= s;
-            if (stride > INT32_MAX) detail::buffer_error("Buffer: more than 2^31 elements.");
+            if (stride > INT32_MAX)
+                detail::buffer_error("Buffer: more than 2^31 - 1 elements, the most one holds.");
         }
         allocate(t, dims, static_cast<size_t>(stride), name);
     }
@@ -120,18 +123,26 @@ class Buffer {
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     Buffer(U *data, const std::vector<int> &sizes, const std::string &name = "") {
         std::vector<dsl_dimension_t> dims;
-        int32_t stride = 1;
+        int64_t stride = 1;
         for (int s : sizes) {
-            dims.push_back({0, s, stride, 0});
+            check_extent(s, name);
+            dims.push_back({0, s, static_cast<int32_t>(stride), 0});
             stride *= s;
+            if (stride > INT32_MAX)
+                detail::buffer_error("Buffer: more than 2^31 - 1 elements, the most one holds.");
         }
         wrap(type_of<U>(), reinterpret_cast<uint8_t *>(data), dims, name);
     }
 
-    /// Wraps external memory with any mins and strides (in elements; may be negative).
+    /// Wraps external memory with any mins and strides (in elements). `data` points at the
+    /// element at the mins. Strides may be negative (a flipped view), and an input may repeat
+    /// elements (stride 0 broadcasts); an output's elements must not share memory, which
+    /// realize() checks. Extents must not be negative.
     Buffer(Type t, void *data, const std::vector<dsl_dimension_t> &dims,
            const std::string &name = "") {
         check_type(t);
+        for (const dsl_dimension_t &d : dims)
+            check_extent(d.extent, name);
         wrap(t, static_cast<uint8_t *>(data), dims, name);
     }
 
@@ -317,6 +328,13 @@ class Buffer {
                                      ", but this Buffer<" + type_of<T>().to_string() +
                                      "> expects " + type_of<T>().to_string() + ".");
             }
+        }
+    }
+    static void check_extent(int extent, const std::string &name) {
+        if (extent < 0) {
+            detail::buffer_error("Buffer" + (name.empty() ? "" : " \"" + name + "\"") +
+                                 ": the extent " + std::to_string(extent) +
+                                 " is negative; extents are 0 or more.");
         }
     }
     void check_dim(int d) const {

@@ -22,6 +22,9 @@ void set_param_bits(ir::ParameterContents &p, uint64_t bits);
 uint64_t get_param_bits(const ir::ParameterContents &p);
 void set_param_range(ir::ParameterContents &p, const Expr &default_value, const Expr &min,
                      const Expr &max);
+/// Throws a CompileError naming the Param unless `min_below_max` and `default_inside` hold.
+void check_param_range(const ir::ParameterContents &p, bool min_below_max, bool default_inside,
+                       const Expr &default_value, const Expr &min, const Expr &max);
 Expr param_expr(const std::shared_ptr<ir::ParameterContents> &p);
 const std::string &param_name(const ir::ParameterContents &p);
 std::string fresh_param_name(const char *prefix);
@@ -54,10 +57,23 @@ class Param {
         detail::set_param_range(*contents_, Expr(default_value), Expr(), Expr());
         set(default_value);
     }
+    /// A CompileError if `min` is above `max` or `default_value` lies outside them.
     Param(const std::string &name, T default_value, T min, T max) : Param(name) {
+        detail::check_param_range(
+            *contents_, min <= max, min <= default_value && default_value <= max,
+            cast<T>(Expr(default_value)), cast<T>(Expr(min)), cast<T>(Expr(max)));
         detail::set_param_range(*contents_, cast<T>(Expr(default_value)), cast<T>(Expr(min)),
                                 cast<T>(Expr(max)));
         set(default_value);
+    }
+
+    /// Changes the range checked each time the pipeline runs (a pipeline that uses the Param
+    /// is compiled again). A CompileError if `min` is above `max`; the value may lie outside
+    /// until the pipeline runs.
+    void set_range(T min, T max) {
+        detail::check_param_range(*contents_, min <= max, true, Expr(), cast<T>(Expr(min)),
+                                  cast<T>(Expr(max)));
+        detail::set_param_range(*contents_, default_expr(), cast<T>(Expr(min)), cast<T>(Expr(max)));
     }
 
     void set(T value) { detail::set_param_bits(*contents_, detail::to_bits(value)); }
@@ -69,8 +85,18 @@ class Param {
     const std::shared_ptr<ir::ParameterContents> &contents() const { return contents_; }
 
   private:
+    Expr default_expr() const;
     std::shared_ptr<ir::ParameterContents> contents_;
 };
+
+namespace detail {
+const Expr &param_default(const ir::ParameterContents &p);
+}
+
+template <typename T>
+Expr Param<T>::default_expr() const {
+    return detail::param_default(*contents_);
+}
 
 /// A buffer input of a given element type and number of dimensions:
 ///   ImageParam input(UInt(8), 2, "input");  f(x, y) = input(x, y) * 2;  input.set(buffer);

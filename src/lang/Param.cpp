@@ -41,6 +41,20 @@ void set_param_range(ir::ParameterContents &p, const Expr &default_value, const 
     p.max_value = max;
 }
 
+void check_param_range(const ir::ParameterContents &p, bool min_below_max, bool default_inside,
+                       const Expr &default_value, const Expr &min, const Expr &max) {
+    user_assert(min_below_max) << "Param \"" << p.name << "\": the minimum " << min
+                               << " is above the maximum " << max
+                               << "; give the smaller bound first.";
+    user_assert(default_inside) << "Param \"" << p.name << "\": the default value " << default_value
+                                << " lies outside its range [" << min << ", " << max
+                                << "]; give a default within the range.";
+}
+
+const Expr &param_default(const ir::ParameterContents &p) {
+    return p.default_value;
+}
+
 Expr param_expr(const std::shared_ptr<ir::ParameterContents> &p) {
     return ir::Variable::make(p->type, p->name, ir::Parameter(p));
 }

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <iostream>
+#include <map>
 #include <mutex>
 
 #include "codegen/TargetMapping.h"
@@ -40,6 +42,73 @@ std::string symbol_name(const std::string &func) {
     return s;
 }
 
+/// The JIT's compile cache: for each Func realized as an output, the pipeline last compiled
+/// for it. It lives here rather than in the Func because lowering copies the Funcs it reads, on
+/// any thread, and must never read what another thread is writing. Compilation runs outside the
+/// lock, so threads compile different pipelines at once; threads that need the same Func's
+/// pipeline at once wait for the first one's compilation (and get its error, if it fails).
+class CompileCache {
+  public:
+    using Compiled = std::shared_ptr<CompiledPipeline>;
+
+    template <typename Build>
+    Compiled get(const Function &f, const std::string &key, const Build &build) {
+        const lang::FunctionContents *id = &f.contents();
+        std::promise<Compiled> promise;
+        std::shared_future<Compiled> pending;
+        bool mine = false;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            auto it = entries_.find(id);
+            // The weak reference tells a live Func from a new one at a freed one's address.
+            if (it != entries_.end() && it->second.func.lock() == f.shared() &&
+                it->second.compiled->key == key) {
+                return it->second.compiled;
+            }
+            auto flight = in_flight_.find({id, key});
+            if (flight != in_flight_.end()) {
+                pending = flight->second;
+            } else {
+                pending = promise.get_future().share();
+                in_flight_[{id, key}] = pending;
+                mine = true;
+            }
+        }
+        if (!mine) return pending.get();
+        Compiled compiled;
+        try {
+            compiled = build();
+        } catch (...) {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                in_flight_.erase({id, key});
+            }
+            promise.set_exception(std::current_exception());
+            throw;
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            in_flight_.erase({id, key});
+            // Drop the pipelines of Funcs that no longer exist.
+            for (auto e = entries_.begin(); e != entries_.end();)
+                e = e->second.func.expired() ? entries_.erase(e) : std::next(e);
+            entries_[id] = {f.shared(), compiled};
+        }
+        promise.set_value(compiled);
+        return compiled;
+    }
+
+  private:
+    struct Entry {
+        std::weak_ptr<lang::FunctionContents> func;
+        Compiled compiled;
+    };
+    std::mutex mutex_;
+    std::map<const lang::FunctionContents *, Entry> entries_;
+    std::map<std::pair<const lang::FunctionContents *, std::string>, std::shared_future<Compiled>>
+        in_flight_;
+};
+
 /// Lowers, and compiles unless the same lowered pipeline was compiled last time.
 std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &target) {
     lang::check_jit_target(f.name(), target, Target::host());
@@ -47,25 +116,23 @@ std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &targe
     std::string key = target.to_string() + "\n" + ir::to_string(lowered.module.functions[0].body);
     for (const ir::LoweredArgument &a : lowered.module.functions[0].args)
         key += "\n" + a.name + ":" + a.type.to_string();
-    // One pipeline may be realized from several threads at once: the cache is shared.
-    static std::mutex cache_mutex;
-    std::lock_guard<std::mutex> lock(cache_mutex);
-    auto &cached = f.contents().compiled;
-    if (cached && cached->key == key) return cached;
-    auto compiled = std::make_shared<CompiledPipeline>();
-    compiled->key = key;
-    compiled->lowered = std::move(lowered);
-    compiled->jit =
-        jit::JITModule::compile(compiled->lowered.module, codegen::cpu_target_for(target));
-    if (std::getenv("DSL_DEBUG_TIMING")) {
-        const jit::CompileTimes &t = compiled->jit->times();
-        std::cerr << "dsl: compiled " << f.name() << ": lowering "
-                  << compiled->lowered.seconds * 1e3 << " ms, LLVM IR " << t.codegen * 1e3
-                  << " ms, LLVM optimisation " << t.optimize * 1e3 << " ms, machine code "
-                  << t.machine * 1e3 << " ms\n";
-    }
-    cached = compiled;
-    return compiled;
+    // Never destroyed: JIT modules must not outlive LLVM's own statics at exit.
+    static CompileCache *cache = new CompileCache;
+    return cache->get(f, key, [&] {
+        auto compiled = std::make_shared<CompiledPipeline>();
+        compiled->key = key;
+        compiled->lowered = std::move(lowered);
+        compiled->jit =
+            jit::JITModule::compile(compiled->lowered.module, codegen::cpu_target_for(target));
+        if (std::getenv("DSL_DEBUG_TIMING")) {
+            const jit::CompileTimes &t = compiled->jit->times();
+            std::cerr << "dsl: compiled " << f.name() << ": lowering "
+                      << compiled->lowered.seconds * 1e3 << " ms, LLVM IR " << t.codegen * 1e3
+                      << " ms, LLVM optimisation " << t.optimize * 1e3 << " ms, machine code "
+                      << t.machine * 1e3 << " ms\n";
+        }
+        return compiled;
+    });
 }
 
 void run(const Function &f, const CompiledPipeline &p, const std::vector<Buffer<>> &outputs) {
@@ -87,13 +154,18 @@ void run(const Function &f, const CompiledPipeline &p, const std::vector<Buffer<
                 << ".set(...) before realizing \"" << f.name() << "\".";
             scalars[i] = param.scalar_bits;
             argv.push_back(&scalars[i]);
-        } else if (in.buffer.defined()) {
-            argv.push_back(in.buffer.raw_buffer());
         } else {
-            const Buffer<> &b = in.param.contents().buffer;
+            const Buffer<> &b = in.buffer.defined() ? in.buffer : in.param.contents().buffer;
             user_assert(b.defined())
                 << "ImageParam \"" << in.name << "\" has no buffer; call " << in.name
                 << ".set(buffer) before realizing \"" << f.name() << "\".";
+            // A compiled library treats an input without memory as a bounds query; realize()
+            // has no way to answer one, and would compute nothing.
+            if (!b.raw_buffer()->host) {
+                throw RuntimeError("Error: input \"" + in.name + "\" of \"" + f.name() +
+                                   "\" has no memory (its host pointer is null). Pass a buffer "
+                                   "that holds the input's elements.");
+            }
             argv.push_back(b.raw_buffer());
         }
     }

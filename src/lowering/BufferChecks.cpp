@@ -1,5 +1,6 @@
 #include "lowering/BufferChecks.h"
 
+#include <climits>
 #include <map>
 
 #include "ir/Error.h"
@@ -82,6 +83,55 @@ std::vector<Stmt> region_checks(const std::string &b, const Box &box, const char
     return checks;
 }
 
+/// Checks the dimensions of buffer argument `b` before anything uses them: no negative extent;
+/// every offset the pipeline computes (in 32 bits) fits, i.e. the buffer spans at most 2^31 - 1
+/// elements; and, for an output, no two elements share memory (a stride of 0, or strides that
+/// interleave). The overlap test is pairwise: one of each two dimensions must step over the
+/// whole of the other, which holds for dense buffers and their crops, transposes and slices.
+std::vector<Stmt> layout_checks(const std::string &b, int dims, bool is_output) {
+    std::vector<Stmt> checks;
+    std::vector<Expr> extent, stride, abs_stride, size;  // the last two in 64 bits
+    Expr span = make_zero(Int(64));
+    for (int d = 0; d < dims; d++) {
+        extent.push_back(Variable::make(Int(32), names::buffer_extent(b, d)));
+        stride.push_back(Variable::make(Int(32), names::buffer_stride(b, d)));
+        Expr s = cast(Int(64), stride[d]);
+        abs_stride.push_back(select(s < 0, -s, s));
+        size.push_back(abs_stride[d] * cast(Int(64), extent[d]));
+        span = span + abs_stride[d] * cast(Int(64), max(extent[d] - 1, 0));
+        checks.push_back(
+            AssertStmt::make(extent[d] >= 0, reporter("dsl_runtime_error_buffer_extent_negative",
+                                                      {StringImm::make(b), Expr(d), extent[d]})));
+    }
+    if (dims > 0) {
+        checks.push_back(AssertStmt::make(span <= make_const(Int(64), int64_t(INT32_MAX)),
+                                          reporter("dsl_runtime_error_buffer_span_too_large",
+                                                   {StringImm::make(b), cast(Float(64), span)})));
+    }
+    if (!is_output) return checks;
+    // A buffer without elements has none that overlap (and a dense one has stride 0 after an
+    // empty dimension).
+    Expr empty = make_bool(false);
+    for (int d = 0; d < dims; d++)
+        empty = empty || extent[d] == 0;
+    for (int i = 0; i < dims; i++) {
+        for (int j = i; j < dims; j++) {
+            Expr ok;
+            if (i == j) {
+                ok = extent[i] <= 1 || stride[i] != 0;
+            } else {
+                ok = extent[i] <= 1 || extent[j] <= 1 || abs_stride[i] >= size[j] ||
+                     abs_stride[j] >= size[i];
+            }
+            checks.push_back(AssertStmt::make(
+                empty || ok, reporter("dsl_runtime_error_output_overlaps",
+                                      {StringImm::make(b), Expr(i), stride[i], extent[i], Expr(j),
+                                       stride[j], extent[j]})));
+        }
+    }
+    return checks;
+}
+
 /// Replaces the statement inside the chain of lets at the top of `s` (the bounds) by
 /// `wrap(statement)`.
 template <typename Wrap>
@@ -109,6 +159,20 @@ std::vector<PipelineInput> find_inputs(const Environment &env) {
 Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> &inputs,
                        const Stmt &s) {
     std::vector<Stmt> checks;
+    // The layout of every buffer argument first: the checks after it compute with its extents.
+    for (const PipelineInput &in : inputs) {
+        if (!in.is_buffer) continue;
+        for (Stmt &check : layout_checks(in.name, in.dimensions, false))
+            checks.push_back(check);
+    }
+    for (const std::string &o : env.outputs) {
+        const Function &f = env.func(o);
+        for (int i = 0; i < f.outputs(); i++) {
+            for (Stmt &check :
+                 layout_checks(names::func_buffer(f.name(), i, f.outputs()), f.dimensions(), true))
+                checks.push_back(check);
+        }
+    }
     // Bounds query: an input buffer without memory gets the region the pipeline needs of it
     // written into its dimensions, and nothing is computed.
     Expr query = make_bool(false);
@@ -145,19 +209,21 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
         }
         const ParameterContents &p = in.param.contents();
         Expr value = Variable::make(in.type, in.name, in.param);
-        Expr as_double = cast(Float(64), value);
-        if (p.min_value.defined()) {
+        // Integers are reported exactly (a double would round 64-bit values); floats as doubles.
+        Type wide = in.type.is_bool() || in.type.is_float() ? Float(64)
+                    : in.type.is_uint()                     ? UInt(64)
+                                                            : Int(64);
+        const char *kind = wide.is_float() ? "" : wide.is_uint() ? "uint_" : "int_";
+        auto out_of_range = [&](const Expr &ok, const Expr &bound, bool too_large) {
+            std::string reporter_name = "dsl_runtime_error_" + std::string(kind) + "param_too_" +
+                                        (too_large ? "large" : "small");
             checks.push_back(AssertStmt::make(
-                value >= p.min_value,
-                reporter("dsl_runtime_error_param_too_small",
-                         {StringImm::make(in.name), as_double, cast(Float(64), p.min_value)})));
-        }
-        if (p.max_value.defined()) {
-            checks.push_back(AssertStmt::make(
-                value <= p.max_value,
-                reporter("dsl_runtime_error_param_too_large",
-                         {StringImm::make(in.name), as_double, cast(Float(64), p.max_value)})));
-        }
+                ok, Call::make(Int(32), reporter_name,
+                               {StringImm::make(in.name), cast(wide, value), cast(wide, bound)},
+                               Call::CallType::Extern)));
+        };
+        if (p.min_value.defined()) out_of_range(value >= p.min_value, p.min_value, false);
+        if (p.max_value.defined()) out_of_range(value <= p.max_value, p.max_value, true);
     }
     // Updates of outputs may write anywhere their arguments say, and a split that rounds up or
     // shifts inwards past the buffer's region.

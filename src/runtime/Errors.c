@@ -9,12 +9,18 @@
 #include "runtime/Runtime.h"
 
 // As long as the longest message the reporters format; longer ones are cut.
-enum { kMessageCapacity = 1024 };
+enum { kMessageCapacity = DSL_RUNTIME_MESSAGE_CAPACITY };
 
 static _Thread_local char last_error[kMessageCapacity];
 
-static void default_handler(const char *message) {
+DSL_RUNTIME_EXPORT void dsl_runtime_keep_error(const char *message) {
+    // Inside an iteration of a parallel loop, the message goes to the loop's caller.
+    if (dsl_runtime_forward_error(message)) return;
     snprintf(last_error, sizeof(last_error), "%s", message);
+}
+
+static void default_handler(const char *message) {
+    dsl_runtime_keep_error(message);
 }
 
 // Set by one thread and read by any: accessed atomically.
@@ -80,7 +86,44 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_bad_type(const char *buffer, int expect
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_is_null(const char *buffer) {
     return report(dsl_error_buffer_argument_is_null,
-                  "Error: buffer \"%s\" has no memory (its host pointer is null).", buffer);
+                  "Error: buffer \"%s\" has no memory (its host pointer is null). Allocate it, "
+                  "or wrap memory that holds its elements.",
+                  buffer);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_extent_negative(const char *buffer, int dim,
+                                                                int extent) {
+    return report(dsl_error_buffer_extents_negative,
+                  "Error: buffer \"%s\" has extent %d in dimension %d; extents cannot be "
+                  "negative. Pass a buffer whose extents are 0 or more.",
+                  buffer, extent, dim);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_span_too_large(const char *buffer, double span) {
+    return report(dsl_error_buffer_too_large,
+                  "Error: buffer \"%s\" spans %.0f elements from its first element to its last "
+                  "(its strides times its extents), more than the 2^31 - 1 a pipeline addresses. "
+                  "Pass a smaller buffer, or crop it and process it in pieces.",
+                  buffer, span);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_output_overlaps(const char *buffer, int dim_a,
+                                                         int stride_a, int extent_a, int dim_b,
+                                                         int stride_b, int extent_b) {
+    if (dim_a == dim_b) {
+        return report(dsl_error_buffer_overlaps,
+                      "Error: output buffer \"%s\" has stride 0 in dimension %d (extent %d), so "
+                      "its elements share memory. Every element of an output needs its own "
+                      "memory: pass a buffer whose strides keep elements apart (a dense one).",
+                      buffer, dim_a, extent_a);
+    }
+    return report(dsl_error_buffer_overlaps,
+                  "Error: output buffer \"%s\" may have elements that share memory: dimension "
+                  "%d (stride %d, extent %d) and dimension %d (stride %d, extent %d) interleave. "
+                  "Every element of an output needs its own memory: pass a buffer where one of "
+                  "each two dimensions steps over the whole of the other (a dense buffer, or a "
+                  "crop, transpose or slice of one).",
+                  buffer, dim_a, stride_a, extent_a, dim_b, stride_b, extent_b);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_access_out_of_bounds(const char *buffer, int dim,
@@ -115,6 +158,12 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_bound_too_small(const char *func, const
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_small(const char *param, double value,
                                                          double min) {
+    if (value != value) {
+        return report(dsl_error_param_too_small,
+                      "Error: Param \"%s\" is NaN, which is outside any range (its minimum is "
+                      "%g). Set it to a number within its range.",
+                      param, min);
+    }
     return report(dsl_error_param_too_small,
                   "Error: Param \"%s\" is %g, below its minimum %g. Set it within its range.",
                   param, value, min);
@@ -122,9 +171,43 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_small(const char *param, doub
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_large(const char *param, double value,
                                                          double max) {
+    if (value != value) {
+        return report(dsl_error_param_too_large,
+                      "Error: Param \"%s\" is NaN, which is outside any range (its maximum is "
+                      "%g). Set it to a number within its range.",
+                      param, max);
+    }
     return report(dsl_error_param_too_large,
                   "Error: Param \"%s\" is %g, above its maximum %g. Set it within its range.",
                   param, value, max);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_int_param_too_small(const char *param, int64_t value,
+                                                             int64_t min) {
+    return report(dsl_error_param_too_small,
+                  "Error: Param \"%s\" is %lld, below its minimum %lld. Set it within its range.",
+                  param, (long long)value, (long long)min);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_int_param_too_large(const char *param, int64_t value,
+                                                             int64_t max) {
+    return report(dsl_error_param_too_large,
+                  "Error: Param \"%s\" is %lld, above its maximum %lld. Set it within its range.",
+                  param, (long long)value, (long long)max);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_uint_param_too_small(const char *param, uint64_t value,
+                                                              uint64_t min) {
+    return report(dsl_error_param_too_small,
+                  "Error: Param \"%s\" is %llu, below its minimum %llu. Set it within its range.",
+                  param, (unsigned long long)value, (unsigned long long)min);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_uint_param_too_large(const char *param, uint64_t value,
+                                                              uint64_t max) {
+    return report(dsl_error_param_too_large,
+                  "Error: Param \"%s\" is %llu, above its maximum %llu. Set it within its range.",
+                  param, (unsigned long long)value, (unsigned long long)max);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_out_of_memory(const char *buffer, double bytes) {

@@ -18,9 +18,20 @@ extern "C" {
 void *dsl_runtime_malloc(uint64_t bytes);
 void dsl_runtime_free(void *pointer);
 
-/// The message of the last error reported on this thread (default handler only).
+/// The message of the last error reported on this thread (default handler only). An error
+/// reported inside an iteration of a parallel loop counts as reported on the thread that called
+/// the loop (the first one, if several iterations fail).
 const char *dsl_runtime_last_error(void);
 void dsl_runtime_clear_last_error(void);
+
+/// The longest message kept (longer ones are cut).
+#define DSL_RUNTIME_MESSAGE_CAPACITY 1024
+/// What the default handler does: keeps `message` as this thread's last error, or, inside an
+/// iteration of a parallel loop, as the loop's (see dsl_runtime_forward_error).
+void dsl_runtime_keep_error(const char *message);
+/// Inside an iteration of a parallel loop, keeps `message` for the thread that called the loop
+/// (the first message only) and returns 1; elsewhere returns 0.
+int dsl_runtime_forward_error(const char *message);
 
 /// One iteration of a parallel loop: returns 0 or an error code.
 typedef int (*dsl_task_fn)(void *closure, int32_t index);
@@ -33,6 +44,10 @@ int dsl_runtime_error_bad_dimensions(const char *buffer, int expected, int actua
 int dsl_runtime_error_bad_type(const char *buffer, int expected_code, int expected_bits, int code,
                                int bits);
 int dsl_runtime_error_buffer_is_null(const char *buffer);
+int dsl_runtime_error_buffer_extent_negative(const char *buffer, int dim, int extent);
+int dsl_runtime_error_buffer_span_too_large(const char *buffer, double span);
+int dsl_runtime_error_output_overlaps(const char *buffer, int dim_a, int stride_a, int extent_a,
+                                      int dim_b, int stride_b, int extent_b);
 int dsl_runtime_error_access_out_of_bounds(const char *buffer, int dim, int need_min, int need_max,
                                            int have_min, int have_max);
 int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min, int need_max,
@@ -41,6 +56,10 @@ int dsl_runtime_error_bound_too_small(const char *func, const char *var, int nee
                                       int bound_min, int bound_max);
 int dsl_runtime_error_param_too_small(const char *param, double value, double min);
 int dsl_runtime_error_param_too_large(const char *param, double value, double max);
+int dsl_runtime_error_int_param_too_small(const char *param, int64_t value, int64_t min);
+int dsl_runtime_error_int_param_too_large(const char *param, int64_t value, int64_t max);
+int dsl_runtime_error_uint_param_too_small(const char *param, uint64_t value, uint64_t min);
+int dsl_runtime_error_uint_param_too_large(const char *param, uint64_t value, uint64_t max);
 int dsl_runtime_error_out_of_memory(const char *buffer, double bytes);
 int dsl_runtime_error_buffer_too_large(const char *buffer, double elements);
 

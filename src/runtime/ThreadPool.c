@@ -4,6 +4,10 @@
 //
 // Written against libc and pthreads only (see Runtime.h): plain structs, a linked list of the
 // running loops, and the compiler's __atomic builtins.
+//
+// An error an iteration reports through the default handler lands in its job, whichever thread
+// ran it, and the caller of the loop reports it again on its own thread when the loop ends, so
+// that the thread that called the pipeline finds it (realize() reads it from there).
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -24,7 +28,14 @@ typedef struct Job {
     int error;             // atomic: the first nonzero result
     int active_workers;    // guarded by the pool's mutex: workers inside work_on(this)
     struct Job *next_job;  // guarded by the pool's mutex: the list of running jobs
+    // The first message an iteration reported through the default handler (on whichever
+    // thread ran it), handed to the caller's thread when the loop ends.
+    int message_claimed;  // atomic: 0, then 1 once a message is being or has been written
+    char message[DSL_RUNTIME_MESSAGE_CAPACITY];
 } Job;
+
+/// The job whose iterations this thread is running, if any.
+static _Thread_local Job *running_job = NULL;
 
 typedef struct Pool {
     pthread_mutex_t mutex;
@@ -60,9 +71,11 @@ static int threads_wanted(void) {
 
 /// Runs iterations of `job` until none is left to hand out.
 static void work_on(Job *job) {
+    Job *enclosing = running_job;
+    running_job = job;
     for (;;) {
         int64_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
-        if (i >= job->total) return;
+        if (i >= job->total) break;
         int result = job->fn(job->closure, (int32_t)(job->min + i));
         if (result != 0) {
             int expected = 0;
@@ -75,6 +88,23 @@ static void work_on(Job *job) {
             pthread_mutex_unlock(&pool.mutex);
         }
     }
+    running_job = enclosing;
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_forward_error(const char *message) {
+    Job *job = running_job;
+    if (!job) return 0;
+    int expected = 0;
+    if (__atomic_compare_exchange_n(&job->message_claimed, &expected, 1, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED)) {
+        size_t n = 0;
+        while (n + 1 < sizeof(job->message) && message[n]) {
+            job->message[n] = message[n];
+            n++;
+        }
+        job->message[n] = '\0';
+    }
+    return 1;
 }
 
 /// A running job with iterations left to hand out. Called with the mutex held.
@@ -155,6 +185,8 @@ DSL_RUNTIME_EXPORT int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, i
     job.finished = 0;
     job.error = 0;
     job.active_workers = 0;
+    job.message_claimed = 0;
+    job.message[0] = '\0';
 
     pthread_mutex_lock(&pool.mutex);
     start_workers();
@@ -175,6 +207,8 @@ DSL_RUNTIME_EXPORT int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, i
         }
     }
     pthread_mutex_unlock(&pool.mutex);
+    // Every iteration has finished (the mutex ordered their writes before this read).
+    if (job.message_claimed) dsl_runtime_keep_error(job.message);
     return __atomic_load_n(&job.error, __ATOMIC_ACQUIRE);
 }
 

@@ -84,6 +84,23 @@ int main(void) {
     status = aot_blur(&input, &output);
     CHECK(status == dsl_error_buffer_argument_is_null, "null output: %d", status);
     output.host = (uint8_t *)out;
+    /* Layouts no pipeline can use, refused before anything is read or written. */
+    out_dim[1].extent = -2;
+    status = aot_blur(&input, &output);
+    CHECK(status == dsl_error_buffer_extents_negative, "negative extent: %d", status);
+    CHECK(strstr(last_message, "has extent -2 in dimension 1") != NULL, "message: %s",
+          last_message);
+    out_dim[1].extent = H;
+    out_dim[1].stride = 0; /* every row in the same memory */
+    status = aot_blur(&input, &output);
+    CHECK(status == dsl_error_buffer_overlaps, "overlapping output: %d", status);
+    CHECK(strstr(last_message, "has stride 0 in dimension 1") != NULL, "message: %s", last_message);
+    out_dim[1].stride = 1 << 30; /* rows 2^30 elements apart: offsets past 32 bits */
+    status = aot_blur(&input, &output);
+    CHECK(status == dsl_error_buffer_too_large, "huge strides: %d", status);
+    CHECK(strstr(last_message, "more than the 2^31 - 1 a pipeline addresses") != NULL,
+          "message: %s", last_message);
+    out_dim[1].stride = W;
 
     /* The argv entry and the metadata. */
     void *args[2] = {&input, &output};

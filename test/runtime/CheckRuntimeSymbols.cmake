@@ -13,7 +13,10 @@ set(api
   dsl_runtime_error_access_out_of_bounds dsl_runtime_error_output_too_small
   dsl_runtime_error_bound_too_small dsl_runtime_error_param_too_small
   dsl_runtime_error_param_too_large dsl_runtime_error_out_of_memory
-  dsl_runtime_error_buffer_too_large)
+  dsl_runtime_error_buffer_too_large dsl_runtime_error_buffer_extent_negative
+  dsl_runtime_error_buffer_span_too_large dsl_runtime_error_output_overlaps
+  dsl_runtime_error_int_param_too_small dsl_runtime_error_int_param_too_large
+  dsl_runtime_error_uint_param_too_small dsl_runtime_error_uint_param_too_large)
 
 execute_process(COMMAND ${NM} -A --format=posix ${ARCHIVE}
   OUTPUT_VARIABLE symbols RESULT_VARIABLE status)

@@ -68,7 +68,8 @@ typedef enum dsl_error_code_t {
     dsl_error_param_too_small = -8,
     dsl_error_param_too_large = -9,
     dsl_error_buffer_too_large = -10,
-    dsl_error_device_error = -11
+    dsl_error_device_error = -11,
+    dsl_error_buffer_overlaps = -12 /* an output whose elements share memory */
 } dsl_error_code_t;
 
 /** Sets the number of threads parallel loops use (the calling thread included); 0 restores the
@@ -97,7 +98,7 @@ typedef enum dsl_argument_kind_t {
 /** One argument of a generated function, in the order the function takes them. */
 typedef struct dsl_argument_t {
     const char *name;
-    int32_t kind; /* a dsl_argument_kind_t */
+    int32_t kind;       /* a dsl_argument_kind_t */
     int32_t dimensions; /* 0 for scalars */
     dsl_type_t type;    /* of the scalar, or of the buffer's elements */
 } dsl_argument_t;
