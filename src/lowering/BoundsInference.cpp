@@ -7,6 +7,7 @@
 #include "lowering/Regions.h"
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SplitRanges.h"
+#include "lowering/WrittenRegion.h"
 
 namespace dsl::lowering {
 
@@ -160,7 +161,16 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
                 AssertStmt::make(bound_min <= needed_min && needed_max <= bound_max, report));
             required[d] = Interval(bound_min, bound_max);
         }
-        for (auto &b : func_bounds(f, required, output, false))
+        auto bounds = func_bounds(f, required, output, false);
+        // Stored at root but computed inside loops: hold every point those loops can write.
+        if (!output && f.schedule().store_level.is_root() &&
+            f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At) {
+            bool rounds = false;
+            for (int k = 0; k < f.stages(); k++)
+                rounds |= !split_footprints(f, k).empty();
+            if (rounds) widen_realized_to_writes(f, s, bounds);
+        }
+        for (auto &b : bounds)
             lets.bindings.push_back(b);
     }
     checks.push_back(s);

@@ -16,6 +16,7 @@
 #include "lowering/Regions.h"
 #include "lowering/SlidingWindow.h"
 #include "lowering/SplitRanges.h"
+#include "lowering/WrittenRegion.h"
 
 namespace dsl::lowering {
 
@@ -80,6 +81,13 @@ std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
         }
     }
     return derived;
+}
+
+bool has_rounding_split(const Function &f) {
+    for (int k = 0; k < f.stages(); k++) {
+        if (!split_footprints(f, k).empty()) return true;
+    }
+    return false;
 }
 
 bool is_realized_name(const Function &f, const std::string &name) {
@@ -179,6 +187,9 @@ class NestBuilder {
         for (auto &let : func_bounds(producer, required, false, true)) {
             if (is_realized_name(producer, let.first)) lets.push_back(let);
         }
+        // Rounding splits computed per iteration may write more than the union of what the
+        // iterations read: the storage holds every point the loops inside can write.
+        if (has_rounding_split(producer)) widen_realized_to_writes(producer, body, lets);
         return wrap_lets(lets, storage(producer, body));
     }
 

@@ -105,6 +105,26 @@ TEST(FuzzRegression, FoldedStorageHoldsWhatARoundUpSplitWrites) {
     EXPECT_TRUE(matches_reference(c, r));
 }
 
+// An update that rounds up, computed per vector of its consumer and stored a loop further out:
+// the storage, sized from the consumer's bounded region, was narrower than the loops computing
+// each vector (fuzzer case 2080, heap corruption).
+TEST(FuzzRegression, RoundingUpdateStoredOutsideAVectorLoop) {
+    Buffer<> in = random_buffer(Int(16), {20, 30}, 9);
+    Func bounded = BoundaryConditions::mirror_image(in);
+    Func f("fr9_f"), out("fr9_out");
+    RDom r(-2, 1, -2, 2, "fr9_r");
+    f(x, y) = bounded(x, y - 2) - 12;
+    f(x, y) = min(f(x, y), cast(Int(16), bounded(x + r.x, y + r.y) + y + r.y));
+    out(x, y) = cast(UInt(16), f(x, y));
+    out(x, y) = select(x % 2 == 0, out(x, y) * 2, out(x, y) + cast(UInt(16), y));
+    f.update(0).unroll(y, 3, TailStrategy::RoundUp);
+    out.vectorize(x, 16);
+    f.compute_at(out, x).store_at(out, y);
+    out.bound(x, 0, 15);
+    Realization r2 = out.realize({15, 23});
+    EXPECT_TRUE(matches_reference(out, r2));
+}
+
 // A specialization that moves the storage loop inside the compute loop is refused (it failed
 // inside the compiler).
 TEST(FuzzRegression, SpecializationMovingTheStorageLoopInside) {
