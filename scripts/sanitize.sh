@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds everything with AddressSanitizer + UndefinedBehaviorSanitizer into build-sanitize/ and
-# runs the unit, correctness, error, runtime and aot tests under them. Any report fails the run.
+# Builds everything with AddressSanitizer + UndefinedBehaviorSanitizer into build-sanitize/ (or
+# $DSL_SANITIZE_BUILD_DIR) and runs the unit, correctness, error, runtime, aot and tutorial tests
+# under them. Any report fails the run.
 # Extra arguments go to ctest (e.g. `scripts/sanitize.sh -L unit`).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

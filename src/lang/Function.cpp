@@ -8,6 +8,8 @@
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
+#include "ir/References.h"
+#include "lang/FunctionReferences.h"
 
 namespace dsl::lang {
 
@@ -52,25 +54,6 @@ class CollectVariables : public IRVisitor {
         v.push_back(name);
     }
     std::multiset<std::string> bound_;
-};
-
-/// Makes calls from a Func's update to the Func itself weak references.
-class WeakenSelfCalls : public IRMutator {
-  public:
-    explicit WeakenSelfCalls(const FunctionContents *self) : self_(self) {}
-
-  protected:
-    using IRMutator::visit;
-    Expr visit(const Call *op) override {
-        Expr e = IRMutator::visit(op);
-        const auto *call = e.as<Call>();
-        if (call->call_type != Call::CallType::Func || call->func.get() != self_) return e;
-        return Call::make(call->type, call->name, call->args, call->call_type, call->value_index,
-                          call->func.weakened(), call->param, call->image);
-    }
-
-  private:
-    const FunctionContents *self_;
 };
 
 std::string join(const std::vector<std::string> &names) {
@@ -127,6 +110,11 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
                                    << v << ", which is not one of its arguments (" << join(args)
                                    << "). Add it to the left side or replace it by an expression.";
     }
+    // Nothing refers to a Func before its pure definition (calls to it are refused), so this
+    // definition closes no cycle of references (lang/FunctionReferences.h).
+    std::vector<Expr> prepared;
+    for (const Expr &v : values)
+        prepared.push_back(with_strong_references(v, "the definition of Func \"" + c.name + "\""));
     c.args = args;
     c.output_types.clear();
     for (const Expr &v : values)
@@ -134,7 +122,7 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
     c.init.args.clear();
     for (const std::string &a : args)
         c.init.args.push_back(Variable::make(Int(32), a));
-    c.init.values = values;
+    c.init.values = prepared;
     c.init.predicate = make_bool(true);
     c.init.schedule.dims.clear();
     for (const std::string &a : args)
@@ -147,6 +135,7 @@ void Function::define_update(const std::vector<Expr> &args, const std::vector<Ex
                              const ReductionDomain &rdom) {
     Definition d = checked_update(args, values, rdom);
     contents().updates.push_back(std::move(d));
+    weaken_references_back_to(contents());
     contents().version++;
 }
 
@@ -156,6 +145,7 @@ void Function::replace_update(int index, const std::vector<Expr> &args,
         << contents().name << " has no update " << index;
     Definition d = checked_update(args, values, rdom);
     contents().updates[index] = std::move(d);
+    weaken_references_back_to(contents());
     contents().version++;
 }
 
@@ -230,25 +220,26 @@ Definition Function::checked_update(const std::vector<Expr> &args,
     }
 
     Definition d;
-    d.args = args;
-    WeakenSelfCalls weaken(&c);
-    for (const Expr &v : values_in)
-        d.values.push_back(weaken.mutate(v));
-    for (Expr &a : d.args)
-        a = weaken.mutate(a);
-    d.predicate = make_bool(true);
     if (rdom.defined()) {
         internal_assert(vars.rdoms.empty() || vars.rdoms[0].same_as(rdom))
             << "update of " << c.name << " given another domain than its RVars'";
         vars.rdoms = {rdom};
     }
     if (!vars.rdoms.empty()) {
-        d.rdom = vars.rdoms[0];
+        d.rdom = vars.rdoms[0].strengthened();
+        user_assert(d.rdom.defined())
+            << "Func \"" << c.name << "\": the update iterates over an RDom that no longer exists.";
         d.rdom.freeze();
-        d.predicate = weaken.mutate(d.rdom.predicate());
         for (const ReductionVariable &rv : d.rdom.domain())
             d.schedule.dims.push_back({rv.var, ForType::Serial, DeviceAPI::None, true});
     }
+    // Strong references only; the caller weakens those that close a cycle once `d` is stored.
+    const std::string what = "the update of Func \"" + c.name + "\"";
+    for (const Expr &a : args)
+        d.args.push_back(with_strong_references(a, what));
+    for (const Expr &v : values_in)
+        d.values.push_back(with_strong_references(v, what));
+    d.predicate = d.rdom.defined() ? d.rdom.predicate() : make_bool(true);
     for (const std::string &p : pure_vars_used)
         d.schedule.dims.push_back({p});
     return d;
@@ -259,6 +250,8 @@ class FindCalls : public IRVisitor {
   public:
     std::map<std::string, Function> *found;
     std::vector<Function> pending;
+    /// The Func whose definitions are being visited.
+    std::string caller;
 
   protected:
     using IRVisitor::visit;
@@ -266,7 +259,11 @@ class FindCalls : public IRVisitor {
         IRVisitor::visit(op);
         if (op->call_type != Call::CallType::Func) return;
         auto f = op->func.lock();
-        internal_assert(f) << "call to a Func that no longer exists: " << op->name;
+        user_assert(f) << "Func \"" << caller << "\" calls the Func \"" << op->name
+                       << "\", which no longer exists. \"" << op->name << "\" depends on \""
+                       << caller << "\" (the two form a cycle), so the call does not keep \""
+                       << op->name << "\" alive; keep a handle to \"" << op->name << "\" while \""
+                       << caller << "\" is used.";
         if (!found->count(f->name)) {
             (*found)[f->name] = Function(f);
             pending.push_back(Function(f));
@@ -351,6 +348,7 @@ std::map<std::string, Function> find_transitive_calls(const std::vector<Function
     while (!finder.pending.empty()) {
         Function f = finder.pending.back();
         finder.pending.pop_back();
+        finder.caller = f.name();
         visit_definitions(f, finder);
     }
     return found;

@@ -13,6 +13,12 @@ namespace detail {
 struct RDomContents {
     std::string name;
     ir::ReductionDomain domain;
+    /// The where() conditions as given. The domain's copy of them refers weakly to what would
+    /// otherwise keep the domain alive forever (lang/FunctionReferences.h), such as a Func whose
+    /// update iterates over it; this copy keeps those alive while the user holds the RDom, so
+    /// that a later definition can still use it. Nothing in the IR refers to RDomContents, so
+    /// it closes no cycle.
+    std::vector<Expr> conditions;
 };
 }  // namespace detail
 
@@ -99,6 +105,7 @@ RDom &RDom::where(const Expr &condition) {
         << "RDom \"" << contents_->name << "\": the where() condition must be a scalar bool"
         << (condition.defined() ? ", got " + condition.type().to_string() : std::string()) << ".";
     contents_->domain.add_predicate(condition);
+    contents_->conditions.push_back(condition);
     return *this;
 }
 

@@ -106,5 +106,26 @@ TEST(DefinitionErrors, WhereAfterUse) {
     EXPECT_CONTAINS(msg, "where() after the RDom was used");
 }
 
+TEST(DefinitionErrors, WhereConditionReadingADroppedFunc) {
+    // The where() condition refers weakly to f, whose update iterates over the RDom; with the
+    // RDom and f gone, only an RVar is left, and the condition cannot be evaluated.
+    Var x("x");
+    Expr rvar;
+    {
+        Func f("f");
+        RDom r(0, 4, "r");
+        f(x) = x;
+        r.where(f(r.x) > 1);
+        f(r.x) += 1;
+        rvar = r.x;
+    }
+    Func g("g");
+    g(x) = 0;
+    std::string msg = message_of([&] { g(rvar) += 1; });
+    EXPECT_CONTAINS(msg,
+                    "the where() condition of the RDom of r.x calls the Func \"f\", which "
+                    "no longer exists");
+}
+
 }  // namespace
 }  // namespace dsl

@@ -85,6 +85,22 @@ TEST(CompileErrors, CycleBetweenFuncs) {
     EXPECT_CONTAINS(msg, "second -> first -> second");
 }
 
+TEST(CompileErrors, CycleBetweenFuncsWhenOneWasDropped) {
+    // f's update reads g, which reads f: g refers to f weakly (so that the two can be freed), and
+    // once the user dropped f, the error still names both.
+    Func g("second");
+    Var x("x");
+    {
+        Func f("first");
+        f(x) = x;
+        g(x) = f(x) + 1;
+        f(x) = g(x) * 2;
+    }
+    std::string msg = message_of<CompileError>([&] { g.realize({4}); });
+    EXPECT_CONTAINS(msg, "Func \"second\" calls the Func \"first\", which no longer exists");
+    EXPECT_CONTAINS(msg, "\"first\" depends on \"second\" (the two form a cycle)");
+}
+
 TEST(CompileErrors, InliningAFuncWithUpdates) {
     Func f("acc"), g("out");
     Var x("x");
