@@ -933,6 +933,14 @@ class Generator {
 
     // ---- illegal directives ----
 
+    /// A random Func other than the output that the output certainly reads, or -1.
+    int random_reached_producer() {
+        int n = static_cast<int>(funcs_.size());
+        if (n < 2) return -1;
+        int i = uni(0, n - 2);
+        return surely_reached_.count(i) ? i : -1;
+    }
+
     void add_illegal_directive() {
         int n = static_cast<int>(funcs_.size());
         FuncSpec &out = funcs_.back();
@@ -975,10 +983,9 @@ class Generator {
         });
         // compute_at a Func that does not read it (its own producer, or itself).
         options.push_back([&] {
-            if (n < 2) return false;
-            int i = uni(0, n - 2);
+            int i = random_reached_producer();
+            if (i < 0) return false;
             FuncSpec &fs = funcs_[static_cast<size_t>(i)];
-            if (!surely_reached_.count(i)) return false;
             int t = uni(0, i);
             if (!surely_reached_.count(t)) return false;
             FuncSpec &target = funcs_[static_cast<size_t>(t)];
@@ -988,20 +995,18 @@ class Generator {
         });
         // compute_at a loop the consumer does not have.
         options.push_back([&] {
-            if (n < 2) return false;
-            int i = uni(0, n - 2);
+            int i = random_reached_producer();
+            if (i < 0) return false;
             FuncSpec &fs = funcs_[static_cast<size_t>(i)];
-            if (!surely_reached_.count(i)) return false;
             note(fs.name + ".compute_at(" + out.name + ", Var(\"nowhere\"))");
             fs.f.compute_at(out.f, Var("nowhere"));
             return true;
         });
         // Storage inside the loop where it is computed.
         options.push_back([&] {
-            if (n < 2) return false;
-            int i = uni(0, n - 2);
+            int i = random_reached_producer();
+            if (i < 0) return false;
             FuncSpec &fs = funcs_[static_cast<size_t>(i)];
-            if (!surely_reached_.count(i)) return false;
             std::vector<std::pair<int, int>> users = users_of(i);
             if (users.size() != 1 || fs.inlined) return false;
             auto [c, k] = users[0];
@@ -1021,10 +1026,9 @@ class Generator {
         });
         // Stored at a loop while computed at root.
         options.push_back([&] {
-            if (n < 2) return false;
-            int i = uni(0, n - 2);
+            int i = random_reached_producer();
+            if (i < 0) return false;
             FuncSpec &fs = funcs_[static_cast<size_t>(i)];
-            if (!surely_reached_.count(i)) return false;
             note(fs.name + ".compute_root().store_at(" + out.name + ", x)");
             fs.f.compute_root().store_at(out.f, x_);
             return true;
