@@ -164,11 +164,9 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
         auto bounds = func_bounds(f, required, output, false);
         // Stored at root but computed inside loops: hold every point those loops can write.
         if (!output && f.schedule().store_level.is_root() &&
-            f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At) {
-            bool rounds = false;
-            for (int k = 0; k < f.stages(); k++)
-                rounds |= !split_footprints(f, k).empty();
-            if (rounds) widen_realized_to_writes(f, s, bounds);
+            f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At &&
+            has_rounding_split(f)) {
+            widen_realized_to_writes(f, s, bounds);
         }
         for (auto &b : bounds)
             lets.bindings.push_back(b);

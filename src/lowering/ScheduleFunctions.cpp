@@ -83,13 +83,6 @@ std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
     return derived;
 }
 
-bool has_rounding_split(const Function &f) {
-    for (int k = 0; k < f.stages(); k++) {
-        if (!split_footprints(f, k).empty()) return true;
-    }
-    return false;
-}
-
 bool is_realized_name(const Function &f, const std::string &name) {
     for (const std::string &a : f.args()) {
         if (name == names::realized_min(f.name(), a) || name == names::realized_max(f.name(), a) ||

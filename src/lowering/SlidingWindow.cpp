@@ -6,6 +6,7 @@
 #include "ir/Names.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "lowering/SplitRanges.h"
 
 namespace dsl::lowering {
 
@@ -94,14 +95,7 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
         // A split that rounds up writes up to (product of its factors - 1) points past the
         // region (and ShiftInwards before it): the circular buffer must hold those too, or they
         // land on slots of points the consumer still reads.
-        Expr slack = make_zero(Int(32));
-        for (const schedule::Split &s : producer.stage(0).schedule.splits) {
-            if (s.kind == schedule::Split::Kind::SplitVar &&
-                (s.tail == TailStrategy::RoundUp || s.tail == TailStrategy::ShiftInwards)) {
-                slack = slack * s.factor + (s.factor - 1);
-            }
-        }
-        extent = simplify(extent + slack);
+        extent = simplify(extent + rounding_slack(producer.stage(0).schedule));
         if (auto e = as_const_int(extent); e && *e > 0 && *e <= kMaxFoldFactor) {
             int factor = 1;
             while (factor < *e)

@@ -119,14 +119,7 @@ std::map<std::string, Interval> footprints_of(const lang::Function &f, int stage
     // much on each side, or they miss points some iteration writes and reads.
     Expr slack;
     if (f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At) {
-        Expr product = make_one(Int(32));
-        for (const Split &sp : d.schedule.splits) {
-            if (sp.kind == Split::Kind::SplitVar &&
-                (sp.tail == TailStrategy::RoundUp || sp.tail == TailStrategy::ShiftInwards)) {
-                product = product * sp.factor;
-            }
-        }
-        slack = simplify(product - 1);
+        slack = rounding_slack(d.schedule);
     }
     std::map<std::string, Interval> result;
     for (const std::string &v : original) {
@@ -157,6 +150,24 @@ void add_footprints(const lang::Function &f, int stage, const lang::Definition &
 }
 
 }  // namespace
+
+Expr rounding_slack(const schedule::StageSchedule &schedule) {
+    Expr product = make_one(Int(32));
+    for (const Split &s : schedule.splits) {
+        if (s.kind == Split::Kind::SplitVar &&
+            (s.tail == TailStrategy::RoundUp || s.tail == TailStrategy::ShiftInwards)) {
+            product = product * s.factor;
+        }
+    }
+    return simplify(product - 1);
+}
+
+bool has_rounding_split(const lang::Function &f) {
+    for (int k = 0; k < f.stages(); k++) {
+        if (!split_footprints(f, k).empty()) return true;
+    }
+    return false;
+}
 
 std::map<std::string, Interval> split_footprints(const lang::Function &f, int stage) {
     std::map<std::string, Interval> result;

@@ -191,39 +191,30 @@ int main(int argc, char **argv) {
                       o.illegal ? " --illegal" : "");
         alarm(120);  // a case that hangs is reported by the SIGALRM handler
         bool ok = true;
-        if (o.illegal) {
-            FuzzCase c;
-            try {
-                c = dsl::fuzz::make_illegal_case(seed);
-            } catch (const dsl::Error &e) {
-                std::cout << "\n=== FAILURE in case " << seed << ": building the case threw "
-                          << e.what() << "\n";
-                ok = false;
-            }
-            if (ok && o.verbose) std::cout << c.reproduction() << std::flush;
-            if (ok && c.refused_early) {
-                // Refused when the directive was given.
-                early_refusals++;
-                ok = names_a_func(c.early_message);
-                if (!ok) report(c, "the CompileError names no Func: " + c.early_message);
-            } else if (ok) {
-                ok = run_illegal(c);
-            }
+        FuzzCase c;
+        try {
+            c = o.illegal ? dsl::fuzz::make_illegal_case(seed) : dsl::fuzz::make_case(seed);
+        } catch (const dsl::Error &e) {
+            std::cout << "\n=== FAILURE in case " << seed << ": building the case threw "
+                      << e.what() << "\n";
+            ok = false;
+        }
+        if (ok && o.verbose) std::cout << c.reproduction() << std::flush;
+        if (!ok) {
+            // Reported above.
+        } else if (o.illegal && c.refused_early) {
+            // Refused when the directive was given.
+            early_refusals++;
+            ok = names_a_func(c.early_message);
+            if (!ok) report(c, "the CompileError names no Func: " + c.early_message);
+        } else if (o.illegal) {
+            ok = run_illegal(c);
         } else {
-            FuzzCase c;
-            try {
-                c = dsl::fuzz::make_case(seed);
-            } catch (const dsl::Error &e) {
-                std::cout << "\n=== FAILURE in case " << seed << ": building the case threw "
-                          << e.what() << "\n";
-                ok = false;
-            }
-            if (ok && o.verbose) std::cout << c.reproduction() << std::flush;
             bool aot = o.aot_every > 0 && (i % o.aot_every == 0 || aot_pending);
             aot_pending = aot && !c.arguments_exact;
             aot = aot && c.arguments_exact;
             aot_cases += aot;
-            if (ok) ok = run_legal(c, aot);
+            ok = run_legal(c, aot);
         }
         alarm(0);
         done++;
