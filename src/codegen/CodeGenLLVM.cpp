@@ -62,6 +62,23 @@ CpuTarget CpuTarget::host() {
     return t;
 }
 
+namespace {
+
+llvm::CodeGenOptLevel codegen_opt_level(int level) {
+    switch (level) {
+        case 0:
+            return llvm::CodeGenOptLevel::None;
+        case 1:
+            return llvm::CodeGenOptLevel::Less;
+        case 2:
+            return llvm::CodeGenOptLevel::Default;
+        default:
+            return llvm::CodeGenOptLevel::Aggressive;
+    }
+}
+
+}  // namespace
+
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target) {
     initialize_llvm_targets();
     std::string error;
@@ -75,7 +92,7 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target
     options.AllowFPOpFusion = llvm::FPOpFusion::Strict;
     std::unique_ptr<llvm::TargetMachine> tm(llvm_target->createTargetMachine(
         target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
-        llvm::CodeGenOptLevel::Aggressive));
+        codegen_opt_level(target.opt_level)));
     internal_assert(tm) << "could not create a target machine for " << target.triple;
     return tm;
 }
@@ -94,7 +111,23 @@ void optimize_llvm_module(llvm::Module &module, llvm::TargetMachine &target_mach
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    llvm::OptimizationLevel level = llvm::OptimizationLevel::O3;
+    switch (target_machine.getOptLevel()) {
+        case llvm::CodeGenOptLevel::None:
+            level = llvm::OptimizationLevel::O0;
+            break;
+        case llvm::CodeGenOptLevel::Less:
+            level = llvm::OptimizationLevel::O1;
+            break;
+        case llvm::CodeGenOptLevel::Default:
+            level = llvm::OptimizationLevel::O2;
+            break;
+        case llvm::CodeGenOptLevel::Aggressive:
+            break;
+    }
+    llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
+                                      ? pb.buildO0DefaultPipeline(level)
+                                      : pb.buildPerModuleDefaultPipeline(level);
     mpm.run(module, mam);
 }
 

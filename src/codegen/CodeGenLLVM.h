@@ -20,12 +20,16 @@ struct CpuTarget {
     std::string triple;    ///< e.g. "x86_64-pc-linux-gnu"
     std::string cpu;       ///< e.g. "sapphirerapids"; "generic" for none
     std::string features;  ///< LLVM feature string, e.g. "+avx2,+fma"
+    /// LLVM's optimisation level, 0-3: the IR pass pipeline (O0-O3) and instruction selection.
+    /// Lower levels compile faster; the dsl's own lowering (vectorisation, partitioning) runs
+    /// at every level.
+    int opt_level = 3;
 
     /// The machine this process runs on, with all its features.
     static CpuTarget host();
 };
 
-/// Makes an LLVM TargetMachine for `target` (optimisation level 3).
+/// Makes an LLVM TargetMachine for `target` at its optimisation level.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target);
 
 /// Generates LLVM IR for every function of `module`. Each function `f` gets two entry points:
@@ -39,7 +43,8 @@ std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LL
 std::string compile_to_llvm_ir_text(const ir::Module &module, const CpuTarget &target);
 std::string compile_to_assembly_text(const ir::Module &module, const CpuTarget &target);
 
-/// Runs LLVM's standard O3 pipeline for `target_machine` over `module`.
+/// Runs LLVM's standard pipeline for `target_machine` over `module`, at the target machine's
+/// optimisation level (O0-O3).
 void optimize_llvm_module(llvm::Module &module, llvm::TargetMachine &target_machine);
 
 /// compile_to_llvm, then optimize_llvm_module.

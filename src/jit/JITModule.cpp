@@ -53,7 +53,7 @@ std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,
     llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(target.triple)};
     jtmb.setCPU(target.cpu);
     jtmb.addFeatures(std::vector<std::string>{target.features});
-    jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    jtmb.setCodeGenOptLevel(tm->getOptLevel());
     auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create();
     internal_assert(bool(jit)) << "could not create the JIT: " << to_string(jit.takeError());
     llvm::orc::LLJIT &lljit = **jit;

@@ -109,11 +109,26 @@ class CompileCache {
         in_flight_;
 };
 
+/// LLVM's optimisation level for JIT compilation: 3 unless DSL_JIT_OPT_LEVEL says otherwise
+/// (lower levels compile several times faster and run slower; the fuzzer uses them).
+int jit_opt_level() {
+    const char *v = std::getenv("DSL_JIT_OPT_LEVEL");
+    if (!v || !*v) return 3;
+    user_assert(v[1] == 0 && v[0] >= '0' && v[0] <= '3')
+        << "DSL_JIT_OPT_LEVEL is \"" << v
+        << "\"; set it to 0, 1, 2 or 3 (LLVM's optimisation level for JIT compilation), or unset "
+           "it for 3.";
+    return v[0] - '0';
+}
+
 /// Lowers, and compiles unless the same lowered pipeline was compiled last time.
 std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &target) {
     lang::check_jit_target(f.name(), target, Target::host());
+    codegen::CpuTarget cpu = codegen::cpu_target_for(target);
+    cpu.opt_level = jit_opt_level();
     auto lowered = lowering::lower({f}, symbol_name(f.name()));
-    std::string key = target.to_string() + "\n" + ir::to_string(lowered.module.functions[0].body);
+    std::string key = target.to_string() + " O" + std::to_string(cpu.opt_level) + "\n" +
+                      ir::to_string(lowered.module.functions[0].body);
     for (const ir::LoweredArgument &a : lowered.module.functions[0].args)
         key += "\n" + a.name + ":" + a.type.to_string();
     // Never destroyed: JIT modules must not outlive LLVM's own statics at exit.
@@ -122,8 +137,7 @@ std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &targe
         auto compiled = std::make_shared<CompiledPipeline>();
         compiled->key = key;
         compiled->lowered = std::move(lowered);
-        compiled->jit =
-            jit::JITModule::compile(compiled->lowered.module, codegen::cpu_target_for(target));
+        compiled->jit = jit::JITModule::compile(compiled->lowered.module, cpu);
         if (std::getenv("DSL_DEBUG_TIMING")) {
             const jit::CompileTimes &t = compiled->jit->times();
             std::cerr << "dsl: compiled " << f.name() << ": lowering "

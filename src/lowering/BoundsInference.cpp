@@ -111,9 +111,15 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         // Computed per iteration of a consumer's loop: the clamped region holds no more than
         // the region asked for, which often has a constant size (a tile and its margin), and a
         // constant size lets the storage live on the stack.
+        // The clamped region is never larger than that size, but an iteration asking only for
+        // points outside the enclosing region (skipped by a guard) computes one point at its
+        // edge: the storage slides to hold it.
         for (int a = 0; a < f.dimensions(); a++) {
-            if (as_const_int(simplify(required_in[a].max - required_in[a].min + 1))) {
-                realized[a] = required_in[a];
+            auto size = as_const_int(simplify(required_in[a].max - required_in[a].min + 1));
+            if (size && *size >= 1) {
+                Expr lo =
+                    max(min(required_in[a].min, required[a].min), required[a].max - int(*size - 1));
+                realized[a] = Interval(lo, lo + int(*size - 1));
             }
         }
     }

@@ -1,5 +1,6 @@
 #include "lowering/SplitRanges.h"
 
+#include <set>
 #include <vector>
 
 #include "ir/IROperator.h"
@@ -114,17 +115,15 @@ std::map<std::string, Interval> footprints_of(const lang::Function &f, int stage
     // A Func computed inside a consumer's loop runs these loops once per iteration, over a
     // region that changes with the iteration and may be smaller than a factor. ShiftInwards
     // then starts before the region and RoundUp ends after it, by up to the product of the
-    // rounding factors less one; bounds taken over the union of the regions (the storage
-    // outside that loop, and everything the pipeline computes at root for it) must allow that
-    // much on each side, or they miss points some iteration writes and reads.
-    Expr slack;
-    if (f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At) {
-        slack = rounding_slack(d.schedule);
-    }
+    // rounding factors of that variable's loops less one; bounds taken over the union of the
+    // regions (the storage outside that loop, and everything the pipeline computes at root for
+    // it) must allow that much on each side, or they miss points some iteration writes and reads.
+    bool inside_a_loop = f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At;
     std::map<std::string, Interval> result;
     for (const std::string &v : original) {
         const Interval &i = visited.at(v);
-        if (slack.defined()) {
+        if (inside_a_loop) {
+            Expr slack = rounding_slack(d.schedule, v);
             result[v] = Interval(simplify(i.min - slack), simplify(i.max + slack));
         } else {
             result[v] = Interval(simplify(i.min), simplify(i.max));
@@ -151,12 +150,26 @@ void add_footprints(const lang::Function &f, int stage, const lang::Definition &
 
 }  // namespace
 
-Expr rounding_slack(const schedule::StageSchedule &schedule) {
+Expr rounding_slack(const schedule::StageSchedule &schedule, const std::string &var) {
+    // The loops made from `var` (a fused loop counts for both of its variables).
+    std::set<std::string> derived = {var};
     Expr product = make_one(Int(32));
     for (const Split &s : schedule.splits) {
-        if (s.kind == Split::Kind::SplitVar &&
-            (s.tail == TailStrategy::RoundUp || s.tail == TailStrategy::ShiftInwards)) {
-            product = product * s.factor;
+        switch (s.kind) {
+            case Split::Kind::SplitVar:
+                if (!derived.count(s.old_var)) break;
+                derived.insert(s.outer);
+                derived.insert(s.inner);
+                if (s.tail == TailStrategy::RoundUp || s.tail == TailStrategy::ShiftInwards) {
+                    product = product * s.factor;
+                }
+                break;
+            case Split::Kind::FuseVars:
+                if (derived.count(s.inner) || derived.count(s.outer)) derived.insert(s.old_var);
+                break;
+            case Split::Kind::RenameVar:
+                if (derived.count(s.old_var)) derived.insert(s.outer);
+                break;
         }
     }
     return simplify(product - 1);

@@ -34,8 +34,9 @@ void apply_split_to_ranges(const schedule::Split &split, std::map<std::string, L
 std::map<std::string, ir::Interval> split_footprints(const lang::Function &f, int stage);
 
 /// How far a stage's loops can reach past (RoundUp) or before (ShiftInwards) the region they
-/// are asked for: the product of the factors of those splits, less one. Zero without them.
-Expr rounding_slack(const schedule::StageSchedule &schedule);
+/// are asked for in the variable `var`: the product of the factors of those splits of the loops
+/// made from `var`, less one. Zero without them.
+Expr rounding_slack(const schedule::StageSchedule &schedule, const std::string &var);
 
 /// Whether a stage of `f` (or a specialization of one) has a split that rounds up or shifts
 /// inwards.

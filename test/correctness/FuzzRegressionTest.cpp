@@ -154,5 +154,147 @@ TEST(FuzzRegression, RoundUpOnAnInnerLoopOfAnUpdateIsRefused) {
     EXPECT_CONTAINS(msg, "TailStrategy::RoundUp on \"fr7_yi\", the inner loop of another split");
 }
 
+// Case 10587: a producer computed at the innermost of three nested splits of a reduction loop.
+// Its last iterations ask only for points past the reduction domain; the clamp moved their region
+// to the domain's edge, outside the constant-size stack storage sized from the request, and the
+// producer wrote in front of it (here it changed the output, elsewhere it may go unnoticed).
+TEST(FuzzRegression, ProducerStorageHoldsTheClampedRegionOfAnIterationPastTheEnd) {
+    Param<int32_t> p0("fr10_p0", 0);
+    ImageParam in0(Int(32), 2, "fr10_in0");
+    in0.set(random_buffer(Int(32), {28, 5}, 8060595728128637214u));
+    Func in0_b = BoundaryConditions::repeat_edge(in0);
+    ImageParam in1(Int(32), 2, "fr10_in1");
+    in1.set(random_buffer(Int(32), {21, 9}, 2088980918880510560u));
+    Func in1_b = BoundaryConditions::mirror_interior(in1);
+    Func f0("fr10_f0");
+    f0(x, y) = select(((cast(UInt(16), p0) >= make_const(UInt(16), 2)) ||
+                       (in0_b(clamp(in0_b(x, y), -3, 30), y) != make_const(Int(32), 2))),
+                      select(((make_const(UInt(16), 6) % make_const(UInt(16), 5)) !=
+                              min(cast(UInt(16), x), cast(UInt(16), in0_b(x + 2, y)))),
+                             make_const(Float(32), -9.5),
+                             cast(Float(32), cast(Int(32), cast(Float(32), in1_b(x, y))))),
+                      cast(Float(32), cast(UInt(8), cast(Float(32), in0_b(x, y - 1)))));
+    Func f1("fr10_f1");
+    f1(x, y) = Tuple(((cast(Int(16), f0(x, y)) - cast(Int(16), x)) + make_const(Int(16), -4)),
+                     max(in1_b(clamp(in1_b(x, y), -3, 30), y), in0_b(x, y)));
+    RDom r1(-1, 3, "fr10_r1");
+    {
+        Expr v = cast(Int(16), in0_b(x + r1 - 2, y)), better = v > f1(x, y)[0];
+        f1(x, y) = Tuple(select(better, v, f1(x, y)[0]), select(better, r1, f1(x, y)[1]));
+    }
+    Func f2("fr10_f2");
+    f2(x, y) = (f1(x, y)[0] + cast(Int(16), in0_b(x + 1, y)));
+    f2(x, y) = select(x % 2 == 0, f2(x, y) * make_const(Int(16), 2),
+                      f2(x, y) + (cast(Int(16), in0_b(x, y)) + cast(Int(16), f0(x - 1, y + 2))));
+    Func f3("fr10_f3");
+    f3(x, y) = (min((cast(Float(32), f2(x, y)) + cast(Float(32), x)),
+                    (cast(Float(32), f2(x - 2, y - 2)) + cast(Float(32), (x + y)))) +
+                ((make_const(Float(32), -1.0) + cast(Float(32), in0_b(x, y - 1))) +
+                 select(((make_const(Int(32), 9) > make_const(Int(32), 15)) &&
+                         (cast(Int(16), f1(x - 2, y)[1]) == make_const(Int(16), 17))),
+                        make_const(Float(32), -6.5), cast(Float(32), f1(x, y)[0]))));
+    Func f4("fr10_f4");
+    f4(x, y) = clamp((cast(Int(16), y) + cast(Int(16), f0(x + 2, y - 2))),
+                     min(make_const(Int(16), -3), make_const(Int(16), 18)),
+                     max(make_const(Int(16), -3), make_const(Int(16), 18)));
+    Func f5("fr10_f5");
+    f5(x, y) = (cast(Int(16), y) | cast(Int(16), f3(x, y)));
+    RDom r5(1, 3, "fr10_r5");
+    f5(r5, y) = f5(r5 - 1, y) + (f4(r5 - 1, y) & f2(r5 + 1, y));
+    p0.set(-1);
+    f1.unroll(Var("y"), 3, TailStrategy::Auto);
+    f2.update(0).vectorize(Var("x"), 4, TailStrategy::GuardWithIf);
+    f2.update(0).unroll(Var("x"), 4, TailStrategy::RoundUp);
+    f3.split(Var("x"), Var("xo_5"), Var("xi_6"), 6, TailStrategy::RoundUp);
+    f3.rename(Var("y"), Var("yr_7"));
+    f3.reorder({Var("yr_7"), Var("xi_6"), Var("xo_5")});
+    f3.parallel(Var("yr_7"));
+    f5.unroll(Var("x"), 4, TailStrategy::ShiftInwards);
+    f5.split(Var("y"), Var("yo_9"), Var("yi_10"), 7, TailStrategy::Auto);
+    f5.vectorize(Var("yo_9"), 8, TailStrategy::GuardWithIf);
+    f5.update(0).split(RVar("fr10_r5.x"), RVar("fr10_r5.xo_11"), RVar("fr10_r5.xi_12"), 7,
+                       TailStrategy::GuardWithIf);
+    f5.update(0).split(RVar("fr10_r5.xi_12"), RVar("fr10_r5.xi_12o_13"), RVar("fr10_r5.xi_12i_14"),
+                       5, TailStrategy::Auto);
+    f5.update(0).split(RVar("fr10_r5.xi_12o_13"), RVar("fr10_r5.xi_12o_13o_15"),
+                       RVar("fr10_r5.xi_12o_13i_16"), 4, TailStrategy::Auto);
+    f4.compute_at(f5, RVar("fr10_r5.xi_12o_13i_16"));
+    f3.compute_root();
+    Realization out = f5.realize({40, 13});
+    EXPECT_TRUE(matches_reference(f5, out, 1e-4));
+}
+
+// Case 11001: nested ShiftInwards tiles, a parallel RoundUp split and a producer computed at a
+// fused loop. The slack allowed for rounding splits was the product of every rounding factor
+// of the Func (896) in every dimension, so a root Func and the histogram computed per point of it
+// covered regions about 1800 wide: minutes for a 21x16 output. Each dimension now gets the
+// product of its own loops' factors.
+TEST(FuzzRegression, RoundingSlackIsPerDimension) {
+    Param<int32_t> p0("fr11_p0", 0);
+    ImageParam in0(Int(16), 2, "fr11_in0");
+    in0.set(random_buffer(Int(16), {22, 25}, 3696693647667332347u));
+    Func in0_b = BoundaryConditions::constant_exterior(in0, make_const(Int(16), 3));
+    ImageParam in1(Int(16), 2, "fr11_in1");
+    in1.set(random_buffer(Int(16), {30, 30}, 1886905953489147586u));
+    Func in1_b = BoundaryConditions::mirror_interior(in1);
+    Func f0("fr11_f0");
+    f0(x, y) = 0;
+    RDom r0(0, 9, 0, 1, "fr11_r0");
+    {
+        Expr v = cast(Int(32), in1_b(r0.x, r0.y)), ix = v & 3, iy = (v / 4) & 1;
+        f0(ix, iy) = f0(ix, iy) + 1;
+    }
+    Func f1("fr11_f1");
+    f1(x, y) =
+        Tuple((select((make_const(Float(32), 0.5) != cast(Float(32), f0(x, y))),
+                      make_const(UInt(16), 10), make_const(UInt(16), 14)) /
+               make_const(UInt(16), 13)),
+              clamp(make_const(Int(32), 20), min(make_const(Int(32), 16), make_const(Int(32), 20)),
+                    max(make_const(Int(32), 16), make_const(Int(32), 20))));
+    RDom r1(-1, 3, "fr11_r1");
+    {
+        Expr v = cast(UInt(16), in0_b(x + r1 - 1, y - 1)), better = v > f1(x, y)[0];
+        f1(x, y) = Tuple(select(better, v, f1(x, y)[0]), select(better, r1, f1(x, y)[1]));
+    }
+    Func f2("fr11_f2");
+    f2(x, y) = (f1(x + 1, y + 1)[0] - cast(UInt(16), x));
+    f2(x, y) = select(x % 2 == 0, f2(x, y) * make_const(UInt(16), 2),
+                      f2(x, y) + (make_const(UInt(16), 17) / make_const(UInt(16), 5)));
+    Func f3("fr11_f3");
+    f3(x, y) = cast(Int(16), f2(x + 1, y));
+    f3(x, y) =
+        select(x % 2 == 0, f3(x, y) * make_const(Int(16), 2), f3(x, y) + make_const(Int(16), 11));
+    Func f4("fr11_f4");
+    f4(x, y) = clamp(cast(Float(32), f3(x, y)),
+                     min(make_const(Float(32), 7.5), make_const(Float(32), -6.0)),
+                     max(make_const(Float(32), 7.5), make_const(Float(32), -6.0)));
+    RDom r4(-2, 3, 0, 3, "fr11_r4");
+    f4(x, y) = min(
+        f4(x, y), (cast(Float(32), f3(x + r4.x, y + r4.y)) +
+                   cast(Float(32),
+                        in0_b(clamp(cast(Int(32), in0_b(x + r4.x, y + r4.y)), -3, 30), y + r4.y))));
+    p0.set(1);
+    f0.fuse(Var("x"), Var("y"), Var("xyf_0"));
+    f0.split(Var("xyf_0"), Var("xyf_0o_1"), Var("xyf_0i_2"), 6, TailStrategy::Auto);
+    f1.reorder({Var("x"), Var("y")});
+    f1.tile(Var("x"), Var("y"), Var("xo_3"), Var("yo_5"), Var("xi_4"), Var("yi_6"), 3, 3,
+            TailStrategy::ShiftInwards);
+    f2.tile(Var("x"), Var("y"), Var("xo_7"), Var("yo_9"), Var("xi_8"), Var("yi_10"), 7, 2,
+            TailStrategy::ShiftInwards);
+    f2.tile(Var("xo_7"), Var("yo_9"), Var("xo_7o_11"), Var("yo_9o_13"), Var("xo_7i_12"),
+            Var("yo_9i_14"), 8, 4, TailStrategy::ShiftInwards);
+    f2.parallel(Var("xo_7o_11"), 2, TailStrategy::RoundUp);
+    f2.vectorize(Var("yo_9i_14"), 2, TailStrategy::GuardWithIf);
+    f3.split(Var("y"), Var("yo_15"), Var("yi_16"), 4, TailStrategy::GuardWithIf);
+    f3.fuse(Var("yi_16"), Var("yo_15"), Var("yi_16yf_17"));
+    f3.vectorize(Var("x"), 2, TailStrategy::RoundUp);
+    f3.compute_root();
+    f2.compute_at(f3, Var("yi_16yf_17"));
+    f1.compute_root();
+    f0.compute_at(f1, Var("xi_4"));
+    Realization out = f4.realize({21, 16});
+    EXPECT_TRUE(matches_reference(f4, out, 1e-4));
+}
+
 }  // namespace
 }  // namespace dsl

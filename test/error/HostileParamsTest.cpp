@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 
 #include "common/ErrorCheck.h"
@@ -129,6 +130,27 @@ TEST(HostileParams, TargetStrings) {
     // A feature given twice, or one another implies, is harmless.
     EXPECT_EQ(Target("x86-64-linux-avx2-avx2").to_string(), "x86-64-linux-avx2");
     EXPECT_EQ(Target("x86-64-linux-sse41-avx512").to_string(), "x86-64-linux-avx512");
+}
+
+// DSL_JIT_OPT_LEVEL chooses LLVM's optimisation level for the JIT; a value that is not a level
+// is an error naming the variable, and every level gives the same result.
+TEST(HostileParams, JitOptimisationLevelFromTheEnvironment) {
+    Var x("x");
+    Func f("opt_level_f");
+    f(x) = x * 3 + 1;
+    for (const char *bad : {"4", "-1", "fast", "03"}) {
+        setenv("DSL_JIT_OPT_LEVEL", bad, 1);
+        std::string msg = message_of([&] { f.realize({4}); });
+        EXPECT_CONTAINS(msg, std::string("DSL_JIT_OPT_LEVEL is \"") + bad + "\"");
+        EXPECT_CONTAINS(msg, "set it to 0, 1, 2 or 3");
+    }
+    for (const char *level : {"0", "1", "2", "3"}) {
+        setenv("DSL_JIT_OPT_LEVEL", level, 1);
+        Buffer<int> out = f.realize({8});
+        for (int i = 0; i < 8; i++)
+            EXPECT_EQ(out(i), i * 3 + 1) << "at O" << level;
+    }
+    unsetenv("DSL_JIT_OPT_LEVEL");
 }
 
 class HostileParamsGenerator : public Generator<HostileParamsGenerator> {

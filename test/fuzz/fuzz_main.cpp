@@ -5,7 +5,12 @@
 // must be refused with a CompileError naming the Func involved: never a crash, an internal
 // error, a hang or a result.
 //
-//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--aot-every K] [--verbose]
+//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--aot-every K]
+//            [--full-opt-every K] [--verbose]
+//
+// LLVM's optimisation passes take most of a case's time and the fuzzer tests the dsl, not
+// LLVM, so the JIT compiles at LLVM's O0 except for cases whose seed is a multiple of
+// --full-opt-every (and the AOT cases), which compile at O3 as users' pipelines do.
 //
 // Case i uses seed S + i, so `dsl_fuzz --seed <case seed> --cases 1` reruns one case. A failure
 // prints the seed, what differed and a C++ reproduction of the pipeline and its schedule.
@@ -35,6 +40,7 @@ struct Options {
     double seconds = 0;
     bool illegal = false;
     long aot_every = 0;
+    long full_opt_every = 16;
     bool verbose = false;
 };
 
@@ -50,12 +56,15 @@ extern "C" void on_fatal_signal(int sig) {
 
 void usage() {
     std::cerr << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] "
-                 "[--aot-every K] [--verbose]\n"
+                 "[--aot-every K] [--full-opt-every K] [--verbose]\n"
                  "  --seed S       seed of the first case (case i uses S + i; default 1)\n"
                  "  --cases N      number of cases (default 100)\n"
                  "  --seconds T    stop after T seconds instead (with --cases, whichever first)\n"
                  "  --illegal      schedule-error fuzzing: every case must be refused\n"
                  "  --aot-every K  also run every K-th case through an AOT static library\n"
+                 "  --full-opt-every K\n"
+                 "                 JIT at LLVM's O3 when the seed is a multiple of K, else at O0\n"
+                 "                 (default 16; 1 for O3 always)\n"
                  "  --verbose      print every case's reproduction\n";
 }
 
@@ -84,6 +93,13 @@ bool parse(int argc, char **argv, Options &o) {
         } else if (a == "--aot-every") {
             if (!(v = value("--aot-every"))) return false;
             o.aot_every = std::atol(v);
+        } else if (a == "--full-opt-every") {
+            if (!(v = value("--full-opt-every"))) return false;
+            o.full_opt_every = std::atol(v);
+            if (o.full_opt_every < 1) {
+                std::cerr << "dsl_fuzz: --full-opt-every needs a value of at least 1\n";
+                return false;
+            }
         } else if (a == "--illegal") {
             o.illegal = true;
         } else if (a == "--verbose") {
@@ -98,9 +114,17 @@ bool parse(int argc, char **argv, Options &o) {
     return true;
 }
 
+/// LLVM's optimisation level for the JIT compilation of a case.
+int jit_opt_level(const Options &o, uint64_t seed) {
+    return seed % static_cast<uint64_t>(o.full_opt_every) == 0 ? 3 : 0;
+}
+
 void report(const FuzzCase &c, const std::string &what) {
+    const char *level = std::getenv("DSL_JIT_OPT_LEVEL");
     std::cout << "\n=== FAILURE in case " << c.seed << " (rerun: dsl_fuzz --seed " << c.seed
-              << " --cases 1" << (c.illegal_directive.empty() ? "" : " --illegal") << ")\n"
+              << " --cases 1" << (c.illegal_directive.empty() ? "" : " --illegal")
+              << "; the JIT compiled at LLVM O" << (level ? level : "3")
+              << ", which the reproduction gets with DSL_JIT_OPT_LEVEL)\n"
               << what << "\n--- reproduction:\n"
               << c.reproduction();
     try {
@@ -190,6 +214,7 @@ int main(int argc, char **argv) {
                       static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed),
                       o.illegal ? " --illegal" : "");
         alarm(120);  // a case that hangs is reported by the SIGALRM handler
+        setenv("DSL_JIT_OPT_LEVEL", std::to_string(jit_opt_level(o, seed)).c_str(), 1);
         bool ok = true;
         FuzzCase c;
         try {
