@@ -1,9 +1,12 @@
 #include "lowering/BoundsInference.h"
 
+#include "lowering/BoundsOverflow.h"
+
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/Names.h"
 #include "ir/Simplify.h"
+#include "lowering/BoundsOverflow.h"
 #include "lowering/Regions.h"
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SplitRanges.h"
@@ -174,6 +177,8 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
             has_rounding_split(f)) {
             widen_realized_to_writes(f, s, bounds);
         }
+        for (Stmt &check : bounds_overflow_checks(f, bounds))
+            checks.push_back(check);
         for (auto &b : bounds)
             lets.bindings.push_back(b);
     }

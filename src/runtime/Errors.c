@@ -221,3 +221,13 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_too_large(const char *buffer, do
                   "unbounded? Clamp the coordinates that index it.",
                   buffer, elements);
 }
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_bounds_overflow(const char *func, const char *bound,
+                                                         double value) {
+    return report(dsl_error_buffer_too_large,
+                  "Error: the region of \"%s\" overflows 32-bit arithmetic: computing its bound "
+                  "%s needs the value %.0f. A coordinate that indexes it grows too large with "
+                  "these sizes and Params; clamp the coordinate, or give the Params in it a range "
+                  "(set_range).",
+                  func, bound, value);
+}

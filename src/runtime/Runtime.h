@@ -62,6 +62,7 @@ int dsl_runtime_error_uint_param_too_small(const char *param, uint64_t value, ui
 int dsl_runtime_error_uint_param_too_large(const char *param, uint64_t value, uint64_t max);
 int dsl_runtime_error_out_of_memory(const char *buffer, double bytes);
 int dsl_runtime_error_buffer_too_large(const char *buffer, double elements);
+int dsl_runtime_error_bounds_overflow(const char *func, const char *bound, double value);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -132,6 +132,37 @@ TEST(HostileParams, TargetStrings) {
     EXPECT_EQ(Target("x86-64-linux-sse41-avx512").to_string(), "x86-64-linux-avx512");
 }
 
+// A Param large enough that the region a consumer reads no longer fits in 32 bits: the wrapped
+// bounds sized storage that the consumer then read far outside (a crash). It is now an error
+// naming the Func, and the same pipeline runs with a small value.
+TEST(HostileParams, RegionsThatOverflow32Bits) {
+    Var x("x");
+    Param<int> n("n");
+    Func f("ovf_f"), g("ovf_g");
+    f(x) = x;
+    g(x) = f(x * n);
+    f.compute_root();
+    n.set(1 << 29);
+    std::string msg = message_of<RuntimeError>([&] { g.realize({16}); });
+    EXPECT_CONTAINS(msg, "the region of \"ovf_f\" overflows 32-bit arithmetic");
+    EXPECT_CONTAINS(msg, "needs the value 8053063680");
+    EXPECT_CONTAINS(msg, "set_range");
+    n.set(3);
+    Buffer<int> out = g.realize({16});
+    for (int i = 0; i < 16; i++)
+        EXPECT_EQ(out(i), 3 * i);
+
+    // Through an addition.
+    Param<int> offset("offset");
+    Func p("ovf_p"), q("ovf_q");
+    p(x) = x / 2;
+    q(x) = p(x + offset) + p(x);
+    p.compute_root();
+    offset.set(INT32_MAX - 4);
+    msg = message_of<RuntimeError>([&] { q.realize({16}); });
+    EXPECT_CONTAINS(msg, "the region of \"ovf_p\" overflows 32-bit arithmetic");
+}
+
 // DSL_JIT_OPT_LEVEL chooses LLVM's optimisation level for the JIT; a value that is not a level
 // is an error naming the variable, and every level gives the same result.
 TEST(HostileParams, JitOptimisationLevelFromTheEnvironment) {
