@@ -92,10 +92,11 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
         result.slid = true;
         result.over = loop.var;
         Expr extent = simplify(required[a].max - required[a].min + 1);
-        // A split that rounds up writes up to (product of its factors - 1) points past the
-        // region (and ShiftInwards before it): the circular buffer must hold those too, or they
-        // land on slots of points the consumer still reads.
-        extent = simplify(extent + rounding_slack(producer.stage(0).schedule, producer.args()[a]));
+        // A split that rounds up writes points past the region (and ShiftInwards before it):
+        // the circular buffer must hold those too, or they land on slots of points the consumer
+        // still reads.
+        Overshoot over = rounding_overshoot(producer.stage(0).schedule, producer.args()[a]);
+        extent = simplify(extent + over.before + over.after);
         if (auto e = as_const_int(extent); e && *e > 0 && *e <= kMaxFoldFactor) {
             int factor = 1;
             while (factor < *e)

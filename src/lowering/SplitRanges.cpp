@@ -114,17 +114,17 @@ std::map<std::string, Interval> footprints_of(const lang::Function &f, int stage
     }
     // A Func computed inside a consumer's loop runs these loops once per iteration, over a
     // region that changes with the iteration and may be smaller than a factor. ShiftInwards
-    // then starts before the region and RoundUp ends after it, by up to the product of the
-    // rounding factors of that variable's loops less one; bounds taken over the union of the
-    // regions (the storage outside that loop, and everything the pipeline computes at root for
-    // it) must allow that much on each side, or they miss points some iteration writes and reads.
+    // then starts before the region and RoundUp ends after it (rounding_overshoot); bounds taken
+    // over the union of the regions (the storage outside that loop, and everything the pipeline
+    // computes at root for it) must allow that much, or they miss points some iteration writes
+    // and reads.
     bool inside_a_loop = f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At;
     std::map<std::string, Interval> result;
     for (const std::string &v : original) {
         const Interval &i = visited.at(v);
         if (inside_a_loop) {
-            Expr slack = rounding_slack(d.schedule, v);
-            result[v] = Interval(simplify(i.min - slack), simplify(i.max + slack));
+            Overshoot over = rounding_overshoot(d.schedule, v);
+            result[v] = Interval(simplify(i.min - over.before), simplify(i.max + over.after));
         } else {
             result[v] = Interval(simplify(i.min), simplify(i.max));
         }
@@ -150,29 +150,52 @@ void add_footprints(const lang::Function &f, int stage, const lang::Definition &
 
 }  // namespace
 
-Expr rounding_slack(const schedule::StageSchedule &schedule, const std::string &var) {
-    // The loops made from `var` (a fused loop counts for both of its variables).
-    std::set<std::string> derived = {var};
-    Expr product = make_one(Int(32));
-    for (const Split &s : schedule.splits) {
+namespace {
+
+/// How far the values of the loop `name`, as it stands before split `from`, reach before and
+/// after its region, over an iteration whose region is as small as one point.
+Overshoot overshoot_from(const std::vector<Split> &splits, const std::string &name, size_t from) {
+    for (size_t k = from; k < splits.size(); k++) {
+        const Split &s = splits[k];
         switch (s.kind) {
-            case Split::Kind::SplitVar:
-                if (!derived.count(s.old_var)) break;
-                derived.insert(s.outer);
-                derived.insert(s.inner);
-                if (s.tail == TailStrategy::RoundUp || s.tail == TailStrategy::ShiftInwards) {
-                    product = product * s.factor;
+            case Split::Kind::SplitVar: {
+                if (s.old_var != name) break;
+                // value = min + outer * factor + inner (ShiftInwards: outer * factor capped at
+                // extent - factor, which is negative when the region is under one factor).
+                Overshoot o = overshoot_from(splits, s.outer, k + 1);
+                Overshoot i = overshoot_from(splits, s.inner, k + 1);
+                Expr f = s.factor;
+                Overshoot v;
+                v.before = o.before * f + i.before;
+                v.after = o.after * f + i.after;
+                if (s.tail == TailStrategy::ShiftInwards) {
+                    v.before = v.before + (f - 1);
+                    v.after = i.after;  // outer * factor never passes extent - factor
+                } else if (s.tail == TailStrategy::RoundUp) {
+                    v.after = v.after + (f - 1);
+                } else {
+                    v.after = make_zero(Int(32));  // guarded at the end of the region
                 }
-                break;
+                return {simplify(v.before), simplify(v.after)};
+            }
             case Split::Kind::FuseVars:
-                if (derived.count(s.inner) || derived.count(s.outer)) derived.insert(s.old_var);
+                // fused = outer * extent(inner) + inner; the inner loop takes fused % extent,
+                // which stays in its range; the outer one reaches no further than fused.
+                if (s.inner == name) return {make_zero(Int(32)), make_zero(Int(32))};
+                if (s.outer == name) return overshoot_from(splits, s.old_var, k + 1);
                 break;
             case Split::Kind::RenameVar:
-                if (derived.count(s.old_var)) derived.insert(s.outer);
+                if (s.old_var == name) return overshoot_from(splits, s.outer, k + 1);
                 break;
         }
     }
-    return simplify(product - 1);
+    return {make_zero(Int(32)), make_zero(Int(32))};
+}
+
+}  // namespace
+
+Overshoot rounding_overshoot(const schedule::StageSchedule &schedule, const std::string &var) {
+    return overshoot_from(schedule.splits, var, 0);
 }
 
 bool has_rounding_split(const lang::Function &f) {

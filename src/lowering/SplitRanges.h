@@ -33,10 +33,13 @@ void apply_split_to_ranges(const schedule::Split &split, std::map<std::string, L
 /// not listed.
 std::map<std::string, ir::Interval> split_footprints(const lang::Function &f, int stage);
 
-/// How far a stage's loops can reach past (RoundUp) or before (ShiftInwards) the region they
-/// are asked for in the variable `var`: the product of the factors of those splits of the loops
-/// made from `var`, less one. Zero without them.
-Expr rounding_slack(const schedule::StageSchedule &schedule, const std::string &var);
+/// How far a stage's loops reach before (ShiftInwards) and after (RoundUp) the region they are
+/// asked for in the variable `var`, whatever its size: a rounding split of an outer loop moves
+/// by whole factors of the splits inside it. Zero without such splits.
+struct Overshoot {
+    Expr before, after;
+};
+Overshoot rounding_overshoot(const schedule::StageSchedule &schedule, const std::string &var);
 
 /// Whether a stage of `f` (or a specialization of one) has a split that rounds up or shifts
 /// inwards.

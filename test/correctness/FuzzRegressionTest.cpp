@@ -296,5 +296,23 @@ TEST(FuzzRegression, RoundingSlackIsPerDimension) {
     EXPECT_TRUE(matches_reference(f4, out, 1e-4));
 }
 
+// Case 102926: ShiftInwards on the outer loop of a guarded split moves by whole factors of the
+// inner split (4 points here, not 1), so a producer computed per consumer point reached 4
+// points before its region, past what its storage and the root Func it reads held.
+TEST(FuzzRegression, ShiftInwardsOfAnOuterLoopMovesByTheInnerFactor) {
+    Buffer<> in = random_buffer(Int(16), {12, 10}, 12);
+    Func bounded = BoundaryConditions::repeat_edge(in);
+    Func root("fr12_root"), p("fr12_p"), c("fr12_c");
+    Var xo("fr12_xo"), xi("fr12_xi");
+    root(x, y) = bounded(x, y) * 3 + x;
+    p(x, y) = root(x, y) - y;
+    c(x, y) = p(x, y) * 2 + p(x, y + 1);
+    root.compute_root();
+    p.split(x, xo, xi, 4, TailStrategy::GuardWithIf).vectorize(xo, 2, TailStrategy::ShiftInwards);
+    p.compute_at(c, x).store_at(c, y);
+    Realization out = c.realize({9, 18});
+    EXPECT_TRUE(matches_reference(c, out));
+}
+
 }  // namespace
 }  // namespace dsl
