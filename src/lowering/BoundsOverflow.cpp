@@ -1,6 +1,8 @@
 #include "lowering/BoundsOverflow.h"
 
+#include <map>
 #include <set>
+#include <utility>
 
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
@@ -14,18 +16,26 @@ namespace {
 
 /// The same int32 expression computed in int64: variables and constants are widened and the
 /// arithmetic, comparisons and selects over them redone. What it cannot redo (loads, calls,
-/// casts) is taken as its 32-bit value.
+/// casts) is taken as its 32-bit value. Each addition, subtraction and multiplication gets a
+/// name (bounds expressions share subexpressions heavily: as a tree they can be huge).
 class Widen : public IRMutator {
   public:
+    explicit Widen(std::string prefix) : prefix_(std::move(prefix)) {}
+
     using IRMutator::mutate;
     Expr mutate(const Expr &e) override {
         if (!e.defined()) return e;
-        if (e.type() == Int(32) || e.type().is_bool()) return IRMutator::mutate(e);
-        return e;
+        if (e.type() != Int(32) && !e.type().is_bool()) return e;
+        auto it = done_.find(e.get());
+        if (it != done_.end()) return it->second;
+        Expr result = IRMutator::mutate(e);
+        done_.emplace(e.get(), result);
+        return result;
     }
 
-    /// The 64-bit values of its additions, subtractions and multiplications.
-    std::vector<Expr> intermediates;
+    /// The 64-bit values of its additions, subtractions and multiplications, each defined in
+    /// terms of the earlier ones.
+    std::vector<std::pair<std::string, Expr>> intermediates;
 
   protected:
     Expr as_int64(const Expr &e) { return Cast::make(Int(64), e); }
@@ -39,8 +49,9 @@ class Widen : public IRMutator {
     Expr arith(const T *op) {
         if (op->type != Int(32)) return op;
         Expr e = T::make(mutate(op->a), mutate(op->b));
-        intermediates.push_back(e);
-        return e;
+        std::string name = prefix_ + std::to_string(intermediates.size());
+        intermediates.emplace_back(name, e);
+        return Variable::make(Int(64), name);
     }
     template <typename T>
     Expr minmax(const T *op) {
@@ -88,7 +99,19 @@ class Widen : public IRMutator {
     Expr visit(const Broadcast *op) override { return whole(op); }
     Expr visit(const Shuffle *op) override { return whole(op); }
     Expr visit(const VectorReduce *op) override { return whole(op); }
+
+  private:
+    std::string prefix_;
+    std::map<const IRNode *, Expr> done_;
 };
+
+/// `op` over `terms` as a balanced tree, so that thousands of terms stay shallow.
+template <typename Op>
+Expr balanced(const std::vector<Expr> &terms, size_t begin, size_t end, Op op) {
+    if (end - begin == 1) return terms[begin];
+    size_t middle = begin + (end - begin) / 2;
+    return op(balanced(terms, begin, middle, op), balanced(terms, middle, end, op));
+}
 
 }  // namespace
 
@@ -102,24 +125,30 @@ std::vector<Stmt> bounds_overflow_checks(const lang::Function &func,
     // Each let's inputs are checked before it (or are arguments), so checking its own
     // intermediate values in 64 bits covers it. (The 32-bit values themselves cannot be
     // compared: LLVM assumes that int32 arithmetic does not overflow.)
-    Expr lo = make_const(Int(64), INT32_MIN), hi = make_const(Int(64), INT32_MAX);
     std::vector<Stmt> checks;
     for (const auto &[name, value] : lets) {
         if (value.type() != Int(32) || extents.count(name)) continue;
-        Widen widen;
+        Widen widen(name + ".wide");
         widen.mutate(value);
         if (widen.intermediates.empty()) continue;
-        Expr fits, culprit;
-        for (auto it = widen.intermediates.rbegin(); it != widen.intermediates.rend(); ++it) {
-            Expr in_range = lo <= *it && *it <= hi;
-            fits = fits.defined() ? (in_range && fits) : in_range;
-            culprit = culprit.defined() ? select(in_range, culprit, *it) : *it;
-        }
+        std::vector<Expr> values;
+        for (const auto &[t, e] : widen.intermediates)
+            values.push_back(Variable::make(Int(64), t));
+        auto max_of = [](const Expr &a, const Expr &b) { return max(a, b); };
+        auto min_of = [](const Expr &a, const Expr &b) { return min(a, b); };
+        Expr highest = balanced(values, 0, values.size(), max_of);
+        Expr lowest = balanced(values, 0, values.size(), min_of);
+        Expr fits =
+            make_const(Int(64), INT32_MIN) <= lowest && highest <= make_const(Int(64), INT32_MAX);
+        Expr culprit = select(highest > make_const(Int(64), INT32_MAX), highest, lowest);
         Expr report = Call::make(
             Int(32), "dsl_runtime_error_bounds_overflow",
             {StringImm::make(func.name()), StringImm::make(name), Cast::make(Float(64), culprit)},
             Call::CallType::Extern);
-        checks.push_back(AssertStmt::make(fits, report));
+        Stmt check = AssertStmt::make(fits, report);
+        for (auto it = widen.intermediates.rbegin(); it != widen.intermediates.rend(); ++it)
+            check = LetStmt::make(it->first, it->second, check);
+        checks.push_back(check);
     }
     return checks;
 }

@@ -314,5 +314,91 @@ TEST(FuzzRegression, ShiftInwardsOfAnOuterLoopMovesByTheInnerFactor) {
     EXPECT_TRUE(matches_reference(c, out));
 }
 
+// Case 111252: producers computed inside producers computed inside producers, with storage
+// hoisted out of each. Their bounds are large expressions sharing subexpressions; the 32-bit
+// overflow checks of those bounds, built as trees, reached 46 MB of IR and overflowed the
+// simplifier's stack. The checks now name each intermediate value once.
+TEST(FuzzRegression, OverflowChecksOfDeeplyNestedBoundsStaySmall) {
+    Param<int32_t> p0("fr13_p0", 0);
+    ImageParam in0(Int(32), 2, "fr13_in0");
+    in0.set(random_buffer(Int(32), {10, 16}, 2347641466623331107u));
+    Func in0_b = BoundaryConditions::constant_exterior(in0, make_const(Int(32), 3));
+    ImageParam in1(UInt(16), 2, "fr13_in1");
+    in1.set(random_buffer(UInt(16), {27, 30}, 3070927088376851644u));
+    Func in1_b = BoundaryConditions::mirror_interior(in1);
+    Func f0("fr13_f0");
+    f0(x, y) = (cast(Float(32), in1_b(x, y)) + cast(Float(32), in0_b(x, y)));
+    f0(x, y) = select(x % 2 == 0, f0(x, y) * make_const(Float(32), 1.0),
+                      f0(x, y) + abs(cast(Float(32), p0)));
+    Func f1("fr13_f1");
+    f1(x, y) = cast(Float(32), in0_b(x, y));
+    Func f2("fr13_f2");
+    f2(x, y) = (cast(Int(16), p0) & cast(Int(16), (x + y)));
+    f2(x, y) = select(x % 2 == 0, f2(x, y) * make_const(Int(16), 2),
+                      f2(x, y) + cast(Int(16), cast(Int(32), cast(Int(16), f0(x - 2, y)))));
+    Func f3("fr13_f3");
+    f3(x, y) = 0;
+    RDom r3(0, 7, 0, 4, "fr13_r3");
+    {
+        Expr v = cast(Int(32), in1_b(r3.x, r3.y)), ix = v & 3, iy = (v / 4) & 1;
+        f3(ix, iy) = f3(ix, iy) + 1;
+    }
+    Func f4("fr13_f4");
+    f4(x, y) = clamp((min(f1(x, y), cast(Float(32), f2(x, y + 2))) + make_const(Float(32), 8.0)),
+                     min(make_const(Float(32), 7.5), make_const(Float(32), 7.0)),
+                     max(make_const(Float(32), 7.5), make_const(Float(32), 7.0)));
+    Func f5("fr13_f5");
+    f5(x, y) = (cast(UInt(8), p0) % make_const(UInt(8), 3));
+    f5(x, y) =
+        select(x % 2 == 0, f5(x, y) * make_const(UInt(8), 2), f5(x, y) + cast(UInt(8), f3(x, y)));
+    Func f6("fr13_f6");
+    f6(x, y) =
+        (select(
+             (select((make_const(Float(32), -8.0) <= make_const(Float(32), -5.5)),
+                     cast(UInt(8), f4(x - 2, y + 1)), f5(x + 1, y - 1)) == make_const(UInt(8), 7)),
+             cast(UInt(16), in0_b(x, y - 1)), (cast(UInt(16), f0(x + 2, y)) + cast(UInt(16), p0))) +
+         abs(abs(make_const(UInt(16), 11))));
+    Func f7("fr13_f7");
+    f7(x, y) = (min((in1_b(x + 2, y) % make_const(UInt(16), 12)), f6(x, y)) +
+                min(select((cast(UInt(8), y) != cast(UInt(8), p0)), cast(UInt(16), (x + y)),
+                           make_const(UInt(16), 17)),
+                    cast(UInt(16), f5(x + 2, y))));
+    p0.set(-3);
+    f0.tile(Var("x"), Var("y"), Var("xo_0"), Var("yo_2"), Var("xi_1"), Var("yi_3"), 4, 5,
+            TailStrategy::GuardWithIf);
+    f0.update(0).unroll(Var("y"), 2, TailStrategy::Auto);
+    f0.update(0).split(Var("y_unrolled"), Var("y_unrolledo_4"), Var("y_unrolledi_5"), 2,
+                       TailStrategy::Auto);
+    f0.update(0).split(Var("y"), Var("yo_6"), Var("yi_7"), 1, TailStrategy::GuardWithIf);
+    f0.update(0).rename(Var("y_unrolledo_4"), Var("y_unrolledo_4r_8"));
+    f2.tile(Var("x"), Var("y"), Var("xo_9"), Var("yo_11"), Var("xi_10"), Var("yi_12"), 7, 6,
+            TailStrategy::ShiftInwards);
+    f2.fuse(Var("xo_9"), Var("yo_11"), Var("xo_9yf_13"));
+    f2.vectorize(Var("xi_10"));
+    f2.update(0).vectorize(Var("x"), 4, TailStrategy::Auto);
+    f3.fuse(Var("x"), Var("y"), Var("xyf_14"));
+    f3.parallel(Var("xyf_14"));
+    f3.update(0).unroll(RVar("fr13_r3.x"), 3, TailStrategy::GuardWithIf);
+    f3.update(0).rename(RVar("fr13_r3.y"), RVar("fr13_r3.yr_15"));
+    f4.rename(Var("x"), Var("xr_16"));
+    f5.reorder({Var("y"), Var("x")});
+    f5.rename(Var("y"), Var("yr_17"));
+    f6.split(Var("x"), Var("xo_18"), Var("xi_19"), 7, TailStrategy::Auto);
+    f6.split(Var("xo_18"), Var("xo_18o_20"), Var("xo_18i_21"), 8, TailStrategy::Auto);
+    f7.unroll(Var("y"), 2, TailStrategy::GuardWithIf);
+    f6.compute_at(f7, Var("x"));
+    f6.store_at(f7, Var("y"));
+    f5.compute_root();
+    f4.compute_at(f6, Var("xi_19"));
+    f4.store_root();
+    f3.compute_root();
+    f2.compute_at(f4, Var("xr_16"));
+    f2.store_root();
+    f1.compute_at(f4, Var("y"));
+    f0.compute_root();
+    Realization out = f7.realize({70, 2});
+    EXPECT_TRUE(matches_reference(f7, out, 1e-4));
+}
+
 }  // namespace
 }  // namespace dsl

@@ -196,8 +196,18 @@ int main(int argc, char **argv) {
     if (!parse(argc, argv, o)) return 2;
     // Warnings (a vector loop left scalar, ...) are expected of random schedules.
     if (!o.verbose) std::cerr.rdbuf(nullptr);
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM})
-        std::signal(sig, on_fatal_signal);
+    // The handler runs on its own stack, so that a stack overflow is reported too.
+    static char handler_stack[1 << 16];
+    stack_t alternate{};
+    alternate.ss_sp = handler_stack;
+    alternate.ss_size = sizeof(handler_stack);
+    sigaltstack(&alternate, nullptr);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM}) {
+        struct sigaction action {};
+        action.sa_handler = on_fatal_signal;
+        action.sa_flags = SA_ONSTACK;
+        sigaction(sig, &action, nullptr);
+    }
     auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
