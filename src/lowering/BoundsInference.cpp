@@ -1,6 +1,6 @@
 #include "lowering/BoundsInference.h"
 
-#include "lowering/BoundsOverflow.h"
+#include <algorithm>
 
 #include "ir/Error.h"
 #include "ir/IROperator.h"
@@ -66,19 +66,25 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
     Box required = required_in;
     internal_assert(static_cast<int>(required.size()) == f.dimensions())
         << "no consumer reads " << f.name();
-    if (clamp_to_enclosing) {
-        // Never beyond the region the whole pipeline needs (defined by an enclosing let of the
-        // same name): a split's last iteration may ask for points past the end.
+    // Never beyond the region the whole pipeline needs of stage k (defined by an enclosing let
+    // of the same name): a split's last iteration may ask for points past the end, and an
+    // update's footprint allows for rounding over any region (rounding_overshoot), which the
+    // enclosing region holds but one iteration's does not need. Clamped into that region, so
+    // that the bounds stay ordered (an iteration whose points all lie outside it, skipped by a
+    // guard, still gets a non-empty region).
+    auto clamp_to_stage = [&](Box &box, int k) {
+        std::vector<std::string> pure = stage_pure_vars(f, k);
         for (int a = 0; a < f.dimensions(); a++) {
-            std::string loop = names::stage_var(f.name(), 0, f.args()[a]);
-            // Clamped into that region, so that the bounds stay ordered (an iteration whose
-            // points all lie outside it, skipped by a guard, still gets a non-empty region).
+            // An update's loops cover only its pure Vars.
+            if (std::find(pure.begin(), pure.end(), f.args()[a]) == pure.end()) continue;
+            std::string loop = names::stage_var(f.name(), k, f.args()[a]);
             Expr lo = Variable::make(Int(32), names::min_of(loop));
             Expr hi = Variable::make(Int(32), names::max_of(loop));
-            required[a].min = min(max(required[a].min, lo), hi);
-            required[a].max = min(max(required[a].max, required[a].min), hi);
+            box[a].min = min(max(box[a].min, lo), hi);
+            box[a].max = min(max(box[a].max, box[a].min), hi);
         }
-    }
+    };
+    if (clamp_to_enclosing) clamp_to_stage(required, 0);
 
     // Stages from last to first: each earlier stage also covers what later ones read.
     std::vector<Box> regions(f.stages());
@@ -98,6 +104,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
             require_bounded(self_reads, f.name(), f.name());
             regions[k - 1] = regions[k];
             merge_boxes(regions[k - 1], self_reads);
+            if (clamp_to_enclosing) clamp_to_stage(regions[k - 1], k - 1);
         }
     }
     if (output) return lets.bindings;  // stored straight into the output buffer

@@ -400,5 +400,56 @@ TEST(FuzzRegression, OverflowChecksOfDeeplyNestedBoundsStaySmall) {
     EXPECT_TRUE(matches_reference(f7, out, 1e-4));
 }
 
+// Case 110113: an update vectorized over y with RoundUp, in a Func computed per point of its
+// consumer. Its footprint allows for rounding over any region; one iteration's pure stage took
+// that allowance on top of its own rows and read rows of a root Func past its end (a crash now
+// and then; AddressSanitizer in scripts/sanitize.sh reports it every time). Each stage's region
+// inside a loop is now clamped to the region the whole pipeline needs of it.
+TEST(FuzzRegression, UpdateFootprintInsideALoopStaysInTheEnclosingRegion) {
+    Param<int32_t> p0("fr14_p0", 0);
+    ImageParam in0(UInt(8), 2, "fr14_in0");
+    in0.set(random_buffer(UInt(8), {7, 4}, 4560052062782690951u));
+    Func in0_b = BoundaryConditions::repeat_edge(in0);
+    ImageParam in1(Float(32), 2, "fr14_in1");
+    in1.set(random_buffer(Float(32), {26, 29}, 3268121006239065940u));
+    Func in1_b = BoundaryConditions::constant_exterior(in1, make_const(Float(32), 3));
+    Func f0("fr14_f0");
+    f0(x, y) =
+        select(((cast(UInt(16), in1_b(x - 2, y - 2)) > cast(UInt(16), in1_b(x - 1, y - 2))) &&
+                (p0 != make_const(Int(32), 8))),
+               cast(UInt(16), in1_b(x, y)), cast(UInt(16), in1_b(x, y + 2)));
+    RDom r0(1, 3, "fr14_r0");
+    f0(r0, y) = f0(r0 - 1, y) + (cast(UInt(16), r0) - cast(UInt(16), in0_b(r0, y)));
+    Func f1("fr14_f1");
+    f1(x, y) = select((make_const(UInt(8), 13) <= make_const(UInt(8), 16)),
+                      cast(Int(32), f0(x + 1, y)), y);
+    RDom r1(1, 2, "fr14_r1");
+    f1(r1, y) = f1(r1 - 1, y) + (cast(Int(32), f0(r1, y)) + p0);
+    Func f2("fr14_f2");
+    f2(x, y) =
+        clamp(cast(UInt(16), f1(x, y)), min(make_const(UInt(16), 13), make_const(UInt(16), 5)),
+              max(make_const(UInt(16), 13), make_const(UInt(16), 5)));
+    RDom r2(0, 1, 0, 3, "fr14_r2");
+    f2(x, y) = min(f2(x, y), (cast(UInt(16), in0_b(x + r2.x, y + r2.y + 1)) +
+                              cast(UInt(16), in0_b(x + r2.x, y + r2.y))));
+    Func f3("fr14_f3");
+    f3(x, y) = Tuple(
+        (abs(make_const(UInt(8), 8)) + cast(UInt(8), cast(UInt(16), make_const(UInt(8), 15)))),
+        cast(Int(32), in1_b(x + 2, y)));
+    RDom r3(-1, 3, "fr14_r3");
+    {
+        Expr v = cast(UInt(8), f2(x + r3, y)), better = v > f3(x, y)[0];
+        f3(x, y) = Tuple(select(better, v, f3(x, y)[0]), select(better, r3, f3(x, y)[1]));
+    }
+    p0.set(-3);
+    f1.split(Var("y"), Var("yo_0"), Var("yi_1"), 5, TailStrategy::Auto);
+    f2.split(Var("x"), Var("xo_2"), Var("xi_3"), 2, TailStrategy::Auto);
+    f2.update(0).vectorize(Var("y"), 16, TailStrategy::RoundUp);
+    f3.update(0).unroll(Var("x"), 2, TailStrategy::Auto);
+    f2.compute_at(f3, Var("x_unrolled"));
+    Realization out = f3.realize({23, 16});
+    EXPECT_TRUE(matches_reference(f3, out, 1e-4));
+}
+
 }  // namespace
 }  // namespace dsl
