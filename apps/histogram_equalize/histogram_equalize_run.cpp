@@ -1,7 +1,10 @@
 // Equalises the histogram of an image file (colour images are turned into grey first) and
 // writes the result.
 //   histogram_equalize_run <input image> <output.png> [--benchmark [runs]]
+#include <cstdint>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 #include "app_util.h"
 #include "dsl/ImageIO.h"
@@ -18,6 +21,11 @@ int main(int argc, char **argv) {
     return run_main("histogram_equalize_run", [&] {
         Buffer<uint8_t> in = to_grey_u8(load_image(options.input), options.input);
         const int w = in.dim(0).extent(), h = in.dim(1).extent();
+        if (static_cast<int64_t>(w) * h > INT32_MAX / 255) {
+            throw std::runtime_error("\"" + options.input + "\" has " + std::to_string(w) + "x" +
+                                     std::to_string(h) +
+                                     " pixels; the int32 table takes at most 8421504.");
+        }
 
         ImageParam input(UInt(8), 2, "input");
         input.set(in);

@@ -13,6 +13,9 @@
 #include <random>
 #include <string>
 
+#include "bilateral_grid.h"
+#include "bilateral_grid_aot.h"
+#include "bilateral_grid_aot_naive.h"
 #include "blur.h"
 #include "blur_aot.h"
 #include "blur_aot_naive.h"
@@ -231,6 +234,44 @@ TEST(Harris, AotMatchesReference) {
         Buffer<float> out(kCropWidth, kCropHeight);
         ASSERT_EQ(library(in.raw_buffer(), out.raw_buffer()), 0);
         expect_close(out, harris_reference(in), "AOT harris");
+    }
+}
+
+// ---- bilateral_grid ----
+
+Buffer<float> grey_float() {
+    Buffer<uint8_t> grey = load_crop("camera.png");
+    Buffer<float> out(kCropWidth, kCropHeight);
+    out.for_each_element([&](int x, int y) { out(x, y) = grey(x, y) / 255.0f; });
+    return out;
+}
+
+Buffer<float> bilateral_grid_jit(const Buffer<float> &in, bool scheduled) {
+    ImageParam input(Float(32), 2, "input");
+    input.set(in);
+    BilateralGridPipeline p = make_bilateral_grid(input);
+    if (scheduled) schedule_bilateral_grid(p, Target::host());
+    return p.output.realize({in.dim(0).extent(), in.dim(1).extent()});
+}
+
+TEST(BilateralGrid, NaiveMatchesReference) {
+    Buffer<float> in = grey_float();
+    expect_close(bilateral_grid_jit(in, false), bilateral_grid_reference(in),
+                 "naive bilateral grid");
+}
+
+TEST(BilateralGrid, ScheduledJitMatchesReference) {
+    Buffer<float> in = grey_float();
+    expect_close(bilateral_grid_jit(in, true), bilateral_grid_reference(in),
+                 "scheduled bilateral grid");
+}
+
+TEST(BilateralGrid, AotMatchesReference) {
+    Buffer<float> in = grey_float();
+    for (auto *library : {bilateral_grid_aot, bilateral_grid_aot_naive}) {
+        Buffer<float> out(kCropWidth, kCropHeight);
+        ASSERT_EQ(library(in.raw_buffer(), out.raw_buffer()), 0);
+        expect_close(out, bilateral_grid_reference(in), "AOT bilateral grid");
     }
 }
 
