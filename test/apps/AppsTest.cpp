@@ -19,6 +19,9 @@
 #include "blur.h"
 #include "blur_aot.h"
 #include "blur_aot_naive.h"
+#include "camera_pipe.h"
+#include "camera_pipe_aot.h"
+#include "camera_pipe_aot_naive.h"
 #include "dsl/ImageIO.h"
 #include "dsl/dsl.h"
 #include "harris.h"
@@ -272,6 +275,39 @@ TEST(BilateralGrid, AotMatchesReference) {
         Buffer<float> out(kCropWidth, kCropHeight);
         ASSERT_EQ(library(in.raw_buffer(), out.raw_buffer()), 0);
         expect_close(out, bilateral_grid_reference(in), "AOT bilateral grid");
+    }
+}
+
+// ---- camera_pipe ----
+
+Buffer<uint16_t> raw_bayer() {
+    return mosaic(load_crop("coffee.jpg"));
+}
+
+Buffer<uint8_t> camera_pipe_jit(const Buffer<uint16_t> &raw, bool scheduled) {
+    ImageParam input(UInt(16), 2, "input");
+    input.set(raw);
+    CameraPipePipeline p = make_camera_pipe(input);
+    if (scheduled) schedule_camera_pipe(p, Target::host());
+    return p.output.realize({raw.dim(0).extent(), raw.dim(1).extent(), 3});
+}
+
+TEST(CameraPipe, NaiveMatchesReference) {
+    Buffer<uint16_t> raw = raw_bayer();
+    expect_equal(camera_pipe_jit(raw, false), camera_pipe_reference(raw), "naive camera pipe");
+}
+
+TEST(CameraPipe, ScheduledJitMatchesReference) {
+    Buffer<uint16_t> raw = raw_bayer();
+    expect_equal(camera_pipe_jit(raw, true), camera_pipe_reference(raw), "scheduled camera pipe");
+}
+
+TEST(CameraPipe, AotMatchesReference) {
+    Buffer<uint16_t> raw = raw_bayer();
+    for (auto *library : {camera_pipe_aot, camera_pipe_aot_naive}) {
+        Buffer<uint8_t> out(raw.dim(0).extent(), raw.dim(1).extent(), 3);
+        ASSERT_EQ(library(raw.raw_buffer(), out.raw_buffer()), 0);
+        expect_equal(out, camera_pipe_reference(raw), "AOT camera pipe");
     }
 }
 
