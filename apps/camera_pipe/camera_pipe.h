@@ -1,0 +1,36 @@
+#pragma once
+// A small camera pipeline: raw Bayer (GRBG) uint16 sensor values in [64, 1023] (black level 64,
+// white 1023) to an RGB uint8 image. The raw image is split into its four colour planes at half
+// resolution (edges repeated quad by quad, so the pattern is kept), demosaicked bilinearly
+// (integer averages of the 2 or 4 nearest samples of each missing colour), colour-corrected by a
+// 3x3 matrix in float, and mapped through a 960-entry tone curve (gamma 2: 255 * sqrt(v / 959),
+// rounded) computed in the pipeline.
+
+#include "dsl/dsl.h"
+
+namespace dsl_apps {
+
+struct CameraPipePipeline {
+    dsl::Var x{"x"}, y{"y"}, c{"c"}, i{"i"};
+    dsl::Func g_gr{"g_gr"}, r_r{"r_r"}, b_b{"b_b"}, g_gb{"g_gb"};  // the planes, half resolution
+    dsl::Func red{"red"}, green{"green"}, blue{"blue"};            // demosaicked, int32
+    dsl::Func corrected{"corrected"};                              // float, x y c
+    dsl::Func curve{"curve"};                                      // uint8, i in [0, 959]
+    dsl::Func output{"camera_pipe"};                               // uint8, x y c
+};
+
+/// The algorithm over `raw` (uint16, 2 dimensions, even width and height).
+CameraPipePipeline make_camera_pipe(const dsl::ImageParam &raw);
+
+/// The hand-written CPU schedule for `target`.
+void schedule_camera_pipe(CameraPipePipeline &p, const dsl::Target &target);
+
+/// The plain C++ version, with the same operations in the same order.
+dsl::Buffer<uint8_t> camera_pipe_reference(const dsl::Buffer<uint16_t> &raw);
+
+/// A raw GRBG image made from an 8-bit RGB image: each pixel keeps the channel of its position,
+/// squared (back to linear light, roughly) and mapped to [64, 1023]. The width and height are
+/// rounded down to even numbers.
+dsl::Buffer<uint16_t> mosaic(const dsl::Buffer<uint8_t> &rgb);
+
+}  // namespace dsl_apps

@@ -1,0 +1,59 @@
+#pragma once
+// What the apps' drivers share: the command line, image conversions, timing, and one place that
+// turns every error into a message and a non-zero exit status.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "dsl/Buffer.h"
+
+namespace dsl_apps {
+
+/// The command line every driver takes:
+///   <app> <input image> <output.png> [--benchmark [runs]]
+struct Options {
+    std::string input;
+    std::string output;
+    bool benchmark = false;
+    int runs = 10;
+};
+
+/// Parses argv into `options`; on a mistake prints the usage line to stderr and returns false.
+bool parse_options(int argc, char **argv, const std::string &what, Options &options);
+
+/// Calls `body`, and turns any exception into "<app>: error: <message>" on stderr and status 1.
+int run_main(const std::string &app, const std::function<int()> &body);
+
+/// An 8-bit grey or RGB(A) image as grey uint8 (luma, integer BT.601 weights). Any other element
+/// type or channel count is a std::runtime_error naming `file`.
+dsl::Buffer<uint8_t> to_grey_u8(const dsl::Buffer<> &image, const std::string &file);
+
+/// An 8-bit grey or RGB(A) image as planar RGB float in [0, 1] (grey is copied to the three
+/// channels; alpha is dropped).
+dsl::Buffer<float> to_rgb_float(const dsl::Buffer<> &image, const std::string &file);
+
+/// The best wall-clock time of `runs` calls of `f`, in milliseconds.
+template <typename F>
+double best_time_ms(int runs, F &&f) {
+    double best = 1e300;
+    for (int i = 0; i < runs; i++) {
+        auto start = std::chrono::steady_clock::now();
+        f();
+        auto end = std::chrono::steady_clock::now();
+        best = std::min(best, std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    return best;
+}
+
+/// Prints the benchmark's result: readable lines, then one line scripts/demo.sh parses:
+///   result <app> <width>x<height> <naive ms> <scheduled ms> <jit ms>
+/// `naive_ms` and `scheduled_ms` are the AOT libraries of the default and the hand-written
+/// schedule; `jit_ms` is realize() of the hand-written schedule, which also lowers the pipeline
+/// again on every call (to look it up in the JIT's compile cache).
+void print_benchmark(const std::string &app, int width, int height, int runs, double naive_ms,
+                     double scheduled_ms, double jit_ms);
+
+}  // namespace dsl_apps

@@ -1,0 +1,314 @@
+// The image apps (apps/): each algorithm on its default schedule and on its hand-written
+// schedule, through the JIT and through the AOT libraries its generator writes at build time
+// (dsl_add_library; `<app>_aot` scheduled, `<app>_aot_naive` not), compared with its plain C++
+// reference on crops of the photographs in apps/images/ (and, for the blur, on random uint16 values
+// whose sums wrap). Integer pipelines must match exactly; the unsharp mask's uint8 output may
+// differ by one level (float rounding at the truncation); the Harris response by 1e-4 of the
+// largest magnitude.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "bilateral_grid.h"
+#include "bilateral_grid_aot.h"
+#include "bilateral_grid_aot_naive.h"
+#include "blur.h"
+#include "blur_aot.h"
+#include "blur_aot_naive.h"
+#include "camera_pipe.h"
+#include "camera_pipe_aot.h"
+#include "camera_pipe_aot_naive.h"
+#include "dsl/ImageIO.h"
+#include "dsl/dsl.h"
+#include "harris.h"
+#include "harris_aot.h"
+#include "harris_aot_naive.h"
+#include "histogram_equalize.h"
+#include "histogram_equalize_aot.h"
+#include "histogram_equalize_aot_naive.h"
+#include "unsharp.h"
+#include "unsharp_aot.h"
+#include "unsharp_aot_naive.h"
+
+namespace {
+
+using namespace dsl;
+using namespace dsl_apps;
+
+// Crops of odd sizes, so that the schedules' tiles and vectors have tails.
+constexpr int kCropX = 100, kCropY = 120, kCropWidth = 301, kCropHeight = 203;
+
+std::string image_path(const std::string &name) {
+    return std::string(DSL_APPS_IMAGES_DIR) + "/" + name;
+}
+
+// A crop of an 8-bit image file, copied so that its minimums are 0.
+Buffer<uint8_t> load_crop(const std::string &name) {
+    Buffer<uint8_t> image(load_image(image_path(name)));
+    Buffer<uint8_t> crop = image.cropped(0, kCropX, kCropWidth).cropped(1, kCropY, kCropHeight);
+    crop.translate(0, -kCropX).translate(1, -kCropY);
+    return crop.copy();
+}
+
+Buffer<uint16_t> grey_u16() {
+    Buffer<uint8_t> grey = load_crop("camera.png");
+    Buffer<uint16_t> out(kCropWidth, kCropHeight);
+    out.for_each_element([&](int x, int y) { out(x, y) = grey(x, y) * 64; });
+    return out;
+}
+
+Buffer<uint16_t> random_u16(int width, int height) {
+    Buffer<uint16_t> out(width, height);
+    std::mt19937 rng(7);
+    out.for_each_element([&](int x, int y) { out(x, y) = static_cast<uint16_t>(rng()); });
+    return out;
+}
+
+Buffer<float> rgb_float() {
+    Buffer<uint8_t> rgb = load_crop("coffee.jpg");
+    Buffer<float> out(kCropWidth, kCropHeight, 3);
+    out.for_each_element([&](int x, int y, int c) { out(x, y, c) = rgb(x, y, c) / 255.0f; });
+    return out;
+}
+
+template <typename T>
+void expect_equal(const Buffer<T> &actual, const Buffer<T> &expected, const std::string &what) {
+    ASSERT_EQ(actual.number_of_elements(), expected.number_of_elements()) << what;
+    int mismatches = 0;
+    actual.for_each_element([&](const int *p) {
+        std::vector<int> at(p, p + actual.dimensions());
+        if (actual(at) != expected(at) && mismatches++ < 5) {
+            ADD_FAILURE() << what << ": at (" << at[0] << ", " << at[1] << ") got " << +actual(at)
+                          << ", expected " << +expected(at);
+        }
+    });
+    EXPECT_EQ(mismatches, 0) << what;
+}
+
+void expect_within_one(const Buffer<uint8_t> &actual, const Buffer<uint8_t> &expected,
+                       const std::string &what) {
+    int mismatches = 0;
+    expected.for_each_element([&](int x, int y, int c) {
+        if (std::abs(actual(x, y, c) - expected(x, y, c)) > 1 && mismatches++ < 5) {
+            ADD_FAILURE() << what << ": at (" << x << ", " << y << ", " << c << ") got "
+                          << +actual(x, y, c) << ", expected " << +expected(x, y, c);
+        }
+    });
+    EXPECT_EQ(mismatches, 0) << what;
+}
+
+void expect_close(const Buffer<float> &actual, const Buffer<float> &expected,
+                  const std::string &what) {
+    float largest = 0.0f;
+    expected.for_each_element(
+        [&](int x, int y) { largest = std::max(largest, std::fabs(expected(x, y))); });
+    ASSERT_GT(largest, 0.0f) << "the reference is all zero: the test image has no structure";
+    const float tolerance = 1e-4f * largest;
+    int mismatches = 0;
+    expected.for_each_element([&](int x, int y) {
+        if (!(std::fabs(actual(x, y) - expected(x, y)) <= tolerance) && mismatches++ < 5) {
+            ADD_FAILURE() << what << ": at (" << x << ", " << y << ") got " << actual(x, y)
+                          << ", expected " << expected(x, y) << " (tolerance " << tolerance << ")";
+        }
+    });
+    EXPECT_EQ(mismatches, 0) << what;
+}
+
+// ---- blur ----
+
+Buffer<uint16_t> blur_jit(const Buffer<uint16_t> &in, bool scheduled) {
+    ImageParam input(UInt(16), 2, "input");
+    input.set(in);
+    BlurPipeline p = make_blur(input);
+    if (scheduled) schedule_blur(p, Target::host());
+    return p.blur_y.realize({in.dim(0).extent(), in.dim(1).extent()});
+}
+
+TEST(Blur, NaiveMatchesReference) {
+    for (const Buffer<uint16_t> &in : {grey_u16(), random_u16(67, 45)}) {
+        expect_equal(blur_jit(in, false), blur_reference(in), "naive blur");
+    }
+}
+
+TEST(Blur, ScheduledJitMatchesReference) {
+    for (const Buffer<uint16_t> &in : {grey_u16(), random_u16(67, 45)}) {
+        expect_equal(blur_jit(in, true), blur_reference(in), "scheduled blur");
+    }
+}
+
+TEST(Blur, AotMatchesReference) {
+    for (auto *library : {blur_aot, blur_aot_naive}) {
+        for (const Buffer<uint16_t> &in : {grey_u16(), random_u16(67, 45)}) {
+            Buffer<uint16_t> out(in.dim(0).extent(), in.dim(1).extent());
+            ASSERT_EQ(library(in.raw_buffer(), out.raw_buffer()), 0);
+            expect_equal(out, blur_reference(in), "AOT blur");
+        }
+    }
+}
+
+// ---- unsharp ----
+
+constexpr float kAmount = 1.5f;
+
+Buffer<uint8_t> unsharp_jit(const Buffer<float> &in, bool scheduled) {
+    ImageParam input(Float(32), 3, "input");
+    Param<float> amount("amount", kAmount);
+    input.set(in);
+    UnsharpPipeline p = make_unsharp(input, amount);
+    if (scheduled) schedule_unsharp(p, Target::host());
+    return p.output.realize({in.dim(0).extent(), in.dim(1).extent(), 3});
+}
+
+TEST(Unsharp, NaiveMatchesReference) {
+    Buffer<float> in = rgb_float();
+    expect_within_one(unsharp_jit(in, false), unsharp_reference(in, kAmount), "naive unsharp");
+}
+
+TEST(Unsharp, ScheduledJitMatchesReference) {
+    Buffer<float> in = rgb_float();
+    expect_within_one(unsharp_jit(in, true), unsharp_reference(in, kAmount), "scheduled unsharp");
+}
+
+TEST(Unsharp, AotMatchesReference) {
+    Buffer<float> in = rgb_float();
+    for (auto *library : {unsharp_aot, unsharp_aot_naive}) {
+        Buffer<uint8_t> out(kCropWidth, kCropHeight, 3);
+        ASSERT_EQ(library(in.raw_buffer(), kAmount, out.raw_buffer()), 0);
+        expect_within_one(out, unsharp_reference(in, kAmount), "AOT unsharp");
+    }
+}
+
+// ---- histogram_equalize ----
+
+Buffer<uint8_t> equalize_jit(const Buffer<uint8_t> &in, bool scheduled) {
+    ImageParam input(UInt(8), 2, "input");
+    input.set(in);
+    HistogramEqualizePipeline p = make_histogram_equalize(input);
+    if (scheduled) schedule_histogram_equalize(p, Target::host());
+    return p.output.realize({in.dim(0).extent(), in.dim(1).extent()});
+}
+
+TEST(HistogramEqualize, NaiveMatchesReference) {
+    Buffer<uint8_t> in = load_crop("camera.png");
+    expect_equal(equalize_jit(in, false), histogram_equalize_reference(in), "naive equalize");
+}
+
+TEST(HistogramEqualize, ScheduledJitMatchesReference) {
+    Buffer<uint8_t> in = load_crop("camera.png");
+    expect_equal(equalize_jit(in, true), histogram_equalize_reference(in), "scheduled equalize");
+}
+
+TEST(HistogramEqualize, AotMatchesReference) {
+    Buffer<uint8_t> in = load_crop("camera.png");
+    for (auto *library : {histogram_equalize_aot, histogram_equalize_aot_naive}) {
+        Buffer<uint8_t> out(kCropWidth, kCropHeight);
+        ASSERT_EQ(library(in.raw_buffer(), out.raw_buffer()), 0);
+        expect_equal(out, histogram_equalize_reference(in), "AOT equalize");
+    }
+}
+
+// ---- harris ----
+
+Buffer<float> harris_jit(const Buffer<float> &in, bool scheduled) {
+    ImageParam input(Float(32), 3, "input");
+    input.set(in);
+    HarrisPipeline p = make_harris(input);
+    if (scheduled) schedule_harris(p, Target::host());
+    return p.output.realize({in.dim(0).extent(), in.dim(1).extent()});
+}
+
+TEST(Harris, NaiveMatchesReference) {
+    Buffer<float> in = rgb_float();
+    expect_close(harris_jit(in, false), harris_reference(in), "naive harris");
+}
+
+TEST(Harris, ScheduledJitMatchesReference) {
+    Buffer<float> in = rgb_float();
+    expect_close(harris_jit(in, true), harris_reference(in), "scheduled harris");
+}
+
+TEST(Harris, AotMatchesReference) {
+    Buffer<float> in = rgb_float();
+    for (auto *library : {harris_aot, harris_aot_naive}) {
+        Buffer<float> out(kCropWidth, kCropHeight);
+        ASSERT_EQ(library(in.raw_buffer(), out.raw_buffer()), 0);
+        expect_close(out, harris_reference(in), "AOT harris");
+    }
+}
+
+// ---- bilateral_grid ----
+
+Buffer<float> grey_float() {
+    Buffer<uint8_t> grey = load_crop("camera.png");
+    Buffer<float> out(kCropWidth, kCropHeight);
+    out.for_each_element([&](int x, int y) { out(x, y) = grey(x, y) / 255.0f; });
+    return out;
+}
+
+Buffer<float> bilateral_grid_jit(const Buffer<float> &in, bool scheduled) {
+    ImageParam input(Float(32), 2, "input");
+    input.set(in);
+    BilateralGridPipeline p = make_bilateral_grid(input);
+    if (scheduled) schedule_bilateral_grid(p, Target::host());
+    return p.output.realize({in.dim(0).extent(), in.dim(1).extent()});
+}
+
+TEST(BilateralGrid, NaiveMatchesReference) {
+    Buffer<float> in = grey_float();
+    expect_close(bilateral_grid_jit(in, false), bilateral_grid_reference(in),
+                 "naive bilateral grid");
+}
+
+TEST(BilateralGrid, ScheduledJitMatchesReference) {
+    Buffer<float> in = grey_float();
+    expect_close(bilateral_grid_jit(in, true), bilateral_grid_reference(in),
+                 "scheduled bilateral grid");
+}
+
+TEST(BilateralGrid, AotMatchesReference) {
+    Buffer<float> in = grey_float();
+    for (auto *library : {bilateral_grid_aot, bilateral_grid_aot_naive}) {
+        Buffer<float> out(kCropWidth, kCropHeight);
+        ASSERT_EQ(library(in.raw_buffer(), out.raw_buffer()), 0);
+        expect_close(out, bilateral_grid_reference(in), "AOT bilateral grid");
+    }
+}
+
+// ---- camera_pipe ----
+
+Buffer<uint16_t> raw_bayer() {
+    return mosaic(load_crop("coffee.jpg"));
+}
+
+Buffer<uint8_t> camera_pipe_jit(const Buffer<uint16_t> &raw, bool scheduled) {
+    ImageParam input(UInt(16), 2, "input");
+    input.set(raw);
+    CameraPipePipeline p = make_camera_pipe(input);
+    if (scheduled) schedule_camera_pipe(p, Target::host());
+    return p.output.realize({raw.dim(0).extent(), raw.dim(1).extent(), 3});
+}
+
+TEST(CameraPipe, NaiveMatchesReference) {
+    Buffer<uint16_t> raw = raw_bayer();
+    expect_equal(camera_pipe_jit(raw, false), camera_pipe_reference(raw), "naive camera pipe");
+}
+
+TEST(CameraPipe, ScheduledJitMatchesReference) {
+    Buffer<uint16_t> raw = raw_bayer();
+    expect_equal(camera_pipe_jit(raw, true), camera_pipe_reference(raw), "scheduled camera pipe");
+}
+
+TEST(CameraPipe, AotMatchesReference) {
+    Buffer<uint16_t> raw = raw_bayer();
+    for (auto *library : {camera_pipe_aot, camera_pipe_aot_naive}) {
+        Buffer<uint8_t> out(raw.dim(0).extent(), raw.dim(1).extent(), 3);
+        ASSERT_EQ(library(raw.raw_buffer(), out.raw_buffer()), 0);
+        expect_equal(out, camera_pipe_reference(raw), "AOT camera pipe");
+    }
+}
+
+}  // namespace
