@@ -39,22 +39,11 @@ int main(int argc, char **argv) {
         save_image(out8, options.output);
         std::printf("bilateral_grid_run: wrote %s (%dx%d)\n", options.output.c_str(), w, h);
 
-        if (options.benchmark) {
-            int status = 0;
-            double naive_ms = best_time_ms(options.runs, [&] {
-                status |= bilateral_grid_aot_naive(in.raw_buffer(), out.raw_buffer());
-            });
-            double scheduled_ms = best_time_ms(options.runs, [&] {
-                status |= bilateral_grid_aot(in.raw_buffer(), out.raw_buffer());
-            });
-            if (status != 0) {
-                std::fprintf(stderr,
-                             "bilateral_grid_run: error: an AOT library returned an error\n");
-                return 1;
-            }
-            double jit_ms = best_time_ms(options.runs, [&] { scheduled.output.realize(out); });
-            print_benchmark("bilateral_grid", w, h, options.runs, naive_ms, scheduled_ms, jit_ms);
-        }
-        return 0;
+        if (!options.benchmark) return 0;
+        return run_benchmark(
+            "bilateral_grid", w, h, options.runs,
+            [&] { return bilateral_grid_aot_naive(in.raw_buffer(), out.raw_buffer()); },
+            [&] { return bilateral_grid_aot(in.raw_buffer(), out.raw_buffer()); },
+            [&] { scheduled.output.realize(out); });
     });
 }

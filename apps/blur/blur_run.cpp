@@ -46,19 +46,11 @@ int main(int argc, char **argv) {
         }
         std::printf("blur_run: wrote %s (%dx%d)\n", options.output.c_str(), w, h);
 
-        if (options.benchmark) {
-            int status = 0;
-            double naive_ms = best_time_ms(
-                options.runs, [&] { status |= blur_aot_naive(in.raw_buffer(), out.raw_buffer()); });
-            double scheduled_ms = best_time_ms(
-                options.runs, [&] { status |= blur_aot(in.raw_buffer(), out.raw_buffer()); });
-            if (status != 0) {
-                std::fprintf(stderr, "blur_run: error: an AOT library returned an error\n");
-                return 1;
-            }
-            double jit_ms = best_time_ms(options.runs, [&] { scheduled.blur_y.realize(out); });
-            print_benchmark("blur", w, h, options.runs, naive_ms, scheduled_ms, jit_ms);
-        }
-        return 0;
+        if (!options.benchmark) return 0;
+        return run_benchmark(
+            "blur", w, h, options.runs,
+            [&] { return blur_aot_naive(in.raw_buffer(), out.raw_buffer()); },
+            [&] { return blur_aot(in.raw_buffer(), out.raw_buffer()); },
+            [&] { scheduled.blur_y.realize(out); });
     });
 }

@@ -48,21 +48,11 @@ int main(int argc, char **argv) {
         save_image(out, options.output);
         std::printf("camera_pipe_run: wrote %s (%dx%d)\n", options.output.c_str(), w, h);
 
-        if (options.benchmark) {
-            int status = 0;
-            double naive_ms = best_time_ms(options.runs, [&] {
-                status |= camera_pipe_aot_naive(raw.raw_buffer(), out.raw_buffer());
-            });
-            double scheduled_ms = best_time_ms(options.runs, [&] {
-                status |= camera_pipe_aot(raw.raw_buffer(), out.raw_buffer());
-            });
-            if (status != 0) {
-                std::fprintf(stderr, "camera_pipe_run: error: an AOT library returned an error\n");
-                return 1;
-            }
-            double jit_ms = best_time_ms(options.runs, [&] { scheduled.output.realize(out); });
-            print_benchmark("camera_pipe", w, h, options.runs, naive_ms, scheduled_ms, jit_ms);
-        }
-        return 0;
+        if (!options.benchmark) return 0;
+        return run_benchmark(
+            "camera_pipe", w, h, options.runs,
+            [&] { return camera_pipe_aot_naive(raw.raw_buffer(), out.raw_buffer()); },
+            [&] { return camera_pipe_aot(raw.raw_buffer(), out.raw_buffer()); },
+            [&] { scheduled.output.realize(out); });
     });
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -55,5 +56,23 @@ double best_time_ms(int runs, F &&f) {
 /// again on every call (to look it up in the JIT's compile cache).
 void print_benchmark(const std::string &app, int width, int height, int runs, double naive_ms,
                      double scheduled_ms, double jit_ms);
+
+/// The driver's --benchmark: times `naive` and `scheduled` (calls of the default-schedule and the
+/// hand-written AOT libraries, returning their status) and `jit` (realize() of the hand-written
+/// schedule), and prints them with print_benchmark. 0, or 1 with a message if a library failed.
+template <typename Naive, typename Scheduled, typename Jit>
+int run_benchmark(const std::string &app, int width, int height, int runs, Naive &&naive,
+                  Scheduled &&scheduled, Jit &&jit) {
+    int status = 0;
+    double naive_ms = best_time_ms(runs, [&] { status |= naive(); });
+    double scheduled_ms = best_time_ms(runs, [&] { status |= scheduled(); });
+    if (status != 0) {
+        std::fprintf(stderr, "%s_run: error: an AOT library returned an error\n", app.c_str());
+        return 1;
+    }
+    double jit_ms = best_time_ms(runs, jit);
+    print_benchmark(app, width, height, runs, naive_ms, scheduled_ms, jit_ms);
+    return 0;
+}
 
 }  // namespace dsl_apps

@@ -42,20 +42,11 @@ int main(int argc, char **argv) {
         std::printf("harris_run: wrote %s (%dx%d, largest response %g)\n", options.output.c_str(),
                     w, h, largest);
 
-        if (options.benchmark) {
-            int status = 0;
-            double naive_ms = best_time_ms(options.runs, [&] {
-                status |= harris_aot_naive(in.raw_buffer(), out.raw_buffer());
-            });
-            double scheduled_ms = best_time_ms(
-                options.runs, [&] { status |= harris_aot(in.raw_buffer(), out.raw_buffer()); });
-            if (status != 0) {
-                std::fprintf(stderr, "harris_run: error: an AOT library returned an error\n");
-                return 1;
-            }
-            double jit_ms = best_time_ms(options.runs, [&] { scheduled.output.realize(out); });
-            print_benchmark("harris", w, h, options.runs, naive_ms, scheduled_ms, jit_ms);
-        }
-        return 0;
+        if (!options.benchmark) return 0;
+        return run_benchmark(
+            "harris", w, h, options.runs,
+            [&] { return harris_aot_naive(in.raw_buffer(), out.raw_buffer()); },
+            [&] { return harris_aot(in.raw_buffer(), out.raw_buffer()); },
+            [&] { scheduled.output.realize(out); });
     });
 }

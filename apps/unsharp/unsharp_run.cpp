@@ -43,21 +43,11 @@ int main(int argc, char **argv) {
         std::printf("unsharp_run: wrote %s (%dx%d, amount %g)\n", options.output.c_str(), w, h,
                     amount);
 
-        if (options.benchmark) {
-            int status = 0;
-            double naive_ms = best_time_ms(options.runs, [&] {
-                status |= unsharp_aot_naive(in.raw_buffer(), amount, out.raw_buffer());
-            });
-            double scheduled_ms = best_time_ms(options.runs, [&] {
-                status |= unsharp_aot(in.raw_buffer(), amount, out.raw_buffer());
-            });
-            if (status != 0) {
-                std::fprintf(stderr, "unsharp_run: error: an AOT library returned an error\n");
-                return 1;
-            }
-            double jit_ms = best_time_ms(options.runs, [&] { scheduled.output.realize(out); });
-            print_benchmark("unsharp", w, h, options.runs, naive_ms, scheduled_ms, jit_ms);
-        }
-        return 0;
+        if (!options.benchmark) return 0;
+        return run_benchmark(
+            "unsharp", w, h, options.runs,
+            [&] { return unsharp_aot_naive(in.raw_buffer(), amount, out.raw_buffer()); },
+            [&] { return unsharp_aot(in.raw_buffer(), amount, out.raw_buffer()); },
+            [&] { scheduled.output.realize(out); });
     });
 }

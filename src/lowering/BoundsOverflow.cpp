@@ -53,32 +53,25 @@ class Widen : public IRMutator {
         intermediates.emplace_back(name, e);
         return Variable::make(Int(64), name);
     }
+    /// Operations that cannot overflow (division, min, max, comparisons) over int32 operands.
     template <typename T>
-    Expr minmax(const T *op) {
-        if (op->type != Int(32)) return op;
-        return T::make(mutate(op->a), mutate(op->b));
-    }
-    template <typename T>
-    Expr compare(const T *op) {
+    Expr redo(const T *op) {
         if (op->a.type() != Int(32)) return op;
         return T::make(mutate(op->a), mutate(op->b));
     }
     Expr visit(const Add *op) override { return arith(op); }
     Expr visit(const Sub *op) override { return arith(op); }
     Expr visit(const Mul *op) override { return arith(op); }
-    Expr visit(const Div *op) override { return minmax(op); }
-    Expr visit(const Mod *op) override { return minmax(op); }
-    Expr visit(const Min *op) override { return minmax(op); }
-    Expr visit(const Max *op) override { return minmax(op); }
-    Expr visit(const EQ *op) override { return compare(op); }
-    Expr visit(const NE *op) override { return compare(op); }
-    Expr visit(const LT *op) override { return compare(op); }
-    Expr visit(const LE *op) override { return compare(op); }
-    Expr visit(const GT *op) override { return compare(op); }
-    Expr visit(const GE *op) override { return compare(op); }
-    Expr visit(const And *op) override { return IRMutator::visit(op); }
-    Expr visit(const Or *op) override { return IRMutator::visit(op); }
-    Expr visit(const Not *op) override { return IRMutator::visit(op); }
+    Expr visit(const Div *op) override { return redo(op); }
+    Expr visit(const Mod *op) override { return redo(op); }
+    Expr visit(const Min *op) override { return redo(op); }
+    Expr visit(const Max *op) override { return redo(op); }
+    Expr visit(const EQ *op) override { return redo(op); }
+    Expr visit(const NE *op) override { return redo(op); }
+    Expr visit(const LT *op) override { return redo(op); }
+    Expr visit(const LE *op) override { return redo(op); }
+    Expr visit(const GT *op) override { return redo(op); }
+    Expr visit(const GE *op) override { return redo(op); }
     Expr visit(const Select *op) override {
         if (op->type != Int(32)) return op;
         return Select::make(mutate(op->condition), mutate(op->true_value), mutate(op->false_value));
@@ -92,11 +85,6 @@ class Widen : public IRMutator {
     Expr visit(const Cast *op) override { return whole(op); }
     Expr visit(const Load *op) override { return whole(op); }
     Expr visit(const Call *op) override { return whole(op); }
-    Expr visit(const UIntImm *op) override { return whole(op); }
-    Expr visit(const FloatImm *op) override { return whole(op); }
-    Expr visit(const StringImm *op) override { return whole(op); }
-    Expr visit(const Ramp *op) override { return whole(op); }
-    Expr visit(const Broadcast *op) override { return whole(op); }
     Expr visit(const Shuffle *op) override { return whole(op); }
     Expr visit(const VectorReduce *op) override { return whole(op); }
 
