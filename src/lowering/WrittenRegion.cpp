@@ -28,6 +28,9 @@ class WrittenBox : public IRVisitor {
     void visit(const For *op) override {
         include(op->min);
         include(op->extent);
+        // A loop that never runs (the steady state of a partitioned loop shorter than its
+        // vector width, say) writes nothing; its variable's range would be empty.
+        if (auto extent = as_const_int(simplify(op->extent)); extent && *extent <= 0) return;
         Interval first = bounds_of_expr_in_scope(op->min, scope_);
         Interval last = bounds_of_expr_in_scope(op->min + op->extent - 1, scope_);
         ScopedBinding<Interval> bind(scope_, op->name, Interval(first.min, last.max));

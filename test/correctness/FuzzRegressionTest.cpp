@@ -451,5 +451,28 @@ TEST(FuzzRegression, UpdateFootprintInsideALoopStaysInTheEnclosingRegion) {
     EXPECT_TRUE(matches_reference(f3, out, 1e-4));
 }
 
+// A producer with a rounding update, stored at root and computed inside a loop that vectorizing
+// partitions into a steady state that never runs (3 points, vectors of 8). The written region
+// of that empty loop came out as all of int32 in y, and realize() refused the allocation.
+TEST(FuzzRegression, RoundingProducerInsideALoopThatNeverRuns) {
+    Buffer<> in = random_buffer(Int(32), {32, 4}, 16);
+    Func bounded = BoundaryConditions::mirror_image(in);
+    Func f4("fr16_f4"), f5("fr16_f5"), f7("fr16_f7");
+    f4(x, y) = cast(UInt(8), bounded(x, y));
+    f4(x, y) = f4(x, y) + 1;
+    f5(x, y) = f4(x, y) * 2;
+    f7(x, y) = f5(x, y - 2);
+    Var yo("yo"), yi("yi"), xy("xy"), xo("xo"), xi("xi"), xio("xio"), xii("xii");
+    f4.vectorize(x, 16, TailStrategy::GuardWithIf);
+    f4.update(0).unroll(x, 4, TailStrategy::RoundUp);
+    f5.split(y, yo, yi, 5, TailStrategy::GuardWithIf).fuse(x, yi, xy);
+    f7.split(x, xo, xi, 3, TailStrategy::Auto);
+    f7.split(xi, xio, xii, 8, TailStrategy::GuardWithIf).vectorize(xii, 2);
+    f5.compute_at(f7, xio).store_root();
+    f4.compute_at(f5, xy).store_root();
+    Realization out = f7.realize({18, 19});
+    EXPECT_TRUE(matches_reference(f7, out));
+}
+
 }  // namespace
 }  // namespace dsl
