@@ -318,6 +318,10 @@ class Func {
     /// Computes into existing buffers (their mins and extents say where); one per Tuple element.
     void realize(const Realization &outputs, const Target &target = Target::host());
     void realize(const Buffer<> &output, const Target &target = Target::host());
+    /// Lowers and compiles the pipeline now, so that the first realize() runs at once. realize()
+    /// compiles when it must, so calling this is never required; it compiles again only after
+    /// a Func's definition or schedule, or a Param's range, changed.
+    void compile_jit(const Target &target = Target::host());
 
     // Seeing the code.
     /// Prints the loops the schedule produces, e.g. "produce f: for y: for x: f(...) = ...".

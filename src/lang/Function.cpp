@@ -1,5 +1,6 @@
 #include "lang/Function.h"
 
+#include <atomic>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,6 +13,23 @@
 #include "lang/FunctionReferences.h"
 
 namespace dsl::lang {
+
+namespace {
+std::atomic<uint64_t> epoch{0};
+}  // namespace
+
+uint64_t pipeline_epoch() {
+    return epoch.load(std::memory_order_acquire);
+}
+
+void bump_pipeline_epoch() {
+    epoch.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void Function::touch() const {
+    contents_->version++;
+    bump_pipeline_epoch();
+}
 
 using namespace ir;
 
@@ -128,7 +146,7 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
     for (const std::string &a : args)
         c.init.schedule.dims.push_back({a});
     c.has_pure_definition = true;
-    c.version++;
+    touch();
 }
 
 void Function::define_update(const std::vector<Expr> &args, const std::vector<Expr> &values,
@@ -136,7 +154,7 @@ void Function::define_update(const std::vector<Expr> &args, const std::vector<Ex
     Definition d = checked_update(args, values, rdom);
     contents().updates.push_back(std::move(d));
     weaken_references_back_to(contents());
-    contents().version++;
+    touch();
 }
 
 void Function::replace_update(int index, const std::vector<Expr> &args,
@@ -146,7 +164,7 @@ void Function::replace_update(int index, const std::vector<Expr> &args,
     Definition d = checked_update(args, values, rdom);
     contents().updates[index] = std::move(d);
     weaken_references_back_to(contents());
-    contents().version++;
+    touch();
 }
 
 Definition Function::checked_update(const std::vector<Expr> &args,

@@ -39,8 +39,6 @@ struct Specialization {
     Definition definition;
 };
 
-struct CompiledPipeline;
-
 struct FunctionContents {
     std::string name;
     /// Names of the pure arguments, dimension 0 first.
@@ -57,8 +55,6 @@ struct FunctionContents {
     uint64_t version = 0;
     /// How many Funcs rfactor has made from this one's updates (they are named after it).
     int rfactor_intermediates = 0;
-    /// The last pipeline compiled with this Func as its output (see src/lang/Realize.cpp).
-    std::shared_ptr<CompiledPipeline> compiled;
 };
 
 /// A handle to a FunctionContents with the operations that keep it valid.
@@ -108,8 +104,8 @@ class Function {
     /// schedule starts afresh.
     void replace_update(int index, const std::vector<Expr> &args, const std::vector<Expr> &values,
                         const ir::ReductionDomain &rdom = {});
-    /// Marks a change of schedule.
-    void touch() const { contents_->version++; }
+    /// Marks a change of definition or schedule (see pipeline_epoch()).
+    void touch() const;
 
   private:
     Definition checked_update(const std::vector<Expr> &args, const std::vector<Expr> &values,
@@ -117,6 +113,12 @@ class Function {
     Definition &specialization(int id) const;
     std::shared_ptr<FunctionContents> contents_;
 };
+
+/// A counter bumped by every change to any Func's definition or schedule and to any Param's
+/// range: while it stays the same, lowering any pipeline gives the same result, so realize()
+/// reuses the code it compiled without lowering again.
+uint64_t pipeline_epoch();
+void bump_pipeline_epoch();
 
 /// Walks every expression of every definition of `f` with `visitor`: left sides, values,
 /// predicates and RDom bounds.

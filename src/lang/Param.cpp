@@ -7,6 +7,7 @@
 #include "ir/IROperator.h"
 #include "ir/Names.h"
 #include "ir/Parameter.h"
+#include "lang/Function.h"
 
 namespace dsl {
 
@@ -39,6 +40,8 @@ void set_param_range(ir::ParameterContents &p, const Expr &default_value, const 
     p.default_value = default_value;
     p.min_value = min;
     p.max_value = max;
+    // Lowering reads the range (to bound regions), so compiled pipelines are stale.
+    lang::bump_pipeline_epoch();
 }
 
 void check_param_range(const ir::ParameterContents &p, bool min_below_max, bool default_inside,

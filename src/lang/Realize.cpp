@@ -1,5 +1,6 @@
 // Running pipelines with the JIT: lowering, compiling (once per distinct lowered pipeline),
 // passing the inputs and outputs, and turning error codes into RuntimeErrors.
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "jit/JITModule.h"
 #include "lang/Function.h"
 #include "lang/JITTarget.h"
+#include "lang/Realize.h"
 #include "lowering/Lower.h"
 #include "runtime/Runtime.h"
 
@@ -51,8 +53,21 @@ class CompileCache {
   public:
     using Compiled = std::shared_ptr<CompiledPipeline>;
 
+    /// The pipeline compiled for `f` when nothing that lowering reads has changed since
+    /// (`epoch`, see lang::pipeline_epoch) and it was for the same target: no lowering needed.
+    Compiled unchanged(const Function &f, uint64_t epoch, const std::string &target) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = entries_.find(&f.contents());
+        if (it == entries_.end() || it->second.func.lock() != f.shared()) return nullptr;
+        const Entry &e = it->second;
+        return e.epoch == epoch && e.target == target ? e.compiled : nullptr;
+    }
+
+    /// The pipeline for `f` whose lowered form is `key`: the cached one if it has that key,
+    /// else `build()`'s. `epoch` is the pipeline epoch read before lowering.
     template <typename Build>
-    Compiled get(const Function &f, const std::string &key, const Build &build) {
+    Compiled get(const Function &f, const std::string &key, uint64_t epoch,
+                 const std::string &target, const Build &build) {
         const lang::FunctionContents *id = &f.contents();
         std::promise<Compiled> promise;
         std::shared_future<Compiled> pending;
@@ -63,6 +78,8 @@ class CompileCache {
             // The weak reference tells a live Func from a new one at a freed one's address.
             if (it != entries_.end() && it->second.func.lock() == f.shared() &&
                 it->second.compiled->key == key) {
+                it->second.epoch = epoch;
+                it->second.target = target;
                 return it->second.compiled;
             }
             auto flight = in_flight_.find({id, key});
@@ -92,7 +109,7 @@ class CompileCache {
             // Drop the pipelines of Funcs that no longer exist.
             for (auto e = entries_.begin(); e != entries_.end();)
                 e = e->second.func.expired() ? entries_.erase(e) : std::next(e);
-            entries_[id] = {f.shared(), compiled};
+            entries_[id] = {f.shared(), compiled, epoch, target};
         }
         promise.set_value(compiled);
         return compiled;
@@ -102,12 +119,16 @@ class CompileCache {
     struct Entry {
         std::weak_ptr<lang::FunctionContents> func;
         Compiled compiled;
+        uint64_t epoch;      // the pipeline epoch its lowering started at
+        std::string target;  // the target and LLVM level it was compiled for
     };
     std::mutex mutex_;
     std::map<const lang::FunctionContents *, Entry> entries_;
     std::map<std::pair<const lang::FunctionContents *, std::string>, std::shared_future<Compiled>>
         in_flight_;
 };
+
+std::atomic<uint64_t> lowerings{0}, compilations{0};
 
 /// LLVM's optimisation level for JIT compilation: 3 unless DSL_JIT_OPT_LEVEL says otherwise
 /// (lower levels compile several times faster and run slower; the fuzzer uses them).
@@ -121,20 +142,27 @@ int jit_opt_level() {
     return v[0] - '0';
 }
 
-/// Lowers, and compiles unless the same lowered pipeline was compiled last time.
+/// The pipeline of `f` for `target`: the one compiled last time when no Func or Param changed
+/// since (no lowering at all), else lowered, and compiled unless the lowered pipeline is the
+/// same as last time.
 std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &target) {
     lang::check_jit_target(f.name(), target, Target::host());
     codegen::CpuTarget cpu = codegen::cpu_target_for(target);
     cpu.opt_level = jit_opt_level();
-    auto lowered = lowering::lower({f}, symbol_name(f.name()));
-    std::string key = target.to_string() + " O" + std::to_string(cpu.opt_level) + "\n" +
-                      ir::to_string(lowered.module.functions[0].body);
-    for (const ir::LoweredArgument &a : lowered.module.functions[0].args)
-        key += "\n" + a.name + ":" + a.type.to_string();
+    std::string target_key = target.to_string() + " O" + std::to_string(cpu.opt_level);
     // Never destroyed: JIT modules must not outlive LLVM's own statics at exit.
     static CompileCache *cache = new CompileCache;
-    return cache->get(f, key, [&] {
+    // Read before lowering: a change made meanwhile (by another thread) makes the entry stale.
+    uint64_t epoch = lang::pipeline_epoch();
+    if (auto compiled = cache->unchanged(f, epoch, target_key)) return compiled;
+    auto lowered = lowering::lower({f}, symbol_name(f.name()));
+    lowerings++;
+    std::string key = target_key + "\n" + ir::to_string(lowered.module.functions[0].body);
+    for (const ir::LoweredArgument &a : lowered.module.functions[0].args)
+        key += "\n" + a.name + ":" + a.type.to_string();
+    return cache->get(f, key, epoch, target_key, [&] {
         auto compiled = std::make_shared<CompiledPipeline>();
+        compilations++;
         compiled->key = key;
         compiled->lowered = std::move(lowered);
         compiled->jit = jit::JITModule::compile(compiled->lowered.module, cpu);
@@ -214,6 +242,12 @@ void check_outputs(const Function &f, const std::vector<Buffer<>> &outputs) {
 
 }  // namespace
 
+namespace lang {
+JITCounters jit_counters() {
+    return {lowerings.load(), compilations.load()};
+}
+}  // namespace lang
+
 Realization Func::realize(const std::vector<int> &sizes, const Target &target) {
     Function f(contents_);
     user_assert(f.has_pure_definition())
@@ -240,6 +274,13 @@ void Func::realize(const Realization &outputs, const Target &target) {
 
 void Func::realize(const Buffer<> &output, const Target &target) {
     realize(Realization({output}), target);
+}
+
+void Func::compile_jit(const Target &target) {
+    Function f(contents_);
+    user_assert(f.has_pure_definition())
+        << "Func \"" << name() << "\" has no definition; define it before compiling it.";
+    compile(f, target);
 }
 
 std::string Func::loop_nest() {

@@ -6,6 +6,7 @@
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
 #include "lang/Function.h"
+#include "lang/Realize.h"
 
 namespace dsl {
 namespace {
@@ -246,15 +247,59 @@ TEST(Params, ChangingParamsDoesNotRecompile) {
     Var x("x");
     f(x) = cast<float>(x + offset) * gain;
     Buffer<float> a = f.realize({4});
-    auto compiled = lang::Function(f.contents()).contents().compiled;
+    lang::JITCounters before = lang::jit_counters();
     offset.set(10);
     gain.set(0.5f);
     Buffer<float> b = f.realize({4});
-    EXPECT_EQ(lang::Function(f.contents()).contents().compiled, compiled)
-        << "the second realize recompiled";
+    lang::JITCounters after = lang::jit_counters();
+    EXPECT_EQ(after.compilations, before.compilations) << "the second realize recompiled";
+    EXPECT_EQ(after.lowerings, before.lowerings) << "the second realize lowered again";
     EXPECT_EQ(a(3), 3.0f);
     EXPECT_EQ(b(3), 6.5f);
     EXPECT_TRUE(matches_reference(f, b));
+}
+
+// realize() reuses its compiled code without lowering while nothing changed, and sees every
+// change made since: to the output's schedule, to a producer's definition or schedule, and to a
+// Param's range.
+TEST(JITCache, RealizeSeesEveryChangeAndNothingElse) {
+    Param<int> n("jc_n", 3, 0, 100);
+    Func g("jc_g"), f("jc_f");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    g(x, y) = x + y * n;
+    f(x, y) = g(x, y) * 2;
+    auto check = [&](int expected_lowerings, int expected_compilations, const char *what) {
+        lang::JITCounters before = lang::jit_counters();
+        Buffer<int> out = f.realize({37, 5});
+        lang::JITCounters after = lang::jit_counters();
+        EXPECT_EQ(after.lowerings - before.lowerings, uint64_t(expected_lowerings)) << what;
+        if (expected_compilations >= 0) {
+            EXPECT_EQ(after.compilations - before.compilations, uint64_t(expected_compilations))
+                << what;
+        }
+        EXPECT_TRUE(matches_reference(f, out)) << what;
+    };
+    check(1, 1, "first realize");
+    check(0, 0, "nothing changed");
+    f.split(x, xo, xi, 8);
+    check(1, 1, "the output's schedule changed");
+    check(0, 0, "nothing changed since");
+    g.compute_root();
+    check(1, 1, "a producer's schedule changed");
+    g(x, y) += 1;
+    check(1, 1, "a producer got an update");
+    f.compile_jit();
+    check(0, 0, "compile_jit() compiled it already");
+    n.set(7);
+    check(0, 0, "a Param's value is an argument");
+    n.set_range(0, 50);
+    // Lowering may use the range (to bound a region); the code may or may not change.
+    check(1, -1, "a Param's range changed");
+    check(0, 0, "nothing changed since");
+    Func unrelated("jc_unrelated");
+    unrelated(x) = x;
+    check(1, 0, "another Func was defined: lowered again to be sure, same code");
+    check(0, 0, "and then remembered");
 }
 
 TEST(Params, ReductionOverAParamDependentDomain) {
