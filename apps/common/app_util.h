@@ -52,8 +52,7 @@ double best_time_ms(int runs, F &&f) {
 /// Prints the benchmark's result: readable lines, then one line scripts/demo.sh parses:
 ///   result <app> <width>x<height> <naive ms> <scheduled ms> <jit ms>
 /// `naive_ms` and `scheduled_ms` are the AOT libraries of the default and the hand-written
-/// schedule; `jit_ms` is realize() of the hand-written schedule, which also lowers the pipeline
-/// again on every call (to look it up in the JIT's compile cache).
+/// schedule; `jit_ms` is realize() of the hand-written schedule (compiled before the timed runs).
 void print_benchmark(const std::string &app, int width, int height, int runs, double naive_ms,
                      double scheduled_ms, double jit_ms);
 
