@@ -126,9 +126,9 @@ dsl::Buffer<float> to_rgb_float(const dsl::Buffer<> &image, const std::string &f
 }
 
 void print_benchmark(const std::string &app, int width, int height, int runs, double naive_ms,
-                     double scheduled_ms, double jit_ms) {
+                     double scheduled_ms, double jit_ms, const std::string &naive_label) {
     std::printf("%s, %dx%d, best of %d runs:\n", app.c_str(), width, height, runs);
-    std::printf("  default schedule (AOT)              %9.3f ms\n", naive_ms);
+    std::printf("  %-35s %9.3f ms\n", (naive_label + " (AOT)").c_str(), naive_ms);
     std::printf("  hand-written schedule (AOT)         %9.3f ms  (%.1fx faster)\n", scheduled_ms,
                 naive_ms / scheduled_ms);
     std::printf("  hand-written schedule (JIT realize) %9.3f ms  (compiled once)\n", jit_ms);

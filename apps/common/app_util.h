@@ -53,15 +53,18 @@ double best_time_ms(int runs, F &&f) {
 ///   result <app> <width>x<height> <naive ms> <scheduled ms> <jit ms>
 /// `naive_ms` and `scheduled_ms` are the AOT libraries of the default and the hand-written
 /// schedule; `jit_ms` is realize() of the hand-written schedule (compiled before the timed runs).
+/// `naive_label` names the baseline schedule where it is not the default one.
 void print_benchmark(const std::string &app, int width, int height, int runs, double naive_ms,
-                     double scheduled_ms, double jit_ms);
+                     double scheduled_ms, double jit_ms,
+                     const std::string &naive_label = "default schedule");
 
 /// The driver's --benchmark: times `naive` and `scheduled` (calls of the default-schedule and the
 /// hand-written AOT libraries, returning their status) and `jit` (realize() of the hand-written
 /// schedule), and prints them with print_benchmark. 0, or 1 with a message if a library failed.
 template <typename Naive, typename Scheduled, typename Jit>
 int run_benchmark(const std::string &app, int width, int height, int runs, Naive &&naive,
-                  Scheduled &&scheduled, Jit &&jit) {
+                  Scheduled &&scheduled, Jit &&jit,
+                  const std::string &naive_label = "default schedule") {
     int status = 0;
     double naive_ms = best_time_ms(runs, [&] { status |= naive(); });
     double scheduled_ms = best_time_ms(runs, [&] { status |= scheduled(); });
@@ -70,7 +73,7 @@ int run_benchmark(const std::string &app, int width, int height, int runs, Naive
         return 1;
     }
     double jit_ms = best_time_ms(runs, jit);
-    print_benchmark(app, width, height, runs, naive_ms, scheduled_ms, jit_ms);
+    print_benchmark(app, width, height, runs, naive_ms, scheduled_ms, jit_ms, naive_label);
     return 0;
 }
 

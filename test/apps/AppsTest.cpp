@@ -4,7 +4,8 @@
 // reference on crops of the photographs in apps/images/ (and, for the blur, on random uint16 values
 // whose sums wrap). Integer pipelines must match exactly; the unsharp mask's uint8 output may
 // differ by one level (float rounding at the truncation); the Harris response by 1e-4 of the
-// largest magnitude.
+// largest magnitude; the local Laplacian filter's uint16 output by 8 levels of 65535 (float
+// rounding through eight pyramid levels and exp()).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,6 +31,9 @@
 #include "histogram_equalize.h"
 #include "histogram_equalize_aot.h"
 #include "histogram_equalize_aot_naive.h"
+#include "local_laplacian.h"
+#include "local_laplacian_aot.h"
+#include "local_laplacian_aot_naive.h"
 #include "unsharp.h"
 #include "unsharp_aot.h"
 #include "unsharp_aot_naive.h"
@@ -309,6 +313,90 @@ TEST(CameraPipe, AotMatchesReference) {
         ASSERT_EQ(library(raw.raw_buffer(), out.raw_buffer()), 0);
         expect_equal(out, camera_pipe_reference(raw), "AOT camera pipe");
     }
+}
+
+// ---- local_laplacian ----
+
+constexpr int kLevels = 8;
+constexpr float kAlpha = 1.0f, kBeta = 1.0f;
+
+Buffer<uint16_t> rgb_u16() {
+    Buffer<uint8_t> rgb = load_crop("coffee.jpg");
+    Buffer<uint16_t> out(kCropWidth, kCropHeight, 3);
+    out.for_each_element([&](int x, int y, int c) { out(x, y, c) = rgb(x, y, c) * 257; });
+    return out;
+}
+
+void expect_within(const Buffer<uint16_t> &actual, const Buffer<uint16_t> &expected, int tolerance,
+                   const std::string &what) {
+    int mismatches = 0, differences = 0;
+    expected.for_each_element([&](int x, int y, int c) {
+        int d = std::abs(actual(x, y, c) - expected(x, y, c));
+        differences += d != 0;
+        if (d > tolerance && mismatches++ < 5) {
+            ADD_FAILURE() << what << ": at (" << x << ", " << y << ", " << c << ") got "
+                          << actual(x, y, c) << ", expected " << expected(x, y, c);
+        }
+    });
+    EXPECT_EQ(mismatches, 0) << what;
+    // Rounding differences are rare: most values match exactly.
+    EXPECT_LT(differences, expected.number_of_elements() / 100) << what;
+}
+
+Buffer<uint16_t> local_laplacian_jit(const Buffer<uint16_t> &in, bool scheduled) {
+    ImageParam input(UInt(16), 3, "input");
+    input.set(in);
+    Param<int> levels("levels", kLevels, 2, 32);
+    Param<float> alpha("alpha", kAlpha), beta("beta", kBeta);
+    LocalLaplacianPipeline p = make_local_laplacian(input, levels, alpha, beta);
+    if (scheduled) {
+        schedule_local_laplacian(p, Target::host());
+    } else {
+        schedule_local_laplacian_naive(p);
+    }
+    return p.output.realize({in.dim(0).extent(), in.dim(1).extent(), 3});
+}
+
+TEST(LocalLaplacian, NaiveMatchesReference) {
+    Buffer<uint16_t> in = rgb_u16();
+    expect_within(local_laplacian_jit(in, false),
+                  local_laplacian_reference(in, kLevels, kAlpha, kBeta), 8,
+                  "naive local Laplacian");
+}
+
+TEST(LocalLaplacian, ScheduledJitMatchesReference) {
+    Buffer<uint16_t> in = rgb_u16();
+    expect_within(local_laplacian_jit(in, true),
+                  local_laplacian_reference(in, kLevels, kAlpha, kBeta), 8,
+                  "scheduled local Laplacian");
+}
+
+TEST(LocalLaplacian, AotMatchesReference) {
+    Buffer<uint16_t> in = rgb_u16();
+    for (auto *library : {local_laplacian_aot, local_laplacian_aot_naive}) {
+        Buffer<uint16_t> out(kCropWidth, kCropHeight, 3);
+        ASSERT_EQ(library(in.raw_buffer(), kLevels, kAlpha, kBeta, out.raw_buffer()), 0);
+        expect_within(out, local_laplacian_reference(in, kLevels, kAlpha, kBeta), 8,
+                      "AOT local Laplacian");
+    }
+}
+
+// A different number of levels and strengths change the result and still match.
+TEST(LocalLaplacian, OtherLevelsAndStrengths) {
+    Buffer<uint16_t> in = rgb_u16();
+    ImageParam input(UInt(16), 3, "input");
+    input.set(in);
+    Param<int> levels("levels", 5, 2, 32);
+    Param<float> alpha("alpha", 2.0f), beta("beta", 0.5f);
+    LocalLaplacianPipeline p = make_local_laplacian(input, levels, alpha, beta);
+    schedule_local_laplacian(p, Target::host());
+    Buffer<uint16_t> out = p.output.realize({kCropWidth, kCropHeight, 3});
+    expect_within(out, local_laplacian_reference(in, 5, 2.0f, 0.5f), 8,
+                  "local Laplacian, 5 levels");
+    Buffer<uint16_t> plain = local_laplacian_reference(in, kLevels, kAlpha, kBeta);
+    int changed = 0;
+    out.for_each_element([&](int x, int y, int c) { changed += out(x, y, c) != plain(x, y, c); });
+    EXPECT_GT(changed, out.number_of_elements() / 2);
 }
 
 }  // namespace
