@@ -64,11 +64,15 @@ LocalLaplacianPipeline make_local_laplacian(const ImageParam &input, const Expr 
     // The grey image remapped around intensity k / (levels - 1).
     Expr intensity = cast<float>(k) / cast<float>(top);
     Expr index = clamp(cast<int>(p.gray(x, y) * cast<float>(top) * 256.0f), 0, top * 256);
-    Func remapped("processed_0");
-    remapped(x, y, k) = beta * (p.gray(x, y) - intensity) + intensity + p.remap(index - 256 * k);
+    Expr remapped = beta * (p.gray(x, y) - intensity) + intensity + p.remap(index - 256 * k);
+    Func finest("processed_0");
+    finest(x, y, k) = remapped;
+    // The same values for the finest Laplacian level, a Func of its own so that the pyramid's
+    // copy can be computed per strip of the next level while this one stays inlined.
+    p.remapped(x, y, k) = remapped;
 
     std::vector<Var> xyk = {x, y, k}, xy = {x, y};
-    p.processed.push_back(remapped);
+    p.processed.push_back(finest);
     p.in_gaussian.push_back(p.gray);
     p.processed_down_x.push_back(Func());
     p.in_gaussian_down_x.push_back(Func());
@@ -89,8 +93,9 @@ LocalLaplacianPipeline make_local_laplacian(const ImageParam &input, const Expr 
     for (int j = 0; j < J - 1; j++) {
         p.processed_up_x[j] = Func(level_name("processed_up_x", j));
         p.laplacian[j] = Func(level_name("laplacian", j));
+        const Func &fine = j == 0 ? p.remapped : p.processed[j];
         p.laplacian[j](x, y, k) =
-            p.processed[j](x, y, k) - upsample(p.processed[j + 1], p.processed_up_x[j], xyk);
+            fine(x, y, k) - upsample(p.processed[j + 1], p.processed_up_x[j], xyk);
     }
     p.laplacian[J - 1] = p.processed[J - 1];
 
@@ -123,26 +128,30 @@ LocalLaplacianPipeline make_local_laplacian(const ImageParam &input, const Expr 
 }
 
 void schedule_local_laplacian(LocalLaplacianPipeline &p, const Target &target) {
-    // Every level of the three pyramids that are computed is computed at root; the Laplacian
-    // levels and the output's Laplacian levels are inlined (each output point reads only two of
-    // the `levels` remapped images, so computing them all would waste most of the work). The
-    // four finest levels run their rows in parallel and their x loops in SIMD; the coarser ones
-    // are small (at most 1/256 of the image) and run in SIMD only. The look-up table is computed
-    // once, and the output computes the three channels of a row together.
+    // The grey image, the look-up table and every level of the three pyramids but the finest
+    // remapped one are computed at root. The finest remapped level (`levels` float planes over
+    // the image plus a margin of several hundred pixels: 245 MB for 1536x2560) is computed per
+    // strip of 8 rows of the next level (18 rows of one intensity level, in cache), and inlined
+    // where the finest Laplacian level reads it (two points per output point). The Laplacian
+    // levels and the output's Laplacian levels are inlined (each output point reads two of the
+    // `levels` remapped images, so computing them all would waste most of the work). The four
+    // finest levels run strips of rows in parallel and every x loop in SIMD; the coarser ones are
+    // at most 1/256 of the image. The output computes the three channels of a row together.
     const int lanes = target.natural_vector_size<float>();
-    Var x = p.x, y = p.y, c = p.c, k = p.k, yo("yo"), yi("yi");
+    Var x = p.x, y = p.y, c = p.c, yo("yo"), yi("yi");
     p.remap.compute_root().vectorize(x, lanes);
+    p.gray.compute_root().split(y, yo, yi, 16).parallel(yo).vectorize(x, lanes);
     for (int j = 0; j < J; j++) {
-        std::vector<Func> roots = {p.processed[j], p.in_gaussian[j]};
+        std::vector<Func> roots;
+        if (j > 0) roots = {p.processed[j], p.in_gaussian[j]};
         if (j < J - 1) roots.push_back(p.out_gaussian[j]);
         for (Func &f : roots) {
             f.compute_root();
-            if (j < 4) {
-                f.split(y, yo, yi, 8).parallel(yo);
-            }
+            if (j < 4) f.split(y, yo, yi, 8).parallel(yo);
             f.vectorize(x, lanes);
         }
     }
+    p.processed[0].compute_at(p.processed[1], yo).vectorize(x, lanes);
     p.output.reorder(x, c, y).split(y, yo, yi, 8).parallel(yo).vectorize(x, lanes);
 }
 

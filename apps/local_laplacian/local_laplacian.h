@@ -29,6 +29,9 @@ struct LocalLaplacianPipeline {
     dsl::Func floating{"floating"};  // the input as float in [0, 1]
     dsl::Func gray{"gray"};
     dsl::Func remap{"remap"};  // the look-up table
+    // The grey image remapped at each intensity level k: the values of processed[0], read by
+    // laplacian[0] (processed[0] itself is read by processed[1] only).
+    dsl::Func remapped{"remapped"};
     // One Func per pyramid level, level 0 the finest. processed[j](x, y, k): the Gaussian
     // pyramid of the image remapped at intensity k; laplacian[j]: its Laplacian pyramid;
     // in_gaussian[j](x, y): the grey image's Gaussian pyramid; out_laplacian[j] and

@@ -375,6 +375,10 @@ void CodeGenLLVM::visit(const Load *op) {
     }
     bool always = is_const_true(op->predicate);
     llvm::Value *result;
+    if (llvm::Value *strided = strided_load(op)) {
+        value_ = strided;
+        return;
+    }
     if (dense) {
         llvm::Value *ptr = element_pointer(op->name, t, base_index);
         if (always) {
@@ -400,6 +404,35 @@ void CodeGenLLVM::visit(const Load *op) {
     }
     if (t.is_bool()) result = builder_->CreateICmpNE(result, llvm::Constant::getNullValue(mem));
     value_ = result;
+}
+
+llvm::Value *CodeGenLLVM::strided_load(const Load *op) {
+    // Every lane is read and the stride is a small constant other than 1: one dense load of the
+    // span the lanes cover and a shuffle that picks them, instead of a gather (a downsampling's
+    // f(2 * x) reads every other element; a stride of -1 reverses). The span ends at the last
+    // lane's element, so nothing outside what the gather would read is touched.
+    const auto *ramp = op->index.as<Ramp>();
+    Type t = op->type;
+    if (!ramp || !ramp->base.type().is_scalar() || t.is_bool() || !is_const_true(op->predicate))
+        return nullptr;
+    auto stride = as_const_int(ramp->stride);
+    if (!stride || *stride == 0 || *stride == 1 || *stride > 4 || *stride < -4) return nullptr;
+    const int lanes = t.lanes();
+    const int step = static_cast<int>(*stride > 0 ? *stride : -*stride);
+    const int span = (lanes - 1) * step + 1;
+    llvm::Value *first = codegen(ramp->base);
+    if (*stride < 0) {
+        // The lowest address is the last lane's.
+        first = builder_->CreateAdd(
+            first, llvm::ConstantInt::get(first->getType(), -(int64_t)(lanes - 1) * step));
+    }
+    llvm::Type *wide = memory_type(t.with_lanes(span));
+    llvm::Value *ptr = element_pointer(op->name, t, first);
+    llvm::Value *all = builder_->CreateAlignedLoad(wide, ptr, llvm::Align(t.element_of().bytes()));
+    std::vector<int> picks(static_cast<size_t>(lanes));
+    for (int i = 0; i < lanes; i++)
+        picks[static_cast<size_t>(i)] = *stride > 0 ? i * step : (lanes - 1 - i) * step;
+    return builder_->CreateShuffleVector(all, picks);
 }
 
 void CodeGenLLVM::visit(const Ramp *op) {

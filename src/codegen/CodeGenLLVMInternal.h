@@ -73,6 +73,9 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *call_intrinsic(const ir::Call *op);
     llvm::Value *math_call(const ir::Call *op, llvm::Value *x, llvm::Value *y);
     llvm::Value *element_pointer(const std::string &buffer, Type t, llvm::Value *index);
+    /// A load of every lane at a small constant stride other than 1, as a dense load and a
+    /// shuffle; null when the load is not one.
+    llvm::Value *strided_load(const ir::Load *op);
     llvm::Value *vector_reduce(ir::VectorReduce::Op op, Type elem, llvm::Value *v);
 
     llvm::LLVMContext &context_;

@@ -36,6 +36,25 @@ TEST(Assembly, FloatAddVectorizedBy16UsesZmmWithAvx512) {
     EXPECT_NE(s.find("%zmm"), std::string::npos) << "no 512-bit registers";
 }
 
+// Reading every other element (a downsampling) is a dense load of the 31 elements the 16 lanes
+// span and a shuffle, not a gather, where the input is dense. (The tail and the version for
+// inputs of other strides still gather.)
+TEST(Assembly, StrideTwoLoadsAreDenseLoadsAndShuffles) {
+    Buffer<float> a(64);
+    Var x("x");
+    Func f("stride_two_load");
+    f(x) = a(2 * x) + a(2 * x + 1);
+    f.vectorize(x, 16);
+    std::string path = ::testing::TempDir() + "dsl_stride_two_load.ll";
+    f.compile_to_llvm_ir(path, Target("x86-64-linux-avx512"));
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string ir = ss.str();
+    EXPECT_NE(ir.find("load <31 x float>"), std::string::npos) << "no dense load of the span";
+    EXPECT_NE(ir.find("shufflevector <31 x float>"), std::string::npos) << "no shuffle";
+}
+
 TEST(Assembly, FloatAddVectorizedBy16UsesYmmWithAvx2) {
     std::string s = assembly_of(float_add_by_16("vadd16_avx2"), Target("x86-64-linux-avx2"));
     EXPECT_NE(s.find("vaddps"), std::string::npos);

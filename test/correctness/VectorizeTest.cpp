@@ -49,6 +49,29 @@ TEST(Vectorize, StridedAndGatheredAccesses) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
+// Strides 2, 3, 4, -1, -2 and -4 of every element type, each reaching the first or last
+// element of an input that holds exactly what is read (so that a load spanning more would read
+// past it; valgrind and the sanitizer build see that), with a tail.
+TEST(Vectorize, SmallConstantStridesEveryTypeAtBufferEdges) {
+    for (Type t : {UInt(8), Int(16), Int(32), Float(32), Float(64)}) {
+        for (int stride : {2, 3, 4, -1, -2, -4}) {
+            const int lanes = 16, n = 37;  // two vectors and a tail
+            const int step = stride > 0 ? stride : -stride;
+            const int size = (n - 1) * step + 1;
+            Buffer<> in = random_buffer(t, {size}, 100 + step);
+            Var x("x");
+            Func input(in);
+            Func f("stride_" + std::to_string(stride > 0 ? stride : 10 - stride) + "_" +
+                   std::to_string(t.bits()) + (t.is_float() ? "f" : "i"));
+            Expr at = stride > 0 ? x * stride : (n - 1 - x) * step;
+            f(x) = input(at) + input(clamp(at + 1, 0, size - 1));
+            f.vectorize(x, lanes);
+            Buffer<> out = f.realize({n});
+            EXPECT_TRUE(matches_reference(f, out)) << t << ", stride " << stride;
+        }
+    }
+}
+
 TEST(Vectorize, UpdateStageOverAPureVar) {
     Buffer<> in = random_buffer(Int(32), {19, 6}, 23);
     Func f("vsum");
