@@ -85,7 +85,19 @@ std::string compare_integers(const dsl::Buffer<> &expected_buffer, const void *a
                              Tolerance tolerance) {
     const T *expected = static_cast<const T *>(expected_buffer.data());
     const T *actual = static_cast<const T *>(actual_data);
-    const int64_t limit = tolerance == Tolerance::kWithinOne ? 1 : 0;
+    const int64_t limit = tolerance == Tolerance::kWithinOne   ? 1
+                          : tolerance == Tolerance::kCurveStep ? 8
+                                                               : 0;
+    const int64_t n = expected_buffer.number_of_elements();
+    if (tolerance == Tolerance::kCurveStep) {
+        int64_t count = 0;
+        for (int64_t i = 0; i < n; i++)
+            count += actual[i] != expected[i];
+        if (count * 100 > n) {
+            return std::to_string(count) + " of " + std::to_string(n) +
+                   " elements differ (more than 1%)";
+        }
+    }
     return count_differences(
         expected_buffer,
         [&](int64_t i) {
@@ -95,7 +107,7 @@ std::string compare_integers(const dsl::Buffer<> &expected_buffer, const void *a
         [&](int64_t i) {
             return std::to_string(+actual[i]) + " instead of " + std::to_string(+expected[i]);
         },
-        limit ? "by more than 1" : "exact comparison");
+        limit ? "by more than " + std::to_string(limit) : "exact comparison");
 }
 
 std::string compare_floats(const dsl::Buffer<> &expected_buffer, const void *actual_data,
@@ -120,11 +132,14 @@ std::string compare_floats(const dsl::Buffer<> &expected_buffer, const void *act
 }  // namespace
 
 const std::vector<AppSpec> &app_specs() {
-    // Integer outputs computed in integers are exact. The unsharp mask and the camera pipe
-    // compute in float and truncate to uint8: a float rounding difference (Halide lets LLVM
+    // Integer outputs computed in integers are exact. The unsharp mask computes in float and
+    // truncates to uint8: a float rounding difference (Halide lets LLVM reassociate and
     // contract a * b + c into a fused multiply-add; we do not) can move a value across an
-    // integer, so they may differ by one level. Float outputs: 1e-4 of the largest magnitude,
-    // as test/apps checks ours against the reference.
+    // integer, so it may differ by one level. The camera pipe's colour matrix is float and its
+    // result indexes the tone curve: an index one off moves the output by up to 8 levels where
+    // the curve is steep (measured: 50,721 of 11.8 million values differ, 5,645 by more than one;
+    // with Halide's strict_float they all match). Float outputs: 1e-4 of the largest magnitude, as
+    // test/apps checks ours against the reference.
     static const std::vector<AppSpec> specs = {
         {"blur", {kBlurWidth, kBlurHeight}, Tolerance::kExact, Tolerance::kExact},
         {"unsharp", {kAppWidth, kAppHeight, 3}, Tolerance::kWithinOne, Tolerance::kWithinOne},
@@ -134,7 +149,7 @@ const std::vector<AppSpec> &app_specs() {
          {kAppWidth, kAppHeight},
          Tolerance::kRelative1e4,
          Tolerance::kRelative1e4},
-        {"camera_pipe", {kAppWidth, kAppHeight, 3}, Tolerance::kExact, Tolerance::kWithinOne},
+        {"camera_pipe", {kAppWidth, kAppHeight, 3}, Tolerance::kExact, Tolerance::kCurveStep},
     };
     return specs;
 }

@@ -18,6 +18,9 @@ namespace dsl_bench {
 enum class Tolerance {
     kExact,       // every element equal
     kWithinOne,   // integers: no element differs by more than 1
+    kCurveStep,   // uint8 through a look-up table of float indices: at most 1% of the elements
+                  // differ, each by at most 8 (one step of the camera pipe's tone curve where it
+                  // is steepest: a float rounding moved the index by one)
     kRelative1e4  // floats: no element differs by more than 1e-4 of the largest magnitude
 };
 
