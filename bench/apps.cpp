@@ -9,10 +9,13 @@
 //   <app>/dsl_compile     each iteration builds the pipeline from scratch (new Funcs, so the
 //                         JIT's compile cache never hits), schedules it and calls compile_jit().
 //
-// Every benchmark's label is the output's size, which the summary table (main.cpp) shows.
+// Every benchmark's label is the output's size, which the summary table (main.cpp) shows. With
+// DSL_BENCH_DUMP=<dir>, <app>/dsl/... also writes the final lowered statement and the assembly
+// of each pipeline to <dir>/<app>_dsl.stmt and <app>_dsl.s (apps_halide.cpp: <app>_halide.*).
 
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <map>
@@ -145,6 +148,10 @@ void run_app(benchmark::State &state, const std::string &app) {
         dsl::Buffer<> out = new_output(spec, expected);
         Func f = builder_of(app)();
         f.compile_jit();
+        if (const char *dir = std::getenv("DSL_BENCH_DUMP")) {
+            f.compile_to_lowered_stmt(std::string(dir) + "/" + app + "_dsl.stmt");
+            f.compile_to_assembly(std::string(dir) + "/" + app + "_dsl.s");
+        }
         f.realize(out);
         const std::string mismatch = compare_outputs(expected, out.data(), spec.dsl_vs_reference);
         if (!mismatch.empty()) {

@@ -32,6 +32,7 @@
 
 #include <Halide.h>
 
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <stdexcept>
@@ -375,6 +376,12 @@ void run_app(benchmark::State &state, const std::string &app) {
         Func f = builder_of(app)();
         f.jit_handlers().custom_do_par_for = threads == 1 ? serial_do_par_for : nullptr;
         f.compile_jit(halide_target());
+        if (const char *dir = std::getenv("DSL_BENCH_DUMP")) {
+            const std::string prefix = std::string(dir) + "/" + app + "_halide";
+            f.compile_to_lowered_stmt(prefix + ".stmt", f.infer_arguments(), Halide::Text,
+                                      halide_target());
+            f.compile_to_assembly(prefix + ".s", f.infer_arguments(), halide_target());
+        }
         f.realize(out);
         const std::string mismatch = compare_outputs(expected, out.data(), spec.halide_vs_dsl);
         if (!mismatch.empty()) {
