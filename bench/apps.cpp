@@ -1,0 +1,230 @@
+// The six image apps of apps/ on our side, for the comparison with Halide 14 (apps_halide.cpp):
+// each app's algorithm (make_<app>) with its hand-written CPU schedule (schedule_<app>) over the
+// benchmark input (apps_common.h), through the JIT.
+//
+//   <app>/dsl/threads:N   realize() into a preallocated output, N threads of the runtime's pool
+//                         (dsl_set_num_threads). Compiled once with compile_jit() before the
+//                         timed loop, and the output checked against the app's plain C++
+//                         reference (a mismatch stops the benchmark with an error).
+//   <app>/dsl_compile     each iteration builds the pipeline from scratch (new Funcs, so the
+//                         JIT's compile cache never hits), schedules it and calls compile_jit().
+//
+// Every benchmark's label is the output's size, which the summary table (main.cpp) shows. With
+// DSL_BENCH_DUMP=<dir>, <app>/dsl/... also writes the final lowered statement and the assembly
+// of each pipeline to <dir>/<app>_dsl.stmt and <app>_dsl.s (apps_halide.cpp: <app>_halide.*).
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "apps_common.h"
+#include "bilateral_grid.h"
+#include "blur.h"
+#include "camera_pipe.h"
+#include "dsl/dsl.h"
+#include "dsl/runtime/dsl_runtime.h"
+#include "harris.h"
+#include "histogram_equalize.h"
+#include "unsharp.h"
+
+namespace dsl_bench {
+
+namespace {
+
+using dsl::Func;
+using dsl::ImageParam;
+using dsl::Target;
+
+// "host (sse41 avx ...)": the JIT's target and the features it found.
+std::string host_target_description() {
+    std::string s = Target::host().to_string() + " (";
+    for (Target::Feature f : Target::host().features())
+        s += (s.back() == '(' ? "" : " ") + Target::feature_name(f);
+    return s + ")";
+}
+
+// Each app's pipeline over its benchmark input, scheduled for the host: a new pipeline (new
+// Funcs) at every call.
+Func build_blur() {
+    ImageParam input(dsl::UInt(16), 2, "input");
+    input.set(blur_input());
+    dsl_apps::BlurPipeline p = dsl_apps::make_blur(input);
+    dsl_apps::schedule_blur(p, Target::host());
+    return p.blur_y;
+}
+
+Func build_unsharp() {
+    ImageParam input(dsl::Float(32), 3, "input");
+    input.set(unsharp_input());
+    dsl::Param<float> amount("amount", kUnsharpAmount);
+    dsl_apps::UnsharpPipeline p = dsl_apps::make_unsharp(input, amount);
+    dsl_apps::schedule_unsharp(p, Target::host());
+    return p.output;
+}
+
+Func build_histogram_equalize() {
+    ImageParam input(dsl::UInt(8), 2, "input");
+    input.set(histogram_input());
+    dsl_apps::HistogramEqualizePipeline p = dsl_apps::make_histogram_equalize(input);
+    dsl_apps::schedule_histogram_equalize(p, Target::host());
+    return p.output;
+}
+
+Func build_harris() {
+    ImageParam input(dsl::Float(32), 3, "input");
+    input.set(harris_input());
+    dsl_apps::HarrisPipeline p = dsl_apps::make_harris(input);
+    dsl_apps::schedule_harris(p, Target::host());
+    return p.output;
+}
+
+Func build_bilateral_grid() {
+    ImageParam input(dsl::Float(32), 2, "input");
+    input.set(bilateral_input());
+    dsl_apps::BilateralGridPipeline p = dsl_apps::make_bilateral_grid(input);
+    dsl_apps::schedule_bilateral_grid(p, Target::host());
+    return p.output;
+}
+
+Func build_camera_pipe() {
+    ImageParam input(dsl::UInt(16), 2, "input");
+    input.set(camera_pipe_input());
+    dsl_apps::CameraPipePipeline p = dsl_apps::make_camera_pipe(input);
+    dsl_apps::schedule_camera_pipe(p, Target::host());
+    return p.output;
+}
+
+// The plain C++ reference of each app on its benchmark input.
+dsl::Buffer<> reference_of(const std::string &app) {
+    if (app == "blur") return dsl_apps::blur_reference(blur_input());
+    if (app == "unsharp") return dsl_apps::unsharp_reference(unsharp_input(), kUnsharpAmount);
+    if (app == "histogram_equalize")
+        return dsl_apps::histogram_equalize_reference(histogram_input());
+    if (app == "harris") return dsl_apps::harris_reference(harris_input());
+    if (app == "bilateral_grid") return dsl_apps::bilateral_grid_reference(bilateral_input());
+    if (app == "camera_pipe") return dsl_apps::camera_pipe_reference(camera_pipe_input());
+    throw std::invalid_argument("no app named " + app);
+}
+
+using Builder = Func (*)();
+
+Builder builder_of(const std::string &app) {
+    static const std::map<std::string, Builder> builders = {
+        {"blur", build_blur},
+        {"unsharp", build_unsharp},
+        {"histogram_equalize", build_histogram_equalize},
+        {"harris", build_harris},
+        {"bilateral_grid", build_bilateral_grid},
+        {"camera_pipe", build_camera_pipe},
+    };
+    return builders.at(app);
+}
+
+// Each reference once per process (the larger ones take a second).
+const dsl::Buffer<> &reference(const std::string &app) {
+    static std::map<std::string, dsl::Buffer<>> references;
+    auto it = references.find(app);
+    if (it == references.end()) it = references.emplace(app, reference_of(app)).first;
+    return it->second;
+}
+
+dsl::Buffer<> new_output(const AppSpec &spec, const dsl::Buffer<> &like) {
+    return dsl::Buffer<>(like.type(), spec.output_sizes);
+}
+
+// range(0): the threads of the runtime's pool. Google Benchmark calls this several times (to size
+// the timed loop and once per repetition); each call compiles and checks again, untimed.
+void run_app(benchmark::State &state, const std::string &app) {
+    const AppSpec &spec = app_spec(app);
+    dsl_set_num_threads(static_cast<int>(state.range(0)));
+    try {
+        const dsl::Buffer<> &expected = reference(app);
+        dsl::Buffer<> out = new_output(spec, expected);
+        Func f = builder_of(app)();
+        f.compile_jit();
+        if (const char *dir = std::getenv("DSL_BENCH_DUMP")) {
+            f.compile_to_lowered_stmt(std::string(dir) + "/" + app + "_dsl.stmt");
+            f.compile_to_assembly(std::string(dir) + "/" + app + "_dsl.s");
+        }
+        f.realize(out);
+        const std::string mismatch = compare_outputs(expected, out.data(), spec.dsl_vs_reference);
+        if (!mismatch.empty()) {
+            state.SkipWithError(
+                ("the output differs from the plain C++ reference: " + mismatch).c_str());
+        } else {
+            for (auto _ : state) {
+                f.realize(out);
+                benchmark::DoNotOptimize(out.data());
+                benchmark::ClobberMemory();
+            }
+        }
+    } catch (const std::exception &e) {
+        state.SkipWithError(e.what());
+    }
+    state.SetLabel(size_label(spec));
+    dsl_set_num_threads(0);
+}
+
+void compile_app(benchmark::State &state, const std::string &app) {
+    try {
+        builder_of(app)().compile_jit();  // LLVM's own first-use costs, untimed
+        for (auto _ : state) {
+            Func f = builder_of(app)();
+            f.compile_jit();
+            benchmark::DoNotOptimize(f);
+        }
+    } catch (const std::exception &e) {
+        state.SkipWithError(e.what());
+    }
+    state.SetLabel(size_label(app_spec(app)));
+}
+
+}  // namespace
+
+void register_dsl_benchmarks(const AppSpec &spec) {
+    static const bool context_added =
+        (benchmark::AddCustomContext("dsl_target", host_target_description()), true);
+    (void)context_added;
+    const std::string app = spec.name;
+    benchmark::RegisterBenchmark((app + "/dsl").c_str(),
+                                 [app](benchmark::State &s) { run_app(s, app); })
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+}
+
+void register_dsl_compile_benchmark(const AppSpec &spec) {
+    const std::string app = spec.name;
+    benchmark::RegisterBenchmark((app + "/dsl_compile").c_str(),
+                                 [app](benchmark::State &s) { compile_app(s, app); })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+}
+
+const dsl::Buffer<> &dsl_output(const std::string &app) {
+    static std::map<std::string, dsl::Buffer<>> outputs;
+    auto it = outputs.find(app);
+    if (it != outputs.end()) return it->second;
+    const AppSpec &spec = app_spec(app);
+    const dsl::Buffer<> &expected = reference(app);
+    dsl::Buffer<> out = new_output(spec, expected);
+    builder_of(app)().realize(out);
+    const std::string mismatch = compare_outputs(expected, out.data(), spec.dsl_vs_reference);
+    if (!mismatch.empty()) {
+        throw std::runtime_error(
+            "our output, which Halide's is compared with, differs from the "
+            "plain C++ reference: " +
+            mismatch);
+    }
+    return outputs.emplace(app, out).first->second;
+}
+
+}  // namespace dsl_bench

@@ -1,0 +1,440 @@
+// The six image apps of apps/ written for Halide 14, for the comparison with ours (apps.cpp):
+// the same algorithm as each apps/<app>/<app>.cpp (the same arithmetic, in the same order, the
+// same types and boundary conditions) with the same schedule as its schedule_<app> (the same
+// splits, tiles, vector widths, compute_at levels and parallel loops; the vector widths are taken
+// from our target, so both sides use the same number of lanes). Compiled in only when Halide 14
+// is found (DSL_BENCH_HAVE_HALIDE).
+//
+//   <app>/halide/threads:N   realize() into a preallocated output after compile_jit(); the
+//                            output is checked against ours (dsl_output) first.
+//   <app>/halide_compile     each iteration builds the pipeline from scratch, schedules it and
+//                            calls compile_jit().
+//
+// Where the two languages differ (see bench/README.md, "Apps against Halide 14"):
+// - Tails. A directive without a tail strategy is GuardWithIf in ours; Halide's default (Auto)
+//   is ShiftInwards for outputs and RoundUp for the other Funcs where it is safe. At these
+//   sizes every output loop divides evenly, so only the intermediate Funcs' loops (a few pixels
+//   wider than the output) differ. Each side keeps its default: it is what the same directive
+//   gives a user.
+// - Floats. Halide generates float code with LLVM's fast-math flags (reassociation, fused
+//   multiply-add contraction) unless the target has strict_float; ours keeps IEEE order. Float
+//   outputs are compared within a tolerance (apps_common.cpp).
+// - lerp. Halide's lerp of floats is a * (1 - t) + b * t; ours is a + (b - a) * t. The bilateral
+//   grid spells ours out here, so the arithmetic is the same.
+// - Threads. Halide's JIT thread pool takes its size once, when it starts (HL_NUM_THREADS, else
+//   the number of cores), and halide_set_num_threads(1) once it runs does not keep the other
+//   workers from taking tasks (measured: two threads still ran a parallel loop's tasks). So
+//   threads:1 replaces the pipeline's do_par_for by a serial loop on the calling thread
+//   (JITHandlers::custom_do_par_for, a documented JIT hook), and threads:2 uses Halide's own
+//   pool, started at 2 threads (halide_set_num_threads(2) before any parallel work).
+
+#include <benchmark/benchmark.h>
+
+#include <Halide.h>
+
+#include <cstdlib>
+#include <exception>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "apps_common.h"
+#include "dsl/Target.h"
+
+namespace dsl_bench {
+
+namespace {
+
+using Halide::Expr;
+using Halide::Func;
+using Halide::ImageParam;
+using Halide::RDom;
+using Halide::Var;
+namespace BoundaryConditions = Halide::BoundaryConditions;
+
+// Our target's vector widths: the lanes our schedules use, so that both sides vectorize alike.
+template <typename T>
+int lanes() {
+    return dsl::Target::host().natural_vector_size<T>();
+}
+
+// The Halide input buffers: the benchmark inputs' memory, shared (dense, planar, minimums 0).
+template <typename T>
+Halide::Buffer<T> wrap(const dsl::Buffer<T> &b) {
+    std::vector<int> sizes;
+    for (int d = 0; d < b.dimensions(); d++)
+        sizes.push_back(b.dim(d).extent());
+    return Halide::Buffer<T>(b.data(), sizes);
+}
+
+// ---- blur (apps/blur) ----
+
+Func build_blur() {
+    ImageParam input(Halide::UInt(16), 2, "input");
+    input.set(wrap(blur_input()));
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func in = BoundaryConditions::repeat_edge(input);
+    Func blur_x("blur_x"), blur_y("blur_y");
+    blur_x(x, y) = (in(x - 1, y) + in(x, y) + in(x + 1, y)) / 3;
+    blur_y(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3;
+
+    const int n = 2 * lanes<uint16_t>();
+    blur_y.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, n).parallel(yo);
+    blur_x.compute_at(blur_y, xo).vectorize(x, n);
+    return blur_y;
+}
+
+// ---- unsharp (apps/unsharp) ----
+
+Func build_unsharp() {
+    ImageParam input(Halide::Float(32), 3, "input");
+    input.set(wrap(unsharp_input()));
+    Halide::Param<float> amount("amount", kUnsharpAmount);
+    const float outer = 1.0f / 16.0f, near = 4.0f / 16.0f, centre = 6.0f / 16.0f;
+    Var x("x"), y("y"), c("c"), yo("yo"), yi("yi"), t("t");
+    Func in = BoundaryConditions::repeat_edge(input);
+    Func blur_x("blur_x"), blur_y("blur_y"), sharpened("sharpened"), output("unsharp");
+    blur_x(x, y, c) = in(x - 2, y, c) * outer + in(x - 1, y, c) * near + in(x, y, c) * centre +
+                      in(x + 1, y, c) * near + in(x + 2, y, c) * outer;
+    blur_y(x, y, c) = blur_x(x, y - 2, c) * outer + blur_x(x, y - 1, c) * near +
+                      blur_x(x, y, c) * centre + blur_x(x, y + 1, c) * near +
+                      blur_x(x, y + 2, c) * outer;
+    sharpened(x, y, c) = in(x, y, c) + amount * (in(x, y, c) - blur_y(x, y, c));
+    output(x, y, c) =
+        Halide::cast<uint8_t>(Halide::clamp(sharpened(x, y, c) * 255.0f + 0.5f, 0.0f, 255.0f));
+
+    const int n = lanes<float>();
+    output.split(y, yo, yi, 32).reorder(x, yi, yo, c).fuse(yo, c, t).parallel(t).vectorize(x, n);
+    blur_x.compute_at(output, t).vectorize(x, n);
+    return output;
+}
+
+// ---- histogram_equalize (apps/histogram_equalize) ----
+
+Func build_histogram_equalize() {
+    ImageParam input(Halide::UInt(8), 2, "input");
+    input.set(wrap(histogram_input()));
+    Var x("x"), y("y"), i("i"), yo("yo"), yi("yi");
+    RDom r(input.dim(0).min(), input.dim(0).extent(), input.dim(1).min(), input.dim(1).extent(),
+           "r");
+    Func hist("hist"), cdf("cdf"), lut("lut"), output("equalized");
+    hist(i) = 0;
+    hist(Halide::cast<int32_t>(input(r.x, r.y))) += 1;
+    RDom k(1, 255, "k");
+    cdf(i) = hist(i);
+    cdf(k) = cdf(k - 1) + cdf(k);
+    Expr pixels = input.dim(0).extent() * input.dim(1).extent();
+    lut(i) = Halide::cast<uint8_t>(cdf(i) * 255 / pixels);
+    output(x, y) = lut(Halide::cast<int32_t>(input(x, y)));
+
+    hist.compute_root().vectorize(i, lanes<int32_t>());
+    // Ours leaves the scatter serial too; Halide asks for this to be said (else a warning).
+    hist.update(0).unscheduled();
+    cdf.compute_root();
+    lut.compute_root().vectorize(i, lanes<int32_t>());
+    output.split(y, yo, yi, 32).parallel(yo).vectorize(x, lanes<uint8_t>());
+    return output;
+}
+
+// ---- harris (apps/harris) ----
+
+// The 3x3 box sum of f at (x, y), in the order of apps/harris.
+Expr box3(const Func &f, const Var &x, const Var &y) {
+    return f(x - 1, y - 1) + f(x, y - 1) + f(x + 1, y - 1) + f(x - 1, y) + f(x, y) + f(x + 1, y) +
+           f(x - 1, y + 1) + f(x, y + 1) + f(x + 1, y + 1);
+}
+
+Func build_harris() {
+    ImageParam input(Halide::Float(32), 3, "input");
+    input.set(wrap(harris_input()));
+    const float red = 0.299f, green = 0.587f, blue = 0.114f;
+    const float side = 1.0f / 12.0f, centre = 2.0f / 12.0f, k = 0.04f;
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func in = BoundaryConditions::repeat_edge(input);
+    Func gray("gray"), ix("Ix"), iy("Iy"), ixx("Ixx"), iyy("Iyy"), ixy("Ixy");
+    Func sxx("Sxx"), syy("Syy"), sxy("Sxy"), output("harris");
+    gray(x, y) = red * in(x, y, 0) + green * in(x, y, 1) + blue * in(x, y, 2);
+    iy(x, y) = (gray(x - 1, y + 1) - gray(x - 1, y - 1)) * side +
+               (gray(x, y + 1) - gray(x, y - 1)) * centre +
+               (gray(x + 1, y + 1) - gray(x + 1, y - 1)) * side;
+    ix(x, y) = (gray(x + 1, y - 1) - gray(x - 1, y - 1)) * side +
+               (gray(x + 1, y) - gray(x - 1, y)) * centre +
+               (gray(x + 1, y + 1) - gray(x - 1, y + 1)) * side;
+    ixx(x, y) = ix(x, y) * ix(x, y);
+    iyy(x, y) = iy(x, y) * iy(x, y);
+    ixy(x, y) = ix(x, y) * iy(x, y);
+    sxx(x, y) = box3(ixx, x, y);
+    syy(x, y) = box3(iyy, x, y);
+    sxy(x, y) = box3(ixy, x, y);
+    Expr det = sxx(x, y) * syy(x, y) - sxy(x, y) * sxy(x, y);
+    Expr trace = sxx(x, y) + syy(x, y);
+    output(x, y) = det - k * trace * trace;
+
+    // Ours computes gray at root because our compute_at refuses a Func the output does not
+    // call directly; Halide would accept gray.compute_at(output, yo), but the same schedule
+    // is kept here.
+    const int n = lanes<float>();
+    output.split(y, yo, yi, 32).parallel(yo).vectorize(x, n);
+    gray.compute_root().parallel(y).vectorize(x, n);
+    ix.compute_at(output, yo).vectorize(x, n);
+    iy.compute_at(output, yo).vectorize(x, n);
+    return output;
+}
+
+// ---- bilateral_grid (apps/bilateral_grid) ----
+
+// Our lerp of floats: a + (b - a) * t (Halide's own is a * (1 - t) + b * t).
+Expr lerp_as_ours(const Expr &a, const Expr &b, const Expr &t) {
+    return a + (b - a) * t;
+}
+
+// The 5-tap blur 1 4 6 4 1 of f along argument `dim`, in the order of apps/bilateral_grid.
+Expr blur5(const Func &f, const std::vector<Expr> &at, int dim) {
+    auto tap = [&](int d) {
+        std::vector<Expr> a = at;
+        a[dim] = a[dim] + d;
+        return f(a);
+    };
+    return tap(-2) + tap(-1) * 4.0f + tap(0) * 6.0f + tap(1) * 4.0f + tap(2);
+}
+
+Func build_bilateral_grid() {
+    ImageParam input(Halide::Float(32), 2, "input");
+    input.set(wrap(bilateral_input()));
+    const int s = 8;            // pixels per grid cell in x and y
+    const float inv_r = 10.0f;  // 1 / r_sigma
+    Var x("x"), y("y"), z("z"), c("c"), yo("yo"), yi("yi");
+    Func clamped = BoundaryConditions::repeat_edge(input);
+
+    Expr cells_x = (input.dim(0).extent() - 1) / s + 6;
+    Expr cells_y = (input.dim(1).extent() - 1) / s + 6;
+    RDom r(-2 * s - s / 2, cells_x * s, -2 * s - s / 2, cells_y * s, "r");
+    Expr v = Halide::clamp(clamped(r.x, r.y), 0.0f, 1.0f);
+    Expr zi = Halide::cast<int32_t>(v * inv_r + 0.5f);
+    Func histogram("histogram"), blur_z("blur_z"), blur_x("blur_x"), blur_y("blur_y");
+    Func interpolated("interpolated"), output("bilateral_grid");
+    histogram(x, y, z, c) = 0.0f;
+    histogram((r.x + s / 2) / s, (r.y + s / 2) / s, zi, c) += Halide::select(c == 0, v, 1.0f);
+
+    blur_z(x, y, z, c) = blur5(histogram, {x, y, z, c}, 2);
+    blur_x(x, y, z, c) = blur5(blur_z, {x, y, z, c}, 0);
+    blur_y(x, y, z, c) = blur5(blur_x, {x, y, z, c}, 1);
+
+    Expr val = Halide::clamp(input(x, y), 0.0f, 1.0f);
+    Expr zv = val * inv_r;
+    Expr zl = Halide::cast<int32_t>(zv);
+    Expr zf = zv - Halide::cast<float>(zl);
+    Expr xf = Halide::cast<float>(x % s) / static_cast<float>(s);
+    Expr yf = Halide::cast<float>(y % s) / static_cast<float>(s);
+    Expr xl = x / s, yl = y / s;
+    auto plane = [&](const Expr &zz) {
+        return lerp_as_ours(
+            lerp_as_ours(blur_y(xl, yl, zz, c), blur_y(xl + 1, yl, zz, c), xf),
+            lerp_as_ours(blur_y(xl, yl + 1, zz, c), blur_y(xl + 1, yl + 1, zz, c), xf), yf);
+    };
+    interpolated(x, y, c) = lerp_as_ours(plane(zl), plane(zl + 1), zf);
+    output(x, y) = interpolated(x, y, 0) / interpolated(x, y, 1);
+
+    const int n = lanes<float>();
+    histogram.compute_root().parallel(c);
+    histogram.update().reorder(c, r.x, r.y);
+    blur_z.compute_root().reorder(c, z, x, y).parallel(y).vectorize(x, n);
+    blur_x.compute_root().reorder(c, z, x, y).parallel(y).vectorize(x, n);
+    blur_y.compute_root().reorder(c, z, x, y).parallel(y).vectorize(x, n);
+    output.split(y, yo, yi, 32).parallel(yo).vectorize(x, n);
+    return output;
+}
+
+// ---- camera_pipe (apps/camera_pipe) ----
+
+Func build_camera_pipe() {
+    ImageParam raw(Halide::UInt(16), 2, "raw");
+    raw.set(wrap(camera_pipe_input()));
+    const int black = 64, range = 1023 - black;  // 959
+    const float matrix[3][3] = {
+        {1.40f, -0.30f, -0.10f}, {-0.20f, 1.35f, -0.15f}, {-0.05f, -0.35f, 1.40f}};
+    Var x("x"), y("y"), c("c"), i("i"), yo("yo"), yi("yi");
+    Func g_gr("g_gr"), r_r("r_r"), b_b("b_b"), g_gb("g_gb");
+    Func red("red"), green("green"), blue("blue"), corrected("corrected"), curve("curve");
+    Func output("camera_pipe");
+
+    Expr qx = Halide::clamp(x, 0, raw.dim(0).extent() / 2 - 1);
+    Expr qy = Halide::clamp(y, 0, raw.dim(1).extent() / 2 - 1);
+    Expr rx = raw.dim(0).min() + 2 * qx, ry = raw.dim(1).min() + 2 * qy;
+    g_gr(x, y) = Halide::cast<int32_t>(raw(rx, ry));
+    r_r(x, y) = Halide::cast<int32_t>(raw(rx + 1, ry));
+    b_b(x, y) = Halide::cast<int32_t>(raw(rx, ry + 1));
+    g_gb(x, y) = Halide::cast<int32_t>(raw(rx + 1, ry + 1));
+
+    Expr ax = x / 2, ay = y / 2, ox = x % 2, oy = y % 2;
+    const Func &gr = g_gr, &r = r_r, &b = b_b, &gb = g_gb;
+    Expr red_at[4] = {(r(ax - 1, ay) + r(ax, ay)) / 2, r(ax, ay),
+                      (r(ax - 1, ay) + r(ax, ay) + r(ax - 1, ay + 1) + r(ax, ay + 1)) / 4,
+                      (r(ax, ay) + r(ax, ay + 1)) / 2};
+    Expr green_at[4] = {gr(ax, ay), (gr(ax, ay) + gr(ax + 1, ay) + gb(ax, ay - 1) + gb(ax, ay)) / 4,
+                        (gb(ax - 1, ay) + gb(ax, ay) + gr(ax, ay) + gr(ax, ay + 1)) / 4,
+                        gb(ax, ay)};
+    Expr blue_at[4] = {(b(ax, ay - 1) + b(ax, ay)) / 2,
+                       (b(ax, ay - 1) + b(ax + 1, ay - 1) + b(ax, ay) + b(ax + 1, ay)) / 4,
+                       b(ax, ay), (b(ax, ay) + b(ax + 1, ay)) / 2};
+    auto pick = [&](const Expr *v) {
+        return Halide::select(oy == 0, Halide::select(ox == 0, v[0], v[1]),
+                              Halide::select(ox == 0, v[2], v[3]));
+    };
+    red(x, y) = pick(red_at);
+    green(x, y) = pick(green_at);
+    blue(x, y) = pick(blue_at);
+
+    Expr rf = Halide::cast<float>(red(x, y) - black), gf = Halide::cast<float>(green(x, y) - black),
+         bf = Halide::cast<float>(blue(x, y) - black);
+    auto row = [&](int k) { return matrix[k][0] * rf + matrix[k][1] * gf + matrix[k][2] * bf; };
+    corrected(x, y, c) = Halide::select(c == 0, row(0), c == 1, row(1), row(2));
+
+    curve(i) = Halide::cast<uint8_t>(
+        Halide::sqrt(Halide::cast<float>(i) / static_cast<float>(range)) * 255.0f + 0.5f);
+    Expr index = Halide::clamp(Halide::cast<int32_t>(corrected(x, y, c) + 0.5f), 0, range);
+    output(x, y, c) = curve(index);
+
+    const int n = lanes<float>();
+    curve.compute_root().vectorize(i, n);
+    output.reorder(c, x, y).bound(c, 0, 3).unroll(c);
+    output.split(y, yo, yi, 32).parallel(yo).vectorize(x, n);
+    for (Func *f : {&g_gr, &r_r, &b_b, &g_gb})
+        f->compute_at(output, yo).vectorize(x, n);
+    return output;
+}
+
+using Builder = Func (*)();
+
+Builder builder_of(const std::string &app) {
+    static const std::map<std::string, Builder> builders = {
+        {"blur", build_blur},
+        {"unsharp", build_unsharp},
+        {"histogram_equalize", build_histogram_equalize},
+        {"harris", build_harris},
+        {"bilateral_grid", build_bilateral_grid},
+        {"camera_pipe", build_camera_pipe},
+    };
+    return builders.at(app);
+}
+
+// The Halide target: the host as Halide 14 sees it, without avx512_sapphirerapids. On this
+// AMD Zen 5, Halide 14 detects avx512_sapphirerapids (the CPU has AVX512-BF16 and -VNNI) and
+// compiles for LLVM's "sapphirerapids", whose AVX512-FP16 instructions Zen 5 lacks: the blur's
+// code then dies on an illegal instruction (vmovw). Without that feature Halide compiles for
+// "cannonlake" (AVX-512 F, CD, BW, DQ, VL, IFMA, VBMI), which this CPU has, as ours uses
+// AVX-512 with the host's own features.
+const Halide::Target &halide_target() {
+    static const Halide::Target target =
+        Halide::get_host_target().without_feature(Halide::Target::AVX512_SapphireRapids);
+    return target;
+}
+
+// A serial do_par_for: every task of a parallel loop on the calling thread, in order.
+int serial_do_par_for(Halide::JITUserContext *context,
+                      int (*task)(Halide::JITUserContext *, int, uint8_t *), int min, int extent,
+                      uint8_t *closure) {
+    for (int i = min; i < min + extent; i++) {
+        if (int status = task(context, i, closure)) return status;
+    }
+    return 0;
+}
+
+// Starts Halide's thread pool at `threads` threads: calls the runtime's halide_set_num_threads
+// from a JIT pipeline (before any parallel work, the pool then starts with that many).
+void set_halide_pool_threads(int threads) {
+    Halide::Param<int> n("n");
+    Func set_threads("set_threads");
+    set_threads() = Halide::Internal::Call::make(Halide::Int(32), "halide_set_num_threads", {n},
+                                                 Halide::Internal::Call::Extern);
+    n.set(threads);
+    Halide::Buffer<int> previous = Halide::Buffer<int>::make_scalar();
+    set_threads.realize(previous, halide_target());
+}
+
+void ensure_pool_of_two() {
+    static const bool done = (set_halide_pool_threads(2), true);
+    (void)done;
+}
+
+Halide::Buffer<> new_output(const AppSpec &spec, const dsl::Buffer<> &like) {
+    const dsl::Type t = like.type();
+    Halide::Type ht = t.is_float()  ? Halide::Float(t.bits())
+                      : t.is_uint() ? Halide::UInt(t.bits())
+                                    : Halide::Int(t.bits());
+    return Halide::Buffer<>(ht, spec.output_sizes);
+}
+
+void run_app(benchmark::State &state, const std::string &app) {
+    const AppSpec &spec = app_spec(app);
+    const int threads = static_cast<int>(state.range(0));
+    try {
+        ensure_pool_of_two();
+        const dsl::Buffer<> &expected = dsl_output(app);
+        Halide::Buffer<> out = new_output(spec, expected);
+        Func f = builder_of(app)();
+        f.jit_handlers().custom_do_par_for = threads == 1 ? serial_do_par_for : nullptr;
+        f.compile_jit(halide_target());
+        if (const char *dir = std::getenv("DSL_BENCH_DUMP")) {
+            const std::string prefix = std::string(dir) + "/" + app + "_halide";
+            f.compile_to_lowered_stmt(prefix + ".stmt", f.infer_arguments(), Halide::Text,
+                                      halide_target());
+            f.compile_to_assembly(prefix + ".s", f.infer_arguments(), halide_target());
+        }
+        f.realize(out);
+        const std::string mismatch = compare_outputs(expected, out.data(), spec.halide_vs_dsl);
+        if (!mismatch.empty()) {
+            state.SkipWithError(("Halide's output differs from ours: " + mismatch).c_str());
+        } else {
+            for (auto _ : state) {
+                f.realize(out);
+                benchmark::DoNotOptimize(out.data());
+                benchmark::ClobberMemory();
+            }
+        }
+    } catch (const std::exception &e) {
+        state.SkipWithError(e.what());
+    }
+    state.SetLabel(size_label(spec));
+}
+
+void compile_app(benchmark::State &state, const std::string &app) {
+    try {
+        builder_of(app)().compile_jit(halide_target());  // the JIT runtime's first build, untimed
+        for (auto _ : state) {
+            Func f = builder_of(app)();
+            f.compile_jit(halide_target());
+            benchmark::DoNotOptimize(f);
+        }
+    } catch (const std::exception &e) {
+        state.SkipWithError(e.what());
+    }
+    state.SetLabel(size_label(app_spec(app)));
+}
+
+}  // namespace
+
+void register_halide_benchmarks(const AppSpec &spec) {
+    static const bool context_added =
+        (benchmark::AddCustomContext("halide_target", halide_target().to_string()), true);
+    (void)context_added;
+    const std::string app = spec.name;
+    benchmark::RegisterBenchmark((app + "/halide").c_str(),
+                                 [app](benchmark::State &s) { run_app(s, app); })
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+}
+
+void register_halide_compile_benchmark(const AppSpec &spec) {
+    const std::string app = spec.name;
+    benchmark::RegisterBenchmark((app + "/halide_compile").c_str(),
+                                 [app](benchmark::State &s) { compile_app(s, app); })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace dsl_bench
