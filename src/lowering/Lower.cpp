@@ -13,6 +13,7 @@
 #include "lowering/BoundsInference.h"
 #include "lowering/BufferChecks.h"
 #include "lowering/InlineFunctions.h"
+#include "lowering/PartitionLoops.h"
 #include "lowering/RealizationOrder.h"
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SpecializeDenseBuffers.h"
@@ -181,6 +182,10 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = vectorize_loops(s);
     s = simplify(s);
     log.pass("vectorize loops", s);
+
+    s = partition_loops(s);
+    s = simplify(s);
+    log.pass("partition loops", s);
 
     s = common_subexpression_elimination(s);
     log.pass("common subexpression elimination", s);

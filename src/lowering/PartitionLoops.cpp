@@ -1,0 +1,260 @@
+#include "lowering/PartitionLoops.h"
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+
+namespace {
+
+/// Bodies larger than this many nodes (counted as a tree) are not copied: the compile time of
+/// three copies would outweigh what the steady state gains.
+constexpr int kMaxBodyNodes = 20000;
+
+class CountNodes : public IRVisitor {
+  public:
+    int count = 0;
+    bool has_loop = false;
+    void include(const Expr &e) override {
+        if (e.defined() && count <= kMaxBodyNodes) {
+            count++;
+            IRVisitor::include(e);
+        }
+    }
+    void include(const Stmt &s) override {
+        if (s.defined() && count <= kMaxBodyNodes) {
+            count++;
+            has_loop |= s.as<For>() != nullptr;
+            IRVisitor::include(s);
+        }
+    }
+};
+
+/// `coeff * v + rest`, with `rest` free of `v` and of every name bound inside the loop.
+struct Linear {
+    int64_t coeff;
+    Expr rest;
+};
+
+/// Rewrites a loop body into its steady state: every clamp of a linear expression of the loop
+/// variable by a loop-invariant bound becomes the expression, and the range of the loop variable
+/// where that is exact is recorded as bounds on it.
+class SteadyState : public IRMutator {
+  public:
+    explicit SteadyState(const std::string &var) : var_(var) {}
+    /// The loop variable must be at least each of `lower` and at most each of `upper`.
+    std::vector<Expr> lower, upper;
+
+  protected:
+    using IRMutator::visit;
+
+    Expr visit(const Let *op) override {
+        Expr value = mutate(op->value);
+        bind(op->name, value);
+        Expr body = mutate(op->body);
+        unbind(op->name);
+        if (value.same_as(op->value) && body.same_as(op->body)) return op;
+        return Let::make(op->name, value, body);
+    }
+    Stmt visit(const LetStmt *op) override {
+        Expr value = mutate(op->value);
+        bind(op->name, value);
+        Stmt body = mutate(op->body);
+        unbind(op->name);
+        if (value.same_as(op->value) && body.same_as(op->body)) return op;
+        return LetStmt::make(op->name, value, body);
+    }
+    Stmt visit(const For *op) override {
+        Expr min = mutate(op->min), extent = mutate(op->extent);
+        bind(op->name, Expr());
+        Stmt body = mutate(op->body);
+        unbind(op->name);
+        if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) {
+            return op;
+        }
+        return For::make(op->name, min, extent, op->for_type, op->device_api, body);
+    }
+    Expr visit(const Min *op) override { return clamp_of(op, true); }
+    Expr visit(const Max *op) override { return clamp_of(op, false); }
+
+  private:
+    template <typename T>
+    Expr clamp_of(const T *op, bool is_min) {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (op->type.element_of() == Int(32)) {
+            if (record(a, b, is_min)) return a;
+            if (record(b, a, is_min)) return b;
+        }
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return T::make(a, b);
+    }
+
+    /// Whether `min(moving, bound)` (or max) is `moving` over a range of the loop variable that
+    /// could be found; records that range.
+    bool record(const Expr &moving, const Expr &bound, bool is_min) {
+        if (!invariant(bound) || invariant(moving)) return false;
+        auto m = lanes(moving), b = lanes(bound);
+        if (!m || !b) return false;
+        // min: every lane of `moving` at most the smallest lane of `bound`; max: at least the
+        // largest.
+        auto form = linear(is_min ? m->second : m->first);
+        if (!form || form->coeff == 0) return false;
+        Expr limit = is_min ? b->first : b->second;
+        Expr gap = limit - form->rest;  // coeff * v <= gap (min) or >= gap (max)
+        int64_t c = form->coeff;
+        bool at_most = is_min == (c > 0);
+        int64_t k = c > 0 ? c : -c;
+        Expr kk = make_const(Int(32), k);
+        // v <= floor(gap / c) or v >= ceil(gap / c); for c < 0 the sides swap and the signs
+        // flip. Division rounds down for a positive divisor.
+        if (c < 0) gap = make_zero(Int(32)) - gap;
+        if (at_most) {
+            upper.push_back(gap / kk);
+        } else {
+            lower.push_back((gap + kk - 1) / kk);
+        }
+        return true;
+    }
+
+    /// The smallest and largest lane of `e` as scalars, where that is simple to say.
+    std::optional<std::pair<Expr, Expr>> lanes(const Expr &e) const {
+        if (e.type().is_scalar()) return std::make_pair(e, e);
+        if (const auto *b = e.as<Broadcast>()) return std::make_pair(b->value, b->value);
+        if (const auto *r = e.as<Ramp>()) {
+            auto s = as_const_int(r->stride);
+            if (!s) return std::nullopt;
+            Expr last = r->base + make_const(Int(32), *s * (r->lanes - 1));
+            return *s >= 0 ? std::make_pair(r->base, last) : std::make_pair(last, r->base);
+        }
+        if (const auto *add = e.as<Add>()) {
+            auto a = lanes(add->a), b = lanes(add->b);
+            if (!a || !b) return std::nullopt;
+            return std::make_pair(a->first + b->first, a->second + b->second);
+        }
+        if (const auto *sub = e.as<Sub>()) {
+            auto a = lanes(sub->a), b = lanes(sub->b);
+            if (!a || !b) return std::nullopt;
+            return std::make_pair(a->first - b->second, a->second - b->first);
+        }
+        if (const auto *v = e.as<Variable>()) {
+            auto it = lets_.find(v->name);
+            if (it != lets_.end() && !it->second.empty() && it->second.back().defined()) {
+                return lanes(it->second.back());
+            }
+        }
+        return std::nullopt;
+    }
+
+    std::optional<Linear> linear(const Expr &e) const {
+        if (e.type() != Int(32)) return std::nullopt;
+        if (invariant(e)) return Linear{0, e};
+        if (const auto *v = e.as<Variable>()) {
+            if (v->name == var_) return Linear{1, make_zero(Int(32))};
+            auto it = lets_.find(v->name);
+            if (it != lets_.end() && !it->second.empty() && it->second.back().defined()) {
+                return linear(it->second.back());
+            }
+            return std::nullopt;
+        }
+        if (const auto *add = e.as<Add>()) {
+            auto a = linear(add->a), b = linear(add->b);
+            if (!a || !b) return std::nullopt;
+            return Linear{a->coeff + b->coeff, a->rest + b->rest};
+        }
+        if (const auto *sub = e.as<Sub>()) {
+            auto a = linear(sub->a), b = linear(sub->b);
+            if (!a || !b) return std::nullopt;
+            return Linear{a->coeff - b->coeff, a->rest - b->rest};
+        }
+        if (const auto *mul = e.as<Mul>()) {
+            auto k = as_const_int(mul->b);
+            Expr other = mul->a;
+            if (!k) {
+                k = as_const_int(mul->a);
+                other = mul->b;
+            }
+            if (!k) return std::nullopt;
+            auto a = linear(other);
+            if (!a) return std::nullopt;
+            return Linear{a->coeff * *k, a->rest * make_const(Int(32), *k)};
+        }
+        return std::nullopt;
+    }
+
+    /// Uses neither the loop variable nor any name bound inside the loop.
+    bool invariant(const Expr &e) const {
+        if (expr_uses_var(e, var_)) return false;
+        for (const auto &[name, values] : lets_) {
+            if (!values.empty() && expr_uses_var(e, name)) return false;
+        }
+        return true;
+    }
+
+    void bind(const std::string &name, const Expr &value) { lets_[name].push_back(value); }
+    void unbind(const std::string &name) { lets_[name].pop_back(); }
+
+    std::string var_;
+    // Names bound inside the loop, innermost binding last: a Let's value, or undefined for a
+    // loop variable.
+    std::map<std::string, std::vector<Expr>> lets_;
+};
+
+class PartitionLoops : public IRMutator {
+  protected:
+    using IRMutator::visit;
+
+    Stmt visit(const For *op) override {
+        Stmt body = mutate(op->body);
+        Stmt unchanged = body.same_as(op->body) ? Stmt(op)
+                                                : For::make(op->name, op->min, op->extent,
+                                                            op->for_type, op->device_api, body);
+        if (op->for_type != ForType::Serial) return unchanged;
+        CountNodes size;
+        size.include(body);
+        // Innermost loops only: where the clamps of vector indices are, and where copying the
+        // body costs least (a loop around partitioned loops would copy all three).
+        if (size.count > kMaxBodyNodes || size.has_loop) return unchanged;
+        SteadyState steady(op->name);
+        Stmt steady_body = steady.mutate(body);
+        if (steady.lower.empty() && steady.upper.empty()) return unchanged;
+
+        // [min, first) before, [first, end) steady, [end, min + extent) after; each may be
+        // empty, and together they are the loop's iterations in order.
+        Expr loop_end = op->min + op->extent;
+        Expr first = op->min;
+        for (const Expr &l : steady.lower)
+            first = max(first, l);
+        first = simplify(min(first, loop_end));
+        std::string first_name = op->name + ".steady_first", end_name = op->name + ".steady_end";
+        Expr first_var = Variable::make(Int(32), first_name);
+        Expr end = loop_end;
+        for (const Expr &u : steady.upper)
+            end = min(end, u + 1);
+        end = simplify(max(end, first_var));
+        Expr end_var = Variable::make(Int(32), end_name);
+        Stmt before =
+            For::make(op->name, op->min, first_var - op->min, op->for_type, op->device_api, body);
+        Stmt during = For::make(op->name, first_var, end_var - first_var, op->for_type,
+                                op->device_api, steady_body);
+        Stmt after =
+            For::make(op->name, end_var, loop_end - end_var, op->for_type, op->device_api, body);
+        return LetStmt::make(first_name, first,
+                             LetStmt::make(end_name, end, Block::make({before, during, after})));
+    }
+};
+
+}  // namespace
+
+Stmt partition_loops(const Stmt &s) {
+    return PartitionLoops().mutate(s);
+}
+
+}  // namespace dsl::lowering
