@@ -12,6 +12,7 @@
 #include "ir/Simplify.h"
 #include "lowering/BoundsInference.h"
 #include "lowering/BufferChecks.h"
+#include "lowering/DividedRampLoads.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/PartitionLoops.h"
 #include "lowering/RealizationOrder.h"
@@ -186,6 +187,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = partition_loops(s);
     s = simplify(s);
     log.pass("partition loops", s);
+
+    s = dense_loads_of_divided_ramps(s);
+    log.pass("loads of divided ramps", s);
 
     s = common_subexpression_elimination(s);
     log.pass("common subexpression elimination", s);

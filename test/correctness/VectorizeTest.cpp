@@ -72,6 +72,25 @@ TEST(Vectorize, SmallConstantStridesEveryTypeAtBufferEdges) {
     }
 }
 
+// Upsampling reads: x / k (plus offsets) for k = 2, 3, 4, from an input and from a computed
+// Func, with outputs starting at every phase, so that the lanes' first element varies.
+TEST(Vectorize, DividedRampLoadsEveryPhase) {
+    Buffer<> in = random_buffer(Int(16), {40}, 7);
+    Var x("x");
+    Func input(in);
+    Func g("div_ramp_g"), f("div_ramp_f");
+    g(x) = input(clamp(x, 0, 39)) * 3;
+    f(x) = input(x / 2) + input(x / 3 + 1) + input((x + 5) / 4 - 1) + g(x / 2 - 2);
+    g.compute_root().vectorize(x, 8);
+    f.vectorize(x, 16);
+    for (int min = 0; min < 4; min++) {
+        Buffer<> out(Int(16), {60});
+        out.translate(0, min);
+        f.realize(out);
+        EXPECT_TRUE(matches_reference(f, out)) << "output starting at " << min;
+    }
+}
+
 TEST(Vectorize, UpdateStageOverAPureVar) {
     Buffer<> in = random_buffer(Int(32), {19, 6}, 23);
     Func f("vsum");
