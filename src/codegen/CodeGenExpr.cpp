@@ -3,11 +3,13 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Module.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "codegen/CodeGenLLVMInternal.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "ir/Substitute.h"
 
 namespace dsl::codegen {
 
@@ -307,6 +309,21 @@ llvm::Value *CodeGenLLVM::cast(Type from, Type to, llvm::Value *v) {
         if (from.is_bfloat()) {
             v = widen_float(v, from);
         }
+        if (to.bits() <= 16 && from.bits() >= 32) {
+            // To 8 or 16 bits: clamp into the target's range in float (maxnum turns NaN into
+            // the lower end), convert to int32 and truncate. LLVM turns a saturating
+            // conversion to these widths into one scalar conversion per lane on x86.
+            double lo = to.is_int() ? -std::ldexp(1.0, to.bits() - 1) : 0.0;
+            double hi =
+                to.is_int() ? std::ldexp(1.0, to.bits() - 1) - 1 : std::ldexp(1.0, to.bits()) - 1;
+            llvm::Type *ft = v->getType();
+            llvm::Value *clamped = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v,
+                                                                   llvm::ConstantFP::get(ft, lo));
+            clamped = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::minnum, clamped,
+                                                      llvm::ConstantFP::get(ft, hi));
+            llvm::Value *wide = builder_->CreateFPToSI(clamped, llvm_type(Int(32, to.lanes())));
+            return builder_->CreateTrunc(wide, target);
+        }
         auto id = to.is_int() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
         return builder_->CreateCall(intrinsic(id, {target, v->getType()}), {v});
     }
@@ -359,6 +376,16 @@ llvm::Value *CodeGenLLVM::element_pointer(const std::string &buffer, Type t, llv
 }
 
 void CodeGenLLVM::visit(const Load *op) {
+    // As for stores: lets around the index are bound here, so that the index's shape shows.
+    if (const auto *let = op->index.as<Let>()) {
+        if (!expr_uses_var(op->predicate, let->name)) {
+            llvm::Value *v = codegen(let->value);
+            ScopedBinding<llvm::Value *> bind(symbols_, let->name, v);
+            value_ =
+                codegen(Load::make(op->type, op->name, let->body, op->predicate, op->alignment));
+            return;
+        }
+    }
     Type t = op->type;
     llvm::Type *mem = memory_type(t);
     llvm::Align align(t.element_of().bytes());

@@ -11,6 +11,7 @@
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
 #include "runtime/Runtime.h"
 
 namespace dsl::codegen {
@@ -205,6 +206,16 @@ void CodeGenLLVM::codegen_parallel_loop(const For *op) {
 }
 
 void CodeGenLLVM::visit(const Store *op) {
+    // An index that common subexpression elimination wrapped in lets: bind them here, so that a
+    // dense ramp under them is still stored densely (not scattered lane by lane).
+    if (const auto *let = op->index.as<Let>()) {
+        if (!expr_uses_var(op->value, let->name) && !expr_uses_var(op->predicate, let->name)) {
+            llvm::Value *v = codegen(let->value);
+            ScopedBinding<llvm::Value *> bind(symbols_, let->name, v);
+            codegen(Store::make(op->name, op->value, let->body, op->predicate, op->alignment));
+            return;
+        }
+    }
     Type t = op->value.type();
     llvm::Value *value = codegen(op->value);
     llvm::Type *mem = memory_type(t);
