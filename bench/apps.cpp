@@ -1,4 +1,4 @@
-// The six image apps of apps/ on our side, for the comparison with Halide 14 (apps_halide.cpp):
+// The seven image apps of apps/ on our side, for the comparison with Halide 14 (apps_halide.cpp):
 // each app's algorithm (make_<app>) with its hand-written CPU schedule (schedule_<app>) over the
 // benchmark input (apps_common.h), through the JIT.
 //
@@ -31,6 +31,7 @@
 #include "dsl/runtime/dsl_runtime.h"
 #include "harris.h"
 #include "histogram_equalize.h"
+#include "local_laplacian.h"
 #include "unsharp.h"
 
 namespace dsl_bench {
@@ -100,6 +101,16 @@ Func build_camera_pipe() {
     return p.output;
 }
 
+Func build_local_laplacian() {
+    ImageParam input(dsl::UInt(16), 3, "input");
+    input.set(local_laplacian_input());
+    dsl::Param<int> levels("levels", kLaplacianLevels, 2, 32);
+    dsl::Param<float> alpha("alpha", kLaplacianAlpha), beta("beta", kLaplacianBeta);
+    dsl_apps::LocalLaplacianPipeline p = dsl_apps::make_local_laplacian(input, levels, alpha, beta);
+    dsl_apps::schedule_local_laplacian(p, Target::host());
+    return p.output;
+}
+
 // The plain C++ reference of each app on its benchmark input.
 dsl::Buffer<> reference_of(const std::string &app) {
     if (app == "blur") return dsl_apps::blur_reference(blur_input());
@@ -109,6 +120,10 @@ dsl::Buffer<> reference_of(const std::string &app) {
     if (app == "harris") return dsl_apps::harris_reference(harris_input());
     if (app == "bilateral_grid") return dsl_apps::bilateral_grid_reference(bilateral_input());
     if (app == "camera_pipe") return dsl_apps::camera_pipe_reference(camera_pipe_input());
+    if (app == "local_laplacian") {
+        return dsl_apps::local_laplacian_reference(local_laplacian_input(), kLaplacianLevels,
+                                                   kLaplacianAlpha, kLaplacianBeta);
+    }
     throw std::invalid_argument("no app named " + app);
 }
 
@@ -122,6 +137,7 @@ Builder builder_of(const std::string &app) {
         {"harris", build_harris},
         {"bilateral_grid", build_bilateral_grid},
         {"camera_pipe", build_camera_pipe},
+        {"local_laplacian", build_local_laplacian},
     };
     return builders.at(app);
 }

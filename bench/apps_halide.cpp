@@ -1,4 +1,4 @@
-// The six image apps of apps/ written for Halide 14, for the comparison with ours (apps.cpp):
+// The seven image apps of apps/ written for Halide 14, for the comparison with ours (apps.cpp):
 // the same algorithm as each apps/<app>/<app>.cpp (the same arithmetic, in the same order, the
 // same types and boundary conditions) with the same schedule as its schedule_<app> (the same
 // splits, tiles, vector widths, compute_at levels and parallel loops; the vector widths are taken
@@ -305,6 +305,118 @@ Func build_camera_pipe() {
     return output;
 }
 
+// ---- local_laplacian (apps/local_laplacian) ----
+
+// `args` with x and y (the first two) replaced.
+std::vector<Expr> at_xy(std::vector<Expr> args, const Expr &x, const Expr &y) {
+    args[0] = x;
+    args[1] = y;
+    return args;
+}
+
+// The downsampling of `f` over `vars` (x, y and any others): 1 3 3 1 / 8 in x, then in y.
+Func downsample(const Func &f, const std::vector<Var> &vars, const std::string &name) {
+    std::vector<Expr> a(vars.begin(), vars.end());
+    Expr x = a[0], y = a[1];
+    Func down_x(name + "_down_x"), down(name);
+    down_x(vars) = (f(at_xy(a, 2 * x - 1, y)) + 3.0f * f(at_xy(a, 2 * x, y)) +
+                    3.0f * f(at_xy(a, 2 * x + 1, y)) + f(at_xy(a, 2 * x + 2, y))) /
+                   8.0f;
+    down(vars) = (down_x(at_xy(a, x, 2 * y - 1)) + 3.0f * down_x(at_xy(a, x, 2 * y)) +
+                  3.0f * down_x(at_xy(a, x, 2 * y + 1)) + down_x(at_xy(a, x, 2 * y + 2))) /
+                 8.0f;
+    return down;
+}
+
+// The upsampling of `f` at `vars`: 3/4 of the nearest coarse sample, 1/4 of the next.
+Expr upsample(const Func &f, const std::vector<Var> &vars, const std::string &name) {
+    std::vector<Expr> a(vars.begin(), vars.end());
+    Expr x = a[0], y = a[1];
+    Func up_x(name + "_up_x");
+    up_x(vars) = 0.25f * f(at_xy(a, x / 2 - 1 + 2 * (x % 2), y)) + 0.75f * f(at_xy(a, x / 2, y));
+    return 0.25f * up_x(at_xy(a, x, y / 2 - 1 + 2 * (y % 2))) + 0.75f * up_x(at_xy(a, x, y / 2));
+}
+
+Func build_local_laplacian() {
+    constexpr int J = 8;
+    ImageParam input(Halide::UInt(16), 3, "input");
+    input.set(wrap(local_laplacian_input()));
+    Halide::Param<int> levels("levels");
+    Halide::Param<float> alpha("alpha"), beta("beta");
+    levels.set(kLaplacianLevels);
+    alpha.set(kLaplacianAlpha);
+    beta.set(kLaplacianBeta);
+    Var x("x"), y("y"), c("c"), k("k"), yo("yo"), yi("yi");
+    const std::vector<Var> xyk = {x, y, k}, xy = {x, y};
+
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    Func floating("floating"), gray("gray"), remap("remap");
+    floating(x, y, c) = Halide::cast<float>(clamped(x, y, c)) / 65535.0f;
+    gray(x, y) =
+        0.299f * floating(x, y, 0) + 0.587f * floating(x, y, 1) + 0.114f * floating(x, y, 2);
+    Expr top = levels - 1;
+    Expr t = Halide::cast<float>(x) / 256.0f;
+    remap(x) = alpha / Halide::cast<float>(top) * t * Halide::exp(-t * t / 2.0f);
+    Expr intensity = Halide::cast<float>(k) / Halide::cast<float>(top);
+    Expr index = Halide::clamp(Halide::cast<int>(gray(x, y) * Halide::cast<float>(top) * 256.0f), 0,
+                               top * 256);
+    Expr remapped_value = beta * (gray(x, y) - intensity) + intensity + remap(index - 256 * k);
+
+    std::vector<Func> processed(J), in_gaussian(J), laplacian(J), out_gaussian(J);
+    processed[0] = Func("processed_0");
+    processed[0](x, y, k) = remapped_value;
+    Func remapped("remapped");
+    remapped(x, y, k) = remapped_value;
+    in_gaussian[0] = gray;
+    for (int j = 1; j < J; j++) {
+        processed[j] = downsample(processed[j - 1], xyk, "processed_" + std::to_string(j));
+        in_gaussian[j] = downsample(in_gaussian[j - 1], xy, "in_gaussian_" + std::to_string(j));
+    }
+    for (int j = 0; j < J - 1; j++) {
+        laplacian[j] = Func("laplacian_" + std::to_string(j));
+        const Func &fine = j == 0 ? remapped : processed[j];
+        laplacian[j](x, y, k) =
+            fine(x, y, k) - upsample(processed[j + 1], xyk, "processed_" + std::to_string(j));
+    }
+    laplacian[J - 1] = processed[J - 1];
+    std::vector<Func> out_laplacian(J);
+    for (int j = 0; j < J; j++) {
+        Expr level = in_gaussian[j](x, y) * Halide::cast<float>(top);
+        Expr li = Halide::clamp(Halide::cast<int>(level), 0, top - 1);
+        Expr lf = level - Halide::cast<float>(li);
+        out_laplacian[j] = Func("out_laplacian_" + std::to_string(j));
+        out_laplacian[j](x, y) =
+            (1.0f - lf) * laplacian[j](x, y, li) + lf * laplacian[j](x, y, li + 1);
+    }
+    out_gaussian[J - 1] = out_laplacian[J - 1];
+    for (int j = J - 2; j >= 0; j--) {
+        out_gaussian[j] = Func("out_gaussian_" + std::to_string(j));
+        out_gaussian[j](x, y) =
+            upsample(out_gaussian[j + 1], xy, "out_gaussian_" + std::to_string(j)) +
+            out_laplacian[j](x, y);
+    }
+    Func output("local_laplacian");
+    Expr color = out_gaussian[0](x, y) * (floating(x, y, c) + 0.01f) / (gray(x, y) + 0.01f);
+    output(x, y, c) = Halide::cast<uint16_t>(Halide::clamp(color, 0.0f, 1.0f) * 65535.0f);
+
+    const int n = lanes<float>();
+    remap.compute_root().vectorize(x, n);
+    gray.compute_root().split(y, yo, yi, 16).parallel(yo).vectorize(x, n);
+    for (int j = 0; j < J; j++) {
+        std::vector<Func> roots;
+        if (j > 0) roots = {processed[j], in_gaussian[j]};
+        if (j < J - 1) roots.push_back(out_gaussian[j]);
+        for (Func &f : roots) {
+            f.compute_root();
+            if (j < 4) f.split(y, yo, yi, 8).parallel(yo);
+            f.vectorize(x, n);
+        }
+    }
+    processed[0].compute_at(processed[1], yo).vectorize(x, n);
+    output.reorder(x, c, y).split(y, yo, yi, 8).parallel(yo).vectorize(x, n);
+    return output;
+}
+
 using Builder = Func (*)();
 
 Builder builder_of(const std::string &app) {
@@ -315,6 +427,7 @@ Builder builder_of(const std::string &app) {
         {"harris", build_harris},
         {"bilateral_grid", build_bilateral_grid},
         {"camera_pipe", build_camera_pipe},
+        {"local_laplacian", build_local_laplacian},
     };
     return builders.at(app);
 }
