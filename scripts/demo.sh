@@ -26,7 +26,8 @@ images="$DSL_ROOT/apps/images"
 results=()
 # app, input image
 for entry in "blur camera.png" "unsharp coffee.jpg" "histogram_equalize camera.png" \
-             "harris coffee.jpg" "bilateral_grid camera.png" "camera_pipe coffee.jpg"; do
+             "harris coffee.jpg" "bilateral_grid camera.png" "camera_pipe coffee.jpg" \
+             "local_laplacian coffee.jpg"; do
     read -r app image <<<"$entry"
     echo "app $app on $image (compiling and timing, a few seconds)..."
     log="$out/$app.log"
