@@ -1,5 +1,6 @@
 #include "lowering/PartitionLoops.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <vector>
@@ -108,19 +109,21 @@ class SteadyState : public IRMutator {
         auto form = linear(is_min ? m->second : m->first);
         if (!form || form->coeff == 0) return false;
         Expr limit = is_min ? b->first : b->second;
-        Expr gap = limit - form->rest;  // coeff * v <= gap (min) or >= gap (max)
+        // coeff * v <= gap (min) or >= gap (max), in 64 bits: the bounds may be anywhere in
+        // int32, and a wrapped gap could make the steady state hold iterations it must not.
+        Expr gap = cast(Int(64), limit) - cast(Int(64), form->rest);
         int64_t c = form->coeff;
         bool at_most = is_min == (c > 0);
         int64_t k = c > 0 ? c : -c;
-        Expr kk = make_const(Int(32), k);
+        Expr kk = make_const(Int(64), k);
         // v <= floor(gap / c) or v >= ceil(gap / c); for c < 0 the sides swap and the signs
-        // flip. Division rounds down for a positive divisor.
-        if (c < 0) gap = make_zero(Int(32)) - gap;
-        if (at_most) {
-            upper.push_back(gap / kk);
-        } else {
-            lower.push_back((gap + kk - 1) / kk);
-        }
+        // flip. Division rounds down for a positive divisor. The result is clamped into int32,
+        // which only ever empties the steady state.
+        if (c < 0) gap = make_zero(Int(64)) - gap;
+        Expr v = at_most ? gap / kk : (gap + kk - 1) / kk;
+        v = cast(Int(32),
+                 clamp(v, make_const(Int(64), INT32_MIN + 1), make_const(Int(64), INT32_MAX - 1)));
+        (at_most ? upper : lower).push_back(v);
         return true;
     }
 

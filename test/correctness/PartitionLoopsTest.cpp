@@ -1,0 +1,80 @@
+// Loop partitioning at clamps (src/lowering/PartitionLoops.cpp): the steady state drops the
+// clamps of boundary conditions. Results must not change however the steady state falls: empty,
+// the whole loop, reversed coordinates, bounds at the ends of int32, outputs smaller than a
+// vector or than the border. Each is compared with the reference evaluator.
+#include <gtest/gtest.h>
+
+#include <climits>
+
+#include "common/PipelineCheck.h"
+#include "dsl/dsl.h"
+
+namespace dsl {
+namespace {
+
+using test::matches_reference;
+using test::random_buffer;
+
+Var x("x"), y("y");
+
+TEST(PartitionLoops, RepeatEdgeStencilEverySizeAndOffset) {
+    Buffer<> in = random_buffer(Float(32), {23, 9}, 3);
+    Func bounded = BoundaryConditions::repeat_edge(in);
+    Func f("pl_stencil");
+    f(x, y) = bounded(x - 2, y) + bounded(x + 3, y - 1) * 2.0f + bounded(x, y + 1);
+    f.vectorize(x, 8);
+    // Outputs inside, around and far outside the input, wider and narrower than a vector.
+    for (int width : {1, 5, 8, 23, 40}) {
+        for (int min : {-30, -3, 0, 4, 20}) {
+            Buffer<> out(Float(32), {width, 3});
+            out.translate(0, min).translate(1, -1);
+            f.realize(out);
+            EXPECT_TRUE(matches_reference(f, out)) << "width " << width << " at " << min;
+        }
+    }
+    EXPECT_NE(f.lowered_stmt().find("steady"), std::string::npos) << "the loop was not partitioned";
+}
+
+TEST(PartitionLoops, ReversedCoordinatesAndScalarLoops) {
+    Buffer<> in = random_buffer(Int(16), {17}, 4);
+    Func bounded = BoundaryConditions::repeat_edge(in);
+    Func f("pl_reversed"), g("pl_scalar");
+    f(x) = bounded(10 - x) + bounded(3 * x - 5);
+    g(x) = bounded(2 * x + 1) - bounded(-x);
+    f.vectorize(x, 4);
+    Buffer<> a = f.realize({29});
+    EXPECT_TRUE(matches_reference(f, a));
+    Buffer<> b = g.realize({29});
+    EXPECT_TRUE(matches_reference(g, b));
+}
+
+// Clamps to bounds at the ends of int32: the steady state's limits are computed in 64 bits. Each
+// clamp is in a Func of its own, since the steady state of a loop with several is where all of
+// them hold, and one could hide another's error: a lower bound near INT32_MAX with a negative
+// offset, an upper bound near INT32_MIN with a positive one.
+TEST(PartitionLoops, BoundsAtTheEndsOfInt32) {
+    Param<int> lo("pl_lo"), hi("pl_hi");
+    Func above("pl_above"), below("pl_below"), both("pl_both");
+    above(x) = max(x - 7, lo) % 5;
+    below(x) = min(x + 3, hi) % 7;
+    both(x) = clamp(x - 10, lo, hi) / 1024;
+    for (Func *f : {&above, &below, &both})
+        f->vectorize(x, 8);
+    for (auto [l, h] : {std::pair<int, int>{INT_MIN, INT_MAX},
+                        {INT_MAX - 3, INT_MAX},
+                        {INT_MIN, INT_MIN + 1},
+                        {INT_MIN, INT_MIN + 40},
+                        {0, 12},
+                        {-5, -1}}) {
+        lo.set(l);
+        hi.set(h);
+        for (Func *f : {&above, &below, &both}) {
+            Buffer<> out = f->realize({37});
+            EXPECT_TRUE(matches_reference(*f, out))
+                << f->name() << ", clamp to [" << l << ", " << h << "]";
+        }
+    }
+}
+
+}  // namespace
+}  // namespace dsl
