@@ -23,6 +23,7 @@
 #include <iostream>
 #include <string>
 
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "AotRealize.h"
@@ -202,7 +203,7 @@ int main(int argc, char **argv) {
     alternate.ss_sp = handler_stack;
     alternate.ss_size = sizeof(handler_stack);
     sigaltstack(&alternate, nullptr);
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM}) {
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM, SIGPROF}) {
         struct sigaction action {};
         action.sa_handler = on_fatal_signal;
         action.sa_flags = SA_ONSTACK;
@@ -223,7 +224,13 @@ int main(int argc, char **argv) {
                       "--cases 1%s)\n",
                       static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed),
                       o.illegal ? " --illegal" : "");
-        alarm(120);  // a case that hangs is reported by the SIGALRM handler
+        // A case that spins is reported after 120 s of CPU time (SIGPROF), not of wall time: a
+        // fuzzer at low priority beside builds may wait minutes for a core. One that blocks
+        // without computing is reported after 20 minutes of wall time (SIGALRM).
+        itimerval cpu_limit{};
+        cpu_limit.it_value.tv_sec = 120;
+        setitimer(ITIMER_PROF, &cpu_limit, nullptr);
+        alarm(1200);
         setenv("DSL_JIT_OPT_LEVEL", std::to_string(jit_opt_level(o, seed)).c_str(), 1);
         bool ok = true;
         FuzzCase c;
@@ -251,6 +258,8 @@ int main(int argc, char **argv) {
             aot_cases += aot;
             ok = run_legal(c, aot);
         }
+        itimerval off{};
+        setitimer(ITIMER_PROF, &off, nullptr);
         alarm(0);
         done++;
         failures += !ok;
