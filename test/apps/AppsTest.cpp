@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "bilateral_grid.h"
 #include "bilateral_grid_aot.h"
