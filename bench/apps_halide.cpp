@@ -256,19 +256,34 @@ Func build_camera_pipe() {
         {1.40f, -0.30f, -0.10f}, {-0.20f, 1.35f, -0.15f}, {-0.05f, -0.35f, 1.40f}};
     Var x("x"), y("y"), c("c"), i("i"), yo("yo"), yi("yi");
     Func g_gr("g_gr"), r_r("r_r"), b_b("b_b"), g_gb("g_gb");
+    Func d_gr("d_gr"), d_r("d_r"), d_b("d_b"), d_gb("d_gb");
     Func red("red"), green("green"), blue("blue"), corrected("corrected"), curve("curve");
-    Func output("camera_pipe");
+    Func curved("curved"), blur_y("blur_y"), output("camera_pipe");
 
-    Expr qx = Halide::clamp(x, 0, raw.dim(0).extent() / 2 - 1);
-    Expr qy = Halide::clamp(y, 0, raw.dim(1).extent() / 2 - 1);
+    Expr qw = raw.dim(0).extent() / 2, qh = raw.dim(1).extent() / 2;
+    Expr qx = Halide::clamp(x, 0, qw - 1), qy = Halide::clamp(y, 0, qh - 1);
     Expr rx = raw.dim(0).min() + 2 * qx, ry = raw.dim(1).min() + 2 * qy;
     g_gr(x, y) = Halide::cast<int32_t>(raw(rx, ry));
     r_r(x, y) = Halide::cast<int32_t>(raw(rx + 1, ry));
     b_b(x, y) = Halide::cast<int32_t>(raw(rx, ry + 1));
     g_gb(x, y) = Halide::cast<int32_t>(raw(rx + 1, ry + 1));
 
+    // Hot pixels: at most the largest same-colour neighbour, mirrored past the edges.
+    auto suppress = [&](Func &denoised, const Func &plane) {
+        Expr nx = Halide::clamp(x, 0, qw - 1), ny = Halide::clamp(y, 0, qh - 1);
+        Expr left = Halide::max(nx - 1, 1 - nx), right = Halide::min(nx + 1, 2 * qw - 3 - nx);
+        Expr above = Halide::max(ny - 1, 1 - ny), below = Halide::min(ny + 1, 2 * qh - 3 - ny);
+        Expr brightest = Halide::max(Halide::max(plane(left, ny), plane(right, ny)),
+                                     Halide::max(plane(nx, above), plane(nx, below)));
+        denoised(x, y) = Halide::min(plane(nx, ny), brightest);
+    };
+    suppress(d_gr, g_gr);
+    suppress(d_r, r_r);
+    suppress(d_b, b_b);
+    suppress(d_gb, g_gb);
+
     Expr ax = x / 2, ay = y / 2, ox = x % 2, oy = y % 2;
-    const Func &gr = g_gr, &r = r_r, &b = b_b, &gb = g_gb;
+    const Func &gr = d_gr, &r = d_r, &b = d_b, &gb = d_gb;
     Expr red_at[4] = {(r(ax - 1, ay) + r(ax, ay)) / 2, r(ax, ay),
                       (r(ax - 1, ay) + r(ax, ay) + r(ax - 1, ay + 1) + r(ax, ay + 1)) / 4,
                       (r(ax, ay) + r(ax, ay + 1)) / 2};
@@ -294,14 +309,27 @@ Func build_camera_pipe() {
     curve(i) = Halide::cast<uint8_t>(
         Halide::sqrt(Halide::cast<float>(i) / static_cast<float>(range)) * 255.0f + 0.5f);
     Expr index = Halide::clamp(Halide::cast<int32_t>(corrected(x, y, c) + 0.5f), 0, range);
-    output(x, y, c) = curve(index);
+    curved(x, y, c) = curve(index);
+
+    // The integer unsharp mask, edges repeated.
+    Expr w = raw.dim(0).extent(), h = raw.dim(1).extent();
+    Expr up = Halide::clamp(y - 1, 0, h - 1), down = Halide::clamp(y + 1, 0, h - 1);
+    blur_y(x, y, c) = Halide::cast<int32_t>(curved(x, up, c)) +
+                      2 * Halide::cast<int32_t>(curved(x, y, c)) +
+                      Halide::cast<int32_t>(curved(x, down, c));
+    Expr left = Halide::clamp(x - 1, 0, w - 1), right = Halide::clamp(x + 1, 0, w - 1);
+    Expr blur = (blur_y(left, y, c) + 2 * blur_y(x, y, c) + blur_y(right, y, c) + 8) / 16;
+    Expr v = Halide::cast<int32_t>(curved(x, y, c));
+    output(x, y, c) = Halide::cast<uint8_t>(Halide::clamp(2 * v - blur, 0, 255));
 
     const int n = lanes<float>();
     curve.compute_root().vectorize(i, n);
+    curved.compute_root().reorder(c, x, y).bound(c, 0, 3).unroll(c);
+    curved.split(y, yo, yi, 32).parallel(yo).vectorize(x, n);
+    for (Func *f : {&d_gr, &d_r, &d_b, &d_gb})
+        f->compute_at(curved, yo).vectorize(x, n);
     output.reorder(c, x, y).bound(c, 0, 3).unroll(c);
     output.split(y, yo, yi, 32).parallel(yo).vectorize(x, n);
-    for (Func *f : {&g_gr, &r_r, &b_b, &g_gb})
-        f->compute_at(output, yo).vectorize(x, n);
     return output;
 }
 

@@ -1,9 +1,9 @@
 // Develops a raw image into an RGB PNG.
 //   camera_pipe_run <input image> <output.png> [--benchmark [runs]]
-// A 16-bit grey PNG is taken as the raw GRBG sensor data (values in [64, 1023]). There is no raw
-// photograph in apps/images/, so an 8-bit colour image is first made into one (mosaic(): each
-// pixel keeps the colour of its place in the pattern, in linear light); the output then shows
-// what the demosaic recovers of it.
+// The input is either raw GRBG sensor data, a 16-bit grey PNG or PGM (values in [64, 1023], as
+// camera_pipe_make_raw writes), or an 8-bit colour image, which is first made into raw data the
+// same way (mosaic(): each pixel keeps the colour of its place in the pattern, in linear light);
+// the output then shows what the pipeline recovers of it.
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -29,8 +29,8 @@ int main(int argc, char **argv) {
             raw = mosaic(Buffer<uint8_t>(file));
         } else {
             throw std::runtime_error("\"" + options.input +
-                                     "\" is neither a 16-bit grey PNG (raw data) nor an 8-bit "
-                                     "colour image.");
+                                     "\" is neither 16-bit grey raw data (PNG or PGM) nor an "
+                                     "8-bit colour image.");
         }
         const int w = raw.dim(0).extent(), h = raw.dim(1).extent();
         if (w < 2 || h < 2 || w % 2 != 0 || h % 2 != 0) {

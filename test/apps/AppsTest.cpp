@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "bilateral_grid.h"
 #include "bilateral_grid_aot.h"
@@ -284,8 +285,18 @@ TEST(BilateralGrid, AotMatchesReference) {
 
 // ---- camera_pipe ----
 
+// The mosaic of a crop of coffee.jpg with hot pixels (white, 1023) of each colour, in the middle,
+// on the edges and in the corners, some next to each other.
 Buffer<uint16_t> raw_bayer() {
-    return mosaic(load_crop("coffee.jpg"));
+    Buffer<uint16_t> raw = mosaic(load_crop("coffee.jpg"));
+    const int w = raw.dim(0).extent(), h = raw.dim(1).extent();
+    const int hot[][2] = {{0, 0},         {1, 0},         {w - 1, 0}, {0, h - 1},
+                          {w - 1, h - 1}, {w - 2, h - 1}, {50, 40},   {51, 40},
+                          {50, 41},       {52, 40},       {0, 77},    {w - 1, 100},
+                          {120, 1},       {121, h - 2},   {200, 150}, {202, 150}};
+    for (const auto &p : hot)
+        raw(p[0], p[1]) = 1023;
+    return raw;
 }
 
 Buffer<uint8_t> camera_pipe_jit(const Buffer<uint16_t> &raw, bool scheduled) {
@@ -313,6 +324,19 @@ TEST(CameraPipe, AotMatchesReference) {
         ASSERT_EQ(library(raw.raw_buffer(), out.raw_buffer()), 0);
         expect_equal(out, camera_pipe_reference(raw), "AOT camera pipe");
     }
+}
+
+// A lone hot pixel of each colour, one of them in a corner, on a grey raw image vanishes: the
+// output is that of the grey image.
+TEST(CameraPipe, HotPixelsAreSuppressed) {
+    Buffer<uint16_t> grey(64, 48), hot(64, 48);
+    grey.fill(400);
+    hot.fill(400);
+    for (const auto &p : {std::pair{20, 10}, std::pair{31, 10}, std::pair{20, 31},
+                          std::pair{41, 33}, std::pair{0, 0}})
+        hot(p.first, p.second) = 1023;
+    expect_equal(camera_pipe_jit(hot, true), camera_pipe_jit(grey, true), "hot pixels");
+    expect_equal(camera_pipe_reference(hot), camera_pipe_reference(grey), "hot pixels, reference");
 }
 
 // ---- local_laplacian ----
