@@ -85,12 +85,14 @@ std::string compare_integers(const dsl::Buffer<> &expected_buffer, const void *a
                              Tolerance tolerance) {
     const T *expected = static_cast<const T *>(expected_buffer.data());
     const T *actual = static_cast<const T *>(actual_data);
-    const bool few = tolerance == Tolerance::kCurveStep || tolerance == Tolerance::kPyramid ||
-                     tolerance == Tolerance::kPyramidFast;
-    const int64_t limit = tolerance == Tolerance::kWithinOne     ? 1
-                          : tolerance == Tolerance::kPyramidFast ? 128
-                          : few                                  ? 8
-                                                                 : 0;
+    const bool few = tolerance == Tolerance::kCurveStep ||
+                     tolerance == Tolerance::kCurveStepSharpened ||
+                     tolerance == Tolerance::kPyramid || tolerance == Tolerance::kPyramidFast;
+    const int64_t limit = tolerance == Tolerance::kWithinOne            ? 1
+                          : tolerance == Tolerance::kPyramidFast        ? 128
+                          : tolerance == Tolerance::kCurveStepSharpened ? 16
+                          : few                                         ? 8
+                                                                        : 0;
     const int64_t n = expected_buffer.number_of_elements();
     if (few) {
         int64_t count = 0;
@@ -152,7 +154,10 @@ const std::vector<AppSpec> &app_specs() {
          {kAppWidth, kAppHeight},
          Tolerance::kRelative1e4,
          Tolerance::kRelative1e4},
-        {"camera_pipe", {kAppWidth, kAppHeight, 3}, Tolerance::kExact, Tolerance::kCurveStep},
+        {"camera_pipe",
+         {kAppWidth, kAppHeight, 3},
+         Tolerance::kExact,
+         Tolerance::kCurveStepSharpened},
         {"local_laplacian",
          {kAppWidth, kAppHeight, 3},
          Tolerance::kPyramid,
