@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "ir/Error.h"
@@ -124,10 +125,10 @@ class NestBuilder {
         Stmt s = Realize::make(f.name(), f.output_types(), f.schedule().memory_type, bounds,
                                make_bool(true), body);
         auto fold = folds_.find(f.name());
-        if (fold != folds_.end()) {
-            s = fold_storage(s, fold->second);
-            env_.store_notes[f.name()] = "folded: " + f.args()[fold->second.dimension] + " mod " +
-                                         std::to_string(fold->second.factor);
+        if (fold != folds_.end() && fold->second) {
+            s = fold_storage(s, *fold->second);
+            env_.store_notes[f.name()] = "folded: " + f.args()[fold->second->dimension] + " mod " +
+                                         std::to_string(fold->second->factor);
         }
         return s;
     }
@@ -167,7 +168,20 @@ class NestBuilder {
             SlideResult slide = slide_window(producer, required, between, lets);
             if (slide.slid) {
                 env_.produce_notes[producer.name()] = "sliding window over " + slide.over;
-                if (slide.fold.dimension >= 0) folds_[producer.name()] = slide.fold;
+            }
+            // The producer is computed here once per copy of the consumer's loops (each
+            // specialization, each part of a partitioned loop), each with its own region per
+            // iteration: its storage folds only if every copy allows it, by the largest factor.
+            std::optional<Fold> mine;
+            if (slide.slid && slide.fold.dimension >= 0) mine = slide.fold;
+            auto [it, first] = folds_.emplace(producer.name(), mine);
+            if (!first) {
+                std::optional<Fold> &all = it->second;
+                if (!all || !mine || all->dimension != mine->dimension) {
+                    all.reset();
+                } else {
+                    all->factor = std::max(all->factor, mine->factor);
+                }
             }
         }
         return wrap_lets(lets, s);
@@ -187,7 +201,7 @@ class NestBuilder {
     }
 
     Environment &env_;
-    std::map<std::string, Fold> folds_;
+    std::map<std::string, std::optional<Fold>> folds_;
 };
 
 Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &variant) {

@@ -474,5 +474,23 @@ TEST(FuzzRegression, RoundingProducerInsideALoopThatNeverRuns) {
     EXPECT_TRUE(matches_reference(f7, out));
 }
 
+// A producer folded into a circular buffer by a sliding window, in a consumer with a
+// specialization whose loop covers more points per iteration (vectors of 4, unrolled by 3 in
+// the specialization). The fold factor came from whichever copy of the loops was built last
+// (4), and the specialization's 12 points per iteration overwrote each other (case 662019).
+TEST(FuzzRegression, FoldedStorageHoldsEverySpecializationsRegion) {
+    Buffer<> in = random_buffer(Int(16), {40, 9}, 17);
+    Func bounded = BoundaryConditions::repeat_image(in);
+    Param<int> p("fr17_p", 4);
+    Func f("fr17_f"), g("fr17_g");
+    f(x, y) = bounded(x - 2, y) * 3 + cast<int16_t>(x);
+    g(x, y) = cast<int32_t>(f(x, y - 2)) + p;
+    g.unroll(y, 3).vectorize(x, 4);
+    f.compute_at(g, x).store_at(g, Var("y_unrolled"));
+    g.specialize(p > 1).unroll(x, 3);
+    Realization out = g.realize({39, 5});
+    EXPECT_TRUE(matches_reference(g, out));
+}
+
 }  // namespace
 }  // namespace dsl
