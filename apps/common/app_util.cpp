@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <exception>
 #include <stdexcept>
+#include <string>
 
 namespace dsl_apps {
 
@@ -123,6 +124,21 @@ dsl::Buffer<float> to_rgb_float(const dsl::Buffer<> &image, const std::string &f
         }
     }
     return rgb;
+}
+
+float float_from_env(const char *name, float value, float lo, float hi) {
+    const char *text = std::getenv(name);
+    if (!text) return value;
+    char *end = nullptr;
+    value = std::strtof(text, &end);
+    if (*end != '\0' || end == text || !(value >= lo && value <= hi)) {
+        char range[64];
+        std::snprintf(range, sizeof range, "[%g, %g]", static_cast<double>(lo),
+                      static_cast<double>(hi));
+        throw std::runtime_error(std::string(name) + " must be a number in " + range + ", not \"" +
+                                 text + "\"");
+    }
+    return value;
 }
 
 void print_benchmark(const std::string &app, int width, int height, int runs, double naive_ms,

@@ -25,6 +25,10 @@ struct Options {
 /// Parses argv into `options`; on a mistake prints the usage line to stderr and returns false.
 bool parse_options(int argc, char **argv, const std::string &what, Options &options);
 
+/// The number in the environment variable `name`, or `value` when it is unset; anything that is
+/// not a number in [lo, hi] is a std::runtime_error naming the variable and the range.
+float float_from_env(const char *name, float value, float lo, float hi);
+
 /// Calls `body`, and turns any exception into "<app>: error: <message>" on stderr and status 1.
 int run_main(const std::string &app, const std::function<int()> &body);
 

@@ -3,8 +3,6 @@
 // [0, 10] and LOCAL_LAPLACIAN_BETA in [0, 2] change the strengths).
 //   local_laplacian_run <input image> <output.png> [--benchmark [runs]]
 #include <cstdio>
-#include <cstdlib>
-#include <stdexcept>
 #include <string>
 
 #include "app_util.h"
@@ -16,22 +14,6 @@
 using namespace dsl;
 using namespace dsl_apps;
 
-namespace {
-
-float strength_from_env(const char *name, float value, float lo, float hi) {
-    const char *text = std::getenv(name);
-    if (!text) return value;
-    char *end = nullptr;
-    value = std::strtof(text, &end);
-    if (*end != '\0' || end == text || !(value >= lo && value <= hi)) {
-        throw std::runtime_error(std::string(name) + " must be a number in [" + std::to_string(lo) +
-                                 ", " + std::to_string(hi) + "], not \"" + text + "\"");
-    }
-    return value;
-}
-
-}  // namespace
-
 int main(int argc, char **argv) {
     Options options;
     if (!parse_options(argc, argv, "Local Laplacian filter (detail enhancement) of an image.",
@@ -40,8 +22,8 @@ int main(int argc, char **argv) {
     }
     return run_main("local_laplacian_run", [&] {
         const int levels = 8;
-        const float alpha = strength_from_env("LOCAL_LAPLACIAN_ALPHA", 1.0f, 0.0f, 10.0f);
-        const float beta = strength_from_env("LOCAL_LAPLACIAN_BETA", 1.0f, 0.0f, 2.0f);
+        const float alpha = float_from_env("LOCAL_LAPLACIAN_ALPHA", 1.0f, 0.0f, 10.0f);
+        const float beta = float_from_env("LOCAL_LAPLACIAN_BETA", 1.0f, 0.0f, 2.0f);
         Buffer<float> rgb = to_rgb_float(load_image(options.input), options.input);
         const int w = rgb.dim(0).extent(), h = rgb.dim(1).extent();
         Buffer<uint16_t> in(w, h, 3);

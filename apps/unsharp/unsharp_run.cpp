@@ -2,8 +2,6 @@
 //   unsharp_run <input image> <output.png> [--benchmark [runs]]
 // The strength is 1.5 (environment variable UNSHARP_AMOUNT, in [0, 10], to change it).
 #include <cstdio>
-#include <cstdlib>
-#include <stdexcept>
 #include <string>
 
 #include "app_util.h"
@@ -19,16 +17,7 @@ int main(int argc, char **argv) {
     Options options;
     if (!parse_options(argc, argv, "Unsharp mask of a colour image.", options)) return 1;
     return run_main("unsharp_run", [&] {
-        float amount = 1.5f;
-        if (const char *text = std::getenv("UNSHARP_AMOUNT")) {
-            char *end = nullptr;
-            amount = std::strtof(text, &end);
-            if (*end != '\0' || end == text || !(amount >= 0.0f && amount <= 10.0f)) {
-                throw std::runtime_error(std::string("UNSHARP_AMOUNT must be a number in [0, 10], "
-                                                     "not \"") +
-                                         text + "\"");
-            }
-        }
+        const float amount = float_from_env("UNSHARP_AMOUNT", 1.5f, 0.0f, 10.0f);
         Buffer<float> in = to_rgb_float(load_image(options.input), options.input);
         const int w = in.dim(0).extent(), h = in.dim(1).extent();
 
