@@ -71,7 +71,8 @@ class Stage {
     ///   for xo in [0, ceil(extent / factor)):
     ///     for xi in [0, factor):
     ///       x = min + xo * factor + xi        // with GuardWithIf: skipped when x > max
-    /// `xo` may be `x` itself (the outer loop keeps the name).
+    /// `xo` may be `x` itself (the outer loop keeps the name). A parallel `x` leaves `xo`
+    /// parallel; a vectorized or unrolled `x` leaves `xi` so; the other loop is serial.
     Stage &split(const VarOrRVar &x, const VarOrRVar &xo, const VarOrRVar &xi, const Expr &factor,
                  TailStrategy tail = TailStrategy::Auto);
     /// Fuses `inner` and `outer` into one loop `fused` of extent(inner) * extent(outer):

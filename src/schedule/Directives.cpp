@@ -140,7 +140,14 @@ Stage &Stage::split(const VarOrRVar &x, const VarOrRVar &xo, const VarOrRVar &xi
     Dim inner = old, outer = old;
     inner.var = xi.name();
     outer.var = xo.name();
-    inner.for_type = outer.for_type = ir::ForType::Serial;
+    // A loop's kind goes to the half it describes: running in parallel (or across GPU blocks)
+    // to the outer loop, whose iterations are the coarse pieces; lanes, unrolled copies and GPU
+    // threads to the inner one.
+    bool coarse = old.for_type == ir::ForType::Parallel || old.for_type == ir::ForType::GPUBlock;
+    bool fine = old.for_type == ir::ForType::Vectorized || old.for_type == ir::ForType::Unrolled ||
+                old.for_type == ir::ForType::GPUThread;
+    outer.for_type = coarse ? old.for_type : ir::ForType::Serial;
+    inner.for_type = fine ? old.for_type : ir::ForType::Serial;
     d.dims()[i] = outer;
     d.dims().insert(d.dims().begin() + static_cast<long>(i), inner);
     d.def().schedule.splits.push_back(

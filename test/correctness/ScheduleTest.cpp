@@ -38,6 +38,20 @@ TEST(Schedule, SplitKeepingTheOuterName) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
+TEST(Schedule, SplitKeepsTheKindOfTheLoopOnTheHalfItDescribes) {
+    // parallel(y) then unroll(y, 2): the strips stay parallel, the copies are unrolled.
+    Func f = make_gradient("split_kinds");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    f.parallel(y).unroll(y, 2).vectorize(x).split(x, xo, xi, 4).bound(x, 0, 16);
+    std::string nest = f.loop_nest();
+    EXPECT_NE(nest.find("parallel for split_kinds.s0.y:"), std::string::npos) << nest;
+    EXPECT_NE(nest.find("unrolled for split_kinds.s0.y_unrolled:"), std::string::npos) << nest;
+    EXPECT_NE(nest.find("vectorized for split_kinds.s0.xi:"), std::string::npos) << nest;
+    EXPECT_NE(nest.find("  for split_kinds.s0.xo:"), std::string::npos) << nest;
+    Buffer<int> out = f.realize({16, 7});
+    EXPECT_TRUE(matches_reference(f, out));
+}
+
 TEST(Schedule, TileReorderFuseRename) {
     Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), t("t"), z("z");
     Func tiled = make_gradient("tiled");

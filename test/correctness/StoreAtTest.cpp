@@ -159,7 +159,15 @@ TEST(StoreAt, IllegalStorageLocations) {
     h.parallel(y);
     msg = test::message_of([&] { h.realize({4, 4}); });
     EXPECT_CONTAINS(msg, "computed inside the parallel loop bad_h.y");
+    // A parallel loop that is split stays parallel (fuzzer case 5048234).
+    h.serial(y);
+    f.compute_root().parallel(yo).unroll(yo, 2);
+    g.compute_at(f, yi).store_root();
+    msg = test::message_of([&] { h.realize({4, 4}); });
+    EXPECT_CONTAINS(msg, "computed inside the parallel loop bad_f.yo");
     // Storing inside the parallel loop is fine.
+    f.compute_at(h, y);
+    h.parallel(y);
     g.store_at(f, yo);
     Buffer<int> out = h.realize({4, 4});
     EXPECT_TRUE(matches_reference(h, out));

@@ -589,7 +589,7 @@ class Generator {
                 Loop outer = l, inner = l;
                 outer.name = fresh(l.name + "o");
                 inner.name = fresh(l.name + "i");
-                inner.parallel = outer.parallel = false;
+                inner.parallel = false;  // the outer loop stays parallel
                 inner.extent = factor;
                 inner.constant = true;
                 inner.from_inner = true;
@@ -597,7 +597,6 @@ class Generator {
                 st.split(handle(l), handle(outer), handle(inner), factor, tail);
                 sched_ << sc << ".split(" << code(l) << ", " << code(outer) << ", " << code(inner)
                        << ", " << factor << ", " << tail_code(tail) << ");\n";
-                if (l.parallel) s.parallel_loops--;
                 d[static_cast<size_t>(i)] = outer;
                 d.insert(d.begin() + i, inner);
                 return;
@@ -670,7 +669,7 @@ class Generator {
             }
             case 6: {
                 if (l.vectorized) return;
-                if (l.constant && l.extent <= 8 && coin(0.4)) {
+                if (l.constant && l.extent <= 8 && !l.parallel && coin(0.4)) {
                     st.unroll(handle(l));
                     sched_ << sc << ".unroll(" << code(l) << ");\n";
                     return;
@@ -734,8 +733,7 @@ class Generator {
                 li.from_inner = oi.from_inner = true;
                 lo.extent = l.extent > 0 ? (l.extent + fx - 1) / fx : -1;
                 oo.extent = o.extent > 0 ? (o.extent + fy - 1) / fy : -1;
-                lo.parallel = li.parallel = oo.parallel = oi.parallel = false;
-                s.parallel_loops -= l.parallel + o.parallel;
+                li.parallel = oi.parallel = false;  // the outer loops stay parallel
                 st.tile(handle(l), handle(o), handle(lo), handle(oo), handle(li), handle(oi), fx,
                         fy, tail);
                 sched_ << sc << ".tile(" << code(l) << ", " << code(o) << ", " << code(lo) << ", "
@@ -750,13 +748,16 @@ class Generator {
         }
     }
 
-    /// Which (consumer, stage) pairs read Func `p`, looking through inlined Funcs.
-    std::vector<std::pair<int, int>> users_of(int p) const {
+    /// Which (consumer, stage) pairs read Func `p`, looking through inlined Funcs unless
+    /// `direct_only` (a read through an inlined Func may vanish: a Tuple element that does not
+    /// read `p` may be the only one used).
+    std::vector<std::pair<int, int>> users_of(int p, bool direct_only = false) const {
         std::vector<std::pair<int, int>> users;
         for (size_t c = 0; c < funcs_.size(); c++) {
             if (funcs_[c].inlined) continue;
             for (size_t k = 0; k < funcs_[c].stages.size(); k++) {
-                if (reads_through_inlined(funcs_[c].stages[k].calls, p))
+                const std::set<int> &calls = funcs_[c].stages[k].calls;
+                if (direct_only ? calls.count(p) > 0 : reads_through_inlined(calls, p))
                     users.emplace_back(static_cast<int>(c), static_cast<int>(k));
             }
         }
@@ -1096,7 +1097,7 @@ class Generator {
             for (int i = 0; i < n - 1; i++) {
                 FuncSpec &fs = funcs_[static_cast<size_t>(i)];
                 if (!surely_reached_.count(i)) return false;
-                std::vector<std::pair<int, int>> users = users_of(i);
+                std::vector<std::pair<int, int>> users = users_of(i, true);
                 users.erase(std::remove_if(users.begin(), users.end(),
                                            [&](const std::pair<int, int> &u) {
                                                return !surely_reached_.count(u.first);
