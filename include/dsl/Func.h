@@ -300,6 +300,13 @@ class Func {
     /// the consumers need more). A constant extent lets loops over `var` be unrolled or
     /// vectorized without a tail.
     Func &bound(const Var &var, const Expr &min, const Expr &extent);
+    /// Computes exactly `extent` points of the pure dimension `var`, starting where they are
+    /// first needed, wherever the Func is computed (a runtime error if the consumers need more
+    /// at once). For a Func computed inside a loop of another, whose region per iteration is
+    /// not a constant that the compiler can see (a tile clamped at the image's edges), a
+    /// constant extent lets its loops over `var` be unrolled or vectorized without a tail and
+    /// its storage live on the stack. Replaces an earlier bound() of `var`. Not for outputs.
+    Func &bound_extent(const Var &var, const Expr &extent);
     /// Lays the Func's storage out with the listed dimensions, innermost (stride 1) first, in
     /// the places they occupy now (e.g. reorder_storage(y, x) makes columns contiguous). The
     /// result does not change; locality may. Applies to Funcs that are not outputs (an

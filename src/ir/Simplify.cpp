@@ -351,8 +351,11 @@ bool Simplifier::bind_let(const std::string &name, const Expr &value, const Expr
     auto leaf = [](const Expr &x) { return x.as<Variable>() || is_const(x); };
     const auto *bc = value.as<Broadcast>();
     const auto *ramp = value.as<Ramp>();
+    // So does a variable plus a constant (the last point of a region of constant size).
+    const auto *add = value.as<Add>();
+    bool offset = add && add->a.as<Variable>() && is_const(add->b);
     bool cheap = leaf(value) || is_const_value(value) || (bc && leaf(bc->value)) ||
-                 (ramp && leaf(ramp->base) && leaf(ramp->stride));
+                 (ramp && leaf(ramp->base) && leaf(ramp->stride)) || offset;
     bool substitute = cheap;
     replacements_.push(name, substitute ? value : Expr());
     var_info_.push(name, value_info);

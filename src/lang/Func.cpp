@@ -275,6 +275,28 @@ Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
     return *this;
 }
 
+Func &Func::bound_extent(const Var &var, const Expr &extent) {
+    bool known = false;
+    for (const std::string &a : contents_->args)
+        known |= a == var.name();
+    user_assert(known) << "Func \"" << name() << "\": bound_extent() of \"" << var.name()
+                       << "\", which is not one of its pure Vars.";
+    user_assert(extent.defined() && extent.type().is_int_or_uint() && extent.type().is_scalar() &&
+                !extent.type().is_bool())
+        << "Func \"" << name() << "\": the extent given to bound_extent(" << var.name()
+        << ") must be an integer.";
+    if (auto e = ir::as_const_int(extent)) {
+        user_assert(*e >= 1) << "Func \"" << name() << "\": bound_extent(" << var.name() << ", "
+                             << *e << ") must compute at least one point.";
+    }
+    auto &bounds = contents_->schedule.bounds;
+    for (auto it = bounds.begin(); it != bounds.end();)
+        it = it->var == var.name() ? bounds.erase(it) : it + 1;
+    bounds.push_back({var.name(), Expr(), cast(Int(32), extent)});
+    Function(contents_).touch();
+    return *this;
+}
+
 Func &Func::reorder_storage(const std::vector<Var> &order) {
     std::vector<std::string> &storage = contents_->schedule.storage_order;
     if (storage.empty()) storage = contents_->args;

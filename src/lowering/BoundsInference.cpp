@@ -61,30 +61,114 @@ Box required_by_consumers(const Environment &env, const Function &f) {
 }  // namespace
 
 std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const Box &required_in,
-                                                      bool output, bool clamp_to_enclosing) {
+                                                      BoundsFor mode, std::vector<Stmt> *checks) {
+    const bool output = mode == BoundsFor::Output;
+    const bool clamp_to_enclosing = mode == BoundsFor::Iteration || mode == BoundsFor::Storage;
     Lets lets;
     Box required = required_in;
     internal_assert(static_cast<int>(required.size()) == f.dimensions())
         << "no consumer reads " << f.name();
+    auto is_pure = [&](int k, const std::string &var) {
+        std::vector<std::string> pure = stage_pure_vars(f, k);
+        return std::find(pure.begin(), pure.end(), var) != pure.end();
+    };
     // Never beyond the region the whole pipeline needs of stage k (defined by an enclosing let
     // of the same name): a split's last iteration may ask for points past the end, and an
     // update's footprint allows for rounding over any region (rounding_overshoot), which the
     // enclosing region holds but one iteration's does not need. Clamped into that region, so
     // that the bounds stay ordered (an iteration whose points all lie outside it, skipped by a
     // guard, still gets a non-empty region).
+    auto enclosing = [&](int k, int a) {
+        std::string loop = names::stage_var(f.name(), k, f.args()[a]);
+        return Interval(Variable::make(Int(32), names::min_of(loop)),
+                        Variable::make(Int(32), names::max_of(loop)));
+    };
     auto clamp_to_stage = [&](Box &box, int k) {
-        std::vector<std::string> pure = stage_pure_vars(f, k);
         for (int a = 0; a < f.dimensions(); a++) {
             // An update's loops cover only its pure Vars.
-            if (std::find(pure.begin(), pure.end(), f.args()[a]) == pure.end()) continue;
-            std::string loop = names::stage_var(f.name(), k, f.args()[a]);
-            Expr lo = Variable::make(Int(32), names::min_of(loop));
-            Expr hi = Variable::make(Int(32), names::max_of(loop));
-            box[a].min = min(max(box[a].min, lo), hi);
-            box[a].max = min(max(box[a].max, box[a].min), hi);
+            if (!is_pure(k, f.args()[a])) continue;
+            Interval e = enclosing(k, a);
+            box[a].min = min(max(box[a].min, e.min), e.max);
+            box[a].max = min(max(box[a].max, box[a].min), e.max);
         }
     };
     if (clamp_to_enclosing) clamp_to_stage(required, 0);
+
+    // bound_extent(var, extent): every stage computes exactly `extent` points of var wherever
+    // the Func is computed, a runtime error if they do not hold what it needs. Computed at
+    // root, the window starts where the needs start. Computed inside a loop, the whole
+    // pipeline's region of each stage is widened to at least that many points (the regions of
+    // earlier stages hold those of later ones), and each iteration's window is slid into the
+    // region of the last stage that loops over var, starting where that stage's needs start.
+    struct FixedExtent {
+        int dim;
+        Expr extent;
+        int last_stage;  // the last stage that loops over the dimension
+    };
+    std::vector<FixedExtent> fixed;
+    for (const schedule::Bound &b : f.schedule().bounds) {
+        if (b.min.defined()) continue;
+        int a =
+            static_cast<int>(std::find(f.args().begin(), f.args().end(), b.var) - f.args().begin());
+        int last = f.stages() - 1;
+        while (last > 0 && !is_pure(last, b.var))
+            last--;
+        fixed.push_back({a, b.extent, last});
+    }
+    auto window = [&](const FixedExtent &fx, const Interval &needed) {
+        Interval e = enclosing(fx.last_stage, fx.dim);
+        Expr first = e.max - (fx.extent - 1);
+        Expr lo = max(min(needed.min, first), e.min);
+        if (mode == BoundsFor::Storage) {
+            // Every window of the iterations inside: they start between these two points.
+            return Interval(lo, max(min(needed.max, first), e.min) + fx.extent - 1);
+        }
+        return Interval(lo, lo + fx.extent - 1);
+    };
+    // A Func computed at root computes the window that starts where its needs start.
+    const bool at_root = f.schedule().compute_level.is_root();
+    std::vector<Interval> windows(fixed.size());
+    auto apply_fixed = [&](Box &box, int k) {
+        for (size_t i = 0; i < fixed.size(); i++) {
+            const FixedExtent &fx = fixed[i];
+            Interval &r = box[fx.dim];
+            if (mode == BoundsFor::Root && !at_root) {
+                r.max = max(r.max, r.min + fx.extent - 1);
+                continue;
+            }
+            if (k > fx.last_stage) continue;
+            // The window and the region each stage needs are named by lets here, where the
+            // names they mention mean what they mean now: the stages' own lets come later
+            // and reuse the enclosing ones' names.
+            const std::string prefix = f.name() + "." + f.args()[fx.dim];
+            auto bind = [&](const std::string &name, const Expr &value) {
+                lets.add(name, value);
+                return Variable::make(Int(32), name);
+            };
+            if (k == fx.last_stage) {
+                Interval w = mode == BoundsFor::Root ? Interval(r.min, r.min + fx.extent - 1)
+                                                     : window(fx, r);
+                Expr lo = bind(prefix + ".window_min", w.min);
+                Expr hi = mode == BoundsFor::Storage ? bind(prefix + ".window_max", w.max)
+                                                     : lo + (fx.extent - 1);
+                windows[i] = Interval(lo, hi);
+            }
+            if (checks && mode != BoundsFor::Storage) {
+                const Interval &w = windows[i];
+                const std::string stage = ".s" + std::to_string(k);
+                Expr need_min = bind(prefix + stage + ".needed_min", r.min);
+                Expr need_max = bind(prefix + stage + ".needed_max", r.max);
+                Expr report =
+                    Call::make(Int(32), "dsl_runtime_error_bound_too_small",
+                               {StringImm::make(f.name()), StringImm::make(f.args()[fx.dim]),
+                                need_min, need_max, w.min, w.max},
+                               Call::CallType::Extern);
+                checks->push_back(AssertStmt::make(w.min <= need_min && need_max <= w.max, report));
+            }
+            r = windows[i];
+        }
+    };
+    if (mode != BoundsFor::Output) apply_fixed(required, f.stages() - 1);
 
     // Stages from last to first: each earlier stage also covers what later ones read.
     std::vector<Box> regions(f.stages());
@@ -96,8 +180,16 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
                 if (f.args()[a] == var) index = a;
             }
             std::string loop = names::stage_var(f.name(), k, var);
-            lets.add(names::min_of(loop), regions[k][index].min);
-            lets.add(names::max_of(loop), regions[k][index].max);
+            const Interval &r = regions[k][index];
+            lets.add(names::min_of(loop), r.min);
+            // A region of constant size ends at its min plus a constant, which the simplifier
+            // sees through: the loop's extent is a constant.
+            Expr size = simplify(r.max - r.min);
+            if (is_const(size)) {
+                lets.add(names::max_of(loop), Variable::make(Int(32), names::min_of(loop)) + size);
+            } else {
+                lets.add(names::max_of(loop), r.max);
+            }
         }
         if (k > 0) {
             Box self_reads = box_of_calls(f, k, f.name());
@@ -105,6 +197,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
             regions[k - 1] = regions[k];
             merge_boxes(regions[k - 1], self_reads);
             if (clamp_to_enclosing) clamp_to_stage(regions[k - 1], k - 1);
+            if (mode != BoundsFor::Output) apply_fixed(regions[k - 1], k - 1);
         }
     }
     if (output) return lets.bindings;  // stored straight into the output buffer
@@ -117,7 +210,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         require_bounded(writes, f.name(), f.name());
         merge_boxes(realized, writes);
     }
-    if (clamp_to_enclosing && f.stages() == 1 && split_footprints(f, 0).empty()) {
+    if (clamp_to_enclosing && fixed.empty() && f.stages() == 1 && split_footprints(f, 0).empty()) {
         // Computed per iteration of a consumer's loop: the clamped region holds no more than
         // the region asked for, which often has a constant size (a tile and its margin), and a
         // constant size lets the storage live on the stack.
@@ -159,6 +252,14 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
         Box required = output ? output_region(f) : required_by_consumers(env, f);
         // A user's bound() replaces the inferred region of that dimension; it must cover it.
         for (const schedule::Bound &b : f.schedule().bounds) {
+            if (!b.min.defined()) {
+                // bound_extent(): see func_bounds.
+                user_assert(!output)
+                    << "Func \"" << f.name() << "\" is an output: bound_extent(" << b.var
+                    << ", ...) cannot change the region its buffer covers. Use bound(" << b.var
+                    << ", min, extent) to fix that region, or bound_extent on a Func it reads.";
+                continue;
+            }
             int d = 0;
             while (d < f.dimensions() && f.args()[d] != b.var)
                 d++;
@@ -177,7 +278,8 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
                 AssertStmt::make(bound_min <= needed_min && needed_max <= bound_max, report));
             required[d] = Interval(bound_min, bound_max);
         }
-        auto bounds = func_bounds(f, required, output, false);
+        auto bounds =
+            func_bounds(f, required, output ? BoundsFor::Output : BoundsFor::Root, &checks);
         // Stored at root but computed inside loops: hold every point those loops can write.
         if (!output && f.schedule().store_level.is_root() &&
             f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At &&

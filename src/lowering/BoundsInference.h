@@ -17,12 +17,22 @@ using ir::Stmt;
 /// Consumers' bounds are defined outside their producers', so producers can refer to them.
 Stmt bounds_inference(const Environment &env, const Stmt &s);
 
+/// Where the bounds that `func_bounds` defines apply.
+enum class BoundsFor {
+    Root,       ///< the whole pipeline's region of a Func that is not an output
+    Output,     ///< an output's stages, over its buffer
+    Iteration,  ///< one iteration of the consumer's loop the Func is computed in
+    Storage,    ///< the storage of a Func computed further in: every iteration inside it
+};
+
 /// The lets (outermost first) that define the loop bounds of every stage of `f` and its
-/// allocation, given the `required` region of its last stage. With `clamp_to_enclosing`, the
-/// region is first clamped to the one that enclosing lets of the same names define (for a Func
-/// computed inside a consumer's loop, whose whole-pipeline bounds are defined at the top).
+/// allocation, given the `required` region of its last stage. For Iteration and Storage, the
+/// region is first clamped to the one that enclosing lets of the same names define (the
+/// whole-pipeline bounds, defined at the top). Runtime checks that the Func's bound_extent()s
+/// hold what it needs go to `checks` (Root and Iteration).
 std::vector<std::pair<std::string, Expr>> func_bounds(const lang::Function &f,
                                                       const std::vector<ir::Interval> &required,
-                                                      bool output, bool clamp_to_enclosing);
+                                                      BoundsFor mode,
+                                                      std::vector<Stmt> *checks = nullptr);
 
 }  // namespace dsl::lowering

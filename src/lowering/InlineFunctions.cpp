@@ -90,8 +90,10 @@ void inline_functions(Environment &env, const std::vector<Function> &outputs) {
                          << "storage to apply.";
         }
         if (level.is_inlined() && !f.schedule().bounds.empty()) {
-            user_warning << "Func \"" << name << "\" is computed inline, so bound("
-                         << f.schedule().bounds[0].var << ", ...) has no effect. Schedule it "
+            const schedule::Bound &b = f.schedule().bounds[0];
+            user_warning << "Func \"" << name << "\" is computed inline, so "
+                         << (b.min.defined() ? "bound(" : "bound_extent(") << b.var
+                         << ", ...) has no effect. Schedule it "
                          << "compute_root() or compute_at(...) for the bound to apply.";
         }
         const std::vector<std::string> &storage = f.schedule().storage_order;

@@ -84,6 +84,11 @@ std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
     return derived;
 }
 
+bool ends_with(const std::string &s, const std::string &suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 bool is_realized_name(const Function &f, const std::string &name) {
     for (const std::string &a : f.args()) {
         if (name == names::realized_min(f.name(), a) || name == names::realized_max(f.name(), a) ||
@@ -153,9 +158,11 @@ class NestBuilder {
     /// too unless it is stored further out (`between`: the loops from here to its storage).
     Stmt compute(const Function &producer, const Box &required, const Stmt &body, bool store_here,
                  const std::vector<EnclosingLoop> &between) {
-        auto lets = func_bounds(producer, required, false, true);
-        Stmt s =
-            Block::make(produce(producer), ProducerConsumer::make(producer.name(), false, body));
+        std::vector<Stmt> checks;
+        auto lets = func_bounds(producer, required, BoundsFor::Iteration, &checks);
+        checks.push_back(produce(producer));
+        checks.push_back(ProducerConsumer::make(producer.name(), false, body));
+        Stmt s = Block::make(checks);
         if (store_here) {
             s = storage(producer, s);
         } else {
@@ -191,8 +198,12 @@ class NestBuilder {
     /// inside this one read of it.
     Stmt store(const Function &producer, const Box &required, const Stmt &body) {
         std::vector<std::pair<std::string, Expr>> lets;
-        for (auto &let : func_bounds(producer, required, false, true)) {
-            if (is_realized_name(producer, let.first)) lets.push_back(let);
+        for (auto &let : func_bounds(producer, required, BoundsFor::Storage)) {
+            // The storage's bounds, and the windows of bound_extent() they start from.
+            const std::string &name = let.first;
+            bool window = name.rfind(producer.name() + ".", 0) == 0 &&
+                          (ends_with(name, ".window_min") || ends_with(name, ".window_max"));
+            if (is_realized_name(producer, name) || window) lets.push_back(let);
         }
         // Rounding splits computed per iteration may write more than the union of what the
         // iterations read: the storage holds every point the loops inside can write.

@@ -1,5 +1,7 @@
 #include "lowering/SlidingWindow.h"
 
+#include <algorithm>
+
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Monotonic.h"
@@ -82,16 +84,46 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
         Expr *min = find_let(lets, names::min_of(dim_loop));
         Expr *max = find_let(lets, names::max_of(dim_loop));
         if (!min || !max) return result;
-        if (!non_decreasing(is_monotonic(*min, loop.var)) ||
-            !non_decreasing(is_monotonic(*max, loop.var))) {
+        // Analysed at the min's let, where the names the bounds mention mean what they mean
+        // when defined (the max's let comes after the min's, which changes below).
+        Expr min_value = *min, max_value = *max;
+        // A region of constant size ends at its min plus a constant (func_bounds): that is the
+        // min before sliding, named by a let of its own.
+        if (expr_uses_var(max_value, names::min_of(dim_loop))) {
+            std::string unslid = names::min_of(dim_loop) + "_unslid";
+            *max = substitute(names::min_of(dim_loop), Variable::make(Int(32), unslid), *max);
+            max_value = substitute(names::min_of(dim_loop), min_value, max_value);
+            auto at = std::find_if(lets.begin(), lets.end(), [&](const auto &let) {
+                return let.first == names::min_of(dim_loop);
+            });
+            at = lets.insert(at, {unslid, min_value});
+            min = &(at + 1)->second;
+        }
+        // A bound_extent() window is a let of its own: seen through, its dependence on the
+        // loop shows.
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+            const std::string &n = it->first;
+            if (n.size() > 11 && (n.compare(n.size() - 11, 11, ".window_min") == 0 ||
+                                  n.compare(n.size() - 11, 11, ".window_max") == 0)) {
+                min_value = substitute(n, it->second, min_value);
+                max_value = substitute(n, it->second, max_value);
+            }
+        }
+        if (!non_decreasing(is_monotonic(min_value, loop.var)) ||
+            !non_decreasing(is_monotonic(max_value, loop.var))) {
             return result;
         }
         Expr var = Variable::make(Int(32), loop.var);
-        Expr previous_max = substitute(loop.var, var - 1, *max);
-        *min = simplify(select(var > loop.min, dsl::max(*min, previous_max + 1), *min));
+        Expr previous_max = substitute(loop.var, var - 1, max_value);
+        *min = simplify(select(var > loop.min, dsl::max(min_value, previous_max + 1), min_value));
         result.slid = true;
         result.over = loop.var;
         Expr extent = simplify(required[a].max - required[a].min + 1);
+        // A bound_extent() window holds more than is read.
+        for (const schedule::Bound &b : producer.schedule().bounds) {
+            if (!b.min.defined() && b.var == producer.args()[a])
+                extent = simplify(dsl::max(extent, b.extent));
+        }
         // A split that rounds up writes points past the region (and ShiftInwards before it):
         // the circular buffer must hold those too, or they land on slots of points the consumer
         // still reads.

@@ -152,7 +152,7 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_bound_too_small(const char *func, const
                                                          int bound_max) {
     return report(dsl_error_access_out_of_bounds,
                   "Error: Func \"%s\" is needed over [%d, %d] in %s, but its schedule bounds %s to "
-                  "[%d, %d]. Widen the bound() or remove it.",
+                  "[%d, %d]. Widen the bound() (or bound_extent()) or remove it.",
                   func, need_min, need_max, var, var, bound_min, bound_max);
 }
 

@@ -2,6 +2,7 @@
 // divide, against the reference evaluator.
 #include <gtest/gtest.h>
 
+#include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
 
@@ -154,6 +155,73 @@ TEST(Schedule, BoundFixesARegion) {
             std::string::npos)
             << e.what();
     }
+}
+
+// A reduction per tile, with both stages' loops unrolled: bound_extent makes the tile's region
+// a constant even where the image's edge clamps it (sizes that 8 and 4 do not divide).
+TEST(Schedule, BoundExtentLetsATilesReductionUnroll) {
+    Buffer<> in = test::random_buffer(Int(32), {30, 40}, 5);
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    for (TailStrategy tail : {TailStrategy::ShiftInwards, TailStrategy::GuardWithIf}) {
+        Func acc("bx_acc"), out("bx_out");
+        RDom r(0, 5, "r");
+        acc(x, y) = x - y;
+        acc(x, y) += in(x + r, y) * (r + 1);
+        out(x, y) = acc(x, y) * 3;
+        out.tile(x, y, xo, yo, xi, yi, 8, 4, tail);
+        acc.compute_at(out, xo).bound_extent(x, 8).bound_extent(y, 4).vectorize(x, 4).unroll(y);
+        acc.update().reorder(x, y, r).vectorize(x, 4).unroll(x).unroll(y);
+        Buffer<int> result = out.realize({21, 11});
+        EXPECT_TRUE(matches_reference(out, result));
+        // A constant-size allocation (on the stack).
+        EXPECT_CONTAINS(out.lowered_stmt(), "allocate bx_acc[int32 * 8 * 4]");
+    }
+}
+
+TEST(Schedule, BoundExtentStoredFurtherOutAndAtRoot) {
+    Buffer<> in = test::random_buffer(Int(32), {40, 40}, 6);
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    // Stored at the row of tiles, computed per tile: the storage holds every tile's window.
+    // Each tile reads 8 columns; a window of 11 slides too, in a larger circular buffer.
+    for (int extent : {8, 11}) {
+        Func p("bs_p"), out("bs_out");
+        p(x, y) = in(x, y) + in(x + 1, y);
+        out(x, y) = p(x, y) + p(x + 2, y + 1);
+        out.tile(x, y, xo, yo, xi, yi, 6, 5, TailStrategy::GuardWithIf);
+        p.compute_at(out, xo).store_at(out, yo).bound_extent(x, extent).bound_extent(y, 6);
+        p.unroll(y);
+        Buffer<int> result = out.realize({23, 17});
+        EXPECT_TRUE(matches_reference(out, result)) << extent;
+    }
+    // At root: exactly the extent, from where the needs start.
+    Func q("br_q"), out2("br_out");
+    q(x, y) = in(x, y) * 2;
+    out2(x, y) = q(x, y) - q(x + 1, y);
+    q.compute_root().bound_extent(x, 12).unroll(x);
+    Buffer<int> result2 = out2.realize({11, 3});
+    EXPECT_TRUE(matches_reference(out2, result2));
+}
+
+TEST(Schedule, BoundExtentTooSmallOrOnAnOutput) {
+    Buffer<> in = test::random_buffer(Int(32), {40, 40}, 7);
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func p("bt_p"), out("bt_out");
+    p(x, y) = in(x, y);
+    out(x, y) = p(x, y) + p(x + 3, y);
+    out.tile(x, y, xo, yo, xi, yi, 8, 2);
+    p.compute_at(out, xo).bound_extent(x, 8);  // each tile needs 11 columns
+    std::string msg = test::message_of<RuntimeError>([&] { out.realize({16, 4}); });
+    EXPECT_CONTAINS(msg, "Func \"bt_p\" is needed over [0, 10] in x");
+    EXPECT_CONTAINS(msg, "bound_extent()");
+    Func o("bo_out");
+    o(x, y) = x + y;
+    o.bound_extent(x, 8);
+    msg = test::message_of([&] { o.realize({8, 2}); });
+    EXPECT_CONTAINS(msg, "Func \"bo_out\" is an output: bound_extent(x, ...)");
+    msg = test::message_of([&] { o.bound_extent(Var("z"), 4); });
+    EXPECT_CONTAINS(msg, "bound_extent() of \"z\", which is not one of its pure Vars");
+    msg = test::message_of([&] { o.bound_extent(x, 0); });
+    EXPECT_CONTAINS(msg, "must compute at least one point");
 }
 
 }  // namespace
