@@ -48,4 +48,12 @@ for line in "${results[@]}"; do
     speedup="$(awk -v n="$naive" -v s="$scheduled" 'BEGIN { printf "%.1fx", n / s }')"
     printf '%-20s %-10s %12s %16s %10s %10s\n' "$app" "$size" "$naive" "$scheduled" "$speedup" "$jit"
 done
+echo
+echo "app matmul on random 512x512 matrices (compiling and timing, a few seconds)..."
+if ! "$DSL_BUILD_DIR/apps/matmul/matmul_run" 512 512 512 --benchmark "$runs" >"$out/matmul.log" 2>&1; then
+    cat "$out/matmul.log"
+    echo "demo: matmul failed"
+    exit 1
+fi
+cat "$out/matmul.log"
 echo "demo: outputs are in $out"

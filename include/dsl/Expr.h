@@ -327,6 +327,9 @@ Expr sin(const Expr &x);
 Expr cos(const Expr &x);
 Expr tan(const Expr &x);
 Expr atan2(const Expr &y, const Expr &x);
+/// `a * b + c` rounded once (a fused multiply-add, one instruction where the target has FMA).
+/// Writing it is how a pipeline allows the contraction: `a * b + c` keeps its two roundings.
+Expr fma(const Expr &a, const Expr &b, const Expr &c);
 Expr floor(const Expr &x);
 Expr ceil(const Expr &x);
 /// Rounds half to even, as IEEE's default rounding does.

@@ -821,6 +821,18 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
         default:
             break;
     }
+    if (op->intrinsic == I::Fma) {
+        llvm::Value *a = codegen(op->args[0]), *b = codegen(op->args[1]),
+                    *c = codegen(op->args[2]);
+        if (is_narrow_float(t)) {
+            a = widen_float(a, t);
+            b = widen_float(b, t);
+            c = widen_float(c, t);
+        }
+        llvm::Value *v =
+            builder_->CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, b, c});
+        return is_narrow_float(t) ? narrow_float(v, Float(32, t.lanes()), t) : v;
+    }
     // Math on floats: narrow floats are computed in float32 and rounded back.
     llvm::Value *x = codegen(op->args[0]);
     llvm::Value *y = op->args.size() > 1 ? codegen(op->args[1]) : nullptr;

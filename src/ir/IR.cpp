@@ -197,6 +197,8 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "tan";
         case Intrinsic::Atan2:
             return "atan2";
+        case Intrinsic::Fma:
+            return "fma";
         case Intrinsic::Floor:
             return "floor";
         case Intrinsic::Ceil:

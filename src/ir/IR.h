@@ -234,6 +234,7 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         Cos,
         Tan,
         Atan2,
+        Fma,  ///< (a, b, c): a * b + c rounded once
         Floor,
         Ceil,
         Round,

@@ -691,6 +691,14 @@ Expr cos(const Expr &x) {
 Expr tan(const Expr &x) {
     return math1(Call::Intrinsic::Tan, x);
 }
+Expr fma(const Expr &a, const Expr &b, const Expr &c) {
+    const char *fn = Call::intrinsic_name(Call::Intrinsic::Fma);
+    Expr x = to_float(a, fn), y = to_float(b, fn), z = to_float(c, fn);
+    match_types(x, y, fn);
+    match_types(x, z, fn);
+    match_types(y, z, fn);
+    return Call::make(x.type(), Call::Intrinsic::Fma, {x, y, z});
+}
 Expr atan2(const Expr &y, const Expr &x) {
     return math2(Call::Intrinsic::Atan2, y, x);
 }

@@ -701,6 +701,16 @@ Value ReferenceEvaluator::eval(const Expr &e) {
             for (int i = 0; i < t.lanes(); i++)
                 r.lanes[i].u = std::isnan(args[0].lanes[i].f);
             return r;
+        case I::Fma:
+            // Rounded once in the type, or, for floats narrower than 32 bits, in float32 and
+            // then to the type (as code generation computes them).
+            for (int i = 0; i < t.lanes(); i++) {
+                double a = args[0].lanes[i].f, b = args[1].lanes[i].f, c = args[2].lanes[i].f;
+                double v = elem.bits() == 64 ? std::fma(a, b, c)
+                                             : double(std::fmaf(float(a), float(b), float(c)));
+                r.lanes[i].f = round_to(v, elem);
+            }
+            return r;
         case I::Likely:
             return args[0];
         case I::None:

@@ -133,7 +133,10 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
             const FixedExtent &fx = fixed[i];
             Interval &r = box[fx.dim];
             if (mode == BoundsFor::Root && !at_root) {
-                r.max = max(r.max, r.min + fx.extent - 1);
+                // An empty region (an empty RDom's) stays empty: nothing is computed. (Any other
+                // region holds one point.)
+                if (!is_const_one(fx.extent))
+                    r.max = select(r.min <= r.max, max(r.max, r.min + fx.extent - 1), r.max);
                 continue;
             }
             if (k > fx.last_stage) continue;
@@ -236,7 +239,8 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         if (!as_const_int(extent)) {
             Expr min = Variable::make(Int(32), names::realized_min(f.name(), var));
             Expr max = Variable::make(Int(32), names::realized_max(f.name(), var));
-            extent = max - min + 1;
+            // An empty region (an empty RDom's) allocates nothing.
+            extent = dsl::max(max - min + 1, 0);
         }
         lets.add(names::realized_extent(f.name(), var), extent);
     }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -35,6 +36,9 @@
 #include "local_laplacian.h"
 #include "local_laplacian_aot.h"
 #include "local_laplacian_aot_naive.h"
+#include "matmul.h"
+#include "matmul_aot.h"
+#include "matmul_aot_naive.h"
 #include "unsharp.h"
 #include "unsharp_aot.h"
 #include "unsharp_aot_naive.h"
@@ -421,6 +425,74 @@ TEST(LocalLaplacian, OtherLevelsAndStrengths) {
     int changed = 0;
     out.for_each_element([&](int x, int y, int c) { changed += out(x, y, c) != plain(x, y, c); });
     EXPECT_GT(changed, out.number_of_elements() / 2);
+}
+
+// ---- matmul ----
+
+Buffer<float> random_matrix(int columns, int rows, unsigned seed) {
+    Buffer<float> m(columns, rows);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    m.for_each_element([&](int x, int y) { m(x, y) = value(rng); });
+    return m;
+}
+
+// (M, K, N): one chunk shorter than kMatmulChunk, exactly one, two and a tail, three; C smaller
+// than a register tile in either direction, and sizes the tile does not divide.
+const std::vector<std::array<int, 3>> kMatmulSizes = {
+    {13, 37, 70}, {6, 512, 64}, {67, 1100, 130}, {20, 1536, 100}, {5, 40, 200}, {30, 50, 9}};
+
+Buffer<float> matmul_jit(const Buffer<float> &a, const Buffer<float> &b, bool scheduled) {
+    ImageParam pa(Float(32), 2, "a"), pb(Float(32), 2, "b");
+    pa.set(a);
+    pb.set(b);
+    MatmulPipeline p = make_matmul(pa, pb);
+    if (scheduled) schedule_matmul(p, Target::host());
+    return p.output.realize({b.dim(0).extent(), a.dim(1).extent()});
+}
+
+TEST(Matmul, NaiveMatchesReference) {
+    for (const auto &[m, k, n] : kMatmulSizes) {
+        Buffer<float> a = random_matrix(k, m, 1), b = random_matrix(n, k, 2);
+        expect_equal(matmul_jit(a, b, false), matmul_reference(a, b), "naive matmul");
+    }
+}
+
+TEST(Matmul, ScheduledJitMatchesReference) {
+    for (const auto &[m, k, n] : kMatmulSizes) {
+        if (!matmul_fits_schedule(m, n)) continue;
+        Buffer<float> a = random_matrix(k, m, 3), b = random_matrix(n, k, 4);
+        expect_equal(matmul_jit(a, b, true), matmul_reference(a, b),
+                     "scheduled matmul " + std::to_string(m) + "x" + std::to_string(k) + "x" +
+                         std::to_string(n));
+    }
+}
+
+TEST(Matmul, AotMatchesReference) {
+    for (const auto &[m, k, n] : kMatmulSizes) {
+        Buffer<float> a = random_matrix(k, m, 5), b = random_matrix(n, k, 6), c(n, m);
+        for (auto *library : {matmul_aot, matmul_aot_naive}) {
+            if (library == matmul_aot && !matmul_fits_schedule(m, n)) continue;
+            ASSERT_EQ(library(a.raw_buffer(), b.raw_buffer(), c.raw_buffer()), 0);
+            expect_equal(c, matmul_reference(a, b), "AOT matmul");
+        }
+    }
+}
+
+// A and B whose k starts elsewhere than 0, and C smaller than a tile: the scheduled library
+// reports an error instead of reading past A.
+TEST(Matmul, ShiftedInputsAndTooSmallForTheSchedule) {
+    Buffer<float> a = random_matrix(700, 40, 7), b = random_matrix(90, 700, 8);
+    Buffer<float> expected = matmul_reference(a, b);
+    a.translate(0, 11);  // k starts at 11 in A, at 2 in B (rows and columns are C's)
+    b.translate(1, 2);
+    Buffer<float> c(90, 40);
+    ASSERT_EQ(matmul_aot(a.raw_buffer(), b.raw_buffer(), c.raw_buffer()), 0);
+    expect_equal(c, expected, "shifted matmul");
+    Buffer<float> small_a = random_matrix(8, 3, 9), small_b = random_matrix(70, 8, 10);
+    Buffer<float> small_c(70, 3);
+    EXPECT_NE(matmul_aot(small_a.raw_buffer(), small_b.raw_buffer(), small_c.raw_buffer()), 0);
+    EXPECT_FALSE(matmul_fits_schedule(3, 70));
 }
 
 }  // namespace

@@ -308,6 +308,37 @@ TEST(CodeGen, IntegerToFloat16OverflowSurvivesFloat16Arithmetic) {
     EXPECT_TRUE(expected.same_values(actual)) << actual.to_string();
 }
 
+// fma rounds once: (1 + 2^-12)^2 - (1 + 2^-11) is 2^-24, which a product rounded first loses.
+TEST(CodeGen, FmaRoundsOnce) {
+    Expr f = Variable::make(Float(32), "f"), g = Variable::make(Float(32), "g");
+    Expr d = Variable::make(Float(64), "d"), h = Variable::make(Float(16), "h");
+    Expr v = Variable::make(Float(32, 8), "v");
+    std::vector<Expr> exprs = {fma(f, f, g), fma(d, d, -d), fma(h, h, -h), fma(v, v, g), f * f + g};
+    Module module{"fma", {}};
+    std::vector<CompiledCase> cases;
+    for (size_t i = 0; i < exprs.size(); i++) {
+        cases.push_back(make_case("fma" + std::to_string(i), exprs[i]));
+        module.functions.push_back(cases.back().func);
+    }
+    auto jit = jit::JITModule::compile(module);
+    const double a = 1.0 + std::ldexp(1.0, -12);
+    Value vec = Value::of_float(Float(32, 8), a);
+    std::map<std::string, Value> env{
+        {"f", Value::of_float(Float(32), a)},
+        {"g", Value::of_float(Float(32), -(1.0 + std::ldexp(1.0, -11)))},
+        {"d", Value::of_float(Float(64), 0.1)},
+        {"h", Value::of_float(Float(16), 1.5)},
+        {"v", vec}};
+    for (const CompiledCase &c : cases) {
+        Value expected = evaluate(c.expr, env), actual = run_case(*jit, c, env);
+        for (int i = 0; i < c.expr.type().lanes(); i++)
+            EXPECT_EQ(actual.lanes[i].f, expected.lanes[i].f) << c.expr << " lane " << i;
+    }
+    EXPECT_EQ(evaluate(exprs[0], env).lanes[0].f, std::ldexp(1.0, -24));
+    EXPECT_EQ(evaluate(exprs[4], env).lanes[0].f, 0.0);  // the product rounded to 1 + 2^-11
+    EXPECT_EQ(evaluate(exprs[1], env).lanes[0].f, std::fma(0.1, 0.1, -0.1));
+}
+
 TEST(CodeGen, MathFunctionsWithinTolerance) {
     Expr f = Variable::make(Float(32), "f"), d = Variable::make(Float(64), "d");
     std::vector<Expr> exprs = {
