@@ -334,6 +334,10 @@ class Generator {
             case 10:
                 return cast_to(t, cast_to(random_type(), a));  // through another type
             case 11: {
+                if (t.is_float() && coin()) {
+                    E b = other(), c = other();
+                    return {fma(a.e, b.e, c.e), "fma(" + a.s + ", " + b.s + ", " + c.s + ")"};
+                }
                 if (t.is_float())
                     return call2([](Expr p, Expr q) { return min(p, q); }, "min", a, other());
                 switch (uni(0, 2)) {
