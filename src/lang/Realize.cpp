@@ -15,6 +15,7 @@
 #include "ir/Error.h"
 #include "ir/IRPrinter.h"
 #include "jit/JITModule.h"
+#include "jit/PipelineKey.h"
 #include "lang/Function.h"
 #include "lang/JITTarget.h"
 #include "lang/Realize.h"
@@ -157,9 +158,9 @@ std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &targe
     if (auto compiled = cache->unchanged(f, epoch, target_key)) return compiled;
     auto lowered = lowering::lower({f}, symbol_name(f.name()));
     lowerings++;
-    std::string key = target_key + "\n" + ir::to_string(lowered.module.functions[0].body);
-    for (const ir::LoweredArgument &a : lowered.module.functions[0].args)
-        key += "\n" + a.name + ":" + a.type.to_string();
+    // Every field of the lowered module that code generation reads: the readable IR printer
+    // leaves types implicit, so two pipelines could print alike and compile differently.
+    std::string key = target_key + "\n" + jit::pipeline_key(lowered.module);
     return cache->get(f, key, epoch, target_key, [&] {
         auto compiled = std::make_shared<CompiledPipeline>();
         compilations++;
