@@ -4,6 +4,7 @@
 // makes the key unambiguous.
 #include "jit/PipelineKey.h"
 
+#include <charconv>
 #include <cstring>
 
 #include "ir/IRVisitor.h"
@@ -33,18 +34,42 @@ class KeyWriter : public IRVisitor {
         IRVisitor::include(s);
     }
 
-    void number(int64_t v) {
-        out_ += std::to_string(v);
+    template <typename Integer>
+    void number(Integer v) {
+        char digits[24];
+        out_.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
         out_ += ';';
     }
     void text(const std::string &s) {
         number(static_cast<int64_t>(s.size()));
         out_ += s;
     }
+    /// e.g. "i32;" or "f32x8;": the code's letter, the bits, the lanes when more than one.
     void type(const Type &t) {
-        number(static_cast<int>(t.code()));
-        number(t.bits());
-        number(t.lanes());
+        switch (t.code()) {
+            case TypeCode::Int:
+                out_ += 'i';
+                break;
+            case TypeCode::UInt:
+                out_ += 'u';
+                break;
+            case TypeCode::Float:
+                out_ += 'f';
+                break;
+            case TypeCode::BFloat:
+                out_ += 'b';
+                break;
+            case TypeCode::Handle:
+                out_ += 'h';
+                break;
+        }
+        char digits[24];
+        out_.append(digits, std::to_chars(digits, digits + sizeof digits, t.bits()).ptr);
+        if (t.lanes() != 1) {
+            out_ += 'x';
+            out_.append(digits, std::to_chars(digits, digits + sizeof digits, t.lanes()).ptr);
+        }
+        out_ += ';';
     }
     void exprs(const std::vector<Expr> &v) {
         number(static_cast<int64_t>(v.size()));
@@ -64,16 +89,14 @@ class KeyWriter : public IRVisitor {
     }
     void visit(const UIntImm *op) override {
         start("u", op->type);
-        out_ += std::to_string(op->value);
-        out_ += ';';
+        number(op->value);
     }
     void visit(const FloatImm *op) override {
         // The bits, so that -0.0 and every NaN are kept apart.
         uint64_t bits;
         std::memcpy(&bits, &op->value, sizeof bits);
         start("f", op->type);
-        out_ += std::to_string(bits);
-        out_ += ';';
+        number(bits);
     }
     void visit(const StringImm *op) override {
         start("s", op->type);
