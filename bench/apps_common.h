@@ -74,9 +74,9 @@ std::string compare_outputs(const dsl::Buffer<> &expected, const void *actual, T
 /// std::runtime_error when ours does not match the reference. Defined in apps.cpp.
 const dsl::Buffer<> &dsl_output(const std::string &app);
 
-/// Registers `<app>/dsl/threads:{1,2}` and `<app>/dsl_compile` (apps.cpp), and the same for
-/// Halide (apps_halide.cpp, compiled in only when Halide 14 is found). main() registers each
-/// app's in turn, so that the peers' rows run next to each other.
+/// Registers `<app>/dsl/threads:{1,2}`, `<app>/dsl_compile` and `<app>/dsl_compile_cached`
+/// (apps.cpp), and the first two for Halide (apps_halide.cpp, compiled in only when Halide 14 is
+/// found). main() registers each app's in turn, so that the peers' rows run next to each other.
 void register_dsl_benchmarks(const AppSpec &spec);
 void register_dsl_compile_benchmark(const AppSpec &spec);
 void register_halide_benchmarks(const AppSpec &spec);

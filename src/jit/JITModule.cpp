@@ -1,24 +1,28 @@
+// Compiling a module to an object file and linking it in memory. The object is produced by the
+// same target machine whether it is then stored in the disk cache or not, so code loaded from
+// the cache is the code this process would have compiled, bit for bit. The JIT only links
+// objects: it never compiles IR itself, so it is made without a target machine, and a process
+// that loads every pipeline from the disk cache never makes one (nor initialises LLVM's targets).
 #include "jit/JITModule.h"
 
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/DataLayout.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <chrono>
 
 #include "ir/Error.h"
+#include "jit/DiskCache.h"
+#include "jit/PipelineKey.h"
 #include "jit/RuntimeSymbols.h"
 
 namespace dsl::jit {
-
-struct JITModule::Impl {
-    std::unique_ptr<llvm::orc::LLJIT> jit;
-};
-
-JITModule::JITModule() : impl_(std::make_unique<Impl>()) {}
-JITModule::~JITModule() = default;
 
 namespace {
 
@@ -33,30 +37,76 @@ std::string to_string(llvm::Error error) {
     return os.str();
 }
 
-}  // namespace
+llvm::CodeGenOptLevel codegen_opt_level(int level) {
+    switch (level) {
+        case 0:
+            return llvm::CodeGenOptLevel::None;
+        case 1:
+            return llvm::CodeGenOptLevel::Less;
+        case 2:
+            return llvm::CodeGenOptLevel::Default;
+        default:
+            return llvm::CodeGenOptLevel::Aggressive;
+    }
+}
 
-std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,
-                                              const codegen::CpuTarget &target) {
-    std::shared_ptr<JITModule> result(new JITModule());
-    auto context = std::make_unique<llvm::LLVMContext>();
-    std::unique_ptr<llvm::TargetMachine> tm = codegen::make_target_machine(target);
-
-    auto start = std::chrono::steady_clock::now();
-    std::unique_ptr<llvm::Module> llvm_module = codegen::compile_to_llvm(module, *context, *tm);
-    result->times_.codegen = seconds_since(start);
-
-    start = std::chrono::steady_clock::now();
-    codegen::optimize_llvm_module(*llvm_module, *tm);
-    result->times_.optimize = seconds_since(start);
-
-    start = std::chrono::steady_clock::now();
+/// How the JIT's target machine is made: `target`'s CPU and features at its optimisation level,
+/// position-independent code in the small code model (what ORC's JITLink links on x86-64 and
+/// AArch64, and what LLJIT would choose for itself).
+llvm::orc::JITTargetMachineBuilder jit_target_machine_builder(const codegen::CpuTarget &target) {
     llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(target.triple)};
     jtmb.setCPU(target.cpu);
     jtmb.addFeatures(std::vector<std::string>{target.features});
-    jtmb.setCodeGenOptLevel(tm->getOptLevel());
-    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create();
-    internal_assert(bool(jit)) << "could not create the JIT: " << to_string(jit.takeError());
-    llvm::orc::LLJIT &lljit = **jit;
+    jtmb.setCodeGenOptLevel(codegen_opt_level(target.opt_level));
+    jtmb.setRelocationModel(llvm::Reloc::PIC_);
+    jtmb.setCodeModel(llvm::CodeModel::Small);
+    return jtmb;
+}
+
+/// The JIT's IR compiler, which it is never asked to run: modules reach it as object files.
+class NoIRCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+  public:
+    NoIRCompiler() : IRCompiler(llvm::orc::IRSymbolMapper::ManglingOptions()) {}
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module &m) override {
+        return llvm::make_error<llvm::StringError>(
+            "the dsl JIT links object files and compiles no IR (module " + m.getName().str() + ")",
+            llvm::inconvertibleErrorCode());
+    }
+};
+
+}  // namespace
+
+struct JITModule::Impl {
+    std::unique_ptr<llvm::orc::LLJIT> jit;
+
+    /// Creates the JIT (for objects of `data_layout` and `target`'s triple) and links `object`
+    /// into it, then looks up every function of `module` so that linking happens (and is timed)
+    /// now. Returns why that failed; empty on success.
+    std::string link(const ir::Module &module, const codegen::CpuTarget &target,
+                     const llvm::DataLayout &data_layout,
+                     std::unique_ptr<llvm::MemoryBuffer> object);
+};
+
+std::string JITModule::Impl::link(const ir::Module &module, const codegen::CpuTarget &target,
+                                  const llvm::DataLayout &data_layout,
+                                  std::unique_ptr<llvm::MemoryBuffer> object) {
+    auto created =
+        llvm::orc::LLJITBuilder()
+            .setJITTargetMachineBuilder(jit_target_machine_builder(target))
+            .setDataLayout(data_layout)
+            .setCompileFunctionCreator(
+                [](llvm::orc::JITTargetMachineBuilder)
+                    -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                    return std::make_unique<NoIRCompiler>();
+                })
+            // No static initialisers to run (generated code has none), and process symbols
+            // come from the generator below.
+            .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+            .setLinkProcessSymbolsByDefault(false)
+            .create();
+    internal_assert(bool(created))
+        << "could not create the JIT: " << to_string(created.takeError());
+    llvm::orc::LLJIT &lljit = **created;
 
     // Generated code may call libc / libm (found in this process) and the dsl runtime (linked
     // by address, since a static library's symbols are not exported from the executable).
@@ -74,16 +124,117 @@ std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,
         internal_error << "JIT: " << to_string(std::move(err));
     }
 
-    llvm_module->setDataLayout(lljit.getDataLayout());
-    if (auto err = lljit.addIRModule(
-            llvm::orc::ThreadSafeModule(std::move(llvm_module), std::move(context)))) {
-        internal_error << "JIT: " << to_string(std::move(err));
+    if (auto err = lljit.addObjectFile(std::move(object))) return to_string(std::move(err));
+    jit = std::move(*created);
+    for (const ir::LoweredFunc &f : module.functions) {
+        for (const std::string &name : {f.name, f.name + "_argv"}) {
+            auto address = jit->lookup(name);
+            if (!address) {
+                std::string problem = "the object does not link: " + to_string(address.takeError());
+                jit.reset();
+                return problem;
+            }
+        }
     }
-    result->impl_->jit = std::move(*jit);
-    // Materialise every function now, so that the cost is paid (and measured) here.
-    for (const ir::LoweredFunc &f : module.functions)
-        (void)result->argv_function(f.name);
-    result->times_.machine = seconds_since(start);
+    return {};
+}
+
+JITModule::JITModule() : impl_(std::make_unique<Impl>()) {}
+JITModule::~JITModule() = default;
+
+std::string JITModule::disk_cache_key(const std::string &key, const codegen::CpuTarget &target) {
+    return "dsl JIT object\ncompiler: " + compiler_identity() + "\ntriple: " + target.triple +
+           "\ncpu: " + target.cpu + "\nfeatures: " + target.features +
+           "\nopt level: " + std::to_string(target.opt_level) + "\n" + key;
+}
+
+std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,
+                                              const codegen::CpuTarget &target,
+                                              const DiskCache *disk_cache, const std::string &key) {
+    std::shared_ptr<JITModule> result(new JITModule());
+    CompileTimes &times = result->times_;
+    DiskCacheOutcome &outcome = result->disk_cache_outcome_;
+
+    std::string cache_key;
+    if (disk_cache) {
+        cache_key = disk_cache_key(key.empty() ? pipeline_key(module) : key, target);
+        auto start = std::chrono::steady_clock::now();
+        DiskCache::Lookup found = disk_cache->load(cache_key);
+        times.cache_load = seconds_since(start);
+        outcome.problem = found.problem;
+        outcome.lookup = DiskCacheOutcome::Lookup::Missing;
+        if (found.result == DiskCache::Lookup::Result::Hit) {
+            // The note is the data layout the object was compiled for.
+            start = std::chrono::steady_clock::now();
+            std::string problem;
+            auto data_layout = llvm::DataLayout::parse(found.note);
+            if (!data_layout) {
+                problem = "its data layout \"" + found.note +
+                          "\" is invalid: " + to_string(data_layout.takeError());
+            } else {
+                // Not a copy: linking is over (every function looked up) before `found`, which
+                // holds the mapping of the entry, goes.
+                problem = result->impl_->link(
+                    module, target, *data_layout,
+                    llvm::MemoryBuffer::getMemBuffer(found.object, "dsl disk cache entry", false));
+            }
+            times.link = seconds_since(start);
+            if (problem.empty()) {
+                outcome.lookup = DiskCacheOutcome::Lookup::Hit;
+                times.loaded_from_cache = true;
+                return result;
+            }
+            // Checksums cannot vouch for what wrote the entry; an object that does not link
+            // is compiled anew like a corrupt one.
+            disk_cache->remove(cache_key);
+            outcome.problem = "the cache entry " + disk_cache->entry_path(cache_key) +
+                              " was rejected: " + problem;
+            times.link = 0;
+        }
+        if (found.result != DiskCache::Lookup::Result::Missing)
+            outcome.lookup = DiskCacheOutcome::Lookup::Rejected;
+    }
+
+    auto context = std::make_unique<llvm::LLVMContext>();
+    std::unique_ptr<llvm::TargetMachine> tm = codegen::make_target_machine(target);
+
+    auto start = std::chrono::steady_clock::now();
+    std::unique_ptr<llvm::Module> llvm_module = codegen::compile_to_llvm(module, *context, *tm);
+    times.codegen = seconds_since(start);
+
+    start = std::chrono::steady_clock::now();
+    codegen::optimize_llvm_module(*llvm_module, *tm);
+    times.optimize = seconds_since(start);
+
+    start = std::chrono::steady_clock::now();
+    auto jit_tm = jit_target_machine_builder(target).createTargetMachine();
+    internal_assert(bool(jit_tm)) << "could not create the JIT's target machine for "
+                                  << target.triple << ": " << to_string(jit_tm.takeError());
+    llvm::DataLayout data_layout = (*jit_tm)->createDataLayout();
+    llvm_module->setDataLayout(data_layout);
+    auto object = llvm::orc::SimpleCompiler(**jit_tm)(*llvm_module);
+    internal_assert(bool(object)) << "LLVM could not compile the module: "
+                                  << to_string(object.takeError());
+    times.machine = seconds_since(start);
+    std::string bytes;
+    if (disk_cache) bytes.assign((*object)->getBufferStart(), (*object)->getBufferSize());
+
+    start = std::chrono::steady_clock::now();
+    std::string problem = result->impl_->link(module, target, data_layout, std::move(*object));
+    internal_assert(problem.empty()) << "JIT: " << problem;
+    times.link = seconds_since(start);
+
+    if (disk_cache) {
+        start = std::chrono::steady_clock::now();
+        std::string store_problem;
+        outcome.stored = disk_cache->store(cache_key, data_layout.getStringRepresentation(), bytes,
+                                           &store_problem);
+        if (!outcome.stored) {
+            if (!outcome.problem.empty()) outcome.problem += "; ";
+            outcome.problem += "the object was not stored: " + store_problem;
+        }
+        times.cache_store = seconds_since(start);
+    }
     return result;
 }
 

@@ -8,13 +8,17 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <sstream>
 
 #include "codegen/TargetMapping.h"
 #include "dsl/Func.h"
 #include "dsl/Target.h"
 #include "ir/Error.h"
 #include "ir/IRPrinter.h"
+#include "jit/DiskCache.h"
 #include "jit/JITModule.h"
+#include "jit/PipelineKey.h"
 #include "lang/Function.h"
 #include "lang/JITTarget.h"
 #include "lang/Realize.h"
@@ -129,6 +133,8 @@ class CompileCache {
 };
 
 std::atomic<uint64_t> lowerings{0}, compilations{0};
+std::atomic<uint64_t> disk_cache_hits{0}, disk_cache_misses{0}, disk_cache_rejected{0},
+    disk_cache_stores{0};
 
 /// LLVM's optimisation level for JIT compilation: 3 unless DSL_JIT_OPT_LEVEL says otherwise
 /// (lower levels compile several times faster and run slower; the fuzzer uses them).
@@ -140,6 +146,45 @@ int jit_opt_level() {
         << "\"; set it to 0, 1, 2 or 3 (LLVM's optimisation level for JIT compilation), or unset "
            "it for 3.";
     return v[0] - '0';
+}
+
+void count_disk_cache_outcome(const jit::DiskCacheOutcome &outcome) {
+    using Lookup = jit::DiskCacheOutcome::Lookup;
+    if (outcome.lookup == Lookup::Hit) disk_cache_hits++;
+    if (outcome.lookup == Lookup::Missing) disk_cache_misses++;
+    if (outcome.lookup == Lookup::Rejected) disk_cache_rejected++;
+    if (outcome.stored) disk_cache_stores++;
+}
+
+/// DSL_DEBUG_TIMING's line about a compilation (or a load from the disk cache), and a line about
+/// what went wrong with the disk cache, if anything did.
+void print_timing(const Function &f, const CompiledPipeline &compiled,
+                  const std::optional<jit::DiskCache> &disk_cache) {
+    const jit::CompileTimes &t = compiled.jit->times();
+    const jit::DiskCacheOutcome &outcome = compiled.jit->disk_cache_outcome();
+    std::ostringstream line;
+    line << "dsl: ";
+    if (t.loaded_from_cache) {
+        line << "loaded " << f.name() << " from the disk cache: lowering "
+             << compiled.lowered.seconds * 1e3 << " ms, reading the entry " << t.cache_load * 1e3
+             << " ms, linking " << t.link * 1e3 << " ms (" << disk_cache->directory() << ")\n";
+    } else {
+        line << "compiled " << f.name() << ": lowering " << compiled.lowered.seconds * 1e3
+             << " ms, LLVM IR " << t.codegen * 1e3 << " ms, LLVM optimisation " << t.optimize * 1e3
+             << " ms, machine code " << t.machine * 1e3 << " ms, linking " << t.link * 1e3 << " ms";
+        if (disk_cache) {
+            line << "; disk cache: looked up in " << t.cache_load * 1e3 << " ms, ";
+            if (outcome.stored)
+                line << "stored in " << t.cache_store * 1e3 << " ms";
+            else
+                line << "not stored";
+            line << " (" << disk_cache->directory() << ")";
+        }
+        line << "\n";
+    }
+    if (!outcome.problem.empty())
+        line << "dsl: disk cache, pipeline " << f.name() << ": " << outcome.problem << "\n";
+    std::cerr << line.str();
 }
 
 /// The pipeline of `f` for `target`: the one compiled last time when no Func or Param changed
@@ -157,22 +202,20 @@ std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &targe
     if (auto compiled = cache->unchanged(f, epoch, target_key)) return compiled;
     auto lowered = lowering::lower({f}, symbol_name(f.name()));
     lowerings++;
-    std::string key = target_key + "\n" + ir::to_string(lowered.module.functions[0].body);
-    for (const ir::LoweredArgument &a : lowered.module.functions[0].args)
-        key += "\n" + a.name + ":" + a.type.to_string();
+    // Every field of the lowered module that code generation reads: the readable IR printer
+    // leaves types implicit, so two pipelines could print alike and compile differently. The
+    // key of both the in-memory and the disk cache.
+    std::string key = target_key + "\n" + jit::pipeline_key(lowered.module);
     return cache->get(f, key, epoch, target_key, [&] {
         auto compiled = std::make_shared<CompiledPipeline>();
         compilations++;
         compiled->key = key;
         compiled->lowered = std::move(lowered);
-        compiled->jit = jit::JITModule::compile(compiled->lowered.module, cpu);
-        if (std::getenv("DSL_DEBUG_TIMING")) {
-            const jit::CompileTimes &t = compiled->jit->times();
-            std::cerr << "dsl: compiled " << f.name() << ": lowering "
-                      << compiled->lowered.seconds * 1e3 << " ms, LLVM IR " << t.codegen * 1e3
-                      << " ms, LLVM optimisation " << t.optimize * 1e3 << " ms, machine code "
-                      << t.machine * 1e3 << " ms\n";
-        }
+        std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
+        compiled->jit = jit::JITModule::compile(compiled->lowered.module, cpu,
+                                                disk_cache ? &*disk_cache : nullptr, key);
+        count_disk_cache_outcome(compiled->jit->disk_cache_outcome());
+        if (std::getenv("DSL_DEBUG_TIMING")) print_timing(f, *compiled, disk_cache);
         return compiled;
     });
 }
@@ -244,7 +287,8 @@ void check_outputs(const Function &f, const std::vector<Buffer<>> &outputs) {
 
 namespace lang {
 JITCounters jit_counters() {
-    return {lowerings.load(), compilations.load()};
+    return {lowerings.load(),         compilations.load(),        disk_cache_hits.load(),
+            disk_cache_misses.load(), disk_cache_rejected.load(), disk_cache_stores.load()};
 }
 }  // namespace lang
 

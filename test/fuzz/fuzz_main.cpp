@@ -195,6 +195,8 @@ bool run_illegal(const FuzzCase &c) {
 int main(int argc, char **argv) {
     Options o;
     if (!parse(argc, argv, o)) return 2;
+    // Every case is a new pipeline: the JIT's disk cache would only fill up, a write per case.
+    setenv("DSL_CACHE_DIR", "off", 1);
     // Warnings (a vector loop left scalar, ...) are expected of random schedules.
     if (!o.verbose) std::cerr.rdbuf(nullptr);
     // The handler runs on its own stack, so that a stack overflow is reported too.

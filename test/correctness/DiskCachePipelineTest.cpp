@@ -1,0 +1,347 @@
+// Realizing pipelines through the JIT's disk cache (jit/DiskCache.h), each test in a fresh
+// DSL_CACHE_DIR: a compiled pipeline writes one entry, which new Funcs in this process and a
+// second process (disk_cache_process) load instead of compiling; other schedules, targets and
+// optimisation levels get other entries; damaged entries are compiled anew; eight threads and two
+// processes compiling one pipeline into an empty cache; the cache turned off, capped, or
+// unwritable. Results are checked against a plain loop, and code loaded from the cache must
+// compute bit for bit what freshly compiled code computes.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "DiskCachePipelines.h"
+#include "common/TempDirectory.h"
+#include "lang/Realize.h"
+
+extern char **environ;
+
+namespace dsl {
+namespace {
+
+using test::ScopedEnvironmentVariable;
+using test::TempDirectory;
+
+std::string read_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const std::string &path, const std::string &bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+}
+
+/// The disk cache's counters since `before`.
+struct CacheCounts {
+    uint64_t hits, misses, rejected, stores;
+};
+CacheCounts counts_since(const lang::JITCounters &before) {
+    lang::JITCounters now = lang::jit_counters();
+    return {now.disk_cache_hits - before.disk_cache_hits,
+            now.disk_cache_misses - before.disk_cache_misses,
+            now.disk_cache_rejected - before.disk_cache_rejected,
+            now.disk_cache_stores - before.disk_cache_stores};
+}
+
+/// Builds the blur anew (new Funcs: the in-memory cache cannot help), realizes it and checks
+/// every pixel. Returns what the disk cache did.
+CacheCounts realize_blur(int schedule, const Target &target = Target::host()) {
+    lang::JITCounters before = lang::jit_counters();
+    Buffer<uint16_t> in = test::disk_cache_input();
+    Func blur = test::disk_cache_blur(in, schedule);
+    Buffer<uint16_t> out = blur.realize({test::kDiskCacheWidth, test::kDiskCacheHeight}, target);
+    EXPECT_EQ(test::disk_cache_blur_errors(out), 0) << "schedule " << schedule;
+    return counts_since(before);
+}
+
+/// The entries (not temporary files) in `dir`.
+std::vector<std::string> entries_in(const std::string &dir) {
+    std::vector<std::string> entries;
+    for (const std::string &name : test::list_directory(dir))
+        if (name.size() > 2 && name.compare(name.size() - 2, 2, ".o") == 0 && name[0] != '.')
+            entries.push_back(dir + "/" + name);
+    return entries;
+}
+
+/// A run of disk_cache_process: its exit status and the numbers it printed.
+struct ProcessRun {
+    int status = -1;
+    std::map<std::string, long> printed;
+    std::string output;
+};
+
+pid_t start_process(int schedule, const std::string &output_path) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    std::string program = DSL_DISK_CACHE_PROCESS;
+    std::string argument = std::to_string(schedule);
+    char *argv[] = {program.data(), argument.data(), nullptr};
+    pid_t pid = -1;
+    int error = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    EXPECT_EQ(error, 0) << "cannot start " << program << ": " << std::strerror(error);
+    return error == 0 ? pid : -1;
+}
+
+ProcessRun finish_process(pid_t pid, const std::string &output_path) {
+    ProcessRun run;
+    if (pid < 0) return run;
+    int status = 0;
+    if (waitpid(pid, &status, 0) == pid && WIFEXITED(status)) run.status = WEXITSTATUS(status);
+    run.output = read_file(output_path);
+    std::istringstream words(run.output);
+    std::string name;
+    long value;
+    while (words >> name >> value)
+        run.printed[name] = value;
+    return run;
+}
+
+ProcessRun run_process(int schedule, const std::string &output_path) {
+    return finish_process(start_process(schedule, output_path), output_path);
+}
+
+class DiskCachePipelineTest : public ::testing::Test {
+  protected:
+    TempDirectory tmp_;
+    std::string dir_ = tmp_.path() + "/cache";
+    ScopedEnvironmentVariable cache_dir_{"DSL_CACHE_DIR", dir_};
+    ScopedEnvironmentVariable max_mb_{"DSL_CACHE_MAX_MB", std::nullopt};
+    ScopedEnvironmentVariable opt_level_{"DSL_JIT_OPT_LEVEL", std::nullopt};
+};
+
+TEST_F(DiskCachePipelineTest, CompiledPipelineWritesOneEntryThatNewFuncsLoad) {
+    CacheCounts first = realize_blur(1);
+    EXPECT_EQ(first.misses, 1u);
+    EXPECT_EQ(first.stores, 1u);
+    EXPECT_EQ(first.hits, 0u);
+    ASSERT_EQ(entries_in(dir_).size(), 1u);
+    EXPECT_EQ(test::list_directory(dir_).size(), 1u) << "temporary files left behind";
+
+    lang::JITCounters before = lang::jit_counters();
+    CacheCounts second = realize_blur(1);
+    EXPECT_EQ(second.hits, 1u);
+    EXPECT_EQ(second.misses, 0u);
+    EXPECT_EQ(second.stores, 0u);
+    EXPECT_EQ(lang::jit_counters().compilations - before.compilations, 1u)
+        << "new Funcs miss the in-memory cache";
+    EXPECT_EQ(entries_in(dir_).size(), 1u);
+}
+
+TEST_F(DiskCachePipelineTest, SecondProcessLoadsInsteadOfCompiling) {
+    ProcessRun first = run_process(1, tmp_.path() + "/first.txt");
+    ASSERT_EQ(first.status, 0) << first.output;
+    EXPECT_EQ(first.printed["misses"], 1) << first.output;
+    EXPECT_EQ(first.printed["stores"], 1) << first.output;
+    ASSERT_EQ(entries_in(dir_).size(), 1u);
+
+    ProcessRun second = run_process(1, tmp_.path() + "/second.txt");
+    ASSERT_EQ(second.status, 0) << second.output;
+    EXPECT_EQ(second.printed["hits"], 1) << second.output;
+    EXPECT_EQ(second.printed["misses"], 0) << second.output;
+    EXPECT_EQ(second.printed["errors"], 0) << second.output;
+
+    // And this process, which compiled nothing of it, loads it too.
+    EXPECT_EQ(realize_blur(1).hits, 1u);
+}
+
+TEST_F(DiskCachePipelineTest, ScheduleTargetAndOptLevelMakeOtherEntries) {
+    EXPECT_EQ(realize_blur(0).misses, 1u);
+    EXPECT_EQ(realize_blur(1).misses, 1u);
+    EXPECT_EQ(realize_blur(2).misses, 1u);
+    EXPECT_EQ(entries_in(dir_).size(), 3u);
+    if (Target::host().arch() == Target::Arch::X86) {
+        // Baseline x86-64 instead of this machine's CPU.
+        EXPECT_EQ(realize_blur(1, Target()).misses, 1u);
+        EXPECT_EQ(entries_in(dir_).size(), 4u);
+        EXPECT_EQ(realize_blur(1, Target()).hits, 1u);
+    }
+    size_t entries = entries_in(dir_).size();
+    {
+        ScopedEnvironmentVariable level("DSL_JIT_OPT_LEVEL", "1");
+        EXPECT_EQ(realize_blur(1).misses, 1u);
+        EXPECT_EQ(realize_blur(1).hits, 1u);
+    }
+    EXPECT_EQ(entries_in(dir_).size(), entries + 1);
+    for (int schedule = 0; schedule < 3; schedule++)
+        EXPECT_EQ(realize_blur(schedule).hits, 1u) << "schedule " << schedule;
+}
+
+/// Compiles the blur into the cache, damages its entry with `damage`, and expects the next
+/// realization to reject it, compile, compute the right result and write a good entry.
+void expect_compiled_anew(const std::string &dir,
+                          const std::function<std::string(std::string)> &damage, const char *what) {
+    SCOPED_TRACE(what);
+    realize_blur(1);
+    std::vector<std::string> entries = entries_in(dir);
+    ASSERT_EQ(entries.size(), 1u);
+    write_file(entries[0], damage(read_file(entries[0])));
+    CacheCounts damaged = realize_blur(1);
+    EXPECT_EQ(damaged.rejected, 1u);
+    EXPECT_EQ(damaged.hits, 0u);
+    EXPECT_EQ(damaged.stores, 1u);
+    EXPECT_EQ(realize_blur(1).hits, 1u) << "the entry was not written again";
+}
+
+TEST_F(DiskCachePipelineTest, DamagedEntriesAreCompiledAnew) {
+    expect_compiled_anew(
+        dir_, [](std::string s) { return s.substr(0, s.size() / 2); }, "truncated");
+    expect_compiled_anew(
+        dir_, [](std::string) { return std::string(); }, "empty");
+    expect_compiled_anew(
+        dir_,
+        [](std::string s) {
+            for (size_t i = s.size() - 64; i < s.size(); i++)
+                s[i] = static_cast<char>(~s[i]);
+            return s;
+        },
+        "object bytes flipped");
+    expect_compiled_anew(
+        dir_,
+        [](std::string s) {
+            for (size_t i = 0; i < 64; i++)
+                s[i] = static_cast<char>(i * 13 + 7);
+            return s;
+        },
+        "garbage header");
+    expect_compiled_anew(
+        dir_, [](std::string) { return std::string(4096, '\x7f'); }, "garbage file");
+}
+
+TEST_F(DiskCachePipelineTest, LoadedCodeComputesExactlyWhatCompiledCodeComputes) {
+    Buffer<uint16_t> in = test::disk_cache_input();
+    auto realize_float = [&] {
+        Func f = test::disk_cache_float_pipeline(in);
+        return Buffer<float>(f.realize({test::kDiskCacheWidth, test::kDiskCacheHeight}));
+    };
+    Buffer<float> uncached;
+    {
+        ScopedEnvironmentVariable off("DSL_CACHE_DIR", "off");
+        uncached = realize_float();
+    }
+    lang::JITCounters before = lang::jit_counters();
+    Buffer<float> compiled = realize_float();
+    Buffer<float> loaded = realize_float();
+    CacheCounts counts = counts_since(before);
+    EXPECT_EQ(counts.misses, 1u);
+    EXPECT_EQ(counts.hits, 1u);
+    int differences = 0;
+    uncached.for_each_element([&](int x, int y) {
+        if (std::memcmp(&uncached(x, y), &compiled(x, y), sizeof(float)) != 0 ||
+            std::memcmp(&uncached(x, y), &loaded(x, y), sizeof(float)) != 0)
+            differences++;
+    });
+    EXPECT_EQ(differences, 0);
+}
+
+TEST_F(DiskCachePipelineTest, EightThreadsCompilingOnePipeline) {
+    constexpr int kThreads = 8;
+    lang::JITCounters before = lang::jit_counters();
+    std::atomic<int> ready{0}, wrong{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; t++) {
+        threads.emplace_back([&] {
+            Buffer<uint16_t> in = test::disk_cache_input();
+            Func blur = test::disk_cache_blur(in, 1);
+            ready++;
+            while (ready.load() < kThreads)
+                std::this_thread::yield();
+            Buffer<uint16_t> out = blur.realize({test::kDiskCacheWidth, test::kDiskCacheHeight});
+            if (test::disk_cache_blur_errors(out) != 0) wrong++;
+        });
+    }
+    for (std::thread &t : threads)
+        t.join();
+    EXPECT_EQ(wrong.load(), 0);
+    CacheCounts counts = counts_since(before);
+    EXPECT_EQ(counts.hits + counts.misses, uint64_t(kThreads));
+    EXPECT_EQ(counts.rejected, 0u);
+    EXPECT_GE(counts.stores, 1u);
+    EXPECT_EQ(test::list_directory(dir_).size(), 1u) << "one entry, no temporary files";
+    EXPECT_EQ(realize_blur(1).hits, 1u);
+}
+
+TEST_F(DiskCachePipelineTest, TwoProcessesCompilingOnePipeline) {
+    std::string out_a = tmp_.path() + "/a.txt", out_b = tmp_.path() + "/b.txt";
+    pid_t a = start_process(2, out_a);
+    pid_t b = start_process(2, out_b);
+    ProcessRun run_a = finish_process(a, out_a);
+    ProcessRun run_b = finish_process(b, out_b);
+    ASSERT_EQ(run_a.status, 0) << run_a.output;
+    ASSERT_EQ(run_b.status, 0) << run_b.output;
+    EXPECT_EQ(run_a.printed["rejected"] + run_b.printed["rejected"], 0);
+    EXPECT_EQ(test::list_directory(dir_).size(), 1u) << "one entry, no temporary files";
+    ProcessRun third = run_process(2, tmp_.path() + "/c.txt");
+    ASSERT_EQ(third.status, 0) << third.output;
+    EXPECT_EQ(third.printed["hits"], 1) << third.output;
+}
+
+TEST_F(DiskCachePipelineTest, OffWritesNothing) {
+    // Nothing under DSL_CACHE_DIR's would-be directory, nor under XDG_CACHE_HOME or HOME.
+    ScopedEnvironmentVariable home("HOME", tmp_.path() + "/home");
+    ScopedEnvironmentVariable xdg("XDG_CACHE_HOME", tmp_.path() + "/xdg");
+    for (const char *off : {"off", "0", ""}) {
+        ScopedEnvironmentVariable dir("DSL_CACHE_DIR", std::string(off));
+        CacheCounts counts = realize_blur(1);
+        EXPECT_EQ(counts.hits + counts.misses + counts.rejected + counts.stores, 0u) << off;
+    }
+    EXPECT_TRUE(test::list_directory(tmp_.path()).empty());
+}
+
+TEST_F(DiskCachePipelineTest, DefaultDirectoryIsUnderXdgCacheHome) {
+    ScopedEnvironmentVariable dir("DSL_CACHE_DIR", std::nullopt);
+    ScopedEnvironmentVariable xdg("XDG_CACHE_HOME", tmp_.path() + "/xdg");
+    EXPECT_EQ(realize_blur(1).stores, 1u);
+    EXPECT_EQ(entries_in(tmp_.path() + "/xdg/dsl").size(), 1u);
+}
+
+TEST_F(DiskCachePipelineTest, SizeCapEvictsOldEntries) {
+    // A cap below one entry's size: each write leaves only the entry just written.
+    ScopedEnvironmentVariable max("DSL_CACHE_MAX_MB", "0.001");
+    for (int schedule = 0; schedule < 3; schedule++) {
+        EXPECT_EQ(realize_blur(schedule).stores, 1u);
+        EXPECT_EQ(entries_in(dir_).size(), 1u) << "after schedule " << schedule;
+    }
+    EXPECT_EQ(realize_blur(2).hits, 1u) << "the newest entry was evicted";
+    EXPECT_EQ(realize_blur(0).misses, 1u) << "an old entry was not evicted";
+}
+
+TEST_F(DiskCachePipelineTest, UnwritableDirectoryStillCompiles) {
+    write_file(tmp_.path() + "/file", "not a directory");
+    ScopedEnvironmentVariable dir("DSL_CACHE_DIR", tmp_.path() + "/file/cache");
+    CacheCounts counts = realize_blur(1);
+    EXPECT_EQ(counts.misses, 1u);
+    EXPECT_EQ(counts.stores, 0u);
+}
+
+TEST_F(DiskCachePipelineTest, CompileJitUsesTheCache) {
+    Buffer<uint16_t> in = test::disk_cache_input();
+    lang::JITCounters before = lang::jit_counters();
+    test::disk_cache_blur(in, 2).compile_jit();
+    EXPECT_EQ(counts_since(before).stores, 1u);
+    before = lang::jit_counters();
+    Func blur = test::disk_cache_blur(in, 2);
+    blur.compile_jit();
+    EXPECT_EQ(counts_since(before).hits, 1u);
+    Buffer<uint16_t> out = blur.realize({test::kDiskCacheWidth, test::kDiskCacheHeight});
+    EXPECT_EQ(test::disk_cache_blur_errors(out), 0);
+}
+
+}  // namespace
+}  // namespace dsl
