@@ -27,14 +27,6 @@ namespace dsl_bench {
 
 namespace {
 
-dsl::Buffer<float> random_matrix(int columns, int rows, unsigned seed) {
-    dsl::Buffer<float> m(columns, rows);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-    m.for_each_element([&](int x, int y) { m(x, y) = value(rng); });
-    return m;
-}
-
 // 16 independent chains of fused multiply-adds on 512-bit registers (256-bit without AVX-512),
 // so that latency never limits them: the machine's peak, in GFLOP/s on one thread.
 __attribute__((target("avx512f,fma"))) double fma_chains_avx512(long iterations) {
@@ -105,7 +97,8 @@ void BM_fma_peak(benchmark::State &state) {
 void BM_matmul_dsl(benchmark::State &state) {
     const int m = static_cast<int>(state.range(0)), k = static_cast<int>(state.range(1)),
               n = static_cast<int>(state.range(2)), threads = static_cast<int>(state.range(3));
-    dsl::Buffer<float> a = random_matrix(k, m, 1), b = random_matrix(n, k, 2), c(n, m);
+    dsl::Buffer<float> a = dsl_apps::matmul_random_matrix(k, m, 1),
+                       b = dsl_apps::matmul_random_matrix(n, k, 2), c(n, m);
     dsl::ImageParam pa(dsl::Float(32), 2, "a"), pb(dsl::Float(32), 2, "b");
     pa.set(a);
     pb.set(b);

@@ -90,14 +90,6 @@ const OpenBlas &openblas() {
     return lib;
 }
 
-dsl::Buffer<float> random_matrix(int columns, int rows, unsigned seed) {
-    dsl::Buffer<float> m(columns, rows);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-    m.for_each_element([&](int x, int y) { m(x, y) = value(rng); });
-    return m;
-}
-
 void BM_matmul_openblas(benchmark::State &state) {
     const OpenBlas &lib = openblas();
     if (!lib.error.empty()) {
@@ -106,7 +98,8 @@ void BM_matmul_openblas(benchmark::State &state) {
     }
     const int m = static_cast<int>(state.range(0)), k = static_cast<int>(state.range(1)),
               n = static_cast<int>(state.range(2)), threads = static_cast<int>(state.range(3));
-    dsl::Buffer<float> a = random_matrix(k, m, 1), b = random_matrix(n, k, 2), c(n, m);
+    dsl::Buffer<float> a = dsl_apps::matmul_random_matrix(k, m, 1),
+                       b = dsl_apps::matmul_random_matrix(n, k, 2), c(n, m);
     auto multiply = [&] {
         lib.sgemm(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, m, n, k, 1.0f, a.data(), k,
                   b.data(), n, 0.0f, c.data(), n);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace dsl_apps {
 
@@ -77,6 +78,14 @@ void schedule_matmul(MatmulPipeline &p, const Target &target) {
     per_tile(p.chunk, p.kj);
     // The terms past the last full chunk (none when the chunk divides K), straight into C.
     p.output.update(1).reorder(x, p.kt, y).vectorize(x, vec).parallel(y);
+}
+
+Buffer<float> matmul_random_matrix(int columns, int rows, unsigned seed) {
+    Buffer<float> m(columns, rows);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    m.for_each_element([&](int x, int y) { m(x, y) = value(rng); });
+    return m;
 }
 
 float matmul_reference_at(const Buffer<float> &a, const Buffer<float> &b, int x, int y) {

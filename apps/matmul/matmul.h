@@ -38,6 +38,9 @@ MatmulPipeline make_matmul(const dsl::ImageParam &a, const dsl::ImageParam &b);
 void schedule_matmul(MatmulPipeline &p, const dsl::Target &target);
 bool matmul_fits_schedule(int m, int n);
 
+/// A `columns` x `rows` matrix of values uniform in [-1, 1), the same for the same seed.
+dsl::Buffer<float> matmul_random_matrix(int columns, int rows, unsigned seed);
+
 /// The plain C++ version, summing in the same order as the pipeline: one element, and all.
 float matmul_reference_at(const dsl::Buffer<float> &a, const dsl::Buffer<float> &b, int x, int y);
 dsl::Buffer<float> matmul_reference(const dsl::Buffer<float> &a, const dsl::Buffer<float> &b);

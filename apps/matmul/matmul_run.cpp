@@ -18,14 +18,6 @@ using namespace dsl_apps;
 
 namespace {
 
-Buffer<float> random_matrix(int columns, int rows, unsigned seed) {
-    Buffer<float> m(columns, rows);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-    m.for_each_element([&](int x, int y) { m(x, y) = value(rng); });
-    return m;
-}
-
 int parse_size(const char *text, const char *what) {
     char *end = nullptr;
     long v = std::strtol(text, &end, 10);
@@ -57,7 +49,7 @@ int main(int argc, char **argv) {
         if (sizes != 0 && sizes != 3)
             throw std::runtime_error("give all three sizes M K N, or none (512 each)");
         const int m = size[0], k = size[1], n = size[2];
-        Buffer<float> a = random_matrix(k, m, 1), b = random_matrix(n, k, 2), c(n, m);
+        Buffer<float> a = matmul_random_matrix(k, m, 1), b = matmul_random_matrix(n, k, 2), c(n, m);
 
         // The hand-written schedule needs C at least one register tile large.
         const bool fits = matmul_fits_schedule(m, n);

@@ -1,4 +1,5 @@
 #include "codegen/CodeGenLLVM.h"
+#include "codegen/OptLevel.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/IR/IRBuilder.h>
@@ -62,8 +63,6 @@ CpuTarget CpuTarget::host() {
     return t;
 }
 
-namespace {
-
 llvm::CodeGenOptLevel codegen_opt_level(int level) {
     switch (level) {
         case 0:
@@ -76,8 +75,6 @@ llvm::CodeGenOptLevel codegen_opt_level(int level) {
             return llvm::CodeGenOptLevel::Aggressive;
     }
 }
-
-}  // namespace
 
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target) {
     initialize_llvm_targets();

@@ -17,6 +17,7 @@
 
 #include <chrono>
 
+#include "codegen/OptLevel.h"
 #include "ir/Error.h"
 #include "jit/DiskCache.h"
 #include "jit/PipelineKey.h"
@@ -37,19 +38,6 @@ std::string to_string(llvm::Error error) {
     return os.str();
 }
 
-llvm::CodeGenOptLevel codegen_opt_level(int level) {
-    switch (level) {
-        case 0:
-            return llvm::CodeGenOptLevel::None;
-        case 1:
-            return llvm::CodeGenOptLevel::Less;
-        case 2:
-            return llvm::CodeGenOptLevel::Default;
-        default:
-            return llvm::CodeGenOptLevel::Aggressive;
-    }
-}
-
 /// How the JIT's target machine is made: `target`'s CPU and features at its optimisation level,
 /// position-independent code in the small code model (what ORC's JITLink links on x86-64 and
 /// AArch64, and what LLJIT would choose for itself).
@@ -57,7 +45,7 @@ llvm::orc::JITTargetMachineBuilder jit_target_machine_builder(const codegen::Cpu
     llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(target.triple)};
     jtmb.setCPU(target.cpu);
     jtmb.addFeatures(std::vector<std::string>{target.features});
-    jtmb.setCodeGenOptLevel(codegen_opt_level(target.opt_level));
+    jtmb.setCodeGenOptLevel(codegen::codegen_opt_level(target.opt_level));
     jtmb.setRelocationModel(llvm::Reloc::PIC_);
     jtmb.setCodeModel(llvm::CodeModel::Small);
     return jtmb;

@@ -429,14 +429,6 @@ TEST(LocalLaplacian, OtherLevelsAndStrengths) {
 
 // ---- matmul ----
 
-Buffer<float> random_matrix(int columns, int rows, unsigned seed) {
-    Buffer<float> m(columns, rows);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-    m.for_each_element([&](int x, int y) { m(x, y) = value(rng); });
-    return m;
-}
-
 // (M, K, N): one chunk shorter than kMatmulChunk, exactly one, two and a tail, three; C smaller
 // than a register tile in either direction, and sizes the tile does not divide.
 const std::vector<std::array<int, 3>> kMatmulSizes = {
@@ -453,7 +445,7 @@ Buffer<float> matmul_jit(const Buffer<float> &a, const Buffer<float> &b, bool sc
 
 TEST(Matmul, NaiveMatchesReference) {
     for (const auto &[m, k, n] : kMatmulSizes) {
-        Buffer<float> a = random_matrix(k, m, 1), b = random_matrix(n, k, 2);
+        Buffer<float> a = matmul_random_matrix(k, m, 1), b = matmul_random_matrix(n, k, 2);
         expect_equal(matmul_jit(a, b, false), matmul_reference(a, b), "naive matmul");
     }
 }
@@ -461,7 +453,7 @@ TEST(Matmul, NaiveMatchesReference) {
 TEST(Matmul, ScheduledJitMatchesReference) {
     for (const auto &[m, k, n] : kMatmulSizes) {
         if (!matmul_fits_schedule(m, n)) continue;
-        Buffer<float> a = random_matrix(k, m, 3), b = random_matrix(n, k, 4);
+        Buffer<float> a = matmul_random_matrix(k, m, 3), b = matmul_random_matrix(n, k, 4);
         expect_equal(matmul_jit(a, b, true), matmul_reference(a, b),
                      "scheduled matmul " + std::to_string(m) + "x" + std::to_string(k) + "x" +
                          std::to_string(n));
@@ -470,7 +462,7 @@ TEST(Matmul, ScheduledJitMatchesReference) {
 
 TEST(Matmul, AotMatchesReference) {
     for (const auto &[m, k, n] : kMatmulSizes) {
-        Buffer<float> a = random_matrix(k, m, 5), b = random_matrix(n, k, 6), c(n, m);
+        Buffer<float> a = matmul_random_matrix(k, m, 5), b = matmul_random_matrix(n, k, 6), c(n, m);
         for (auto *library : {matmul_aot, matmul_aot_naive}) {
             if (library == matmul_aot && !matmul_fits_schedule(m, n)) continue;
             ASSERT_EQ(library(a.raw_buffer(), b.raw_buffer(), c.raw_buffer()), 0);
@@ -482,14 +474,15 @@ TEST(Matmul, AotMatchesReference) {
 // A and B whose k starts elsewhere than 0, and C smaller than a tile: the scheduled library
 // reports an error instead of reading past A.
 TEST(Matmul, ShiftedInputsAndTooSmallForTheSchedule) {
-    Buffer<float> a = random_matrix(700, 40, 7), b = random_matrix(90, 700, 8);
+    Buffer<float> a = matmul_random_matrix(700, 40, 7), b = matmul_random_matrix(90, 700, 8);
     Buffer<float> expected = matmul_reference(a, b);
     a.translate(0, 11);  // k starts at 11 in A, at 2 in B (rows and columns are C's)
     b.translate(1, 2);
     Buffer<float> c(90, 40);
     ASSERT_EQ(matmul_aot(a.raw_buffer(), b.raw_buffer(), c.raw_buffer()), 0);
     expect_equal(c, expected, "shifted matmul");
-    Buffer<float> small_a = random_matrix(8, 3, 9), small_b = random_matrix(70, 8, 10);
+    Buffer<float> small_a = matmul_random_matrix(8, 3, 9),
+                  small_b = matmul_random_matrix(70, 8, 10);
     Buffer<float> small_c(70, 3);
     EXPECT_NE(matmul_aot(small_a.raw_buffer(), small_b.raw_buffer(), small_c.raw_buffer()), 0);
     EXPECT_FALSE(matmul_fits_schedule(3, 70));

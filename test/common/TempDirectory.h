@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +39,16 @@ inline void remove_tree(const std::string &path) {
 }
 
 /// The names in directory `path` (without "." and ".."), or none if it does not exist.
+/// A whole file's bytes (empty if it cannot be read), and a file written with `bytes`.
+inline std::string read_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+inline void write_file(const std::string &path, const std::string &bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+}
+
 inline std::vector<std::string> list_directory(const std::string &path) {
     std::vector<std::string> names;
     if (DIR *dir = opendir(path.c_str())) {

@@ -34,15 +34,8 @@ namespace {
 using test::ScopedEnvironmentVariable;
 using test::TempDirectory;
 
-std::string read_file(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_file(const std::string &path, const std::string &bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << bytes;
-}
+using test::read_file;
+using test::write_file;
 
 /// The disk cache's counters since `before`.
 struct CacheCounts {

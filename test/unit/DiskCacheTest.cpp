@@ -37,15 +37,8 @@ using test::ScopedEnvironmentVariable;
 using test::TempDirectory;
 using Result = DiskCache::Lookup::Result;
 
-std::string read_file(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_file(const std::string &path, const std::string &bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << bytes;
-}
+using test::read_file;
+using test::write_file;
 
 bool exists(const std::string &path) {
     struct stat st;
