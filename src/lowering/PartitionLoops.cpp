@@ -39,6 +39,25 @@ class CountNodes : public IRVisitor {
     }
 };
 
+/// Whether an expression reads memory or calls outside code: its value may change from one
+/// iteration to the next even when it names nothing the loop binds (an update that takes the
+/// max of the value it stores: fuzzer case 763053).
+class ReadsMemory : public IRVisitor {
+  public:
+    bool found = false;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Load *op) override {
+        found = true;
+        IRVisitor::visit(op);
+    }
+    void visit(const Call *op) override {
+        found |= op->call_type != Call::CallType::Intrinsic;
+        IRVisitor::visit(op);
+    }
+};
+
 /// `coeff * v + rest`, with `rest` free of `v` and of every name bound inside the loop.
 struct Linear {
     int64_t coeff;
@@ -192,9 +211,12 @@ class SteadyState : public IRMutator {
         return std::nullopt;
     }
 
-    /// Uses neither the loop variable nor any name bound inside the loop.
+    /// Uses neither the loop variable nor any name bound inside the loop, and reads no memory.
     bool invariant(const Expr &e) const {
         if (expr_uses_var(e, var_)) return false;
+        ReadsMemory reads;
+        reads.include(e);
+        if (reads.found) return false;
         for (const auto &[name, values] : lets_) {
             if (!values.empty() && expr_uses_var(e, name)) return false;
         }

@@ -492,5 +492,20 @@ TEST(FuzzRegression, FoldedStorageHoldsEverySpecializationsRegion) {
     EXPECT_TRUE(matches_reference(g, out));
 }
 
+// An update that keeps the max of its value and a linear function of an RVar: loop
+// partitioning took the stored value for a bound fixed over the RVar's loop and dropped the
+// terms past the "steady state" it computed from the value before the loop (case 763053).
+TEST(FuzzRegression, PartitioningDoesNotTreatAStoredValueAsABound) {
+    Func f("fr18_f");
+    RDom r(-2, 3, -1, 3, "fr18_r");
+    r.where(r.x != r.y);
+    f(x, y) = x - 40;
+    f(x, y) = max(f(x, y), (x + r.x + y + r.y) * -2 - 14);
+    Realization out = f.realize({9, 4});
+    EXPECT_TRUE(matches_reference(f, out));
+    Buffer<int> values = out[0];
+    EXPECT_EQ(values(2, 0), -12);  // r = (-2, -1): -14 - 2 * (2 - 3)
+}
+
 }  // namespace
 }  // namespace dsl
