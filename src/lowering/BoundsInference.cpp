@@ -247,6 +247,14 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
     return lets.bindings;
 }
 
+bool is_window_let(const Function &f, const std::string &name) {
+    for (const std::string &var : f.args()) {
+        std::string prefix = f.name() + "." + var;
+        if (name == prefix + ".window_min" || name == prefix + ".window_max") return true;
+    }
+    return false;
+}
+
 Stmt bounds_inference(const Environment &env, const Stmt &s) {
     Lets lets;
     std::vector<Stmt> checks;

@@ -35,4 +35,8 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const lang::Function &f,
                                                       BoundsFor mode,
                                                       std::vector<Stmt> *checks = nullptr);
 
+/// Whether `name` is a let that func_bounds binds to a bound_extent() window of `f`
+/// (`<f>.<var>.window_min` or `.window_max`).
+bool is_window_let(const lang::Function &f, const std::string &name);
+
 }  // namespace dsl::lowering

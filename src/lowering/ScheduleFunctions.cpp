@@ -84,11 +84,6 @@ std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
     return derived;
 }
 
-bool ends_with(const std::string &s, const std::string &suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 bool is_realized_name(const Function &f, const std::string &name) {
     for (const std::string &a : f.args()) {
         if (name == names::realized_min(f.name(), a) || name == names::realized_max(f.name(), a) ||
@@ -200,10 +195,8 @@ class NestBuilder {
         std::vector<std::pair<std::string, Expr>> lets;
         for (auto &let : func_bounds(producer, required, BoundsFor::Storage)) {
             // The storage's bounds, and the windows of bound_extent() they start from.
-            const std::string &name = let.first;
-            bool window = name.rfind(producer.name() + ".", 0) == 0 &&
-                          (ends_with(name, ".window_min") || ends_with(name, ".window_max"));
-            if (is_realized_name(producer, name) || window) lets.push_back(let);
+            if (is_realized_name(producer, let.first) || is_window_let(producer, let.first))
+                lets.push_back(let);
         }
         // Rounding splits computed per iteration may write more than the union of what the
         // iterations read: the storage holds every point the loops inside can write.

@@ -8,6 +8,7 @@
 #include "ir/Names.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "lowering/BoundsInference.h"
 #include "lowering/SplitRanges.h"
 
 namespace dsl::lowering {
@@ -102,11 +103,9 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
         // A bound_extent() window is a let of its own: seen through, its dependence on the
         // loop shows.
         for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
-            const std::string &n = it->first;
-            if (n.size() > 11 && (n.compare(n.size() - 11, 11, ".window_min") == 0 ||
-                                  n.compare(n.size() - 11, 11, ".window_max") == 0)) {
-                min_value = substitute(n, it->second, min_value);
-                max_value = substitute(n, it->second, max_value);
+            if (is_window_let(producer, it->first)) {
+                min_value = substitute(it->first, it->second, min_value);
+                max_value = substitute(it->first, it->second, max_value);
             }
         }
         if (!non_decreasing(is_monotonic(min_value, loop.var)) ||
