@@ -6,8 +6,9 @@
 
 namespace dsl_bench {
 
-/// The single-thread FMA peak that matmul/fma_peak measured in this run (0 before it ran).
-double &fma_peak_gflops();
+/// The single-thread FMA peak of this machine, measured once per run on first use (0 without
+/// FMA), so that every benchmark's percentage has it whatever ran before.
+double fma_peak_gflops();
 
 /// The sizes (M, K, N) and thread counts of both sides: 512, 1024, 2048 square and the skinny
 /// 2048 x 64 x 2048, on 1 and 2 threads.
