@@ -56,4 +56,12 @@ if ! "$DSL_BUILD_DIR/apps/matmul/matmul_run" 512 512 512 --benchmark "$runs" >"$
     exit 1
 fi
 cat "$out/matmul.log"
+echo
+echo "app conv_layer: 3x3, 1x1 and depthwise layers on 4 random 64x64 images of 128 channels..."
+if ! "$DSL_BUILD_DIR/apps/conv_layer/conv_layer_run" --benchmark "$runs" >"$out/conv_layer.log" 2>&1; then
+    cat "$out/conv_layer.log"
+    echo "demo: conv_layer failed"
+    exit 1
+fi
+cat "$out/conv_layer.log"
 echo "demo: outputs are in $out"

@@ -1,6 +1,7 @@
 // Code generation for expressions, following the semantics of include/dsl/Expr.h exactly (the
 // reference evaluator is the oracle the tests compare against).
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include <cmath>
@@ -370,6 +371,23 @@ void CodeGenLLVM::visit(const Cast *op) {
 // ---------------------------------------------------------------------------------------------
 // Memory and vectors
 
+void CodeGenLLVM::tag_buffer_access(llvm::Value *access, const std::string &buffer) {
+    auto *instruction = llvm::dyn_cast<llvm::Instruction>(access);
+    if (!instruction) return;
+    // An allocation never overlaps another one or a buffer from outside; buffers from outside
+    // may overlap each other (the same buffer passed twice), so they share one type.
+    const std::string key = allocations_in_scope_.count(buffer) ? buffer : std::string();
+    auto tag = tbaa_tags_.find(key);
+    if (tag == tbaa_tags_.end()) {
+        llvm::MDBuilder md(context_);
+        if (!tbaa_root_) tbaa_root_ = md.createTBAARoot("dsl buffers");
+        llvm::MDNode *type = md.createTBAAScalarTypeNode(
+            key.empty() ? "buffer from outside" : "allocation " + key, tbaa_root_);
+        tag = tbaa_tags_.emplace(key, md.createTBAAStructTagNode(type, type, 0)).first;
+    }
+    instruction->setMetadata(llvm::LLVMContext::MD_tbaa, tag->second);
+}
+
 llvm::Value *CodeGenLLVM::element_pointer(const std::string &buffer, Type t, llvm::Value *index) {
     llvm::Value *base = lookup(buffer);
     return builder_->CreateInBoundsGEP(memory_type(t.element_of()), base, index);
@@ -421,6 +439,7 @@ void CodeGenLLVM::visit(const Load *op) {
             result = builder_->CreateMaskedLoad(mem, ptr, align, mask,
                                                 llvm::Constant::getNullValue(mem));
         }
+        tag_buffer_access(result, op->name);
     } else {
         llvm::Value *index = codegen(op->index);
         llvm::Value *ptrs = element_pointer(op->name, t, index);
@@ -822,15 +841,13 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
             break;
     }
     if (op->intrinsic == I::Fma) {
-        llvm::Value *a = codegen(op->args[0]), *b = codegen(op->args[1]),
-                    *c = codegen(op->args[2]);
+        llvm::Value *a = codegen(op->args[0]), *b = codegen(op->args[1]), *c = codegen(op->args[2]);
         if (is_narrow_float(t)) {
             a = widen_float(a, t);
             b = widen_float(b, t);
             c = widen_float(c, t);
         }
-        llvm::Value *v =
-            builder_->CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, b, c});
+        llvm::Value *v = builder_->CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, b, c});
         return is_narrow_float(t) ? narrow_float(v, Float(32, t.lanes()), t) : v;
     }
     // Math on floats: narrow floats are computed in float32 and rounded back.

@@ -1,4 +1,6 @@
 #pragma once
+
+#include <map>
 /// The LLVM code generator class, shared by the files of src/codegen. Includes LLVM headers: only
 /// codegen's own .cpp files may include it.
 
@@ -73,6 +75,11 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *call_intrinsic(const ir::Call *op);
     llvm::Value *math_call(const ir::Call *op, llvm::Value *x, llvm::Value *y);
     llvm::Value *element_pointer(const std::string &buffer, Type t, llvm::Value *index);
+    /// Marks a load or store of `buffer` with type-based alias information: each allocation of
+    /// the pipeline is its own type, and every buffer from outside (inputs, outputs) shares one,
+    /// so LLVM knows that a store to a register tile on the stack changes nothing it loads from
+    /// another buffer (its own analysis gives up on allocations with many uses).
+    void tag_buffer_access(llvm::Value *access, const std::string &buffer);
     /// A load of every lane at a small constant stride other than 1, as a dense load and a
     /// shuffle; null when the load is not one.
     llvm::Value *strided_load(const ir::Load *op);
@@ -89,6 +96,10 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *value_ = nullptr;
     /// Heap allocations live at the current point; an early error return frees them.
     std::vector<llvm::Value *> live_heap_;
+    /// The allocations in scope (by name, with their nesting count), and the alias tags made.
+    std::map<std::string, int> allocations_in_scope_;
+    llvm::MDNode *tbaa_root_ = nullptr;
+    std::map<std::string, llvm::MDNode *> tbaa_tags_;
     /// Outlines the body of a parallel loop into a task and runs it on the runtime's pool.
     void codegen_parallel_loop(const ir::For *op);
     /// Returns `code` after freeing every live heap allocation.

@@ -229,7 +229,7 @@ void CodeGenLLVM::visit(const Store *op) {
         llvm::Value *base = codegen(t.is_scalar() ? op->index : ramp->base);
         llvm::Value *ptr = element_pointer(op->name, t, base);
         if (always) {
-            builder_->CreateAlignedStore(value, ptr, align);
+            tag_buffer_access(builder_->CreateAlignedStore(value, ptr, align), op->name);
         } else if (t.is_scalar()) {
             // A predicated scalar store is a branch.
             llvm::BasicBlock *store =
@@ -237,11 +237,12 @@ void CodeGenLLVM::visit(const Store *op) {
             llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, "after_store", function_);
             builder_->CreateCondBr(codegen(op->predicate), store, after);
             builder_->SetInsertPoint(store);
-            builder_->CreateAlignedStore(value, ptr, align);
+            tag_buffer_access(builder_->CreateAlignedStore(value, ptr, align), op->name);
             builder_->CreateBr(after);
             builder_->SetInsertPoint(after);
         } else {
-            builder_->CreateMaskedStore(value, ptr, align, codegen(op->predicate));
+            tag_buffer_access(
+                builder_->CreateMaskedStore(value, ptr, align, codegen(op->predicate)), op->name);
         }
         return;
     }
@@ -293,6 +294,11 @@ void CodeGenLLVM::visit(const Allocate *op) {
         llvm::Type *ptr = llvm::PointerType::get(context_, 0);
         llvm::FunctionCallee malloc_fn = module_.getOrInsertFunction(
             runtime::kMallocSymbol, llvm::FunctionType::get(ptr, {i64}, false));
+        // A fresh block that nothing else points to: without saying so, LLVM assumes stores
+        // to a stack buffer (a register tile) may change what is loaded from this one, and
+        // keeps both in memory in the loops that use the two.
+        if (auto *declared = llvm::dyn_cast<llvm::Function>(malloc_fn.getCallee()))
+            declared->addRetAttr(llvm::Attribute::NoAlias);
         pointer = builder_->CreateCall(malloc_fn, {bytes}, op->name);
         llvm::Value *bytes_as_double =
             builder_->CreateSIToFP(bytes, llvm::Type::getDoubleTy(context_));
@@ -302,7 +308,9 @@ void CodeGenLLVM::visit(const Allocate *op) {
     if (on_heap) live_heap_.push_back(pointer);
     {
         ScopedBinding<llvm::Value *> bind(symbols_, op->name, pointer);
+        allocations_in_scope_[op->name]++;
         codegen(op->body);
+        if (--allocations_in_scope_[op->name] == 0) allocations_in_scope_.erase(op->name);
     }
     if (on_heap) live_heap_.pop_back();
     // Heap memory is released where the allocation's scope ends; `Free` nodes only mark the

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/Error.h"
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/Names.h"
 #include "ir/Simplify.h"
@@ -88,9 +89,19 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
             // An update's loops cover only its pure Vars.
             if (!is_pure(k, f.args()[a])) continue;
             Interval e = enclosing(k, a);
+            // A single point stays one, visibly (a region of constant size).
+            const bool point = equal(box[a].min, box[a].max);
             box[a].min = min(max(box[a].min, e.min), e.max);
-            box[a].max = min(max(box[a].max, box[a].min), e.max);
+            box[a].max = point ? box[a].min : min(max(box[a].max, box[a].min), e.max);
         }
+    };
+    // Whether `i` is exactly the range of stage k's loop over dimension a (an update that reads
+    // or writes the Func at its own pure Var): what that stage's region already holds.
+    auto is_loop_range = [&](const Interval &i, int k, int a) {
+        std::string loop = names::stage_var(f.name(), k, f.args()[a]);
+        const auto *lo = i.min.as<Variable>();
+        const auto *hi = i.max.as<Variable>();
+        return lo && hi && lo->name == names::min_of(loop) && hi->name == names::max_of(loop);
     };
     if (clamp_to_enclosing) clamp_to_stage(required, 0);
 
@@ -184,6 +195,16 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
             }
             std::string loop = names::stage_var(f.name(), k, var);
             const Interval &r = regions[k][index];
+            if (k + 1 < f.stages() && is_pure(k + 1, var) &&
+                equal(r.min, regions[k + 1][index].min) &&
+                equal(r.max, regions[k + 1][index].max)) {
+                // The same region as the next stage's: named as that, so that the simplifier
+                // sees that both stages (and the storage) start at the same point.
+                std::string next = names::stage_var(f.name(), k + 1, var);
+                lets.add(names::min_of(loop), Variable::make(Int(32), names::min_of(next)));
+                lets.add(names::max_of(loop), Variable::make(Int(32), names::max_of(next)));
+                continue;
+            }
             lets.add(names::min_of(loop), r.min);
             // A region of constant size ends at its min plus a constant, which the simplifier
             // sees through: the loop's extent is a constant.
@@ -197,9 +218,29 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         if (k > 0) {
             Box self_reads = box_of_calls(f, k, f.name());
             require_bounded(self_reads, f.name(), f.name());
+            // Reads at the stage's own loops add nothing to its region (and merging them would
+            // hide that the region is, say, a single row).
+            std::vector<bool> unchanged(f.dimensions(), self_reads.empty());
+            for (int a = 0; a < static_cast<int>(self_reads.size()); a++) {
+                if (is_loop_range(self_reads[a], k, a)) {
+                    self_reads[a] = regions[k][a];
+                    unchanged[a] = true;
+                }
+            }
             regions[k - 1] = regions[k];
             merge_boxes(regions[k - 1], self_reads);
-            if (clamp_to_enclosing) clamp_to_stage(regions[k - 1], k - 1);
+            // A region stage k-1 takes unchanged from stage k lies inside the whole pipeline's
+            // region of stage k-1 already when stage k's was clamped into its own (which the
+            // earlier stage's holds) or into stage 0's: no clamp, so that it stays the same
+            // expression.
+            const bool already_inside = k < f.stages() - 1 || k - 1 == 0;
+            if (clamp_to_enclosing) {
+                Box clamped = regions[k - 1];
+                clamp_to_stage(clamped, k - 1);
+                for (int a = 0; a < f.dimensions(); a++) {
+                    if (!(unchanged[a] && already_inside)) regions[k - 1][a] = clamped[a];
+                }
+            }
             if (mode != BoundsFor::Output) apply_fixed(regions[k - 1], k - 1);
         }
     }
@@ -211,6 +252,16 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
     for (int k = 0; k < f.stages(); k++) {
         Box writes = box_of_writes(f, k);
         require_bounded(writes, f.name(), f.name());
+        // A stage writing exactly its loops' region writes inside stage 0's: each earlier stage
+        // covers the later ones' regions (clamped into the whole pipeline's region of the
+        // stage, which holds the later stages' regions). Not where bound_extent() moves the
+        // windows.
+        for (int a = 0; a < static_cast<int>(writes.size()); a++) {
+            bool windowed = false;
+            for (const FixedExtent &fx : fixed)
+                windowed |= fx.dim == a;
+            if (!windowed && is_loop_range(writes[a], k, a)) writes[a] = realized[a];
+        }
         merge_boxes(realized, writes);
     }
     if (clamp_to_enclosing && fixed.empty() && f.stages() == 1 && split_footprints(f, 0).empty()) {
@@ -231,6 +282,13 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
     }
     for (int a = 0; a < f.dimensions(); a++) {
         const std::string &var = f.args()[a];
+        if (equal(realized[a].min, regions[0][a].min) &&
+            equal(realized[a].max, regions[0][a].max)) {
+            // Stage 0's region, by its name (see the stages' lets above).
+            std::string loop = names::stage_var(f.name(), 0, var);
+            realized[a] = Interval(Variable::make(Int(32), names::min_of(loop)),
+                                   Variable::make(Int(32), names::max_of(loop)));
+        }
         lets.add(names::realized_min(f.name(), var), realized[a].min);
         lets.add(names::realized_max(f.name(), var), realized[a].max);
         // From the bounds themselves when that gives a constant (a constant-size allocation

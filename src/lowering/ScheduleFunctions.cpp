@@ -13,6 +13,7 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lowering/BoundsInference.h"
+#include "lowering/ComputedInside.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/Regions.h"
 #include "lowering/SlidingWindow.h"
@@ -398,10 +399,20 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             std::vector<Expr> uses = d.args;
             uses.insert(uses.end(), d.values.begin(), d.values.end());
             uses.push_back(d.predicate);
-            auto required_of = [&](const Function &producer) {
-                Box required = box_of_calls_in(uses, producer.name(), inner_loops);
-                require_bounded(required, producer.name(), f.name());
+            // What the iterations of this loop read: the stage itself, and the Funcs computed
+            // inside it (at this loop or further in).
+            std::set<std::string> here_and_inside;
+            for (int q = 0; q <= p; q++)
+                here_and_inside.insert(dims[q].var);
+            std::vector<std::string> inside =
+                computed_inside(env_, f.name(), stage, here_and_inside);
+            auto direct = [&](const std::string &callee) {
+                Box required = box_of_calls_in(uses, callee, inner_loops);
+                require_bounded(required, callee, f.name());
                 return required;
+            };
+            auto required_of = [&](const Function &producer) {
+                return required_over_loop(env_, inside, producer.name(), direct);
             };
             if (computed != producers_at.end()) {
                 for (auto it = computed->second.rbegin(); it != computed->second.rend(); ++it) {
@@ -558,7 +569,10 @@ void resolve_store_level(const Environment &env, const Function &g) {
 }  // namespace
 
 void resolve_compute_levels(Environment &env) {
-    for (const std::string &name : env.order) {
+    // Consumers first: a Func may be computed at a loop of a Func that reads it only through
+    // other Funcs computed inside that loop, whose levels must be known.
+    for (auto order = env.order.rbegin(); order != env.order.rend(); ++order) {
+        const std::string &name = *order;
         Function g = env.func(name);
         schedule::LoopLevel &level = g.schedule().compute_level;
         if (level.kind != schedule::LoopLevel::Kind::At) continue;
@@ -569,22 +583,32 @@ void resolve_compute_levels(Environment &env) {
             << "\" is not computed in this pipeline (is it inlined?). "
             << "Compute it at root, or compute \"" << name << "\" at root.";
         const Function &c = env.func(level.func);
+        // The stages of c that read it, directly or through Funcs computed inside their loops.
+        auto all_loops = [&](int k) {
+            std::set<std::string> loops;
+            for (const schedule::Dim &d : c.stage(k).schedule.dims)
+                loops.insert(d.var);
+            return loops;
+        };
+        auto reads_it = [&](const std::string &reader) {
+            const Function &r = env.func(reader);
+            for (int k = 0; k < r.stages(); k++) {
+                if (!box_of_calls(r, k, name).empty()) return true;
+            }
+            return false;
+        };
         std::vector<int> stages;
         for (int k = 0; k < c.stages(); k++) {
-            if (!box_of_calls(c, k, name).empty()) stages.push_back(k);
+            bool uses = !box_of_calls(c, k, name).empty();
+            for (const std::string &inner : computed_inside(env, c.name(), k, all_loops(k)))
+                uses |= inner != name && reads_it(inner);
+            if (uses) stages.push_back(k);
         }
-        user_assert(!stages.empty()) << where << ", but \"" << level.func << "\" does not use it.";
+        user_assert(!stages.empty()) << where << ", but \"" << level.func
+                                     << "\" does not use it, and neither does any Func computed "
+                                     << "inside its loops.";
         user_assert(stages.size() == 1) << where << ", but several stages of \"" << level.func
                                         << "\" use it; compute it at root instead.";
-        for (const std::string &other : env.order) {
-            if (other == name || other == level.func) continue;
-            for (int k = 0; k < env.func(other).stages(); k++) {
-                user_assert(box_of_calls(env.func(other), k, name).empty())
-                    << where << ", but \"" << other
-                    << "\" uses it too; a Func computed inside one consumer's loop "
-                    << "is not visible to others. Compute it at root.";
-            }
-        }
         const std::vector<schedule::Dim> &dims = c.stage(stages[0]).schedule.dims;
         bool found = false;
         std::string legal = "root";
@@ -596,6 +620,27 @@ void resolve_compute_levels(Environment &env) {
                            << "\" at that point. Legal locations for " << name << " are: " << legal
                            << ".";
         level.stage = stages[0];
+        // Every other reader must be computed inside that loop.
+        std::set<std::string> at_or_inside;
+        for (const schedule::Dim &d : dims) {  // innermost first
+            at_or_inside.insert(d.var);
+            if (d.var == level.var) break;
+        }
+        std::vector<std::string> inside = computed_inside(env, c.name(), stages[0], at_or_inside);
+        for (const std::string &other : env.order) {
+            if (other == name || other == level.func || !reads_it(other)) continue;
+            bool is_inside = std::find(inside.begin(), inside.end(), other) != inside.end();
+            user_assert(is_inside)
+                << where << ", but \"" << other << "\" uses it too"
+                << (env.func(other).schedule().compute_level.kind == schedule::LoopLevel::Kind::At
+                        ? " and is computed at " +
+                              env.func(other).schedule().compute_level.to_string() +
+                              ", not inside " + level.func + "." + level.var
+                        : "")
+                << "; a Func computed inside a loop is visible only to the Funcs computed "
+                << "inside that same loop. Compute it at root, or at a loop that holds all its "
+                << "readers.";
+        }
     }
     for (const std::string &name : env.order)
         resolve_store_level(env, env.func(name));

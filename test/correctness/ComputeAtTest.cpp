@@ -68,5 +68,70 @@ TEST(ComputeAt, IllegalLocationsListTheLegalOnes) {
     EXPECT_CONTAINS(msg, "but \"ch\" uses it too");
 }
 
+// A Func computed at a loop of a Func that reads it only through another Func computed further
+// in (a convolution's padded input per strip of rows, read by tiles computed per column).
+struct StripsAndTiles {
+    Func edge, tile, out;
+    Var x{"x"}, y{"y"}, xo{"xo"}, yo{"yo"}, xi{"xi"}, yi{"yi"};
+    StripsAndTiles(const Buffer<> &in, const std::string &prefix)
+        : edge(prefix + "_edge"), tile(prefix + "_tile"), out(prefix + "_out") {
+        Func clamped = BoundaryConditions::repeat_edge(in);
+        RDom r(-1, 3, -1, 3, prefix + "_r");
+        edge(x, y) = clamped(x, y) * 3 + x;
+        tile(x, y) = 0;
+        tile(x, y) += edge(x + r.x, y + r.y) * (r.x + 2);
+        out(x, y) = tile(x, y) + tile(x + 1, y) / 2;
+        out.tile(x, y, xo, yo, xi, yi, 8, 4);
+        tile.compute_at(out, xo);
+    }
+};
+
+TEST(ComputeAt, AtALoopOfAConsumerOfItsConsumer) {
+    Buffer<> in = random_buffer(Int(32), {45, 22}, 11);
+    for (bool sliding : {false, true}) {
+        StripsAndTiles p(in, sliding ? "islide" : "istrip");
+        if (sliding) {
+            p.edge.store_root().compute_at(p.out, p.yo);
+        } else {
+            p.edge.compute_at(p.out, p.yo);
+        }
+        Buffer<int> b = p.out.realize({45, 22});
+        EXPECT_TRUE(matches_reference(p.out, b));
+        // The edge Func is computed per strip, outside the tiles' loop.
+        std::string nest = p.out.loop_nest();
+        std::string name = sliding ? "islide" : "istrip";
+        size_t strip = nest.find("for " + name + "_out.s0.yo"),
+               edge = nest.find("produce " + name + "_edge"),
+               column = nest.find("for " + name + "_out.s0.xo");
+        ASSERT_NE(edge, std::string::npos) << nest;
+        EXPECT_LT(strip, edge) << nest;
+        EXPECT_LT(edge, column) << nest;
+        if (sliding) {
+            EXPECT_CONTAINS(nest, "produce islide_edge (sliding window over");
+        }
+    }
+}
+
+TEST(ComputeAt, AtALoopOfAConsumerOfItsConsumerMustHoldEveryReader) {
+    Buffer<> in = random_buffer(Int(32), {30, 12}, 12);
+    {
+        // Inside the loop where the Func that reads it is computed: that Func is outside.
+        StripsAndTiles p(in, "iinner");
+        p.edge.compute_at(p.out, p.xi);
+        std::string msg = test::message_of([&] { p.out.realize({30, 12}); });
+        EXPECT_CONTAINS(msg, "but \"iinner_tile\" uses it too");
+        EXPECT_CONTAINS(msg, "not inside iinner_out.xi");
+    }
+    {
+        // A reader whose split rounds up reads past what would be computed for it.
+        StripsAndTiles p(in, "iround");
+        Var xt("xt"), xu("xu");
+        p.tile.update().split(p.x, xt, xu, 4, TailStrategy::RoundUp);
+        p.edge.compute_at(p.out, p.yo);
+        std::string msg = test::message_of([&] { p.out.realize({30, 12}); });
+        EXPECT_CONTAINS(msg, "rounds up");
+    }
+}
+
 }  // namespace
 }  // namespace dsl

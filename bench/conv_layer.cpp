@@ -1,0 +1,60 @@
+// apps/conv_layer against oneDNN (conv_layer_onednn.cpp), on the layers of conv_layer_bench.h.
+//
+//   conv_layer/dsl/<shape>/threads:T   the app's hand-written schedule through the JIT
+//
+// Each reports GFLOP/s and the percentage of the FMA peak that matmul/fma_peak measures. The
+// output is checked against the app's reference on sampled elements before timing (exactly: both
+// sum in the same order with fused multiply-adds).
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+
+#include "conv_layer.h"
+#include "conv_layer_bench.h"
+#include "dsl/dsl.h"
+#include "dsl/runtime/dsl_runtime.h"
+#include "matmul_bench.h"
+
+namespace dsl_bench {
+
+namespace {
+
+void run_dsl(benchmark::State &state, const ConvShape &s, int threads) {
+    const dsl_apps::ConvLayerShape shape{s.n,      s.c_in,   s.c_out,    s.width,
+                                         s.height, s.kernel, s.depthwise};
+    dsl::Buffer<float> input = dsl_apps::conv_layer_random_input(shape, 1),
+                       weights = dsl_apps::conv_layer_random_weights(shape, 2),
+                       bias = dsl_apps::conv_layer_random_bias(shape, 3),
+                       out(s.c_out, s.width, s.height, s.n);
+    dsl::ImageParam pi(dsl::Float(32), 4, "input"),
+        pw(dsl::Float(32), s.depthwise ? 3 : 4, "weights"), pb(dsl::Float(32), 1, "bias");
+    pi.set(input);
+    pw.set(weights);
+    pb.set(bias);
+    dsl_apps::ConvLayerPipeline p = dsl_apps::make_conv_layer(pi, pw, pb, s.kernel, s.depthwise);
+    dsl_apps::schedule_conv_layer(p, dsl::Target::host());
+    p.output.compile_jit();
+    dsl_set_num_threads(threads);
+    p.output.realize(out);
+    std::mt19937 rng(3);
+    for (int i = 0; i < 256; i++) {
+        int c = static_cast<int>(rng() % s.c_out), x = static_cast<int>(rng() % s.width),
+            y = static_cast<int>(rng() % s.height), n = static_cast<int>(rng() % s.n);
+        if (out(c, x, y, n) != dsl_apps::conv_layer_reference_at(input, weights, bias, s.kernel,
+                                                                 s.depthwise, c, x, y, n)) {
+            state.SkipWithError(
+                ("the output of " + s.name + " does not match the reference").c_str());
+            dsl_set_num_threads(0);
+            return;
+        }
+    }
+    time_matmul(state, conv_flops(s), threads, [&] { p.output.realize(out); });
+    dsl_set_num_threads(0);
+}
+
+const bool registered = (conv_register("dsl", run_dsl), true);
+
+}  // namespace
+
+}  // namespace dsl_bench
