@@ -52,7 +52,9 @@ ConvLayerPipeline make_conv_layer(const ImageParam &input, const ImageParam &wei
 }
 
 bool conv_layer_fits_schedule(bool depthwise, int channels_out, int width) {
-    return channels_out >= kConvTileChannels && width >= (depthwise ? kDepthwiseTileX : kConvTileX);
+    // A vector of channels is at most 16 floats (AVX-512).
+    if (depthwise) return channels_out >= 16 && width >= kDepthwiseTileX;
+    return channels_out >= kConvTileChannels && width >= kConvTileX;
 }
 
 void schedule_conv_layer(ConvLayerPipeline &p, const Target &target) {
@@ -63,31 +65,24 @@ void schedule_conv_layer(ConvLayerPipeline &p, const Target &target) {
     if (p.kernel > 1) p.padded.store_at(p.output, n).compute_at(p.output, y).vectorize(c, vec);
 
     if (p.depthwise) {
-        // Tiles of kConvTileChannels x kDepthwiseTileX outputs summed in registers over the
-        // kernel: for each (kx, ky), one vector load of the weights per register column (reused
-        // along x) and of the padded input per register, and a fused multiply-add per register:
-        // 16 independent sums, so that the adds' latency is hidden.
-        const int tc = kConvTileChannels, tx = kDepthwiseTileX;
+        // Tiles of one vector of channels x kDepthwiseTileX pixels summed in registers over the
+        // kernel: for each (kx, ky), a broadcast-free vector load of the weights reused along x,
+        // a load of the padded input and a fused multiply-add per register; the sums are
+        // independent, so the adds' latency is hidden. (Wider tiles, or unrolling the kernel's
+        // taps, ran out of registers and spilled.)
+        const int tx = kDepthwiseTileX;
         Var co("co"), xo("xo"), ci("ci"), xi("xi");
-        p.output.tile(c, x, co, xo, ci, xi, tc, tx, TailStrategy::ShiftInwards)
+        p.output.tile(c, x, co, xo, ci, xi, vec, tx, TailStrategy::ShiftInwards)
             .reorder(ci, xi, co, xo, y, n)
-            .vectorize(ci, vec)
-            .unroll(ci)
+            .vectorize(ci)
             .unroll(xi)
             .parallel(n);
         p.conv.compute_at(p.output, co)
-            .bound_extent(c, tc)
+            .bound_extent(c, vec)
             .bound_extent(x, tx)
-            .vectorize(c, vec)
-            .unroll(c)
+            .vectorize(c)
             .unroll(x);
-        p.conv.update()
-            .reorder(c, x, p.r.x, p.r.y)
-            .vectorize(c, vec)
-            .unroll(c)
-            .unroll(x)
-            .unroll(p.r.x)
-            .unroll(p.r.y);
+        p.conv.update().reorder(c, x, p.r.x, p.r.y).vectorize(c).unroll(x);
         return;
     }
 

@@ -19,9 +19,8 @@ namespace dsl_apps {
 /// The dense layer's register tile: 4 AVX-512 vectors of output channels by 6 pixels of a row.
 constexpr int kConvTileChannels = 64;
 constexpr int kConvTileX = 6;
-/// The depthwise layer's tile: the same channels by 4 pixels (the loads are reused less, and
-/// fewer registers hold the weights of a kernel tap).
-constexpr int kDepthwiseTileX = 4;
+/// The depthwise layer's tile: one vector of channels by 8 pixels.
+constexpr int kDepthwiseTileX = 8;
 
 struct ConvLayerPipeline {
     dsl::Var c{"c"}, x{"x"}, y{"y"}, n{"n"};
@@ -39,8 +38,8 @@ ConvLayerPipeline make_conv_layer(const dsl::ImageParam &input, const dsl::Image
                                   const dsl::ImageParam &bias, int kernel, bool depthwise);
 
 /// The hand-written CPU schedule: the output in tiles of kConvTileChannels x kConvTileX (dense) or
-/// kConvTileChannels x kDepthwiseTileX (depthwise) summed in registers, the padded input a row at
-/// a time, images in parallel. It needs at least one tile (`conv_layer_fits_schedule` says
+/// a vector of channels x kDepthwiseTileX (depthwise) summed in registers, the padded input a row
+/// at a time, images in parallel. It needs at least one tile (`conv_layer_fits_schedule` says
 /// whether the sizes allow it).
 void schedule_conv_layer(ConvLayerPipeline &p, const dsl::Target &target);
 bool conv_layer_fits_schedule(bool depthwise, int channels_out, int width);

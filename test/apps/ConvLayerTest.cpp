@@ -78,8 +78,8 @@ const std::vector<ConvLayerShape> kDenseShapes = {
 };
 const std::vector<ConvLayerShape> kDepthwiseShapes = {
     {2, 70, 70, 10, 6, 3, true},  // a channel tail, an x tail
-    {1, 64, 64, 5, 9, 5, true},   // a 5x5 kernel as wide as the image
-    {3, 96, 96, 4, 1, 3, true},   // a single row
+    {1, 20, 20, 9, 3, 5, true},   // a 5x5 kernel taller than the image
+    {3, 16, 16, 8, 1, 3, true},   // a single row, one tile wide
 };
 
 TEST(ConvLayer, DefaultScheduleMatchesReference) {
@@ -106,7 +106,7 @@ TEST(ConvLayer, ScheduledJitMatchesReference) {
 // An image whose x and y start elsewhere than 0: the padding is around the image where it is.
 TEST(ConvLayer, ImageThatDoesNotStartAtZero) {
     for (const ConvLayerShape &s :
-         {ConvLayerShape{1, 9, 64, 8, 5, 3, false}, ConvLayerShape{1, 64, 64, 7, 4, 3, true}}) {
+         {ConvLayerShape{1, 9, 64, 8, 5, 3, false}, ConvLayerShape{1, 32, 32, 11, 4, 3, true}}) {
         Data d = random_data(s, 30);
         Buffer<float> expected = reference(d, s);
         d.input.translate(1, 5).translate(2, -3);
