@@ -16,17 +16,19 @@ MatmulPipeline make_matmul(const ImageParam &a, const ImageParam &b) {
     Expr chunks = k_extent / kMatmulChunk;
     // Element k of A's row y and of B's column x (the buffers may start anywhere).
     auto a_at = [&](const Expr &k) { return a(a.min(0) + k, y); };
-    auto b_at = [&](const Expr &k) { return b(x, b.min(1) + k); };
+    Var k("k");
+    p.b_first(x, k) = b(x, b.min(1) + k);
+    p.b_chunk(x, k) = b(x, b.min(1) + k);
 
     p.ki = RDom(0, min(k_extent, kMatmulChunk), "ki");
     RDom ki = p.ki;
     p.first(x, y) = 0.0f;
-    p.first(x, y) = fma(a_at(ki), b_at(ki), p.first(x, y));
+    p.first(x, y) = fma(a_at(ki), p.b_first(x, ki), p.first(x, y));
     p.kj = RDom(0, kMatmulChunk, "kj");
     RDom kj = p.kj;
     p.chunk(x, y, z) = 0.0f;
     p.chunk(x, y, z) =
-        fma(a_at(z * kMatmulChunk + kj), b_at(z * kMatmulChunk + kj), p.chunk(x, y, z));
+        fma(a_at(z * kMatmulChunk + kj), p.b_chunk(x, z * kMatmulChunk + kj), p.chunk(x, y, z));
 
     // Chunks 1 .. chunks - 1. With fewer than two chunks the range is empty, and its last value
     // (chunks - 1) keeps bounds inference from asking for columns of A past K.
@@ -35,7 +37,7 @@ MatmulPipeline make_matmul(const ImageParam &a, const ImageParam &b) {
     RDom ko = p.ko, kt = p.kt;
     p.output(x, y) = p.first(x, y);
     p.output(x, y) += p.chunk(x, y, ko);
-    p.output(x, y) = fma(a_at(kt), b_at(kt), p.output(x, y));
+    p.output(x, y) = fma(a_at(kt), b(x, b.min(1) + kt), p.output(x, y));
     return p;
 }
 
@@ -64,6 +66,9 @@ void schedule_matmul(MatmulPipeline &p, const Target &target) {
         .unroll(yi)
         .parallel(xo);
     p.first.compute_at(p.output, yo);
+    // The column of B that a column of tiles reads, copied into a dense panel (64 floats per k)
+    // once per column: the tiles then read it in order instead of one row of B after another.
+    p.b_first.compute_at(p.output, xo).vectorize(x, vec);
     per_tile(p.first, p.ki);
     // Chunks 1.. are added tile by tile; the chunk loop is outermost, so that a chunk of B's
     // columns stays in cache for a whole column of tiles.
@@ -75,6 +80,7 @@ void schedule_matmul(MatmulPipeline &p, const Target &target) {
         .unroll(yi)
         .parallel(xo);
     p.chunk.compute_at(p.output, yo).bound_extent(p.z, 1);
+    p.b_chunk.compute_at(p.output, xo).vectorize(x, vec);
     per_tile(p.chunk, p.kj);
     // The terms past the last full chunk (none when the chunk divides K), straight into C.
     p.output.update(1).reorder(x, p.kt, y).vectorize(x, vec).parallel(y);

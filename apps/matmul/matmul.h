@@ -20,6 +20,8 @@ constexpr int kMatmulChunk = 512;
 
 struct MatmulPipeline {
     dsl::Var x{"x"}, y{"y"}, z{"z"};
+    dsl::Func b_first{"b_first"};    // B, as chunk 0 reads it (packed by the schedule)
+    dsl::Func b_chunk{"b_chunk"};    // B, as the further chunks read it (likewise)
     dsl::Func first{"first_chunk"};  // chunk 0, summed per tile of C
     dsl::Func chunk{"chunk"};        // chunk z >= 1
     dsl::Func output{"matmul"};      // chunk 0, + chunks 1.., then the terms past them
