@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "ir/IROperator.h"
@@ -39,23 +40,47 @@ class CountNodes : public IRVisitor {
     }
 };
 
-/// Whether an expression reads memory or calls outside code: its value may change from one
-/// iteration to the next even when it names nothing the loop binds (an update that takes the
-/// max of the value it stores: fuzzer case 763053).
-class ReadsMemory : public IRVisitor {
+/// What a loop body may change: the buffers it stores to, and whether it calls outside code
+/// (which may write anything).
+class Writes : public IRVisitor {
   public:
+    std::set<std::string> buffers;
+    bool calls_out = false;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Store *op) override {
+        buffers.insert(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const Call *op) override {
+        calls_out |= op->call_type != Call::CallType::Intrinsic;
+        IRVisitor::visit(op);
+    }
+};
+
+/// Whether an expression reads memory the loop may change, or calls outside code: its value may
+/// then change from one iteration to the next even when it names nothing the loop binds (an
+/// update that takes the max of the value it stores: fuzzer case 763053). A load of a buffer the
+/// loop never writes (a look-up table) at an index fixed over the loop is fixed too.
+class ReadsChangingMemory : public IRVisitor {
+  public:
+    explicit ReadsChangingMemory(const Writes &writes) : writes_(writes) {}
     bool found = false;
 
   protected:
     using IRVisitor::visit;
     void visit(const Load *op) override {
-        found = true;
+        found |= writes_.calls_out || writes_.buffers.count(op->name) > 0;
         IRVisitor::visit(op);
     }
     void visit(const Call *op) override {
         found |= op->call_type != Call::CallType::Intrinsic;
         IRVisitor::visit(op);
     }
+
+  private:
+    const Writes &writes_;
 };
 
 /// `coeff * v + rest`, with `rest` free of `v` and of every name bound inside the loop.
@@ -69,7 +94,7 @@ struct Linear {
 /// where that is exact is recorded as bounds on it.
 class SteadyState : public IRMutator {
   public:
-    explicit SteadyState(const std::string &var) : var_(var) {}
+    SteadyState(const std::string &var, const Writes &writes) : var_(var), writes_(writes) {}
     /// The loop variable must be at least each of `lower` and at most each of `upper`.
     std::vector<Expr> lower, upper;
 
@@ -211,10 +236,11 @@ class SteadyState : public IRMutator {
         return std::nullopt;
     }
 
-    /// Uses neither the loop variable nor any name bound inside the loop, and reads no memory.
+    /// Uses neither the loop variable nor any name bound inside the loop, and reads no memory the
+    /// loop may change.
     bool invariant(const Expr &e) const {
         if (expr_uses_var(e, var_)) return false;
-        ReadsMemory reads;
+        ReadsChangingMemory reads(writes_);
         reads.include(e);
         if (reads.found) return false;
         for (const auto &[name, values] : lets_) {
@@ -227,6 +253,7 @@ class SteadyState : public IRMutator {
     void unbind(const std::string &name) { lets_[name].pop_back(); }
 
     std::string var_;
+    const Writes &writes_;
     // Names bound inside the loop, innermost binding last: a Let's value, or undefined for a
     // loop variable.
     std::map<std::string, std::vector<Expr>> lets_;
@@ -247,7 +274,9 @@ class PartitionLoops : public IRMutator {
         // Innermost loops only: where the clamps of vector indices are, and where copying the
         // body costs least (a loop around partitioned loops would copy all three).
         if (size.count > kMaxBodyNodes || size.has_loop) return unchanged;
-        SteadyState steady(op->name);
+        Writes writes;
+        writes.include(body);
+        SteadyState steady(op->name, writes);
         Stmt steady_body = steady.mutate(body);
         if (steady.lower.empty() && steady.upper.empty()) return unchanged;
 

@@ -76,5 +76,26 @@ TEST(PartitionLoops, BoundsAtTheEndsOfInt32) {
     }
 }
 
+// A clamp whose bound is read from a table (local_laplacian's look-up of a pyramid level): the
+// loop never writes the table, so the bound is fixed over the loop and the loop is partitioned.
+// Were the loop to store to the table (an update reading its own values), it would not be (see
+// FuzzRegression.PartitioningDoesNotTreatAStoredValueAsABound).
+TEST(PartitionLoops, BoundReadFromATableTheLoopDoesNotWrite) {
+    Buffer<int> table(4);
+    for (int i = 0; i < 4; i++)
+        table(i) = 5 + 3 * i;
+    Buffer<> in = random_buffer(Int(32), {40, 4}, 6);
+    Func f("pl_table");
+    Expr last = clamp(table(y), 0, 39);
+    f(x, y) = in(clamp(x - 1, 0, last), y) + in(clamp(x + 2, 0, last), y);
+    f.vectorize(x, 8);
+    for (int width : {3, 40}) {
+        Buffer<> out(Int(32), {width, 4});
+        f.realize(out);
+        EXPECT_TRUE(matches_reference(f, out)) << "width " << width;
+    }
+    EXPECT_NE(f.lowered_stmt().find("steady"), std::string::npos) << "the loop was not partitioned";
+}
+
 }  // namespace
 }  // namespace dsl
