@@ -126,6 +126,16 @@ dsl::Buffer<float> to_rgb_float(const dsl::Buffer<> &image, const std::string &f
     return rgb;
 }
 
+int parse_size(const char *text, const char *what, int max) {
+    char *end = nullptr;
+    long v = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || v < 1 || v > max) {
+        throw std::runtime_error(std::string("the size ") + what + " must be a whole number in " +
+                                 "[1, " + std::to_string(max) + "], not \"" + text + "\"");
+    }
+    return static_cast<int>(v);
+}
+
 float float_from_env(const char *name, float value, float lo, float hi) {
     const char *text = std::getenv(name);
     if (!text) return value;

@@ -29,6 +29,10 @@ bool parse_options(int argc, char **argv, const std::string &what, Options &opti
 /// not a number in [lo, hi] is a std::runtime_error naming the variable and the range.
 float float_from_env(const char *name, float value, float lo, float hi);
 
+/// `text` as a whole number in [1, max]; anything else is a std::runtime_error saying
+/// "the size <what> must be a whole number in [1, <max>], not \"<text>\"".
+int parse_size(const char *text, const char *what, int max);
+
 /// Calls `body`, and turns any exception into "<app>: error: <message>" on stderr and status 1.
 int run_main(const std::string &app, const std::function<int()> &body);
 

@@ -5,7 +5,6 @@
 // times the default-schedule and the hand-written AOT libraries and realize() of the
 // hand-written schedule, in GFLOP/s.
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <random>
 #include <stdexcept>
@@ -24,16 +23,6 @@ using namespace dsl;
 using namespace dsl_apps;
 
 namespace {
-
-int parse_size(const char *text, const char *what) {
-    char *end = nullptr;
-    long v = std::strtol(text, &end, 10);
-    if (end == text || *end != '\0' || v < 1 || v > 4096) {
-        throw std::runtime_error(std::string("the size ") + what + " must be a whole number in " +
-                                 "[1, 4096], not \"" + text + "\"");
-    }
-    return static_cast<int>(v);
-}
 
 using Library = int (*)(dsl_buffer_t *, dsl_buffer_t *, dsl_buffer_t *, dsl_buffer_t *);
 
@@ -55,9 +44,9 @@ int main(int argc, char **argv) {
             std::string arg = argv[i];
             if (arg == "--benchmark") {
                 runs = 10;
-                if (i + 1 < argc) runs = parse_size(argv[++i], "of --benchmark (runs)");
+                if (i + 1 < argc) runs = parse_size(argv[++i], "of --benchmark (runs)", 4096);
             } else if (sizes < 4) {
-                size[sizes] = parse_size(argv[i], names[sizes]);
+                size[sizes] = parse_size(argv[i], names[sizes], 4096);
                 sizes++;
             } else {
                 throw std::runtime_error("usage: conv_layer_run [N C W H] [--benchmark [runs]]");

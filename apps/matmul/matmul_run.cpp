@@ -3,7 +3,6 @@
 // A is M x K, B is K x N (default 512 each). With --benchmark, times the default-schedule and
 // the hand-written AOT libraries and realize() of the hand-written schedule, in GFLOP/s.
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -16,20 +15,6 @@
 using namespace dsl;
 using namespace dsl_apps;
 
-namespace {
-
-int parse_size(const char *text, const char *what) {
-    char *end = nullptr;
-    long v = std::strtol(text, &end, 10);
-    if (end == text || *end != '\0' || v < 1 || v > 16384) {
-        throw std::runtime_error(std::string("the size ") + what + " must be a whole number in " +
-                                 "[1, 16384], not \"" + text + "\"");
-    }
-    return static_cast<int>(v);
-}
-
-}  // namespace
-
 int main(int argc, char **argv) {
     return run_main("matmul_run", [&] {
         int size[3] = {512, 512, 512};
@@ -38,9 +23,9 @@ int main(int argc, char **argv) {
             std::string arg = argv[i];
             if (arg == "--benchmark") {
                 runs = 10;
-                if (i + 1 < argc) runs = parse_size(argv[++i], "of --benchmark (runs)");
+                if (i + 1 < argc) runs = parse_size(argv[++i], "of --benchmark (runs)", 16384);
             } else if (sizes < 3) {
-                size[sizes] = parse_size(argv[i], sizes == 0 ? "M" : sizes == 1 ? "K" : "N");
+                size[sizes] = parse_size(argv[i], sizes == 0 ? "M" : sizes == 1 ? "K" : "N", 16384);
                 sizes++;
             } else {
                 throw std::runtime_error("usage: matmul_run [M K N] [--benchmark [runs]]");
