@@ -47,15 +47,14 @@ HarrisPipeline make_harris(const ImageParam &input) {
 
 void schedule_harris(HarrisPipeline &p, const Target &target) {
     // After Halide's harris CPU schedule: strips of 32 output rows in parallel, the output's x
-    // loop vectorized; per strip, the two gradients (34 rows) are computed into small buffers and
-    // vectorized. The products and box sums are inlined into the output (each gradient value is
-    // read 9 times, from cache). The grey image, which both gradients read, is computed for the
-    // whole image first, in parallel rows: compute_at(output, yo) is refused because the output
-    // does not call it directly (see README.md).
+    // loop vectorized; per strip, the grey image (36 rows) and the two gradients (34 rows) are
+    // computed into small buffers and vectorized. The products and box sums are inlined into the
+    // output (each gradient value is read 9 times, from cache). The grey image is computed at
+    // the strip loop of the output, which reads it only through the gradients computed there.
     const int lanes = target.natural_vector_size<float>();
     Var x = p.x, y = p.y, yo("yo"), yi("yi");
     p.output.split(y, yo, yi, 32).parallel(yo).vectorize(x, lanes);
-    p.gray.compute_root().parallel(y).vectorize(x, lanes);
+    p.gray.compute_at(p.output, yo).vectorize(x, lanes);
     p.ix.compute_at(p.output, yo).vectorize(x, lanes);
     p.iy.compute_at(p.output, yo).vectorize(x, lanes);
 }
