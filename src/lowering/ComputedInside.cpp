@@ -60,10 +60,10 @@ class LoopRegions {
             user_assert(!has_rounding_split(g))
                 << "Func \"" << callee << "\" is computed outside the loops of \"" << name
                 << "\", which reads it, and a split of \"" << name
-                << "\" rounds up (TailStrategy::RoundUp): its last iteration reads past the "
-                << "region computed for it. Use TailStrategy::GuardWithIf or ShiftInwards in "
-                << "\"" << name << "\", or compute \"" << callee << "\" at a loop of \"" << name
-                << "\".";
+                << "\" rounds up or shifts inwards (TailStrategy::RoundUp, ShiftInwards, or Auto "
+                << "where it means one of them): its iterations can pass the region computed "
+                << "for it. Use TailStrategy::GuardWithIf in \"" << name << "\", or compute \""
+                << callee << "\" at a loop of \"" << name << "\".";
             // The bounds of g's loops over every iteration of this loop (its storage's view),
             // substituted into what each of its stages reads: the innermost let first, so that a
             // let's value refers to the names bound before it.

@@ -24,8 +24,8 @@ std::vector<std::string> computed_inside(const Environment &env, const std::stri
 /// What all iterations of a loop read of `callee`: `direct(name)` (what the stage that owns the
 /// loop reads of the Func `name` over those iterations) merged with what each Func of `inside`
 /// (computed_inside of the loop) reads of it over the region the loop needs of that Func.
-/// Throws a CompileError if a Func of `inside` reads it under a split that rounds up (its loops
-/// then pass the region bounds inference gives them).
+/// Throws a CompileError if a Func of `inside` reads it under a split that rounds up or shifts
+/// inwards (its loops then pass the region bounds inference gives them).
 Box required_over_loop(const Environment &env, const std::vector<std::string> &inside,
                        const std::string &callee,
                        const std::function<Box(const std::string &)> &direct);

@@ -620,26 +620,41 @@ void resolve_compute_levels(Environment &env) {
                            << "\" at that point. Legal locations for " << name << " are: " << legal
                            << ".";
         level.stage = stages[0];
-        // Every other reader must be computed inside that loop.
-        std::set<std::string> at_or_inside;
-        for (const schedule::Dim &d : dims) {  // innermost first
-            at_or_inside.insert(d.var);
-            if (d.var == level.var) break;
-        }
-        std::vector<std::string> inside = computed_inside(env, c.name(), stages[0], at_or_inside);
-        for (const std::string &other : env.order) {
-            if (other == name || other == level.func || !reads_it(other)) continue;
-            bool is_inside = std::find(inside.begin(), inside.end(), other) != inside.end();
-            user_assert(is_inside)
-                << where << ", but \"" << other << "\" uses it too"
-                << (env.func(other).schedule().compute_level.kind == schedule::LoopLevel::Kind::At
-                        ? " and is computed at " +
-                              env.func(other).schedule().compute_level.to_string() +
-                              ", not inside " + level.func + "." + level.var
-                        : "")
-                << "; a Func computed inside a loop is visible only to the Funcs computed "
-                << "inside that same loop. Compute it at root, or at a loop that holds all its "
-                << "readers.";
+        // Every other reader must be computed inside that loop, in the stage's schedule and in
+        // each of its specializations (which may reorder the loops).
+        std::vector<const std::vector<schedule::Dim> *> variants;
+        add_variants(c.stage(stages[0]), variants);
+        for (const std::vector<schedule::Dim> *variant : variants) {
+            std::set<std::string> at_or_inside;
+            bool has_loop = false;
+            for (const schedule::Dim &d : *variant) {  // innermost first
+                at_or_inside.insert(d.var);
+                if (d.var == level.var) {
+                    has_loop = true;
+                    break;
+                }
+            }
+            if (!has_loop) continue;  // refused where the loop nest is built
+            std::vector<std::string> inside =
+                computed_inside(env, c.name(), stages[0], at_or_inside);
+            for (const std::string &other : env.order) {
+                if (other == name || other == level.func || !reads_it(other)) continue;
+                bool is_inside = std::find(inside.begin(), inside.end(), other) != inside.end();
+                user_assert(is_inside)
+                    << where << ", but \"" << other << "\" uses it too"
+                    << (env.func(other).schedule().compute_level.kind ==
+                                schedule::LoopLevel::Kind::At
+                            ? " and is computed at " +
+                                  env.func(other).schedule().compute_level.to_string() +
+                                  ", not inside " + level.func + "." + level.var
+                            : "")
+                    << (variant == variants[0] ? ""
+                                               : " in a specialization of " + level.func +
+                                                     " that orders its loops differently")
+                    << "; a Func computed inside a loop is visible only to the Funcs computed "
+                    << "inside that same loop. Compute it at root, or at a loop that holds all "
+                    << "its readers.";
+            }
         }
     }
     for (const std::string &name : env.order)

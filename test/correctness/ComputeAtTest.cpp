@@ -123,6 +123,17 @@ TEST(ComputeAt, AtALoopOfAConsumerOfItsConsumerMustHoldEveryReader) {
         EXPECT_CONTAINS(msg, "not inside iinner_out.xi");
     }
     {
+        // A specialization that puts the readers' loop outside it.
+        StripsAndTiles p(in, "ispec");
+        Param<int> flag("ispec_flag");
+        p.out.specialize(flag > 0).reorder(p.xi, p.yi, p.yo, p.xo);
+        p.edge.compute_at(p.out, p.yo);
+        flag.set(1);
+        std::string msg = test::message_of([&] { p.out.realize({30, 12}); });
+        EXPECT_CONTAINS(msg, "but \"ispec_tile\" uses it too");
+        EXPECT_CONTAINS(msg, "in a specialization of ispec_out");
+    }
+    {
         // A reader whose split rounds up reads past what would be computed for it.
         StripsAndTiles p(in, "iround");
         Var xt("xt"), xu("xu");

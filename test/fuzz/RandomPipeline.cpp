@@ -71,6 +71,10 @@ struct FuncSpec {
     int at_func = -1;
     int at_stage = 0;
     std::string at_loop;
+    // Whether a split of one of its stages may round up or shift inwards (any tail but
+    // GuardWithIf): a producer computed outside its loops is then refused (it would read past the
+    // producer's region).
+    bool may_round = false;
 };
 
 struct InputSpec {
@@ -539,7 +543,9 @@ class Generator {
         if (!l.rvar && !output && !(stage > 0 && l.from_inner)) ok.push_back(TailStrategy::RoundUp);
         if (stage == 0 && (!output || (l.extent >= factor)))
             ok.push_back(TailStrategy::ShiftInwards);
-        return pick(ok);
+        TailStrategy chosen = pick(ok);
+        if (chosen != TailStrategy::GuardWithIf) funcs_[static_cast<size_t>(f)].may_round = true;
+        return chosen;
     }
 
     static bool has_loop(const std::vector<Loop> &d, const std::string &name) {
@@ -835,6 +841,7 @@ class Generator {
     void place(int i) {
         FuncSpec &fs = funcs_[static_cast<size_t>(i)];
         std::vector<std::pair<int, int>> users = users_of(i);
+        if (users.size() == 1 && coin(0.2) && place_around_consumer(i, users[0].first)) return;
         if (users.size() == 1 && coin(0.65)) {
             auto [c, k] = users[0];
             const StageSpec &cs = funcs_[static_cast<size_t>(c)].stages[static_cast<size_t>(k)];
@@ -878,6 +885,37 @@ class Generator {
         fs.f.compute_root();
         sched_ << fs.name << ".compute_root();\n";
         maybe_reorder_storage(fs);
+    }
+
+    /// Computes Func `i` at a loop of the Func that its only reader `c` is computed in, at
+    /// `c`'s loop or further out: a loop that holds every reader without being one of theirs.
+    /// False (nothing done) where `c` is at root, inlined, or may round up a split.
+    bool place_around_consumer(int i, int c) {
+        FuncSpec &fs = funcs_[static_cast<size_t>(i)];
+        const FuncSpec &cf = funcs_[static_cast<size_t>(c)];
+        // Not at the output's loops: a specialization of the output, chosen later, may reorder
+        // them and leave the reader outside the loop (which the compiler refuses).
+        if (cf.inlined || cf.at_func < 0 || cf.may_round ||
+            cf.at_func == static_cast<int>(funcs_.size()) - 1)
+            return false;
+        const FuncSpec &outer = funcs_[static_cast<size_t>(cf.at_func)];
+        const StageSpec &os = outer.stages[static_cast<size_t>(cf.at_stage)];
+        std::vector<int> loops;
+        bool reached = false;
+        for (size_t j = 0; j < os.dims.size(); j++) {
+            reached |= os.dims[j].name == cf.at_loop;
+            if (reached && !has_vector_outside(os.dims, static_cast<int>(j) - 1))
+                loops.push_back(static_cast<int>(j));
+        }
+        if (loops.empty()) return false;
+        const Loop &l = os.dims[static_cast<size_t>(pick(loops))];
+        fs.f.compute_at(outer.f, handle(l));
+        sched_ << fs.name << ".compute_at(" << outer.name << ", " << code(l) << ");\n";
+        fs.at_func = cf.at_func;
+        fs.at_stage = cf.at_stage;
+        fs.at_loop = l.name;
+        maybe_reorder_storage(fs);
+        return true;
     }
 
     /// Whether Func `c` is computed inside a parallel loop (through its consumers).
