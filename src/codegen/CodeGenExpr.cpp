@@ -393,6 +393,28 @@ llvm::Value *CodeGenLLVM::element_pointer(const std::string &buffer, Type t, llv
     return builder_->CreateInBoundsGEP(memory_type(t.element_of()), base, index);
 }
 
+llvm::Value *CodeGenLLVM::index_value(const Expr &index) {
+    Type t = index.type();
+    if (!(t.is_int() && t.bits() == 32 && t.is_scalar())) return codegen(index);
+    llvm::Type *wide = llvm::Type::getInt64Ty(context_);
+    if (const auto *imm = index.as<IntImm>()) return llvm::ConstantInt::get(wide, imm->value, true);
+    if (const auto *op = index.as<Add>())
+        return builder_->CreateNSWAdd(index_value(op->a), index_value(op->b));
+    if (const auto *op = index.as<Sub>())
+        return builder_->CreateNSWSub(index_value(op->a), index_value(op->b));
+    if (const auto *op = index.as<Mul>())
+        return builder_->CreateNSWMul(index_value(op->a), index_value(op->b));
+    if (const auto *op = index.as<Min>()) {
+        llvm::Value *a = index_value(op->a), *b = index_value(op->b);
+        return builder_->CreateSelect(builder_->CreateICmpSLT(a, b), a, b);
+    }
+    if (const auto *op = index.as<Max>()) {
+        llvm::Value *a = index_value(op->a), *b = index_value(op->b);
+        return builder_->CreateSelect(builder_->CreateICmpSGT(a, b), a, b);
+    }
+    return builder_->CreateSExt(codegen(index), wide);
+}
+
 void CodeGenLLVM::visit(const Load *op) {
     // As for stores: lets around the index are bound here, so that the index's shape shows.
     if (const auto *let = op->index.as<Let>()) {
@@ -412,11 +434,11 @@ void CodeGenLLVM::visit(const Load *op) {
     if (const auto *ramp = op->index.as<Ramp>()) {
         if (is_const_one(ramp->stride) && ramp->base.type().is_scalar()) {
             dense = true;
-            base_index = codegen(ramp->base);
+            base_index = index_value(ramp->base);
         }
     } else if (t.is_scalar()) {
         dense = true;
-        base_index = codegen(op->index);
+        base_index = index_value(op->index);
     }
     bool always = is_const_true(op->predicate);
     llvm::Value *result;
@@ -466,7 +488,7 @@ llvm::Value *CodeGenLLVM::strided_load(const Load *op) {
     const int lanes = t.lanes();
     const int step = static_cast<int>(*stride > 0 ? *stride : -*stride);
     const int span = (lanes - 1) * step + 1;
-    llvm::Value *first = codegen(ramp->base);
+    llvm::Value *first = index_value(ramp->base);
     if (*stride < 0) {
         // The lowest address is the last lane's.
         first = builder_->CreateAdd(

@@ -75,6 +75,12 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *call_intrinsic(const ir::Call *op);
     llvm::Value *math_call(const ir::Call *op, llvm::Value *x, llvm::Value *y);
     llvm::Value *element_pointer(const std::string &buffer, Type t, llvm::Value *index);
+    /// A scalar element index as a 64-bit value. The additions, subtractions, multiplications,
+    /// minima and maxima of a 32-bit index are done in 64 bits (they cannot overflow there, and
+    /// in 32 bits an overflow is already undefined), with the leaves sign-extended: LLVM then
+    /// folds the constant offsets into the addressing mode and widens the loop counters, where
+    /// a 32-bit sum would need a sign extension per access and keep a 32-bit induction variable.
+    llvm::Value *index_value(const Expr &index);
     /// Marks a load or store of `buffer` with type-based alias information: each allocation of
     /// the pipeline is its own type, and every buffer from outside (inputs, outputs) shares one,
     /// so LLVM knows that a store to a register tile on the stack changes nothing it loads from

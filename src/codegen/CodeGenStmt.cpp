@@ -226,7 +226,7 @@ void CodeGenLLVM::visit(const Store *op) {
     bool dense =
         t.is_scalar() || (ramp && is_const_one(ramp->stride) && ramp->base.type().is_scalar());
     if (dense) {
-        llvm::Value *base = codegen(t.is_scalar() ? op->index : ramp->base);
+        llvm::Value *base = index_value(t.is_scalar() ? op->index : ramp->base);
         llvm::Value *ptr = element_pointer(op->name, t, base);
         if (always) {
             tag_buffer_access(builder_->CreateAlignedStore(value, ptr, align), op->name);
