@@ -28,6 +28,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_out_of_memory),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_buffer_too_large),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bounds_overflow),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_stride_not_one),
 #undef DSL_RUNTIME_SYMBOL
     };
 }

@@ -48,11 +48,12 @@ std::string symbol_name(const std::string &func) {
     return s;
 }
 
-/// The JIT's compile cache: for each Func realized as an output, the pipeline last compiled
-/// for it. It lives here rather than in the Func because lowering copies the Funcs it reads, on
-/// any thread, and must never read what another thread is writing. Compilation runs outside the
-/// lock, so threads compile different pipelines at once; threads that need the same Func's
-/// pipeline at once wait for the first one's compilation (and get its error, if it fails).
+/// The JIT's compile cache: for each Func realized as an output and each target (with its LLVM
+/// level and stride version), the pipeline last compiled for it. It lives here rather than in the
+/// Func because lowering copies the Funcs it reads, on any thread, and must never read what another
+/// thread is writing. Compilation runs outside the lock, so threads compile different pipelines at
+/// once; threads that need the same Func's pipeline at once wait for the first one's compilation
+/// (and get its error, if it fails).
 class CompileCache {
   public:
     using Compiled = std::shared_ptr<CompiledPipeline>;
@@ -61,10 +62,10 @@ class CompileCache {
     /// (`epoch`, see lang::pipeline_epoch) and it was for the same target: no lowering needed.
     Compiled unchanged(const Function &f, uint64_t epoch, const std::string &target) {
         std::lock_guard<std::mutex> lock(mutex_);
-        auto it = entries_.find(&f.contents());
+        auto it = entries_.find({&f.contents(), target});
         if (it == entries_.end() || it->second.func.lock() != f.shared()) return nullptr;
         const Entry &e = it->second;
-        return e.epoch == epoch && e.target == target ? e.compiled : nullptr;
+        return e.epoch == epoch ? e.compiled : nullptr;
     }
 
     /// The pipeline for `f` whose lowered form is `key`: the cached one if it has that key,
@@ -78,12 +79,11 @@ class CompileCache {
         bool mine = false;
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            auto it = entries_.find(id);
+            auto it = entries_.find({id, target});
             // The weak reference tells a live Func from a new one at a freed one's address.
             if (it != entries_.end() && it->second.func.lock() == f.shared() &&
                 it->second.compiled->key == key) {
                 it->second.epoch = epoch;
-                it->second.target = target;
                 return it->second.compiled;
             }
             auto flight = in_flight_.find({id, key});
@@ -113,7 +113,7 @@ class CompileCache {
             // Drop the pipelines of Funcs that no longer exist.
             for (auto e = entries_.begin(); e != entries_.end();)
                 e = e->second.func.expired() ? entries_.erase(e) : std::next(e);
-            entries_[id] = {f.shared(), compiled, epoch, target};
+            entries_[{id, target}] = {f.shared(), compiled, epoch};
         }
         promise.set_value(compiled);
         return compiled;
@@ -123,11 +123,11 @@ class CompileCache {
     struct Entry {
         std::weak_ptr<lang::FunctionContents> func;
         Compiled compiled;
-        uint64_t epoch;      // the pipeline epoch its lowering started at
-        std::string target;  // the target and LLVM level it was compiled for
+        uint64_t epoch;  // the pipeline epoch its lowering started at
     };
     std::mutex mutex_;
-    std::map<const lang::FunctionContents *, Entry> entries_;
+    /// By Func and target (with the LLVM level and stride version).
+    std::map<std::pair<const lang::FunctionContents *, std::string>, Entry> entries_;
     std::map<std::pair<const lang::FunctionContents *, std::string>, std::shared_future<Compiled>>
         in_flight_;
 };
@@ -187,20 +187,22 @@ void print_timing(const Function &f, const CompiledPipeline &compiled,
     std::cerr << line.str();
 }
 
-/// The pipeline of `f` for `target`: the one compiled last time when no Func or Param changed
-/// since (no lowering at all), else lowered, and compiled unless the lowered pipeline is the
-/// same as last time.
-std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &target) {
+/// The pipeline of `f` for `target`, in the version for the strides `strides` names: the one
+/// compiled last time when no Func or Param changed since (no lowering at all), else lowered,
+/// and compiled unless the lowered pipeline is the same as last time.
+std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &target,
+                                          lowering::StrideVersions strides) {
     lang::check_jit_target(f.name(), target, Target::host());
     codegen::CpuTarget cpu = codegen::cpu_target_for(target);
     cpu.opt_level = jit_opt_level();
-    std::string target_key = target.to_string() + " O" + std::to_string(cpu.opt_level);
+    std::string target_key = target.to_string() + " O" + std::to_string(cpu.opt_level) +
+                             (strides == lowering::StrideVersions::Dense ? " dense" : " any");
     // Never destroyed: JIT modules must not outlive LLVM's own statics at exit.
     static CompileCache *cache = new CompileCache;
     // Read before lowering: a change made meanwhile (by another thread) makes the entry stale.
     uint64_t epoch = lang::pipeline_epoch();
     if (auto compiled = cache->unchanged(f, epoch, target_key)) return compiled;
-    auto lowered = lowering::lower({f}, symbol_name(f.name()));
+    auto lowered = lowering::lower({f}, symbol_name(f.name()), strides);
     lowerings++;
     // Every field of the lowered module that code generation reads: the readable IR printer
     // leaves types implicit, so two pipelines could print alike and compile differently. The
@@ -265,6 +267,23 @@ void run(const Function &f, const CompiledPipeline &p, const std::vector<Buffer<
     }
 }
 
+/// Whether every buffer `p` reads or writes is dense in its first dimension (stride 1), as the
+/// version of a pipeline compiled with StrideVersions::Dense needs.
+bool all_dense(const CompiledPipeline &p, const std::vector<Buffer<>> &outputs) {
+    auto dense = [](const Buffer<> &b) {
+        const dsl_buffer_t *raw = b.defined() ? b.raw_buffer() : nullptr;
+        return !raw || raw->dimensions == 0 || raw->dim[0].stride == 1;
+    };
+    for (const lowering::PipelineInput &in : p.lowered.inputs) {
+        if (!in.is_buffer) continue;
+        if (!dense(in.buffer.defined() ? in.buffer : in.param.contents().buffer)) return false;
+    }
+    for (const Buffer<> &b : outputs) {
+        if (!dense(b)) return false;
+    }
+    return true;
+}
+
 void check_outputs(const Function &f, const std::vector<Buffer<>> &outputs) {
     user_assert(static_cast<int>(outputs.size()) == f.outputs())
         << "Func \"" << f.name() << "\" computes " << f.outputs() << " value"
@@ -312,7 +331,11 @@ void Func::realize(const Realization &outputs, const Target &target) {
     user_assert(f.has_pure_definition())
         << "Func \"" << name() << "\" has no definition; define it before realizing it.";
     check_outputs(f, outputs.buffers());
-    auto compiled = compile(f, target);
+    // The version for dense buffers, the common case (and what compile_jit() prepares); the one
+    // for any strides is compiled the first time a buffer that is not dense comes.
+    auto compiled = compile(f, target, lowering::StrideVersions::Dense);
+    if (!all_dense(*compiled, outputs.buffers()))
+        compiled = compile(f, target, lowering::StrideVersions::Any);
     run(f, *compiled, outputs.buffers());
 }
 
@@ -324,7 +347,7 @@ void Func::compile_jit(const Target &target) {
     Function f(contents_);
     user_assert(f.has_pure_definition())
         << "Func \"" << name() << "\" has no definition; define it before compiling it.";
-    compile(f, target);
+    compile(f, target, lowering::StrideVersions::Dense);
 }
 
 std::string Func::loop_nest() {

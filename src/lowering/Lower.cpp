@@ -135,7 +135,8 @@ std::string print_loop_nest(const Stmt &s, const Environment *env) {
     return p.out.str();
 }
 
-LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::string &name) {
+LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::string &name,
+                      StrideVersions strides) {
     auto start = std::chrono::steady_clock::now();
     LoweredPipeline result;
     PassLog log;
@@ -170,7 +171,7 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
         for (int i = 0; i < func.outputs(); i++)
             buffer_args.push_back(names::func_buffer(o, i, func.outputs()));
     }
-    s = specialize_dense_buffers(buffer_args, s);
+    s = specialize_dense_buffers(buffer_args, s, strides);
     log.pass("specialize dense buffers", s);
 
     s = simplify(s);

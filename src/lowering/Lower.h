@@ -8,6 +8,7 @@
 #include "lang/Function.h"
 #include "lowering/BufferChecks.h"
 #include "lowering/Environment.h"
+#include "lowering/SpecializeDenseBuffers.h"
 
 namespace dsl::lowering {
 
@@ -25,9 +26,11 @@ struct LoweredPipeline {
     double seconds = 0;
 };
 
-/// Lowers the pipeline that computes `outputs`. `DSL_DEBUG=2` (or more) prints the statement
-/// after every pass; `DSL_DEBUG_TIMING=1` prints the time of each pass.
-LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::string &name);
+/// Lowers the pipeline that computes `outputs`, with the versions for the buffers' first-dimension
+/// strides that `strides` asks for. `DSL_DEBUG=2` (or more) prints the statement after every
+/// pass; `DSL_DEBUG_TIMING=1` prints the time of each pass.
+LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::string &name,
+                      StrideVersions strides = StrideVersions::Both);
 
 /// A compact rendering of the loops and stores of a statement (no bounds, no lets), with the
 /// notes `env` has on storage (folding) and production (sliding windows) when given.

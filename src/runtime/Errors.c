@@ -231,3 +231,12 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_bounds_overflow(const char *func, const
                   "(set_range).",
                   func, bound, value);
 }
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_stride_not_one(const char *buffer, int stride) {
+    return report(dsl_error_bad_stride,
+                  "Error: buffer \"%s\" has stride %d in its first dimension, but this version of "
+                  "the pipeline was compiled only for buffers whose first dimension is dense "
+                  "(stride 1). realize() picks the version for any strides itself; code that "
+                  "calls the compiled function directly must pass dense buffers.",
+                  buffer, stride);
+}

@@ -63,6 +63,7 @@ int dsl_runtime_error_uint_param_too_large(const char *param, uint64_t value, ui
 int dsl_runtime_error_out_of_memory(const char *buffer, double bytes);
 int dsl_runtime_error_buffer_too_large(const char *buffer, double elements);
 int dsl_runtime_error_bounds_overflow(const char *func, const char *bound, double value);
+int dsl_runtime_error_stride_not_one(const char *buffer, int stride);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -5,8 +5,11 @@
 
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
+#include "jit/JITModule.h"
 #include "lang/Function.h"
 #include "lang/Realize.h"
+#include "lowering/Lower.h"
+#include "runtime/Runtime.h"
 
 namespace dsl {
 namespace {
@@ -257,6 +260,77 @@ TEST(Params, ChangingParamsDoesNotRecompile) {
     EXPECT_EQ(a(3), 3.0f);
     EXPECT_EQ(b(3), 6.5f);
     EXPECT_TRUE(matches_reference(f, b));
+}
+
+// The JIT compiles the version of a pipeline for buffers dense in their first dimension; the
+// version for any strides only when a buffer that is not dense comes, and it keeps both: going
+// back and forth compiles nothing more.
+TEST(JITCache, VersionForAnyStridesCompiledWhenNeededAndKept) {
+    ImageParam in(Int(32), 2, "sv_in");
+    Func f("sv_f");
+    Var x("x"), y("y");
+    f(x, y) = in(x, y) * 3 + x;
+    f.vectorize(x, 8);
+    Buffer<int32_t> dense_in(20, 6);
+    dense_in.for_each_element([&](int px, int py) { dense_in(px, py) = px * 10 - py; });
+    // The same values, every other element of a wider buffer: stride 2 in x.
+    std::vector<int32_t> wide(40 * 6);
+    for (int py = 0; py < 6; py++) {
+        for (int px = 0; px < 20; px++)
+            wide[static_cast<size_t>(py * 40 + 2 * px)] = px * 10 - py;
+    }
+    Buffer<int32_t> strided_in(Int(32), wide.data(), {{0, 20, 2, 0}, {0, 6, 40, 0}}, "sv_strided");
+    auto check = [&](const Buffer<int32_t> &input, int lowerings, int compilations,
+                     const char *what) {
+        in.set(input);
+        lang::JITCounters before = lang::jit_counters();
+        Buffer<int32_t> out = f.realize({20, 6});
+        lang::JITCounters after = lang::jit_counters();
+        EXPECT_EQ(after.lowerings - before.lowerings, uint64_t(lowerings)) << what;
+        EXPECT_EQ(after.compilations - before.compilations, uint64_t(compilations)) << what;
+        int bad = 0;
+        out.for_each_element(
+            [&](int px, int py) { bad += out(px, py) != (px * 10 - py) * 3 + px; });
+        EXPECT_EQ(bad, 0) << what;
+    };
+    check(dense_in, 1, 1, "dense input: the dense version");
+    check(strided_in, 1, 1, "strided input: the version for any strides, compiled now");
+    check(dense_in, 0, 0, "dense again: both versions are kept");
+    check(strided_in, 0, 0, "strided again");
+    // A transposed output is not dense either.
+    in.set(dense_in);
+    Buffer<int32_t> t = Buffer<int32_t>(6, 20).transposed(0, 1);
+    lang::JITCounters before = lang::jit_counters();
+    f.realize(t);
+    EXPECT_EQ(lang::jit_counters().compilations, before.compilations);
+    EXPECT_EQ(t(7, 2), (70 - 2) * 3 + 7);
+}
+
+// The dense version, called directly with a buffer that is not dense, refuses it with an error
+// that names the buffer (realize() never does this; code calling the function itself might).
+TEST(JITCache, DenseVersionRefusesAStridedBuffer) {
+    ImageParam in(Int(32), 1, "dv_in");
+    Func f("dv_f");
+    Var x("x");
+    f(x) = in(x) + 1;
+    f.vectorize(x, 4);
+    auto lowered = lowering::lower({lang::Function(f.contents())}, "dv_pipeline",
+                                   lowering::StrideVersions::Dense);
+    auto jit = jit::JITModule::compile(lowered.module);
+    std::vector<int32_t> memory(16, 5), out_memory(8, 0);
+    Buffer<int32_t> strided(Int(32), memory.data(), {{0, 8, 2, 0}}, "dv_strided");
+    Buffer<int32_t> out(Int(32), out_memory.data(), {{0, 8, 1, 0}}, "dv_out");
+    void *argv[] = {strided.raw_buffer(), out.raw_buffer()};
+    dsl_runtime_clear_last_error();
+    EXPECT_EQ(jit->argv_function("dv_pipeline")(argv), dsl_error_bad_stride);
+    EXPECT_NE(std::string(dsl_runtime_last_error()).find("\"dv_in\" has stride 2"),
+              std::string::npos)
+        << dsl_runtime_last_error();
+    EXPECT_EQ(out_memory[0], 0) << "nothing is computed";
+    Buffer<int32_t> dense(Int(32), memory.data(), {{0, 8, 1, 0}}, "dv_dense");
+    void *ok[] = {dense.raw_buffer(), out.raw_buffer()};
+    EXPECT_EQ(jit->argv_function("dv_pipeline")(ok), 0);
+    EXPECT_EQ(out_memory[7], 6);
 }
 
 // realize() reuses its compiled code without lowering while nothing changed, and sees every
