@@ -9,6 +9,13 @@
 /// arm (part of every arm-64 target). A feature brings the ones it builds on: `avx2` means
 /// `sse41`, `avx` and `avx2`; `avx512` also means `fma` and `f16c`.
 ///
+/// One feature is about the code rather than the CPU, on either architecture: `fp_contract` lets
+/// code generation fuse a float multiply and an add that uses it (`a * b + c`) into one fused
+/// multiply-add, rounded once, where the CPU has the instruction (as C compilers do with
+/// `-ffp-contract=fast`, and Halide by default). Results may then differ from the reference
+/// evaluator's in the last bit. Without it every float operation is rounded as written; `fma()`
+/// asks for the fused operation explicitly.
+///
 /// A plain target (`x86-64-linux-avx2`) generates code for the architecture's baseline CPU
 /// (`x86-64`, AArch64 `generic`) with exactly the named features. A `host` target generates code
 /// for this machine's CPU with every feature it has, including ones the list above does not name;
@@ -28,7 +35,7 @@ class Target {
     enum class Arch { X86, ARM };
     enum class OS { Linux };
     /// In canonical order (the order `to_string` writes them in).
-    enum class Feature { SSE41, AVX, AVX2, FMA, F16C, AVX512, AVX512_VNNI, NEON };
+    enum class Feature { SSE41, AVX, AVX2, FMA, F16C, AVX512, AVX512_VNNI, NEON, FP_CONTRACT };
 
     /// x86-64-linux with no features beyond the baseline (SSE2).
     Target() = default;
@@ -51,6 +58,10 @@ class Target {
     /// Whether this is a `host` target: code is tuned for this machine's CPU and may use all
     /// its features.
     bool is_host() const { return host_; }
+
+    /// Whether `f` is a feature of the CPU (an instruction set), which code run on a machine
+    /// needs that machine to have; `fp_contract` is not.
+    static bool is_cpu_feature(Feature f) { return f != Feature::FP_CONTRACT; }
 
     /// Whether the feature is named or implied by a named one (`avx2` implies `avx`).
     bool has_feature(Feature f) const;

@@ -85,8 +85,10 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target
                              << "); link dsl with an LLVM 19 built with the X86 and AArch64 "
                                 "targets (Debian's libLLVM-19.so has them).";
     llvm::TargetOptions options;
-    // IEEE semantics: no fast-math unless a pipeline asks for it.
-    options.AllowFPOpFusion = llvm::FPOpFusion::Strict;
+    // IEEE semantics: no fast-math unless a pipeline asks for it; contraction of a * b + c into a
+    // fused multiply-add only with the target's fp_contract.
+    options.AllowFPOpFusion =
+        target.fp_contract ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
     std::unique_ptr<llvm::TargetMachine> tm(llvm_target->createTargetMachine(
         target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
         codegen_opt_level(target.opt_level)));

@@ -24,6 +24,9 @@ struct CpuTarget {
     /// Lower levels compile faster; the dsl's own lowering (vectorisation, partitioning) runs
     /// at every level.
     int opt_level = 3;
+    /// Whether a float multiply and an add of its result may be fused into one fused
+    /// multiply-add (Target's `fp_contract`); otherwise each is rounded on its own.
+    bool fp_contract = false;
 
     /// The machine this process runs on, with all its features.
     static CpuTarget host();

@@ -28,6 +28,8 @@ std::vector<std::string> llvm_names(Feature f) {
             return {"avx512vnni"};
         case Feature::NEON:
             return {"neon"};
+        case Feature::FP_CONTRACT:
+            return {};  // not a CPU feature: see CpuTarget::fp_contract
     }
     return {};
 }
@@ -57,6 +59,7 @@ CpuTarget cpu_target_for(const Target &target) {
         cpu = CpuTarget::host();
         // Later entries win: the added features override the host's "-feature" entries.
         if (!added.empty()) append(cpu.features, added);
+        cpu.fp_contract = target.has_feature(Feature::FP_CONTRACT);
         return cpu;
     }
     switch (target.arch()) {
@@ -70,6 +73,7 @@ CpuTarget cpu_target_for(const Target &target) {
             break;
     }
     cpu.features = added;
+    cpu.fp_contract = target.has_feature(Feature::FP_CONTRACT);
     return cpu;
 }
 
@@ -86,7 +90,7 @@ std::vector<Target::Feature> host_cpu_features() {
 #endif
     std::vector<Feature> result;
     for (Feature f : all_features) {
-        if (is_arm_feature(f) != arm_host) continue;
+        if (!Target::is_cpu_feature(f) || is_arm_feature(f) != arm_host) continue;
         bool all = true;
         for (const std::string &name : llvm_names(f))
             all = all && enabled.count(name);

@@ -48,6 +48,9 @@ llvm::orc::JITTargetMachineBuilder jit_target_machine_builder(const codegen::Cpu
     jtmb.setCodeGenOptLevel(codegen::codegen_opt_level(target.opt_level));
     jtmb.setRelocationModel(llvm::Reloc::PIC_);
     jtmb.setCodeModel(llvm::CodeModel::Small);
+    // As codegen::make_target_machine: a * b + c fused only with the target's fp_contract.
+    jtmb.getOptions().AllowFPOpFusion =
+        target.fp_contract ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
     return jtmb;
 }
 
@@ -133,7 +136,8 @@ JITModule::~JITModule() = default;
 std::string JITModule::disk_cache_key(const std::string &key, const codegen::CpuTarget &target) {
     return "dsl JIT object\ncompiler: " + compiler_identity() + "\ntriple: " + target.triple +
            "\ncpu: " + target.cpu + "\nfeatures: " + target.features +
-           "\nopt level: " + std::to_string(target.opt_level) + "\n" + key;
+           "\nopt level: " + std::to_string(target.opt_level) +
+           "\nfp contract: " + (target.fp_contract ? "yes" : "no") + "\n" + key;
 }
 
 std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,

@@ -15,7 +15,7 @@ void check_jit_target(const std::string &func, const Target &target, const Targe
         << target.to_string() << ".";
     std::string missing;
     for (Target::Feature feature : target.features()) {
-        if (host.has_feature(feature)) continue;
+        if (!Target::is_cpu_feature(feature) || host.has_feature(feature)) continue;
         if (!missing.empty()) missing += ", ";
         missing += Target::feature_name(feature);
     }

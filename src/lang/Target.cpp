@@ -13,7 +13,7 @@ using Feature = Target::Feature;
 
 constexpr Feature all_features[] = {Feature::SSE41,       Feature::AVX,  Feature::AVX2,
                                     Feature::FMA,         Feature::F16C, Feature::AVX512,
-                                    Feature::AVX512_VNNI, Feature::NEON};
+                                    Feature::AVX512_VNNI, Feature::NEON, Feature::FP_CONTRACT};
 
 constexpr uint32_t bit(Feature f) {
     return uint32_t(1) << static_cast<int>(f);
@@ -34,6 +34,7 @@ std::vector<Feature> direct_implications(Feature f) {
             return {Feature::AVX512};
         case Feature::SSE41:
         case Feature::NEON:
+        case Feature::FP_CONTRACT:
             return {};
     }
     return {};
@@ -47,8 +48,10 @@ uint32_t closure(Feature f) {
     return mask;
 }
 
-Target::Arch feature_arch(Feature f) {
-    return f == Feature::NEON ? Target::Arch::ARM : Target::Arch::X86;
+/// Whether `f` is a feature of targets of `arch` (`fp_contract` is one of every architecture).
+bool feature_of(Feature f, Target::Arch arch) {
+    if (f == Feature::FP_CONTRACT) return true;
+    return (f == Feature::NEON ? Target::Arch::ARM : Target::Arch::X86) == arch;
 }
 
 /// The features every target of the architecture has.
@@ -63,7 +66,7 @@ std::string arch_name(Target::Arch arch) {
 std::string valid_features(Target::Arch arch) {
     std::string s;
     for (Feature f : all_features) {
-        if (feature_arch(f) != arch) continue;
+        if (!feature_of(f, arch)) continue;
         if (!s.empty()) s += ", ";
         s += Target::feature_name(f);
     }
@@ -124,6 +127,8 @@ std::string Target::feature_name(Feature f) {
             return "avx512_vnni";
         case Feature::NEON:
             return "neon";
+        case Feature::FP_CONTRACT:
+            return "fp_contract";
     }
     return "unknown";
 }
@@ -220,10 +225,10 @@ std::vector<Target::Feature> Target::features() const {
 }
 
 Target Target::with_feature(Feature f) const {
-    user_assert(feature_arch(f) == arch_)
+    user_assert(feature_of(f, arch_))
         << "Target \"" << to_string() << "\": feature \"" << feature_name(f) << "\" is for "
-        << arch_name(feature_arch(f)) << " targets; valid features for " << arch_name(arch_)
-        << " targets: " << valid_features(arch_) << ".";
+        << arch_name(arch_ == Arch::X86 ? Arch::ARM : Arch::X86) << " targets; valid features for "
+        << arch_name(arch_) << " targets: " << valid_features(arch_) << ".";
     Target t = *this;
     t.features_ |= closure(f);
     return t;
@@ -238,7 +243,8 @@ Target Target::without_feature(Feature f) const {
     Target t = *this;
     for (Feature g : all_features)
         if (closure(g) & bit(f)) t.features_ &= ~bit(g);
-    t.host_ = false;
+    // Without a feature of the code (not of the CPU), a host target still describes this machine.
+    t.host_ = t.host_ && !is_cpu_feature(f);
     return t;
 }
 

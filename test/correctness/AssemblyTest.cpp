@@ -1,6 +1,7 @@
 // Vectorized schedules produce real SIMD instructions at the width the target allows.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -153,6 +154,38 @@ TEST(Assembly, RealizeRefusesFeaturesTheHostLacks) {
     EXPECT_CONTAINS(msg, "lacks");
     EXPECT_CONTAINS(msg, "compile_to_");
     EXPECT_FALSE(assembly_of(f, t).empty());
+}
+
+// fp_contract lets a * b + c become a fused multiply-add; without it the multiply and the add
+// stay apart (each rounded), and the realized values show the difference.
+TEST(Assembly, FpContractFusesMultiplyAdd) {
+    auto make = [](const std::string &name, Param<float> &a, Param<float> &b, Param<float> &c) {
+        Var x("x");
+        Func f(name);
+        f(x) = a * b + c + cast<float>(x) * 0.0f;
+        f.vectorize(x, 8);
+        return f;
+    };
+    Param<float> a("fc_a"), b("fc_b"), c("fc_c");
+    Func strict = make("fc_strict", a, b, c), contracted = make("fc_contracted", a, b, c);
+    const Target avx2("x86-64-linux-avx2-fma");
+    EXPECT_EQ(assembly_of(strict, avx2).find("vfmadd"), std::string::npos)
+        << "fused without fp_contract";
+    EXPECT_NE(
+        assembly_of(contracted, avx2.with_feature(Target::Feature::FP_CONTRACT)).find("vfmadd"),
+        std::string::npos)
+        << "not fused with fp_contract";
+    if (!Target::host().has_feature(Target::Feature::FMA)) GTEST_SKIP() << "the host has no FMA";
+    // (1 + 2^-20)^2 = 1 + 2^-19 + 2^-40: rounded to float, the 2^-40 is lost before the add.
+    const float one_plus = 1.0f + 1.0f / (1 << 20);
+    a.set(one_plus);
+    b.set(one_plus);
+    c.set(-(1.0f + 1.0f / (1 << 19)));
+    Buffer<float> s = strict.realize({8});
+    Buffer<float> f =
+        contracted.realize({8}, Target::host().with_feature(Target::Feature::FP_CONTRACT));
+    EXPECT_EQ(s(3), 0.0f);
+    EXPECT_EQ(f(3), std::ldexp(1.0f, -40));
 }
 
 TEST(Assembly, LlvmIrHasVectorTypes) {

@@ -17,6 +17,9 @@ TEST(JITTarget, RunsTargetsTheMachineCanExecute) {
     EXPECT_NO_THROW(check_jit_target("f", Target("x86-64-linux-sse41-fma"), avx2_machine));
     EXPECT_NO_THROW(check_jit_target("f", Target("arm-64-linux"), Target("arm-64-linux")));
     EXPECT_NO_THROW(check_jit_target("f", Target::host(), Target::host()));
+    // fp_contract asks nothing of the CPU.
+    EXPECT_NO_THROW(check_jit_target("f", Target("x86-64-linux-avx2-fp_contract"), avx2_machine));
+    EXPECT_NO_THROW(check_jit_target("f", Target("host-fp_contract"), Target::host()));
 }
 
 TEST(JITTarget, RefusesFeaturesTheMachineLacks) {

@@ -124,6 +124,26 @@ TEST(Target, WithAndWithoutFeature) {
     EXPECT_CONTAINS(msg, "\"neon\" is part of every arm-64 target");
 }
 
+// fp_contract is a feature of the code, on either architecture: it keeps a host target a host
+// target, and realize() never asks the CPU for it.
+TEST(Target, FpContractIsAFeatureOfTheCode) {
+    Target x86("x86-64-linux-avx2-fp_contract");
+    EXPECT_TRUE(x86.has_feature(Feature::FP_CONTRACT));
+    EXPECT_TRUE(x86.has_feature(Feature::AVX2));
+    EXPECT_EQ(Target(x86.to_string()), x86);
+    EXPECT_EQ(x86.to_string(), "x86-64-linux-avx2-fp_contract");
+    Target arm("arm-64-linux-fp_contract");
+    EXPECT_TRUE(arm.has_feature(Feature::FP_CONTRACT));
+    EXPECT_EQ(Target(arm.to_string()), arm);
+    Target host("host-fp_contract");
+    EXPECT_TRUE(host.is_host());
+    EXPECT_EQ(host.to_string(), "host-fp_contract");
+    EXPECT_FALSE(Target::host().has_feature(Feature::FP_CONTRACT)) << "off unless asked for";
+    EXPECT_EQ(host.without_feature(Feature::FP_CONTRACT), Target::host());
+    EXPECT_FALSE(Target::is_cpu_feature(Feature::FP_CONTRACT));
+    EXPECT_TRUE(Target::is_cpu_feature(Feature::AVX2));
+}
+
 TEST(Target, NaturalVectorSize) {
     EXPECT_EQ(Target("x86-64-linux").natural_vector_size(Float(32)), 4);
     EXPECT_EQ(Target("x86-64-linux-sse41").natural_vector_size(UInt(8)), 16);
