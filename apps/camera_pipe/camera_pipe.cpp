@@ -103,8 +103,9 @@ void schedule_camera_pipe(CameraPipePipeline &p, const Target &target) {
     p.curve.compute_root().vectorize(p.i, lanes);
     p.curved.compute_root().reorder(c, x, y).bound(c, 0, 3).unroll(c);
     p.curved.split(y, yo, yi, 32).parallel(yo).vectorize(x, lanes);
+    // The planes' last vector of a row shifts inwards (Halide's default for a pure definition).
     for (Func *plane : {&p.d_gr, &p.d_r, &p.d_b, &p.d_gb})
-        plane->compute_at(p.curved, yo).vectorize(x, lanes);
+        plane->compute_at(p.curved, yo).vectorize(x, lanes, TailStrategy::ShiftInwards);
     p.output.reorder(c, x, y).bound(c, 0, 3).unroll(c);
     p.output.split(y, yo, yi, 32).parallel(yo).vectorize(x, lanes);
 }
