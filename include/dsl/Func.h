@@ -328,7 +328,9 @@ class Func {
     void realize(const Buffer<> &output, const Target &target = Target::host());
     /// Lowers and compiles the pipeline now, so that the first realize() runs at once. realize()
     /// compiles when it must, so calling this is never required; it compiles again only after
-    /// a Func's definition or schedule, or a Param's range, changed.
+    /// a Func's definition or schedule, or a Param's range, changed. What it compiles is the
+    /// version for buffers dense in their first dimension (stride 1); the first realize() given
+    /// a buffer that is not dense compiles the version for any strides, and both are kept.
     void compile_jit(const Target &target = Target::host());
 
     // Seeing the code.
