@@ -95,7 +95,11 @@ std::string code(const Loop &l) {
 
 class Generator {
   public:
-    explicit Generator(uint64_t seed) : rng_(seed) { c_.seed = seed; }
+    // The bound_extent choices draw from a stream of their own, so that every seed still makes
+    // the pipeline and schedule it made before they were added (CTest's seeds included).
+    explicit Generator(uint64_t seed) : rng_(seed), bound_rng_(seed * 0x9e3779b97f4a7c15ULL + 1) {
+        c_.seed = seed;
+    }
 
     FuzzCase build(bool illegal) {
         make_inputs();
@@ -878,6 +882,7 @@ class Generator {
                         sched_ << fs.name << ".store_at(" << cf.name << ", " << code(sl) << ");\n";
                     }
                 }
+                maybe_bound_extent(fs);
                 maybe_reorder_storage(fs);
                 return;
             }
@@ -914,8 +919,22 @@ class Generator {
         fs.at_func = cf.at_func;
         fs.at_stage = cf.at_stage;
         fs.at_loop = l.name;
+        maybe_bound_extent(fs);
         maybe_reorder_storage(fs);
         return true;
+    }
+
+    /// Sometimes fixes how many points of x or y a Func computed at a loop computes there
+    /// (bound_extent). Its readers may need more than the random extent allows: realizing the
+    /// case then fails with the bound's runtime error, which the fuzzer accepts as the right
+    /// outcome (FuzzCase::bounded_funcs); where they need no more, the values must still match.
+    void maybe_bound_extent(FuncSpec &fs) {
+        if (!std::bernoulli_distribution(0.2)(bound_rng_)) return;
+        const bool in_x = std::bernoulli_distribution(0.5)(bound_rng_);
+        const int extent = std::uniform_int_distribution<int>(1, 12)(bound_rng_);
+        fs.f.bound_extent(in_x ? x_ : y_, extent);
+        sched_ << fs.name << ".bound_extent(" << (in_x ? "x" : "y") << ", " << extent << ");\n";
+        c_.bounded_funcs.push_back(fs.name);
     }
 
     /// Whether Func `c` is computed inside a parallel loop (through its consumers).
@@ -1187,6 +1206,7 @@ class Generator {
     }
 
     std::mt19937_64 rng_;
+    std::mt19937_64 bound_rng_;
     FuzzCase c_;
     std::vector<FuncSpec> funcs_;
     std::vector<InputSpec> inputs_;

@@ -7,8 +7,10 @@
 /// RDoms (some with `where`), updates at every point, scans along x, scatter histograms and
 /// Tuples with an argmax update. Its schedule uses every directive (split with each tail
 /// strategy, fuse, reorder, tile, vectorize, unroll, parallel, rename, compute_root,
-/// compute_at, store_at, store_root, reorder_storage, bound, specialize) at random loops and
-/// factors, legal by construction. `make_illegal_case` adds one directive that must be refused.
+/// compute_at, store_at, store_root, reorder_storage, bound, bound_extent, specialize) at random
+/// loops and factors, legal by construction (a bound_extent may be smaller than what its readers
+/// need: that case must fail with the bound's runtime error, see FuzzCase::bounded_funcs).
+/// `make_illegal_case` adds one directive that must be refused.
 ///
 /// Everything the generator does is also written as C++, so a failing case prints a program
 /// that rebuilds it.
@@ -37,6 +39,9 @@ struct FuzzCase {
     /// Set when the illegal directive was refused as it was given, with the message.
     bool refused_early = false;
     std::string early_message;
+    /// The Funcs given a bound_extent: a runtime error saying one of them is needed over more
+    /// points than its bound is an accepted outcome of the case.
+    std::vector<std::string> bounded_funcs;
     /// Which of the inputs and whether the Param are read by the pipeline (its AOT arguments).
     std::vector<bool> input_read;
     bool reads_param = false;
