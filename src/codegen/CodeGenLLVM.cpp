@@ -76,6 +76,15 @@ llvm::CodeGenOptLevel codegen_opt_level(int level) {
     }
 }
 
+llvm::TargetOptions target_options(const CpuTarget &target) {
+    llvm::TargetOptions options;
+    // IEEE semantics: no fast-math unless a pipeline asks for it; contraction of a * b + c into a
+    // fused multiply-add only with the target's fp_contract.
+    options.AllowFPOpFusion =
+        target.fp_contract ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
+    return options;
+}
+
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target) {
     initialize_llvm_targets();
     std::string error;
@@ -84,14 +93,9 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target
                              << " (" << error
                              << "); link dsl with an LLVM 19 built with the X86 and AArch64 "
                                 "targets (Debian's libLLVM-19.so has them).";
-    llvm::TargetOptions options;
-    // IEEE semantics: no fast-math unless a pipeline asks for it; contraction of a * b + c into a
-    // fused multiply-add only with the target's fp_contract.
-    options.AllowFPOpFusion =
-        target.fp_contract ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
     std::unique_ptr<llvm::TargetMachine> tm(llvm_target->createTargetMachine(
-        target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
-        codegen_opt_level(target.opt_level)));
+        target.triple, target.cpu, target.features, target_options(target), llvm::Reloc::PIC_,
+        std::nullopt, codegen_opt_level(target.opt_level)));
     internal_assert(tm) << "could not create a target machine for " << target.triple;
     return tm;
 }

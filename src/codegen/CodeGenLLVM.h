@@ -11,6 +11,7 @@ namespace llvm {
 class LLVMContext;
 class Module;
 class TargetMachine;
+class TargetOptions;
 }  // namespace llvm
 
 namespace dsl::codegen {
@@ -31,6 +32,11 @@ struct CpuTarget {
     /// The machine this process runs on, with all its features.
     static CpuTarget host();
 };
+
+/// LLVM's code generation options for `target` (IEEE floating point; `a * b + c` contracted
+/// only with `fp_contract`). Every target machine that compiles dsl code uses them: the one of
+/// make_target_machine and the JIT's.
+llvm::TargetOptions target_options(const CpuTarget &target);
 
 /// Makes an LLVM TargetMachine for `target` at its optimisation level.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target);

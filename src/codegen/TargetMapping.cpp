@@ -59,20 +59,19 @@ CpuTarget cpu_target_for(const Target &target) {
         cpu = CpuTarget::host();
         // Later entries win: the added features override the host's "-feature" entries.
         if (!added.empty()) append(cpu.features, added);
-        cpu.fp_contract = target.has_feature(Feature::FP_CONTRACT);
-        return cpu;
+    } else {
+        switch (target.arch()) {
+            case Target::Arch::X86:
+                cpu.triple = "x86_64-unknown-linux-gnu";
+                cpu.cpu = "x86-64";
+                break;
+            case Target::Arch::ARM:
+                cpu.triple = "aarch64-unknown-linux-gnu";
+                cpu.cpu = "generic";
+                break;
+        }
+        cpu.features = added;
     }
-    switch (target.arch()) {
-        case Target::Arch::X86:
-            cpu.triple = "x86_64-unknown-linux-gnu";
-            cpu.cpu = "x86-64";
-            break;
-        case Target::Arch::ARM:
-            cpu.triple = "aarch64-unknown-linux-gnu";
-            cpu.cpu = "generic";
-            break;
-    }
-    cpu.features = added;
     cpu.fp_contract = target.has_feature(Feature::FP_CONTRACT);
     return cpu;
 }

@@ -48,9 +48,7 @@ llvm::orc::JITTargetMachineBuilder jit_target_machine_builder(const codegen::Cpu
     jtmb.setCodeGenOptLevel(codegen::codegen_opt_level(target.opt_level));
     jtmb.setRelocationModel(llvm::Reloc::PIC_);
     jtmb.setCodeModel(llvm::CodeModel::Small);
-    // As codegen::make_target_machine: a * b + c fused only with the target's fp_contract.
-    jtmb.getOptions().AllowFPOpFusion =
-        target.fp_contract ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
+    jtmb.getOptions() = codegen::target_options(target);
     return jtmb;
 }
 
