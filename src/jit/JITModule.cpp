@@ -9,12 +9,16 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/MapperJITLinkMemoryManager.h>
+#include <llvm/ExecutionEngine/Orc/MemoryMapper.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "codegen/OptLevel.h"
@@ -52,6 +56,21 @@ llvm::orc::JITTargetMachineBuilder jit_target_machine_builder(const codegen::Cpu
     return jtmb;
 }
 
+/// The memory every JIT of the process links code into: reserved in slabs that stay mapped, so
+/// that code freed by one JIT is reused by the next without unmapping and mapping pages again
+/// (each costs a TLB flush, slow on virtual machines).
+llvm::jitlink::JITLinkMemoryManager &memory_manager() {
+    // Never destroyed: JIT modules may be freed at exit after it would be.
+    static llvm::jitlink::JITLinkMemoryManager *manager = [] {
+        auto created = llvm::orc::MapperJITLinkMemoryManager::CreateWithMapper<
+            llvm::orc::InProcessMemoryMapper>(size_t(64) << 20);
+        internal_assert(bool(created))
+            << "could not create the JIT's memory manager: " << to_string(created.takeError());
+        return created->release();
+    }();
+    return *manager;
+}
+
 /// The JIT's IR compiler, which it is never asked to run: modules reach it as object files.
 class NoIRCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
   public:
@@ -69,20 +88,27 @@ struct JITModule::Impl {
     std::unique_ptr<llvm::orc::LLJIT> jit;
 
     /// Creates the JIT (for objects of `data_layout` and `target`'s triple) and links `object`
-    /// into it, then looks up every function of `module` so that linking happens (and is timed)
-    /// now. Returns why that failed; empty on success.
-    std::string link(const ir::Module &module, const codegen::CpuTarget &target,
+    /// into it, then looks up every function of `functions` so that linking happens (and is
+    /// timed) now. Returns why that failed; empty on success.
+    std::string link(const std::vector<std::string> &functions, const codegen::CpuTarget &target,
                      const llvm::DataLayout &data_layout,
                      std::unique_ptr<llvm::MemoryBuffer> object);
 };
 
-std::string JITModule::Impl::link(const ir::Module &module, const codegen::CpuTarget &target,
+std::string JITModule::Impl::link(const std::vector<std::string> &functions,
+                                  const codegen::CpuTarget &target,
                                   const llvm::DataLayout &data_layout,
                                   std::unique_ptr<llvm::MemoryBuffer> object) {
     auto created =
         llvm::orc::LLJITBuilder()
             .setJITTargetMachineBuilder(jit_target_machine_builder(target))
             .setDataLayout(data_layout)
+            .setObjectLinkingLayerCreator(
+                [](llvm::orc::ExecutionSession &session, const llvm::Triple &)
+                    -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                    return std::make_unique<llvm::orc::ObjectLinkingLayer>(session,
+                                                                           memory_manager());
+                })
             .setCompileFunctionCreator(
                 [](llvm::orc::JITTargetMachineBuilder)
                     -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
@@ -115,8 +141,8 @@ std::string JITModule::Impl::link(const ir::Module &module, const codegen::CpuTa
 
     if (auto err = lljit.addObjectFile(std::move(object))) return to_string(std::move(err));
     jit = std::move(*created);
-    for (const ir::LoweredFunc &f : module.functions) {
-        for (const std::string &name : {f.name, f.name + "_argv"}) {
+    for (const std::string &function : functions) {
+        for (const std::string &name : {function, function + "_argv"}) {
             auto address = jit->lookup(name);
             if (!address) {
                 std::string problem = "the object does not link: " + to_string(address.takeError());
@@ -141,31 +167,48 @@ std::string JITModule::disk_cache_key(const std::string &key, const codegen::Cpu
 std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,
                                               const codegen::CpuTarget &target,
                                               const DiskCache *disk_cache, const std::string &key) {
+    LazyModule lazy;
+    for (const ir::LoweredFunc &f : module.functions)
+        lazy.functions.push_back(f.name);
+    lazy.make = [&module](std::string *) -> const ir::Module & { return module; };
+    return compile(lazy, target, disk_cache,
+                   disk_cache && key.empty() ? pipeline_key(module) : key);
+}
+
+std::shared_ptr<JITModule> JITModule::compile(const LazyModule &lazy,
+                                              const codegen::CpuTarget &target,
+                                              const DiskCache *disk_cache, const std::string &key) {
     std::shared_ptr<JITModule> result(new JITModule());
     CompileTimes &times = result->times_;
     DiskCacheOutcome &outcome = result->disk_cache_outcome_;
 
     std::string cache_key;
     if (disk_cache) {
-        cache_key = disk_cache_key(key.empty() ? pipeline_key(module) : key, target);
+        cache_key = disk_cache_key(key, target);
         auto start = std::chrono::steady_clock::now();
         DiskCache::Lookup found = disk_cache->load(cache_key);
         times.cache_load = seconds_since(start);
         outcome.problem = found.problem;
         outcome.lookup = DiskCacheOutcome::Lookup::Missing;
         if (found.result == DiskCache::Lookup::Result::Hit) {
-            // The note is the data layout the object was compiled for.
+            // The note is the data layout the object was compiled for, a newline, and the
+            // text the module stored.
             start = std::chrono::steady_clock::now();
             std::string problem;
-            auto data_layout = llvm::DataLayout::parse(found.note);
+            size_t newline = std::min(found.note.find('\n'), found.note.size());
+            std::string layout = found.note.substr(0, newline);
+            std::string stored = found.note.substr(std::min(newline + 1, found.note.size()));
+            auto data_layout = llvm::DataLayout::parse(layout);
             if (!data_layout) {
-                problem = "its data layout \"" + found.note +
+                problem = "its data layout \"" + layout +
                           "\" is invalid: " + to_string(data_layout.takeError());
+            } else if (lazy.accept && !lazy.accept(stored, &problem)) {
+                problem = "it does not describe this pipeline: " + problem;
             } else {
                 // Not a copy: linking is over (every function looked up) before `found`, which
                 // holds the mapping of the entry, goes.
                 problem = result->impl_->link(
-                    module, target, *data_layout,
+                    lazy.functions, target, *data_layout,
                     llvm::MemoryBuffer::getMemBuffer(found.object, "dsl disk cache entry", false));
             }
             times.link = seconds_since(start);
@@ -185,6 +228,8 @@ std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,
             outcome.lookup = DiskCacheOutcome::Lookup::Rejected;
     }
 
+    std::string stored;
+    const ir::Module &module = lazy.make(&stored);
     auto context = std::make_unique<llvm::LLVMContext>();
     std::unique_ptr<llvm::TargetMachine> tm = codegen::make_target_machine(target);
 
@@ -210,15 +255,17 @@ std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,
     if (disk_cache) bytes.assign((*object)->getBufferStart(), (*object)->getBufferSize());
 
     start = std::chrono::steady_clock::now();
-    std::string problem = result->impl_->link(module, target, data_layout, std::move(*object));
+    std::string problem =
+        result->impl_->link(lazy.functions, target, data_layout, std::move(*object));
     internal_assert(problem.empty()) << "JIT: " << problem;
     times.link = seconds_since(start);
 
     if (disk_cache) {
         start = std::chrono::steady_clock::now();
         std::string store_problem;
-        outcome.stored = disk_cache->store(cache_key, data_layout.getStringRepresentation(), bytes,
-                                           &store_problem);
+        outcome.stored =
+            disk_cache->store(cache_key, data_layout.getStringRepresentation() + "\n" + stored,
+                              bytes, &store_problem);
         if (!outcome.stored) {
             if (!outcome.problem.empty()) outcome.problem += "; ";
             outcome.problem += "the object was not stored: " + store_problem;

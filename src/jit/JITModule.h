@@ -2,8 +2,10 @@
 /// Compiling a lowered module to machine code in memory with LLVM's ORC JIT, through the disk
 /// cache (jit/DiskCache.h) when one is given.
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "codegen/CodeGenLLVM.h"
 #include "ir/Module.h"
@@ -52,6 +54,25 @@ class JITModule {
     static std::shared_ptr<JITModule> compile(
         const ir::Module &module, const codegen::CpuTarget &target = codegen::CpuTarget::host(),
         const DiskCache *disk_cache = nullptr, const std::string &key = {});
+
+    /// A module that may not need to be made: what compile() needs to load its object from the
+    /// disk cache without it, and how to make it when it must be compiled.
+    struct LazyModule {
+        /// The functions the module defines (each also as `<name>_argv`).
+        std::vector<std::string> functions;
+        /// Whether a stored entry is usable, given the text stored with it (`*problem` says
+        /// why not). Empty: every entry is.
+        std::function<bool(const std::string &stored, std::string *problem)> accept;
+        /// Makes the module (it must outlive the call to compile()) and sets `*stored` to the
+        /// text to store with its object, which `accept` gets back when the entry is loaded.
+        std::function<const ir::Module &(std::string *stored)> make;
+    };
+    /// Like compile() above, under `key` (which must determine the module): with a `disk_cache`
+    /// holding an entry for `key` that links and that `module.accept` accepts, the module is
+    /// never made. An entry it refuses is rejected like a corrupt one.
+    static std::shared_ptr<JITModule> compile(const LazyModule &module,
+                                              const codegen::CpuTarget &target,
+                                              const DiskCache *disk_cache, const std::string &key);
     ~JITModule();
 
     /// The argv entry point of the lowered function `name`.

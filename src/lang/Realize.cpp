@@ -19,9 +19,11 @@
 #include "jit/DiskCache.h"
 #include "jit/JITModule.h"
 #include "jit/PipelineKey.h"
+#include "lang/DefinitionKey.h"
 #include "lang/Function.h"
 #include "lang/JITTarget.h"
 #include "lang/Realize.h"
+#include "lang/StoredArguments.h"
 #include "lowering/Lower.h"
 #include "runtime/Runtime.h"
 
@@ -30,6 +32,10 @@ namespace dsl {
 namespace lang {
 struct CompiledPipeline {
     std::string key;
+    /// Seconds spent computing the key of the definitions.
+    double key_seconds = 0;
+    /// The lowered pipeline, or only its function's name and arguments, and its inputs, when
+    /// it was loaded from the disk cache without lowering.
     lowering::LoweredPipeline lowered;
     std::shared_ptr<jit::JITModule> jit;
 };
@@ -165,12 +171,14 @@ void print_timing(const Function &f, const CompiledPipeline &compiled,
     std::ostringstream line;
     line << "dsl: ";
     if (t.loaded_from_cache) {
-        line << "loaded " << f.name() << " from the disk cache: lowering "
-             << compiled.lowered.seconds * 1e3 << " ms, reading the entry " << t.cache_load * 1e3
-             << " ms, linking " << t.link * 1e3 << " ms (" << disk_cache->directory() << ")\n";
+        line << "loaded " << f.name() << " from the disk cache without lowering: key of the "
+             << "definitions " << compiled.key_seconds * 1e3 << " ms, reading the entry "
+             << t.cache_load * 1e3 << " ms, linking " << t.link * 1e3 << " ms ("
+             << disk_cache->directory() << ")\n";
     } else {
-        line << "compiled " << f.name() << ": lowering " << compiled.lowered.seconds * 1e3
-             << " ms, LLVM IR " << t.codegen * 1e3 << " ms, LLVM optimisation " << t.optimize * 1e3
+        line << "compiled " << f.name() << ": key of the definitions " << compiled.key_seconds * 1e3
+             << " ms, lowering " << compiled.lowered.seconds * 1e3 << " ms, LLVM IR "
+             << t.codegen * 1e3 << " ms, LLVM optimisation " << t.optimize * 1e3
              << " ms, machine code " << t.machine * 1e3 << " ms, linking " << t.link * 1e3 << " ms";
         if (disk_cache) {
             line << "; disk cache: looked up in " << t.cache_load * 1e3 << " ms, ";
@@ -188,8 +196,9 @@ void print_timing(const Function &f, const CompiledPipeline &compiled,
 }
 
 /// The pipeline of `f` for `target`, in the version for the strides `strides` names: the one
-/// compiled last time when no Func or Param changed since (no lowering at all), else lowered,
-/// and compiled unless the lowered pipeline is the same as last time.
+/// compiled last time when no Func or Param changed since (no lowering at all), else the one in
+/// memory or in the disk cache under the key of its definitions (still no lowering), else
+/// lowered and compiled.
 std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &target,
                                           lowering::StrideVersions strides) {
     lang::check_jit_target(f.name(), target, Target::host());
@@ -202,20 +211,51 @@ std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &targe
     // Read before lowering: a change made meanwhile (by another thread) makes the entry stale.
     uint64_t epoch = lang::pipeline_epoch();
     if (auto compiled = cache->unchanged(f, epoch, target_key)) return compiled;
-    auto lowered = lowering::lower({f}, symbol_name(f.name()), strides);
-    lowerings++;
-    // Every field of the lowered module that code generation reads: the readable IR printer
-    // leaves types implicit, so two pipelines could print alike and compile differently. The
-    // key of both the in-memory and the disk cache.
-    std::string key = target_key + "\n" + jit::pipeline_key(lowered.module);
+    const std::string function = symbol_name(f.name());
+
+    auto start = std::chrono::steady_clock::now();
+    std::optional<lang::DefinitionKey> definitions = lang::definition_key(f);
+    double key_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::optional<lowering::LoweredPipeline> lowered;
+    std::string key;
+    if (definitions) {
+        key = target_key + "\ndefinitions\n" + definitions->text;
+    } else {
+        // No key before lowering (lowering is about to report why, or knows better): the key
+        // is every field of the lowered module that code generation reads (the readable IR
+        // printer leaves types implicit, so two pipelines could print alike and compile
+        // differently).
+        lowered = lowering::lower({f}, function, strides);
+        lowerings++;
+        key = target_key + "\nlowered\n" + jit::pipeline_key(lowered->module);
+    }
     return cache->get(f, key, epoch, target_key, [&] {
         auto compiled = std::make_shared<CompiledPipeline>();
         compilations++;
         compiled->key = key;
-        compiled->lowered = std::move(lowered);
+        compiled->key_seconds = key_seconds;
+        jit::JITModule::LazyModule lazy;
+        lazy.functions = {function};
+        if (definitions) {
+            lazy.accept = [&](const std::string &stored, std::string *problem) {
+                return lang::restore_arguments(stored, f, function, *definitions,
+                                               &compiled->lowered, problem);
+            };
+        }
+        lazy.make = [&](std::string *stored) -> const ir::Module & {
+            if (lowered) {
+                compiled->lowered = std::move(*lowered);
+            } else {
+                compiled->lowered = lowering::lower({f}, function, strides);
+                lowerings++;
+            }
+            *stored = lang::describe_arguments(compiled->lowered.module.functions[0]);
+            return compiled->lowered.module;
+        };
         std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
-        compiled->jit = jit::JITModule::compile(compiled->lowered.module, cpu,
-                                                disk_cache ? &*disk_cache : nullptr, key);
+        compiled->jit =
+            jit::JITModule::compile(lazy, cpu, disk_cache ? &*disk_cache : nullptr, key);
         count_disk_cache_outcome(compiled->jit->disk_cache_outcome());
         if (std::getenv("DSL_DEBUG_TIMING")) print_timing(f, *compiled, disk_cache);
         return compiled;

@@ -134,6 +134,8 @@ TEST_F(DiskCachePipelineTest, CompiledPipelineWritesOneEntryThatNewFuncsLoad) {
     EXPECT_EQ(second.stores, 0u);
     EXPECT_EQ(lang::jit_counters().compilations - before.compilations, 1u)
         << "new Funcs miss the in-memory cache";
+    EXPECT_EQ(lang::jit_counters().lowerings - before.lowerings, 0u)
+        << "the entry is found by the key of the definitions, before lowering";
     EXPECT_EQ(entries_in(dir_).size(), 1u);
 }
 
@@ -148,6 +150,7 @@ TEST_F(DiskCachePipelineTest, SecondProcessLoadsInsteadOfCompiling) {
     ASSERT_EQ(second.status, 0) << second.output;
     EXPECT_EQ(second.printed["hits"], 1) << second.output;
     EXPECT_EQ(second.printed["misses"], 0) << second.output;
+    EXPECT_EQ(second.printed["lowerings"], 0) << second.output;
     EXPECT_EQ(second.printed["errors"], 0) << second.output;
 
     // And this process, which compiled nothing of it, loads it too.
@@ -241,6 +244,57 @@ TEST_F(DiskCachePipelineTest, LoadedCodeComputesExactlyWhatCompiledCodeComputes)
             differences++;
     });
     EXPECT_EQ(differences, 0);
+}
+
+// A pipeline loaded without lowering runs on the inputs of the Funcs that found it: another
+// Buffer of the same name, type and dimensions (other contents, other size), another Param of
+// the same name (other value), an ImageParam bound to another buffer. A Param with another range
+// is another pipeline (the range is checked in the code).
+TEST_F(DiskCachePipelineTest, LoadedPipelineReadsTheInputsOfTheNewFuncs) {
+    struct Run {
+        CacheCounts counts;
+        uint64_t lowerings;
+        Buffer<int32_t> out;
+    };
+    auto run = [](int lut_size, int lut_scale, int offset, int max_offset, int image_value) {
+        Buffer<int32_t> lut({lut_size}, "dc_lut");
+        lut.for_each_element([&](int i) { lut(i) = i * lut_scale; });
+        Buffer<int32_t> image({16, 3}, "dc_image");
+        image.fill(image_value);
+        ImageParam in(Int(32), 2, "dc_in");
+        in.set(image);
+        Param<int> p("dc_offset", 0, 0, max_offset);
+        p.set(offset);
+        Func f("dc_inputs");
+        Var x("x"), y("y");
+        f(x, y) = lut(x % 4) + in(x, y) * 10 + p;
+        f.vectorize(x, 4);
+        lang::JITCounters before = lang::jit_counters();
+        Buffer<int32_t> out = f.realize({16, 3});
+        return Run{counts_since(before), lang::jit_counters().lowerings - before.lowerings, out};
+    };
+    auto check = [](const Run &r, int lut_scale, int offset, int image_value, const char *what) {
+        int bad = 0;
+        r.out.for_each_element([&](int x, int y) {
+            bad += r.out(x, y) != (x % 4) * lut_scale + image_value * 10 + offset;
+        });
+        EXPECT_EQ(bad, 0) << what;
+    };
+    Run first = run(4, 1, 3, 10, 5);
+    EXPECT_EQ(first.counts.misses, 1u);
+    EXPECT_EQ(first.lowerings, 1u);
+    check(first, 1, 3, 5, "compiled");
+
+    Run second = run(6, 100, 7, 10, 2);
+    EXPECT_EQ(second.counts.hits, 1u);
+    EXPECT_EQ(second.lowerings, 0u);
+    check(second, 100, 7, 2, "loaded, with other inputs");
+
+    Run other_range = run(4, 1, 3, 20, 5);
+    EXPECT_EQ(other_range.counts.misses, 1u) << "a Param's range is part of the key";
+    EXPECT_EQ(other_range.lowerings, 1u);
+    check(other_range, 1, 3, 5, "another range");
+    EXPECT_EQ(entries_in(dir_).size(), 2u);
 }
 
 TEST_F(DiskCachePipelineTest, EightThreadsCompilingOnePipeline) {

@@ -6,7 +6,7 @@
 // error, a hang or a result.
 //
 //   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--aot-every K]
-//            [--full-opt-every K] [--verbose]
+//            [--full-opt-every K] [--disk-cache DIR] [--verbose]
 //
 // LLVM's optimisation passes take most of a case's time and the fuzzer tests the dsl, not
 // LLVM, so the JIT compiles at LLVM's O0 except for cases whose seed is a multiple of
@@ -30,6 +30,7 @@
 #include "RandomPipeline.h"
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
+#include "lang/Realize.h"
 
 namespace {
 
@@ -43,6 +44,7 @@ struct Options {
     long aot_every = 0;
     long full_opt_every = 16;
     bool verbose = false;
+    std::string disk_cache;  // empty: no disk cache
 };
 
 // What a signal handler prints: the case that was running.
@@ -56,17 +58,23 @@ extern "C" void on_fatal_signal(int sig) {
 }
 
 void usage() {
-    std::cerr << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] "
-                 "[--aot-every K] [--full-opt-every K] [--verbose]\n"
-                 "  --seed S       seed of the first case (case i uses S + i; default 1)\n"
-                 "  --cases N      number of cases (default 100)\n"
-                 "  --seconds T    stop after T seconds instead (with --cases, whichever first)\n"
-                 "  --illegal      schedule-error fuzzing: every case must be refused\n"
-                 "  --aot-every K  also run every K-th case through an AOT static library\n"
-                 "  --full-opt-every K\n"
-                 "                 JIT at LLVM's O3 when the seed is a multiple of K, else at O0\n"
-                 "                 (default 16; 1 for O3 always)\n"
-                 "  --verbose      print every case's reproduction\n";
+    std::cerr
+        << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] "
+           "[--aot-every K] [--full-opt-every K] [--disk-cache DIR] [--verbose]\n"
+           "  --seed S       seed of the first case (case i uses S + i; default 1)\n"
+           "  --cases N      number of cases (default 100)\n"
+           "  --seconds T    stop after T seconds instead (with --cases, whichever first)\n"
+           "  --illegal      schedule-error fuzzing: every case must be refused\n"
+           "  --aot-every K  also run every K-th case through an AOT static library\n"
+           "  --full-opt-every K\n"
+           "                 JIT at LLVM's O3 when the seed is a multiple of K, else at O0\n"
+           "                 (default 16; 1 for O3 always)\n"
+           "  --disk-cache DIR\n"
+           "                 realize through the JIT's disk cache in DIR: every case's Funcs\n"
+           "                 have the names of every other case's, so a key that missed a\n"
+           "                 difference would run another case's code (run twice over the\n"
+           "                 same seeds to check code loaded without lowering, too)\n"
+           "  --verbose      print every case's reproduction\n";
 }
 
 bool parse(int argc, char **argv, Options &o) {
@@ -99,6 +107,13 @@ bool parse(int argc, char **argv, Options &o) {
             o.full_opt_every = std::atol(v);
             if (o.full_opt_every < 1) {
                 std::cerr << "dsl_fuzz: --full-opt-every needs a value of at least 1\n";
+                return false;
+            }
+        } else if (a == "--disk-cache") {
+            if (!(v = value("--disk-cache"))) return false;
+            o.disk_cache = v;
+            if (o.disk_cache.empty()) {
+                std::cerr << "dsl_fuzz: --disk-cache needs a directory\n";
                 return false;
             }
         } else if (a == "--illegal") {
@@ -234,8 +249,9 @@ bool run_illegal(const FuzzCase &c) {
 int main(int argc, char **argv) {
     Options o;
     if (!parse(argc, argv, o)) return 2;
-    // Every case is a new pipeline: the JIT's disk cache would only fill up, a write per case.
-    setenv("DSL_CACHE_DIR", "off", 1);
+    // Every case is a new pipeline: the JIT's disk cache would only fill up, a write per case,
+    // unless it is what is tested.
+    setenv("DSL_CACHE_DIR", o.disk_cache.empty() ? "off" : o.disk_cache.c_str(), 1);
     // Warnings (a vector loop left scalar, ...) are expected of random schedules.
     if (!o.verbose) std::cerr.rdbuf(nullptr);
     // The handler runs on its own stack, so that a stack overflow is reported too.
@@ -319,6 +335,11 @@ int main(int argc, char **argv) {
     if (!o.illegal) {
         std::cout << ", " << bounded << " with a bound_extent, " << bound_stops
                   << " of them stopped by its runtime error";
+    }
+    if (!o.disk_cache.empty()) {
+        dsl::lang::JITCounters jit = dsl::lang::jit_counters();
+        std::cout << ", disk cache: " << jit.disk_cache_hits << " hits, " << jit.disk_cache_misses
+                  << " misses, " << jit.disk_cache_rejected << " rejected";
     }
     std::cout << ") in " << elapsed() << " s: " << failures << " failure"
               << (failures == 1 ? "" : "s") << std::endl;

@@ -3,7 +3,7 @@
 // configures, checks the result against a plain loop, and prints what the JIT did:
 //
 //   disk_cache_process <schedule>
-//   -> "hits 1 misses 0 rejected 0 stores 0 compilations 1 errors 0"
+//   -> "hits 1 misses 0 rejected 0 stores 0 compilations 1 lowerings 0 errors 0"
 //
 // Exit status 0 when every pixel is right, 1 when one is wrong, 2 on an exception.
 #include <cstdlib>
@@ -26,7 +26,8 @@ int main(int argc, char **argv) {
         lang::JITCounters c = lang::jit_counters();
         std::cout << "hits " << c.disk_cache_hits << " misses " << c.disk_cache_misses
                   << " rejected " << c.disk_cache_rejected << " stores " << c.disk_cache_stores
-                  << " compilations " << c.compilations << " errors " << errors << std::endl;
+                  << " compilations " << c.compilations << " lowerings " << c.lowerings
+                  << " errors " << errors << std::endl;
         return errors == 0 ? 0 : 1;
     } catch (const std::exception &e) {
         std::cerr << "disk_cache_process: " << e.what() << "\n";

@@ -1,0 +1,233 @@
+// The key of a pipeline before lowering (lang/DefinitionKey.h): the Funcs in the order they are
+// first met, each with its definitions and schedule, in the serialisation of jit/KeyWriter.h.
+// A reference to a Func, Param, reduction domain or buffer is its number (with a letter for
+// its kind); the first reference to a Param, domain or buffer is followed by what it holds, and
+// a Func's contents follow those of the Func before it.
+#include "lang/DefinitionKey.h"
+
+#include <deque>
+#include <unordered_map>
+
+#include "dsl/Error.h"
+#include "jit/KeyWriter.h"
+
+namespace dsl::lang {
+
+namespace {
+
+using ir::ReductionDomain;
+
+class DefinitionKeyWriter : public jit::KeyWriter {
+  public:
+    explicit DefinitionKeyWriter(std::string &out) : KeyWriter(out) {}
+
+    /// Why no key can be made; empty while it can.
+    std::string failure;
+    std::map<std::string, lowering::PipelineInput> inputs;
+
+    void write(const Function &output) {
+        reference(output.shared());
+        while (!pending_.empty() && failure.empty()) {
+            std::shared_ptr<FunctionContents> f = pending_.front();
+            pending_.pop_front();
+            function(*f);
+        }
+    }
+
+  protected:
+    using KeyWriter::visit;
+
+    void visit(const ir::Variable *op) override {
+        KeyWriter::visit(op);
+        if (op->param.defined()) {
+            param(op->param);
+            lowering::PipelineInput in;
+            in.name = op->param.name();
+            in.type = op->param.type();
+            in.dimensions = op->param.dimensions();
+            in.is_buffer = op->param.is_buffer();
+            in.param = op->param;
+            add_input(in);
+        }
+        if (op->reduction_domain.defined()) domain(op->reduction_domain);
+    }
+
+    void visit(const ir::Call *op) override {
+        KeyWriter::visit(op);
+        if (op->call_type == ir::Call::CallType::Func) {
+            std::shared_ptr<FunctionContents> callee = op->func.lock();
+            if (!callee) {
+                failure = "a Func it calls no longer exists";
+                return;
+            }
+            reference(callee);
+        } else if (op->call_type == ir::Call::CallType::Image) {
+            if (op->param.defined()) param(op->param);
+            if (op->image.defined()) buffer(op->image);
+            lowering::PipelineInput in;
+            in.name = op->name;
+            in.type = op->type;
+            in.dimensions = static_cast<int>(op->args.size());
+            in.is_buffer = true;
+            in.param = op->param;
+            in.buffer = op->image;
+            add_input(in);
+        }
+    }
+
+  private:
+    /// Writes the number of `id` in `numbers` (after `tag`); true when it is met for the first
+    /// time, and its contents must follow.
+    bool number_of(const void *id, std::unordered_map<const void *, int64_t> &numbers, char tag) {
+        auto [it, first] = numbers.emplace(id, static_cast<int64_t>(numbers.size()));
+        out_ += tag;
+        number(it->second);
+        return first;
+    }
+
+    void reference(const std::shared_ptr<FunctionContents> &f) {
+        if (number_of(f.get(), funcs_, 'F')) pending_.push_back(f);
+    }
+
+    void param(const ir::Parameter &p) {
+        if (!number_of(p.id(), params_, 'P')) return;
+        const ir::ParameterContents &c = p.contents();
+        text(c.name);
+        type(c.type);
+        number(int(c.is_buffer));
+        number(c.dimensions);
+        include(c.min_value);
+        include(c.max_value);
+    }
+
+    void buffer(const Buffer<> &b) {
+        if (!number_of(b.raw_buffer(), buffers_, 'B')) return;
+        text(b.name());
+        type(b.type());
+        number(b.dimensions());
+    }
+
+    void domain(const ReductionDomain &rdom) {
+        if (!number_of(rdom.id(), domains_, 'R')) return;
+        number(static_cast<int64_t>(rdom.domain().size()));
+        for (const ir::ReductionVariable &rv : rdom.domain()) {
+            text(rv.var);
+            include(rv.min);
+            include(rv.extent);
+        }
+        include(rdom.predicate());
+    }
+
+    void add_input(const lowering::PipelineInput &in) {
+        auto [it, added] = inputs.emplace(in.name, in);
+        if (added) return;
+        const lowering::PipelineInput &known = it->second;
+        bool same = in.param.defined()
+                        ? (known.param.defined() && known.param.same_as(in.param))
+                        : (known.buffer.defined() && known.buffer.same_as(in.buffer));
+        if (!same) failure = "two different inputs are named \"" + in.name + "\"";
+    }
+
+    void strings(const std::vector<std::string> &v) {
+        number(static_cast<int64_t>(v.size()));
+        for (const std::string &s : v)
+            text(s);
+    }
+
+    void loop_level(const schedule::LoopLevel &l) {
+        number(static_cast<int>(l.kind));
+        text(l.func);
+        text(l.var);
+        number(l.stage);
+    }
+
+    void stage_schedule(const schedule::StageSchedule &s) {
+        number(static_cast<int64_t>(s.splits.size()));
+        for (const schedule::Split &split : s.splits) {
+            number(static_cast<int>(split.kind));
+            text(split.old_var);
+            text(split.outer);
+            text(split.inner);
+            include(split.factor);
+            number(static_cast<int>(split.tail));
+        }
+        number(static_cast<int64_t>(s.dims.size()));
+        for (const schedule::Dim &d : s.dims) {
+            text(d.var);
+            number(static_cast<int>(d.for_type));
+            number(static_cast<int>(d.device_api));
+            number(int(d.is_rvar));
+        }
+        number(int(s.allow_race_conditions));
+    }
+
+    void definition(const Definition &d) {
+        out_ += "DEF";
+        exprs(d.args);
+        exprs(d.values);
+        include(d.predicate);
+        if (d.rdom.defined()) {
+            domain(d.rdom);
+        } else {
+            out_ += '_';
+        }
+        stage_schedule(d.schedule);
+        number(static_cast<int64_t>(d.specializations.size()));
+        for (const Specialization &s : d.specializations) {
+            include(s.condition);
+            definition(s.definition);
+        }
+    }
+
+    void function(const FunctionContents &f) {
+        out_ += "FUNC";
+        text(f.name);
+        strings(f.args);
+        number(static_cast<int64_t>(f.output_types.size()));
+        for (const Type &t : f.output_types)
+            type(t);
+        number(int(f.has_pure_definition));
+        definition(f.init);
+        number(static_cast<int64_t>(f.updates.size()));
+        for (const Definition &d : f.updates)
+            definition(d);
+        const schedule::FuncSchedule &s = f.schedule;
+        loop_level(s.compute_level);
+        loop_level(s.store_level);
+        number(static_cast<int64_t>(s.bounds.size()));
+        for (const schedule::Bound &b : s.bounds) {
+            text(b.var);
+            include(b.min);
+            include(b.extent);
+        }
+        strings(s.storage_order);
+        number(static_cast<int>(s.memory_type));
+        number(static_cast<int64_t>(f.specialization_paths.size()));
+        for (const std::vector<int> &path : f.specialization_paths) {
+            number(static_cast<int64_t>(path.size()));
+            for (int i : path)
+                number(i);
+        }
+    }
+
+    std::unordered_map<const void *, int64_t> funcs_, params_, buffers_, domains_;
+    std::deque<std::shared_ptr<FunctionContents>> pending_;
+};
+
+}  // namespace
+
+std::optional<DefinitionKey> definition_key(const Function &output) {
+    DefinitionKey key;
+    DefinitionKeyWriter writer(key.text);
+    try {
+        writer.write(output);
+    } catch (const Error &) {
+        // A reduction domain whose where() condition calls a Func that is gone; lowering says so.
+        return std::nullopt;
+    }
+    if (!writer.failure.empty()) return std::nullopt;
+    key.inputs = std::move(writer.inputs);
+    return key;
+}
+
+}  // namespace dsl::lang

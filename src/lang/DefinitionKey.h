@@ -1,0 +1,36 @@
+#pragma once
+/// The key of a pipeline before lowering: text that determines everything lowering reads, so
+/// that two pipelines with the same key lower to the same code. The JIT's disk cache stores
+/// compiled pipelines under it, and a process that finds its pipeline there runs it without
+/// lowering (lang/Realize.cpp).
+///
+/// It serialises, for every Func the output reaches (through calls, RDom bounds and conditions,
+/// specialization conditions and schedule expressions), its name, arguments, output types, every
+/// definition (left and right sides, predicate, reduction domain, specializations) and its whole
+/// schedule (splits, loops, compute and store levels, bounds, storage order, memory type); for
+/// every Param its name, type, kind, dimensions and range; for every input buffer its name,
+/// element type and dimensions. Funcs, Params, reduction domains and buffers are numbered in the
+/// order they are first met, so the key depends on none of their addresses. Param values and
+/// buffer contents are arguments of the compiled code and are not part of it.
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "lang/Function.h"
+#include "lowering/BufferChecks.h"
+
+namespace dsl::lang {
+
+struct DefinitionKey {
+    std::string text;
+    /// Every Param, ImageParam and Buffer the pipeline's definitions and schedules use, by name:
+    /// the inputs a stored pipeline's arguments are found among.
+    std::map<std::string, lowering::PipelineInput> inputs;
+};
+
+/// The key of the pipeline that computes `output`, or nothing when it cannot be made: a Func it
+/// calls no longer exists, or two different inputs share a name. Lowering reports those errors.
+std::optional<DefinitionKey> definition_key(const Function &output);
+
+}  // namespace dsl::lang
