@@ -13,8 +13,9 @@
 //                         main() turns the JIT's disk cache off: LLVM compiles every time.
 //   <app>/dsl_compile_cached
 //                         the same with the disk cache on, in a temporary directory that one
-//                         untimed compilation fills: each iteration lowers the pipeline and loads
-//                         the stored object (what a second run of a program costs).
+//                         untimed compilation fills: each iteration computes the key of the
+//                         pipeline's definitions and loads the stored object without lowering
+//                         (what a second run of a program costs).
 //
 // Every benchmark's label is the output's size, which the summary table (main.cpp) shows. With
 // DSL_BENCH_DUMP=<dir>, <app>/dsl/... also writes the final lowered statement and the assembly

@@ -2,9 +2,9 @@
 // every selected benchmark with Google Benchmark's console output, and then prints markdown
 // tables of the apps against Halide 14: run time (ms, wall clock) per thread count and JIT
 // compile time, with the ratio dsl / Halide (below 1: ours is faster) and our time with a warm
-// JIT disk cache (lowering, then loading the stored object instead of running LLVM). A table only
-// has the rows for which both sides ran; the time of a benchmark is the median of its
-// repetitions (--benchmark_repetitions), or its single run.
+// JIT disk cache (the key of the definitions, then loading the stored object: no lowering, no
+// LLVM). A table only has the rows for which both sides ran; the time of a benchmark is the median
+// of its repetitions (--benchmark_repetitions), or its single run.
 
 #include <benchmark/benchmark.h>
 

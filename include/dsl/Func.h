@@ -331,6 +331,8 @@ class Func {
     /// a Func's definition or schedule, or a Param's range, changed. What it compiles is the
     /// version for buffers dense in their first dimension (stride 1); the first realize() given
     /// a buffer that is not dense compiles the version for any strides, and both are kept.
+    /// Code found in the JIT's disk cache (see README) under the key of the definitions is
+    /// loaded instead, without lowering.
     void compile_jit(const Target &target = Target::host());
 
     // Seeing the code.
