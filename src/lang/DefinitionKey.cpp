@@ -41,13 +41,7 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         KeyWriter::visit(op);
         if (op->param.defined()) {
             param(op->param);
-            lowering::PipelineInput in;
-            in.name = op->param.name();
-            in.type = op->param.type();
-            in.dimensions = op->param.dimensions();
-            in.is_buffer = op->param.is_buffer();
-            in.param = op->param;
-            add_input(in);
+            add_input(lowering::input_of(op->param));
         }
         if (op->reduction_domain.defined()) domain(op->reduction_domain);
     }
@@ -64,14 +58,7 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         } else if (op->call_type == ir::Call::CallType::Image) {
             if (op->param.defined()) param(op->param);
             if (op->image.defined()) buffer(op->image);
-            lowering::PipelineInput in;
-            in.name = op->name;
-            in.type = op->type;
-            in.dimensions = static_cast<int>(op->args.size());
-            in.is_buffer = true;
-            in.param = op->param;
-            in.buffer = op->image;
-            add_input(in);
+            add_input(lowering::input_of(op));
         }
     }
 
@@ -118,14 +105,11 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         include(rdom.predicate());
     }
 
+    /// The same inputs as lowering's (lowering::find_inputs), from the same nodes.
     void add_input(const lowering::PipelineInput &in) {
         auto [it, added] = inputs.emplace(in.name, in);
-        if (added) return;
-        const lowering::PipelineInput &known = it->second;
-        bool same = in.param.defined()
-                        ? (known.param.defined() && known.param.same_as(in.param))
-                        : (known.buffer.defined() && known.buffer.same_as(in.buffer));
-        if (!same) failure = "two different inputs are named \"" + in.name + "\"";
+        if (!added && !lowering::same_input(it->second, in))
+            failure = "two different inputs are named \"" + in.name + "\"";
     }
 
     void strings(const std::vector<std::string> &v) {

@@ -27,39 +27,18 @@ class CollectInputs : public IRVisitor {
     using IRVisitor::visit;
     void visit(const Call *op) override {
         IRVisitor::visit(op);
-        if (op->call_type != Call::CallType::Image) return;
-        PipelineInput in;
-        in.name = op->name;
-        in.type = op->type;
-        in.dimensions = static_cast<int>(op->args.size());
-        in.is_buffer = true;
-        in.param = op->param;
-        in.buffer = op->image;
-        add(in);
+        if (op->call_type == Call::CallType::Image) add(input_of(op));
     }
     void visit(const Variable *op) override {
-        if (!op->param.defined()) return;
-        PipelineInput in;
-        in.name = op->param.name();
-        in.type = op->param.type();
-        in.dimensions = op->param.dimensions();
-        in.is_buffer = op->param.is_buffer();
-        in.param = op->param;
-        add(in);
+        if (op->param.defined()) add(input_of(op->param));
     }
 
   private:
     void add(const PipelineInput &in) {
-        auto it = inputs.find(in.name);
-        if (it == inputs.end()) {
-            inputs[in.name] = in;
-            return;
-        }
-        bool same = in.param.defined()
-                        ? (it->second.param.defined() && it->second.param.same_as(in.param))
-                        : (it->second.buffer.defined() && it->second.buffer.same_as(in.buffer));
-        user_assert(same) << "two different inputs of the pipeline are both named \"" << in.name
-                          << "\"; give them distinct names.";
+        auto [it, added] = inputs.emplace(in.name, in);
+        user_assert(added || same_input(it->second, in))
+            << "two different inputs of the pipeline are both named \"" << in.name
+            << "\"; give them distinct names.";
     }
 };
 
@@ -143,6 +122,32 @@ Stmt inside_lets(const Stmt &s, const Wrap &wrap) {
 }
 
 }  // namespace
+
+PipelineInput input_of(const Call *image_call) {
+    PipelineInput in;
+    in.name = image_call->name;
+    in.type = image_call->type;
+    in.dimensions = static_cast<int>(image_call->args.size());
+    in.is_buffer = true;
+    in.param = image_call->param;
+    in.buffer = image_call->image;
+    return in;
+}
+
+PipelineInput input_of(const Parameter &param) {
+    PipelineInput in;
+    in.name = param.name();
+    in.type = param.type();
+    in.dimensions = param.dimensions();
+    in.is_buffer = param.is_buffer();
+    in.param = param;
+    return in;
+}
+
+bool same_input(const PipelineInput &a, const PipelineInput &b) {
+    return b.param.defined() ? (a.param.defined() && a.param.same_as(b.param))
+                             : (a.buffer.defined() && a.buffer.same_as(b.buffer));
+}
 
 std::vector<PipelineInput> find_inputs(const Environment &env) {
     CollectInputs c;

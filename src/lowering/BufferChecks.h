@@ -19,6 +19,14 @@ struct PipelineInput {
     Buffer<> buffer;      ///< for concrete Buffers
 };
 
+/// The input a call of an input image (Call::CallType::Image) reads.
+PipelineInput input_of(const ir::Call *image_call);
+/// The input a Param or ImageParam is (a Variable such as a Param or an ImageParam's extent
+/// refers to it).
+PipelineInput input_of(const ir::Parameter &param);
+/// Whether `a` and `b` (of one name) are the same Param, ImageParam or Buffer.
+bool same_input(const PipelineInput &a, const PipelineInput &b);
+
 /// Every input the pipeline's Funcs use, ordered by name.
 std::vector<PipelineInput> find_inputs(const Environment &env);
 
