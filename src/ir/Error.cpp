@@ -27,8 +27,25 @@ ErrorReport::~ErrorReport() noexcept(false) {
     }
 }
 
+namespace {
+thread_local WarningCapture *current_capture = nullptr;
+}
+
+WarningCapture::WarningCapture() : outer_(current_capture) {
+    current_capture = this;
+}
+
+WarningCapture::~WarningCapture() {
+    current_capture = outer_;
+}
+
+void print_warning(const std::string &message) {
+    std::cerr << "dsl: warning: " << message << "\n";
+}
+
 WarningReport::~WarningReport() {
-    std::cerr << "dsl: warning: " << msg_.str() << "\n";
+    print_warning(msg_.str());
+    if (current_capture) current_capture->warnings_.push_back(msg_.str());
 }
 
 }  // namespace dsl::internal

@@ -6,6 +6,7 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "dsl/Error.h"
 
@@ -49,6 +50,26 @@ class WarningReport {
   private:
     std::ostringstream msg_;
 };
+
+/// While one lives, the warnings reported on its thread are also kept in it (the JIT stores
+/// those of lowering with the compiled pipeline, to report them again when it loads the
+/// pipeline without lowering). Captures nest; the innermost one keeps them.
+class WarningCapture {
+  public:
+    WarningCapture();
+    ~WarningCapture();
+    WarningCapture(const WarningCapture &) = delete;
+    WarningCapture &operator=(const WarningCapture &) = delete;
+    const std::vector<std::string> &warnings() const { return warnings_; }
+
+  private:
+    friend class WarningReport;
+    std::vector<std::string> warnings_;
+    WarningCapture *outer_;
+};
+
+/// Prints a warning as a WarningReport does (for one reported before and kept).
+void print_warning(const std::string &message);
 
 }  // namespace dsl::internal
 

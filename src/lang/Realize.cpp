@@ -237,26 +237,34 @@ std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &targe
         compiled->key_seconds = key_seconds;
         jit::JITModule::LazyModule lazy;
         lazy.functions = {function};
+        // The warnings of lowering, kept with the code and reported again when it is loaded.
+        std::vector<std::string> warnings;
         if (definitions) {
             lazy.accept = [&](const std::string &stored, std::string *problem) {
                 return lang::restore_arguments(stored, f, function, *definitions,
-                                               &compiled->lowered, problem);
+                                               &compiled->lowered, &warnings, problem);
             };
         }
         lazy.make = [&](std::string *stored) -> const ir::Module & {
             if (lowered) {
                 compiled->lowered = std::move(*lowered);
             } else {
+                internal::WarningCapture capture;
                 compiled->lowered = lowering::lower({f}, function, strides);
                 lowerings++;
+                warnings = capture.warnings();
             }
-            *stored = lang::describe_arguments(compiled->lowered.module.functions[0]);
+            *stored = lang::describe_arguments(compiled->lowered.module.functions[0], warnings);
             return compiled->lowered.module;
         };
         std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
         compiled->jit =
             jit::JITModule::compile(lazy, cpu, disk_cache ? &*disk_cache : nullptr, key);
         count_disk_cache_outcome(compiled->jit->disk_cache_outcome());
+        if (compiled->jit->times().loaded_from_cache) {
+            for (const std::string &w : warnings)
+                internal::print_warning(w);
+        }
         if (std::getenv("DSL_DEBUG_TIMING")) print_timing(f, *compiled, disk_cache);
         return compiled;
     });

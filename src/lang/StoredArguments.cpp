@@ -1,6 +1,7 @@
 #include "lang/StoredArguments.h"
 
 #include <charconv>
+#include <cstring>
 #include <sstream>
 
 #include "ir/Names.h"
@@ -14,6 +15,13 @@ class Reader {
   public:
     explicit Reader(const std::string &s) : s_(s) {}
     bool done() const { return pos_ == s_.size(); }
+    /// Whether the next line starts with `prefix`; if so, skips it.
+    bool skip(const char *prefix) {
+        size_t n = std::strlen(prefix);
+        if (s_.compare(pos_, n, prefix) != 0) return false;
+        pos_ += n;
+        return true;
+    }
 
     /// A number followed by `end`.
     bool number(int64_t *v, char end) {
@@ -51,7 +59,7 @@ std::string describe(const ir::LoweredArgument &a) {
 
 }  // namespace
 
-std::string describe_arguments(const ir::LoweredFunc &f) {
+std::string describe_arguments(const ir::LoweredFunc &f, const std::vector<std::string> &warnings) {
     std::string s;
     for (const ir::LoweredArgument &a : f.args) {
         for (int v : {static_cast<int>(a.kind), static_cast<int>(a.type.code()), a.type.bits(),
@@ -60,19 +68,32 @@ std::string describe_arguments(const ir::LoweredFunc &f) {
         }
         s += std::to_string(a.name.size()) + ':' + a.name + '\n';
     }
+    for (const std::string &w : warnings)
+        s += "w " + std::to_string(w.size()) + ':' + w + '\n';
     return s;
 }
 
 bool restore_arguments(const std::string &stored, const Function &output,
                        const std::string &function, const DefinitionKey &key,
-                       lowering::LoweredPipeline *pipeline, std::string *problem) {
+                       lowering::LoweredPipeline *pipeline, std::vector<std::string> *warnings,
+                       std::string *problem) {
     using Kind = ir::LoweredArgument::Kind;
     ir::LoweredFunc f;
     f.name = function;
     std::vector<lowering::PipelineInput> inputs;
     int outputs = 0;
     Reader reader(stored);
+    std::vector<std::string> kept;
     while (!reader.done()) {
+        if (reader.skip("w ")) {
+            std::string w;
+            if (!reader.name(&w)) {
+                *problem = "its list of warnings does not parse";
+                return false;
+            }
+            kept.push_back(w);
+            continue;
+        }
         int64_t kind, code, bits, lanes, dimensions;
         ir::LoweredArgument a;
         if (!reader.number(&kind, ' ') || !reader.number(&code, ' ') ||
@@ -118,6 +139,7 @@ bool restore_arguments(const std::string &stored, const Function &output,
     pipeline->outputs = {output.name()};
     pipeline->loop_nest.clear();
     pipeline->seconds = 0;
+    *warnings = std::move(kept);
     return true;
 }
 

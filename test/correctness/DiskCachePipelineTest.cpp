@@ -297,6 +297,31 @@ TEST_F(DiskCachePipelineTest, LoadedPipelineReadsTheInputsOfTheNewFuncs) {
     EXPECT_EQ(entries_in(dir_).size(), 2u);
 }
 
+// Lowering's warnings are kept with the code and reported again when it is loaded without
+// lowering.
+TEST_F(DiskCachePipelineTest, LoadedPipelineReportsLoweringsWarningsAgain) {
+    auto realize = [] {
+        Func g("dc_warn_g"), f("dc_warn_f");
+        Var x("x");
+        g(x) = x * 2;
+        f(x) = g(x) + 1;
+        g.vectorize(x, 8);  // g stays inlined: this cannot apply
+        lang::JITCounters before = lang::jit_counters();
+        ::testing::internal::CaptureStderr();
+        Buffer<int> out = f.realize({16});
+        std::string err = ::testing::internal::GetCapturedStderr();
+        EXPECT_EQ(out(5), 11);
+        return std::make_pair(counts_since(before), err);
+    };
+    const std::string warning = "dsl: warning: Func \"dc_warn_g\" is computed inline";
+    auto [compiled, compiled_err] = realize();
+    EXPECT_EQ(compiled.misses, 1u);
+    EXPECT_NE(compiled_err.find(warning), std::string::npos) << compiled_err;
+    auto [loaded, loaded_err] = realize();
+    EXPECT_EQ(loaded.hits, 1u);
+    EXPECT_NE(loaded_err.find(warning), std::string::npos) << loaded_err;
+}
+
 TEST_F(DiskCachePipelineTest, EightThreadsCompilingOnePipeline) {
     constexpr int kThreads = 8;
     lang::JITCounters before = lang::jit_counters();

@@ -112,12 +112,16 @@ TEST(StoredArguments, RestoredOnlyWhenTheyFitThePipeline) {
     auto key = lang::definition_key(func);
     ASSERT_TRUE(key);
     auto lowered = lowering::lower({func}, "sa_pipeline");
-    const std::string stored = lang::describe_arguments(lowered.module.functions[0]);
+    const std::string stored =
+        lang::describe_arguments(lowered.module.functions[0], {"one warning", "and\nanother"});
 
     lowering::LoweredPipeline restored;
+    std::vector<std::string> warnings;
     std::string problem;
-    ASSERT_TRUE(lang::restore_arguments(stored, func, "sa_pipeline", *key, &restored, &problem))
+    ASSERT_TRUE(
+        lang::restore_arguments(stored, func, "sa_pipeline", *key, &restored, &warnings, &problem))
         << problem;
+    EXPECT_EQ(warnings, (std::vector<std::string>{"one warning", "and\nanother"}));
     ASSERT_EQ(restored.module.functions.size(), 1u);
     const ir::LoweredFunc &rf = restored.module.functions[0];
     const ir::LoweredFunc &lf = lowered.module.functions[0];
@@ -135,8 +139,10 @@ TEST(StoredArguments, RestoredOnlyWhenTheyFitThePipeline) {
 
     auto refused = [&](const std::string &text, const std::string &expected) {
         lowering::LoweredPipeline out;
+        std::vector<std::string> ignored;
         std::string why;
-        EXPECT_FALSE(lang::restore_arguments(text, func, "sa_pipeline", *key, &out, &why)) << text;
+        EXPECT_FALSE(lang::restore_arguments(text, func, "sa_pipeline", *key, &out, &ignored, &why))
+            << text;
         EXPECT_NE(why.find(expected), std::string::npos) << why;
     };
     refused("garbage", "does not parse");
@@ -151,6 +157,7 @@ TEST(StoredArguments, RestoredOnlyWhenTheyFitThePipeline) {
     other_output.replace(other_output.find("4:sa_f"), 6, "4:sa_g");
     refused(other_output, "not an output of \"sa_f\"");
     refused(stored.substr(0, stored.rfind('\n', stored.find("4:sa_f")) + 1), "output buffers");
+    refused(stored + "w 99:short\n", "list of warnings does not parse");
 }
 
 }  // namespace
