@@ -24,7 +24,6 @@
 #include "codegen/OptLevel.h"
 #include "ir/Error.h"
 #include "jit/DiskCache.h"
-#include "jit/DualMappedMemory.h"
 #include "jit/PipelineKey.h"
 #include "jit/RuntimeSymbols.h"
 
@@ -58,19 +57,14 @@ llvm::orc::JITTargetMachineBuilder jit_target_machine_builder(const codegen::Cpu
 }
 
 /// The memory every JIT of the process links code into: reserved in slabs that stay mapped, so
-/// that code freed by one JIT is reused by the next without unmapping and mapping pages again,
-/// and mapped twice (jit/DualMappedMemory.h), so that linking changes no page's protection
-/// (each change flushes the TLB of every core, slow on virtual machines). Where the system
-/// refuses the second mapping, LLVM's mapper, which changes protections.
+/// that code freed by one JIT is reused by the next without unmapping and mapping pages again
+/// (each unmapping flushes the TLB of every core, slow on virtual machines). Private anonymous
+/// memory, so a forked child gets its own copy.
 llvm::jitlink::JITLinkMemoryManager &memory_manager() {
-    constexpr size_t kSlab = size_t(64) << 20;
     // Never destroyed: JIT modules may be freed at exit after it would be.
-    static llvm::jitlink::JITLinkMemoryManager *manager =
-        []() -> llvm::jitlink::JITLinkMemoryManager * {
-        if (std::unique_ptr<llvm::orc::MemoryMapper> dual = make_dual_mapped_memory())
-            return new llvm::orc::MapperJITLinkMemoryManager(kSlab, std::move(dual));
+    static llvm::jitlink::JITLinkMemoryManager *manager = [] {
         auto created = llvm::orc::MapperJITLinkMemoryManager::CreateWithMapper<
-            llvm::orc::InProcessMemoryMapper>(kSlab);
+            llvm::orc::InProcessMemoryMapper>(size_t(64) << 20);
         internal_assert(bool(created))
             << "could not create the JIT's memory manager: " << to_string(created.takeError());
         return created->release();

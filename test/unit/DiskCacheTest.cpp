@@ -25,7 +25,6 @@
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "jit/DiskCache.h"
-#include "jit/DualMappedMemory.h"
 #include "jit/Hash.h"
 #include "jit/JITModule.h"
 #include "jit/PipelineKey.h"
@@ -431,18 +430,6 @@ TEST(DiskCache, CompilerIdentityNamesVersionsAndBuild) {
     EXPECT_CONTAINS(id, "dsl ");
     EXPECT_CONTAINS(id, "LLVM 19.");
     EXPECT_CONTAINS(id, "sources ");
-}
-
-// The JIT links code into memory mapped twice (writable, executable) on Linux, unless turned off.
-TEST(DualMappedMemory, UsedOnLinuxUnlessTurnedOff) {
-#if defined(__linux__)
-    const char *valgrind = std::getenv("LD_PRELOAD");
-    if (valgrind && std::string(valgrind).find("vgpreload") != std::string::npos)
-        GTEST_SKIP() << "under valgrind the JIT uses LLVM's mapper";
-    EXPECT_TRUE(jit::dual_mapped_memory_available());
-#endif
-    test::ScopedEnvironmentVariable off("DSL_JIT_DUAL_MAPPING", "0");
-    EXPECT_FALSE(jit::dual_mapped_memory_available());
 }
 
 }  // namespace
