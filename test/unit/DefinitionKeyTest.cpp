@@ -23,7 +23,7 @@ std::string key_of(const Func &f) {
 
 /// A two-stage pipeline with a Param, an ImageParam, a reduction and a schedule; `variant`
 /// changes one thing that lowering reads (0: none). Returns the key of its output.
-std::string pipeline_key(int variant, int param_value = 1) {
+std::string key_of_variant(int variant, int param_value = 1) {
     Param<int> p("dk_p", 1, 0, variant == 1 ? 11 : 10);
     p.set(param_value);
     ImageParam in(variant == 6 ? UInt(8) : UInt(16), 2, "dk_in");
@@ -54,12 +54,12 @@ std::string pipeline_key(int variant, int param_value = 1) {
 }
 
 TEST(DefinitionKey, EveryChangeLoweringSeesGivesAnotherKey) {
-    const std::string base = pipeline_key(0);
-    EXPECT_EQ(pipeline_key(0), base) << "the same pipeline built again, with new Funcs";
-    EXPECT_EQ(pipeline_key(0, 7), base) << "a Param's value is an argument of the code";
+    const std::string base = key_of_variant(0);
+    EXPECT_EQ(key_of_variant(0), base) << "the same pipeline built again, with new Funcs";
+    EXPECT_EQ(key_of_variant(0, 7), base) << "a Param's value is an argument of the code";
     std::set<std::string> keys = {base};
     for (int variant = 1; variant <= 17; variant++) {
-        EXPECT_TRUE(keys.insert(pipeline_key(variant)).second) << "variant " << variant;
+        EXPECT_TRUE(keys.insert(key_of_variant(variant)).second) << "variant " << variant;
     }
 }
 
