@@ -18,7 +18,6 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include <algorithm>
 #include <chrono>
 
 #include "codegen/OptLevel.h"
@@ -196,9 +195,10 @@ std::shared_ptr<JITModule> JITModule::compile(const LazyModule &lazy,
             // text the module stored.
             start = std::chrono::steady_clock::now();
             std::string problem;
-            size_t newline = std::min(found.note.find('\n'), found.note.size());
-            std::string layout = found.note.substr(0, newline);
-            std::string stored = found.note.substr(std::min(newline + 1, found.note.size()));
+            const size_t newline = found.note.find('\n');
+            const std::string layout = found.note.substr(0, newline);
+            const std::string stored =
+                newline == std::string::npos ? std::string() : found.note.substr(newline + 1);
             auto data_layout = llvm::DataLayout::parse(layout);
             if (!data_layout) {
                 problem = "its data layout \"" + layout +
