@@ -248,9 +248,14 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
 
     // The allocation: stage 0's region plus every point a stage writes (stage 0 writes more
     // when a split rounds up or shifts inwards).
+    // Per iteration, the loops' bounds are the iteration's own, so the writes are exactly the
+    // footprint of that region (with no allowance for other iterations' smaller regions, which
+    // would misalign the storage: a ShiftInwards vector loop would start its rows a vector
+    // early).
     Box realized = regions[0];
+    const Regions writes_over = mode == BoundsFor::Iteration ? Regions::One : Regions::Any;
     for (int k = 0; k < f.stages(); k++) {
-        Box writes = box_of_writes(f, k);
+        Box writes = box_of_writes(f, k, writes_over);
         require_bounded(writes, f.name(), f.name());
         // A stage writing exactly its loops' region writes inside stage 0's: each earlier stage
         // covers the later ones' regions (clamped into the whole pipeline's region of the

@@ -38,10 +38,10 @@ namespace {
 /// Intervals of a stage's loop variables: their symbolic bounds, widened where a split rounds up
 /// or shifts inwards. RVars get their RDom's bounds directly, since the names of their loop
 /// bounds only exist inside the stage.
-Scope<Interval> stage_scope(const Function &f, int stage) {
+Scope<Interval> stage_scope(const Function &f, int stage, Regions regions = Regions::Any) {
     Scope<Interval> scope;
     const Definition &d = f.stage(stage);
-    std::map<std::string, Interval> footprints = split_footprints(f, stage);
+    std::map<std::string, Interval> footprints = split_footprints(f, stage, regions);
     for (const std::string &v : stage_pure_vars(f, stage)) {
         std::string loop = names::stage_var(f.name(), stage, v);
         auto rounded = footprints.find(v);
@@ -176,9 +176,9 @@ Box box_of_calls_in(const std::vector<Expr> &exprs, const std::string &callee,
     return finder.box();
 }
 
-Box box_of_writes(const Function &f, int stage) {
+Box box_of_writes(const Function &f, int stage, Regions regions) {
     Definition d = rename_stage_vars(f, stage);
-    Scope<Interval> scope = stage_scope(f, stage);
+    Scope<Interval> scope = stage_scope(f, stage, regions);
     Box b;
     for (const Expr &a : d.args) {
         Interval i = bounds_of_expr_in_scope(a, scope);

@@ -9,6 +9,7 @@
 #include "ir/Interval.h"
 #include "ir/Scope.h"
 #include "lowering/Environment.h"
+#include "lowering/SplitRanges.h"
 
 namespace dsl::lowering {
 
@@ -29,8 +30,9 @@ Box box_of_calls(const lang::Function &consumer, int stage, const std::string &c
 Box box_of_calls_in(const std::vector<Expr> &exprs, const std::string &callee,
                     const ir::Scope<ir::Interval> &scope);
 
-/// The box of coordinates stage `stage` of `f` writes.
-Box box_of_writes(const lang::Function &f, int stage);
+/// The box of coordinates stage `stage` of `f` writes, its loops' bounds standing for the
+/// `regions` given (see split_footprints).
+Box box_of_writes(const lang::Function &f, int stage, Regions regions = Regions::Any);
 
 /// Throws a CompileError if some dimension of `box` is unbounded.
 void require_bounded(const Box &box, const std::string &callee, const std::string &consumer);

@@ -48,7 +48,7 @@ void apply_split_to_ranges(const Split &split, std::map<std::string, LoopRange> 
 namespace {
 
 std::map<std::string, Interval> footprints_of(const lang::Function &f, int stage,
-                                              const lang::Definition &d) {
+                                              const lang::Definition &d, Regions regions) {
     bool rounds = false;
     for (const Split &s : d.schedule.splits) {
         rounds |= s.kind == Split::Kind::SplitVar &&
@@ -118,7 +118,9 @@ std::map<std::string, Interval> footprints_of(const lang::Function &f, int stage
     // over the union of the regions (the storage outside that loop, and everything the pipeline
     // computes at root for it) must allow that much, or they miss points some iteration writes
     // and reads.
-    bool inside_a_loop = f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At;
+    // The region of one iteration needs none of that: its own bounds give its footprint.
+    bool inside_a_loop =
+        f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At && regions == Regions::Any;
     std::map<std::string, Interval> result;
     for (const std::string &v : original) {
         const Interval &i = visited.at(v);
@@ -133,9 +135,9 @@ std::map<std::string, Interval> footprints_of(const lang::Function &f, int stage
 }
 
 /// The union of the footprints of `d`'s schedule and of its specializations'.
-void add_footprints(const lang::Function &f, int stage, const lang::Definition &d,
+void add_footprints(const lang::Function &f, int stage, const lang::Definition &d, Regions regions,
                     std::map<std::string, Interval> &result) {
-    for (const auto &[var, i] : footprints_of(f, stage, d)) {
+    for (const auto &[var, i] : footprints_of(f, stage, d, regions)) {
         auto it = result.find(var);
         if (it == result.end()) {
             result[var] = i;
@@ -145,7 +147,7 @@ void add_footprints(const lang::Function &f, int stage, const lang::Definition &
         }
     }
     for (const lang::Specialization &s : d.specializations)
-        add_footprints(f, stage, s.definition, result);
+        add_footprints(f, stage, s.definition, regions, result);
 }
 
 }  // namespace
@@ -205,9 +207,10 @@ bool has_rounding_split(const lang::Function &f) {
     return false;
 }
 
-std::map<std::string, Interval> split_footprints(const lang::Function &f, int stage) {
+std::map<std::string, Interval> split_footprints(const lang::Function &f, int stage,
+                                                 Regions regions) {
     std::map<std::string, Interval> result;
-    add_footprints(f, stage, f.stage(stage), result);
+    add_footprints(f, stage, f.stage(stage), regions, result);
     if (result.empty()) return result;
     // A variable that one schedule rounds and another does not takes [min, max] in the other.
     for (const std::string &v : stage_pure_vars(f, stage)) {

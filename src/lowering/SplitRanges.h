@@ -27,11 +27,18 @@ Expr split_value(const schedule::Split &split, const LoopRange &old, const Expr 
 /// Updates `ranges` (by the stage's short loop names) for one split, fuse or rename.
 void apply_split_to_ranges(const schedule::Split &split, std::map<std::string, LoopRange> &ranges);
 
+/// Which regions `<loop>.min` / `<loop>.max` stand for in split_footprints: `Any` (bounds taken
+/// over the union of the regions of many iterations of a consumer's loop, where one iteration's
+/// region may be smaller than a split's factor) or `One` (the region of the iteration at hand).
+enum class Regions { Any, One };
+
 /// The intervals of values that a stage's original variables (pure Vars and RVars, by short
 /// name) take over its loops, in terms of their `<loop>.min` / `<loop>.max` bounds, for the
 /// variables whose splits round up or shift inwards; the others take exactly [min, max] and are
-/// not listed.
-std::map<std::string, ir::Interval> split_footprints(const lang::Function &f, int stage);
+/// not listed. For a Func computed inside a consumer's loop, `Regions::Any` widens each by how
+/// far a rounding split reaches past a region smaller than its factor (rounding_overshoot).
+std::map<std::string, ir::Interval> split_footprints(const lang::Function &f, int stage,
+                                                     Regions regions = Regions::Any);
 
 /// How far a stage's loops reach before (ShiftInwards) and after (RoundUp) the region they are
 /// asked for in the variable `var`, whatever its size: a rounding split of an outer loop moves
