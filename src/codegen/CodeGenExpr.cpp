@@ -446,6 +446,10 @@ void CodeGenLLVM::visit(const Load *op) {
         value_ = strided;
         return;
     }
+    if (llvm::Value *clamped = clamped_ramp_load(op)) {
+        value_ = clamped;
+        return;
+    }
     if (dense) {
         llvm::Value *ptr = element_pointer(op->name, t, base_index);
         if (always) {

@@ -9,6 +9,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
@@ -137,8 +138,11 @@ void optimize_llvm_module(llvm::Module &module, llvm::TargetMachine &target_mach
 // ---------------------------------------------------------------------------------------------
 // Types and small helpers
 
-CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext &context, llvm::Module &module)
-    : context_(context), module_(module), builder_(std::make_unique<llvm::IRBuilder<>>(context)) {}
+CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext &context, llvm::Module &module, Permutes permutes)
+    : permutes_(permutes),
+      context_(context),
+      module_(module),
+      builder_(std::make_unique<llvm::IRBuilder<>>(context)) {}
 
 CodeGenLLVM::~CodeGenLLVM() = default;
 
@@ -469,8 +473,18 @@ std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LL
     auto llvm_module = std::make_unique<llvm::Module>(module.name, context);
     llvm_module->setTargetTriple(target_machine.getTargetTriple().str());
     llvm_module->setDataLayout(target_machine.createDataLayout());
+    CodeGenLLVM::Permutes permutes;
+    if (target_machine.getTargetTriple().isX86()) {
+        const llvm::MCSubtargetInfo *sub = target_machine.getMCSubtargetInfo();
+        permutes.ssse3 = sub->checkFeatures("+ssse3");
+        permutes.avx2 = sub->checkFeatures("+avx2");
+        permutes.avx512f = sub->checkFeatures("+avx512f");
+        permutes.avx512bw = sub->checkFeatures("+avx512bw");
+        permutes.avx512vl = sub->checkFeatures("+avx512vl");
+        permutes.avx512vbmi = sub->checkFeatures("+avx512vbmi");
+    }
     for (const LoweredFunc &f : module.functions) {
-        CodeGenLLVM cg(context, *llvm_module);
+        CodeGenLLVM cg(context, *llvm_module, permutes);
         cg.compile_function(f);
     }
     std::string errors;

@@ -20,7 +20,14 @@ namespace dsl::codegen {
 /// compiled by the `visit` overloads in CodeGenExpr.cpp, statements by those in CodeGenStmt.cpp.
 class CodeGenLLVM : public ir::IRVisitor {
   public:
-    CodeGenLLVM(llvm::LLVMContext &context, llvm::Module &module);
+    /// Which dynamic (run-time indexed) lane permutations the target has in one instruction;
+    /// see dynamic_permute. x86 only; all false elsewhere.
+    struct Permutes {
+        bool ssse3 = false, avx2 = false, avx512f = false, avx512bw = false, avx512vl = false,
+             avx512vbmi = false;
+    };
+
+    CodeGenLLVM(llvm::LLVMContext &context, llvm::Module &module, Permutes permutes);
     ~CodeGenLLVM() override;
 
     void compile_function(const ir::LoweredFunc &f);
@@ -89,8 +96,17 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// A load of every lane at a small constant stride other than 1, as a dense load and a
     /// shuffle; null when the load is not one.
     llvm::Value *strided_load(const ir::Load *op);
+    /// A load at `clamp(ramp(b, 1, n), lo, hi) + c` (lo, hi and c the same in every lane: a
+    /// boundary condition's clamp in a loop's edge iterations) as a masked dense load of the
+    /// elements the lanes read and a permutation that repeats the edge element; null when the
+    /// load is not one or the target has no permutation for its type (ClampedLoads.cpp).
+    llvm::Value *clamped_ramp_load(const ir::Load *op);
+    /// Lane i of the result is lane index[i] of `v` (index: i32 lanes in [0, lanes)); null when
+    /// the target has no one-instruction permutation for v's type.
+    llvm::Value *dynamic_permute(llvm::Value *v, llvm::Value *index);
     llvm::Value *vector_reduce(ir::VectorReduce::Op op, Type elem, llvm::Value *v);
 
+    Permutes permutes_;
     llvm::LLVMContext &context_;
     llvm::Module &module_;
     std::unique_ptr<llvm::IRBuilder<>> builder_;
