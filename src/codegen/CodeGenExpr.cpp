@@ -305,8 +305,8 @@ llvm::Value *CodeGenLLVM::cast(Type from, Type to, llvm::Value *v) {
                                        : builder_->CreateFPTrunc(v, target);
     }
     if (from.is_float()) {
-        // Saturating conversions: an out-of-range value gives an unspecified (but defined)
-        // result instead of LLVM poison.
+        // An out-of-range value (or NaN) gives an unspecified but defined result, never LLVM
+        // poison: a clamp of the result must still hold.
         if (from.is_bfloat()) {
             v = widen_float(v, from);
         }
@@ -325,8 +325,13 @@ llvm::Value *CodeGenLLVM::cast(Type from, Type to, llvm::Value *v) {
             llvm::Value *wide = builder_->CreateFPToSI(clamped, llvm_type(Int(32, to.lanes())));
             return builder_->CreateTrunc(wide, target);
         }
-        auto id = to.is_int() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
-        return builder_->CreateCall(intrinsic(id, {target, v->getType()}), {v});
+        // Out of range, LLVM's conversion is poison; frozen, it is some fixed value, which is
+        // what the semantics allow, and it stays one instruction per vector (vcvttps2dq).
+        // LLVM's saturating conversion (fptosi.sat) is the same value for in-range inputs, but
+        // x86 lowers a vector of it to a compare, branch and scalar conversion per lane.
+        llvm::Value *converted =
+            to.is_int() ? builder_->CreateFPToSI(v, target) : builder_->CreateFPToUI(v, target);
+        return builder_->CreateFreeze(converted);
     }
     if (to.is_float()) {
         if (to.is_bfloat()) {

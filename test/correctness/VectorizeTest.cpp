@@ -1,6 +1,10 @@
 // Vectorized loops compute what the reference evaluator computes, tails included.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
 
@@ -142,6 +146,42 @@ TEST(Vectorize, ErrorsForImpossibleVectorization) {
         EXPECT_NE(std::string(e.what()).find("cannot vectorize the loop vf.s0.x"),
                   std::string::npos)
             << e.what();
+    }
+}
+
+// A float converted to an integer out of its range (or NaN) gives an unspecified value, but a
+// value: a clamp of it holds, so it can index a table safely. Vectorized and scalar.
+TEST(Vectorize, ClampedConversionsOfOutOfRangeFloatsStayInRange) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> values = {nan, inf, -inf, 1e20f, -1e20f, 3.7f, -2.5f, 9.0f, 0.5f};
+    Buffer<float> in(64);
+    for (int i = 0; i < 64; i++)
+        in(i) = values[static_cast<size_t>(i) % values.size()];
+    Buffer<int32_t> table(10);
+    for (int i = 0; i < 10; i++)
+        table(i) = 100 + i;
+    Var x("x");
+    for (int lanes : {1, 16}) {
+        Func index("conv_index_" + std::to_string(lanes)),
+            looked("conv_looked_" + std::to_string(lanes));
+        index(x) = clamp(cast<int32_t>(in(x)), 0, 9);
+        looked(x) = table(clamp(cast<int32_t>(in(x)*1e10f), 0, 9)) +
+                    cast<int32_t>(clamp(cast<uint32_t>(in(x)), 0u, 9u));
+        if (lanes > 1) {
+            index.vectorize(x, lanes);
+            looked.vectorize(x, lanes);
+        }
+        Buffer<int32_t> a = index.realize({64}), b = looked.realize({64});
+        for (int i = 0; i < 64; i++) {
+            EXPECT_GE(a(i), 0) << in(i);
+            EXPECT_LE(a(i), 9) << in(i);
+            EXPECT_GE(b(i), 100) << in(i);
+            EXPECT_LE(b(i), 118) << in(i);
+            if (std::isfinite(in(i)) && std::fabs(in(i)) < 100.0f) {
+                EXPECT_EQ(a(i), std::clamp(static_cast<int>(in(i)), 0, 9)) << in(i);
+            }
+        }
     }
 }
 
