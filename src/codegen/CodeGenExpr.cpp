@@ -4,6 +4,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -484,7 +485,7 @@ void CodeGenLLVM::visit(const Load *op) {
 }
 
 llvm::Value *CodeGenLLVM::strided_load(const Load *op) {
-    // Every lane is read and the stride is a small constant other than 1: one dense load of the
+    // Every lane is read and the stride is a small constant other than 1: dense loads of the
     // span the lanes cover and a shuffle that picks them, instead of a gather (a downsampling's
     // f(2 * x) reads every other element; a stride of -1 reverses). The span ends at the last
     // lane's element, so nothing outside what the gather would read is touched.
@@ -503,13 +504,56 @@ llvm::Value *CodeGenLLVM::strided_load(const Load *op) {
         first = builder_->CreateAdd(
             first, llvm::ConstantInt::get(first->getType(), -(int64_t)(lanes - 1) * step));
     }
-    llvm::Type *wide = memory_type(t.with_lanes(span));
-    llvm::Value *ptr = element_pointer(op->name, t, first);
-    llvm::Value *all = builder_->CreateAlignedLoad(wide, ptr, llvm::Align(t.element_of().bytes()));
+    // The span in loads of `lanes` elements each (registers of the loop's width), the last one
+    // ending at the span's end: a load of the span's odd length (31 floats for 16 lanes at
+    // stride 2) would be split by LLVM into loads of 16, 8, 4, 2 and 1 and inserts.
+    llvm::Type *piece_type = memory_type(t);
+    llvm::Align align(t.element_of().bytes());
+    std::vector<int> offsets;
+    std::vector<llvm::Value *> pieces;
+    for (int at = 0;; at += lanes) {
+        const int offset = std::min(at, span - lanes);
+        llvm::Value *where =
+            builder_->CreateAdd(first, llvm::ConstantInt::get(first->getType(), offset));
+        llvm::Value *piece =
+            builder_->CreateAlignedLoad(piece_type, element_pointer(op->name, t, where), align);
+        tag_buffer_access(piece, op->name);
+        offsets.push_back(offset);
+        pieces.push_back(piece);
+        if (offset + lanes >= span) break;
+    }
+    // Lane e of the span comes from the first piece that holds it.
+    auto lane_of = [&](int e) {
+        for (size_t k = 0; k < offsets.size(); k++) {
+            if (e >= offsets[k] && e < offsets[k] + lanes)
+                return static_cast<int>(k) * lanes + (e - offsets[k]);
+        }
+        return 0;
+    };
     std::vector<int> picks(static_cast<size_t>(lanes));
     for (int i = 0; i < lanes; i++)
-        picks[static_cast<size_t>(i)] = *stride > 0 ? i * step : (lanes - 1 - i) * step;
-    return builder_->CreateShuffleVector(all, picks);
+        picks[static_cast<size_t>(i)] = lane_of(*stride > 0 ? i * step : (lanes - 1 - i) * step);
+    if (pieces.size() == 1) return builder_->CreateShuffleVector(pieces[0], picks);
+    if (pieces.size() == 2) return builder_->CreateShuffleVector(pieces[0], pieces[1], picks);
+    // More than two pieces: concatenate them (padding with poison to a power of two), then pick.
+    size_t count = 1;
+    while (count < pieces.size())
+        count *= 2;
+    while (pieces.size() < count)
+        pieces.push_back(llvm::PoisonValue::get(piece_type));
+    while (pieces.size() > 1) {
+        std::vector<llvm::Value *> joined;
+        for (size_t k = 0; k < pieces.size(); k += 2) {
+            int n = static_cast<int>(
+                llvm::cast<llvm::FixedVectorType>(pieces[k]->getType())->getNumElements());
+            std::vector<int> both(static_cast<size_t>(2 * n));
+            for (int i = 0; i < 2 * n; i++)
+                both[static_cast<size_t>(i)] = i;
+            joined.push_back(builder_->CreateShuffleVector(pieces[k], pieces[k + 1], both));
+        }
+        pieces = std::move(joined);
+    }
+    return builder_->CreateShuffleVector(pieces[0], picks);
 }
 
 void CodeGenLLVM::visit(const Ramp *op) {
