@@ -52,16 +52,21 @@ void initialize_llvm_targets() {
 }  // namespace
 
 CpuTarget CpuTarget::host() {
-    CpuTarget t;
-    t.triple = llvm::sys::getProcessTriple();
-    t.cpu = llvm::sys::getHostCPUName().str();
-    std::string features;
-    for (const auto &feature : llvm::sys::getHostCPUFeatures()) {
-        if (!features.empty()) features += ",";
-        features += (feature.getValue() ? "+" : "-") + feature.getKey().str();
-    }
-    t.features = features;
-    return t;
+    // Detected once: LLVM asks CPUID dozens of times, and in a virtual machine each one traps to
+    // the hypervisor (about 0.1 ms in all, which every realize() paid when it was asked anew).
+    static const CpuTarget detected = [] {
+        CpuTarget t;
+        t.triple = llvm::sys::getProcessTriple();
+        t.cpu = llvm::sys::getHostCPUName().str();
+        std::string features;
+        for (const auto &feature : llvm::sys::getHostCPUFeatures()) {
+            if (!features.empty()) features += ",";
+            features += (feature.getValue() ? "+" : "-") + feature.getKey().str();
+        }
+        t.features = features;
+        return t;
+    }();
+    return detected;
 }
 
 llvm::CodeGenOptLevel codegen_opt_level(int level) {
