@@ -19,10 +19,12 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include "codegen/OptLevel.h"
 #include "ir/Error.h"
 #include "jit/DiskCache.h"
+#include "jit/ObjectLoader.h"
 #include "jit/PipelineKey.h"
 #include "jit/RuntimeSymbols.h"
 
@@ -84,7 +86,16 @@ class NoIRCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
 
 }  // namespace
 
+/// Whether DSL_JIT_LINKER=orc asks for ORC's JITLink for every object (for comparison and
+/// debugging); by default x86-64 objects are loaded by ObjectLoader.
+bool orc_linker_forced() {
+    const char *v = std::getenv("DSL_JIT_LINKER");
+    return v && std::string(v) == "orc";
+}
+
 struct JITModule::Impl {
+    /// The object, loaded by our own loader (x86-64), or else linked by ORC's JITLink.
+    std::unique_ptr<LoadedObject> loaded;
     std::unique_ptr<llvm::orc::LLJIT> jit;
 
     /// Creates the JIT (for objects of `data_layout` and `target`'s triple) and links `object`
@@ -99,6 +110,22 @@ std::string JITModule::Impl::link(const std::vector<std::string> &functions,
                                   const codegen::CpuTarget &target,
                                   const llvm::DataLayout &data_layout,
                                   std::unique_ptr<llvm::MemoryBuffer> object) {
+    if (llvm::Triple(target.triple).getArch() == llvm::Triple::x86_64 && !orc_linker_forced()) {
+        // An object our loader does not handle goes to JITLink below.
+        std::string why;
+        loaded = LoadedObject::load(object->getBufferStart(), object->getBufferSize(), &why);
+        if (loaded) {
+            for (const std::string &function : functions) {
+                for (const std::string &name : {function, function + "_argv"}) {
+                    if (!loaded->symbol(name)) {
+                        loaded.reset();
+                        return "the object does not define \"" + name + "\"";
+                    }
+                }
+            }
+            return {};
+        }
+    }
     auto created =
         llvm::orc::LLJITBuilder()
             .setJITTargetMachineBuilder(jit_target_machine_builder(target))
@@ -277,6 +304,7 @@ std::shared_ptr<JITModule> JITModule::compile(const LazyModule &lazy,
 }
 
 void *JITModule::symbol(const std::string &name) const {
+    if (impl_->loaded) return impl_->loaded->symbol(name);
     auto address = impl_->jit->lookup(name);
     if (!address) {
         llvm::consumeError(address.takeError());
