@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -90,6 +91,15 @@ Buffer<> random_buffer(Type t, const std::vector<int> &sizes, uint64_t seed) {
         std::memcpy(b.byte_address(pos), &bits, t.bytes());
     });
     return b;
+}
+
+std::string llvm_ir_of(Func f, const Target &target) {
+    std::string path = ::testing::TempDir() + "dsl_llvm_ir_" + f.name() + ".ll";
+    f.compile_to_llvm_ir(path, target);
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
 }  // namespace dsl::test

@@ -19,4 +19,8 @@ namespace dsl::test {
 /// integer types, so that sums do not overflow; values in [-8, 8) for floats).
 Buffer<> random_buffer(Type t, const std::vector<int> &sizes, uint64_t seed);
 
+/// The LLVM IR of `f`'s pipeline compiled for `target` (Func::compile_to_llvm_ir, through a
+/// file in the test's temporary directory).
+std::string llvm_ir_of(Func f, const Target &target);
+
 }  // namespace dsl::test

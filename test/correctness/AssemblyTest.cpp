@@ -47,12 +47,7 @@ TEST(Assembly, StrideTwoLoadsAreDenseLoadsAndShuffles) {
     Func f("stride_two_load");
     f(x) = a(2 * x) + a(2 * x + 1);
     f.vectorize(x, 16);
-    std::string path = ::testing::TempDir() + "dsl_stride_two_load.ll";
-    f.compile_to_llvm_ir(path, Target("x86-64-linux-avx512"));
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string ir = ss.str();
+    std::string ir = test::llvm_ir_of(f, Target("x86-64-linux-avx512"));
     EXPECT_EQ(ir.find("load <31 x float>"), std::string::npos) << "a load of the span's length";
     EXPECT_NE(ir.find("load <16 x float>"), std::string::npos) << "no dense load";
     EXPECT_NE(ir.find("shufflevector <16 x float>"), std::string::npos) << "no shuffle";

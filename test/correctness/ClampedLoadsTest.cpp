@@ -6,9 +6,6 @@
 // and, where it runs here, on AVX2.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
 
@@ -107,12 +104,7 @@ TEST(ClampedLoads, EdgeLoadsAreMaskedLoadsAndPermutations) {
     Func f("cl_assembly");
     f(x) = edge(x - 1) + edge(x + 1);
     f.vectorize(x, 16);
-    std::string path = ::testing::TempDir() + "dsl_clamped_loads.ll";
-    f.compile_to_llvm_ir(path, Target("x86-64-linux-avx512"));
-    std::ifstream file(path);
-    std::stringstream ss;
-    ss << file.rdbuf();
-    std::string ir = ss.str();
+    std::string ir = test::llvm_ir_of(f, Target("x86-64-linux-avx512"));
     EXPECT_NE(ir.find("llvm.x86.avx512.permvar.si.512"), std::string::npos) << "no permutation";
     EXPECT_NE(ir.find("llvm.masked.load.v16f32"), std::string::npos) << "no masked dense load";
 }
