@@ -70,10 +70,7 @@ void sum_terms(const Expr &e, bool negated, std::vector<std::pair<Expr, bool>> &
 
 }  // namespace
 
-llvm::Value *CodeGenLLVM::dynamic_permute(llvm::Value *v, llvm::Value *index) {
-    auto *type = llvm::cast<llvm::FixedVectorType>(v->getType());
-    const int lanes = static_cast<int>(type->getNumElements());
-    const int bits = static_cast<int>(type->getScalarSizeInBits());
+llvm::Intrinsic::ID CodeGenLLVM::permute_intrinsic(int bits, int lanes) const {
     const Permutes &p = permutes_;
     llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
     switch (bits * 1000 + lanes) {
@@ -112,7 +109,15 @@ llvm::Value *CodeGenLLVM::dynamic_permute(llvm::Value *v, llvm::Value *index) {
         default:
             break;
     }
-    if (id == llvm::Intrinsic::not_intrinsic || !index) return id ? v : nullptr;
+    return id;
+}
+
+llvm::Value *CodeGenLLVM::dynamic_permute(llvm::Value *v, llvm::Value *index) {
+    auto *type = llvm::cast<llvm::FixedVectorType>(v->getType());
+    const int lanes = static_cast<int>(type->getNumElements());
+    const int bits = static_cast<int>(type->getScalarSizeInBits());
+    const llvm::Intrinsic::ID id = permute_intrinsic(bits, lanes);
+    if (id == llvm::Intrinsic::not_intrinsic) return nullptr;
     auto *ints = llvm::FixedVectorType::get(llvm::Type::getIntNTy(context_, bits), lanes);
     llvm::Value *x = builder_->CreateBitCast(v, ints);
     llvm::Value *i = builder_->CreateSExtOrTrunc(index, ints);
@@ -144,10 +149,8 @@ llvm::Value *CodeGenLLVM::clamped_ramp_load(const Load *op) {
     const int bits = static_cast<int>(mem->getScalarSizeInBits());
     int chunk = 0;
     for (int n = lanes; n >= 4 && chunk == 0; n /= 2) {
-        if (lanes % n != 0) continue;
-        auto *probe = llvm::FixedVectorType::get(llvm::Type::getIntNTy(context_, bits),
-                                                 static_cast<unsigned>(n));
-        if (dynamic_permute(llvm::PoisonValue::get(probe), nullptr)) chunk = n;
+        if (lanes % n == 0 && permute_intrinsic(bits, n) != llvm::Intrinsic::not_intrinsic)
+            chunk = n;
     }
     if (chunk == 0) return nullptr;
 

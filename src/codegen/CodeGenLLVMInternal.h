@@ -101,6 +101,9 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// elements the lanes read and a permutation that repeats the edge element; null when the
     /// load is not one or the target has no permutation for its type (ClampedLoads.cpp).
     llvm::Value *clamped_ramp_load(const ir::Load *op);
+    /// The target's one-instruction permutation of `lanes` lanes of `bits` bits by run-time
+    /// indices, or not_intrinsic.
+    llvm::Intrinsic::ID permute_intrinsic(int bits, int lanes) const;
     /// Lane i of the result is lane index[i] of `v` (index: i32 lanes in [0, lanes)); null when
     /// the target has no one-instruction permutation for v's type.
     llvm::Value *dynamic_permute(llvm::Value *v, llvm::Value *index);
