@@ -93,13 +93,25 @@ Buffer<> random_buffer(Type t, const std::vector<int> &sizes, uint64_t seed) {
     return b;
 }
 
-std::string llvm_ir_of(Func f, const Target &target) {
-    std::string path = ::testing::TempDir() + "dsl_llvm_ir_" + f.name() + ".ll";
-    f.compile_to_llvm_ir(path, target);
+namespace {
+std::string file_text(const std::string &path) {
     std::ifstream in(path);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+}  // namespace
+
+std::string llvm_ir_of(Func f, const Target &target) {
+    std::string path = ::testing::TempDir() + "dsl_llvm_ir_" + f.name() + ".ll";
+    f.compile_to_llvm_ir(path, target);
+    return file_text(path);
+}
+
+std::string assembly_of(Func f, const Target &target) {
+    std::string path = ::testing::TempDir() + "dsl_assembly_" + f.name() + ".s";
+    f.compile_to_assembly(path, target);
+    return file_text(path);
 }
 
 }  // namespace dsl::test

@@ -22,5 +22,7 @@ Buffer<> random_buffer(Type t, const std::vector<int> &sizes, uint64_t seed);
 /// The LLVM IR of `f`'s pipeline compiled for `target` (Func::compile_to_llvm_ir, through a
 /// file in the test's temporary directory).
 std::string llvm_ir_of(Func f, const Target &target);
+/// The assembly of `f`'s pipeline compiled for `target` (Func::compile_to_assembly).
+std::string assembly_of(Func f, const Target &target);
 
 }  // namespace dsl::test

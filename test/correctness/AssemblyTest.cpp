@@ -2,8 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
@@ -12,14 +10,7 @@
 namespace dsl {
 namespace {
 
-std::string assembly_of(Func f, const Target &t) {
-    std::string path = ::testing::TempDir() + "dsl_assembly_" + f.name() + ".s";
-    f.compile_to_assembly(path, t);
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using test::assembly_of;
 
 /// f(x) = a(x) + b(x) on floats, vectorized by 16.
 Func float_add_by_16(const std::string &name) {
@@ -191,12 +182,7 @@ TEST(Assembly, LlvmIrHasVectorTypes) {
     Func f("vir");
     f(x) = a(x) + a(x + 1);
     f.vectorize(x, 16);
-    std::string path = ::testing::TempDir() + "dsl_vir.ll";
-    f.compile_to_llvm_ir(path);
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    EXPECT_NE(ss.str().find("<16 x i16>"), std::string::npos);
+    EXPECT_NE(test::llvm_ir_of(f, Target::host()).find("<16 x i16>"), std::string::npos);
 }
 
 }  // namespace
