@@ -356,13 +356,18 @@ class Buffer {
 
     void allocate(Type t, const std::vector<dsl_dimension_t> &dims, size_t elements,
                   const std::string &name) {
+        // Zeroed, and with the first element on a 64-byte boundary (a cache line, an AVX-512
+        // register): calloc aligns to 16 only, and a vector load or store that straddles two
+        // cache lines costs two.
         size_t bytes = elements * t.bytes() + 64;
         std::shared_ptr<uint8_t> memory(static_cast<uint8_t *>(std::calloc(bytes, 1)),
                                         [](uint8_t *p) { std::free(p); });
         if (!memory)
             detail::buffer_error("Buffer: out of memory allocating " + std::to_string(bytes) +
                                  " bytes.");
-        wrap(t, memory.get(), dims, name);
+        const uintptr_t start = reinterpret_cast<uintptr_t>(memory.get());
+        const uintptr_t aligned = (start + 63) & ~static_cast<uintptr_t>(63);
+        wrap(t, memory.get() + (aligned - start), dims, name);
         contents_->allocation = std::move(memory);
     }
 
