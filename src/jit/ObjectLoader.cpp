@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "jit/RuntimeSymbols.h"
@@ -29,6 +32,25 @@ struct Layout {
 
 /// A stub reaching a function anywhere in the address space: jmp *0(%rip), then the address.
 constexpr size_t kStubSize = 16;
+
+/// Appends the object's functions (address, size, name) to /tmp/perf-<pid>.map, where `perf
+/// report` looks for the names of code it finds no file for.
+template <typename NameOf>
+void write_perf_map(const std::vector<Elf64_Sym> &symbols, const std::vector<uint64_t> &address,
+                    NameOf name_of) {
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    const std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+    FILE *file = std::fopen(path.c_str(), "a");
+    if (!file) return;
+    for (size_t i = 1; i < symbols.size(); i++) {
+        const Elf64_Sym &sym = symbols[i];
+        if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || address[i] == 0 || sym.st_size == 0) continue;
+        std::fprintf(file, "%llx %llx %s\n", static_cast<unsigned long long>(address[i]),
+                     static_cast<unsigned long long>(sym.st_size), name_of(sym).c_str());
+    }
+    std::fclose(file);
+}
 
 }  // namespace
 
@@ -231,6 +253,8 @@ std::unique_ptr<LoadedObject> LoadedObject::load(const char *bytes, size_t size,
          mprotect(base + layout.code_end, layout.read_only_end - layout.code_end, PROT_READ) != 0))
         return fail("its memory could not be protected");
 
+    if (const char *map = std::getenv("DSL_PERF_MAP"); map && std::string(map) == "1")
+        write_perf_map(symbols, address, name_of);
     for (size_t i = 1; i < symbol_count; i++) {
         const Elf64_Sym &sym = symbols[i];
         const unsigned bind = ELF64_ST_BIND(sym.st_info);

@@ -18,7 +18,9 @@ class LoadedObject {
     /// Loads `size` bytes of a relocatable ELF object for x86-64 into executable memory of
     /// this process. Undefined symbols are resolved to the runtime's functions (see
     /// RuntimeSymbols.h), then to this process's (libc, libm). Null, with `*problem` set, when
-    /// the object holds something this loader does not handle.
+    /// the object holds something this loader does not handle. With DSL_PERF_MAP=1 in the
+    /// environment, its functions are appended to /tmp/perf-<pid>.map, so that `perf report`
+    /// names them (a pipeline's function and each of its parallel loops' tasks).
     static std::unique_ptr<LoadedObject> load(const char *bytes, size_t size, std::string *problem);
     ~LoadedObject();
     LoadedObject(const LoadedObject &) = delete;

@@ -8,8 +8,14 @@
 
 #include <elf.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "codegen/CodeGenLLVM.h"
 #include "dsl/dsl.h"
@@ -57,6 +63,29 @@ TEST(ObjectLoader, LoadsCodeThatCallsTheRuntimeAndLibm) {
             EXPECT_NEAR(out(x, y), expected, 1e-5f * expected) << x << ", " << y;
         }
     }
+}
+
+// DSL_PERF_MAP=1: the loaded functions are listed for perf, with their addresses.
+TEST(ObjectLoader, WritesAPerfMapWhenAsked) {
+    if (Target::host().arch() != Target::Arch::X86) GTEST_SKIP() << "x86-64 objects";
+    const std::string object = pipeline_object();
+    const std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+    std::remove(path.c_str());
+    setenv("DSL_PERF_MAP", "1", 1);
+    std::string problem;
+    auto loaded = LoadedObject::load(object.data(), object.size(), &problem);
+    unsetenv("DSL_PERF_MAP");
+    ASSERT_TRUE(loaded) << problem;
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::remove(path.c_str());
+    std::ostringstream expected;
+    expected << std::hex << reinterpret_cast<uintptr_t>(loaded->symbol("ol_pipeline_argv"));
+    EXPECT_NE(ss.str().find(expected.str() + " "), std::string::npos) << ss.str();
+    EXPECT_NE(ss.str().find(" ol_pipeline_argv\n"), std::string::npos) << ss.str();
+    EXPECT_NE(ss.str().find(".task"), std::string::npos) << "no parallel loop's task:\n"
+                                                         << ss.str();
 }
 
 TEST(ObjectLoader, RefusesWhatItCannotLoad) {
