@@ -218,21 +218,7 @@ llvm::Value *CodeGenLLVM::clamped_ramp_load(const Load *op) {
         llvm::Value *within = builder_->CreateSub(lanes_here, splat(first, chunk));
         parts.push_back(dynamic_permute(dense, within));
     }
-    if (parts.size() == 1) return parts[0];
-    std::vector<int> all;
-    for (int i = 0; i < lanes; i++)
-        all.push_back(i);
-    while (parts.size() > 1) {
-        std::vector<llvm::Value *> next;
-        for (size_t k = 0; k + 1 < parts.size(); k += 2) {
-            int n = static_cast<int>(
-                llvm::cast<llvm::FixedVectorType>(parts[k]->getType())->getNumElements());
-            std::vector<int> both(all.begin(), all.begin() + 2 * n);
-            next.push_back(builder_->CreateShuffleVector(parts[k], parts[k + 1], both));
-        }
-        parts = std::move(next);
-    }
-    return parts[0];
+    return concat_vectors(std::move(parts));
 }
 
 }  // namespace dsl::codegen

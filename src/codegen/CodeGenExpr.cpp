@@ -535,25 +535,7 @@ llvm::Value *CodeGenLLVM::strided_load(const Load *op) {
         picks[static_cast<size_t>(i)] = lane_of(*stride > 0 ? i * step : (lanes - 1 - i) * step);
     if (pieces.size() == 1) return builder_->CreateShuffleVector(pieces[0], picks);
     if (pieces.size() == 2) return builder_->CreateShuffleVector(pieces[0], pieces[1], picks);
-    // More than two pieces: concatenate them (padding with poison to a power of two), then pick.
-    size_t count = 1;
-    while (count < pieces.size())
-        count *= 2;
-    while (pieces.size() < count)
-        pieces.push_back(llvm::PoisonValue::get(piece_type));
-    while (pieces.size() > 1) {
-        std::vector<llvm::Value *> joined;
-        for (size_t k = 0; k < pieces.size(); k += 2) {
-            int n = static_cast<int>(
-                llvm::cast<llvm::FixedVectorType>(pieces[k]->getType())->getNumElements());
-            std::vector<int> both(static_cast<size_t>(2 * n));
-            for (int i = 0; i < 2 * n; i++)
-                both[static_cast<size_t>(i)] = i;
-            joined.push_back(builder_->CreateShuffleVector(pieces[k], pieces[k + 1], both));
-        }
-        pieces = std::move(joined);
-    }
-    return builder_->CreateShuffleVector(pieces[0], picks);
+    return builder_->CreateShuffleVector(concat_vectors(std::move(pieces)), picks);
 }
 
 void CodeGenLLVM::visit(const Ramp *op) {
@@ -599,17 +581,7 @@ void CodeGenLLVM::visit(const Let *op) {
     value_ = codegen(op->body);
 }
 
-void CodeGenLLVM::visit(const Shuffle *op) {
-    // Concatenate everything into one vector, then pick the lanes.
-    std::vector<llvm::Value *> parts;
-    for (const Expr &v : op->vectors) {
-        llvm::Value *x = codegen(v);
-        if (v.type().is_scalar()) {
-            auto *one_lane = llvm::FixedVectorType::get(x->getType(), 1);
-            x = builder_->CreateInsertElement(llvm::PoisonValue::get(one_lane), x, uint64_t(0));
-        }
-        parts.push_back(x);
-    }
+llvm::Value *CodeGenLLVM::concat_vectors(std::vector<llvm::Value *> parts) {
     while (parts.size() > 1) {
         std::vector<llvm::Value *> next;
         for (size_t i = 0; i + 1 < parts.size(); i += 2) {
@@ -639,7 +611,21 @@ void CodeGenLLVM::visit(const Shuffle *op) {
         if (parts.size() % 2) next.push_back(parts.back());
         parts = next;
     }
-    llvm::Value *all = parts[0];
+    return parts[0];
+}
+
+void CodeGenLLVM::visit(const Shuffle *op) {
+    // Concatenate everything into one vector, then pick the lanes.
+    std::vector<llvm::Value *> parts;
+    for (const Expr &v : op->vectors) {
+        llvm::Value *x = codegen(v);
+        if (v.type().is_scalar()) {
+            auto *one_lane = llvm::FixedVectorType::get(x->getType(), 1);
+            x = builder_->CreateInsertElement(llvm::PoisonValue::get(one_lane), x, uint64_t(0));
+        }
+        parts.push_back(x);
+    }
+    llvm::Value *all = concat_vectors(std::move(parts));
     if (op->type.is_scalar()) {
         value_ = builder_->CreateExtractElement(all, uint64_t(op->indices[0]));
     } else {

@@ -107,6 +107,8 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// Lane i of the result is lane index[i] of `v` (index: i32 lanes in [0, lanes)); null when
     /// the target has no one-instruction permutation for v's type.
     llvm::Value *dynamic_permute(llvm::Value *v, llvm::Value *index);
+    /// The vectors (or one-lane vectors) `parts` end to end, in order; any widths.
+    llvm::Value *concat_vectors(std::vector<llvm::Value *> parts);
     llvm::Value *vector_reduce(ir::VectorReduce::Op op, Type elem, llvm::Value *v);
 
     Permutes permutes_;
