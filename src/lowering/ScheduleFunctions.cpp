@@ -447,9 +447,11 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             without.insert(part.guard);
             Stmt main = For::make(loop_var(dim.var), r.min, part.main_extent, dim.for_type,
                                   dim.device_api, inside(without));
-            Stmt tail =
-                For::make(loop_var(dim.var), r.min + part.main_extent, r.extent - part.main_extent,
-                          dim.for_type, dim.device_api, inside(dropped));
+            // The tail runs at most once; its extent says so, which keeps PartitionLoops from
+            // copying its body three times for the one iteration.
+            Stmt tail = For::make(loop_var(dim.var), r.min + part.main_extent,
+                                  min(r.extent - part.main_extent, 1), dim.for_type, dim.device_api,
+                                  inside(dropped));
             return Block::make(main, tail);
         }
         return For::make(loop_var(dim.var), r.min, r.extent, dim.for_type, dim.device_api,

@@ -35,6 +35,31 @@ TEST(PartitionLoops, RepeatEdgeStencilEverySizeAndOffset) {
     EXPECT_NE(f.lowered_stmt().find("steady"), std::string::npos) << "the loop was not partitioned";
 }
 
+// The tail of a guarded vector split runs at most one iteration: it stays one loop (with the
+// clamps) beside the three parts of the main loop, instead of being partitioned too.
+TEST(PartitionLoops, TheTailOfAGuardedSplitIsNotCopied) {
+    Buffer<> in = random_buffer(Float(32), {37, 5}, 5);
+    Func bounded = BoundaryConditions::repeat_edge(in);
+    Func f("pl_tail");
+    f(x, y) = bounded(x - 1, y) + bounded(x + 1, y);
+    f.vectorize(x, 8);
+    for (int width : {3, 8, 37, 45}) {
+        Buffer<> out = f.realize({width, 5});
+        EXPECT_TRUE(matches_reference(f, out)) << "width " << width;
+    }
+    auto count = [](const std::string &text, const std::string &what) {
+        int n = 0;
+        for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+            n++;
+        return n;
+    };
+    std::string stmt = f.lowered_stmt();
+    int partitioned = count(stmt, "pl_tail.s0.x.steady_first = ");
+    int loops = count(stmt, "for (pl_tail.s0.x,");
+    EXPECT_GE(partitioned, 1) << stmt;
+    EXPECT_EQ(loops, 4 * partitioned) << stmt;
+}
+
 TEST(PartitionLoops, ReversedCoordinatesAndScalarLoops) {
     Buffer<> in = random_buffer(Int(16), {17}, 4);
     Func bounded = BoundaryConditions::repeat_edge(in);
