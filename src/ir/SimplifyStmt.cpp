@@ -1,22 +1,97 @@
 // Rules for statements: lets, asserts, loops, blocks, conditions and evaluations.
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
 #include "ir/IROperator.h"
 #include "ir/SimplifyInternal.h"
 #include "ir/Substitute.h"
 
 namespace dsl::ir::simplify_internal {
 
+namespace {
+
+/// The variables a statement or expression uses that no let or loop inside it binds: the names
+/// a let around it would need to keep.
+class FreeVariables : public IRVisitor {
+  public:
+    explicit FreeVariables(std::unordered_set<std::string> *names) : names_(names) {}
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Variable *op) override {
+        auto it = bound_.find(op->name);
+        if (it == bound_.end() || it->second == 0) names_->insert(op->name);
+    }
+    void visit(const Let *op) override {
+        include(op->value);
+        bound_[op->name]++;
+        include(op->body);
+        bound_[op->name]--;
+    }
+    void visit(const LetStmt *op) override {
+        include(op->value);
+        bound_[op->name]++;
+        include(op->body);
+        bound_[op->name]--;
+    }
+    void visit(const For *op) override {
+        include(op->min);
+        include(op->extent);
+        bound_[op->name]++;
+        include(op->body);
+        bound_[op->name]--;
+    }
+
+  private:
+    std::unordered_set<std::string> *names_;
+    std::unordered_map<std::string, int> bound_;
+};
+
+}  // namespace
+
 Stmt Simplifier::visit(const LetStmt *op) {
-    ExprInfo value_info;
-    Expr value = mutate(op->value, &value_info);
-    std::string name = rename_if_captured(op->name);
-    Stmt body = op->body;
-    if (name != op->name) body = substitute(op->name, Variable::make(value.type(), name), body);
-    bool substituted = bind_let(name, value, value_info);
-    body = mutate(body);
-    unbind(name);
-    if (substituted || !stmt_uses_var(body, name)) return body;
-    if (name == op->name && value.same_as(op->value) && body.same_as(op->body)) return op;
-    return LetStmt::make(name, value, body);
+    // A chain of lets (bounds inference and CSE make chains of hundreds) is simplified as one:
+    // asking of each let whether the rest of the chain still uses it would walk that rest once
+    // per let (local_laplacian: 120 ms of its 190 ms of lowering). Instead the names the
+    // simplified body mentions are collected once, and the lets are rebuilt from the inside
+    // out, each adding the names its value mentions.
+    struct Link {
+        Stmt node;  // keeps `op` alive: a renaming below makes new lets that nothing else holds
+        const LetStmt *op;
+        std::string name;
+        Expr value;
+        bool substituted;
+    };
+    std::vector<Link> chain;
+    Stmt rest = op;
+    while (const auto *let = rest.as<LetStmt>()) {
+        ExprInfo value_info;
+        Expr value = mutate(let->value, &value_info);
+        std::string name = rename_if_captured(let->name);
+        Stmt next = let->body;
+        if (name != let->name)
+            next = substitute(let->name, Variable::make(value.type(), name), next);
+        bool substituted = bind_let(name, value, value_info);
+        chain.push_back({rest, let, name, value, substituted});
+        rest = next;
+    }
+    Stmt body = mutate(rest);
+    std::unordered_set<std::string> used;
+    FreeVariables(&used).include(body);
+    for (auto link = chain.rbegin(); link != chain.rend(); ++link) {
+        unbind(link->name);
+        if (link->substituted || !used.count(link->name)) continue;
+        if (link->name == link->op->name && link->value.same_as(link->op->value) &&
+            body.same_as(link->op->body)) {
+            body = link->op;
+        } else {
+            body = LetStmt::make(link->name, link->value, body);
+        }
+        used.erase(link->name);
+        FreeVariables(&used).include(link->value);
+    }
+    return body;
 }
 
 Stmt Simplifier::visit(const AssertStmt *op) {

@@ -467,6 +467,38 @@ TEST(Simplify, Statements) {
     EXPECT_TRUE(equal(simplify(unused), store(x, 0)));
 }
 
+// Chains of LetStmts are simplified as one (SimplifyStmt.cpp): the lets the rest still uses stay,
+// in order, and no others; a let shadowed by an inner one of the same name is judged by what
+// sits between them; a let renamed to avoid capture keeps its renamed uses.
+TEST(Simplify, LetStmtChains) {
+    const int n = 400;
+    auto a = [](int i) { return var(Int(32), "a" + std::to_string(i)); };
+    // a_i = a_{i-2} * (i + 3) + x for even i, a_i = x * y + i for odd i; only the last even
+    // one is stored, so every odd let goes.
+    Stmt chain = store(a(n - 2), 0), want = chain;
+    for (int i = n - 1; i >= 0; i--) {
+        Expr value = i % 2 ? x * y + i : (i >= 2 ? a(i - 2) * (i + 3) + x : x * z);
+        chain = LetStmt::make("a" + std::to_string(i), value, chain);
+        if (i % 2 == 0) want = LetStmt::make("a" + std::to_string(i), value, want);
+    }
+    EXPECT_TRUE(equal(simplify(chain), want));
+    // Shadowing: the inner `t` reads the outer one, which stays; an outer `t` that only an
+    // inner `t` hides goes.
+    Expr t = var(Int(32), "t");
+    Stmt reads_outer = LetStmt::make("t", x * y, LetStmt::make("t", t * z, store(t, 0)));
+    EXPECT_TRUE(equal(simplify(reads_outer), reads_outer)) << simplify(reads_outer);
+    Stmt hidden = LetStmt::make("t", x * y, LetStmt::make("t", z * z, store(t, 0)));
+    EXPECT_TRUE(equal(simplify(hidden), LetStmt::make("t", z * z, store(t, 0))))
+        << simplify(hidden);
+    // `b` is substituted by the outer `y`, so the inner `y` is renamed, and the let after it
+    // reads the renamed one.
+    Expr b = var(Int(32), "b"), c = var(Int(32), "c"), y1 = var(Int(32), "y_1");
+    Stmt captured = LetStmt::make(
+        "b", y, LetStmt::make("y", x * x, LetStmt::make("c", y * z, store(b + c, 0))));
+    Stmt want_captured = LetStmt::make("y_1", x * x, LetStmt::make("c", y1 * z, store(y + c, 0)));
+    EXPECT_TRUE(equal(simplify(captured), want_captured)) << simplify(captured);
+}
+
 }  // namespace
 }  // namespace dsl
 
