@@ -55,20 +55,25 @@ const Ramp *clamp_chain(const Expr &e, std::vector<ChainStep> &steps) {
     return r;
 }
 
-/// The terms of a sum of vectors, each with whether it is subtracted.
-void sum_terms(const Expr &e, bool negated, std::vector<std::pair<Expr, bool>> &terms) {
+}  // namespace
+
+/// The terms of a sum of vectors, each with whether it is subtracted; a let CSE made of a
+/// clamp (or of a sum holding one) counts as its value.
+void CodeGenLLVM::sum_terms(const Expr &e, bool negated,
+                            std::vector<std::pair<Expr, bool>> &terms) const {
     if (const auto *a = e.as<Add>()) {
         sum_terms(a->a, negated, terms);
         sum_terms(a->b, negated, terms);
     } else if (const auto *s = e.as<Sub>()) {
         sum_terms(s->a, negated, terms);
         sum_terms(s->b, !negated, terms);
+    } else if (Expr value;
+               e.as<Variable>() && (value = clamp_let_value(e.as<Variable>()->name)).defined()) {
+        sum_terms(value, negated, terms);
     } else {
         terms.emplace_back(e, negated);
     }
 }
-
-}  // namespace
 
 llvm::Intrinsic::ID CodeGenLLVM::permute_intrinsic(int bits, int lanes) const {
     const Permutes &p = permutes_;

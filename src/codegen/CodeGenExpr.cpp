@@ -3,6 +3,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
+#include <optional>
 
 #include <algorithm>
 #include <cmath>
@@ -575,10 +576,66 @@ void CodeGenLLVM::visit(const Broadcast *op) {
     value_ = builder_->CreateShuffleVector(v, indices);
 }
 
+namespace {
+
+/// Whether `e` (an int32 vector) contains a min or a max, and the names it uses.
+class ClampNames : public IRVisitor {
+  public:
+    bool clamps = false;
+    std::vector<std::string> names;
+    void include(const Expr &e) override {
+        if (!stop_) IRVisitor::include(e);
+    }
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Min *op) override {
+        clamps = true;
+        IRVisitor::visit(op);
+    }
+    void visit(const Max *op) override {
+        clamps = true;
+        IRVisitor::visit(op);
+    }
+    void visit(const Variable *op) override { names.push_back(op->name); }
+    void visit(const Let *) override {
+        // Names bound inside would need their own bookkeeping; such values are left alone.
+        clamps = false;
+        names.clear();
+        stop_ = true;
+    }
+
+  private:
+    bool stop_ = false;
+};
+
+}  // namespace
+
 void CodeGenLLVM::visit(const Let *op) {
     llvm::Value *v = codegen(op->value);
     ScopedBinding<llvm::Value *> bind(symbols_, op->name, v);
+    std::optional<ScopedBinding<ClampLet>> bind_clamp;
+    if (op->value.type().is_vector() && op->value.type().element_of() == Int(32)) {
+        ClampNames found;
+        found.include(op->value);
+        if (found.clamps) {
+            ClampLet let{op->value, {}};
+            for (const std::string &n : found.names)
+                let.uses.emplace_back(n, symbols_.get(n));
+            bind_clamp.emplace(clamp_lets_, op->name, std::move(let));
+        }
+    }
     value_ = codegen(op->body);
+}
+
+Expr CodeGenLLVM::clamp_let_value(const std::string &name) const {
+    const ClampLet *let = clamp_lets_.find(name);
+    if (!let) return Expr();
+    for (const auto &[n, bound] : let->uses) {
+        const llvm::Value *const *now = symbols_.find(n);
+        if (!now || *now != bound) return Expr();
+    }
+    return let->value;
 }
 
 llvm::Value *CodeGenLLVM::concat_vectors(std::vector<llvm::Value *> parts) {

@@ -101,6 +101,7 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// elements the lanes read and a permutation that repeats the edge element; null when the
     /// load is not one or the target has no permutation for its type (ClampedLoads.cpp).
     llvm::Value *clamped_ramp_load(const ir::Load *op);
+    void sum_terms(const Expr &e, bool negated, std::vector<std::pair<Expr, bool>> &terms) const;
     /// The target's one-instruction permutation of `lanes` lanes of `bits` bits by run-time
     /// indices, or not_intrinsic.
     llvm::Intrinsic::ID permute_intrinsic(int bits, int lanes) const;
@@ -119,6 +120,17 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::StructType *buffer_type_ = nullptr;
     llvm::StructType *dimension_type_ = nullptr;
     ir::Scope<llvm::Value *> symbols_;
+    /// A vector int32 let whose value holds a min or max (a clamp CSE has shared among loads),
+    /// with what the names its value uses were bound to where it was bound: clamped_ramp_load
+    /// looks through the let when those bindings still hold at the load.
+    struct ClampLet {
+        Expr value;
+        std::vector<std::pair<std::string, llvm::Value *>> uses;
+    };
+    ir::Scope<ClampLet> clamp_lets_;
+    /// The value of the let `name` if it is in clamp_lets_ and every name its value uses is
+    /// still bound as it was; undefined otherwise.
+    Expr clamp_let_value(const std::string &name) const;
     /// The result of the expression just visited.
     llvm::Value *value_ = nullptr;
     /// Heap allocations live at the current point; an early error return frees them.
