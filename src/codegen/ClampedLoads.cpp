@@ -1,13 +1,14 @@
 // Loads through a boundary condition's clamp, as a dense load and a permutation.
 //
 // A loop partitioned at a boundary condition still runs a few edge iterations whose vector
-// index is `clamp(ramp(b, 1, n), lo, hi) + c`: repeat_edge's clamp of x in a stencil's first
-// and last vectors. Left to LLVM such a load is a gather (n scalar loads on most x86 cores).
-// The lanes' clamped indices are a chain of min and max with values the same in every lane
-// applied to b, b + 1, ..., b + n - 1, so they are non-decreasing, step by 0 or 1, and cover
-// every integer from f(b) to f(b + n - 1) (f the chain). One masked dense load of exactly those
-// elements (nothing the gather would not read) and a permutation by f(b + i) - f(b) give the
-// same lanes.
+// index is `clamp(ramp(b, s, n), lo, hi) + c`: repeat_edge's clamp of x in a stencil's first
+// and last vectors (s = 1), or of 2x + 1 in a deinterleave (s = 2). Left to LLVM such a load is
+// a gather (n scalar loads on most x86 cores). The lanes' clamped indices are a chain of min
+// and max with values the same in every lane applied to b, b + s, ..., b + s(n - 1), so they
+// are non-decreasing, step by at most s, and lie between f(b) and f(b + s(n - 1)) (f the
+// chain). Masked dense loads of exactly those elements (nothing the gather would not read), s
+// vectors of n at most, and a permutation of each by f(b + s i) - f(b), each lane taken from
+// the vector that holds its element, give the same lanes.
 #include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
@@ -23,19 +24,26 @@ using namespace ir;
 
 namespace {
 
+/// The largest ramp stride handled: each chunk of lanes then needs up to this many dense loads
+/// and permutations, which still beats a gather of 16 lanes.
+constexpr int64_t kMaxClampedStride = 4;
+
 /// One min or max of the chain, with its operand that is the same in every lane.
 struct ChainStep {
     bool is_min;
     Expr other;
 };
 
-/// The stride-1 ramp that a chain of mins and maxes clamps, with the steps from the innermost
-/// out; null if `e` is not such a chain. Which operand is the bound is told by the other one
+/// The ramp of a small positive constant stride (at most kMaxClampedStride) that a chain of
+/// mins and maxes clamps, with the steps from the innermost out; null if `e` is not such a
+/// chain. Which operand is the bound is told by the other one
 /// being the chain's continuation (a Min, Max or Ramp); that the bounds are the same in every
 /// lane is checked on the generated values.
 const Ramp *clamp_chain(const Expr &e, std::vector<ChainStep> &steps) {
     if (const auto *r = e.as<Ramp>()) {
-        if (!is_const_one(r->stride) || !r->base.type().is_scalar()) return nullptr;
+        auto stride = as_const_int(r->stride);
+        if (!stride || *stride < 1 || *stride > kMaxClampedStride || !r->base.type().is_scalar())
+            return nullptr;
         return r;
     }
     auto continues = [](const Expr &x) { return x.as<Min>() || x.as<Max>() || x.as<Ramp>(); };
@@ -199,20 +207,15 @@ llvm::Value *CodeGenLLVM::clamped_ramp_load(const Load *op) {
     llvm::Value *lane_numbers = llvm::ConstantVector::get(iota);
     auto *chunk_type =
         llvm::FixedVectorType::get(mem->getScalarType(), static_cast<unsigned>(chunk));
+    const int stride = static_cast<int>(*as_const_int(ramp->stride));
     std::vector<llvm::Value *> parts;
     for (int j = 0; j < lanes; j += chunk) {
-        llvm::Value *b = builder_->CreateAdd(base, llvm::ConstantInt::get(i32, j));
+        llvm::Value *b = builder_->CreateAdd(base, llvm::ConstantInt::get(i32, j * stride));
         llvm::Value *first = chain(b);
-        llvm::Value *last = chain(builder_->CreateAdd(b, llvm::ConstantInt::get(i32, chunk - 1)));
+        llvm::Value *last =
+            chain(builder_->CreateAdd(b, llvm::ConstantInt::get(i32, (chunk - 1) * stride)));
         llvm::Value *start = offset ? builder_->CreateAdd(offset, first) : first;
-        llvm::Value *ptr = element_pointer(
-            op->name, t, builder_->CreateSExt(start, llvm::Type::getInt64Ty(context_)));
-        llvm::Value *mask =
-            builder_->CreateICmpSLE(lane_numbers, splat(builder_->CreateSub(last, first), chunk));
-        llvm::Value *dense =
-            builder_->CreateMaskedLoad(chunk_type, ptr, llvm::Align(t.element_of().bytes()), mask,
-                                       llvm::Constant::getNullValue(chunk_type));
-        tag_buffer_access(dense, op->name);
+        llvm::Value *span = splat(builder_->CreateSub(last, first), chunk);
         llvm::Value *lanes_here = indices;
         if (chunk != lanes) {
             std::vector<int> pick;
@@ -221,7 +224,33 @@ llvm::Value *CodeGenLLVM::clamped_ramp_load(const Load *op) {
             lanes_here = builder_->CreateShuffleVector(indices, pick);
         }
         llvm::Value *within = builder_->CreateSub(lanes_here, splat(first, chunk));
-        parts.push_back(dynamic_permute(dense, within));
+        // Up to `stride` vectors of `chunk` elements from `first`, each masked to end at
+        // `last`; lane i comes from vector within[i] / chunk.
+        llvm::Value *result = nullptr;
+        for (int k = 0; k < stride; k++) {
+            llvm::Value *piece_start =
+                builder_->CreateAdd(start, llvm::ConstantInt::get(i32, k * chunk));
+            llvm::Value *ptr = element_pointer(
+                op->name, t, builder_->CreateSExt(piece_start, llvm::Type::getInt64Ty(context_)));
+            llvm::Value *piece_lanes =
+                k == 0 ? lane_numbers
+                       : builder_->CreateAdd(lane_numbers,
+                                             splat(llvm::ConstantInt::get(i32, k * chunk), chunk));
+            llvm::Value *mask = builder_->CreateICmpSLE(piece_lanes, span);
+            llvm::Value *dense =
+                builder_->CreateMaskedLoad(chunk_type, ptr, llvm::Align(t.element_of().bytes()),
+                                           mask, llvm::Constant::getNullValue(chunk_type));
+            tag_buffer_access(dense, op->name);
+            if (k == 0) {
+                result = dynamic_permute(dense, within);
+                continue;
+            }
+            llvm::Value *offset_k = splat(llvm::ConstantInt::get(i32, k * chunk), chunk);
+            llvm::Value *permuted = dynamic_permute(dense, builder_->CreateSub(within, offset_k));
+            result =
+                builder_->CreateSelect(builder_->CreateICmpSGE(within, offset_k), permuted, result);
+        }
+        parts.push_back(result);
     }
     return concat_vectors(std::move(parts));
 }

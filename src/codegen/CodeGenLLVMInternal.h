@@ -96,10 +96,11 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// A load of every lane at a small constant stride other than 1, as a dense load and a
     /// shuffle; null when the load is not one.
     llvm::Value *strided_load(const ir::Load *op);
-    /// A load at `clamp(ramp(b, 1, n), lo, hi) + c` (lo, hi and c the same in every lane: a
-    /// boundary condition's clamp in a loop's edge iterations) as a masked dense load of the
-    /// elements the lanes read and a permutation that repeats the edge element; null when the
-    /// load is not one or the target has no permutation for its type (ClampedLoads.cpp).
+    /// A load at `clamp(ramp(b, s, n), lo, hi) + c` (s a constant from 1 to 4; lo, hi and c the
+    /// same in every lane: a boundary condition's clamp in a loop's edge iterations) as masked
+    /// dense loads of the elements the lanes read and permutations that repeat the edge
+    /// element; null when the load is not one or the target has no permutation for its type
+    /// (ClampedLoads.cpp).
     llvm::Value *clamped_ramp_load(const ir::Load *op);
     void sum_terms(const Expr &e, bool negated, std::vector<std::pair<Expr, bool>> &terms) const;
     /// The target's one-instruction permutation of `lanes` lanes of `bits` bits by run-time

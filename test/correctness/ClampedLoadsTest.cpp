@@ -109,6 +109,49 @@ TEST(ClampedLoads, EdgeLoadsAreMaskedLoadsAndPermutations) {
     EXPECT_NE(ir.find("llvm.masked.load.v16f32"), std::string::npos) << "no masked dense load";
 }
 
+// Clamped ramps of strides 2 and 3 (a deinterleave's `2x + 1` through repeat_edge): up to
+// `stride` dense loads per chunk of lanes and a permutation of each. Every element size,
+// outputs inside, across and far outside the input, on the host and AVX2.
+TEST(ClampedLoads, StridedClampsOfEveryElementSize) {
+    for (int stride : {2, 3}) {
+        for (auto [t, lanes] :
+             {std::pair{UInt(8), 16}, std::pair{UInt(16), 16}, std::pair{Float(32), 16},
+              std::pair{Float(32), 8}, std::pair{Int(32), 32}}) {
+            for (int input_width : {3, 21, 70}) {
+                Buffer<> in = random_buffer(t, {input_width, 2},
+                                            static_cast<uint64_t>(stride * 100 + input_width));
+                Func edge = BoundaryConditions::repeat_edge(in);
+                Func f("cl_strided_" + std::to_string(stride) + "_" + std::to_string(t.bits()) +
+                       "_" + std::to_string(lanes) + "_" + std::to_string(input_width));
+                f(x, y) = edge(stride * x - 1, y) + edge(stride * x + 1, y);
+                f.vectorize(x, lanes);
+                for (const Target &target : targets()) {
+                    for (int width : {5, lanes, 2 * lanes + 3}) {
+                        for (int min : {-lanes, -1, input_width / stride - 2}) {
+                            Buffer<> out(t, {width, 2});
+                            out.translate(0, min);
+                            f.realize(out, target);
+                            EXPECT_TRUE(matches_reference(f, out))
+                                << "stride " << stride << ", " << t << " x" << lanes << ", input "
+                                << input_width << ", output " << width << " at " << min << ", "
+                                << target.to_string();
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // On AVX-512 the edge copies of a stride-2 load of 16 uint16 lanes permute two vectors
+    // each instead of gathering.
+    Buffer<uint16_t> in(50);
+    Func edge = BoundaryConditions::repeat_edge(in);
+    Func f("cl_strided_ir");
+    f(x) = edge(2 * x + 1);
+    f.vectorize(x, 16);
+    std::string ir = test::llvm_ir_of(f, Target("x86-64-linux-avx512"));
+    EXPECT_NE(ir.find("llvm.x86.avx512.permvar.hi.256"), std::string::npos) << ir;
+}
+
 // A clamp that several loads share (the same column of three rows) is bound by a let after
 // CSE; the loads still see through it. Every load of the two edge copies of the loop (five
 // loads each) is a dense load and a permutation (`pshufb` for 16 bytes) instead of a gather
