@@ -52,6 +52,14 @@ inline std::string min_of(const std::string &loop) {
 inline std::string max_of(const std::string &loop) {
     return loop + ".max";
 }
+/// Where a partitioned loop's steady state starts and ends (PartitionLoops): "f.s0.x.steady_first",
+/// "f.s0.x.steady_end". The loops before and after it, its edges, run a few iterations.
+inline std::string steady_first(const std::string &loop) {
+    return loop + ".steady_first";
+}
+inline std::string steady_end(const std::string &loop) {
+    return loop + ".steady_end";
+}
 /// The region of Func `func` that is allocated, per dimension: "f.x.min_realized", ...
 inline std::string realized_min(const std::string &func, const std::string &var) {
     return func + "." + var + ".min_realized";

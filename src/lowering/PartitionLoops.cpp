@@ -8,6 +8,7 @@
 
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
+#include "ir/Names.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 
@@ -295,7 +296,8 @@ class PartitionLoops : public IRMutator {
         for (const Expr &l : steady.lower)
             first = max(first, l);
         first = simplify(min(first, loop_end));
-        std::string first_name = op->name + ".steady_first", end_name = op->name + ".steady_end";
+        std::string first_name = names::steady_first(op->name),
+                    end_name = names::steady_end(op->name);
         Expr first_var = Variable::make(Int(32), first_name);
         Expr end = loop_end;
         for (const Expr &u : steady.upper)

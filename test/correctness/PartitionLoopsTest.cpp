@@ -60,6 +60,18 @@ TEST(PartitionLoops, TheTailOfAGuardedSplitIsNotCopied) {
     EXPECT_EQ(loops, 4 * partitioned) << stmt;
 }
 
+// The loops before and after the steady state, and the tail, run a few iterations: code
+// generation tells LLVM not to unroll them at run time (no remainder loops to compile).
+TEST(PartitionLoops, EdgeLoopsAreNotUnrolledAtRunTime) {
+    Buffer<float> in(40);
+    Func bounded = BoundaryConditions::repeat_edge(in);
+    Func f("pl_edges");
+    f(x) = bounded(x - 1) + bounded(x + 1);
+    f.vectorize(x, 8);
+    std::string ir = test::llvm_ir_of(f, Target("x86-64-linux-avx2-fma"));
+    EXPECT_NE(ir.find("llvm.loop.unroll.runtime.disable"), std::string::npos) << ir;
+}
+
 TEST(PartitionLoops, ReversedCoordinatesAndScalarLoops) {
     Buffer<> in = random_buffer(Int(16), {17}, 4);
     Func bounded = BoundaryConditions::repeat_edge(in);
