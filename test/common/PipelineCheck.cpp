@@ -114,4 +114,11 @@ std::string assembly_of(Func f, const Target &target) {
     return file_text(path);
 }
 
+int count_of(const std::string &text, const std::string &what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        n++;
+    return n;
+}
+
 }  // namespace dsl::test

@@ -24,5 +24,7 @@ Buffer<> random_buffer(Type t, const std::vector<int> &sizes, uint64_t seed);
 std::string llvm_ir_of(Func f, const Target &target);
 /// The assembly of `f`'s pipeline compiled for `target` (Func::compile_to_assembly).
 std::string assembly_of(Func f, const Target &target);
+/// How many times `what` occurs in `text` (overlaps counted).
+int count_of(const std::string &text, const std::string &what);
 
 }  // namespace dsl::test

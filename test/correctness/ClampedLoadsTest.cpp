@@ -172,12 +172,7 @@ TEST(ClampedLoads, ClampsSharedThroughLets) {
         }
     }
     std::string ir = test::llvm_ir_of(f, Target("x86-64-linux-avx512"));
-    int permutations = 0;
-    for (size_t at = ir.find("call <16 x i8> @llvm.x86.ssse3.pshuf.b.128"); at != std::string::npos;
-         at = ir.find("call <16 x i8> @llvm.x86.ssse3.pshuf.b.128", at + 1)) {
-        permutations++;
-    }
-    EXPECT_GE(permutations, 10) << ir;
+    EXPECT_GE(test::count_of(ir, "call <16 x i8> @llvm.x86.ssse3.pshuf.b.128"), 10) << ir;
 }
 
 }  // namespace

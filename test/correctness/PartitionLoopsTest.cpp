@@ -47,15 +47,9 @@ TEST(PartitionLoops, TheTailOfAGuardedSplitIsNotCopied) {
         Buffer<> out = f.realize({width, 5});
         EXPECT_TRUE(matches_reference(f, out)) << "width " << width;
     }
-    auto count = [](const std::string &text, const std::string &what) {
-        int n = 0;
-        for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-            n++;
-        return n;
-    };
     std::string stmt = f.lowered_stmt();
-    int partitioned = count(stmt, "pl_tail.s0.x.steady_first = ");
-    int loops = count(stmt, "for (pl_tail.s0.x,");
+    int partitioned = test::count_of(stmt, "pl_tail.s0.x.steady_first = ");
+    int loops = test::count_of(stmt, "for (pl_tail.s0.x,");
     EXPECT_GE(partitioned, 1) << stmt;
     EXPECT_EQ(loops, 4 * partitioned) << stmt;
 }
