@@ -3,11 +3,11 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
-#include <optional>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "codegen/CodeGenLLVMInternal.h"
 #include "ir/Error.h"

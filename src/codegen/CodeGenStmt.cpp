@@ -147,10 +147,7 @@ void CodeGenLLVM::visit(const For *op) {
 }
 
 bool CodeGenLLVM::runs_few_iterations(const For *op) {
-    // A split's tail: extent min(e, 1).
-    if (const auto *m = op->extent.as<Min>()) {
-        if (is_const_one(m->a) || is_const_one(m->b)) return true;
-    }
+    if (at_most_one_iteration(op->extent)) return true;  // a split's tail
     // The edges of a partitioned loop: [min, steady_first) and [steady_end, end).
     const auto *first = op->min.as<Variable>();
     if (first && first->name == names::steady_end(op->name)) return true;

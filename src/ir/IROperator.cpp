@@ -78,6 +78,13 @@ bool is_const_false(const Expr &e) {
     return u && e.type().is_bool() && *u == 0;
 }
 
+bool at_most_one_iteration(const Expr &extent) {
+    if (auto k = as_const_int(extent)) return *k <= 1;
+    if (const auto *m = extent.as<Min>())
+        return at_most_one_iteration(m->a) || at_most_one_iteration(m->b);
+    return false;
+}
+
 bool is_const_power_of_two(const Expr &e, int *log2) {
     uint64_t v;
     if (auto i = as_const_int(e)) {

@@ -26,6 +26,9 @@ inline bool is_const_one(const Expr &e) {
 /// Whether `e` is the constant true (false) bool, scalar or broadcast.
 bool is_const_true(const Expr &e);
 bool is_const_false(const Expr &e);
+/// Whether a loop of extent `extent` runs at most once: a constant of at most 1, or a min with
+/// one (a split's tail).
+bool at_most_one_iteration(const Expr &extent);
 /// A positive integer constant that is a power of two; `*log2` receives the exponent.
 bool is_const_power_of_two(const Expr &e, int *log2 = nullptr);
 

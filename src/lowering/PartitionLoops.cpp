@@ -260,14 +260,6 @@ class SteadyState : public IRMutator {
     std::map<std::string, std::vector<Expr>> lets_;
 };
 
-/// Whether a loop of this extent runs at most once (a split's tail): there is no steady state
-/// to separate from its edges.
-bool at_most_once(const Expr &extent) {
-    if (auto k = as_const_int(extent)) return *k <= 1;
-    if (const auto *m = extent.as<Min>()) return at_most_once(m->a) || at_most_once(m->b);
-    return false;
-}
-
 class PartitionLoops : public IRMutator {
   protected:
     using IRMutator::visit;
@@ -277,7 +269,8 @@ class PartitionLoops : public IRMutator {
         Stmt unchanged = body.same_as(op->body) ? Stmt(op)
                                                 : For::make(op->name, op->min, op->extent,
                                                             op->for_type, op->device_api, body);
-        if (op->for_type != ForType::Serial || at_most_once(op->extent)) return unchanged;
+        // A loop that runs at most once (a split's tail) has no steady state to separate.
+        if (op->for_type != ForType::Serial || at_most_one_iteration(op->extent)) return unchanged;
         CountNodes size;
         size.include(body);
         // Innermost loops only: where the clamps of vector indices are, and where copying the
