@@ -228,27 +228,22 @@ llvm::Value *CodeGenLLVM::clamped_ramp_load(const Load *op) {
         // `last`; lane i comes from vector within[i] / chunk.
         llvm::Value *result = nullptr;
         for (int k = 0; k < stride; k++) {
-            llvm::Value *piece_start =
-                builder_->CreateAdd(start, llvm::ConstantInt::get(i32, k * chunk));
+            llvm::Value *skipped = splat(llvm::ConstantInt::get(i32, k * chunk), chunk);
             llvm::Value *ptr = element_pointer(
-                op->name, t, builder_->CreateSExt(piece_start, llvm::Type::getInt64Ty(context_)));
-            llvm::Value *piece_lanes =
-                k == 0 ? lane_numbers
-                       : builder_->CreateAdd(lane_numbers,
-                                             splat(llvm::ConstantInt::get(i32, k * chunk), chunk));
-            llvm::Value *mask = builder_->CreateICmpSLE(piece_lanes, span);
+                op->name, t,
+                builder_->CreateSExt(
+                    builder_->CreateAdd(start, llvm::ConstantInt::get(i32, k * chunk)),
+                    llvm::Type::getInt64Ty(context_)));
+            llvm::Value *mask =
+                builder_->CreateICmpSLE(builder_->CreateAdd(lane_numbers, skipped), span);
             llvm::Value *dense =
                 builder_->CreateMaskedLoad(chunk_type, ptr, llvm::Align(t.element_of().bytes()),
                                            mask, llvm::Constant::getNullValue(chunk_type));
             tag_buffer_access(dense, op->name);
-            if (k == 0) {
-                result = dynamic_permute(dense, within);
-                continue;
-            }
-            llvm::Value *offset_k = splat(llvm::ConstantInt::get(i32, k * chunk), chunk);
-            llvm::Value *permuted = dynamic_permute(dense, builder_->CreateSub(within, offset_k));
-            result =
-                builder_->CreateSelect(builder_->CreateICmpSGE(within, offset_k), permuted, result);
+            llvm::Value *permuted = dynamic_permute(dense, builder_->CreateSub(within, skipped));
+            result = k == 0 ? permuted
+                            : builder_->CreateSelect(builder_->CreateICmpSGE(within, skipped),
+                                                     permuted, result);
         }
         parts.push_back(result);
     }

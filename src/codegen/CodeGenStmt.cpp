@@ -3,11 +3,11 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
-#include <set>
 
 #include "codegen/CodeGenLLVMInternal.h"
 #include "dsl/runtime/dsl_runtime.h"
 #include "ir/Error.h"
+#include "ir/FreeNames.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
@@ -47,64 +47,6 @@ void CodeGenLLVM::visit(const AssertStmt *op) {
 void CodeGenLLVM::visit(const ProducerConsumer *op) {
     codegen(op->body);
 }
-
-namespace {
-
-/// The names a statement uses but does not bind: what a parallel loop's body needs from outside.
-class FreeNames : public IRVisitor {
-  public:
-    std::vector<std::string> names;
-
-  protected:
-    using IRVisitor::visit;
-    void use(const std::string &n) {
-        if (bound_.count(n) || seen_.count(n)) return;
-        seen_.insert(n);
-        names.push_back(n);
-    }
-    void visit(const Variable *op) override { use(op->name); }
-    void visit(const Load *op) override {
-        use(op->name);
-        IRVisitor::visit(op);
-    }
-    void visit(const Store *op) override {
-        use(op->name);
-        IRVisitor::visit(op);
-    }
-    void visit(const Let *op) override {
-        include(op->value);
-        bound_.insert(op->name);
-        include(op->body);
-        bound_.erase(bound_.find(op->name));
-    }
-    void visit(const LetStmt *op) override {
-        include(op->value);
-        bound_.insert(op->name);
-        include(op->body);
-        bound_.erase(bound_.find(op->name));
-    }
-    void visit(const For *op) override {
-        include(op->min);
-        include(op->extent);
-        bound_.insert(op->name);
-        include(op->body);
-        bound_.erase(bound_.find(op->name));
-    }
-    void visit(const Allocate *op) override {
-        for (const Expr &e : op->extents)
-            include(e);
-        include(op->condition);
-        bound_.insert(op->name);
-        include(op->body);
-        bound_.erase(bound_.find(op->name));
-    }
-
-  private:
-    std::multiset<std::string> bound_;
-    std::set<std::string> seen_;
-};
-
-}  // namespace
 
 void CodeGenLLVM::visit(const For *op) {
     if (op->for_type == ForType::Parallel) {
@@ -162,10 +104,8 @@ void CodeGenLLVM::codegen_parallel_loop(const For *op) {
     llvm::Value *extent = codegen(op->extent);
 
     // Pack what the body uses from outside into a closure on the stack.
-    FreeNames free_names;
-    free_names.include(op->body);
     std::vector<std::pair<std::string, llvm::Value *>> captured;
-    for (const std::string &n : free_names.names) {
+    for (const std::string &n : free_names(op->body, true)) {
         if (n == op->name) continue;
         captured.push_back({n, lookup(n)});
     }

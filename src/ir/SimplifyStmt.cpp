@@ -1,54 +1,13 @@
 // Rules for statements: lets, asserts, loops, blocks, conditions and evaluations.
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "ir/FreeNames.h"
 #include "ir/IROperator.h"
 #include "ir/SimplifyInternal.h"
 #include "ir/Substitute.h"
 
 namespace dsl::ir::simplify_internal {
-
-namespace {
-
-/// The variables a statement or expression uses that no let or loop inside it binds: the names
-/// a let around it would need to keep.
-class FreeVariables : public IRVisitor {
-  public:
-    explicit FreeVariables(std::unordered_set<std::string> *names) : names_(names) {}
-
-  protected:
-    using IRVisitor::visit;
-    void visit(const Variable *op) override {
-        auto it = bound_.find(op->name);
-        if (it == bound_.end() || it->second == 0) names_->insert(op->name);
-    }
-    void visit(const Let *op) override {
-        include(op->value);
-        bound_[op->name]++;
-        include(op->body);
-        bound_[op->name]--;
-    }
-    void visit(const LetStmt *op) override {
-        include(op->value);
-        bound_[op->name]++;
-        include(op->body);
-        bound_[op->name]--;
-    }
-    void visit(const For *op) override {
-        include(op->min);
-        include(op->extent);
-        bound_[op->name]++;
-        include(op->body);
-        bound_[op->name]--;
-    }
-
-  private:
-    std::unordered_set<std::string> *names_;
-    std::unordered_map<std::string, int> bound_;
-};
-
-}  // namespace
 
 Stmt Simplifier::visit(const LetStmt *op) {
     // A chain of lets (bounds inference and CSE make chains of hundreds) is simplified as one:
@@ -78,7 +37,8 @@ Stmt Simplifier::visit(const LetStmt *op) {
     }
     Stmt body = mutate(rest);
     std::unordered_set<std::string> used;
-    FreeVariables(&used).include(body);
+    for (const std::string &n : free_names(body, false))
+        used.insert(n);
     for (auto link = chain.rbegin(); link != chain.rend(); ++link) {
         unbind(link->name);
         if (link->substituted || !used.count(link->name)) continue;
@@ -89,7 +49,8 @@ Stmt Simplifier::visit(const LetStmt *op) {
             body = LetStmt::make(link->name, link->value, body);
         }
         used.erase(link->name);
-        FreeVariables(&used).include(link->value);
+        for (const std::string &n : free_names(link->value, false))
+            used.insert(n);
     }
     return body;
 }

@@ -1,0 +1,17 @@
+#pragma once
+// The names a statement or expression uses from outside itself.
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace dsl::ir {
+
+/// The names `s` uses but does not bind, in the order of their first use: the variables no Let,
+/// LetStmt or For inside it binds; with `buffers`, also the buffers it loads from and stores to
+/// that no Allocate inside it binds (what a parallel loop's body needs from outside). Without
+/// `buffers` it is the names a let around `s` must keep.
+std::vector<std::string> free_names(const Stmt &s, bool buffers);
+std::vector<std::string> free_names(const Expr &e, bool buffers);
+
+}  // namespace dsl::ir
