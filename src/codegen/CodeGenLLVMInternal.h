@@ -102,9 +102,6 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// element; null when the load is not one or the target has no permutation for its type
     /// (ClampedLoads.cpp).
     llvm::Value *clamped_ramp_load(const ir::Load *op);
-    /// Whether a serial loop is one that runs a few iterations by construction: a split's
-    /// tail, or an edge of a partitioned loop (before or after its steady state).
-    static bool runs_few_iterations(const ir::For *op);
     void sum_terms(const Expr &e, bool negated, std::vector<std::pair<Expr, bool>> &terms) const;
     /// The target's one-instruction permutation of `lanes` lanes of `bits` bits by run-time
     /// indices, or not_intrinsic.

@@ -3,8 +3,8 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
-
 #include "codegen/CodeGenLLVMInternal.h"
+#include "codegen/LoopHints.h"
 #include "dsl/runtime/dsl_runtime.h"
 #include "ir/Error.h"
 #include "ir/FreeNames.h"
@@ -88,7 +88,7 @@ void CodeGenLLVM::visit(const For *op) {
     builder_->SetInsertPoint(after);
 }
 
-bool CodeGenLLVM::runs_few_iterations(const For *op) {
+bool runs_few_iterations(const For *op) {
     if (at_most_one_iteration(op->extent)) return true;  // a split's tail
     // The edges of a partitioned loop: [min, steady_first) and [steady_end, end).
     const auto *first = op->min.as<Variable>();

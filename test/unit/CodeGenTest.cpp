@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "codegen/LoopHints.h"
 #include "common/RandomExpr.h"
 #include "dsl/dsl.h"
 #include "dsl/runtime/dsl_runtime.h"
@@ -147,6 +148,27 @@ std::string describe(const std::map<std::string, Value> &env) {
     for (const auto &[name, value] : env)
         s += name + " = " + value.to_string() + "; ";
     return s;
+}
+
+// The loops code generation keeps LLVM from unrolling at run time: a split's tail and the two
+// edges of a partitioned loop, not its steady state or an ordinary loop.
+TEST(CodeGen, LoopsThatRunAFewIterations) {
+    const std::string x = "f.s0.x";
+    Expr n = Variable::make(Int(32), "n");
+    Expr first = Variable::make(Int(32), names::steady_first(x));
+    Expr end = Variable::make(Int(32), names::steady_end(x));
+    Stmt body = Evaluate::make(0);
+    auto loop = [&](const Expr &min, const Expr &extent) {
+        return For::make(x, min, extent, ForType::Serial, DeviceAPI::None, body);
+    };
+    EXPECT_TRUE(codegen::runs_few_iterations(loop(n, min(n - 3, 1)).as<For>()));
+    EXPECT_TRUE(codegen::runs_few_iterations(loop(0, first - 0).as<For>()));
+    EXPECT_TRUE(codegen::runs_few_iterations(loop(end, n - end).as<For>()));
+    EXPECT_FALSE(codegen::runs_few_iterations(loop(first, end - first).as<For>()));
+    EXPECT_FALSE(codegen::runs_few_iterations(loop(0, n).as<For>()));
+    // The names of another loop's steady state say nothing about this one.
+    Expr other = Variable::make(Int(32), names::steady_end("g.s0.x"));
+    EXPECT_FALSE(codegen::runs_few_iterations(loop(other, n).as<For>()));
 }
 
 TEST(CodeGen, LoopOverABufferWithItsMinAndStride) {
