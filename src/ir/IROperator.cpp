@@ -82,6 +82,7 @@ bool at_most_one_iteration(const Expr &extent) {
     if (auto k = as_const_int(extent)) return *k <= 1;
     if (const auto *m = extent.as<Min>())
         return at_most_one_iteration(m->a) || at_most_one_iteration(m->b);
+    if (const auto *let = extent.as<Let>()) return at_most_one_iteration(let->body);  // CSE's
     return false;
 }
 

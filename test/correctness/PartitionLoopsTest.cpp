@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <iterator>
+#include <regex>
 
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
@@ -64,6 +66,29 @@ TEST(PartitionLoops, EdgeLoopsAreNotUnrolledAtRunTime) {
     f.vectorize(x, 8);
     std::string ir = test::llvm_ir_of(f, Target("x86-64-linux-avx2-fma"));
     EXPECT_NE(ir.find("llvm.loop.unroll.runtime.disable"), std::string::npos) << ir;
+}
+
+// The tail of a guarded vector split runs at most once: code generation makes it a branch, not a
+// loop (one loop left for LLVM to analyse), whether or not the tail has anything to do.
+TEST(PartitionLoops, TheTailIsABranchNotALoop) {
+    Buffer<> in = random_buffer(Int(32), {21}, 6);
+    Func f("pl_branch");
+    f(x) = in(x)*3 + x;
+    f.vectorize(x, 8);
+    for (int width : {3, 8, 16, 21}) {
+        Buffer<> out = f.realize({width});
+        EXPECT_TRUE(matches_reference(f, out)) << "width " << width;
+    }
+    // One loop counter and one branch per version of the loop nest (the dense one and the
+    // general one).
+    std::string ir = test::llvm_ir_of(f, Target("x86-64-linux-avx2-fma"));
+    std::regex counter(R"(%pl_branch\.s0\.x[0-9]* = phi)"),
+        branch(R"(\npl_branch\.s0\.x\.once[0-9]*:)");
+    auto count = [&](const std::regex &r) {
+        return std::distance(std::sregex_iterator(ir.begin(), ir.end(), r), std::sregex_iterator());
+    };
+    EXPECT_EQ(count(counter), 2) << ir;
+    EXPECT_EQ(count(branch), 2) << ir;
 }
 
 TEST(PartitionLoops, ReversedCoordinatesAndScalarLoops) {

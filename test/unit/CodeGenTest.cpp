@@ -162,6 +162,10 @@ TEST(CodeGen, LoopsThatRunAFewIterations) {
         return For::make(x, min, extent, ForType::Serial, DeviceAPI::None, body);
     };
     EXPECT_TRUE(codegen::runs_few_iterations(loop(n, min(n - 3, 1)).as<For>()));
+    // The same tail after common subexpression elimination wrapped its extent in a let.
+    Expr c = Variable::make(Int(32), "cse0");
+    EXPECT_TRUE(
+        codegen::runs_few_iterations(loop(n, Let::make("cse0", n - 3, min(c, 1))).as<For>()));
     EXPECT_TRUE(codegen::runs_few_iterations(loop(0, first - 0).as<For>()));
     EXPECT_TRUE(codegen::runs_few_iterations(loop(end, n - end).as<For>()));
     EXPECT_FALSE(codegen::runs_few_iterations(loop(first, end - first).as<For>()));
