@@ -26,6 +26,23 @@ using namespace ir;
 using lang::Definition;
 using lang::Function;
 
+namespace {
+
+/// How many iterations of the loop `var`, starting at `min`, pass the guard `a + var <= b` of a
+/// GuardWithIf split (a and b free of `var`): b - a - min + 1, at most the loop's own extent
+/// once the caller takes the minimum. Undefined for a guard of another shape.
+Expr iterations_within(const Expr &guard, const std::string &var, const Expr &min) {
+    const auto *le = guard.as<LE>();
+    if (!le) return Expr();
+    const auto *sum = le->a.as<Add>();
+    const auto *v = sum ? sum->b.as<Variable>() : nullptr;
+    if (!v || v->name != var || expr_uses_var(sum->a, var) || expr_uses_var(le->b, var))
+        return Expr();
+    return (le->b - sum->a) - min + 1;
+}
+
+}  // namespace
+
 std::vector<std::string> stage_pure_vars(const Function &f, int stage) {
     if (stage == 0) return f.args();
     std::vector<std::string> vars;
@@ -454,8 +471,23 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                                   inside(dropped));
             return Block::make(main, tail);
         }
-        return For::make(loop_var(dim.var), r.min, r.extent, dim.for_type, dim.device_api,
-                         inside(dropped));
+        // A guard on this loop's own variable (a split's `outer * factor + inner <= max` just
+        // inside the inner loop) ends the loop instead: no test in every iteration, and the
+        // loop's body is not a branch.
+        Expr extent = r.extent;
+        std::set<size_t> ended = dropped;
+        if (dim.for_type == ForType::Serial || dim.for_type == ForType::Parallel) {
+            for (size_t g = 0; g < guards.size(); g++) {
+                if (guard_level[g] != p || dropped.count(g)) continue;
+                if (Expr count = iterations_within(guards[g], loop_var(dim.var), r.min);
+                    count.defined()) {
+                    extent = min(extent, count);
+                    ended.insert(g);
+                }
+            }
+        }
+        return For::make(loop_var(dim.var), r.min, simplify(extent), dim.for_type, dim.device_api,
+                         inside(ended));
     };
     Stmt body = nest(static_cast<int>(dims.size()) - 1, {});
     // RDom bounds come from the RDom itself.

@@ -22,10 +22,43 @@ TEST(Schedule, SplitWithATail) {
     Func f = make_gradient("split_tail");
     Var x("x"), xo("xo"), xi("xi");
     f.split(x, xo, xi, 4);
+    // The guard of the last outer iteration ends the inner loop (its extent is a min) rather
+    // than testing every point.
     EXPECT_EQ(f.loop_nest(),
               "produce split_tail:\n  for split_tail.s0.y:\n    for split_tail.s0.xo:\n"
-              "      for split_tail.s0.xi:\n        if (...):\n          split_tail(...) = ...\n");
+              "      for split_tail.s0.xi:\n        split_tail(...) = ...\n");
     Buffer<int> out = f.realize({13, 5});  // 13 is not a multiple of 4
+    EXPECT_TRUE(matches_reference(f, out));
+}
+
+TEST(Schedule, GuardOfASplitEndsTheInnerLoop) {
+    // Serial and parallel inner loops, extents under the factor, above it and a multiple of it,
+    // and a region that does not start at 0.
+    for (bool parallel : {false, true}) {
+        for (int width : {1, 3, 8, 13}) {
+            Func f = make_gradient("guard_ends");
+            Var x("x"), y("y"), xo("xo"), xi("xi"), yo("yo"), yi("yi");
+            f.split(x, xo, xi, 4).split(y, yo, yi, 3);
+            if (parallel) f.parallel(xi).parallel(yi);
+            std::string nest = f.loop_nest();
+            EXPECT_EQ(nest.find("if (...)"), std::string::npos) << nest;
+            Buffer<int> out(width, 7);
+            out.translate(0, -5);
+            out.translate(1, 2);
+            f.realize(out);
+            EXPECT_TRUE(matches_reference(f, out)) << "width " << width;
+        }
+    }
+}
+
+TEST(Schedule, GuardOfASplitStaysATestWhenTheOuterLoopIsInside) {
+    // reorder(xo, xi): the guard depends on the inner loop xo, whose variable is not the
+    // split's inner one, so it stays a test.
+    Func f = make_gradient("guard_stays");
+    Var x("x"), xo("xo"), xi("xi");
+    f.split(x, xo, xi, 4).reorder(xo, xi);
+    EXPECT_NE(f.loop_nest().find("if (...)"), std::string::npos) << f.loop_nest();
+    Buffer<int> out = f.realize({13, 5});
     EXPECT_TRUE(matches_reference(f, out));
 }
 
