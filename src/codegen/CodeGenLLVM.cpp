@@ -12,6 +12,7 @@
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -33,6 +34,21 @@ using namespace ir;
 // Targets
 
 namespace {
+/// Every block that is only reached by a jump (not by falling through: loop bodies after a
+/// rotation, the rows of a tile) starts on a 64-byte line; the padding before it never runs.
+/// Where such blocks fell otherwise moved blur's run time by 12% (8.0 or 9.2 ms, the same
+/// instructions) from one unrelated change to the next. LLVM has this only as a process-wide
+/// option; it is set unless the program has set it already.
+constexpr int kJumpTargetAlignmentLog2 = 6;
+
+void align_jump_targets() {
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto found = options.find("align-all-nofallthru-blocks");
+    if (found == options.end() || found->second->getNumOccurrences() > 0) return;
+    found->second->addOccurrence(0, "align-all-nofallthru-blocks",
+                                 std::to_string(kJumpTargetAlignmentLog2));
+}
+
 void initialize_llvm_targets() {
     static std::once_flag once;
     // The CPU architectures a Target names; Debian's libLLVM-19.so has them all.
@@ -47,6 +63,7 @@ void initialize_llvm_targets() {
         LLVMInitializeAArch64TargetMC();
         LLVMInitializeAArch64AsmPrinter();
         LLVMInitializeAArch64AsmParser();
+        align_jump_targets();
     });
 }
 }  // namespace
