@@ -13,6 +13,7 @@
 #include "lowering/BoundsInference.h"
 #include "lowering/BufferChecks.h"
 #include "lowering/DividedRampLoads.h"
+#include "lowering/IndexConstants.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/PartitionLoops.h"
 #include "lowering/RealizationOrder.h"
@@ -191,6 +192,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     s = dense_loads_of_divided_ramps(s);
     log.pass("loads of divided ramps", s);
+
+    s = move_index_constants_out(s);
+    log.pass("index constants", s);
 
     s = common_subexpression_elimination(s);
     log.pass("common subexpression elimination", s);
