@@ -473,6 +473,8 @@ void CodeGenLLVM::visit(const Load *op) {
                                                 llvm::Constant::getNullValue(mem));
         }
         tag_buffer_access(result, op->name);
+    } else if (!always && t.element_of().bits() < 32) {
+        result = narrow_masked_gather(op, mem, align);
     } else {
         llvm::Value *index = codegen(op->index);
         llvm::Value *ptrs = element_pointer(op->name, t, index);
@@ -483,6 +485,44 @@ void CodeGenLLVM::visit(const Load *op) {
     }
     if (t.is_bool()) result = builder_->CreateICmpNE(result, llvm::Constant::getNullValue(mem));
     value_ = result;
+}
+
+llvm::Value *CodeGenLLVM::narrow_masked_gather(const Load *op, llvm::Type *mem, llvm::Align align) {
+    // x86 gathers 32- and 64-bit lanes only: LLVM turns a masked gather of narrower lanes into a
+    // test and a branch per lane (a vector's tail in camera_pipe: a quarter of its machine code).
+    // Instead, the lanes that are off read what the first lane that is on reads, which is
+    // inside the buffer, so the gather needs no mask (a load and an insert per lane); it runs
+    // when some lane is on, and the lanes that are off are zero as for any masked load.
+    const int lanes = op->type.lanes();
+    llvm::Value *index = codegen(op->index);
+    llvm::Value *mask = codegen(op->predicate);
+    llvm::Type *bits = llvm::Type::getIntNTy(context_, lanes);
+    llvm::Value *on = builder_->CreateBitCast(mask, bits);
+    llvm::Value *any = builder_->CreateICmpNE(on, llvm::ConstantInt::get(bits, 0));
+    llvm::BasicBlock *before = builder_->GetInsertBlock();
+    llvm::BasicBlock *gather = llvm::BasicBlock::Create(context_, op->name + ".gather", function_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, op->name + ".gathered", function_);
+    builder_->CreateCondBr(any, gather, after);
+
+    builder_->SetInsertPoint(gather);
+    llvm::Value *first = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::cttz, on,
+                                                         builder_->getTrue());  // on != 0 here
+    llvm::Value *safe = builder_->CreateExtractElement(index, first);
+    llvm::Value *safe_index =
+        builder_->CreateSelect(mask, index, builder_->CreateVectorSplat(lanes, safe));
+    llvm::Value *ptrs = element_pointer(op->name, op->type, safe_index);
+    llvm::Value *all = llvm::Constant::getAllOnesValue(mask->getType());
+    llvm::Value *zero = llvm::Constant::getNullValue(mem);
+    llvm::Value *loaded = builder_->CreateMaskedGather(mem, ptrs, align, all, zero);
+    llvm::Value *kept = builder_->CreateSelect(mask, loaded, zero);
+    llvm::BasicBlock *gathered_from = builder_->GetInsertBlock();
+    builder_->CreateBr(after);
+
+    builder_->SetInsertPoint(after);
+    llvm::PHINode *result = builder_->CreatePHI(mem, 2);
+    result->addIncoming(zero, before);
+    result->addIncoming(kept, gathered_from);
+    return result;
 }
 
 llvm::Value *CodeGenLLVM::strided_load(const Load *op) {

@@ -96,6 +96,9 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// A load of every lane at a small constant stride other than 1, as a dense load and a
     /// shuffle; null when the load is not one.
     llvm::Value *strided_load(const ir::Load *op);
+    /// A predicated gather of lanes narrower than 32 bits, as one branch and an unmasked gather
+    /// (see CodeGenExpr.cpp).
+    llvm::Value *narrow_masked_gather(const ir::Load *op, llvm::Type *mem, llvm::Align align);
     /// A load at `clamp(ramp(b, s, n), lo, hi) + c` (s a constant from 1 to 4; lo, hi and c the
     /// same in every lane: a boundary condition's clamp in a loop's edge iterations) as masked
     /// dense loads of the elements the lanes read and permutations that repeat the edge
