@@ -316,9 +316,7 @@ llvm::Value *CodeGenLLVM::cast(Type from, Type to, llvm::Value *v) {
             // To 8 or 16 bits: clamp into the target's range in float (maxnum turns NaN into
             // the lower end), convert to int32 and truncate. LLVM turns a saturating
             // conversion to these widths into one scalar conversion per lane on x86.
-            double lo = to.is_int() ? -std::ldexp(1.0, to.bits() - 1) : 0.0;
-            double hi =
-                to.is_int() ? std::ldexp(1.0, to.bits() - 1) - 1 : std::ldexp(1.0, to.bits()) - 1;
+            auto [lo, hi] = integer_range(to);
             llvm::Type *ft = v->getType();
             llvm::Value *clamped = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v,
                                                                    llvm::ConstantFP::get(ft, lo));
@@ -371,8 +369,49 @@ llvm::Value *CodeGenLLVM::cast(Type from, Type to, llvm::Value *v) {
                                             : builder_->CreateZExt(v, target);
 }
 
+namespace {
+
+/// Whether `e` is `min(max(x, a), b)` or `max(min(x, b), a)` with constants a and b in
+/// [lo, hi]: its value then lies in [lo, hi] whatever x is, NaN included (a float min or max
+/// gives its second operand for NaN).
+bool clamped_into(const Expr &e, double lo, double hi) {
+    auto within = [&](const Expr &c) {
+        auto v = as_const_float(c);
+        return v && *v >= lo && *v <= hi;
+    };
+    if (const auto *mn = e.as<Min>()) {
+        const auto *mx = mn->a.as<Max>();
+        return within(mn->b) && mx && within(mx->b);
+    }
+    if (const auto *mx = e.as<Max>()) {
+        const auto *mn = mx->a.as<Min>();
+        return within(mx->b) && mn && within(mn->b);
+    }
+    return false;
+}
+
+}  // namespace
+
+std::pair<double, double> CodeGenLLVM::integer_range(Type t) {
+    if (t.is_int()) return {-std::ldexp(1.0, t.bits() - 1), std::ldexp(1.0, t.bits() - 1) - 1};
+    return {0.0, std::ldexp(1.0, t.bits()) - 1};
+}
+
 void CodeGenLLVM::visit(const Cast *op) {
-    value_ = cast(op->value.type(), op->type, codegen(op->value));
+    Type from = op->value.type(), to = op->type;
+    if (from.is_float() && !from.is_bfloat() && from.bits() >= 32 && to.is_int_or_uint() &&
+        (to.bits() == 8 || to.bits() == 16)) {
+        auto [lo, hi] = integer_range(to);
+        if (clamped_into(op->value, lo, hi)) {
+            // A clamp into the target's range already (`u8(clamp(v, 0.0f, 255.0f))`): convert
+            // without cast()'s own clamp, which LLVM does not see is the same.
+            llvm::Value *wide =
+                builder_->CreateFPToSI(codegen(op->value), llvm_type(Int(32, to.lanes())));
+            value_ = builder_->CreateTrunc(wide, llvm_type(to));
+            return;
+        }
+    }
+    value_ = cast(from, to, codegen(op->value));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -209,6 +209,36 @@ TEST(Vectorize, ErrorsForImpossibleVectorization) {
 
 // A float converted to an integer out of its range (or NaN) gives an unspecified value, but a
 // value: a clamp of it holds, so it can index a table safely. Vectorized and scalar.
+// A float clamped between constants inside an 8- or 16-bit type's range converts without a second
+// clamp (code generation's own, for values out of range); clamps that reach outside the range keep
+// it. NaN, infinities, huge values and the ends of each range, against the reference.
+TEST(Vectorize, ConversionsOfFloatsClampedIntoTheRange) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> values = {nan,   inf,  -inf,   1e20f,   -1e20f,   254.6f,    255.4f,
+                                       -0.7f, 0.5f, 127.9f, -128.6f, 65535.4f, -32768.9f, 3.0f};
+    Buffer<float> in(48);
+    for (int i = 0; i < 48; i++)
+        in(i) = values[static_cast<size_t>(i) % values.size()];
+    Var x("x");
+    for (Type t : {UInt(8), Int(8), UInt(16), Int(16)}) {
+        const double lo = t.is_int() ? -std::ldexp(1.0, t.bits() - 1) : 0.0;
+        const double hi =
+            t.is_int() ? std::ldexp(1.0, t.bits() - 1) - 1 : std::ldexp(1.0, t.bits()) - 1;
+        for (bool inside : {true, false}) {
+            float a = static_cast<float>(inside ? lo + 1 : lo - 10),
+                  b = static_cast<float>(inside ? hi : hi + 10);
+            Func f("clamped_conversion_" + t.to_string() + (inside ? "_in" : "_out"));
+            f(x) = cast(t, clamp(in(x)*1.5f, a, b)) + cast(t, max(min(in(x), b), a));
+            f.vectorize(x, 16);
+            Buffer<> out = f.realize({48});
+            EXPECT_TRUE(matches_reference(f, out)) << t << (inside ? " inside" : " outside");
+            std::string ir = test::llvm_ir_of(f, Target::host());
+            EXPECT_EQ(ir.find("llvm.maxnum") == std::string::npos, inside) << t << "\n" << ir;
+        }
+    }
+}
+
 TEST(Vectorize, ClampedConversionsOfOutOfRangeFloatsStayInRange) {
     const float inf = std::numeric_limits<float>::infinity();
     const float nan = std::numeric_limits<float>::quiet_NaN();
