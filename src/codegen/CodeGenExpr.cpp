@@ -287,6 +287,14 @@ void CodeGenLLVM::visit(const Select *op) {
 // ---------------------------------------------------------------------------------------------
 // Casts
 
+namespace {
+/// The values of an integer type, as doubles (Type's own limits).
+std::pair<double, double> value_range(Type t) {
+    if (t.is_int()) return {double(t.int_min()), double(t.int_max())};
+    return {0.0, double(t.uint_max())};
+}
+}  // namespace
+
 llvm::Value *CodeGenLLVM::cast(Type from, Type to, llvm::Value *v) {
     if (from == to) return v;
     if (to.is_bool()) {
@@ -316,7 +324,7 @@ llvm::Value *CodeGenLLVM::cast(Type from, Type to, llvm::Value *v) {
             // To 8 or 16 bits: clamp into the target's range in float (maxnum turns NaN into
             // the lower end), convert to int32 and truncate. LLVM turns a saturating
             // conversion to these widths into one scalar conversion per lane on x86.
-            auto [lo, hi] = integer_range(to);
+            auto [lo, hi] = value_range(to);
             llvm::Type *ft = v->getType();
             llvm::Value *clamped = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v,
                                                                    llvm::ConstantFP::get(ft, lo));
@@ -392,16 +400,11 @@ bool clamped_into(const Expr &e, double lo, double hi) {
 
 }  // namespace
 
-std::pair<double, double> CodeGenLLVM::integer_range(Type t) {
-    if (t.is_int()) return {-std::ldexp(1.0, t.bits() - 1), std::ldexp(1.0, t.bits() - 1) - 1};
-    return {0.0, std::ldexp(1.0, t.bits()) - 1};
-}
-
 void CodeGenLLVM::visit(const Cast *op) {
     Type from = op->value.type(), to = op->type;
     if (from.is_float() && !from.is_bfloat() && from.bits() >= 32 && to.is_int_or_uint() &&
         (to.bits() == 8 || to.bits() == 16)) {
-        auto [lo, hi] = integer_range(to);
+        auto [lo, hi] = value_range(to);
         if (clamped_into(op->value, lo, hi)) {
             // A clamp into the target's range already (`u8(clamp(v, 0.0f, 255.0f))`): convert
             // without cast()'s own clamp, which LLVM does not see is the same.

@@ -9,7 +9,6 @@
 
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "codegen/CodeGenLLVM.h"
 #include "ir/IRVisitor.h"
@@ -79,8 +78,6 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *int_mod(Type t, llvm::Value *a, llvm::Value *b);
     llvm::Value *compare(ir::IRNodeType op, Type t, llvm::Value *a, llvm::Value *b);
     llvm::Value *cast(Type from, Type to, llvm::Value *v);
-    /// The values of an integer type, as doubles: [-2^(b-1), 2^(b-1) - 1] or [0, 2^b - 1].
-    static std::pair<double, double> integer_range(Type t);
     llvm::Value *shift(bool left, Type t, Type amount_type, llvm::Value *a, llvm::Value *amount);
     llvm::Value *call_intrinsic(const ir::Call *op);
     llvm::Value *math_call(const ir::Call *op, llvm::Value *x, llvm::Value *y);
