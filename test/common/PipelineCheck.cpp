@@ -114,6 +114,15 @@ std::string assembly_of(Func f, const Target &target) {
     return file_text(path);
 }
 
+Func two_tap_repeat_edge(const std::string &name, const Buffer<> &in, int lanes) {
+    Var x("x");
+    Func edge = BoundaryConditions::repeat_edge(in);
+    Func f(name);
+    f(x) = edge(x - 1) + edge(x + 1);
+    f.vectorize(x, lanes);
+    return f;
+}
+
 int count_of(const std::string &text, const std::string &what) {
     int n = 0;
     for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))

@@ -24,6 +24,9 @@ Buffer<> random_buffer(Type t, const std::vector<int> &sizes, uint64_t seed);
 std::string llvm_ir_of(Func f, const Target &target);
 /// The assembly of `f`'s pipeline compiled for `target` (Func::compile_to_assembly).
 std::string assembly_of(Func f, const Target &target);
+/// `name(x) = e(x - 1) + e(x + 1)` with `e` the repeat_edge of the one-dimensional `in`,
+/// vectorized by `lanes`: the smallest stencil whose vector loop has clamped edge iterations.
+Func two_tap_repeat_edge(const std::string &name, const Buffer<> &in, int lanes);
 /// How many times `what` occurs in `text` (overlaps counted).
 int count_of(const std::string &text, const std::string &what);
 

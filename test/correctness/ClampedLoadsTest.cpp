@@ -99,11 +99,7 @@ TEST(ClampedLoads, OneSidedChainedAndParamBounds) {
 // The edge iterations of a repeat_edge stencil load densely and permute on AVX-512 (the
 // version for inputs of other strides still gathers).
 TEST(ClampedLoads, EdgeLoadsAreMaskedLoadsAndPermutations) {
-    Buffer<float> in(100);
-    Func edge = BoundaryConditions::repeat_edge(in);
-    Func f("cl_assembly");
-    f(x) = edge(x - 1) + edge(x + 1);
-    f.vectorize(x, 16);
+    Func f = test::two_tap_repeat_edge("cl_assembly", Buffer<float>(100), 16);
     std::string ir = test::llvm_ir_of(f, Target("x86-64-linux-avx512"));
     EXPECT_NE(ir.find("llvm.x86.avx512.permvar.si.512"), std::string::npos) << "no permutation";
     EXPECT_NE(ir.find("llvm.masked.load.v16f32"), std::string::npos) << "no masked dense load";

@@ -56,14 +56,10 @@ TEST(PartitionLoops, TheTailOfAGuardedSplitIsNotCopied) {
     EXPECT_EQ(loops, 4 * partitioned) << stmt;
 }
 
-// The loops before and after the steady state, and the tail, run a few iterations: code
-// generation tells LLVM not to unroll them at run time (no remainder loops to compile).
+// The loops before and after the steady state run a few iterations: code generation tells LLVM
+// not to unroll them at run time (no remainder loops to compile). The tail is a branch.
 TEST(PartitionLoops, EdgeLoopsAreNotUnrolledAtRunTime) {
-    Buffer<float> in(40);
-    Func bounded = BoundaryConditions::repeat_edge(in);
-    Func f("pl_edges");
-    f(x) = bounded(x - 1) + bounded(x + 1);
-    f.vectorize(x, 8);
+    Func f = test::two_tap_repeat_edge("pl_edges", Buffer<float>(40), 8);
     std::string ir = test::llvm_ir_of(f, Target("x86-64-linux-avx2-fma"));
     EXPECT_NE(ir.find("llvm.loop.unroll.runtime.disable"), std::string::npos) << ir;
 }
