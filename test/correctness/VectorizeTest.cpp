@@ -56,19 +56,22 @@ TEST(Vectorize, StridedAndGatheredAccesses) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
-/// `source`'s elements copied to the end of a page that an inaccessible page follows: a read
-/// past the last element faults (JIT code is not instrumented by the sanitizers).
+/// `source`'s elements copied to the end of a page that an inaccessible page follows, so that a
+/// read past the last element faults, or (`after_a_guard_page`) to the start of a page that an
+/// inaccessible page precedes, so that a read before the first one does. JIT code is not
+/// instrumented by the sanitizers.
 class TableBeforeAGuardPage {
   public:
-    explicit TableBeforeAGuardPage(const Buffer<> &source) {
+    explicit TableBeforeAGuardPage(const Buffer<> &source, bool after_a_guard_page = false) {
         const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
         const size_t bytes = static_cast<size_t>(source.width()) * source.type().bytes();
         pages_ = (bytes + page - 1) / page * page + page;
         void *m = mmap(nullptr, pages_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         EXPECT_NE(m, MAP_FAILED);
         memory_ = static_cast<uint8_t *>(m);
-        EXPECT_EQ(mprotect(memory_ + pages_ - page, page, PROT_NONE), 0);
-        uint8_t *data = memory_ + pages_ - page - bytes;
+        const size_t guard = after_a_guard_page ? 0 : pages_ - page;
+        EXPECT_EQ(mprotect(memory_ + guard, page, PROT_NONE), 0);
+        uint8_t *data = after_a_guard_page ? memory_ + page : memory_ + pages_ - page - bytes;
         std::memcpy(data, source.data(), bytes);
         buffer_ = Buffer<>(source.type(), data, {{0, source.dim(0).extent(), 1, 0}});
     }
@@ -150,6 +153,44 @@ TEST(Vectorize, DividedRampLoadsEveryPhase) {
         out.translate(0, min);
         f.realize(out);
         EXPECT_TRUE(matches_reference(f, out)) << "output starting at " << min;
+    }
+}
+
+// An upsampling's other tap, f(x / 2 - 1 + 2 * (x % 2)), and its kin x / k + c * (x % k) + d for
+// k = 2, 3, 4: one dense load and a shuffle per phase, not a gather. Each table holds exactly what
+// bounds inference asks for, next to a page that faults, at either end, with outputs starting at
+// every phase and a tail.
+TEST(Vectorize, DividedRampWithRemainderLoadsEveryPhase) {
+    struct Case {
+        int k, c;
+    };
+    for (Case cs : {Case{2, 2}, Case{2, -1}, Case{3, 1}, Case{3, -2}, Case{4, 3}}) {
+        for (int min = 0; min < cs.k; min++) {
+            const int n = 37;
+            auto floor_div = [&](int v) { return v >= 0 ? v / cs.k : -((-v + cs.k - 1) / cs.k); };
+            // What bounds inference asks of the table: x % k taken as anything in [0, k).
+            const int lo = floor_div(min) + std::min(0, cs.c * (cs.k - 1));
+            const int hi = floor_div(min + n - 1) + std::max(0, cs.c * (cs.k - 1));
+            for (bool at_start : {false, true}) {
+                TableBeforeAGuardPage table(random_buffer(Float(32), {hi - lo + 1}, 40 + min),
+                                            at_start);
+                Func lut(table.buffer());
+                Var x("x");
+                Func f("rem_ramp_" + std::to_string(cs.k) + "_" + std::to_string(cs.c + 4));
+                f(x) = lut(x / cs.k + cs.c * (x % cs.k) - lo) * 2.0f;
+                f.vectorize(x, 16);
+                Buffer<> out(Float(32), {n});
+                out.translate(0, min);
+                f.realize(out);
+                EXPECT_TRUE(matches_reference(f, out))
+                    << "k " << cs.k << ", c " << cs.c << ", output starting at " << min;
+                if (cs.k == 2 && cs.c == 2 && min == 0 && !at_start) {
+                    // Lanes read 10 elements: a dense load of 10, masked per phase.
+                    std::string stmt = f.lowered_stmt();
+                    EXPECT_NE(stmt.find(", 1, 10)] if "), std::string::npos) << stmt;
+                }
+            }
+        }
     }
 }
 
