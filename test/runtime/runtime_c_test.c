@@ -91,6 +91,71 @@ static void handler(const char *message) {
     handled_count++;
 }
 
+enum { kMiB = 1 << 20 };
+
+/* A block of `bytes` from the runtime, aligned and written to the end. */
+static void *block_of(uint64_t bytes) {
+    unsigned char *b = dsl_runtime_malloc(bytes);
+    CHECK(b != NULL && (uintptr_t)b % 64 == 0);
+    if (b) memset(b, 1, bytes);
+    return b;
+}
+
+/* Large freed blocks are kept for the next allocations that fit them, up to the limit (read
+ * from DSL_MEMORY_CACHE_MB, then set by dsl_set_memory_cache_limit); small ones are not. */
+static void check_memory_cache(void) {
+    /* The environment's limit (3 MiB): a 4 MiB block is not kept, a 2 MiB one is. */
+    setenv("DSL_MEMORY_CACHE_MB", "3", 1);
+    dsl_runtime_free(block_of(4 * kMiB));
+    CHECK(dsl_memory_cache_bytes() == 0);
+    void *two = block_of(2 * kMiB);
+    dsl_runtime_free(two);
+    CHECK(dsl_memory_cache_bytes() >= 2 * kMiB && dsl_memory_cache_bytes() <= 3 * kMiB);
+    /* Reused for a request it holds without wasting more than half of itself. */
+    CHECK(block_of(2 * kMiB - 100) == two);
+    CHECK(dsl_memory_cache_bytes() == 0);
+    dsl_runtime_free(two);
+
+    dsl_set_memory_cache_limit(64 * kMiB);
+    void *four = block_of(4 * kMiB);
+    void *one = block_of(1 * kMiB);
+    CHECK(one != two); /* 2 MiB would waste more than half of itself on 1 MiB */
+    dsl_runtime_free(one);
+    dsl_runtime_free(four);
+    CHECK(block_of(3 * kMiB) == four); /* the only one that holds 3 MiB */
+    dsl_runtime_free(four);
+    CHECK(block_of(3 * kMiB / 2) == two); /* the smallest that holds 1.5 MiB */
+    dsl_runtime_free(two);
+    /* Small blocks are never kept. */
+    dsl_runtime_free(block_of(1000));
+    CHECK(dsl_memory_cache_bytes() >= 7 * kMiB && dsl_memory_cache_bytes() <= 8 * kMiB);
+
+    /* A lower limit frees the oldest blocks (1 MiB, then 4 MiB) until the rest fit; 0 keeps
+     * nothing. */
+    dsl_set_memory_cache_limit(5 * kMiB);
+    CHECK(dsl_memory_cache_bytes() >= 2 * kMiB && dsl_memory_cache_bytes() <= 3 * kMiB);
+    CHECK(block_of(2 * kMiB) == two);
+    dsl_set_memory_cache_limit(0);
+    dsl_runtime_free(two);
+    CHECK(dsl_memory_cache_bytes() == 0);
+
+    /* Releasing frees everything and keeps the limit. */
+    dsl_set_memory_cache_limit(64 * kMiB);
+    dsl_runtime_free(block_of(8 * kMiB));
+    CHECK(dsl_memory_cache_bytes() >= 8 * kMiB);
+    dsl_release_cached_memory();
+    CHECK(dsl_memory_cache_bytes() == 0);
+    /* More blocks than the cache has slots: the oldest go. */
+    void *blocks[40];
+    for (int i = 0; i < 40; i++)
+        blocks[i] = block_of(kMiB);
+    for (int i = 0; i < 40; i++)
+        dsl_runtime_free(blocks[i]);
+    CHECK(dsl_memory_cache_bytes() >= 32 * (uint64_t)kMiB &&
+          dsl_memory_cache_bytes() < 40 * (uint64_t)kMiB);
+    dsl_release_cached_memory();
+}
+
 int main(void) {
     /* Nested loops, on four threads. */
     dsl_set_num_threads(4);
@@ -117,6 +182,7 @@ int main(void) {
     void *memory = dsl_runtime_malloc(100);
     CHECK(memory != NULL && (uintptr_t)memory % 64 == 0);
     dsl_runtime_free(memory);
+    check_memory_cache();
 
     /* The default handler keeps the message for this thread. */
     dsl_runtime_clear_last_error();

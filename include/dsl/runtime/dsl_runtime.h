@@ -77,6 +77,17 @@ typedef enum dsl_error_code_t {
  * default: the environment variable DSL_NUM_THREADS if set, else one per CPU core. */
 void dsl_set_num_threads(int n);
 
+/** Large blocks (1 MiB or more) that generated code frees are kept for its next allocations, so
+ * that a pipeline realized again finds its intermediates already mapped (no page faults, no
+ * zeroing by the kernel). At most `bytes` are kept, the oldest blocks going first; the default is
+ * 256 MiB, or the environment variable DSL_MEMORY_CACHE_MB (in MiB) if set; 0 keeps nothing.
+ * Lowering the limit frees what no longer fits. */
+void dsl_set_memory_cache_limit(uint64_t bytes);
+/** The bytes kept now. */
+uint64_t dsl_memory_cache_bytes(void);
+/** Frees every kept block (the limit stays). */
+void dsl_release_cached_memory(void);
+
 /** Receives the message of every error a generated function reports (NUL-terminated). */
 typedef void (*dsl_error_handler_t)(const char *message);
 /** Replaces the error handler (NULL restores the default, which keeps the message). */
