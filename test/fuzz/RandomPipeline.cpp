@@ -235,6 +235,15 @@ class Generator {
             }
         }
         E cx = coordinate(base_x_, offset()), cy = coordinate(base_y_, offset());
+        if (coin(0.1)) {
+            // An upsampling's column: x / q + c * (x % q) + d (f(x / 2) and f(x / 2 - 1 +
+            // 2 * (x % 2)) are two such).
+            const int q = uni(2, 4), c = uni(-1, 2), d = uni(-2, 2);
+            cx = {base_x_.e / q + c * (base_x_.e % q) + d,
+                  "(" + base_x_.s + ") / " + std::to_string(q) + " + " + std::to_string(c) +
+                      " * ((" + base_x_.s + ") % " + std::to_string(q) + ") + " +
+                      std::to_string(d)};
+        }
         if (k >= producers) {
             const InputSpec &in = inputs_[static_cast<size_t>(k - producers)];
             funcs_[static_cast<size_t>(current_)].inputs_read.insert(k - producers);
