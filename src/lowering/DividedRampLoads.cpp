@@ -118,8 +118,9 @@ class DividedRampLoads : public IRMutator {
         Expr phase = simplify(m->base % kk);  // never negative
         auto known = as_const_int(phase);
 
-        // The dense vector covers what the lanes read at any phase; the mask stops it at what
-        // they read at this one, so that it reads no element the lanes do not.
+        // The dense vector covers what the lanes read at any phase; the mask keeps it between
+        // the first and the last element they read at this one (elements between those lie
+        // inside what bounds inference gave the buffer, whether a lane reads them or not).
         int lo = INT_MAX, hi = INT_MIN;
         for (int p = 0; p < k; p++) {
             auto [l, h] = reach(*m, p, lanes);
