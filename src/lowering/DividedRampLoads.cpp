@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <optional>
+#include <vector>
 
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
@@ -130,24 +131,31 @@ class DividedRampLoads : public IRMutator {
         const int span = hi - lo + 1;
         if (span > 2 * lanes)
             return Load::make(op->type, op->name, index, op->predicate, op->alignment);
-        // Per phase, the first and last lane of the dense vector that the lanes read.
-        Expr first_read, last_read;
-        bool all_start_at_lo = true, all_end_at_hi = true;
+        // The phases the vector can start at (one, when it is known here), and a value per
+        // phase chosen at run time.
+        std::vector<int> phases;
         for (int p = k - 1; p >= 0; p--) {
-            if (known && *known != p) continue;
-            auto [l, h] = reach(*m, p, lanes);
-            all_start_at_lo = all_start_at_lo && l == lo;
-            all_end_at_hi = all_end_at_hi && h == hi;
-            Expr l_expr = make_const(Int(32), l - lo), h_expr = make_const(Int(32), h - lo);
-            if (!first_read.defined()) {
-                first_read = l_expr;
-                last_read = h_expr;
-            } else {
-                Expr here = phase == make_const(Int(32), p);
-                first_read = Select::make(here, l_expr, first_read);
-                last_read = Select::make(here, h_expr, last_read);
-            }
+            if (!known || *known == p) phases.push_back(p);
         }
+        auto by_phase = [&](const auto &value_at) {
+            Expr chosen;
+            for (int p : phases) {
+                Expr v = value_at(p);
+                chosen =
+                    chosen.defined() ? Select::make(phase == make_const(Int(32), p), v, chosen) : v;
+            }
+            return chosen;
+        };
+        // Per phase, the first and last lane of the dense vector that the lanes read.
+        bool all_start_at_lo = true, all_end_at_hi = true;
+        for (int p : phases) {
+            all_start_at_lo = all_start_at_lo && reach(*m, p, lanes).first == lo;
+            all_end_at_hi = all_end_at_hi && reach(*m, p, lanes).second == hi;
+        }
+        Expr first_read =
+            by_phase([&](int p) { return make_const(Int(32), reach(*m, p, lanes).first - lo); });
+        Expr last_read =
+            by_phase([&](int p) { return make_const(Int(32), reach(*m, p, lanes).second - lo); });
         Expr lane = Ramp::make(make_zero(Int(32)), make_one(Int(32)), span);
         Expr mask = make_bool(true, span);
         if (!all_start_at_lo) mask = Broadcast::make(first_read, span) <= lane;
@@ -159,17 +167,12 @@ class DividedRampLoads : public IRMutator {
         Expr dense =
             Load::make(op->type.with_lanes(span), op->name,
                        Ramp::make(simplify(start), make_one(Int(32)), span), simplify(mask));
-        Expr result;
-        for (int p = k - 1; p >= 0; p--) {
-            if (known && *known != p) continue;
+        Expr result = by_phase([&](int p) {
             std::vector<int> picks(static_cast<size_t>(lanes));
             for (int i = 0; i < lanes; i++)
                 picks[static_cast<size_t>(i)] = relative_element(*m, p, i) - lo;
-            Expr shuffled = Shuffle::make({dense}, picks);
-            result = result.defined()
-                         ? Select::make(phase == make_const(Int(32), p), shuffled, result)
-                         : shuffled;
-        }
+            return Shuffle::make({dense}, picks);
+        });
         return result;
     }
 };

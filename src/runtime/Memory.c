@@ -49,6 +49,16 @@ static uint64_t cache_limit(void) {
     return limit;
 }
 
+/// Forgets `count` kept blocks from index `first` on (the caller frees or hands them out).
+/// Called with the lock held.
+static void forget(int first, int count) {
+    for (int i = first; i < first + count; i++)
+        kept_bytes -= kept[i].bytes;
+    for (int i = first + count; i < kept_count; i++)
+        kept[i - count] = kept[i];
+    kept_count -= count;
+}
+
 /// Frees the oldest kept blocks until at most `bytes` are kept in at most `slots` blocks.
 /// Called with the lock held.
 static void shrink_to(uint64_t bytes, int slots) {
@@ -59,11 +69,7 @@ static void shrink_to(uint64_t bytes, int slots) {
         free(kept[drop].block);
         drop++;
     }
-    if (drop == 0) return;
-    for (int i = drop; i < kept_count; i++)
-        kept[i - drop] = kept[i];
-    kept_count -= drop;
-    kept_bytes = remaining;
+    forget(0, drop);
 }
 
 DSL_RUNTIME_EXPORT void *dsl_runtime_malloc(uint64_t bytes) {
@@ -82,10 +88,7 @@ DSL_RUNTIME_EXPORT void *dsl_runtime_malloc(uint64_t bytes) {
         }
         if (best >= 0) {
             void *block = kept[best].block;
-            kept_bytes -= kept[best].bytes;
-            for (int i = best + 1; i < kept_count; i++)
-                kept[i - 1] = kept[i];
-            kept_count--;
+            forget(best, 1);
             pthread_mutex_unlock(&cache_lock);
             return block;
         }
