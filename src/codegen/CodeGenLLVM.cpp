@@ -21,6 +21,7 @@
 #include <mutex>
 
 #include "codegen/CodeGenLLVMInternal.h"
+#include "codegen/ShiftedLoads.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/Names.h"
@@ -383,7 +384,10 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
         }
     }
 
-    codegen(f.body);
+    // A stencil's shifted taps share two loads where a shuffle of two vectors is one
+    // instruction (ShiftedLoads.h).
+    const bool two_vector_permutes = permutes_.avx512f && permutes_.avx512vl;
+    codegen(two_vector_permutes ? share_loads_of_shifted_windows(f.body) : f.body);
     if (!builder_->GetInsertBlock()->getTerminator())
         builder_->CreateRet(llvm::ConstantInt::get(i32, 0));
 

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <regex>
+#include <vector>
 
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
@@ -188,6 +190,62 @@ TEST(Vectorize, DividedRampWithRemainderLoadsEveryPhase) {
                     // Lanes read 10 elements: a dense load of 10, masked per phase.
                     std::string stmt = f.lowered_stmt();
                     EXPECT_NE(stmt.find(", 1, 10)] if "), std::string::npos) << stmt;
+                }
+            }
+        }
+    }
+}
+
+// A stencil's taps along the vectorized x, f(x + s) for constant shifts s, share two loads (the
+// lowest and highest shift) and a shuffle of both per shift between, when the shifts span at most
+// a vector, the lanes are 32 bits or wider and the target shuffles two vectors in one instruction
+// (AVX-512). Each table holds exactly what the taps read, next to a page that faults at either
+// end: the two loads read nothing the taps did not. Outputs of two vectors and a tail, against
+// the reference, for shifts that do and do not qualify, on the host and on AVX2.
+TEST(Vectorize, ShiftedTapsShareTwoLoads) {
+    struct Case {
+        std::vector<int> shifts;
+        bool shared;  // whether the taps of 16 lanes of 32 bits share two loads
+    };
+    const std::vector<Case> cases = {{{-2, -1, 0, 1, 2}, true}, {{-1, 0, 1}, true},
+                                     {{0, 3, 7, 5}, true},      {{-8, 0, 8}, true},
+                                     {{-9, 0, 8}, false},       {{0, 1}, false}};
+    const bool avx512 = Target::host().has_feature(Target::Feature::AVX512);
+    std::vector<Target> targets = {Target::host()};
+    if (Target::host().has_feature(Target::Feature::AVX2))
+        targets.push_back(Target("x86-64-linux-avx2-fma"));
+    // A shuffle of two loaded vectors (a broadcast shuffles one vector and poison).
+    const std::regex two_vector_shuffle(R"(shufflevector <16 x (float|i32|double)> %[^,]+, <16 x)"
+                                        R"( (float|i32|double)> %)");
+    for (Type t : {Float(32), Int(32), Float(64), UInt(16)}) {
+        for (size_t i = 0; i < cases.size(); i++) {
+            const Case &cs = cases[i];
+            const int lo = *std::min_element(cs.shifts.begin(), cs.shifts.end());
+            const int hi = *std::max_element(cs.shifts.begin(), cs.shifts.end());
+            const int n = 37;  // two vectors of 16 and a tail
+            for (bool at_start : {false, true}) {
+                TableBeforeAGuardPage table(
+                    random_buffer(t, {n + hi - lo}, 60 + static_cast<int>(i)), at_start);
+                Func lut(table.buffer());
+                Var x("x");
+                Func f("shifted_" + std::to_string(i) + "_" + std::to_string(t.bits()) +
+                       (t.is_float() ? "f" : "i"));
+                Expr sum = cast(t, 0);
+                for (size_t k = 0; k < cs.shifts.size(); k++)
+                    sum = sum + lut(x + cs.shifts[k] - lo) * cast(t, static_cast<int>(k) + 1);
+                f(x) = sum;
+                f.vectorize(x, 16);
+                for (const Target &target : targets) {
+                    Buffer<> out = f.realize({n}, target);
+                    EXPECT_TRUE(matches_reference(f, out))
+                        << t << ", case " << i << ", " << target.to_string()
+                        << (at_start ? ", table after a guard page" : "");
+                    if (at_start) continue;
+                    const std::string ir = test::llvm_ir_of(f, target);
+                    const bool expected = cs.shared && t.bits() >= 32 &&
+                                          target.has_feature(Target::Feature::AVX512) && avx512;
+                    EXPECT_EQ(std::regex_search(ir, two_vector_shuffle), expected)
+                        << t << ", case " << i << ", " << target.to_string();
                 }
             }
         }
