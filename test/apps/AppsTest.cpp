@@ -431,8 +431,12 @@ TEST(LocalLaplacian, OtherLevelsAndStrengths) {
 
 // (M, K, N): one chunk shorter than kMatmulChunk, exactly one, two and a tail, three; C smaller
 // than a register tile in either direction, and sizes the tile does not divide.
-const std::vector<std::array<int, 3>> kMatmulSizes = {
-    {13, 37, 70}, {6, 512, 64}, {67, 1100, 130}, {20, 1536, 100}, {5, 40, 200}, {30, 50, 9}};
+const std::vector<std::array<int, 3>> kMatmulSizes = {{13, 37, 70},
+                                                      {6, kMatmulChunk, 64},
+                                                      {67, 2 * kMatmulChunk + 76, 130},
+                                                      {20, 3 * kMatmulChunk, 100},
+                                                      {5, 40, 200},
+                                                      {30, 50, 9}};
 
 Buffer<float> matmul_jit(const Buffer<float> &a, const Buffer<float> &b, bool scheduled) {
     ImageParam pa(Float(32), 2, "a"), pb(Float(32), 2, "b");
