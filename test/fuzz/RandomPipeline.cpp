@@ -222,8 +222,8 @@ class Generator {
     }
     int offset() { return coin(0.5) ? 0 : uni(-2, 2); }
 
-    /// A read of an earlier Func or an input, near the current point.
-    E read() {
+    /// An earlier Func (below current_) or an input (from current_ on) to read.
+    int pick_source() {
         int producers = current_;
         int choices = producers + static_cast<int>(inputs_.size());
         int k = uni(0, choices - 1);
@@ -234,16 +234,13 @@ class Generator {
                 break;
             }
         }
-        E cx = coordinate(base_x_, offset()), cy = coordinate(base_y_, offset());
-        if (coin(0.1)) {
-            // An upsampling's column: x / q + c * (x % q) + d (f(x / 2) and f(x / 2 - 1 +
-            // 2 * (x % 2)) are two such).
-            const int q = uni(2, 4), c = uni(-1, 2), d = uni(-2, 2);
-            cx = {base_x_.e / q + c * (base_x_.e % q) + d,
-                  "(" + base_x_.s + ") / " + std::to_string(q) + " + " + std::to_string(c) +
-                      " * ((" + base_x_.s + ") % " + std::to_string(q) + ") + " +
-                      std::to_string(d)};
-        }
+        return k;
+    }
+
+    /// Source `k` (pick_source) read at (cx, cy): an input perhaps at a gathered column, or an
+    /// earlier Func's element `element` (-1: any) of its tuple.
+    E read_source(int k, E cx, const E &cy, int element = -1) {
+        int producers = current_;
         if (k >= producers) {
             const InputSpec &in = inputs_[static_cast<size_t>(k - producers)];
             funcs_[static_cast<size_t>(current_)].inputs_read.insert(k - producers);
@@ -262,10 +259,54 @@ class Generator {
         FuncRef ref = p.f(cx.e, cy.e);
         std::string s = p.name + "(" + cx.s + ", " + cy.s + ")";
         if (p.types.size() > 1) {
-            int i = uni(0, static_cast<int>(p.types.size()) - 1);
+            int i = element >= 0 ? element : uni(0, static_cast<int>(p.types.size()) - 1);
             return {ref[i], s + "[" + std::to_string(i) + "]"};
         }
         return {Expr(ref), s};
+    }
+
+    /// A read of an earlier Func or an input, near the current point.
+    E read() {
+        int k = pick_source();
+        E cx = coordinate(base_x_, offset()), cy = coordinate(base_y_, offset());
+        if (coin(0.1)) {
+            // An upsampling's column: x / q + c * (x % q) + d (f(x / 2) and f(x / 2 - 1 +
+            // 2 * (x % 2)) are two such).
+            const int q = uni(2, 4), c = uni(-1, 2), d = uni(-2, 2);
+            cx = {base_x_.e / q + c * (base_x_.e % q) + d,
+                  "(" + base_x_.s + ") / " + std::to_string(q) + " + " + std::to_string(c) +
+                      " * ((" + base_x_.s + ") % " + std::to_string(q) + ") + " +
+                      std::to_string(d)};
+        }
+        return read_source(k, cx, cy);
+    }
+
+    /// A stencil along x: three to five reads of one source in one row, at distinct columns
+    /// x - 3 .. x + 4, weighted and summed (vectorized over x, with lanes of 32 bits or more,
+    /// their loads share two loads and shuffles on AVX-512).
+    E stencil(Type t) {
+        const int k = pick_source();
+        int element = -1;
+        if (k < current_) {
+            const FuncSpec &p = funcs_[static_cast<size_t>(k)];
+            if (p.types.size() > 1) element = uni(0, static_cast<int>(p.types.size()) - 1);
+        }
+        const E cy = coordinate(base_y_, offset());
+        std::set<int> shifts;
+        const size_t taps = static_cast<size_t>(uni(3, 5));
+        while (shifts.size() < taps)
+            shifts.insert(uni(-3, 4));
+        bool saved = no_gather_;
+        no_gather_ = true;
+        E sum;
+        for (int shift : shifts) {
+            E tap = cast_to(t, read_source(k, coordinate(base_x_, shift), cy, element));
+            E weight = num(t, uni(1, 3));
+            E term = bin([](Expr a, Expr b) { return a * b; }, "*", tap, weight);
+            sum = sum.s.empty() ? term : bin([](Expr a, Expr b) { return a + b; }, "+", sum, term);
+        }
+        no_gather_ = saved;
+        return sum;
     }
 
     /// A read of an earlier Func or an input at the current point (no gather).
@@ -278,6 +319,7 @@ class Generator {
     }
 
     E leaf(Type t) {
+        if (coin(0.1)) return stencil(t);
         int k = uni(0, 11);
         if (k < 6) return cast_to(t, read());
         if (k < 8) {
