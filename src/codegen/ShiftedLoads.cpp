@@ -1,6 +1,5 @@
 #include "codegen/ShiftedLoads.h"
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -64,6 +63,11 @@ struct Window {
                *shifts.rbegin() - *shifts.begin() <= type.lanes();
     }
 
+    /// Whether a load of `buffer` and `type` starting at `start`, inside `within`, is one of ours.
+    bool holds(const std::string &name, Type t, const Start &start, const Let *within) const {
+        return buffer == name && type == t && scope == within && equal(term, start.term);
+    }
+
     Expr load_at(int64_t shift) const {
         // In the index's own type (32 or 64 bits).
         Expr start = shift == 0 ? term : term + make_const(term.type(), shift);
@@ -112,8 +116,7 @@ class FindWindows : public IRVisitor, public LetScopes {
         if (!is_tap(op, &start)) return;
         const Let *scope = scope_of(start.term);
         for (Window &w : windows) {
-            if (w.buffer == op->name && w.type == op->type && w.scope == scope &&
-                equal(w.term, start.term)) {
+            if (w.holds(op->name, op->type, start, scope)) {
                 w.shifts.insert(start.shift);
                 w.alignments.emplace(start.shift, op->alignment);
                 return;
@@ -165,9 +168,7 @@ class ReplaceTaps : public IRMutator, public LetScopes {
         if (!is_tap(op, &start)) return IRMutator::visit(op);
         const Let *scope = scope_of(start.term);
         for (const Window &w : windows_) {
-            if (w.buffer != op->name || w.type != op->type || w.scope != scope ||
-                !equal(w.term, start.term))
-                continue;
+            if (!w.holds(op->name, op->type, start, scope)) continue;
             const int64_t low = *w.shifts.begin(), high = *w.shifts.rbegin();
             const int lanes = op->type.lanes();
             Expr low_vector = Variable::make(op->type, w.low_name);
