@@ -16,28 +16,26 @@ using namespace ir;
 
 namespace {
 
-/// A dense load's start, as a term plus a constant: `x + 3` is (x, 3), `x` is (x, 0).
+/// A dense load's start, as a term plus a constant: `x + 3` is (x, 3), `x` is (x, 0). Index
+/// constants come last (lowering's move_index_constants_out puts them there), so a stencil's
+/// taps differ only in that constant.
 struct Start {
     Expr term;
     int64_t shift = 0;
 };
 
-/// The start of `op` when it loads `ramp(start, 1, lanes)` everywhere (no predicate).
-bool dense_start(const Load *op, Start *start) {
+/// Whether `op` is a vector load of `ramp(start, 1, lanes)` everywhere (no predicate), and its
+/// start.
+bool is_tap(const Load *op, Start *start) {
     const auto *ramp = op->index.as<Ramp>();
-    if (!ramp || !is_const_one(ramp->stride) || !is_const_true(op->predicate)) return false;
-    const Expr &base = ramp->base;
-    start->term = base;
+    if (op->type.is_bool() || !ramp || !is_const_one(ramp->stride) || !is_const_true(op->predicate))
+        return false;
+    start->term = ramp->base;
     start->shift = 0;
-    if (const auto *add = base.as<Add>()) {
+    if (const auto *add = ramp->base.as<Add>()) {
         if (const auto *c = add->b.as<IntImm>()) {
             start->term = add->a;
             start->shift = c->value;
-        }
-    } else if (const auto *sub = base.as<Sub>()) {
-        if (const auto *c = sub->b.as<IntImm>()) {
-            start->term = sub->a;
-            start->shift = -c->value;
         }
     }
     return true;
@@ -89,11 +87,6 @@ class LetScopes {
         return nullptr;
     }
 };
-
-/// A vector load that reads `ramp(term + shift, 1, lanes)` in full.
-bool is_tap(const Load *op, Start *start) {
-    return !op->type.is_scalar() && !op->type.is_bool() && dense_start(op, start);
-}
 
 /// Finds the windows of the loads of an expression.
 class FindWindows : public IRVisitor, public LetScopes {

@@ -62,14 +62,10 @@ static void forget(int first, int count) {
 /// Frees the oldest kept blocks until at most `bytes` are kept in at most `slots` blocks.
 /// Called with the lock held.
 static void shrink_to(uint64_t bytes, int slots) {
-    int drop = 0;
-    uint64_t remaining = kept_bytes;
-    while (drop < kept_count && (remaining > bytes || kept_count - drop > slots)) {
-        remaining -= kept[drop].bytes;
-        free(kept[drop].block);
-        drop++;
+    while (kept_count > 0 && (kept_bytes > bytes || kept_count > slots)) {
+        free(kept[0].block);
+        forget(0, 1);
     }
-    forget(0, drop);
 }
 
 DSL_RUNTIME_EXPORT void *dsl_runtime_malloc(uint64_t bytes) {
