@@ -70,5 +70,13 @@ inline std::string realized_max(const std::string &func, const std::string &var)
 inline std::string realized_extent(const std::string &func, const std::string &var) {
     return func + "." + var + ".extent_realized";
 }
+/// Where the bound_extent() window of Func `func` along `var` starts (and ends, for storage):
+/// "f.x.window_min", "f.x.window_max".
+inline std::string window_min(const std::string &func, const std::string &var) {
+    return func + "." + var + ".window_min";
+}
+inline std::string window_max(const std::string &func, const std::string &var) {
+    return func + "." + var + ".window_max";
+}
 
 }  // namespace dsl::ir::names

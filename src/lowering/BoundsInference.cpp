@@ -162,9 +162,10 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
             if (k == fx.last_stage) {
                 Interval w = mode == BoundsFor::Root ? Interval(r.min, r.min + fx.extent - 1)
                                                      : window(fx, r);
-                Expr lo = bind(prefix + ".window_min", w.min);
-                Expr hi = mode == BoundsFor::Storage ? bind(prefix + ".window_max", w.max)
-                                                     : lo + (fx.extent - 1);
+                Expr lo = bind(names::window_min(f.name(), f.args()[fx.dim]), w.min);
+                Expr hi = mode == BoundsFor::Storage
+                              ? bind(names::window_max(f.name(), f.args()[fx.dim]), w.max)
+                              : lo + (fx.extent - 1);
                 windows[i] = Interval(lo, hi);
             }
             if (checks && mode != BoundsFor::Storage) {
@@ -312,8 +313,8 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
 
 bool is_window_let(const Function &f, const std::string &name) {
     for (const std::string &var : f.args()) {
-        std::string prefix = f.name() + "." + var;
-        if (name == prefix + ".window_min" || name == prefix + ".window_max") return true;
+        if (name == names::window_min(f.name(), var) || name == names::window_max(f.name(), var))
+            return true;
     }
     return false;
 }

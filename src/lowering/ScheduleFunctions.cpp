@@ -14,6 +14,7 @@
 #include "ir/Substitute.h"
 #include "lowering/BoundsInference.h"
 #include "lowering/ComputedInside.h"
+#include "lowering/ExactWindows.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/Regions.h"
 #include "lowering/SlidingWindow.h"
@@ -173,38 +174,38 @@ class NestBuilder {
                  const std::vector<EnclosingLoop> &between) {
         std::vector<Stmt> checks;
         auto lets = func_bounds(producer, required, BoundsFor::Iteration, &checks);
-        checks.push_back(produce(producer));
-        checks.push_back(ProducerConsumer::make(producer.name(), false, body));
-        Stmt s = Block::make(checks);
+        std::vector<Stmt> produce_consume = {produce(producer),
+                                             ProducerConsumer::make(producer.name(), false, body)};
         if (store_here) {
-            s = storage(producer, s);
-        } else {
-            // The storage's bounds come from further out; only the loop bounds are set here.
-            std::vector<std::pair<std::string, Expr>> loop_lets;
-            for (auto &let : lets) {
-                if (!is_realized_name(producer, let.first)) loop_lets.push_back(let);
-            }
-            lets = loop_lets;
-            SlideResult slide = slide_window(producer, required, between, lets);
-            if (slide.slid) {
-                env_.produce_notes[producer.name()] = "sliding window over " + slide.over;
-            }
-            // The producer is computed here once per copy of the consumer's loops (each
-            // specialization, each part of a partitioned loop), each with its own region per
-            // iteration: its storage folds only if every copy allows it, by the largest factor.
-            std::optional<Fold> mine;
-            if (slide.slid && slide.fold.dimension >= 0) mine = slide.fold;
-            auto [it, first] = folds_.emplace(producer.name(), mine);
-            if (!first) {
-                std::optional<Fold> &all = it->second;
-                if (!all || !mine || all->dimension != mine->dimension) {
-                    all.reset();
-                } else {
-                    all->factor = std::max(all->factor, mine->factor);
-                }
+            return exact_window_realization(producer, required, lets, checks, produce_consume,
+                                            [&](const Stmt &s) { return storage(producer, s); });
+        }
+        // The storage's bounds come from further out; only the loop bounds are set here.
+        std::vector<std::pair<std::string, Expr>> loop_lets;
+        for (auto &let : lets) {
+            if (!is_realized_name(producer, let.first)) loop_lets.push_back(let);
+        }
+        lets = loop_lets;
+        SlideResult slide = slide_window(producer, required, between, lets);
+        if (slide.slid) {
+            env_.produce_notes[producer.name()] = "sliding window over " + slide.over;
+        }
+        // The producer is computed here once per copy of the consumer's loops (each
+        // specialization, each part of a partitioned loop), each with its own region per
+        // iteration: its storage folds only if every copy allows it, by the largest factor.
+        std::optional<Fold> mine;
+        if (slide.slid && slide.fold.dimension >= 0) mine = slide.fold;
+        auto [it, first] = folds_.emplace(producer.name(), mine);
+        if (!first) {
+            std::optional<Fold> &all = it->second;
+            if (!all || !mine || all->dimension != mine->dimension) {
+                all.reset();
+            } else {
+                all->factor = std::max(all->factor, mine->factor);
             }
         }
-        return wrap_lets(lets, s);
+        checks.insert(checks.end(), produce_consume.begin(), produce_consume.end());
+        return wrap_lets(lets, Block::make(checks));
     }
 
     /// Allocates `producer`, computed deeper inside, over what all iterations of the loops

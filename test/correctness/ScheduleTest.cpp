@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/ErrorCheck.h"
+#include "common/GuardPage.h"
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
 
@@ -211,6 +212,56 @@ TEST(Schedule, BoundExtentLetsATilesReductionUnroll) {
     }
 }
 
+// A tile of bound_extent() windows computed per tile is computed twice: where the windows start
+// at the tile (the consumer reads the storage at offsets of its own loops, which code generation
+// keeps in registers) and as it is (windows slid at an edge, checks that fail). Tails of both
+// kinds, sizes the tile divides and does not, a region away from 0, and an input of exactly the
+// size bounds inference asks for, next to a page that faults: the copy must read no more.
+// Then the tiles this leaves alone: one too large for registers, a region of variable size.
+TEST(Schedule, BoundExtentTileAtItsConsumersTileHasACopy) {
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    for (TailStrategy tail : {TailStrategy::ShiftInwards, TailStrategy::GuardWithIf}) {
+        for (int w : {21, 24}) {
+            for (bool guard_before : {false, true}) {
+                Buffer<> source = test::random_buffer(Int(32), {w + 4, 11}, 8);
+                source.translate(0, 3).translate(1, 2);
+                test::GuardedCopy in(source, guard_before);
+                Func acc("ew_acc"), out("ew_out");
+                RDom r(0, 5, "r");
+                acc(x, y) = x - y;
+                acc(x, y) += in.buffer()(x + r, y) * (r + 1);
+                out(x, y) = acc(x, y) * 3;
+                out.tile(x, y, xo, yo, xi, yi, 8, 4, tail);
+                acc.compute_at(out, xo).bound_extent(x, 8).bound_extent(y, 4).vectorize(x, 4);
+                acc.update().reorder(x, y, r).vectorize(x, 4).unroll(x).unroll(y);
+                Buffer<int> result(w, 11);
+                result.translate(0, 3).translate(1, 2);
+                out.realize(result);
+                EXPECT_TRUE(matches_reference(out, result)) << w;
+                const std::string stmt = out.lowered_stmt();
+                EXPECT_CONTAINS(stmt, "if (((((ew_acc.x.window_min == ");
+                // The copy reads the tile at the consumer's loops, the other relative to the
+                // windows.
+                EXPECT_CONTAINS(stmt, "ew_acc[(ew_out.s0.xi + (ew_out.s0.yi * 8))]");
+                EXPECT_CONTAINS(stmt, "- ew_acc.x.window_min) + ");
+            }
+        }
+    }
+    Buffer<> in = test::random_buffer(Int(32), {80, 80}, 9);
+    // Left alone: 64 x 32 points, more than registers hold; a region of rows that varies.
+    for (int rows : {32, 0}) {
+        Func p("ew_p"), out("ew_out2");
+        p(x, y) = in(x, y) * 2;
+        out(x, y) = p(x, y) + p(x, y + 1);
+        out.tile(x, y, xo, yo, xi, yi, 64, 31, TailStrategy::GuardWithIf);
+        p.compute_at(out, xo).bound_extent(x, 64);
+        if (rows) p.bound_extent(y, rows);
+        Buffer<int> result = out.realize({50, 37});
+        EXPECT_TRUE(matches_reference(out, result)) << rows;
+        EXPECT_EQ(out.lowered_stmt().find("ew_p.x.window_min == "), std::string::npos) << rows;
+    }
+}
+
 TEST(Schedule, BoundExtentStoredFurtherOutAndAtRoot) {
     Buffer<> in = test::random_buffer(Int(32), {40, 40}, 6);
     Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
@@ -246,6 +297,15 @@ TEST(Schedule, BoundExtentTooSmallOrOnAnOutput) {
     std::string msg = test::message_of<RuntimeError>([&] { out.realize({16, 4}); });
     EXPECT_CONTAINS(msg, "Func \"bt_p\" is needed over [0, 10] in x");
     EXPECT_CONTAINS(msg, "bound_extent()");
+    // Also where the tile is of constant size (and computed twice: see the test above).
+    Func p2("bt_p2"), out2("bt_out2");
+    p2(x, y) = in(x, y);
+    out2(x, y) = p2(x, y) + p2(x + 3, y);
+    out2.tile(x, y, xo, yo, xi, yi, 8, 2);
+    p2.compute_at(out2, xo).bound_extent(x, 8).bound_extent(y, 2);
+    EXPECT_CONTAINS(out2.lowered_stmt(), "bt_p2.x.window_min == ");
+    msg = test::message_of<RuntimeError>([&] { out2.realize({16, 4}); });
+    EXPECT_CONTAINS(msg, "Func \"bt_p2\" is needed over [0, 10] in x");
     Func o("bo_out");
     o(x, y) = x + y;
     o.bound_extent(x, 8);

@@ -1,15 +1,13 @@
 // Vectorized loops compute what the reference evaluator computes, tails included.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <regex>
 #include <vector>
 
+#include "common/GuardPage.h"
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
 
@@ -58,34 +56,6 @@ TEST(Vectorize, StridedAndGatheredAccesses) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
-/// `source`'s elements copied to the end of a page that an inaccessible page follows, so that a
-/// read past the last element faults, or (`after_a_guard_page`) to the start of a page that an
-/// inaccessible page precedes, so that a read before the first one does. JIT code is not
-/// instrumented by the sanitizers.
-class TableBeforeAGuardPage {
-  public:
-    explicit TableBeforeAGuardPage(const Buffer<> &source, bool after_a_guard_page = false) {
-        const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        const size_t bytes = static_cast<size_t>(source.width()) * source.type().bytes();
-        pages_ = (bytes + page - 1) / page * page + page;
-        void *m = mmap(nullptr, pages_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        EXPECT_NE(m, MAP_FAILED);
-        memory_ = static_cast<uint8_t *>(m);
-        const size_t guard = after_a_guard_page ? 0 : pages_ - page;
-        EXPECT_EQ(mprotect(memory_ + guard, page, PROT_NONE), 0);
-        uint8_t *data = after_a_guard_page ? memory_ + page : memory_ + pages_ - page - bytes;
-        std::memcpy(data, source.data(), bytes);
-        buffer_ = Buffer<>(source.type(), data, {{0, source.dim(0).extent(), 1, 0}});
-    }
-    ~TableBeforeAGuardPage() { munmap(memory_, pages_); }
-    const Buffer<> &buffer() const { return buffer_; }
-
-  private:
-    uint8_t *memory_ = nullptr;
-    size_t pages_ = 0;
-    Buffer<> buffer_;
-};
-
 // A vector's tail gathers from a table of 8- and 16-bit lanes with a mask, and the lanes that are
 // off index past the table's end. They must read nothing there (x86 has no gather of narrow
 // lanes; code generation points them at a lane that is on): results against the reference for
@@ -95,7 +65,7 @@ TEST(Vectorize, MaskedGathersOfNarrowLanes) {
     Var x("x");
     for (Type t : {UInt(8), Int(8), UInt(16), Int(16)}) {
         for (int width : {1, 7, 16, 23, 31, 40}) {
-            TableBeforeAGuardPage table(random_buffer(t, {width + 10}, 31 + width));
+            test::GuardedCopy table(random_buffer(t, {width + 10}, 31 + width));
             Func lut(table.buffer());
             Func f("narrow_gather_" + t.to_string());
             f(x) = lut(select(x % 3 == 0, x + 10, x + 9 - x % 2));
@@ -174,8 +144,8 @@ TEST(Vectorize, DividedRampWithRemainderLoadsEveryPhase) {
             const int lo = floor_div(min) + std::min(0, cs.c * (cs.k - 1));
             const int hi = floor_div(min + n - 1) + std::max(0, cs.c * (cs.k - 1));
             for (bool at_start : {false, true}) {
-                TableBeforeAGuardPage table(random_buffer(Float(32), {hi - lo + 1}, 40 + min),
-                                            at_start);
+                test::GuardedCopy table(random_buffer(Float(32), {hi - lo + 1}, 40 + min),
+                                        at_start);
                 Func lut(table.buffer());
                 Var x("x");
                 Func f("rem_ramp_" + std::to_string(cs.k) + "_" + std::to_string(cs.c + 4));
@@ -223,8 +193,8 @@ TEST(Vectorize, ShiftedTapsShareTwoLoads) {
             const int hi = *std::max_element(cs.shifts.begin(), cs.shifts.end());
             const int n = 37;  // two vectors of 16 and a tail
             for (bool at_start : {false, true}) {
-                TableBeforeAGuardPage table(
-                    random_buffer(t, {n + hi - lo}, 60 + static_cast<int>(i)), at_start);
+                test::GuardedCopy table(random_buffer(t, {n + hi - lo}, 60 + static_cast<int>(i)),
+                                        at_start);
                 Func lut(table.buffer());
                 Var x("x");
                 Func f("shifted_" + std::to_string(i) + "_" + std::to_string(t.bits()) +

@@ -985,6 +985,13 @@ class Generator {
         const int extent = std::uniform_int_distribution<int>(1, 12)(bound_rng_);
         fs.f.bound_extent(in_x ? x_ : y_, extent);
         sched_ << fs.name << ".bound_extent(" << (in_x ? "x" : "y") << ", " << extent << ");\n";
+        // Sometimes both: a tile of constant size, which lowering also computes as a copy for
+        // the iterations whose windows start at the consumer's needs.
+        if (std::bernoulli_distribution(0.4)(bound_rng_)) {
+            const int other = std::uniform_int_distribution<int>(1, 12)(bound_rng_);
+            fs.f.bound_extent(in_x ? y_ : x_, other);
+            sched_ << fs.name << ".bound_extent(" << (in_x ? "y" : "x") << ", " << other << ");\n";
+        }
         c_.bounded_funcs.push_back(fs.name);
     }
 
