@@ -1,12 +1,14 @@
 // apps/conv_layer against oneDNN (conv_layer_onednn.cpp), on the layers of conv_layer_bench.h.
 //
-//   conv_layer/dsl/<shape>/threads:T   the app's hand-written schedule through the JIT
+//   conv_layer/dsl/<shape>/threads:T   the app's hand-written schedule through the JIT (a 1x1
+//                                      layer over the images' rows joined)
 //
 // Each reports GFLOP/s and the percentage of the FMA peak that matmul/fma_peak measures. The
 // output is checked against the app's reference on sampled elements before timing (exactly: both
 // sum in the same order with fused multiply-adds).
 #include <benchmark/benchmark.h>
 
+#include <optional>
 #include <random>
 #include <string>
 
@@ -29,14 +31,19 @@ void run_dsl(benchmark::State &state, const ConvShape &s, int threads) {
                        out(s.c_out, s.width, s.height, s.n);
     dsl::ImageParam pi(dsl::Float(32), 4, "input"),
         pw(dsl::Float(32), s.depthwise ? 3 : 4, "weights"), pb(dsl::Float(32), 1, "bias");
-    pi.set(input);
+    // A 1x1 layer runs over the images' rows joined (conv_layer_join_rows): the same layer, with
+    // no tile shifted back at the end of each row.
+    std::optional<dsl_apps::JoinedRows> joined;
+    if (s.kernel == 1) joined = dsl_apps::conv_layer_join_rows(input, out);
+    dsl::Buffer<float> &result = joined ? joined->output : out;
+    pi.set(joined ? joined->input : input);
     pw.set(weights);
     pb.set(bias);
     dsl_apps::ConvLayerPipeline p = dsl_apps::make_conv_layer(pi, pw, pb, s.kernel, s.depthwise);
     dsl_apps::schedule_conv_layer(p, dsl::Target::host());
     p.output.compile_jit();
     dsl_set_num_threads(threads);
-    p.output.realize(out);
+    p.output.realize(result);
     std::mt19937 rng(3);
     for (int i = 0; i < 256; i++) {
         int c = static_cast<int>(rng() % s.c_out), x = static_cast<int>(rng() % s.width),
@@ -49,7 +56,7 @@ void run_dsl(benchmark::State &state, const ConvShape &s, int threads) {
             return;
         }
     }
-    time_matmul(state, conv_flops(s), threads, [&] { p.output.realize(out); });
+    time_matmul(state, conv_flops(s), threads, [&] { p.output.realize(result); });
     dsl_set_num_threads(0);
 }
 

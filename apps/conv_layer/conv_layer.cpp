@@ -1,6 +1,7 @@
 #include "conv_layer.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -106,6 +107,32 @@ void schedule_conv_layer(ConvLayerPipeline &p, const Target &target) {
         .unroll(c)
         .unroll(x);
     p.conv.update().reorder(c, x, p.r.x, p.r.y, p.r.z).vectorize(c, vec).unroll(c).unroll(x);
+}
+
+std::optional<JoinedRows> conv_layer_join_rows(const Buffer<float> &input,
+                                               const Buffer<float> &output) {
+    auto joinable = [](const Buffer<float> &b) {
+        return b.dimensions() == 4 &&
+               int64_t(b.dim(1).stride()) * b.dim(1).extent() == b.dim(2).stride() &&
+               int64_t(b.dim(1).extent()) * b.dim(2).extent() <= INT32_MAX;
+    };
+    if (!joinable(input) || !joinable(output)) return std::nullopt;
+    for (int d : {1, 2}) {
+        if (input.dim(d).min() != output.dim(d).min() ||
+            input.dim(d).extent() != output.dim(d).extent()) {
+            return std::nullopt;
+        }
+    }
+    auto view = [](const Buffer<float> &b) {
+        std::vector<dsl_dimension_t> dims;
+        for (int d = 0; d < 4; d++)
+            dims.push_back({b.dim(d).min(), b.dim(d).extent(), b.dim(d).stride(), 0});
+        const int pixels = b.dim(1).extent() * b.dim(2).extent();
+        dims[1] = {0, pixels, b.dim(1).stride(), 0};
+        dims[2] = {0, 1, b.dim(1).stride() * pixels, 0};
+        return Buffer<float>(Float(32), b.data(), dims, b.name());
+    };
+    return JoinedRows{view(input), view(output)};
 }
 
 namespace {

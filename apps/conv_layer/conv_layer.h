@@ -12,6 +12,8 @@
 // with fused multiply-adds in the order ky, kx, ci (ci innermost); the C++ reference sums in that
 // same order, so results are bit-exact.
 
+#include <optional>
+
 #include "dsl/dsl.h"
 
 namespace dsl_apps {
@@ -43,6 +45,19 @@ ConvLayerPipeline make_conv_layer(const dsl::ImageParam &input, const dsl::Image
 /// whether the sizes allow it).
 void schedule_conv_layer(ConvLayerPipeline &p, const dsl::Target &target);
 bool conv_layer_fits_schedule(bool depthwise, int channels_out, int width);
+
+/// A 1x1 layer reads each pixel alone. Where the rows of an image lie one after another in both
+/// buffers (x, then y, without gaps: an NHWC buffer's do), its rows can be joined into one of
+/// width x height pixels, and the same layer over those views computes the same output. Its
+/// register tiles then run on across the rows instead of shifting back at the end of each (a row
+/// of 64 pixels in tiles of 6 computes 66). Returns views of `input` and `output` with dimensions
+/// (c, width x height, 1, n), sharing their memory (keep them alive), or nothing where a buffer's
+/// rows are not consecutive or the two do not cover the same pixels.
+struct JoinedRows {
+    dsl::Buffer<float> input, output;
+};
+std::optional<JoinedRows> conv_layer_join_rows(const dsl::Buffer<float> &input,
+                                               const dsl::Buffer<float> &output);
 
 /// The sizes of a layer's buffers.
 struct ConvLayerShape {

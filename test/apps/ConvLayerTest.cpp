@@ -5,6 +5,7 @@
 // kernel's reach.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,39 @@ TEST(ConvLayer, ScheduledJitMatchesReference) {
         Data d = random_data(s, 20);
         expect_same(jit(d, s, true), reference(d, s), "hand-written schedule, " + describe(s));
     }
+}
+
+// A 1x1 layer over the images' rows joined (conv_layer_join_rows) computes the same output, also
+// where a row alone is narrower than a tile; buffers whose rows are not consecutive (a crop of
+// a wider image), or that cover other pixels, are not joined.
+TEST(ConvLayer, PointwiseOverJoinedRows) {
+    for (const ConvLayerShape &s :
+         {ConvLayerShape{2, 33, 100, 7, 3, 1, false}, ConvLayerShape{1, 16, 64, 5, 4, 1, false}}) {
+        Data d = random_data(s, 40);
+        d.input.translate(1, 2).translate(2, -1);
+        Buffer<float> out(s.c_out, s.width, s.height, s.n);
+        out.translate(1, 2).translate(2, -1);
+        std::optional<JoinedRows> joined = conv_layer_join_rows(d.input, out);
+        ASSERT_TRUE(joined) << describe(s);
+        EXPECT_EQ(joined->input.dim(1).extent(), s.width * s.height);
+        EXPECT_EQ(joined->output.dim(2).extent(), 1);
+        ImageParam input(Float(32), 4, "input"), weights(Float(32), 4, "weights"),
+            bias(Float(32), 1, "bias");
+        input.set(joined->input);
+        weights.set(d.weights);
+        bias.set(d.bias);
+        ConvLayerPipeline p = make_conv_layer(input, weights, bias, 1, false);
+        schedule_conv_layer(p, Target::host());
+        p.output.realize(joined->output);
+        expect_same(out, reference(d, s), "joined rows, " + describe(s));
+    }
+    Buffer<float> wide(8, 10, 3, 1), out(8, 10, 3, 1), other(8, 10, 3, 1);
+    other.translate(1, 1);
+    Buffer<float> crop(Float(32), wide.data(),
+                       {{0, 8, 1, 0}, {0, 6, 8, 0}, {0, 3, 80, 0}, {0, 1, 240, 0}});
+    EXPECT_FALSE(conv_layer_join_rows(crop, out));
+    EXPECT_FALSE(conv_layer_join_rows(wide, other));
+    EXPECT_TRUE(conv_layer_join_rows(wide, out));
 }
 
 // An image whose x and y start elsewhere than 0: the padding is around the image where it is.
