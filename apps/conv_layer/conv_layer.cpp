@@ -92,9 +92,14 @@ void schedule_conv_layer(ConvLayerPipeline &p, const Target &target) {
     // column, one broadcast of the input per pixel, a fused multiply-add per register. The same
     // micro-kernel as apps/matmul, with the input's rows read in place (no im2col copy). Along a
     // row, the tiles of one block of output channels share its weights in the cache.
+    // The last block of channels shifts back to overlap the one before; the last tile of a row
+    // is a partial one (GuardWithIf): lowering gives each count of pixels such a tile can have
+    // its own copy of the tile's code, which computes only those (a row of 64 pixels in tiles of
+    // 6 computes 64, not 66).
     const int tc = kConvTileChannels, tx = kConvTileX;
     Var co("co"), xo("xo"), ci("ci"), xi("xi");
-    p.output.tile(c, x, co, xo, ci, xi, tc, tx, TailStrategy::ShiftInwards)
+    p.output.split(c, co, ci, tc, TailStrategy::ShiftInwards)
+        .split(x, xo, xi, tx, TailStrategy::GuardWithIf)
         .reorder(ci, xi, xo, co, y, n)
         .vectorize(ci, vec)
         .unroll(ci)

@@ -62,7 +62,8 @@ Box required_by_consumers(const Environment &env, const Function &f) {
 }  // namespace
 
 std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const Box &required_in,
-                                                      BoundsFor mode, std::vector<Stmt> *checks) {
+                                                      BoundsFor mode, std::vector<Stmt> *checks,
+                                                      const std::map<std::string, int> &extents) {
     const bool output = mode == BoundsFor::Output;
     const bool clamp_to_enclosing = mode == BoundsFor::Iteration || mode == BoundsFor::Storage;
     Lets lets;
@@ -124,7 +125,8 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         int last = f.stages() - 1;
         while (last > 0 && !is_pure(last, b.var))
             last--;
-        fixed.push_back({a, b.extent, last});
+        auto other = extents.find(b.var);
+        fixed.push_back({a, other == extents.end() ? b.extent : Expr(other->second), last});
     }
     auto window = [&](const FixedExtent &fx, const Interval &needed) {
         Interval e = enclosing(fx.last_stage, fx.dim);

@@ -1,4 +1,7 @@
 #pragma once
+#include <map>
+#include <string>
+
 #include "ir/IR.h"
 #include "ir/Interval.h"
 #include "lowering/Environment.h"
@@ -29,11 +32,11 @@ enum class BoundsFor {
 /// allocation, given the `required` region of its last stage. For Iteration and Storage, the
 /// region is first clamped to the one that enclosing lets of the same names define (the
 /// whole-pipeline bounds, defined at the top). Runtime checks that the Func's bound_extent()s
-/// hold what it needs go to `checks` (Root and Iteration).
-std::vector<std::pair<std::string, Expr>> func_bounds(const lang::Function &f,
-                                                      const std::vector<ir::Interval> &required,
-                                                      BoundsFor mode,
-                                                      std::vector<Stmt> *checks = nullptr);
+/// hold what it needs go to `checks` (Root and Iteration). `extents` replaces the extents of
+/// bound_extent()s by Var name (an Iteration that computes fewer points: exact_windows).
+std::vector<std::pair<std::string, Expr>> func_bounds(
+    const lang::Function &f, const std::vector<ir::Interval> &required, BoundsFor mode,
+    std::vector<Stmt> *checks = nullptr, const std::map<std::string, int> &extents = {});
 
 /// Whether `name` is a let that func_bounds binds to a bound_extent() window of `f`
 /// (`<f>.<var>.window_min` or `.window_max`).

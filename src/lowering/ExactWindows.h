@@ -10,10 +10,17 @@
 ///
 /// Where the window starts exactly at the consumer's needs, which is every iteration but the
 /// ones that the slide moves, those reads are at constant offsets. This pass computes such a
-/// Func twice: once with the window's start replaced by the consumer's needs (what the tile's
-/// test chooses at run time), once as before.
+/// Func in a copy with the window's start replaced by the consumer's needs (what the tile's
+/// test chooses at run time), besides the realization as it is.
+///
+/// A consumer's partial tile (the last of a GuardWithIf split) needs fewer points than the
+/// window holds: there the window slides back and computes points nobody reads (a row of 64
+/// in tiles of 6 computes 66). For a window of a few points, each smaller count of needed
+/// points gets a copy too, which computes exactly those.
 
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,17 +31,25 @@
 
 namespace dsl::lowering {
 
-/// The realization of `f` in one iteration of a consumer's loop. `lets` are func_bounds's
-/// (Iteration mode) for the consumer's `required` region, `checks` its checks of the windows,
-/// `realize(body)` wraps `body` in f's storage, and `produce_consume` is f's produce and the
-/// consumer's consume. Returns the lets around the checks and the realization, and, where f's
-/// storage is a small constant-size tile of bound_extent() windows, a copy for the iterations
-/// whose windows start at the consumer's needs, in which they do by construction.
+using LetList = std::vector<std::pair<std::string, Expr>>;
+
+/// func_bounds in Iteration mode for the consumer's region, with some bound_extent()s' extents
+/// replaced (by Var name); the checks of the windows go to the vector.
+using IterationBounds =
+    std::function<LetList(const std::map<std::string, int> &extents, std::vector<ir::Stmt> *)>;
+
+/// The realization of `f` in one iteration of a consumer's loop over the `required` region:
+/// the lets of `bounds`, the checks, and `realize(body)` (f's storage around `body`) of f's
+/// produce and the consumer's consume (`produce_consume`). Where f's storage is a small
+/// constant-size tile of bound_extent() windows, preceded by the copies that compute exactly
+/// the consumer's needs, each behind a test that it applies; the copies for fewer points than
+/// a window only where the consumer's needs depend on a loop that a split's guard may stop
+/// short of a tile (one of `partial_loops`).
 ir::Stmt exact_window_realization(const lang::Function &f,
                                   const std::vector<ir::Interval> &required,
-                                  const std::vector<std::pair<std::string, Expr>> &lets,
-                                  const std::vector<ir::Stmt> &checks,
+                                  const IterationBounds &bounds,
                                   const std::vector<ir::Stmt> &produce_consume,
-                                  const std::function<ir::Stmt(const ir::Stmt &)> &realize);
+                                  const std::function<ir::Stmt(const ir::Stmt &)> &realize,
+                                  const std::set<std::string> &partial_loops);
 
 }  // namespace dsl::lowering

@@ -74,9 +74,6 @@ lang::Definition rename_stage_vars(const Function &f, int stage) {
     return r;
 }
 
-namespace {
-
-/// `var` and the loops later splits, fuses and renames of the stage make from it.
 std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
                                        const std::string &var) {
     std::vector<std::string> derived{var};
@@ -102,6 +99,8 @@ std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
     }
     return derived;
 }
+
+namespace {
 
 bool is_realized_name(const Function &f, const std::string &name) {
     for (const std::string &a : f.args()) {
@@ -170,16 +169,23 @@ class NestBuilder {
     /// Computes `producer` inside a loop of a consumer over the `required` region: the lets of
     /// its per-iteration bounds, then produce producer; consume producer { body }. Stored here
     /// too unless it is stored further out (`between`: the loops from here to its storage).
+    /// `partial_loops`: the consumer's loops that a split's guard may stop short of a tile.
     Stmt compute(const Function &producer, const Box &required, const Stmt &body, bool store_here,
-                 const std::vector<EnclosingLoop> &between) {
-        std::vector<Stmt> checks;
-        auto lets = func_bounds(producer, required, BoundsFor::Iteration, &checks);
+                 const std::vector<EnclosingLoop> &between,
+                 const std::set<std::string> &partial_loops) {
         std::vector<Stmt> produce_consume = {produce(producer),
                                              ProducerConsumer::make(producer.name(), false, body)};
         if (store_here) {
-            return exact_window_realization(producer, required, lets, checks, produce_consume,
-                                            [&](const Stmt &s) { return storage(producer, s); });
+            return exact_window_realization(
+                producer, required,
+                [&](const std::map<std::string, int> &extents, std::vector<Stmt> *checks) {
+                    return func_bounds(producer, required, BoundsFor::Iteration, checks, extents);
+                },
+                produce_consume, [&](const Stmt &s) { return storage(producer, s); },
+                partial_loops);
         }
+        std::vector<Stmt> checks;
+        auto lets = func_bounds(producer, required, BoundsFor::Iteration, &checks);
         // The storage's bounds come from further out; only the loop bounds are set here.
         std::vector<std::pair<std::string, Expr>> loop_lets;
         for (auto &let : lets) {
@@ -432,6 +438,16 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             auto required_of = [&](const Function &producer) {
                 return required_over_loop(env_, inside, producer.name(), direct);
             };
+            // The loops inside this one that a split's guard, still in force, stops short (the
+            // tail of a GuardWithIf split): some iterations then need fewer points than a tile.
+            std::set<std::string> partial;
+            for (size_t g = 0; g < guards.size(); g++) {
+                if (guard_level[g] >= p || guards_dropped.count(g)) continue;
+                for (const schedule::Dim &loop : dims) {
+                    if (expr_uses_var(guards[g], loop_var(loop.var)))
+                        partial.insert(loop_var(loop.var));
+                }
+            }
             if (computed != producers_at.end()) {
                 for (auto it = computed->second.rbegin(); it != computed->second.rend(); ++it) {
                     const Function &producer = env_.func(*it);
@@ -445,7 +461,8 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                         between.push_back(
                             {loop_var(dims[q].var), ranges.at(dims[q].var).min, dims[q].for_type});
                     }
-                    body = compute(producer, required_of(producer), body, store_here, between);
+                    body = compute(producer, required_of(producer), body, store_here, between,
+                                   partial);
                 }
             }
             if (stored != stored_at.end()) {

@@ -34,6 +34,10 @@ void resolve_compute_levels(Environment &env);
 /// ones an update uses on its left side (at their own position) for an update.
 std::vector<std::string> stage_pure_vars(const lang::Function &f, int stage);
 
+/// `var` and the loops later splits, fuses and renames of the stage make from it.
+std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
+                                       const std::string &var);
+
 /// The stage's definition with its pure Vars and RVars renamed to the stage's loop variables.
 lang::Definition rename_stage_vars(const lang::Function &f, int stage);
 
