@@ -78,5 +78,13 @@ inline std::string window_min(const std::string &func, const std::string &var) {
 inline std::string window_max(const std::string &func, const std::string &var) {
     return func + "." + var + ".window_max";
 }
+/// What stage `stage` of Func `func` needs along `var` in one iteration of the loop it is
+/// computed in, which its bound_extent() window must hold: "f.x.s1.needed_min", ...
+inline std::string needed_min(const std::string &func, const std::string &var, int stage) {
+    return func + "." + var + ".s" + std::to_string(stage) + ".needed_min";
+}
+inline std::string needed_max(const std::string &func, const std::string &var, int stage) {
+    return func + "." + var + ".s" + std::to_string(stage) + ".needed_max";
+}
 
 }  // namespace dsl::ir::names

@@ -156,7 +156,6 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
             // The window and the region each stage needs are named by lets here, where the
             // names they mention mean what they mean now: the stages' own lets come later
             // and reuse the enclosing ones' names.
-            const std::string prefix = f.name() + "." + f.args()[fx.dim];
             auto bind = [&](const std::string &name, const Expr &value) {
                 lets.add(name, value);
                 return Variable::make(Int(32), name);
@@ -172,9 +171,9 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
             }
             if (checks && mode != BoundsFor::Storage) {
                 const Interval &w = windows[i];
-                const std::string stage = ".s" + std::to_string(k);
-                Expr need_min = bind(prefix + stage + ".needed_min", r.min);
-                Expr need_max = bind(prefix + stage + ".needed_max", r.max);
+                const std::string &var = f.args()[fx.dim];
+                Expr need_min = bind(names::needed_min(f.name(), var, k), r.min);
+                Expr need_max = bind(names::needed_max(f.name(), var, k), r.max);
                 Expr report =
                     Call::make(Int(32), "dsl_runtime_error_bound_too_small",
                                {StringImm::make(f.name()), StringImm::make(f.args()[fx.dim]),

@@ -1,5 +1,6 @@
 #include "lowering/ExactWindows.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -96,6 +97,69 @@ Expr both(const Expr &a, const Expr &b) {
     return a.defined() ? a && b : b;
 }
 
+/// A copy for a partial tile and when it applies (in terms of the names `lets` bind).
+struct PartialCopy {
+    Stmt copy;
+    Expr when;
+};
+
+/// The copies for a consumer's tile that a guard stops short along dimension `d`, where f's
+/// window there holds a few points: one per smaller count of needed points, computing exactly
+/// those (which the window as it is, slid back, holds). None along a dimension f vectorizes
+/// (fewer points than a vector is the vectorizer's business, its masks), or where the needs
+/// along `d` depend on no loop that a guard stops short (one of `partial_loops`). Each applies
+/// where the needs, as func_bounds clamps them into the pipeline's region (a partial tile's
+/// unrolled loop asks for a whole tile, behind guards), start at the consumer's needs and hold
+/// that many points inside the window; the caller adds that the other windows start at theirs.
+std::vector<PartialCopy> partial_copies(const lang::Function &f, int d, const Interval &required,
+                                        const LetList &lets,
+                                        const std::map<std::string, Expr> &starts,
+                                        const IterationBounds &bounds,
+                                        const std::vector<Stmt> &produce_consume,
+                                        const std::function<Stmt(const Stmt &)> &realize,
+                                        const std::set<std::string> &partial_loops) {
+    const std::string &arg = f.args()[d];
+    std::optional<int64_t> extent;
+    for (const schedule::Bound &b : f.schedule().bounds) {
+        if (b.var == arg && !b.min.defined()) extent = as_const_int(b.extent);
+    }
+    if (!extent || *extent < 2 || *extent > kMaxPartialCopies) return {};
+    bool partial = false;
+    for (const Expr &e : {required.min, required.max}) {
+        for (const std::string &name : free_names(e, false))
+            partial |= partial_loops.count(name) > 0;
+    }
+    if (!partial) return {};
+    for (int k = 0; k < f.stages(); k++) {
+        const schedule::StageSchedule &schedule = f.stage(k).schedule;
+        for (const std::string &loop : derived_loops(schedule, arg)) {
+            for (const schedule::Dim &dim : schedule.dims) {
+                if (dim.var == loop && dim.for_type == ForType::Vectorized) return {};
+            }
+        }
+    }
+    // The needs of the last stage that loops over the dimension (the window's).
+    int last = f.stages() - 1;
+    while (last > 0) {
+        std::vector<std::string> pure = stage_pure_vars(f, last);
+        if (std::find(pure.begin(), pure.end(), arg) != pure.end()) break;
+        last--;
+    }
+    const Expr w = Variable::make(Int(32), names::window_min(f.name(), arg));
+    const Expr lo = Variable::make(Int(32), names::needed_min(f.name(), arg, last));
+    const Expr hi = Variable::make(Int(32), names::needed_max(f.name(), arg, last));
+    std::vector<PartialCopy> copies;
+    for (int points = 1; points < *extent; points++) {
+        Stmt copy = at_needs(bounds({{arg, points}}, nullptr), starts,
+                             realize(Block::make(produce_consume)));
+        if (!copy.defined()) continue;
+        Expr when = lo == required.min && hi - lo == points - 1 && w <= lo &&
+                    hi <= w + static_cast<int>(*extent - 1);
+        copies.push_back({copy, when});
+    }
+    return copies;
+}
+
 }  // namespace
 
 Stmt exact_window_realization(const lang::Function &f, const std::vector<Interval> &required,
@@ -160,60 +224,11 @@ Stmt exact_window_realization(const lang::Function &f, const std::vector<Interva
     if (!exact.defined()) return as_is;
     Stmt result = as_is;
 
-    // A consumer's tile that a guard stops short along one dimension, where the window holds a
-    // few points: a copy per smaller count of needed points, computing exactly those (which the
-    // window as it is, slid back, holds), where the other windows start at the needs. Only where
-    // the needs along the dimension depend on a loop that a guard stops short.
     for (int d : windowed) {
-        const std::string &arg = f.args()[d];
-        std::optional<int64_t> extent;
-        for (const schedule::Bound &b : f.schedule().bounds) {
-            if (b.var == arg && !b.min.defined()) extent = as_const_int(b.extent);
-        }
-        if (!extent || *extent < 2 || *extent > kMaxPartialCopies) continue;
-        // Not along a dimension f vectorizes: fewer points than a vector is the vectorizer's
-        // business (its masks), not a copy's.
-        bool vectorized = false;
-        for (int k = 0; k < f.stages(); k++) {
-            const schedule::StageSchedule &schedule = f.stage(k).schedule;
-            for (const std::string &loop : derived_loops(schedule, arg)) {
-                for (const schedule::Dim &dim : schedule.dims)
-                    vectorized |= dim.var == loop && dim.for_type == ForType::Vectorized;
-            }
-        }
-        if (vectorized) continue;
-        bool partial = false;
-        for (const Expr &e : {required[d].min, required[d].max}) {
-            for (const std::string &name : free_names(e, false))
-                partial |= partial_loops.count(name) > 0;
-        }
-        if (!partial) continue;
-        // The needs as func_bounds clamps them into the pipeline's region (a partial tile's
-        // unrolled loop asks for a whole tile, behind guards): the first such lets, the last
-        // stage's.
-        std::string need_min, need_max;
-        const std::string prefix = f.name() + "." + arg + ".s";
-        for (const auto &[name, value] : lets) {
-            auto ends = [&](const std::string &suffix) {
-                return name.size() > prefix.size() + suffix.size() &&
-                       name.compare(0, prefix.size(), prefix) == 0 &&
-                       name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-            };
-            if (need_min.empty() && ends(".needed_min")) need_min = name;
-            if (need_max.empty() && ends(".needed_max")) need_max = name;
-        }
-        if (need_min.empty() || need_max.empty()) continue;
-        const std::string window = names::window_min(f.name(), arg);
-        const Expr w = Variable::make(Int(32), window);
-        const Expr lo = Variable::make(Int(32), need_min), hi = Variable::make(Int(32), need_max);
-        for (int points = 1; points < *extent; points++) {
-            Stmt copy = at_needs(bounds({{arg, points}}, nullptr), starts,
-                                 realize(Block::make(produce_consume)));
-            if (!copy.defined()) continue;
-            Expr applies = starts_at_needs(window) && lo == required[d].min &&
-                           hi - lo == points - 1 && w <= lo &&
-                           hi <= w + static_cast<int>(*extent - 1);
-            result = IfThenElse::make(inline_lets(lets, applies), copy, result);
+        for (const PartialCopy &copy : partial_copies(f, d, required[d], lets, starts, bounds,
+                                                      produce_consume, realize, partial_loops)) {
+            Expr applies = starts_at_needs(names::window_min(f.name(), f.args()[d])) && copy.when;
+            result = IfThenElse::make(inline_lets(lets, applies), copy.copy, result);
         }
     }
     return IfThenElse::make(inline_lets(lets, starts_at_needs("")), exact, result);
