@@ -93,13 +93,13 @@ void schedule_conv_layer(ConvLayerPipeline &p, const Target &target) {
     // micro-kernel as apps/matmul, with the input's rows read in place (no im2col copy). Along a
     // row, the tiles of one block of output channels share its weights in the cache.
     // The last block of channels shifts back to overlap the one before; the last tile of a row
-    // is a partial one (GuardWithIf): lowering gives each count of pixels such a tile can have
+    // is a partial one (PartialTile): lowering gives each count of pixels such a tile can have
     // its own copy of the tile's code, which computes only those (a row of 64 pixels in tiles of
     // 6 computes 64, not 66).
     const int tc = kConvTileChannels, tx = kConvTileX;
     Var co("co"), xo("xo"), ci("ci"), xi("xi");
     p.output.split(c, co, ci, tc, TailStrategy::ShiftInwards)
-        .split(x, xo, xi, tx, TailStrategy::GuardWithIf)
+        .split(x, xo, xi, tx, TailStrategy::PartialTile)
         .reorder(ci, xi, xo, co, y, n)
         .vectorize(ci, vec)
         .unroll(ci)

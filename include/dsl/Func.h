@@ -43,7 +43,13 @@ enum class TailStrategy : uint8_t {
     /// The last outer iteration is moved back to end at the end, recomputing some points: no
     /// test and full vectors. Needs at least `factor` points (else it computes before the
     /// start); not for updates, which must not run twice at a point.
-    ShiftInwards
+    ShiftInwards,
+    /// GuardWithIf, and the last outer iteration is a partial tile: a Func computed inside it
+    /// with a bound_extent() window of at most 8 points along this split (not vectorized
+    /// along it) gets a copy of its code per count of points the partial tile can need, which
+    /// computes only those. More code, less work: a row of 64 pixels in tiles of 6 computes 64
+    /// points of such a Func, not 66.
+    PartialTile
 };
 
 /// A loop variable of a stage: a pure `Var` or an `RVar`.

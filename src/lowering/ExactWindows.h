@@ -15,8 +15,9 @@
 ///
 /// A consumer's partial tile (the last of a GuardWithIf split) needs fewer points than the
 /// window holds: there the window slides back and computes points nobody reads (a row of 64
-/// in tiles of 6 computes 66). For a window of a few points, each smaller count of needed
-/// points gets a copy too, which computes exactly those.
+/// in tiles of 6 computes 66). Where the split asks for it (TailStrategy::PartialTile), for a
+/// window of a few points, each smaller count of needed points gets a copy too, which computes
+/// exactly those.
 
 #include <functional>
 #include <map>
@@ -43,8 +44,8 @@ using IterationBounds =
 /// produce and the consumer's consume (`produce_consume`). Where f's storage is a small
 /// constant-size tile of bound_extent() windows, preceded by the copies that compute exactly
 /// the consumer's needs, each behind a test that it applies; the copies for fewer points than
-/// a window only where the consumer's needs depend on a loop that a split's guard may stop
-/// short of a tile (one of `partial_loops`).
+/// a window only where the consumer's needs depend on a loop that the guard of a PartialTile
+/// split may stop short of a tile (one of `partial_loops`).
 ir::Stmt exact_window_realization(const lang::Function &f,
                                   const std::vector<ir::Interval> &required,
                                   const IterationBounds &bounds,

@@ -282,7 +282,8 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
     }
 
     // Apply the splits in order, rewriting the definition in terms of the new loops.
-    std::vector<Expr> guards;  // one per split with a tail to guard
+    std::vector<Expr> guards;        // one per split with a tail to guard
+    std::vector<bool> partial_tile;  // whose split is a TailStrategy::PartialTile
     struct Partition {
         std::string outer;
         size_t guard;
@@ -332,6 +333,7 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                 // GuardWithIf: the last outer iteration may pass the end (simplify drops the test
                 // when the factor provably divides the extent).
                 guards.push_back(value <= old.min + old.extent - 1);
+                partial_tile.push_back(split.tail == TailStrategy::PartialTile);
                 // A vectorized or unrolled loop made from the inner loop (it, or a loop a later
                 // split makes of it, as in a tile with vectorize(xi, 8)) inside the outer loop:
                 // run the outer iterations that stay inside the extent without the guard (no
@@ -438,11 +440,11 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             auto required_of = [&](const Function &producer) {
                 return required_over_loop(env_, inside, producer.name(), direct);
             };
-            // The loops inside this one that a split's guard, still in force, stops short (the
-            // tail of a GuardWithIf split): some iterations then need fewer points than a tile.
+            // The loops inside this one that the guard of a PartialTile split, still in force,
+            // stops short: some iterations then need fewer points than a tile.
             std::set<std::string> partial;
             for (size_t g = 0; g < guards.size(); g++) {
-                if (guard_level[g] >= p || guards_dropped.count(g)) continue;
+                if (!partial_tile[g] || guard_level[g] >= p || guards_dropped.count(g)) continue;
                 for (const schedule::Dim &loop : dims) {
                     if (expr_uses_var(guards[g], loop_var(loop.var)))
                         partial.insert(loop_var(loop.var));

@@ -215,15 +215,16 @@ TEST(Schedule, BoundExtentLetsATilesReductionUnroll) {
 // A tile of bound_extent() windows computed per tile is computed twice: where the windows start
 // at the tile (the consumer reads the storage at offsets of its own loops, which code generation
 // keeps in registers) and as it is (windows slid at an edge, checks that fail). Under a
-// GuardWithIf tail, a partial tile also gets a copy per smaller count of points along one
-// dimension (its x tail when only x's guard applies, its y tail likewise), but not along a
-// dimension the tile is vectorized in. Tails of both
+// PartialTile tail (not GuardWithIf's), a partial tile also gets a copy per smaller count of
+// points along one dimension (its x tail when only x's guard applies, its y tail likewise), but
+// not along a dimension the tile is vectorized in. Tails of every kind
 // kinds, sizes the tile divides and does not, a region away from 0, and an input of exactly the
 // size bounds inference asks for, next to a page that faults: no copy may read more.
 // Then the tiles this leaves alone: one too large for registers, a region of variable size.
 TEST(Schedule, BoundExtentTileAtItsConsumersTileHasACopy) {
     Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
-    for (TailStrategy tail : {TailStrategy::ShiftInwards, TailStrategy::GuardWithIf}) {
+    for (TailStrategy tail :
+         {TailStrategy::ShiftInwards, TailStrategy::GuardWithIf, TailStrategy::PartialTile}) {
         for (int w : {21, 24}) {
             for (int h : {11, 12}) {
                 for (bool guard_before : {false, true}) {
@@ -255,11 +256,11 @@ TEST(Schedule, BoundExtentTileAtItsConsumersTileHasACopy) {
                     // relative to the windows.
                     EXPECT_CONTAINS(stmt, "ew_acc[(ew_out.s0.xi + (ew_out.s0.yi * 8))]");
                     EXPECT_CONTAINS(stmt, "- ew_acc.x.window_min) + ");
-                    const bool guards = tail == TailStrategy::GuardWithIf;
+                    const bool partial = tail == TailStrategy::PartialTile;
                     EXPECT_EQ(stmt.find("allocate ew_acc[int32 * 5 * 4]") != std::string::npos,
-                              guards && !vector_x);
+                              partial && !vector_x);
                     EXPECT_EQ(stmt.find("allocate ew_acc[int32 * 8 * 3]") != std::string::npos,
-                              guards);
+                              partial);
                 }
             }
         }
@@ -320,7 +321,7 @@ TEST(Schedule, BoundExtentTooSmallOrOnAnOutput) {
     Func p2("bt_p2"), out2("bt_out2");
     p2(x, y) = in(x, y);
     out2(x, y) = p2(x, y) + p2(x + 3, y);
-    out2.tile(x, y, xo, yo, xi, yi, 8, 2);
+    out2.tile(x, y, xo, yo, xi, yi, 8, 2, TailStrategy::PartialTile);
     p2.compute_at(out2, xo).bound_extent(x, 8).bound_extent(y, 2);
     EXPECT_CONTAINS(out2.lowered_stmt(), "allocate bt_p2[int32 * 7 * 2]");
     msg = test::message_of<RuntimeError>([&] { out2.realize({16, 4}); });

@@ -1,5 +1,5 @@
-// Split tails: RoundUp and ShiftInwards (GuardWithIf is covered by ScheduleTest), alone, nested,
-// under vectorize / unroll / tile and for producers inside a consumer's loops.
+// Split tails: RoundUp, ShiftInwards and PartialTile (GuardWithIf is covered by ScheduleTest),
+// alone, nested, under vectorize / unroll / tile and for producers inside a consumer's loops.
 #include <gtest/gtest.h>
 
 #include "common/ErrorCheck.h"
@@ -118,6 +118,27 @@ TEST(TailStrategy, RoundUpOnAPureVarOfAnUpdate) {
     g.update(0).vectorize(x, 8, TailStrategy::RoundUp);
     Buffer<int> out = f.realize({9, 4});
     EXPECT_TRUE(matches_reference(f, out));
+}
+
+// PartialTile is GuardWithIf for the split itself (the copies it adds for Funcs computed in the
+// partial tile: ScheduleTest): the same loop nest, on a pure Var, an update's Var and an RVar.
+TEST(TailStrategy, PartialTileSplitsAsGuardWithIf) {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    RDom r(0, 11, "pt_r");
+    std::string nests[2];
+    for (int i = 0; i < 2; i++) {
+        TailStrategy tail = i == 0 ? TailStrategy::GuardWithIf : TailStrategy::PartialTile;
+        Func f("pt_f");
+        f(x, y) = x * 3 + y;
+        f(x, y) = f(x, y) + f(x, y) * r;
+        f.split(x, xo, xi, 4, tail).unroll(xi);
+        f.update(0).split(x, xo, xi, 4, tail).vectorize(xi);
+        f.update(0).split(r, Var("ro"), Var("ri"), 3, tail);
+        nests[i] = f.loop_nest();
+        Buffer<int> out = f.realize({13, 3});
+        EXPECT_TRUE(matches_reference(f, out)) << i;
+    }
+    EXPECT_EQ(nests[0], nests[1]);
 }
 
 }  // namespace

@@ -30,6 +30,8 @@ const char *tail_code(TailStrategy t) {
             return "TailStrategy::GuardWithIf";
         case TailStrategy::ShiftInwards:
             return "TailStrategy::ShiftInwards";
+        case TailStrategy::PartialTile:
+            return "TailStrategy::PartialTile";
     }
     return "?";
 }
@@ -594,12 +596,14 @@ class Generator {
 
     TailStrategy tail_for(int f, int stage, const Loop &l, int factor) {
         bool output = f == static_cast<int>(funcs_.size()) - 1;
-        std::vector<TailStrategy> ok = {TailStrategy::Auto, TailStrategy::GuardWithIf};
+        std::vector<TailStrategy> ok = {TailStrategy::Auto, TailStrategy::GuardWithIf,
+                                        TailStrategy::PartialTile};
         if (!l.rvar && !output && !(stage > 0 && l.from_inner)) ok.push_back(TailStrategy::RoundUp);
         if (stage == 0 && (!output || (l.extent >= factor)))
             ok.push_back(TailStrategy::ShiftInwards);
         TailStrategy chosen = pick(ok);
-        if (chosen != TailStrategy::GuardWithIf) funcs_[static_cast<size_t>(f)].may_round = true;
+        if (chosen != TailStrategy::GuardWithIf && chosen != TailStrategy::PartialTile)
+            funcs_[static_cast<size_t>(f)].may_round = true;
         return chosen;
     }
 
