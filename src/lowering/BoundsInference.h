@@ -33,7 +33,7 @@ enum class BoundsFor {
 /// region is first clamped to the one that enclosing lets of the same names define (the
 /// whole-pipeline bounds, defined at the top). Runtime checks that the Func's bound_extent()s
 /// hold what it needs go to `checks` (Root and Iteration). `extents` replaces the extents of
-/// bound_extent()s by Var name (an Iteration that computes fewer points: exact_windows).
+/// bound_extent()s by Var name (an Iteration that computes fewer points: exact_window_realization).
 std::vector<std::pair<std::string, Expr>> func_bounds(
     const lang::Function &f, const std::vector<ir::Interval> &required, BoundsFor mode,
     std::vector<Stmt> *checks = nullptr, const std::map<std::string, int> &extents = {});

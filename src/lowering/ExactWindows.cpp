@@ -25,12 +25,6 @@ constexpr int64_t kMaxTileElements = 1024;
 /// get copies of their own (one per count).
 constexpr int kMaxPartialCopies = 8;
 
-Stmt wrap(const LetList &lets, Stmt s) {
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
-        s = LetStmt::make(it->first, it->second, s);
-    return s;
-}
-
 /// `e` with `lets` substituted, innermost first: in terms of the names outside them.
 Expr inline_lets(const LetList &lets, Expr e) {
     for (size_t j = lets.size(); j-- > 0;)
@@ -89,7 +83,7 @@ Stmt at_needs(const LetList &lets, const std::map<std::string, Expr> &starts,
             if (kept_names.count(free)) return Stmt();
         }
     }
-    return wrap(kept, substitute(known, realization));
+    return wrap_lets(kept, substitute(known, realization));
 }
 
 /// The conjunction of `a` (if defined) and `b`.
@@ -171,7 +165,7 @@ Stmt exact_window_realization(const lang::Function &f, const std::vector<Interva
     const LetList lets = bounds({}, &checks);
     std::vector<Stmt> checked = checks;
     checked.insert(checked.end(), produce_consume.begin(), produce_consume.end());
-    const Stmt as_is = wrap(lets, realize(Block::make(checked)));
+    const Stmt as_is = wrap_lets(lets, realize(Block::make(checked)));
 
     // Where the consumer's needs start (before any clamping), by the let that starts f's region
     // along each dimension in this iteration: the bound_extent() window, else the region of the

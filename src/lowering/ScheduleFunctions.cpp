@@ -100,6 +100,12 @@ std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
     return derived;
 }
 
+Stmt wrap_lets(const std::vector<std::pair<std::string, Expr>> &lets, Stmt s) {
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+        s = LetStmt::make(it->first, it->second, s);
+    return s;
+}
+
 namespace {
 
 bool is_realized_name(const Function &f, const std::string &name) {
@@ -110,12 +116,6 @@ bool is_realized_name(const Function &f, const std::string &name) {
         }
     }
     return false;
-}
-
-Stmt wrap_lets(const std::vector<std::pair<std::string, Expr>> &lets, Stmt s) {
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
-        s = LetStmt::make(it->first, it->second, s);
-    return s;
 }
 
 /// Builds the loop nests of the pipeline's Funcs, remembering how sliding windows fold the
@@ -169,7 +169,8 @@ class NestBuilder {
     /// Computes `producer` inside a loop of a consumer over the `required` region: the lets of
     /// its per-iteration bounds, then produce producer; consume producer { body }. Stored here
     /// too unless it is stored further out (`between`: the loops from here to its storage).
-    /// `partial_loops`: the consumer's loops that a split's guard may stop short of a tile.
+    /// `partial_loops`: the consumer's loops that a PartialTile split's guard may stop short of a
+    /// tile.
     Stmt compute(const Function &producer, const Box &required, const Stmt &body, bool store_here,
                  const std::vector<EnclosingLoop> &between,
                  const std::set<std::string> &partial_loops) {

@@ -38,6 +38,9 @@ std::vector<std::string> stage_pure_vars(const lang::Function &f, int stage);
 std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
                                        const std::string &var);
 
+/// `s` inside `lets` (outermost first).
+Stmt wrap_lets(const std::vector<std::pair<std::string, Expr>> &lets, Stmt s);
+
 /// The stage's definition with its pure Vars and RVars renamed to the stage's loop variables.
 lang::Definition rename_stage_vars(const lang::Function &f, int stage);
 
