@@ -122,11 +122,9 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         if (b.min.defined()) continue;
         int a =
             static_cast<int>(std::find(f.args().begin(), f.args().end(), b.var) - f.args().begin());
-        int last = f.stages() - 1;
-        while (last > 0 && !is_pure(last, b.var))
-            last--;
         auto other = extents.find(b.var);
-        fixed.push_back({a, other == extents.end() ? b.extent : Expr(other->second), last});
+        fixed.push_back({a, other == extents.end() ? b.extent : Expr(other->second),
+                         last_stage_over(f, b.var)});
     }
     auto window = [&](const FixedExtent &fx, const Interval &needed) {
         Interval e = enclosing(fx.last_stage, fx.dim);

@@ -1,6 +1,5 @@
 #include "lowering/ExactWindows.h"
 
-#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -108,9 +107,7 @@ struct PartialCopy {
 std::vector<PartialCopy> partial_copies(const lang::Function &f, int d, const Interval &required,
                                         const LetList &lets,
                                         const std::map<std::string, Expr> &starts,
-                                        const IterationBounds &bounds,
-                                        const std::vector<Stmt> &produce_consume,
-                                        const std::function<Stmt(const Stmt &)> &realize,
+                                        const IterationBounds &bounds, const Stmt &realization,
                                         const std::set<std::string> &partial_loops) {
     const std::string &arg = f.args()[d];
     std::optional<int64_t> extent;
@@ -133,19 +130,13 @@ std::vector<PartialCopy> partial_copies(const lang::Function &f, int d, const In
         }
     }
     // The needs of the last stage that loops over the dimension (the window's).
-    int last = f.stages() - 1;
-    while (last > 0) {
-        std::vector<std::string> pure = stage_pure_vars(f, last);
-        if (std::find(pure.begin(), pure.end(), arg) != pure.end()) break;
-        last--;
-    }
+    const int last = last_stage_over(f, arg);
     const Expr w = Variable::make(Int(32), names::window_min(f.name(), arg));
     const Expr lo = Variable::make(Int(32), names::needed_min(f.name(), arg, last));
     const Expr hi = Variable::make(Int(32), names::needed_max(f.name(), arg, last));
     std::vector<PartialCopy> copies;
     for (int points = 1; points < *extent; points++) {
-        Stmt copy = at_needs(bounds({{arg, points}}, nullptr), starts,
-                             realize(Block::make(produce_consume)));
+        Stmt copy = at_needs(bounds({{arg, points}}, nullptr), starts, realization);
         if (!copy.defined()) continue;
         Expr when = lo == required.min && hi - lo == points - 1 && w <= lo &&
                     hi <= w + static_cast<int>(*extent - 1);
@@ -214,13 +205,15 @@ Stmt exact_window_realization(const lang::Function &f, const std::vector<Interva
         }
         return all;
     };
-    Stmt exact = at_needs(lets, starts, realize(Block::make(produce_consume)));
+    // The realization without the checks, which every copy starts from.
+    const Stmt realization = realize(Block::make(produce_consume));
+    Stmt exact = at_needs(lets, starts, realization);
     if (!exact.defined()) return as_is;
     Stmt result = as_is;
 
     for (int d : windowed) {
-        for (const PartialCopy &copy : partial_copies(f, d, required[d], lets, starts, bounds,
-                                                      produce_consume, realize, partial_loops)) {
+        for (const PartialCopy &copy :
+             partial_copies(f, d, required[d], lets, starts, bounds, realization, partial_loops)) {
             Expr applies = starts_at_needs(names::window_min(f.name(), f.args()[d])) && copy.when;
             result = IfThenElse::make(inline_lets(lets, applies), copy.copy, result);
         }

@@ -55,6 +55,16 @@ std::vector<std::string> stage_pure_vars(const Function &f, int stage) {
     return vars;
 }
 
+int last_stage_over(const Function &f, const std::string &var) {
+    int last = f.stages() - 1;
+    while (last > 0) {
+        std::vector<std::string> pure = stage_pure_vars(f, last);
+        if (std::find(pure.begin(), pure.end(), var) != pure.end()) break;
+        last--;
+    }
+    return last;
+}
+
 lang::Definition rename_stage_vars(const Function &f, int stage) {
     const Definition &d = f.stage(stage);
     std::map<std::string, Expr> renames;

@@ -34,6 +34,9 @@ void resolve_compute_levels(Environment &env);
 /// ones an update uses on its left side (at their own position) for an update.
 std::vector<std::string> stage_pure_vars(const lang::Function &f, int stage);
 
+/// The last stage of `f` that loops over its pure Var `var` (0 if no update does).
+int last_stage_over(const lang::Function &f, const std::string &var);
+
 /// `var` and the loops later splits, fuses and renames of the stage make from it.
 std::vector<std::string> derived_loops(const schedule::StageSchedule &schedule,
                                        const std::string &var);

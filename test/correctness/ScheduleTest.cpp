@@ -228,6 +228,8 @@ TEST(Schedule, BoundExtentTileAtItsConsumersTileHasACopy) {
         for (int w : {21, 24}) {
             for (int h : {11, 12}) {
                 for (bool guard_before : {false, true}) {
+                    // Half the cases vectorize the tile along x (then no x copies); the guard
+                    // page's side varies with it, to keep the case count down.
                     const bool vector_x = guard_before;
                     Buffer<> source = test::random_buffer(Int(32), {w + 4, h}, 8);
                     source.translate(0, 3).translate(1, 2);

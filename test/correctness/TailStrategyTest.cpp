@@ -121,7 +121,8 @@ TEST(TailStrategy, RoundUpOnAPureVarOfAnUpdate) {
 }
 
 // PartialTile is GuardWithIf for the split itself (the copies it adds for Funcs computed in the
-// partial tile: ScheduleTest): the same loop nest, on a pure Var, an update's Var and an RVar.
+// partial tile: ScheduleTest): the same lowered statement, on a pure Var, an update's Var and an
+// RVar.
 TEST(TailStrategy, PartialTileSplitsAsGuardWithIf) {
     Var x("x"), y("y"), xo("xo"), xi("xi");
     RDom r(0, 11, "pt_r");
@@ -134,7 +135,7 @@ TEST(TailStrategy, PartialTileSplitsAsGuardWithIf) {
         f.split(x, xo, xi, 4, tail).unroll(xi);
         f.update(0).split(x, xo, xi, 4, tail).vectorize(xi);
         f.update(0).split(r, Var("ro"), Var("ri"), 3, tail);
-        nests[i] = f.loop_nest();
+        nests[i] = f.lowered_stmt();
         Buffer<int> out = f.realize({13, 3});
         EXPECT_TRUE(matches_reference(f, out)) << i;
     }
