@@ -17,6 +17,7 @@
 
 #include "dsl/Argument.h"
 #include "dsl/Buffer.h"
+#include "dsl/Dimension.h"
 #include "dsl/Expr.h"
 #include "dsl/RDom.h"
 #include "dsl/Target.h"
@@ -251,6 +252,12 @@ class Func {
     int outputs() const;
     bool has_update_definition() const;
     int num_update_definitions() const;
+    /// The buffer the (single) output value is written to when this Func is a pipeline's
+    /// output: its bounds and constraints on them (`output_buffer().dim(0).set_min(0)`). The
+    /// Func must be defined.
+    OutputBuffer output_buffer() const;
+    /// One per output value (a Tuple's elements).
+    std::vector<OutputBuffer> output_buffers() const;
 
     // Schedule. The loop directives apply to the pure definition (stage 0); `update(i)` gives
     // the Stage of update i.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dsl/Buffer.h"
+#include "dsl/Dimension.h"
 #include "dsl/Expr.h"
 
 namespace dsl {
@@ -124,6 +125,10 @@ class ImageParam {
     Expr width() const { return extent(0); }
     Expr height() const { return extent(1); }
     Expr channels() const { return extent(2); }
+
+    /// Dimension `d` of the buffer: its bounds, and constraints on them
+    /// (`input.dim(0).set_stride(1).dim(1).set_min(0)`; see dsl/Dimension.h).
+    Dimension dim(int d) const;
 
     const std::shared_ptr<ir::ParameterContents> &contents() const { return contents_; }
 

@@ -4,6 +4,7 @@
 #include "dsl/Argument.h"
 #include "dsl/BoundaryConditions.h"
 #include "dsl/Buffer.h"
+#include "dsl/Dimension.h"
 #include "dsl/Error.h"
 #include "dsl/Expr.h"
 #include "dsl/Func.h"

@@ -7,6 +7,7 @@
 
 #include "dsl/Buffer.h"
 #include "dsl/Expr.h"
+#include "ir/BufferConstraints.h"
 
 namespace dsl::ir {
 
@@ -23,6 +24,8 @@ struct ParameterContents {
     Expr default_value, min_value, max_value;
     /// The buffer bound to an ImageParam.
     Buffer<> buffer;
+    /// An ImageParam's constraints (dim(d).set_min(...), ...).
+    std::shared_ptr<BufferConstraints> constraints;
 };
 
 /// A shared handle to a parameter; copies refer to the same parameter.

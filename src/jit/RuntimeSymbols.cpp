@@ -29,6 +29,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_buffer_too_large),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bounds_overflow),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_stride_not_one),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_constraint_violated),
 #undef DSL_RUNTIME_SYMBOL
     };
 }

@@ -27,6 +27,15 @@ class DefinitionKeyWriter : public jit::KeyWriter {
 
     void write(const Function &output) {
         reference(output.shared());
+        // The output's buffers' constraints (those of other Funcs play no part).
+        out_ += "OUT";
+        const auto &outputs = output.contents().output_constraints;
+        for (size_t i = 0; i < outputs.size(); i++) {
+            if (!outputs[i]->any()) continue;
+            number(static_cast<int64_t>(i));
+            constraints(*outputs[i]);
+        }
+        out_ += ';';
         while (!pending_.empty() && failure.empty()) {
             std::shared_ptr<FunctionContents> f = pending_.front();
             pending_.pop_front();
@@ -85,6 +94,20 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         number(c.dimensions);
         include(c.min_value);
         include(c.max_value);
+        if (c.constraints && c.constraints->any()) {
+            constraints(*c.constraints);
+        } else {
+            out_ += '_';
+        }
+    }
+
+    void constraints(const ir::BufferConstraints &b) {
+        number(static_cast<int64_t>(b.dims.size()));
+        for (const ir::DimensionConstraint &d : b.dims) {
+            include(d.min);
+            include(d.extent);
+            include(d.stride);
+        }
     }
 
     void buffer(const Buffer<> &b) {

@@ -8,8 +8,9 @@
 /// specialization conditions and schedule expressions), its name, arguments, output types, every
 /// definition (left and right sides, predicate, reduction domain, specializations) and its whole
 /// schedule (splits, loops, compute and store levels, bounds, storage order, memory type); for
-/// every Param its name, type, kind, dimensions and range; for every input buffer its name,
-/// element type and dimensions. Funcs, Params, reduction domains and buffers are numbered in the
+/// every Param its name, type, kind, dimensions, range and an ImageParam's constraints; the
+/// constraints on the output's buffers; for every input buffer its name, element type and
+/// dimensions. Funcs, Params, reduction domains and buffers are numbered in the
 /// order they are first met, so the key depends on none of their addresses. Param values and
 /// buffer contents are arguments of the compiled code and are not part of it.
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/BufferConstraints.h"
 #include "ir/IR.h"
 #include "ir/IRVisitor.h"
 #include "schedule/Schedule.h"
@@ -55,6 +56,9 @@ struct FunctionContents {
     uint64_t version = 0;
     /// How many Funcs rfactor has made from this one's updates (they are named after it).
     int rfactor_intermediates = 0;
+    /// The constraints on the output buffers (output_buffer().dim(d).set_min(...), ...), one
+    /// per output value once asked for.
+    std::vector<std::shared_ptr<ir::BufferConstraints>> output_constraints;
 };
 
 /// A handle to a FunctionContents with the operations that keep it valid.

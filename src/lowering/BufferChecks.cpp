@@ -8,6 +8,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Names.h"
 #include "ir/Simplify.h"
+#include "lowering/BufferConstraints.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/Regions.h"
 #include "lowering/SplitRanges.h"
@@ -39,6 +40,18 @@ class CollectInputs : public IRVisitor {
         user_assert(added || same_input(it->second, in))
             << "two different inputs of the pipeline are both named \"" << in.name
             << "\"; give them distinct names.";
+        // The Params and buffers its constraints use are inputs too.
+        if (added && in.param.defined() && in.param.contents().constraints)
+            include(*in.param.contents().constraints);
+    }
+
+  public:
+    void include(const BufferConstraints &b) {
+        for (const DimensionConstraint &d : b.dims) {
+            for (const Expr &e : {d.min, d.extent, d.stride}) {
+                if (e.defined()) IRVisitor::include(e);
+            }
+        }
     }
 };
 
@@ -155,6 +168,10 @@ std::vector<PipelineInput> find_inputs(const Environment &env) {
         if (is_inlined(f)) continue;
         lang::visit_definitions(f, c);
     }
+    for (const std::string &o : env.outputs) {
+        for (const auto &b : env.func(o).contents().output_constraints)
+            c.include(*b);
+    }
     std::vector<PipelineInput> result;
     for (auto &[name, in] : c.inputs)
         result.push_back(in);
@@ -162,7 +179,7 @@ std::vector<PipelineInput> find_inputs(const Environment &env) {
 }
 
 Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> &inputs,
-                       const Stmt &s) {
+                       const std::vector<BufferConstraint> &constraints, const Stmt &s) {
     std::vector<Stmt> checks;
     // The layout of every buffer argument first: the checks after it compute with its extents.
     for (const PipelineInput &in : inputs) {
@@ -178,6 +195,9 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
                 checks.push_back(check);
         }
     }
+    // Then the constraints users set on them: the code after assumes them.
+    for (Stmt &check : constraint_checks(constraints))
+        checks.push_back(check);
     // Bounds query: an input buffer without memory gets the region the pipeline needs of it
     // written into its dimensions, and nothing is computed.
     Expr query = make_bool(false);
@@ -203,6 +223,22 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
                 std::vector<Stmt> sets;
                 for (int d = 0; d < in.dimensions; d++) {
                     Expr min = box[d].min, extent = simplify(box[d].max - box[d].min + 1);
+                    // The region reported meets the constraints on the buffer's bounds, which
+                    // may use the bounds themselves (the region's here).
+                    std::map<std::string, Expr> region = {
+                        {names::buffer_min(in.name, d), min},
+                        {names::buffer_extent(in.name, d), extent}};
+                    if (Expr m = constrained_field(constraints, in.name, d, "min", region);
+                        m.defined()) {
+                        min = m;
+                        extent = simplify(box[d].max - min + 1);
+                        region[names::buffer_min(in.name, d)] = min;
+                        region[names::buffer_extent(in.name, d)] = extent;
+                    }
+                    if (Expr e = constrained_field(constraints, in.name, d, "extent", region);
+                        e.defined()) {
+                        extent = e;
+                    }
                     sets.push_back(
                         Evaluate::make(Call::make(Int(32), Call::Intrinsic::BufferSetBounds,
                                                   {buffer, Expr(d), min, extent})));
@@ -246,7 +282,7 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
             }
         }
     }
-    return inside_lets(s, [&](const Stmt &body) {
+    return inside_lets(assume_constraints(constraints, s), [&](const Stmt &body) {
         std::vector<Stmt> all = checks;
         all.push_back(body);
         Stmt run = Block::make(all);

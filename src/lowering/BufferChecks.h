@@ -34,7 +34,10 @@ std::vector<PipelineInput> find_inputs(const Environment &env);
 /// covers the region the pipeline reads, updates of outputs write inside their buffers, and
 /// scalar Params lie within their declared range. Failures return an error code and report a
 /// message that names the buffer or Param, the dimension, and the regions needed and present.
+struct BufferConstraint;
+/// The checks also assert the `constraints` users set on the buffers (after their layout is
+/// checked), and `s` assumes them: its constrained fields are replaced by their constraints.
 Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> &inputs,
-                       const Stmt &s);
+                       const std::vector<BufferConstraint> &constraints, const Stmt &s);
 
 }  // namespace dsl::lowering

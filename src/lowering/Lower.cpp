@@ -12,6 +12,7 @@
 #include "ir/Simplify.h"
 #include "lowering/BoundsInference.h"
 #include "lowering/BufferChecks.h"
+#include "lowering/BufferConstraints.h"
 #include "lowering/DividedRampLoads.h"
 #include "lowering/IndexConstants.h"
 #include "lowering/InlineFunctions.h"
@@ -155,22 +156,32 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = bounds_inference(env, s);
     log.pass("bounds inference", s);
 
-    std::vector<PipelineInput> inputs = find_inputs(env);
-    s = add_buffer_checks(env, inputs, s);
-    log.pass("buffer checks", s);
-
+    // Flattening first: the checks' constraints are assumed in the addresses it computes too.
     s = storage_flattening(env, s);
     log.pass("storage flattening", s);
 
+    std::vector<PipelineInput> inputs = find_inputs(env);
+    std::vector<BufferConstraint> constraints = buffer_constraints(env, inputs);
+    s = add_buffer_checks(env, inputs, constraints, s);
+    log.pass("buffer checks", s);
+
+    // Versions for dense and strided buffers, over the buffers whose first stride no
+    // constraint fixes.
     std::vector<std::string> buffer_args;
+    auto add_buffer = [&](const std::string &b) {
+        for (const BufferConstraint &c : constraints) {
+            if (c.buffer == b && c.dim == 0 && std::string(c.field) == "stride") return;
+        }
+        buffer_args.push_back(b);
+    };
     for (const PipelineInput &in : inputs) {
-        if (in.is_buffer && in.dimensions > 0) buffer_args.push_back(in.name);
+        if (in.is_buffer && in.dimensions > 0) add_buffer(in.name);
     }
     for (const std::string &o : env.outputs) {
         const lang::Function &func = env.func(o);
         if (func.dimensions() == 0) continue;
         for (int i = 0; i < func.outputs(); i++)
-            buffer_args.push_back(names::func_buffer(o, i, func.outputs()));
+            add_buffer(names::func_buffer(o, i, func.outputs()));
     }
     s = specialize_dense_buffers(buffer_args, s, strides);
     log.pass("specialize dense buffers", s);

@@ -240,3 +240,13 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_stride_not_one(const char *buffer, int 
                   "calls the compiled function directly must pass dense buffers.",
                   buffer, stride);
 }
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_constraint_violated(const char *owner, const char *buffer,
+                                                             const char *field, int dim, int value,
+                                                             int required) {
+    return report(dsl_error_constraint_violated,
+                  "Error: buffer \"%s\" has %s %d in dimension %d, but %s requires %d there "
+                  "(dim(%d).set_%s). Pass a buffer that meets the constraint (crop it, or copy "
+                  "it into one with that layout), or remove the constraint.",
+                  buffer, field, value, dim, owner, required, dim, field);
+}

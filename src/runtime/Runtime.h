@@ -64,6 +64,8 @@ int dsl_runtime_error_out_of_memory(const char *buffer, double bytes);
 int dsl_runtime_error_buffer_too_large(const char *buffer, double elements);
 int dsl_runtime_error_bounds_overflow(const char *func, const char *bound, double value);
 int dsl_runtime_error_stride_not_one(const char *buffer, int stride);
+int dsl_runtime_error_constraint_violated(const char *owner, const char *buffer, const char *field,
+                                          int dim, int value, int required);
 
 #ifdef __cplusplus
 }  // extern "C"

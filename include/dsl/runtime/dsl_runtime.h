@@ -69,8 +69,9 @@ typedef enum dsl_error_code_t {
     dsl_error_param_too_large = -9,
     dsl_error_buffer_too_large = -10,
     dsl_error_device_error = -11,
-    dsl_error_buffer_overlaps = -12, /* an output whose elements share memory */
-    dsl_error_bad_stride = -13       /* a stride the code was not compiled for */
+    dsl_error_buffer_overlaps = -12,    /* an output whose elements share memory */
+    dsl_error_bad_stride = -13,         /* a stride the code was not compiled for */
+    dsl_error_constraint_violated = -14 /* a buffer that breaks a dim(d).set_...() constraint */
 } dsl_error_code_t;
 
 /** Sets the number of threads parallel loops use (the calling thread included); 0 restores the

@@ -1,0 +1,68 @@
+#pragma once
+/// Constraints on the buffers a pipeline is given: `input.dim(0).set_stride(1)`,
+/// `f.output_buffer().dim(0).set_min(0)`. Each constraint is checked when the pipeline runs (a
+/// buffer that does not meet it is a runtime error naming the buffer, the dimension and both
+/// values), and the compiler assumes it everywhere else: a stride of 1 makes loads dense, a
+/// minimum of 0 or an extent that is a multiple of a vector makes indices provably aligned.
+
+#include <memory>
+#include <string>
+
+#include "dsl/Expr.h"
+
+namespace dsl {
+
+namespace ir {
+struct BufferConstraints;
+}
+
+/// One dimension of an ImageParam or of a Func's output buffer. Its bounds as expressions, and
+/// setters that constrain them. A constraint may use constants, Params and the bounds of the
+/// pipeline's buffers (this one's too: `set_extent((d.extent() / 16) * 16)` asks for a multiple
+/// of 16). Setting a constraint again replaces it; an undefined Expr removes it.
+class Dimension {
+  public:
+    /// The bounds of the buffer that will be passed.
+    Expr min() const;
+    Expr extent() const;
+    Expr max() const;
+    Expr stride() const;
+
+    Dimension set_min(const Expr &min) const;
+    Dimension set_extent(const Expr &extent) const;
+    Dimension set_stride(const Expr &stride) const;
+    Dimension set_bounds(const Expr &min, const Expr &extent) const;
+
+    /// Another dimension of the same buffer, for chaining.
+    Dimension dim(int d) const;
+
+    /// The constraints set, undefined where none is.
+    Expr min_constraint() const;
+    Expr extent_constraint() const;
+    Expr stride_constraint() const;
+
+    Dimension(std::shared_ptr<ir::BufferConstraints> buffer, int d);
+
+  private:
+    std::shared_ptr<ir::BufferConstraints> buffer_;
+    int d_;
+};
+
+/// The buffer a Func's output value is written to, as the pipeline sees it: its bounds, and
+/// constraints on them (`f.output_buffer().dim(0).set_min(0)`).
+class OutputBuffer {
+  public:
+    const std::string &name() const;
+    int dimensions() const;
+    Dimension dim(int d) const;
+    Expr min(int d) const { return dim(d).min(); }
+    Expr extent(int d) const { return dim(d).extent(); }
+    Expr stride(int d) const { return dim(d).stride(); }
+
+    explicit OutputBuffer(std::shared_ptr<ir::BufferConstraints> buffer);
+
+  private:
+    std::shared_ptr<ir::BufferConstraints> buffer_;
+};
+
+}  // namespace dsl

@@ -1,0 +1,193 @@
+// Dimension, OutputBuffer and the constraints they set (include/dsl/Dimension.h).
+#include "dsl/Dimension.h"
+
+#include "dsl/Func.h"
+#include "dsl/Param.h"
+#include "ir/BufferConstraints.h"
+#include "ir/Error.h"
+#include "ir/IR.h"
+#include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Names.h"
+#include "ir/Parameter.h"
+#include "lang/Function.h"
+
+namespace dsl {
+
+using ir::BufferConstraints;
+using ir::DimensionConstraint;
+
+namespace {
+
+enum class Field { Min, Extent, Stride };
+
+const char *field_name(Field f) {
+    return f == Field::Min ? "min" : f == Field::Extent ? "extent" : "stride";
+}
+
+/// Rejects what a constraint cannot use: a constraint is evaluated once, before the pipeline
+/// runs, from its arguments alone.
+class CheckConstraint : public ir::IRVisitor {
+  public:
+    explicit CheckConstraint(std::string where) : where_(std::move(where)) {}
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const ir::Variable *op) override {
+        user_assert(!op->reduction_domain.defined())
+            << where_ << " uses the RVar " << op->name
+            << "; a constraint may use only constants, Params and the bounds of buffers.";
+        if (op->param.defined()) return;
+        user_assert(ir::names::is_buffer_field(op->name))
+            << where_ << " uses the Var " << op->name
+            << "; a constraint may use only constants, Params and the bounds of buffers.";
+    }
+    void visit(const ir::Call *op) override {
+        user_assert(op->call_type != ir::Call::CallType::Func &&
+                    op->call_type != ir::Call::CallType::Image)
+            << where_ << " reads " << op->name
+            << "; a constraint may use only constants, Params and the bounds of buffers.";
+        IRVisitor::visit(op);
+    }
+
+  private:
+    std::string where_;
+};
+
+Expr &slot(DimensionConstraint &d, Field f) {
+    return f == Field::Min ? d.min : f == Field::Extent ? d.extent : d.stride;
+}
+
+void set_constraint(BufferConstraints &b, int d, Field f, const Expr &value) {
+    std::string where =
+        b.owner + ": the constraint dim(" + std::to_string(d) + ").set_" + field_name(f) + "(...)";
+    Expr v = value;
+    if (v.defined()) {
+        user_assert(v.type().is_scalar() && v.type().is_int_or_uint() && !v.type().is_bool())
+            << where << " is " << v << " of type " << v.type() << "; buffer bounds are integers.";
+        CheckConstraint check(where);
+        check.include(v);
+        v = cast(Int(32), v);
+    }
+    slot(b.dims[d], f) = v;
+    // Lowering reads the constraints, so compiled pipelines are stale.
+    lang::bump_pipeline_epoch();
+}
+
+Expr field(const BufferConstraints &b, int d, Field f) {
+    std::string name = f == Field::Min      ? ir::names::buffer_min(b.buffer, d)
+                       : f == Field::Extent ? ir::names::buffer_extent(b.buffer, d)
+                                            : ir::names::buffer_stride(b.buffer, d);
+    return ir::Variable::make(Int(32), name, ir::Parameter(b.param.lock()));
+}
+
+std::shared_ptr<BufferConstraints> make_constraints(const std::string &buffer,
+                                                    const std::string &owner, int dimensions) {
+    auto b = std::make_shared<BufferConstraints>();
+    b->buffer = buffer;
+    b->owner = owner;
+    b->dimensions = dimensions;
+    b->dims.resize(static_cast<size_t>(dimensions));
+    return b;
+}
+
+}  // namespace
+
+Dimension::Dimension(std::shared_ptr<BufferConstraints> buffer, int d)
+    : buffer_(std::move(buffer)), d_(d) {
+    user_assert(d_ >= 0 && d_ < buffer_->dimensions)
+        << buffer_->owner << " has " << buffer_->dimensions << " dimensions; there is no dim(" << d_
+        << ").";
+}
+
+Expr Dimension::min() const {
+    return field(*buffer_, d_, Field::Min);
+}
+Expr Dimension::extent() const {
+    return field(*buffer_, d_, Field::Extent);
+}
+Expr Dimension::max() const {
+    return min() + extent() - 1;
+}
+Expr Dimension::stride() const {
+    return field(*buffer_, d_, Field::Stride);
+}
+
+Dimension Dimension::set_min(const Expr &min) const {
+    set_constraint(*buffer_, d_, Field::Min, min);
+    return *this;
+}
+Dimension Dimension::set_extent(const Expr &extent) const {
+    set_constraint(*buffer_, d_, Field::Extent, extent);
+    return *this;
+}
+Dimension Dimension::set_stride(const Expr &stride) const {
+    set_constraint(*buffer_, d_, Field::Stride, stride);
+    return *this;
+}
+Dimension Dimension::set_bounds(const Expr &min, const Expr &extent) const {
+    return set_min(min).set_extent(extent);
+}
+Dimension Dimension::dim(int d) const {
+    return Dimension(buffer_, d);
+}
+Expr Dimension::min_constraint() const {
+    return buffer_->dims[d_].min;
+}
+Expr Dimension::extent_constraint() const {
+    return buffer_->dims[d_].extent;
+}
+Expr Dimension::stride_constraint() const {
+    return buffer_->dims[d_].stride;
+}
+
+OutputBuffer::OutputBuffer(std::shared_ptr<BufferConstraints> buffer)
+    : buffer_(std::move(buffer)) {}
+const std::string &OutputBuffer::name() const {
+    return buffer_->buffer;
+}
+int OutputBuffer::dimensions() const {
+    return buffer_->dimensions;
+}
+Dimension OutputBuffer::dim(int d) const {
+    return Dimension(buffer_, d);
+}
+
+Dimension ImageParam::dim(int d) const {
+    if (!contents_->constraints) {
+        contents_->constraints =
+            make_constraints(contents_->name, "ImageParam \"" + name() + "\"", dimensions());
+        contents_->constraints->param = contents_;
+    }
+    return Dimension(contents_->constraints, d);
+}
+
+std::vector<OutputBuffer> Func::output_buffers() const {
+    user_assert(defined()) << "Func \"" << name()
+                           << "\": output_buffer() before the Func is defined; define it first.";
+    lang::FunctionContents &f = *contents_;
+    int outputs = static_cast<int>(f.output_types.size());
+    if (static_cast<int>(f.output_constraints.size()) != outputs) {
+        f.output_constraints.clear();
+        for (int i = 0; i < outputs; i++) {
+            std::string owner = "the output buffer of Func \"" + f.name + "\"";
+            if (outputs > 1)
+                owner = "output buffer " + std::to_string(i) + " of Func \"" + f.name + "\"";
+            f.output_constraints.push_back(
+                make_constraints(ir::names::func_buffer(f.name, i, outputs), owner, dimensions()));
+        }
+    }
+    std::vector<OutputBuffer> result;
+    for (const auto &c : f.output_constraints)
+        result.emplace_back(c);
+    return result;
+}
+
+OutputBuffer Func::output_buffer() const {
+    std::vector<OutputBuffer> all = output_buffers();
+    user_assert(all.size() == 1) << "Func \"" << name() << "\" has " << all.size()
+                                 << " output values; use output_buffers() to pick one.";
+    return all[0];
+}
+
+}  // namespace dsl

@@ -1,0 +1,135 @@
+#include "lowering/BufferConstraints.h"
+
+#include <set>
+
+#include "ir/Error.h"
+#include "ir/FreeNames.h"
+#include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Names.h"
+#include "ir/Substitute.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+
+namespace {
+
+void add_all(const BufferConstraints &b, std::vector<BufferConstraint> &out) {
+    for (size_t d = 0; d < b.dims.size(); d++) {
+        const DimensionConstraint &c = b.dims[d];
+        int dim = static_cast<int>(d);
+        if (c.min.defined()) out.push_back({b.buffer, b.owner, dim, "min", c.min});
+        if (c.extent.defined()) out.push_back({b.buffer, b.owner, dim, "extent", c.extent});
+        if (c.stride.defined()) out.push_back({b.buffer, b.owner, dim, "stride", c.stride});
+    }
+}
+
+std::string field_name(const BufferConstraint &c) {
+    std::string f = c.field;
+    return f == "min"      ? names::buffer_min(c.buffer, c.dim)
+           : f == "extent" ? names::buffer_extent(c.buffer, c.dim)
+                           : names::buffer_stride(c.buffer, c.dim);
+}
+
+/// The buffer a field's name belongs to ("in.extent.1" -> "in").
+std::string buffer_of_field(const std::string &name) {
+    size_t dot = name.rfind('.');
+    dot = name.rfind('.', dot - 1);
+    return name.substr(0, dot);
+}
+
+/// Every buffer field a constraint uses belongs to a buffer argument.
+class CheckFields : public IRVisitor {
+  public:
+    CheckFields(const std::set<std::string> &buffers, const BufferConstraint &c)
+        : buffers_(buffers), c_(c) {}
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Variable *op) override {
+        if (op->param.defined() || !names::is_buffer_field(op->name)) return;
+        std::string b = buffer_of_field(op->name);
+        user_assert(buffers_.count(b))
+            << c_.owner << ": the constraint dim(" << c_.dim << ").set_" << c_.field << "("
+            << c_.value << ") uses the bounds of buffer \"" << b
+            << "\", which is not an argument of this pipeline; constrain it with the bounds of "
+               "the pipeline's own inputs and outputs.";
+    }
+
+  private:
+    const std::set<std::string> &buffers_;
+    const BufferConstraint &c_;
+};
+
+}  // namespace
+
+std::vector<BufferConstraint> buffer_constraints(const Environment &env,
+                                                 const std::vector<PipelineInput> &inputs) {
+    std::vector<BufferConstraint> result;
+    std::set<std::string> buffers;
+    for (const PipelineInput &in : inputs) {
+        if (!in.is_buffer) continue;
+        buffers.insert(in.name);
+        if (in.param.defined() && in.param.contents().constraints)
+            add_all(*in.param.contents().constraints, result);
+    }
+    for (const std::string &o : env.outputs) {
+        const lang::Function &f = env.func(o);
+        for (int i = 0; i < f.outputs(); i++)
+            buffers.insert(names::func_buffer(o, i, f.outputs()));
+        for (const auto &b : f.contents().output_constraints)
+            add_all(*b, result);
+    }
+    for (const BufferConstraint &c : result) {
+        CheckFields check(buffers, c);
+        check.include(c.value);
+    }
+    return result;
+}
+
+std::vector<Stmt> constraint_checks(const std::vector<BufferConstraint> &constraints) {
+    std::vector<Stmt> checks;
+    for (const BufferConstraint &c : constraints) {
+        Expr have = Variable::make(Int(32), field_name(c));
+        checks.push_back(AssertStmt::make(
+            have == c.value, Call::make(Int(32), "dsl_runtime_error_constraint_violated",
+                                        {StringImm::make(c.owner), StringImm::make(c.buffer),
+                                         StringImm::make(c.field), Expr(c.dim), have, c.value},
+                                        Call::CallType::Extern)));
+    }
+    return checks;
+}
+
+Stmt assume_constraints(const std::vector<BufferConstraint> &constraints, const Stmt &s) {
+    if (constraints.empty()) return s;
+    std::map<std::string, Expr> values;
+    for (const BufferConstraint &c : constraints)
+        values[field_name(c)] = c.value;
+    // A constraint may use other constrained fields (an output's extent set to an input's,
+    // which is itself constrained): replace those in the values first, a bounded number of
+    // times (a cycle of constraints just stops), leaving each value's own field alone.
+    for (size_t round = 0; round < values.size(); round++) {
+        bool changed = false;
+        for (auto &[name, value] : values) {
+            std::map<std::string, Expr> others = values;
+            others.erase(name);
+            Expr v = substitute(others, value);
+            if (!v.same_as(value)) changed = true;
+            value = v;
+        }
+        if (!changed) break;
+    }
+    return substitute(values, s);
+}
+
+Expr constrained_field(const std::vector<BufferConstraint> &constraints, const std::string &buffer,
+                       int dim, const char *field, const std::map<std::string, Expr> &fields) {
+    for (const BufferConstraint &c : constraints) {
+        if (c.buffer == buffer && c.dim == dim && std::string(c.field) == field)
+            return substitute(fields, c.value);
+    }
+    return Expr();
+}
+
+}  // namespace dsl::lowering
