@@ -1,10 +1,35 @@
 // Rules for comparisons (EQ, NE, LT, LE; GT and GE become LT and LE), And, Or, Not and Select.
 #include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
 #include "ir/SimplifyInternal.h"
 
 namespace dsl::ir::simplify_internal {
 
 namespace {
+
+/// Whether `e` reads memory: a load, or a call of a Func, an image or an external function
+/// that may have effects.
+class ReadsMemory : public IRVisitor {
+  public:
+    bool found = false;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Load *) override { found = true; }
+    void visit(const Call *op) override {
+        if (op->call_type == Call::CallType::Func || op->call_type == Call::CallType::Image ||
+            op->call_type == Call::CallType::Extern) {
+            found = true;
+        }
+        if (!found) IRVisitor::visit(op);
+    }
+};
+
+bool reads_memory(const Expr &e) {
+    ReadsMemory r;
+    r.include(e);
+    return r.found;
+}
 
 /// The operands of a comparison or logical node.
 void operands(const Expr &e, Expr *a, Expr *b) {
@@ -320,13 +345,19 @@ Expr Simplifier::visit_not(const Not *op, ExprInfo *info) {
 Expr Simplifier::visit_select(const Select *op, ExprInfo *info) {
     Expr cond = mutate(op->condition);
     ExprInfo it, iff;
-    // Each value is only used in the lanes where the condition has its verdict.
-    std::vector<std::string> facts = push_facts(cond, true);
-    Expr tv = mutate(op->true_value, &it);
-    pop_facts(facts);
-    facts = push_facts(cond, false);
-    Expr fv = mutate(op->false_value, &iff);
-    pop_facts(facts);
+    // Each value is only used in the lanes where the condition has its verdict. But both are
+    // computed in every lane: a value that reads memory must stay safe to compute where the
+    // condition has the other verdict (the clamp that keeps a boundary condition's load inside
+    // its buffer must not be simplified away by the test that selects the constant outside).
+    auto value = [&](const Expr &v, bool holds, ExprInfo *vinfo) {
+        if (reads_memory(v)) return mutate(v, vinfo);
+        std::vector<std::string> facts = push_facts(cond, holds);
+        Expr result = mutate(v, vinfo);
+        pop_facts(facts);
+        return result;
+    };
+    Expr tv = value(op->true_value, true, &it);
+    Expr fv = value(op->false_value, false, &iff);
     Type t = op->type;
     if (is_const_true(cond)) {
         *info = it;

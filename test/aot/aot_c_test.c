@@ -101,6 +101,17 @@ int main(void) {
     CHECK(strstr(last_message, "more than the 2^31 - 1 a pipeline addresses") != NULL,
           "message: %s", last_message);
     out_dim[1].stride = W;
+    /* The input's constraint: dense rows (dim(0).set_stride(1)). */
+    in_dim[0].stride = 2;
+    in_dim[1].stride = 2 * iw;
+    status = aot_blur(&input, &output);
+    CHECK(status == dsl_error_constraint_violated, "strided input: %d", status);
+    CHECK(strstr(last_message,
+                 "\"input\" has stride 2 in dimension 0, but ImageParam "
+                 "\"input\" requires 1") != NULL,
+          "message: %s", last_message);
+    in_dim[0].stride = 1;
+    in_dim[1].stride = iw;
 
     /* The argv entry and the metadata. */
     void *args[2] = {&input, &output};

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/GuardPage.h"
 #include "dsl/dsl.h"
 #include "dsl/runtime/dsl_runtime.h"
 #include "jit/JITModule.h"
@@ -138,6 +139,34 @@ TEST(BufferConstraints, AlignedStartsMakePackedReadsDense) {
             std::string error = runtime_error_of([&] { f.realize(ragged); });
             EXPECT_TRUE(contains(error, "has extent 40 in dimension 0")) << error;
             EXPECT_TRUE(contains(error, "requires 32")) << error;
+        }
+    }
+}
+
+// With constant bounds, a boundary condition's test and its clamp compare against the same
+// constants; the clamp must stay (both sides of a select are computed). The input lies next to
+// pages that fault, on either side, and is read from 5 before its start to 5 past its end.
+TEST(BufferConstraints, BoundaryConditionOverConstantBoundsReadsInside) {
+    for (bool vectorized : {false, true}) {
+        for (bool guard_before : {false, true}) {
+            SCOPED_TRACE(std::string(vectorized ? "vectorized" : "scalar") +
+                         (guard_before ? ", guard page before" : ", guard page after"));
+            ImageParam in(UInt(16), 1, "bce_in");
+            in.dim(0).set_bounds(0, 16);
+            Func padded = BoundaryConditions::constant_exterior(in, cast<uint16_t>(3));
+            Func f("bce_f");
+            Var x("x");
+            f(x) = padded(x - 5) + padded(x + 5) * 2;
+            if (vectorized) f.vectorize(x, 8);
+            Buffer<uint16_t> source(16);
+            source.for_each_element([&](int i) { source(i) = static_cast<uint16_t>(i * 7 + 1); });
+            test::GuardedCopy guarded(source, guard_before);
+            in.set(guarded.buffer());
+            Buffer<uint16_t> out(26);
+            f.realize(out);
+            auto at = [&](int i) { return i < 0 || i > 15 ? 3 : source(i); };
+            for (int i = 0; i < 26; i++)
+                ASSERT_EQ(out(i), static_cast<uint16_t>(at(i - 5) + at(i + 5) * 2)) << i;
         }
     }
 }

@@ -99,7 +99,10 @@ class Generator {
   public:
     // The bound_extent choices draw from a stream of their own, so that every seed still makes
     // the pipeline and schedule it made before they were added (CTest's seeds included).
-    explicit Generator(uint64_t seed) : rng_(seed), bound_rng_(seed * 0x9e3779b97f4a7c15ULL + 1) {
+    explicit Generator(uint64_t seed)
+        : rng_(seed),
+          bound_rng_(seed * 0x9e3779b97f4a7c15ULL + 1),
+          constraint_rng_(seed * 0xbf58476d1ce4e5b9ULL + 7) {
         c_.seed = seed;
     }
 
@@ -118,6 +121,7 @@ class Generator {
         c_.param.set(p);
         sched_ << "p0.set(" << p << ");\n";
         schedule();
+        constrain(w, h);
         find_arguments();
         if (illegal) add_illegal_directive();
         c_.algorithm_code = alg_.str();
@@ -139,6 +143,45 @@ class Generator {
     }
 
     std::string fresh(const std::string &base) { return base + "_" + std::to_string(fresh_++); }
+
+    // ---- buffer constraints ----
+
+    /// Sometimes constrains the buffers to what they will be (the inputs' bounds and dense
+    /// rows, the outputs' bounds: every realization of a case starts them at 0, strided or
+    /// not), so that lowering assumes those values everywhere. From a stream of its own, like
+    /// bound_extent's.
+    void constrain(int w, int h) {
+        auto chance = [&](double p) { return std::bernoulli_distribution(p)(constraint_rng_); };
+        if (!chance(0.25)) return;
+        c_.constrained = true;
+        for (size_t i = 0; i < inputs_.size(); i++) {
+            const InputSpec &in = inputs_[i];
+            const Buffer<> &b = c_.input_buffers[i];
+            if (chance(0.5)) {
+                in.param.dim(0).set_stride(1);
+                sched_ << in.name << ".dim(0).set_stride(1);\n";
+            }
+            for (int d = 0; d < 2; d++) {
+                if (!chance(0.5)) continue;
+                in.param.dim(d).set_bounds(b.dim(d).min(), b.dim(d).extent());
+                sched_ << in.name << ".dim(" << d << ").set_bounds(" << b.dim(d).min() << ", "
+                       << b.dim(d).extent() << ");\n";
+            }
+        }
+        std::vector<OutputBuffer> outputs = c_.output.output_buffers();
+        for (size_t i = 0; i < outputs.size(); i++) {
+            for (int d = 0; d < 2; d++) {
+                if (!chance(0.6)) continue;
+                const bool extent = chance(0.5);
+                outputs[i].dim(d).set_min(0);
+                if (extent) outputs[i].dim(d).set_extent(d == 0 ? w : h);
+                sched_ << c_.output.name() << ".output_buffers()[" << i << "].dim(" << d
+                       << ").set_min(0)";
+                if (extent) sched_ << ".set_extent(" << (d == 0 ? w : h) << ")";
+                sched_ << ";\n";
+            }
+        }
+    }
 
     // ---- inputs ----
 
@@ -1269,6 +1312,7 @@ class Generator {
 
     std::mt19937_64 rng_;
     std::mt19937_64 bound_rng_;
+    std::mt19937_64 constraint_rng_;
     FuzzCase c_;
     std::vector<FuncSpec> funcs_;
     std::vector<InputSpec> inputs_;

@@ -42,6 +42,8 @@ struct FuzzCase {
     /// The Funcs given a bound_extent: a runtime error saying one of them is needed over more
     /// points than its bound is an accepted outcome of the case.
     std::vector<std::string> bounded_funcs;
+    /// Whether its buffers were given constraints (dim(d).set_...).
+    bool constrained = false;
     /// Which of the inputs and whether the Param are read by the pipeline (its AOT arguments).
     std::vector<bool> input_read;
     bool reads_param = false;

@@ -270,7 +270,8 @@ int main(int argc, char **argv) {
     auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
-    long done = 0, failures = 0, aot_cases = 0, early_refusals = 0, bounded = 0, bound_stops = 0;
+    long done = 0, failures = 0, aot_cases = 0, early_refusals = 0, bounded = 0, bound_stops = 0,
+         constrained = 0;
     double last_progress = 0;
     bool aot_pending = false;  // the last case due for AOT could not be: take the next
     for (long i = 0; o.cases < 0 || i < o.cases; i++) {
@@ -317,6 +318,7 @@ int main(int argc, char **argv) {
             aot_cases += aot && !bound_stopped;
             bounded += !c.bounded_funcs.empty();
             bound_stops += bound_stopped;
+            constrained += c.constrained;
         }
         itimerval off{};
         setitimer(ITIMER_PROF, &off, nullptr);
@@ -334,7 +336,8 @@ int main(int argc, char **argv) {
     if (o.illegal) std::cout << ", " << early_refusals << " refused when the directive was given";
     if (!o.illegal) {
         std::cout << ", " << bounded << " with a bound_extent, " << bound_stops
-                  << " of them stopped by its runtime error";
+                  << " of them stopped by its runtime error, " << constrained
+                  << " with buffer constraints";
     }
     if (!o.disk_cache.empty()) {
         dsl::lang::JITCounters jit = dsl::lang::jit_counters();

@@ -257,6 +257,13 @@ TEST(Simplify, Select) {
     EXPECT_SIMPLIFIES(select(x < 10, min(x, 20), max(x, 5)), x);
     EXPECT_SIMPLIFIES(select(x < 10, min(x, 20), y), select(x < 10, x, y));
     EXPECT_SIMPLIFIES(select(x < 10, x, x) < 10, x < 10);
+    // But both sides are computed in every lane: a side that reads memory keeps what makes it
+    // safe where the condition has the other verdict (the clamp of a boundary condition's load,
+    // which the test for the outside would otherwise remove).
+    Expr clamped = Load::make(Int(32), "buf", max(min(x, 15), 0), const_true());
+    EXPECT_UNCHANGED(select(x < 0 || 15 < x, 3, clamped));
+    Expr image = Call::make(Int(32), "img", {max(x, 0)}, Call::CallType::Image);
+    EXPECT_UNCHANGED(select(x < 0, 3, image));
 }
 
 TEST(Simplify, Vectors) {
