@@ -459,6 +459,9 @@ class Output<Buffer<T>> : public Func, private detail::GeneratorOutputBase {
         return "buffer of " + element + ", " + std::to_string(dimensions_) + " dimensions";
     }
     Func output_func() const override { return static_cast<const Func &>(*this); }
+    /// Dimension `d` of the output buffer, to constrain in schedule() once the output is
+    /// defined: `output.dim(0).set_min(0)` (see dsl/Dimension.h).
+    Dimension dim(int d) const { return output_buffer().dim(d); }
     void check_defined() const override {
         std::optional<Type> expected;
         if constexpr (!std::is_void_v<T>) expected = type_of<T>();

@@ -40,7 +40,14 @@ std::string c_header(const ir::Module &module, const std::string &guard_name) {
         h << "/* Returns 0, or a dsl_error_code_t after reporting the error to the handler (see\n"
           << " * dsl_set_error_handler). An input buffer whose host pointer is NULL asks for the\n"
           << " * region the pipeline needs of it: its dimensions are filled in and nothing is\n"
-          << " * computed. */\n";
+          << " * computed.";
+        if (!f.requirements.empty()) {
+            h << " The buffers must meet these constraints (else\n"
+              << " * dsl_error_constraint_violated):";
+            for (const std::string &r : f.requirements)
+                h << "\n *   " << r;
+        }
+        h << " */\n";
         h << "int " << f.name << "(";
         for (size_t i = 0; i < f.args.size(); i++) {
             const ir::LoweredArgument &a = f.args[i];

@@ -28,6 +28,9 @@ struct LoweredFunc {
     std::string name;
     std::vector<LoweredArgument> args;
     Stmt body;
+    /// What the buffer arguments must meet (their constraints), one line each, for the header:
+    /// `input: dim(0).stride == 1`.
+    std::vector<std::string> requirements;
 };
 
 struct Module {

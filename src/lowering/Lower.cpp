@@ -227,6 +227,11 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
         }
     }
     f.body = s;
+    for (const BufferConstraint &c : constraints) {
+        std::ostringstream line;
+        line << c.buffer << ": dim(" << c.dim << ")." << c.field << " == " << c.value;
+        f.requirements.push_back(line.str());
+    }
     result.module.name = name;
     result.module.functions.push_back(f);
     result.inputs = inputs;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/GuardPage.h"
+#include "common/TempDirectory.h"
 #include "dsl/dsl.h"
 #include "dsl/runtime/dsl_runtime.h"
 #include "jit/JITModule.h"
@@ -207,6 +208,22 @@ TEST(BufferConstraints, ConstraintsUseParamsAndOtherBuffers) {
     Buffer<int32_t> short_out(11);
     error = runtime_error_of([&] { f.realize(short_out); });
     EXPECT_TRUE(contains(error, "\"bc_sum\" has extent 11 in dimension 0")) << error;
+}
+
+// A compiled library's header lists the constraints its buffers must meet.
+TEST(BufferConstraints, TheHeaderListsThem) {
+    ImageParam in(Float(32), 2, "hd_in");
+    in.dim(0).set_stride(1);
+    Func f("hd_f");
+    Var x("x"), y("y");
+    f(x, y) = in(x, y) + 1.0f;
+    f.output_buffer().dim(1).set_extent(in.dim(1).extent());
+    test::TempDirectory dir;
+    f.compile_to_header(dir.path() + "/hd.h", {in}, "hd");
+    std::string header = test::read_file(dir.path() + "/hd.h");
+    EXPECT_TRUE(contains(header, "The buffers must meet these constraints")) << header;
+    EXPECT_TRUE(contains(header, " *   hd_in: dim(0).stride == 1\n")) << header;
+    EXPECT_TRUE(contains(header, " *   hd_f: dim(1).extent == hd_in.extent.1")) << header;
 }
 
 // A bounds query (an input without memory) reports a region that meets the input's

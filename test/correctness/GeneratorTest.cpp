@@ -157,5 +157,38 @@ TEST(Generator, ParamsInExpressions) {
         EXPECT_EQ(out(x), (x + 3) * 7 - 3);
 }
 
+// Constraints in a generator: on an Input's buffer and, once it is defined, on the Output's. A
+// buffer that breaks one is refused when the pipeline runs.
+TEST(Generator, InputsAndOutputsTakeConstraints) {
+    class Constrained : public Generator<Constrained> {
+      public:
+        Input<Buffer<int32_t>> input{"input", 1};
+        Output<Buffer<int32_t>> output{"output", 1};
+        void generate() {
+            Var x;
+            output(x) = input(x) * 2;
+        }
+        void schedule() {
+            input.dim(0).set_stride(1);
+            output.dim(0).set_bounds(0, input.dim(0).extent());
+        }
+    };
+    Constrained g;
+    Func f = g.build_pipeline();
+    EXPECT_TRUE(g.output.dim(0).min_constraint().defined());
+    Buffer<int32_t> in(6);
+    in.for_each_element([&](int i) { in(i) = i + 1; });
+    g.input.set(in);
+    Buffer<int32_t> out = f.realize({6});
+    EXPECT_EQ(out(5), 12);
+    try {
+        f.realize({5});
+        ADD_FAILURE() << "an output of 5 against an input of 6 must be refused";
+    } catch (const RuntimeError &e) {
+        EXPECT_NE(std::string(e.what()).find("has extent 5 in dimension 0"), std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace dsl

@@ -188,7 +188,8 @@ TEST(CodeGen, LoopOverABufferWithItsMinAndStride) {
     LoweredFunc f{"scale",
                   {{"in", LoweredArgument::Kind::InputBuffer, Int(32), 1},
                    {"out", LoweredArgument::Kind::OutputBuffer, Int(32), 1}},
-                  loop};
+                  loop,
+                  {}};
     auto jit = jit::JITModule::compile(Module{"m", {f}});
 
     std::vector<int32_t> in_data(20), out_data(5, -1);
@@ -237,7 +238,8 @@ TEST(CodeGen, HeapAllocationAndAssertion) {
     LoweredFunc f{"squares",
                   {{"n", LoweredArgument::Kind::Scalar, Int(32), 0},
                    {"out", LoweredArgument::Kind::OutputBuffer, Int(32), 1}},
-                  body};
+                  body,
+                  {}};
     auto jit = jit::JITModule::compile(Module{"m", {f}});
     TestBuffer out(Int(32), 1);
     int32_t size = 20000;  // 80 KB: large enough for the heap
