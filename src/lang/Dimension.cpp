@@ -54,6 +54,20 @@ class CheckConstraint : public ir::IRVisitor {
     std::string where_;
 };
 
+/// An ImageParam holds its constraints, so a constraint's reference to an ImageParam (to itself,
+/// or to one whose constraints refer back) would keep both alive for ever. In an ImageParam's
+/// constraints the bounds of ImageParams are plain names; lowering finds them among the
+/// pipeline's buffers.
+class ForgetImageParams : public ir::IRMutator {
+  protected:
+    using IRMutator::visit;
+    Expr visit(const ir::Variable *op) override {
+        if (op->param.defined() && op->param.is_buffer())
+            return ir::Variable::make(op->type, op->name);
+        return op;
+    }
+};
+
 Expr &slot(DimensionConstraint &d, Field f) {
     return f == Field::Min ? d.min : f == Field::Extent ? d.extent : d.stride;
 }
@@ -68,6 +82,7 @@ void set_constraint(BufferConstraints &b, int d, Field f, const Expr &value) {
         CheckConstraint check(where);
         check.include(v);
         v = cast(Int(32), v);
+        if (!b.param.expired()) v = ForgetImageParams().mutate(v);
     }
     slot(b.dims[d], f) = v;
     // Lowering reads the constraints, so compiled pipelines are stale.

@@ -42,11 +42,11 @@ class CollectInputs : public IRVisitor {
             << "\"; give them distinct names.";
         // The Params and buffers its constraints use are inputs too.
         if (added && in.param.defined() && in.param.contents().constraints)
-            include(*in.param.contents().constraints);
+            include_constraints(*in.param.contents().constraints);
     }
 
   public:
-    void include(const BufferConstraints &b) {
+    void include_constraints(const BufferConstraints &b) {
         for (const DimensionConstraint &d : b.dims) {
             for (const Expr &e : {d.min, d.extent, d.stride}) {
                 if (e.defined()) IRVisitor::include(e);
@@ -170,7 +170,7 @@ std::vector<PipelineInput> find_inputs(const Environment &env) {
     }
     for (const std::string &o : env.outputs) {
         for (const auto &b : env.func(o).contents().output_constraints)
-            c.include(*b);
+            c.include_constraints(*b);
     }
     std::vector<PipelineInput> result;
     for (auto &[name, in] : c.inputs)

@@ -67,5 +67,23 @@ TEST(ConstraintErrors, BoundsOfABufferThePipelineDoesNotHave) {
                     "pipeline");
 }
 
+// The same for an ImageParam the pipeline does not read. (Constraints name other ImageParams
+// without holding them, so that two constraining each other are freed: the sanitizers' leak
+// check runs this test.)
+TEST(ConstraintErrors, BoundsOfAnImageParamThePipelineDoesNotRead) {
+    ImageParam in(Int(32), 1, "ce_read"), other(Int(32), 1, "ce_unread");
+    in.dim(0).set_extent(other.dim(0).extent());
+    other.dim(0).set_extent(in.dim(0).extent());
+    Func f("ce_reader");
+    Var x("x");
+    f(x) = in(x);
+    Buffer<int32_t> input(4);
+    input.fill(1);
+    in.set(input);
+    std::string msg = message_of([&] { f.realize({4}); });
+    EXPECT_CONTAINS(msg, "ImageParam \"ce_read\": the constraint dim(0).set_extent(");
+    EXPECT_CONTAINS(msg, "uses the bounds of buffer \"ce_unread\", which is not an argument");
+}
+
 }  // namespace
 }  // namespace dsl
