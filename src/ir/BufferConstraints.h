@@ -8,14 +8,37 @@
 #include <vector>
 
 #include "dsl/Expr.h"
+#include "ir/Names.h"
 
 namespace dsl::ir {
 
 struct ParameterContents;
 
+/// The fields of a buffer's dimension that can be constrained.
+enum class BufferField { Min, Extent, Stride };
+constexpr BufferField kBufferFields[] = {BufferField::Min, BufferField::Extent,
+                                         BufferField::Stride};
+
+/// "min", "extent" or "stride".
+inline const char *field_name(BufferField f) {
+    return f == BufferField::Min ? "min" : f == BufferField::Extent ? "extent" : "stride";
+}
+/// The name of the field's variable: names::buffer_min(buffer, dim), ...
+inline std::string field_variable(const std::string &buffer, int dim, BufferField f) {
+    return f == BufferField::Min      ? names::buffer_min(buffer, dim)
+           : f == BufferField::Extent ? names::buffer_extent(buffer, dim)
+                                      : names::buffer_stride(buffer, dim);
+}
+
 struct DimensionConstraint {
     /// Undefined where unconstrained; Int(32) otherwise.
     Expr min, extent, stride;
+    Expr &operator[](BufferField f) {
+        return f == BufferField::Min ? min : f == BufferField::Extent ? extent : stride;
+    }
+    const Expr &operator[](BufferField f) const {
+        return f == BufferField::Min ? min : f == BufferField::Extent ? extent : stride;
+    }
 };
 
 struct BufferConstraints {
@@ -30,7 +53,9 @@ struct BufferConstraints {
 
     bool any() const {
         for (const DimensionConstraint &d : dims) {
-            if (d.min.defined() || d.extent.defined() || d.stride.defined()) return true;
+            for (BufferField f : kBufferFields) {
+                if (d[f].defined()) return true;
+            }
         }
         return false;
     }

@@ -104,9 +104,8 @@ class DefinitionKeyWriter : public jit::KeyWriter {
     void constraints(const ir::BufferConstraints &b) {
         number(static_cast<int64_t>(b.dims.size()));
         for (const ir::DimensionConstraint &d : b.dims) {
-            include(d.min);
-            include(d.extent);
-            include(d.stride);
+            for (ir::BufferField f : ir::kBufferFields)
+                include(d[f]);
         }
     }
 

@@ -15,15 +15,9 @@
 namespace dsl {
 
 using ir::BufferConstraints;
-using ir::DimensionConstraint;
+using ir::BufferField;
 
 namespace {
-
-enum class Field { Min, Extent, Stride };
-
-const char *field_name(Field f) {
-    return f == Field::Min ? "min" : f == Field::Extent ? "extent" : "stride";
-}
 
 /// Rejects what a constraint cannot use: a constraint is evaluated once, before the pipeline
 /// runs, from its arguments alone.
@@ -68,13 +62,9 @@ class ForgetImageParams : public ir::IRMutator {
     }
 };
 
-Expr &slot(DimensionConstraint &d, Field f) {
-    return f == Field::Min ? d.min : f == Field::Extent ? d.extent : d.stride;
-}
-
-void set_constraint(BufferConstraints &b, int d, Field f, const Expr &value) {
-    std::string where =
-        b.owner + ": the constraint dim(" + std::to_string(d) + ").set_" + field_name(f) + "(...)";
+void set_constraint(BufferConstraints &b, int d, BufferField f, const Expr &value) {
+    std::string where = b.owner + ": the constraint dim(" + std::to_string(d) + ").set_" +
+                        ir::field_name(f) + "(...)";
     Expr v = value;
     if (v.defined()) {
         user_assert(v.type().is_scalar() && v.type().is_int_or_uint() && !v.type().is_bool())
@@ -84,16 +74,14 @@ void set_constraint(BufferConstraints &b, int d, Field f, const Expr &value) {
         v = cast(Int(32), v);
         if (!b.param.expired()) v = ForgetImageParams().mutate(v);
     }
-    slot(b.dims[d], f) = v;
+    b.dims[d][f] = v;
     // Lowering reads the constraints, so compiled pipelines are stale.
     lang::bump_pipeline_epoch();
 }
 
-Expr field(const BufferConstraints &b, int d, Field f) {
-    std::string name = f == Field::Min      ? ir::names::buffer_min(b.buffer, d)
-                       : f == Field::Extent ? ir::names::buffer_extent(b.buffer, d)
-                                            : ir::names::buffer_stride(b.buffer, d);
-    return ir::Variable::make(Int(32), name, ir::Parameter(b.param.lock()));
+Expr field(const BufferConstraints &b, int d, BufferField f) {
+    return ir::Variable::make(Int(32), ir::field_variable(b.buffer, d, f),
+                              ir::Parameter(b.param.lock()));
 }
 
 std::shared_ptr<BufferConstraints> make_constraints(const std::string &buffer,
@@ -116,28 +104,28 @@ Dimension::Dimension(std::shared_ptr<BufferConstraints> buffer, int d)
 }
 
 Expr Dimension::min() const {
-    return field(*buffer_, d_, Field::Min);
+    return field(*buffer_, d_, BufferField::Min);
 }
 Expr Dimension::extent() const {
-    return field(*buffer_, d_, Field::Extent);
+    return field(*buffer_, d_, BufferField::Extent);
 }
 Expr Dimension::max() const {
     return min() + extent() - 1;
 }
 Expr Dimension::stride() const {
-    return field(*buffer_, d_, Field::Stride);
+    return field(*buffer_, d_, BufferField::Stride);
 }
 
 Dimension Dimension::set_min(const Expr &min) const {
-    set_constraint(*buffer_, d_, Field::Min, min);
+    set_constraint(*buffer_, d_, BufferField::Min, min);
     return *this;
 }
 Dimension Dimension::set_extent(const Expr &extent) const {
-    set_constraint(*buffer_, d_, Field::Extent, extent);
+    set_constraint(*buffer_, d_, BufferField::Extent, extent);
     return *this;
 }
 Dimension Dimension::set_stride(const Expr &stride) const {
-    set_constraint(*buffer_, d_, Field::Stride, stride);
+    set_constraint(*buffer_, d_, BufferField::Stride, stride);
     return *this;
 }
 Dimension Dimension::set_bounds(const Expr &min, const Expr &extent) const {
@@ -147,13 +135,13 @@ Dimension Dimension::dim(int d) const {
     return Dimension(buffer_, d);
 }
 Expr Dimension::min_constraint() const {
-    return buffer_->dims[d_].min;
+    return buffer_->dims[d_][BufferField::Min];
 }
 Expr Dimension::extent_constraint() const {
-    return buffer_->dims[d_].extent;
+    return buffer_->dims[d_][BufferField::Extent];
 }
 Expr Dimension::stride_constraint() const {
-    return buffer_->dims[d_].stride;
+    return buffer_->dims[d_][BufferField::Stride];
 }
 
 OutputBuffer::OutputBuffer(std::shared_ptr<BufferConstraints> buffer)

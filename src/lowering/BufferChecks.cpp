@@ -48,9 +48,8 @@ class CollectInputs : public IRVisitor {
   public:
     void include_constraints(const BufferConstraints &b) {
         for (const DimensionConstraint &d : b.dims) {
-            for (const Expr &e : {d.min, d.extent, d.stride}) {
-                if (e.defined()) IRVisitor::include(e);
-            }
+            for (BufferField f : kBufferFields)
+                IRVisitor::include(d[f]);
         }
     }
 };
@@ -228,14 +227,16 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
                     std::map<std::string, Expr> region = {
                         {names::buffer_min(in.name, d), min},
                         {names::buffer_extent(in.name, d), extent}};
-                    if (Expr m = constrained_field(constraints, in.name, d, "min", region);
+                    if (Expr m =
+                            constrained_field(constraints, in.name, d, BufferField::Min, region);
                         m.defined()) {
                         min = m;
                         extent = simplify(box[d].max - min + 1);
                         region[names::buffer_min(in.name, d)] = min;
                         region[names::buffer_extent(in.name, d)] = extent;
                     }
-                    if (Expr e = constrained_field(constraints, in.name, d, "extent", region);
+                    if (Expr e =
+                            constrained_field(constraints, in.name, d, BufferField::Extent, region);
                         e.defined()) {
                         extent = e;
                     }

@@ -3,7 +3,6 @@
 #include <set>
 
 #include "ir/Error.h"
-#include "ir/FreeNames.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Names.h"
@@ -17,19 +16,15 @@ namespace {
 
 void add_all(const BufferConstraints &b, std::vector<BufferConstraint> &out) {
     for (size_t d = 0; d < b.dims.size(); d++) {
-        const DimensionConstraint &c = b.dims[d];
-        int dim = static_cast<int>(d);
-        if (c.min.defined()) out.push_back({b.buffer, b.owner, dim, "min", c.min});
-        if (c.extent.defined()) out.push_back({b.buffer, b.owner, dim, "extent", c.extent});
-        if (c.stride.defined()) out.push_back({b.buffer, b.owner, dim, "stride", c.stride});
+        for (BufferField f : kBufferFields) {
+            if (b.dims[d][f].defined())
+                out.push_back({b.buffer, b.owner, static_cast<int>(d), f, b.dims[d][f]});
+        }
     }
 }
 
-std::string field_name(const BufferConstraint &c) {
-    std::string f = c.field;
-    return f == "min"      ? names::buffer_min(c.buffer, c.dim)
-           : f == "extent" ? names::buffer_extent(c.buffer, c.dim)
-                           : names::buffer_stride(c.buffer, c.dim);
+std::string variable_of(const BufferConstraint &c) {
+    return field_variable(c.buffer, c.dim, c.field);
 }
 
 /// The buffer a field's name belongs to ("in.extent.1" -> "in").
@@ -51,8 +46,8 @@ class CheckFields : public IRVisitor {
         if (op->param.defined() || !names::is_buffer_field(op->name)) return;
         std::string b = buffer_of_field(op->name);
         user_assert(buffers_.count(b))
-            << c_.owner << ": the constraint dim(" << c_.dim << ").set_" << c_.field << "("
-            << c_.value << ") uses the bounds of buffer \"" << b
+            << c_.owner << ": the constraint dim(" << c_.dim << ").set_" << field_name(c_.field)
+            << "(" << c_.value << ") uses the bounds of buffer \"" << b
             << "\", which is not an argument of this pipeline; constrain it with the bounds of "
                "the pipeline's own inputs and outputs.";
     }
@@ -91,12 +86,13 @@ std::vector<BufferConstraint> buffer_constraints(const Environment &env,
 std::vector<Stmt> constraint_checks(const std::vector<BufferConstraint> &constraints) {
     std::vector<Stmt> checks;
     for (const BufferConstraint &c : constraints) {
-        Expr have = Variable::make(Int(32), field_name(c));
+        Expr have = Variable::make(Int(32), variable_of(c));
         checks.push_back(AssertStmt::make(
-            have == c.value, Call::make(Int(32), "dsl_runtime_error_constraint_violated",
-                                        {StringImm::make(c.owner), StringImm::make(c.buffer),
-                                         StringImm::make(c.field), Expr(c.dim), have, c.value},
-                                        Call::CallType::Extern)));
+            have == c.value,
+            Call::make(Int(32), "dsl_runtime_error_constraint_violated",
+                       {StringImm::make(c.owner), StringImm::make(c.buffer),
+                        StringImm::make(field_name(c.field)), Expr(c.dim), have, c.value},
+                       Call::CallType::Extern)));
     }
     return checks;
 }
@@ -105,7 +101,7 @@ Stmt assume_constraints(const std::vector<BufferConstraint> &constraints, const 
     if (constraints.empty()) return s;
     std::map<std::string, Expr> values;
     for (const BufferConstraint &c : constraints)
-        values[field_name(c)] = c.value;
+        values[variable_of(c)] = c.value;
     // A constraint may use other constrained fields (an output's extent set to an input's,
     // which is itself constrained): replace those in the values first, a bounded number of
     // times (a cycle of constraints just stops), leaving each value's own field alone.
@@ -124,9 +120,9 @@ Stmt assume_constraints(const std::vector<BufferConstraint> &constraints, const 
 }
 
 Expr constrained_field(const std::vector<BufferConstraint> &constraints, const std::string &buffer,
-                       int dim, const char *field, const std::map<std::string, Expr> &fields) {
+                       int dim, BufferField field, const std::map<std::string, Expr> &fields) {
     for (const BufferConstraint &c : constraints) {
-        if (c.buffer == buffer && c.dim == dim && std::string(c.field) == field)
+        if (c.buffer == buffer && c.dim == dim && c.field == field)
             return substitute(fields, c.value);
     }
     return Expr();

@@ -14,7 +14,7 @@ struct BufferConstraint {
     std::string buffer;  ///< the buffer argument's name
     std::string owner;   ///< who set it, for the message
     int dim = 0;
-    const char *field = "min";  ///< "min", "extent" or "stride"
+    ir::BufferField field = ir::BufferField::Min;
     Expr value;
 };
 
@@ -34,6 +34,6 @@ Stmt assume_constraints(const std::vector<BufferConstraint> &constraints, const 
 /// meets the constraints on min and extent. Returns undefined where `buffer` has no such
 /// constraint.
 Expr constrained_field(const std::vector<BufferConstraint> &constraints, const std::string &buffer,
-                       int dim, const char *field, const std::map<std::string, Expr> &fields);
+                       int dim, ir::BufferField field, const std::map<std::string, Expr> &fields);
 
 }  // namespace dsl::lowering

@@ -170,7 +170,7 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     std::vector<std::string> buffer_args;
     auto add_buffer = [&](const std::string &b) {
         for (const BufferConstraint &c : constraints) {
-            if (c.buffer == b && c.dim == 0 && std::string(c.field) == "stride") return;
+            if (c.buffer == b && c.dim == 0 && c.field == ir::BufferField::Stride) return;
         }
         buffer_args.push_back(b);
     };
@@ -229,7 +229,8 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     f.body = s;
     for (const BufferConstraint &c : constraints) {
         std::ostringstream line;
-        line << c.buffer << ": dim(" << c.dim << ")." << c.field << " == " << c.value;
+        line << c.buffer << ": dim(" << c.dim << ")." << ir::field_name(c.field)
+             << " == " << c.value;
         f.requirements.push_back(line.str());
     }
     result.module.name = name;
