@@ -17,9 +17,11 @@ struct BufferConstraints;
 }
 
 /// One dimension of an ImageParam or of a Func's output buffer. Its bounds as expressions, and
-/// setters that constrain them. A constraint may use constants, Params and the bounds of the
-/// pipeline's buffers (this one's too: `set_extent((d.extent() / 16) * 16)` asks for a multiple
-/// of 16). Setting a constraint again replaces it; an undefined Expr removes it.
+/// setters that constrain them. A constraint may use constants, Params, and the bounds of
+/// ImageParams and of the pipeline's outputs (this one's too: `set_extent((d.extent() / 16) *
+/// 16)` asks for a multiple of 16). An ImageParam a constraint names is an argument of the
+/// pipeline, read by a Func or not. Setting a constraint again replaces it; an undefined Expr
+/// removes it.
 class Dimension {
   public:
     /// The bounds of the buffer that will be passed.

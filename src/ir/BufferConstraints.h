@@ -3,6 +3,7 @@
 /// held by an ImageParam's ParameterContents and by a Func's FunctionContents (one per output
 /// value), read by lowering (lowering/BufferConstraints.h) and by the JIT's keys.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ struct BufferConstraints {
     /// The ImageParam whose buffer it is (none for an output), for the fields' Variables.
     std::weak_ptr<ParameterContents> param;
     std::vector<DimensionConstraint> dims;
+    /// The ImageParams, by name, whose bounds an ImageParam's constraints use. The constraints
+    /// name them as plain Variables and this does not hold them: an ImageParam holds its
+    /// constraints, and holding back would keep both alive for ever (see lang/Dimension.cpp).
+    std::map<std::string, std::weak_ptr<ParameterContents>> named_image_params;
 
     bool any() const {
         for (const DimensionConstraint &d : dims) {

@@ -10,6 +10,7 @@
 
 #include "dsl/Error.h"
 #include "jit/KeyWriter.h"
+#include "lowering/BufferConstraints.h"
 
 namespace dsl::lang {
 
@@ -106,6 +107,11 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         for (const ir::DimensionConstraint &d : b.dims) {
             for (ir::BufferField f : ir::kBufferFields)
                 include(d[f]);
+        }
+        // The ImageParams they name without holding them (lowering's inputs include them).
+        for (const ir::Parameter &p : lowering::image_params_named(b)) {
+            param(p);
+            add_input(lowering::input_of(p));
         }
     }
 

@@ -50,16 +50,23 @@ class CheckConstraint : public ir::IRVisitor {
 
 /// An ImageParam holds its constraints, so a constraint's reference to an ImageParam (to itself,
 /// or to one whose constraints refer back) would keep both alive for ever. In an ImageParam's
-/// constraints the bounds of ImageParams are plain names; lowering finds them among the
-/// pipeline's buffers.
+/// constraints the bounds of ImageParams are plain names, and the ImageParams are listed
+/// without being held (BufferConstraints::named_image_params): those still alive when the
+/// pipeline is lowered are its arguments.
 class ForgetImageParams : public ir::IRMutator {
+  public:
+    explicit ForgetImageParams(BufferConstraints &b) : b_(b) {}
+
   protected:
     using IRMutator::visit;
     Expr visit(const ir::Variable *op) override {
-        if (op->param.defined() && op->param.is_buffer())
-            return ir::Variable::make(op->type, op->name);
-        return op;
+        if (!op->param.defined() || !op->param.is_buffer()) return op;
+        b_.named_image_params[op->param.name()] = op->param.shared();
+        return ir::Variable::make(op->type, op->name);
     }
+
+  private:
+    BufferConstraints &b_;
 };
 
 void set_constraint(BufferConstraints &b, int d, BufferField f, const Expr &value) {
@@ -72,7 +79,7 @@ void set_constraint(BufferConstraints &b, int d, BufferField f, const Expr &valu
         CheckConstraint check(where);
         check.include(v);
         v = cast(Int(32), v);
-        if (!b.param.expired()) v = ForgetImageParams().mutate(v);
+        if (!b.param.expired()) v = ForgetImageParams(b).mutate(v);
     }
     b.dims[d][f] = v;
     // Lowering reads the constraints, so compiled pipelines are stale.

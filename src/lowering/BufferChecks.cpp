@@ -51,6 +51,8 @@ class CollectInputs : public IRVisitor {
             for (BufferField f : kBufferFields)
                 IRVisitor::include(d[f]);
         }
+        for (const Parameter &p : image_params_named(b))
+            add(input_of(p));
     }
 };
 

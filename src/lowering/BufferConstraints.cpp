@@ -57,7 +57,38 @@ class CheckFields : public IRVisitor {
     const BufferConstraint &c_;
 };
 
+/// The names of the variables an expression uses.
+class VariableNames : public IRVisitor {
+  public:
+    std::set<std::string> names;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Variable *op) override { names.insert(op->name); }
+};
+
 }  // namespace
+
+std::vector<Parameter> image_params_named(const BufferConstraints &b) {
+    if (b.named_image_params.empty()) return {};
+    VariableNames used;
+    for (const DimensionConstraint &d : b.dims) {
+        for (BufferField f : kBufferFields)
+            used.include(d[f]);
+    }
+    std::vector<Parameter> result;
+    std::set<std::string> buffers;
+    for (const std::string &n : used.names) {
+        if (names::is_buffer_field(n)) buffers.insert(buffer_of_field(n));
+    }
+    for (const std::string &buffer : buffers) {
+        auto it = b.named_image_params.find(buffer);
+        if (it == b.named_image_params.end()) continue;
+        if (std::shared_ptr<ParameterContents> p = it->second.lock())
+            result.push_back(Parameter(p));
+    }
+    return result;
+}
 
 std::vector<BufferConstraint> buffer_constraints(const Environment &env,
                                                  const std::vector<PipelineInput> &inputs) {

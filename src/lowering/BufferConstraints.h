@@ -23,6 +23,10 @@ struct BufferConstraint {
 std::vector<BufferConstraint> buffer_constraints(const Environment &env,
                                                  const std::vector<PipelineInput> &inputs);
 
+/// The ImageParams whose bounds an ImageParam's constraints use (as plain names), those still
+/// alive: arguments of any pipeline that has the constrained buffer.
+std::vector<ir::Parameter> image_params_named(const ir::BufferConstraints &b);
+
 /// An assertion per constraint that the buffer passed meets it.
 std::vector<Stmt> constraint_checks(const std::vector<BufferConstraint> &constraints);
 

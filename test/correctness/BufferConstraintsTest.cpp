@@ -226,6 +226,38 @@ TEST(BufferConstraints, TheHeaderListsThem) {
     EXPECT_TRUE(contains(header, " *   hd_f: dim(1).extent == hd_in.extent.1")) << header;
 }
 
+// An ImageParam whose bounds a constraint uses is an argument of the pipeline even where the
+// pipeline does not read it (its buffer must be set), and two ImageParams may constrain each
+// other (neither holds the other: the sanitizers' leak check runs this test).
+TEST(BufferConstraints, AnImageParamNamedByAConstraintIsAnArgument) {
+    ImageParam in(Int(32), 1, "na_in"), shape(Int(32), 1, "na_shape");
+    in.dim(0).set_extent(shape.dim(0).extent());
+    shape.dim(0).set_extent(in.dim(0).extent());
+    Func f("na_f");
+    Var x("x");
+    f(x) = in(x) + 1;
+    Buffer<int32_t> input(4), four(4), five(5);
+    input.fill(2);
+    in.set(input);
+    shape.set(four);
+    Buffer<int32_t> out = f.realize({4});
+    EXPECT_EQ(out(3), 3);
+    shape.set(five);
+    std::string error = runtime_error_of([&] { f.realize({4}); });
+    EXPECT_TRUE(contains(error, "\"na_in\" has extent 4 in dimension 0")) << error;
+    EXPECT_TRUE(contains(error, "requires 5")) << error;
+    // Ahead of time, it is an argument to list.
+    test::TempDirectory dir;
+    try {
+        f.compile_to_header(dir.path() + "/na.h", {in}, "na");
+        ADD_FAILURE() << "the argument list lacks na_shape";
+    } catch (const CompileError &e) {
+        EXPECT_TRUE(contains(e.what(), "\"na_shape\", which is not in the argument list"))
+            << e.what();
+    }
+    EXPECT_NO_THROW(f.compile_to_header(dir.path() + "/na.h", {in, shape}, "na"));
+}
+
 // A bounds query (an input without memory) reports a region that meets the input's
 // constraints: its min where the constraint puts it, its extent a multiple asked for.
 TEST(BufferConstraints, BoundsQueryMeetsTheConstraints) {
