@@ -3,6 +3,7 @@
 #include <set>
 
 #include "ir/Error.h"
+#include "ir/FreeNames.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Names.h"
@@ -57,30 +58,20 @@ class CheckFields : public IRVisitor {
     const BufferConstraint &c_;
 };
 
-/// The names of the variables an expression uses.
-class VariableNames : public IRVisitor {
-  public:
-    std::set<std::string> names;
-
-  protected:
-    using IRVisitor::visit;
-    void visit(const Variable *op) override { names.insert(op->name); }
-};
-
 }  // namespace
 
 std::vector<Parameter> image_params_named(const BufferConstraints &b) {
     if (b.named_image_params.empty()) return {};
-    VariableNames used;
+    std::set<std::string> buffers;
     for (const DimensionConstraint &d : b.dims) {
-        for (BufferField f : kBufferFields)
-            used.include(d[f]);
+        for (BufferField f : kBufferFields) {
+            if (!d[f].defined()) continue;
+            for (const std::string &n : free_names(d[f], false)) {
+                if (names::is_buffer_field(n)) buffers.insert(buffer_of_field(n));
+            }
+        }
     }
     std::vector<Parameter> result;
-    std::set<std::string> buffers;
-    for (const std::string &n : used.names) {
-        if (names::is_buffer_field(n)) buffers.insert(buffer_of_field(n));
-    }
     for (const std::string &buffer : buffers) {
         auto it = b.named_image_params.find(buffer);
         if (it == b.named_image_params.end()) continue;
