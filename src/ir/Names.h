@@ -23,18 +23,22 @@ inline std::string buffer_extent(const std::string &b, int dim) {
 inline std::string buffer_stride(const std::string &b, int dim) {
     return b + ".stride." + std::to_string(dim);
 }
-/// Whether `name` is one of the three above.
-inline bool is_buffer_field(const std::string &name) {
+/// The buffer whose field (one of the three above) `name` is ("in.extent.1" -> "in"), or ""
+/// when `name` is not a buffer's field.
+inline std::string field_buffer(const std::string &name) {
     for (const char *field : {".min.", ".extent.", ".stride."}) {
         size_t at = name.rfind(field);
         if (at == std::string::npos || at == 0) continue;
         size_t digits = at + std::char_traits<char>::length(field);
         if (digits < name.size() &&
             name.find_first_not_of("0123456789", digits) == std::string::npos) {
-            return true;
+            return name.substr(0, at);
         }
     }
-    return false;
+    return "";
+}
+inline bool is_buffer_field(const std::string &name) {
+    return !field_buffer(name).empty();
 }
 
 /// The element type code, bits and dimension count of a buffer argument (for checks).

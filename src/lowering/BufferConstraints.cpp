@@ -1,6 +1,7 @@
 #include "lowering/BufferConstraints.h"
 
 #include <set>
+#include <sstream>
 
 #include "ir/Error.h"
 #include "ir/FreeNames.h"
@@ -28,13 +29,6 @@ std::string variable_of(const BufferConstraint &c) {
     return field_variable(c.buffer, c.dim, c.field);
 }
 
-/// The buffer a field's name belongs to ("in.extent.1" -> "in").
-std::string buffer_of_field(const std::string &name) {
-    size_t dot = name.rfind('.');
-    dot = name.rfind('.', dot - 1);
-    return name.substr(0, dot);
-}
-
 /// Every buffer field a constraint uses belongs to a buffer argument.
 class CheckFields : public IRVisitor {
   public:
@@ -44,8 +38,8 @@ class CheckFields : public IRVisitor {
   protected:
     using IRVisitor::visit;
     void visit(const Variable *op) override {
-        if (op->param.defined() || !names::is_buffer_field(op->name)) return;
-        std::string b = buffer_of_field(op->name);
+        std::string b = names::field_buffer(op->name);
+        if (op->param.defined() || b.empty()) return;
         user_assert(buffers_.count(b))
             << c_.owner << ": the constraint dim(" << c_.dim << ").set_" << field_name(c_.field)
             << "(" << c_.value << ") uses the bounds of buffer \"" << b
@@ -67,7 +61,8 @@ std::vector<Parameter> image_params_named(const BufferConstraints &b) {
         for (BufferField f : kBufferFields) {
             if (!d[f].defined()) continue;
             for (const std::string &n : free_names(d[f], false)) {
-                if (names::is_buffer_field(n)) buffers.insert(buffer_of_field(n));
+                std::string buffer = names::field_buffer(n);
+                if (!buffer.empty()) buffers.insert(buffer);
             }
         }
     }
@@ -141,13 +136,24 @@ Stmt assume_constraints(const std::vector<BufferConstraint> &constraints, const 
     return substitute(values, s);
 }
 
+const BufferConstraint *find_constraint(const std::vector<BufferConstraint> &constraints,
+                                        const std::string &buffer, int dim, BufferField field) {
+    for (const BufferConstraint &c : constraints) {
+        if (c.buffer == buffer && c.dim == dim && c.field == field) return &c;
+    }
+    return nullptr;
+}
+
 Expr constrained_field(const std::vector<BufferConstraint> &constraints, const std::string &buffer,
                        int dim, BufferField field, const std::map<std::string, Expr> &fields) {
-    for (const BufferConstraint &c : constraints) {
-        if (c.buffer == buffer && c.dim == dim && c.field == field)
-            return substitute(fields, c.value);
-    }
-    return Expr();
+    const BufferConstraint *c = find_constraint(constraints, buffer, dim, field);
+    return c ? substitute(fields, c->value) : Expr();
+}
+
+std::string describe(const BufferConstraint &c) {
+    std::ostringstream line;
+    line << c.buffer << ": dim(" << c.dim << ")." << field_name(c.field) << " == " << c.value;
+    return line.str();
 }
 
 }  // namespace dsl::lowering

@@ -33,6 +33,14 @@ std::vector<Stmt> constraint_checks(const std::vector<BufferConstraint> &constra
 /// `s` with each constrained field replaced by its constraint.
 Stmt assume_constraints(const std::vector<BufferConstraint> &constraints, const Stmt &s);
 
+/// The constraint on `field` of dimension `dim` of `buffer`, or null.
+const BufferConstraint *find_constraint(const std::vector<BufferConstraint> &constraints,
+                                        const std::string &buffer, int dim, ir::BufferField field);
+
+/// The constraint as a requirement on the buffer passed, for a header: `input: dim(0).stride ==
+/// 1`.
+std::string describe(const BufferConstraint &c);
+
 /// The constraints' values with their buffer's own fields replaced (`fields` maps a field's
 /// name to its replacement), for the answer to a bounds query: the region a query reports
 /// meets the constraints on min and extent. Returns undefined where `buffer` has no such

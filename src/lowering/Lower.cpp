@@ -169,10 +169,7 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     // constraint fixes.
     std::vector<std::string> buffer_args;
     auto add_buffer = [&](const std::string &b) {
-        for (const BufferConstraint &c : constraints) {
-            if (c.buffer == b && c.dim == 0 && c.field == ir::BufferField::Stride) return;
-        }
-        buffer_args.push_back(b);
+        if (!find_constraint(constraints, b, 0, ir::BufferField::Stride)) buffer_args.push_back(b);
     };
     for (const PipelineInput &in : inputs) {
         if (in.is_buffer && in.dimensions > 0) add_buffer(in.name);
@@ -227,12 +224,8 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
         }
     }
     f.body = s;
-    for (const BufferConstraint &c : constraints) {
-        std::ostringstream line;
-        line << c.buffer << ": dim(" << c.dim << ")." << ir::field_name(c.field)
-             << " == " << c.value;
-        f.requirements.push_back(line.str());
-    }
+    for (const BufferConstraint &c : constraints)
+        f.requirements.push_back(describe(c));
     result.module.name = name;
     result.module.functions.push_back(f);
     result.inputs = inputs;

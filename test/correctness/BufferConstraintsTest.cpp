@@ -50,10 +50,13 @@ TEST(BufferConstraints, InputStrideOfOneIsAssumedAndChecked) {
     EXPECT_TRUE(contains(stmt, "if ((bc_f.stride.0 == 1))")) << stmt;
     // The input's first stride appears only in the checks before the loops.
     std::istringstream lines(stmt);
+    int checks = 0;
     for (std::string line; std::getline(lines, line);) {
         if (!contains(line, "bc_in.stride.0")) continue;
         EXPECT_EQ(line.substr(line.find_first_not_of(' '), 7), "assert(") << line;
+        checks++;
     }
+    EXPECT_GT(checks, 0) << "the constraint's own check names the stride:\n" << stmt;
 
     Buffer<int32_t> input(21, 5);
     input.for_each_element([&](const int *p) { input(p[0], p[1]) = p[0] * 10 + p[1]; });
