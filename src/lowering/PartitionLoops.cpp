@@ -11,6 +11,7 @@
 #include "ir/Names.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "lowering/LinearBounds.h"
 
 namespace dsl::lowering {
 
@@ -84,12 +85,6 @@ class ReadsChangingMemory : public IRVisitor {
     const Writes &writes_;
 };
 
-/// `coeff * v + rest`, with `rest` free of `v` and of every name bound inside the loop.
-struct Linear {
-    int64_t coeff;
-    Expr rest;
-};
-
 /// Rewrites a loop body into its steady state: every clamp of a linear expression of the loop
 /// variable by a loop-invariant bound becomes the expression, and the range of the loop variable
 /// where that is exact is recorded as bounds on it.
@@ -153,22 +148,9 @@ class SteadyState : public IRMutator {
         // largest.
         auto form = linear(is_min ? m->second : m->first);
         if (!form || form->coeff == 0) return false;
-        Expr limit = is_min ? b->first : b->second;
-        // coeff * v <= gap (min) or >= gap (max), in 64 bits: the bounds may be anywhere in
-        // int32, and a wrapped gap could make the steady state hold iterations it must not.
-        Expr gap = cast(Int(64), limit) - cast(Int(64), form->rest);
-        int64_t c = form->coeff;
-        bool at_most = is_min == (c > 0);
-        int64_t k = c > 0 ? c : -c;
-        Expr kk = make_const(Int(64), k);
-        // v <= floor(gap / c) or v >= ceil(gap / c); for c < 0 the sides swap and the signs
-        // flip. Division rounds down for a positive divisor. The result is clamped into int32,
-        // which only ever empties the steady state.
-        if (c < 0) gap = make_zero(Int(64)) - gap;
-        Expr v = at_most ? gap / kk : (gap + kk - 1) / kk;
-        v = cast(Int(32),
-                 clamp(v, make_const(Int(64), INT32_MIN + 1), make_const(Int(64), INT32_MAX - 1)));
-        (at_most ? upper : lower).push_back(v);
+        // min: coeff * v + rest <= the bound's smallest lane; max: >= its largest.
+        VarBound v = solve_linear(*form, is_min ? b->first : b->second, is_min);
+        (v.lower ? lower : upper).push_back(v.value);
         return true;
     }
 
@@ -201,40 +183,13 @@ class SteadyState : public IRMutator {
         return std::nullopt;
     }
 
-    std::optional<Linear> linear(const Expr &e) const {
-        if (e.type() != Int(32)) return std::nullopt;
-        if (invariant(e)) return Linear{0, e};
-        if (const auto *v = e.as<Variable>()) {
-            if (v->name == var_) return Linear{1, make_zero(Int(32))};
-            auto it = lets_.find(v->name);
-            if (it != lets_.end() && !it->second.empty() && it->second.back().defined()) {
-                return linear(it->second.back());
-            }
-            return std::nullopt;
-        }
-        if (const auto *add = e.as<Add>()) {
-            auto a = linear(add->a), b = linear(add->b);
-            if (!a || !b) return std::nullopt;
-            return Linear{a->coeff + b->coeff, a->rest + b->rest};
-        }
-        if (const auto *sub = e.as<Sub>()) {
-            auto a = linear(sub->a), b = linear(sub->b);
-            if (!a || !b) return std::nullopt;
-            return Linear{a->coeff - b->coeff, a->rest - b->rest};
-        }
-        if (const auto *mul = e.as<Mul>()) {
-            auto k = as_const_int(mul->b);
-            Expr other = mul->a;
-            if (!k) {
-                k = as_const_int(mul->a);
-                other = mul->b;
-            }
-            if (!k) return std::nullopt;
-            auto a = linear(other);
-            if (!a) return std::nullopt;
-            return Linear{a->coeff * *k, a->rest * make_const(Int(32), *k)};
-        }
-        return std::nullopt;
+    std::optional<LinearForm> linear(const Expr &e) const {
+        return linear_form(
+            e, var_, [this](const Expr &x) { return invariant(x); },
+            [this](const std::string &name) {
+                auto it = lets_.find(name);
+                return it != lets_.end() && !it->second.empty() ? it->second.back() : Expr();
+            });
     }
 
     /// Uses neither the loop variable nor any name bound inside the loop, and reads no memory the

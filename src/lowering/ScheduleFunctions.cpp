@@ -7,6 +7,7 @@
 
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
 #include "ir/Interval.h"
 #include "ir/Names.h"
 #include "ir/Scope.h"
@@ -16,6 +17,7 @@
 #include "lowering/ComputedInside.h"
 #include "lowering/ExactWindows.h"
 #include "lowering/InlineFunctions.h"
+#include "lowering/LinearBounds.h"
 #include "lowering/Regions.h"
 #include "lowering/SlidingWindow.h"
 #include "lowering/SplitRanges.h"
@@ -40,6 +42,40 @@ Expr iterations_within(const Expr &guard, const std::string &var, const Expr &mi
     if (!v || v->name != var || expr_uses_var(sum->a, var) || expr_uses_var(le->b, var))
         return Expr();
     return (le->b - sum->a) - min + 1;
+}
+
+/// The parts of a conjunction, in order.
+std::vector<Expr> conjuncts(const Expr &e) {
+    if (const auto *a = e.as<And>()) {
+        std::vector<Expr> parts = conjuncts(a->a), rest = conjuncts(a->b);
+        parts.insert(parts.end(), rest.begin(), rest.end());
+        return parts;
+    }
+    return {e};
+}
+
+/// Whether a where() condition can be tested outside loops the stage runs: it reads no Func
+/// (which those loops may write, or compute inside them) and calls nothing outside.
+bool movable_condition(const Expr &e) {
+    class Finder : public IRVisitor {
+      public:
+        bool fixed = true;
+
+      protected:
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            fixed &= op->call_type == Call::CallType::Intrinsic ||
+                     op->call_type == Call::CallType::Image ||
+                     op->call_type == Call::CallType::PureExtern;
+            IRVisitor::visit(op);
+        }
+        void visit(const Load *op) override {
+            fixed = false;
+            IRVisitor::visit(op);
+        }
+    } finder;
+    finder.include(e);
+    return finder.fixed && e.type().is_scalar();
 }
 
 }  // namespace
@@ -388,18 +424,47 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         apply_split_to_ranges(split, ranges);
     }
 
+    // The RDom's where() conditions: each part of their conjunction that reads no Func and calls
+    // nothing outside (whose value no iteration of the loops can change) is a guard like a
+    // split's, so that a loop that a part bounds runs only where it holds (a triangular domain,
+    // the taps of a convolution inside the image). The rest stays at the store.
+    const size_t split_guards = guards.size();
+    Expr at_store = make_bool(true);
+    for (const Expr &part : conjuncts(simplify(d.predicate))) {
+        if (is_const_true(part)) continue;
+        if (movable_condition(part)) {
+            guards.push_back(part);
+            partial_tile.push_back(false);
+        } else {
+            at_store = at_store && part;
+        }
+    }
+
     // The loops, outermost first, with the partitioned ones split in a main part and a tail.
     const std::vector<schedule::Dim> &dims = d.schedule.dims;
     // Each guard goes just inside the innermost loop it depends on: a test of outer loops runs
-    // once per their iteration, not at every point.
+    // once per their iteration, not at every point. A where() condition that depends on no loop
+    // goes inside the outermost one.
     std::vector<int> guard_level(guards.size(), 0);
     for (size_t g = 0; g < guards.size(); g++) {
+        if (g >= split_guards) guard_level[g] = static_cast<int>(dims.size()) - 1;
         for (size_t q = 0; q < dims.size(); q++) {
             if (expr_uses_var(guards[g], loop_var(dims[q].var))) {
                 // A test of a vector lane becomes a mask on the store: keep it at the store, so
                 // that serial loops inside the vector loop do not sit under it.
                 guard_level[g] = dims[q].for_type == ForType::Vectorized ? -1 : static_cast<int>(q);
                 break;
+            }
+        }
+        // A where() condition stays at the store if a Func is computed at its loop or inside
+        // (the guard would skip that Func's computation in some iterations, where a sliding
+        // window over the loop counts on it), or if it tests a vector lane (a loop inside
+        // whose bounds depend on the lane would keep the vector loop scalar).
+        for (int q = 0; g >= split_guards && q < static_cast<int>(dims.size()); q++) {
+            if ((q <= guard_level[g] && producers_at.count(dims[q].var)) ||
+                (dims[q].for_type == ForType::Vectorized &&
+                 expr_uses_var(guards[g], loop_var(dims[q].var)))) {
+                guard_level[g] = -1;
             }
         }
     }
@@ -415,7 +480,7 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         [&](int p, const std::set<size_t> &dropped) -> Stmt {
         if (p < 0) {
             Stmt body = Provide::make(f.name(), d.values, d.args, make_bool(true));
-            Expr condition = simplify(d.predicate);
+            Expr condition = simplify(at_store);
             body = is_const_true(condition) ? body : IfThenElse::make(condition, body);
             return guarded(-1, dropped, body);
         }
@@ -505,20 +570,39 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         // A guard on this loop's own variable (a split's `outer * factor + inner <= max` just
         // inside the inner loop) ends the loop instead: no test in every iteration, and the
         // loop's body is not a branch.
-        Expr extent = r.extent;
+        // A where() condition that bounds this loop's variable linearly starts or ends it.
+        Expr start = r.min, extent = r.extent;
         std::set<size_t> ended = dropped;
         if (dim.for_type == ForType::Serial || dim.for_type == ForType::Parallel) {
+            std::vector<VarBound> bounds;
             for (size_t g = 0; g < guards.size(); g++) {
                 if (guard_level[g] != p || dropped.count(g)) continue;
-                if (Expr count = iterations_within(guards[g], loop_var(dim.var), r.min);
-                    count.defined()) {
+                if (g >= split_guards) {
+                    auto bound = bound_from_condition(guards[g], loop_var(dim.var),
+                                                      [](const Expr &) { return true; });
+                    if (bound) {
+                        bounds.push_back(*bound);
+                        ended.insert(g);
+                    }
+                } else if (Expr count = iterations_within(guards[g], loop_var(dim.var), r.min);
+                           count.defined()) {
                     extent = min(extent, count);
                     ended.insert(g);
                 }
             }
+            if (!bounds.empty()) {
+                Expr end = r.min + extent;
+                for (const VarBound &b : bounds) {
+                    if (b.lower)
+                        start = max(start, b.value);
+                    else
+                        end = min(end, b.value + 1);
+                }
+                extent = max(end - start, 0);
+            }
         }
-        return For::make(loop_var(dim.var), r.min, simplify(extent), dim.for_type, dim.device_api,
-                         inside(ended));
+        return For::make(loop_var(dim.var), simplify(start), simplify(extent), dim.for_type,
+                         dim.device_api, inside(ended));
     };
     Stmt body = nest(static_cast<int>(dims.size()) - 1, {});
     // RDom bounds come from the RDom itself.
