@@ -24,27 +24,31 @@ ConvLayerPipeline make_conv_layer(const ImageParam &input, const ImageParam &wei
     p.depthwise = depthwise;
     Var c = p.c, x = p.x, y = p.y, n = p.n;
     const int pad = (kernel - 1) / 2;
+    Expr y0 = input.min(2), y1 = input.min(2) + input.extent(2) - 1;
 
     if (pad == 0) {
         p.padded(c, x, y, n) = input(c, x, y, n);
     } else {
         // Zeros outside the image in x and y (the channel and the image index are never outside).
         Expr x0 = input.min(1), x1 = input.min(1) + input.extent(1) - 1;
-        Expr y0 = input.min(2), y1 = input.min(2) + input.extent(2) - 1;
         Expr inside = x >= x0 && x <= x1 && y >= y0 && y <= y1;
         p.padded(c, x, y, n) =
             select(inside, input(c, clamp(x, x0, x1), clamp(y, y0, y1), n), 0.0f);
     }
 
     p.conv(c, x, y, n) = bias(c);
+    // The rows of taps outside the image read zeros: the sums skip them (the loop over the
+    // kernel's rows then runs only over the rows inside).
     if (depthwise) {
         p.r = RDom(0, kernel, 0, kernel, "r");
         RDom r = p.r;
+        if (pad > 0) r.where(y + r.y - pad >= y0 && y + r.y - pad <= y1);
         p.conv(c, x, y, n) = fma(p.padded(c, x + r.x - pad, y + r.y - pad, n), weights(c, r.x, r.y),
                                  p.conv(c, x, y, n));
     } else {
         p.r = RDom(input.min(0), input.extent(0), 0, kernel, 0, kernel, "r");
         RDom r = p.r;
+        if (pad > 0) r.where(y + r.z - pad >= y0 && y + r.z - pad <= y1);
         p.conv(c, x, y, n) = fma(p.padded(r.x, x + r.y - pad, y + r.z - pad, n),
                                  weights(c, r.x, r.y, r.z), p.conv(c, x, y, n));
     }
