@@ -22,11 +22,18 @@ namespace {
 /// Bodies larger than this many nodes (counted as a tree) are not copied: the compile time of
 /// three copies would outweigh what the steady state gains.
 constexpr int kMaxBodyNodes = 20000;
+/// A loop whose body holds only loops of at most this many iterations is partitioned too: in a
+/// histogram's update over pixels with the channels innermost, the clamps of the pixel's
+/// coordinates are in the loop over pixels.
+constexpr int64_t kMaxShortLoop = 4;
 
 class CountNodes : public IRVisitor {
   public:
     int count = 0;
+    /// Whether the body holds a loop other than a short one of constant count (at most
+    /// kMaxShortLoop iterations: the channels of a pixel, which LLVM unrolls).
     bool has_loop = false;
+    bool has_short_loop = false;
     void include(const Expr &e) override {
         if (e.defined() && count <= kMaxBodyNodes) {
             count++;
@@ -36,7 +43,11 @@ class CountNodes : public IRVisitor {
     void include(const Stmt &s) override {
         if (s.defined() && count <= kMaxBodyNodes) {
             count++;
-            has_loop |= s.as<For>() != nullptr;
+            if (const auto *loop = s.as<For>()) {
+                auto count = as_const_int(loop->extent);
+                has_loop |= !count || *count > kMaxShortLoop;
+                has_short_loop = true;
+            }
             IRVisitor::include(s);
         }
     }
@@ -228,9 +239,11 @@ class PartitionLoops : public IRMutator {
         if (op->for_type != ForType::Serial || at_most_one_iteration(op->extent)) return unchanged;
         CountNodes size;
         size.include(body);
-        // Innermost loops only: where the clamps of vector indices are, and where copying the
-        // body costs least (a loop around partitioned loops would copy all three).
+        // Innermost loops only (but for short loops inside): where the clamps of vector indices
+        // are, and where copying the body costs least (a loop around partitioned loops would
+        // copy all three).
         if (size.count > kMaxBodyNodes || size.has_loop) return unchanged;
+        if (size.has_short_loop && !body.same_as(op->body)) return unchanged;
         Writes writes;
         writes.include(body);
         SteadyState steady(op->name, writes);

@@ -149,5 +149,37 @@ TEST(PartitionLoops, BoundReadFromATableTheLoopDoesNotWrite) {
     EXPECT_NE(f.lowered_stmt().find("steady"), std::string::npos) << "the loop was not partitioned";
 }
 
+// A histogram's update over pixels with its channels innermost (bilateral_grid's splat): the
+// loop over the channels is short (2 iterations), so the loop over pixels around it is
+// partitioned at the clamps of the pixel's coordinate; a loop over channels that is not short
+// keeps the loop around it whole. Inputs narrower than the border, and as wide as the domain.
+TEST(PartitionLoops, LoopAroundAShortChannelLoop) {
+    for (int channels : {2, 9}) {
+        for (int width : {1, 3, 37, 60}) {
+            // An ImageParam: with a Buffer's bounds known, the simplifier would resolve the
+            // partition into constant loops and no steady state would be named.
+            ImageParam in(Float(32), 1, "pl_splat_in");
+            in.set(random_buffer(Float(32), {width}, 11));
+            Func clamped = BoundaryConditions::repeat_edge(in);
+            Func h("pl_splat_" + std::to_string(channels) + "_" + std::to_string(width));
+            Var c("c");
+            RDom r(-5, 50, "r");
+            Expr v = clamped(r.x);
+            Expr cell = clamp(cast<int32_t>(v + 8.0f) / 2, 0, 7);
+            h(x, c) = 0.0f;
+            h(cell, c) += select(c == 0, v, cast<float>(c));
+            h.compute_root();
+            h.update().reorder(c, r.x);
+            // The output reads channels 0 and channels - 1: a loop of constant count.
+            Func f("pl_read_" + std::to_string(channels) + "_" + std::to_string(width));
+            f(x) = h(x, 0) + h(x, channels - 1) * 3.0f;
+            Buffer<float> out = f.realize({8});
+            EXPECT_TRUE(matches_reference(f, out)) << h.name();
+            bool steady = f.lowered_stmt().find(h.name() + ".s1.r.x.steady") != std::string::npos;
+            EXPECT_EQ(steady, channels == 2) << h.name();
+        }
+    }
+}
+
 }  // namespace
 }  // namespace dsl
