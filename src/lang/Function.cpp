@@ -1,5 +1,6 @@
 #include "lang/Function.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <set>
@@ -188,30 +189,37 @@ Definition Function::checked_update(const std::vector<Expr> &args,
             << ". Cast it, e.g. cast<" << c.output_types[i] << ">(...).";
     }
 
-    // Pure Vars may appear on the left only as themselves, at their own position.
+    // Each pure Var on the left appears alone, at its own position; a computed coordinate may
+    // use those too (as in `hist(x, y, bin(x, y, r), c) += ...`: the iterations of different x
+    // and y still write different points).
     std::vector<std::string> pure_vars_used;
     for (size_t i = 0; i < args.size(); i++) {
         user_assert(args[i].defined() && args[i].type() == Int(32))
             << "Func \"" << c.name << "\": argument " << i << " of the update is "
             << (args[i].defined() ? args[i].type().to_string() : std::string("undefined"))
             << "; coordinates must be int32.";
-        if (const auto *v = args[i].as<Variable>()) {
-            if (v->name == c.args[i]) {
-                pure_vars_used.push_back(v->name);
-                continue;
-            }
-        }
+        if (const auto *v = args[i].as<Variable>(); v && v->name == c.args[i])
+            pure_vars_used.push_back(v->name);
+    }
+    auto used_alone = [&](const std::string &name) {
+        return std::find(pure_vars_used.begin(), pure_vars_used.end(), name) !=
+               pure_vars_used.end();
+    };
+    for (size_t i = 0; i < args.size(); i++) {
+        if (const auto *v = args[i].as<Variable>(); v && v->name == c.args[i]) continue;
         CollectVariables in_arg;
         in_arg.include(args[i]);
         for (const std::string &name : in_arg.free_vars) {
             bool is_pure = false;
             for (const std::string &a : c.args)
                 is_pure |= a == name;
+            if (is_pure && used_alone(name)) continue;
             user_assert(!is_pure) << "Func \"" << c.name << "\": the update's argument " << i
-                                  << " is " << args[i] << ", but the pure Var " << name
-                                  << " may only appear alone, at its own position "
+                                  << " is " << args[i] << ", which uses the pure Var " << name
+                                  << ", but " << name << " is not also alone at its own position "
                                   << "(as in the pure definition " << c.name << "(" << join(c.args)
-                                  << ")).";
+                                  << ")). Put " << name << " at its own position, or iterate "
+                                  << "over those values with an RDom.";
             user_error << "Func \"" << c.name << "\": the update's argument " << i
                        << " uses the Var " << name << ", which is not an argument of " << c.name
                        << ". Use an RDom to iterate over values that are not coordinates of "

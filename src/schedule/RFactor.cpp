@@ -214,15 +214,9 @@ Func Stage::rfactor(std::vector<std::pair<RVar, Var>> preserved) {
         user_assert(!calls_func(b.args[i], f.name()))
             << where << " writes " << written << ", whose coordinates read " << f.name()
             << " itself; rfactor cannot split it.";
-        for (const std::string &r : kept_rvars) {
-            user_assert(!expr_uses_var(b.args[i], r))
-                << where << " writes " << written << ": its coordinate " << d.args[i]
-                << " depends on the RVar " << r << ", so the partial results over " << r
-                << " would not be points of one Func. rfactor can only keep RVars that the "
-                   "written coordinates do not use. (When different values of "
-                << r << " write different points, parallelize or vectorize " << r
-                << " directly instead.)";
-        }
+        // A kept RVar in a computed coordinate (a histogram's bin, read from the pixel) is
+        // fine: it becomes a pure Var of the partial results, which also stands alone at its
+        // own position there, so each of its values writes its own partial results.
     }
     if (!op->commutative) {
         // Folding partial results keeps the order of the reduction only if the kept RVars are

@@ -124,6 +124,36 @@ TEST(Reduction, TwoDimensionalWithWhere) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
+// A computed coordinate of an update may use the pure Vars that also stand alone at their own
+// positions: bilateral_grid's splat as Halide writes it, each cell (x, y) summing its 4x4
+// pixels into the bin their value picks. Scalar, computed per row of a consumer with the rows
+// in parallel, and with the cells vectorized (the lanes write different cells).
+TEST(Reduction, PureVarsInAComputedCoordinate) {
+    Buffer<> in = random_buffer(Float(32), {32, 24}, 21);  // values in [-8, 8)
+    for (int variant = 0; variant < 3; variant++) {
+        std::string tag = std::to_string(variant);
+        Func hist("pv_hist" + tag), f("pv_read" + tag);
+        Var x("x"), y("y"), z("z");
+        RDom r(0, 4, 0, 4, "r");
+        Expr v = Func(in)(x * 4 + r.x, y * 4 + r.y);
+        Expr bin = clamp(cast<int32_t>(v + 8.0f) / 2, 0, 7);
+        hist(x, y, z) = 0.0f;
+        hist(x, y, bin) += v;
+        f(x, y) = hist(x, y, 0) + hist(x, y, 3) * 2.0f + hist(x, y, 7) * 3.0f;
+        if (variant >= 1) {
+            hist.compute_at(f, y);
+            f.parallel(y);
+        }
+        if (variant == 2) hist.update().reorder(r.x, r.y, x).vectorize(x, 4);
+        Buffer<float> out = f.realize({8, 6});
+        EXPECT_TRUE(matches_reference(f, out)) << "variant " << variant;
+        if (variant == 0) {
+            Buffer<float> whole = hist.realize({8, 6, 8});
+            EXPECT_TRUE(matches_reference(hist, whole));
+        }
+    }
+}
+
 TEST(Reduction, InlineReductions) {
     Buffer<> in = random_buffer(Float(32), {16}, 4);
     Func input(in);

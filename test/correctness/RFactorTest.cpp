@@ -238,5 +238,38 @@ TEST(RFactor, HistogramOverRowsKeepsTheRowRVar) {
         EXPECT_EQ(out(b), expected[b]) << "bin " << b;
 }
 
+TEST(RFactor, HistogramOfAnImageKeepsARVarItsBinsDependOn) {
+    // The bin of each pixel is read from the pixel, so it depends on both RVars; keeping the
+    // rows (or strips of rows) makes a histogram per row, whose bin is computed from that row's
+    // own Var: partial(in(r.x, v), v) += 1. Each is computed in parallel, then they are summed.
+    const int width = 37, height = 50, bins = 16;
+    Buffer<int32_t> in = random_buffer(Int(32), {width, height}, 109);
+    std::vector<int> expected(bins, 0);
+    for (int y = 0; y < height; y++) {
+        for (int x0 = 0; x0 < width; x0++)
+            expected[std::clamp(in(x0, y) + 8, 0, bins - 1)] += 1;
+    }
+    for (bool strips : {false, true}) {
+        Func hist(strips ? "strip_histogram" : "image_histogram");
+        Var x("x"), v("v");
+        RDom r(0, width, 0, height, "r");
+        hist(x) = 0;
+        hist(clamp(in(r.x, r.y) + 8, 0, bins - 1)) += 1;
+        Func partial;
+        if (strips) {
+            RVar ryo("ryo"), ryi("ryi");
+            hist.update().split(r.y, ryo, ryi, 8);  // 50 rows: the last strip is partial
+            partial = hist.update().rfactor(ryo, v);
+        } else {
+            partial = hist.update().rfactor(r.y, v);
+        }
+        partial.compute_root().update().parallel(v);
+        Buffer<int32_t> out = hist.realize({bins});
+        for (int b = 0; b < bins; b++)
+            EXPECT_EQ(out(b), expected[b]) << hist.name() << ", bin " << b;
+        EXPECT_TRUE(test::matches_reference(hist, out)) << hist.name();
+    }
+}
+
 }  // namespace
 }  // namespace dsl

@@ -40,9 +40,13 @@ TEST(DefinitionErrors, PureVarMisplacedOnTheLeftOfAnUpdate) {
     Var x("x"), y("y");
     f(x, y) = x + y;
     std::string msg = message_of([&] { f(y, x) = 0; });
-    EXPECT_CONTAINS(msg, "pure Var y may only appear alone, at its own position");
+    EXPECT_CONTAINS(msg, "uses the pure Var y, but y is not also alone at its own position");
+    EXPECT_CONTAINS(msg, "Put y at its own position, or iterate over those values with an RDom");
     msg = message_of([&] { f(x + 1, y) = 0; });
-    EXPECT_CONTAINS(msg, "pure Var x may only appear alone");
+    EXPECT_CONTAINS(msg, "uses the pure Var x, but x is not also alone at its own position");
+    // x alone at its own position may also be used in y's coordinate; y may not.
+    msg = message_of([&] { f(x, y + x) = 0; });
+    EXPECT_CONTAINS(msg, "argument 1 is (y + x), which uses the pure Var y");
 }
 
 TEST(DefinitionErrors, PureVarOnlyOnTheRightOfAnUpdate) {

@@ -161,20 +161,6 @@ TEST(ScheduleErrors, RFactorOfLoopsTheStageLacks) {
                     "the RVar \"rxi\" only names a loop made by a schedule");
 }
 
-TEST(ScheduleErrors, RFactorOfAHistogramKeepingARVarOfItsBins) {
-    Buffer<uint8_t> in(6, 5);
-    in.fill(1);
-    Func hist("image_hist");
-    Var x("x");
-    RDom r(0, 6, 0, 5, "r");
-    hist(x) = 0;
-    hist(in(r.x, r.y)) += 1;
-    std::string msg = message_of([&] { hist.update().rfactor(r.y, Var("v")); });
-    EXPECT_CONTAINS(msg, "Func \"image_hist\" update 0 writes image_hist(");
-    EXPECT_CONTAINS(msg, "depends on the RVar r.y");
-    EXPECT_CONTAINS(msg, "rfactor can only keep RVars that the written coordinates do not use");
-}
-
 TEST(ScheduleErrors, RFactorOfArgmaxMustKeepTheOutermostRVars) {
     Buffer<int32_t> in(5, 4);
     in.fill(3);
