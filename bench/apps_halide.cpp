@@ -129,9 +129,17 @@ Func build_histogram_equalize() {
     output(x, y) = lut(Halide::cast<int32_t>(input(x, y)));
 
     hist.compute_root().vectorize(i, lanes<int32_t>());
-    // The scatter stays serial, its x loop unrolled by four (as in ours).
-    Halide::RVar rxo("rxo"), rxi("rxi");
-    hist.update(0).split(r.x, rxo, rxi, 4, Halide::TailStrategy::GuardWithIf).unroll(rxi);
+    // As ours: a partial histogram per strip of 64 rows, in parallel, each strip's x loop
+    // unrolled by four; the update sums them.
+    Halide::RVar ryo("ryo"), ryi("ryi"), rxo("rxo"), rxi("rxi");
+    Var strip("strip");
+    hist.update(0).split(r.y, ryo, ryi, 64);
+    Func partial = hist.update(0).rfactor(ryo, strip);
+    partial.compute_root().vectorize(i, lanes<int32_t>());
+    partial.update(0)
+        .split(r.x, rxo, rxi, 4, Halide::TailStrategy::GuardWithIf)
+        .unroll(rxi)
+        .parallel(strip);
     cdf.compute_root();
     lut.compute_root().vectorize(i, lanes<int32_t>());
     output.split(y, yo, yi, 32).parallel(yo).vectorize(x, lanes<uint8_t>());

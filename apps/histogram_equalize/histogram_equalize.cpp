@@ -24,18 +24,25 @@ HistogramEqualizePipeline make_histogram_equalize(const ImageParam &input) {
 }
 
 void schedule_histogram_equalize(HistogramEqualizePipeline &p, const Target &target) {
-    // The histogram is one serial pass over the image (rfactor, which would give each strip of
-    // rows its own histogram to run in parallel, refuses a scatter whose bin depends on the
-    // pixel read: see README.md); its x loop is unrolled by four (LLVM 19 does not runtime-unroll
-    // it by itself), which lets the loads of pixels and bins run ahead of the increments. The
-    // Halide side of the benchmark gets the same split. Its initialisation and the table are
-    // vectorized; the scan is 255 serial steps. The output, a gather from the table, runs as strips
-    // of rows in parallel with the x loop vectorized.
+    // The histogram: rfactor gives each strip of 64 rows its own histogram (a partial one,
+    // `hist_intm(bin, strip)`), computed in parallel over the strips, and the update sums the
+    // partial histograms (256 bins x 40 strips). Each strip is one serial pass whose x loop is
+    // unrolled by four (LLVM 19 does not runtime-unroll it by itself), which lets the loads of
+    // pixels and bins run ahead of the increments. The Halide side of the benchmark gets the
+    // same schedule. The initialisations and the table are vectorized; the scan is 255 serial
+    // steps. The output, a gather from the table, runs as strips of rows in parallel with the x
+    // loop vectorized.
     const int lanes = target.natural_vector_size<int32_t>();
-    Var x = p.x, y = p.y, i = p.i, yo("yo"), yi("yi");
+    Var x = p.x, y = p.y, i = p.i, yo("yo"), yi("yi"), strip("strip");
     p.hist.compute_root().vectorize(i, lanes);
-    RVar rxo("rxo"), rxi("rxi");
-    p.hist.update().split(p.r.x, rxo, rxi, 4, TailStrategy::GuardWithIf).unroll(rxi);
+    RVar ryo("ryo"), ryi("ryi"), rxo("rxo"), rxi("rxi");
+    p.hist.update().split(p.r.y, ryo, ryi, 64);
+    Func partial = p.hist.update().rfactor(ryo, strip);
+    partial.compute_root().vectorize(i, lanes);
+    partial.update()
+        .split(p.r.x, rxo, rxi, 4, TailStrategy::GuardWithIf)
+        .unroll(rxi)
+        .parallel(strip);
     p.cdf.compute_root();
     p.lut.compute_root().vectorize(i, lanes);
     p.output.split(y, yo, yi, 32).parallel(yo).vectorize(x, target.natural_vector_size<uint8_t>());
