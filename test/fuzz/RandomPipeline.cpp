@@ -613,12 +613,18 @@ class Generator {
                     int k = uni(1, 6);
                     RDom r(1, k, rn);
                     alg_ << "RDom " << rn << "(1, " << k << ", \"" << rn << "\");\n";
+                    // One scan in three is shifted right by one on odd rows: its written x
+                    // is computed from the pure Var y, which also stands at its own position.
+                    // (Chosen without a draw, so that older seeds keep their pipelines.)
+                    const bool shifted = (k + i) % 3 == 0;
+                    Expr shift = shifted ? (y_ & 1) : Expr(0);
+                    std::string sx = rn + (shifted ? " + (y & 1)" : "");
                     begin_stage();
-                    base_x_ = {Expr(r), rn};
+                    base_x_ = {Expr(r) + shift, sx};
                     E v = expr(t, 1);
-                    fs.f(r, y_) = fs.f(r - 1, y_) + v.e;
-                    if (is_output) min_width_ = k + 1;
-                    alg_ << f << "(" << rn << ", y) = " << f << "(" << rn << " - 1, y) + " << v.s
+                    fs.f(r + shift, y_) = fs.f(r + shift - 1, y_) + v.e;
+                    if (is_output) min_width_ = k + (shifted ? 2 : 1);
+                    alg_ << f << "(" << sx << ", y) = " << f << "(" << sx << " - 1, y) + " << v.s
                          << ";\n";
                     end_stage(fs, {Loop{rn + ".x", true}, Loop{"y"}});
                 }
