@@ -112,18 +112,6 @@ TEST(Reduction, OneDimensionalSum) {
     EXPECT_EQ(out(0), 285);  // 0 + 1 + 4 + ... + 81
 }
 
-TEST(Reduction, TwoDimensionalWithWhere) {
-    Buffer<> in = random_buffer(Int(32), {10, 10}, 3);
-    Func f("triangle_sum");
-    Var x("x");
-    RDom r(0, 10, 0, 10, "r");
-    r.where(r.x <= r.y);
-    f(x) = x;
-    f(x) += Func(in)(r.x, r.y) * (x + 1);
-    Buffer<int> out = f.realize({3});
-    EXPECT_TRUE(matches_reference(f, out));
-}
-
 // A computed coordinate of an update may use the pure Vars that also stand alone at their own
 // positions: bilateral_grid's splat as Halide writes it, each cell (x, y) summing its 4x4
 // pixels into the bin their value picks. Scalar, computed per row of a consumer with the rows

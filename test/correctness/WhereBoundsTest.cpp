@@ -27,6 +27,7 @@ bool some_if_tests(const std::string &stmt, const std::string &name) {
     return std::regex_search(stmt, test);
 }
 
+// (Also the plain case of a two-dimensional reduction with where().)
 TEST(WhereBounds, TriangularDomainRunsOnlyTheTriangle) {
     Buffer<> in = random_buffer(Int(32), {10, 10}, 3);
     Func f("wb_triangle");
