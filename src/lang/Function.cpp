@@ -201,19 +201,16 @@ Definition Function::checked_update(const std::vector<Expr> &args,
         if (const auto *v = args[i].as<Variable>(); v && v->name == c.args[i])
             pure_vars_used.push_back(v->name);
     }
-    auto used_alone = [&](const std::string &name) {
-        return std::find(pure_vars_used.begin(), pure_vars_used.end(), name) !=
-               pure_vars_used.end();
+    auto in = [](const std::vector<std::string> &names, const std::string &name) {
+        return std::find(names.begin(), names.end(), name) != names.end();
     };
     for (size_t i = 0; i < args.size(); i++) {
         if (const auto *v = args[i].as<Variable>(); v && v->name == c.args[i]) continue;
         CollectVariables in_arg;
         in_arg.include(args[i]);
         for (const std::string &name : in_arg.free_vars) {
-            bool is_pure = false;
-            for (const std::string &a : c.args)
-                is_pure |= a == name;
-            if (is_pure && used_alone(name)) continue;
+            const bool is_pure = in(c.args, name);
+            if (is_pure && in(pure_vars_used, name)) continue;
             user_assert(!is_pure) << "Func \"" << c.name << "\": the update's argument " << i
                                   << " is " << args[i] << ", which uses the pure Var " << name
                                   << ", but " << name << " is not also alone at its own position "

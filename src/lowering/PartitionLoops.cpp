@@ -33,7 +33,8 @@ class CountNodes : public IRVisitor {
     /// Whether the body holds a loop other than a short one of constant count (at most
     /// kMaxShortLoop iterations: the channels of a pixel, which LLVM unrolls).
     bool has_loop = false;
-    bool has_short_loop = false;
+    /// Whether it holds any loop at all.
+    bool has_inner_loop = false;
     void include(const Expr &e) override {
         if (e.defined() && count <= kMaxBodyNodes) {
             count++;
@@ -44,9 +45,9 @@ class CountNodes : public IRVisitor {
         if (s.defined() && count <= kMaxBodyNodes) {
             count++;
             if (const auto *loop = s.as<For>()) {
-                auto count = as_const_int(loop->extent);
-                has_loop |= !count || *count > kMaxShortLoop;
-                has_short_loop = true;
+                auto trips = as_const_int(loop->extent);
+                has_loop |= !trips || *trips > kMaxShortLoop;
+                has_inner_loop = true;
             }
             IRVisitor::include(s);
         }
@@ -243,7 +244,7 @@ class PartitionLoops : public IRMutator {
         // are, and where copying the body costs least (a loop around partitioned loops would
         // copy all three).
         if (size.count > kMaxBodyNodes || size.has_loop) return unchanged;
-        if (size.has_short_loop && !body.same_as(op->body)) return unchanged;
+        if (size.has_inner_loop && !body.same_as(op->body)) return unchanged;
         Writes writes;
         writes.include(body);
         SteadyState steady(op->name, writes);

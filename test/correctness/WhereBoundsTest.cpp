@@ -124,7 +124,7 @@ TEST(WhereBounds, ProducerComputedInsideTheBoundedLoopKeepsItsWindow) {
     r.where(r.y >= 4);
     f(x) = 0;
     f(x) += g(r.x, r.y) + g(r.x, r.y + 2);
-    g.compute_at(f, r.y);
+    g.store_root().compute_at(f, r.y);
     Buffer<int> out = f.realize({2});
     EXPECT_TRUE(matches_reference(f, out));
 }
