@@ -296,6 +296,15 @@ template <typename... Rest>
 Expr select(const Expr &c0, const Expr &v0, const Expr &c1, const Expr &v1, const Rest &...rest) {
     return select(c0, v0, select(c1, v1, rest...));
 }
+/// `e` itself, marked as what holds in most of the iterations of the loops around it: a
+/// condition true everywhere but at the edges of an image, `select(likely(inside), value,
+/// zero)`. Lowering splits each loop whose variable such a condition bounds (a comparison, or a
+/// conjunction of them, linear in the loop variables) into the iterations before, the steady state
+/// and the iterations after, and the steady state's code has the condition removed. This holds
+/// for a loop around other loops too (a row of tiles, a tile's kernel taps), where the condition
+/// must hold for each iteration of those; clamps of the same coordinates are removed from the
+/// steady state with it. BoundaryConditions::constant_exterior marks its condition so.
+Expr likely(const Expr &e);
 /// `min(max(value, lo), hi)`; the bounds take the value's type.
 Expr clamp(const Expr &value, const Expr &lo, const Expr &hi);
 /// Absolute value. For integers the result is the unsigned type of the same width, so that

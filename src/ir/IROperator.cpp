@@ -626,6 +626,11 @@ Expr lerp(const Expr &zero_in, const Expr &one_in, const Expr &weight) {
     return cast(t, round(r));
 }
 
+Expr likely(const Expr &e) {
+    check_defined(e, "likely");
+    return Call::make(e.type(), Call::Intrinsic::Likely, {e});
+}
+
 Expr clamp(const Expr &value, const Expr &lo, const Expr &hi) {
     check_defined(value, "clamp");
     check_defined(lo, "clamp");

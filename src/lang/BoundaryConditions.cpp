@@ -48,7 +48,7 @@ Func remap(const Func &source, const Bounds &bounds, const std::string &name,
     Func f(source.name() + "_" + name);
     std::vector<Var> vars;
     std::vector<Expr> args;
-    Expr outside = const_false();
+    Expr inside;
     for (size_t d = 0; d < bounds.size(); d++) {
         vars.emplace_back(f.name() + "_v" + std::to_string(d));
         Expr x = vars.back();
@@ -56,17 +56,21 @@ Func remap(const Func &source, const Bounds &bounds, const std::string &name,
         user_assert(min.defined() && extent.defined())
             << name << ": bound " << d << " is undefined.";
         args.push_back(coordinate(x, min, extent));
-        outside = outside || x < min || x >= min + extent;
+        Expr in_d = x >= min && x < min + extent;
+        inside = inside.defined() ? inside && in_d : in_d;
     }
+    if (!inside.defined()) inside = const_true();
     if (source.outputs() == 1) {
         Expr value = source(args);
-        f(vars) = exterior.defined() ? select(outside, cast(value.type(), exterior), value) : value;
+        f(vars) = exterior.defined() ? select(likely(inside), value, cast(value.type(), exterior))
+                                     : value;
     } else {
         std::vector<Expr> values;
         for (int i = 0; i < source.outputs(); i++) {
             Expr value = source(args)[i];
-            values.push_back(
-                exterior.defined() ? select(outside, cast(value.type(), exterior), value) : value);
+            values.push_back(exterior.defined()
+                                 ? select(likely(inside), value, cast(value.type(), exterior))
+                                 : value);
         }
         f(vars) = Tuple(values);
     }

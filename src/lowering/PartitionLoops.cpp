@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Names.h"
@@ -100,11 +101,28 @@ class ReadsChangingMemory : public IRVisitor {
 /// Rewrites a loop body into its steady state: every clamp of a linear expression of the loop
 /// variable by a loop-invariant bound becomes the expression, and the range of the loop variable
 /// where that is exact is recorded as bounds on it.
+///
+/// Across inner loops (`across_loops`, for a loop whose body holds a condition marked likely),
+/// an expression may also use the variables of loops inside whose bounds do not move with this
+/// one (a tap of a kernel, a pixel of a tile): the clamp or condition must then hold for each of
+/// their values. A condition marked likely, `likely(a && b ...)`, has each conjunct that bounds the
+/// loop variable so replaced by true.
 class SteadyState : public IRMutator {
   public:
-    SteadyState(const std::string &var, const Writes &writes) : var_(var), writes_(writes) {}
-    /// The loop variable must be at least each of `lower` and at most each of `upper`.
+    SteadyState(const std::string &var, const Writes &writes, bool across_loops = false)
+        : var_(var), writes_(writes), across_loops_(across_loops) {}
+    /// After mutating the body: the loop variable must be at least each of `lower` and at most
+    /// each of `upper`.
     std::vector<Expr> lower, upper;
+    void finish() {
+        for (const Requirement &r : requirements_) {
+            VarBound v = solve_linear({r.coeff, make_zero(Int(64))}, r.gap, r.at_most);
+            (v.lower ? lower : upper).push_back(v.value);
+        }
+    }
+    /// How many conjuncts of likely conditions, or clamps of values marked likely, were found
+    /// true (exact) in the steady state.
+    int likely_conjuncts = 0;
 
   protected:
     using IRMutator::visit;
@@ -128,7 +146,10 @@ class SteadyState : public IRMutator {
     Stmt visit(const For *op) override {
         Expr min = mutate(op->min), extent = mutate(op->extent);
         bind(op->name, Expr());
+        bool ranged = across_loops_ && invariant(min) && invariant(extent);
+        if (ranged) ranges_[op->name] = {min, min + extent - 1};
         Stmt body = mutate(op->body);
+        if (ranged) ranges_.erase(op->name);
         unbind(op->name);
         if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) {
             return op;
@@ -137,11 +158,189 @@ class SteadyState : public IRMutator {
     }
     Expr visit(const Min *op) override { return clamp_of(op, true); }
     Expr visit(const Max *op) override { return clamp_of(op, false); }
+    Expr visit(const Call *op) override {
+        if (!across_loops_ || !op->is_intrinsic(Call::Intrinsic::Likely)) {
+            return IRMutator::visit(op);
+        }
+        Expr condition = mutate(op->args[0]);
+        if (!condition.type().is_bool()) return likely(condition);
+        std::vector<Expr> conjuncts, kept;
+        split_conjuncts(condition, conjuncts);
+        for (const Expr &c : conjuncts) {
+            if (holds_in_steady_state(c)) {
+                likely_conjuncts++;
+            } else {
+                kept.push_back(c);
+            }
+        }
+        if (kept.empty()) return const_true(condition.type().lanes());
+        Expr rest = kept[0];
+        for (size_t i = 1; i < kept.size(); i++)
+            rest = rest && kept[i];
+        return likely(rest);
+    }
 
   private:
+    /// Records that `form <= limit + slack` (at_most) or `>= limit + slack` must hold. Of two such
+    /// conditions whose sides differ by a constant (the pixels and taps of an unrolled tile: x + 1
+    /// <= b, x + 2 <= b, ...), only the stronger is kept.
+    void require(const LinearForm &form, const Expr &limit, bool at_most, int64_t slack = 0) {
+        // coeff * v <= gap (or >=), the gap in 64 bits, with the constant terms of both sides
+        // added outside the casts (so that two gaps' difference simplifies to a constant).
+        auto [l, kl] = split_constant(simplify(limit));
+        auto [rt, kr] = split_constant(simplify(form.rest));
+        Expr gap =
+            simplify(cast(Int(64), l) - cast(Int(64), rt) + make_const(Int(64), kl - kr + slack));
+        for (Requirement &r : requirements_) {
+            if (r.coeff != form.coeff || r.at_most != at_most) continue;
+            auto d = as_const_int(simplify(gap - r.gap));
+            if (!d) continue;
+            if (at_most ? *d < 0 : *d > 0) r.gap = gap;
+            return;
+        }
+        requirements_.push_back({form.coeff, gap, at_most});
+    }
+
+    /// `e` as a term plus a constant (`x + 3` as (x, 3)), peeling Int(32) additions and
+    /// subtractions of constants.
+    static std::pair<Expr, int64_t> split_constant(const Expr &e) {
+        if (auto k = as_const_int(e); k && e.type().is_scalar()) {
+            return {make_zero(e.type()), *k};
+        }
+        if (const auto *add = e.as<Add>()) {
+            if (auto k = as_const_int(add->b)) {
+                auto [t, c] = split_constant(add->a);
+                return {t, c + *k};
+            }
+        }
+        if (const auto *sub = e.as<Sub>()) {
+            if (auto k = as_const_int(sub->b)) {
+                auto [t, c] = split_constant(sub->a);
+                return {t, c - *k};
+            }
+        }
+        return {e, 0};
+    }
+
+    struct Requirement {
+        int64_t coeff;
+        Expr gap;
+        bool at_most;
+    };
+    std::vector<Requirement> requirements_;
+
+    static Expr likely(const Expr &e) { return Call::make(e.type(), Call::Intrinsic::Likely, {e}); }
+
+    static void split_conjuncts(const Expr &e, std::vector<Expr> &out) {
+        if (const auto *a = e.as<And>()) {
+            split_conjuncts(a->a, out);
+            split_conjuncts(a->b, out);
+        } else if (const auto *b = e.as<Broadcast>(); b && b->value.as<And>()) {
+            // A vector's test of scalars (the row of a vector of pixels).
+            std::vector<Expr> scalars;
+            split_conjuncts(b->value, scalars);
+            for (const Expr &c : scalars)
+                out.push_back(Broadcast::make(c, b->lanes));
+        } else {
+            out.push_back(e);
+        }
+    }
+
+    /// Whether a comparison of Int(32) values holds for each value of the loop variable in a
+    /// range that could be found (and for each value of the loops inside); records that range.
+    bool holds_in_steady_state(const Expr &condition) {
+        if (const auto *lanes = condition.as<Broadcast>())
+            return holds_in_steady_state(lanes->value);
+        Expr a, b;
+        bool at_most = true;  // a <= b + slack, or a >= b + slack
+        int64_t slack = 0;
+        if (const auto *lt = condition.as<LT>()) {
+            a = lt->a, b = lt->b, slack = -1;
+        } else if (const auto *le = condition.as<LE>()) {
+            a = le->a, b = le->b;
+        } else if (const auto *gt = condition.as<GT>()) {
+            a = gt->a, b = gt->b, slack = 1, at_most = false;
+        } else if (const auto *ge = condition.as<GE>()) {
+            a = ge->a, b = ge->b, at_most = false;
+        } else {
+            return false;
+        }
+        if (a.type().element_of() != Int(32)) return false;
+        // a <= b for every value inside: the largest a against the smallest b.
+        auto ea = extreme(a, at_most), eb = extreme(b, !at_most);
+        if (!ea || !eb) return false;
+        auto fa = linear(*ea), fb = linear(*eb);
+        if (!fa || !fb || fa->coeff == fb->coeff) return false;
+        require({fa->coeff - fb->coeff, fa->rest}, fb->rest, at_most, slack);
+        return true;
+    }
+
+    /// The largest (`upper`) or smallest value `e` takes over its lanes and the loops inside,
+    /// as a scalar in the loop variable and invariant names, where that is simple to say.
+    std::optional<Expr> extreme(const Expr &e, bool upper) const {
+        if (e.type().is_scalar() && !expr_uses_var(e, var_) && invariant(e)) return e;
+        if (const auto *c = e.as<Call>(); c && c->is_intrinsic(Call::Intrinsic::Likely)) {
+            return extreme(c->args[0], upper);
+        }
+        if (const auto *v = e.as<Variable>()) {
+            if (v->name == var_) return e;
+            auto r = ranges_.find(v->name);
+            if (r != ranges_.end()) return upper ? r->second.second : r->second.first;
+            auto it = lets_.find(v->name);
+            if (it != lets_.end() && !it->second.empty() && it->second.back().defined()) {
+                return extreme(it->second.back(), upper);
+            }
+            return std::nullopt;
+        }
+        if (const auto *b = e.as<Broadcast>()) return extreme(b->value, upper);
+        if (const auto *r = e.as<Ramp>()) {
+            auto s = as_const_int(r->stride);
+            auto base = extreme(r->base, upper);
+            if (!s || !base) return std::nullopt;
+            // The last lane is the largest for a positive stride.
+            bool last = upper == (*s > 0);
+            return last ? *base + make_const(Int(32), *s * (r->lanes - 1)) : *base;
+        }
+        if (const auto *add = e.as<Add>()) {
+            auto a = extreme(add->a, upper), b = extreme(add->b, upper);
+            if (!a || !b) return std::nullopt;
+            return *a + *b;
+        }
+        if (const auto *sub = e.as<Sub>()) {
+            auto a = extreme(sub->a, upper), b = extreme(sub->b, !upper);
+            if (!a || !b) return std::nullopt;
+            return *a - *b;
+        }
+        if (const auto *mul = e.as<Mul>()) {
+            auto k = as_const_int(mul->b);
+            Expr other = mul->a;
+            if (!k) {
+                k = as_const_int(mul->a);
+                other = mul->b;
+            }
+            if (!k) return std::nullopt;
+            auto a = extreme(other, *k >= 0 ? upper : !upper);
+            if (!a) return std::nullopt;
+            return *a * make_const(Int(32), *k);
+        }
+        return std::nullopt;
+    }
+
     template <typename T>
     Expr clamp_of(const T *op, bool is_min) {
         Expr a = mutate(op->a), b = mutate(op->b);
+        if (across_loops_ && op->type.element_of() == Int(32)) {
+            // `min(likely(e), bound)`: e is what the clamp gives in most iterations.
+            for (int side = 0; side < 2; side++) {
+                const auto *marked = (side == 0 ? a : b).template as<Call>();
+                if (!marked || !marked->is_intrinsic(Call::Intrinsic::Likely)) continue;
+                Expr moving = marked->args[0];
+                if (record(moving, side == 0 ? b : a, is_min)) {
+                    likely_conjuncts++;
+                    return moving;
+                }
+            }
+        }
         if (op->type.element_of() == Int(32)) {
             if (record(a, b, is_min)) return a;
             if (record(b, a, is_min)) return b;
@@ -153,6 +352,7 @@ class SteadyState : public IRMutator {
     /// Whether `min(moving, bound)` (or max) is `moving` over a range of the loop variable that
     /// could be found; records that range.
     bool record(const Expr &moving, const Expr &bound, bool is_min) {
+        if (across_loops_) return record_across_loops(moving, bound, is_min);
         if (!invariant(bound) || invariant(moving)) return false;
         auto m = lanes(moving), b = lanes(bound);
         if (!m || !b) return false;
@@ -161,8 +361,19 @@ class SteadyState : public IRMutator {
         auto form = linear(is_min ? m->second : m->first);
         if (!form || form->coeff == 0) return false;
         // min: coeff * v + rest <= the bound's smallest lane; max: >= its largest.
-        VarBound v = solve_linear(*form, is_min ? b->first : b->second, is_min);
-        (v.lower ? lower : upper).push_back(v.value);
+        require(*form, is_min ? b->first : b->second, is_min);
+        return true;
+    }
+
+    /// `record` where the moving side may use the variables of loops inside: min(moving, bound)
+    /// is moving where the largest moving is at most the bound (max: the smallest, at least).
+    bool record_across_loops(const Expr &moving, const Expr &bound, bool is_min) {
+        if (!invariant(bound)) return false;
+        auto m = extreme(moving, is_min), b = extreme(bound, !is_min);
+        if (!m || !b) return false;
+        auto form = linear(*m);
+        if (!form || form->coeff == 0) return false;
+        require(*form, *b, is_min);
         return true;
     }
 
@@ -222,16 +433,96 @@ class SteadyState : public IRMutator {
 
     std::string var_;
     const Writes &writes_;
+    bool across_loops_;
     // Names bound inside the loop, innermost binding last: a Let's value, or undefined for a
     // loop variable.
     std::map<std::string, std::vector<Expr>> lets_;
+    // The first and last values of the loops inside whose bounds do not move with this loop.
+    std::map<std::string, std::pair<Expr, Expr>> ranges_;
+};
+
+/// Whether a body holds a condition or value marked likely that uses `var` (directly or through a
+/// Let).
+class UsesLikely : public IRVisitor {
+  public:
+    explicit UsesLikely(const std::string &var) { names_.insert(var); }
+    bool found = false;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        if (op->is_intrinsic(Call::Intrinsic::Likely) && uses(op->args[0])) found = true;
+        if (!found) IRVisitor::visit(op);
+    }
+    void visit(const Let *op) override {
+        include(op->value);
+        if (uses(op->value)) names_.insert(op->name);
+        include(op->body);
+    }
+    void visit(const LetStmt *op) override {
+        include(op->value);
+        if (uses(op->value)) names_.insert(op->name);
+        include(op->body);
+    }
+
+  private:
+    bool uses(const Expr &e) const {
+        for (const std::string &n : names_) {
+            if (expr_uses_var(e, n)) return true;
+        }
+        return false;
+    }
+    std::set<std::string> names_;
+};
+
+/// The loop split into the iterations before the steady state, the steady state and those after:
+/// [min, first), [first, end), [end, min + extent), each possibly empty, in order.
+Stmt three_loops(const For *op, const SteadyState &steady, const Stmt &before_body,
+                 const Stmt &steady_body, const Stmt &after_body) {
+    Expr loop_end = op->min + op->extent;
+    Expr first = op->min;
+    for (const Expr &l : steady.lower)
+        first = max(first, l);
+    first = simplify(min(first, loop_end));
+    std::string first_name = names::steady_first(op->name), end_name = names::steady_end(op->name);
+    Expr first_var = Variable::make(Int(32), first_name);
+    Expr end = loop_end;
+    for (const Expr &u : steady.upper)
+        end = min(end, u + 1);
+    end = simplify(max(end, first_var));
+    Expr end_var = Variable::make(Int(32), end_name);
+    Stmt before = For::make(op->name, op->min, first_var - op->min, op->for_type, op->device_api,
+                            before_body);
+    Stmt during = For::make(op->name, first_var, end_var - first_var, op->for_type, op->device_api,
+                            steady_body);
+    Stmt after =
+        For::make(op->name, end_var, loop_end - end_var, op->for_type, op->device_api, after_body);
+    return LetStmt::make(first_name, first,
+                         LetStmt::make(end_name, end, Block::make({before, during, after})));
+}
+
+/// Whether a statement holds any value marked likely.
+class HasLikely : public IRVisitor {
+  public:
+    bool found = false;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        found |= op->is_intrinsic(Call::Intrinsic::Likely);
+        if (!found) IRVisitor::visit(op);
+    }
 };
 
 class PartitionLoops : public IRMutator {
+  public:
+    explicit PartitionLoops(bool has_likely) : has_likely_(has_likely) {}
+
   protected:
     using IRMutator::visit;
 
     Stmt visit(const For *op) override {
+        if (std::optional<Stmt> s = partition_on_likely(op)) return *s;
         Stmt body = mutate(op->body);
         Stmt unchanged = body.same_as(op->body) ? Stmt(op)
                                                 : For::make(op->name, op->min, op->extent,
@@ -249,38 +540,49 @@ class PartitionLoops : public IRMutator {
         writes.include(body);
         SteadyState steady(op->name, writes);
         Stmt steady_body = steady.mutate(body);
+        steady.finish();
         if (steady.lower.empty() && steady.upper.empty()) return unchanged;
 
-        // [min, first) before, [first, end) steady, [end, min + extent) after; each may be
-        // empty, and together they are the loop's iterations in order.
-        Expr loop_end = op->min + op->extent;
-        Expr first = op->min;
-        for (const Expr &l : steady.lower)
-            first = max(first, l);
-        first = simplify(min(first, loop_end));
-        std::string first_name = names::steady_first(op->name),
-                    end_name = names::steady_end(op->name);
-        Expr first_var = Variable::make(Int(32), first_name);
-        Expr end = loop_end;
-        for (const Expr &u : steady.upper)
-            end = min(end, u + 1);
-        end = simplify(max(end, first_var));
-        Expr end_var = Variable::make(Int(32), end_name);
-        Stmt before =
-            For::make(op->name, op->min, first_var - op->min, op->for_type, op->device_api, body);
-        Stmt during = For::make(op->name, first_var, end_var - first_var, op->for_type,
-                                op->device_api, steady_body);
-        Stmt after =
-            For::make(op->name, end_var, loop_end - end_var, op->for_type, op->device_api, body);
-        return LetStmt::make(first_name, first,
-                             LetStmt::make(end_name, end, Block::make({before, during, after})));
+        return three_loops(op, steady, body, steady_body, body);
     }
+
+  private:
+    /// A serial loop (not a short one of constant count) whose body holds a likely condition on
+    /// its variable, split where those conditions hold for every iteration of the loops inside.
+    /// The three loops' bodies are partitioned in turn (on the conditions that remain, over the
+    /// loops inside), but not the edge loops themselves again.
+    std::optional<Stmt> partition_on_likely(const For *op) {
+        if (!has_likely_ || op->for_type != ForType::Serial || at_most_one_iteration(op->extent)) {
+            return std::nullopt;
+        }
+        if (auto trips = as_const_int(op->extent); trips && *trips <= kMaxShortLoop) {
+            return std::nullopt;
+        }
+        UsesLikely likely(op->name);
+        likely.include(op->body);
+        if (!likely.found) return std::nullopt;
+        CountNodes size;
+        size.include(op->body);
+        if (size.count > kMaxBodyNodes) return std::nullopt;
+        Writes writes;
+        writes.include(op->body);
+        SteadyState steady(op->name, writes, true);
+        Stmt steady_body = steady.mutate(op->body);
+        if (steady.likely_conjuncts == 0) return std::nullopt;
+        steady.finish();
+        Stmt edge_body = mutate(op->body);
+        return three_loops(op, steady, edge_body, mutate(steady_body), edge_body);
+    }
+
+    bool has_likely_;
 };
 
 }  // namespace
 
 Stmt partition_loops(const Stmt &s) {
-    return PartitionLoops().mutate(s);
+    HasLikely likely;
+    likely.include(s);
+    return PartitionLoops(likely.found).mutate(s);
 }
 
 }  // namespace dsl::lowering

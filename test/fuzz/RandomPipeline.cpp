@@ -408,7 +408,8 @@ class Generator {
         if (depth <= 0 || coin(0.2)) return leaf(t);
         E a = expr(t, depth - 1);
         auto other = [&] { return expr(t, depth - 1); };
-        switch (uni(0, 13)) {
+        const int choice = uni(0, 13);
+        switch (choice) {
             case 0:
             case 1:
                 return bin([](Expr p, Expr q) { return p + q; }, "+", a, other());
@@ -433,6 +434,9 @@ class Generator {
             case 9: {
                 E c = condition(depth - 1);
                 E b = other();
+                // One select in two marks its condition likely (without a draw, so that a seed
+                // still makes the same pipelines): loops are then partitioned where it holds.
+                if (choice == 8) c = {likely(c.e), "likely(" + c.s + ")"};
                 return {select(c.e, a.e, b.e), "select(" + c.s + ", " + a.s + ", " + b.s + ")"};
             }
             case 10:
