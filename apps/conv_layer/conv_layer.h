@@ -21,8 +21,9 @@ namespace dsl_apps {
 /// The dense layer's register tile: 4 AVX-512 vectors of output channels by 6 pixels of a row.
 constexpr int kConvTileChannels = 64;
 constexpr int kConvTileX = 6;
-/// The depthwise layer's tile: one vector of channels by 8 pixels.
-constexpr int kDepthwiseTileX = 8;
+/// The depthwise layer's tile: one vector of channels by 4 pixels by 2 rows.
+constexpr int kDepthwiseTileX = 4;
+constexpr int kDepthwiseTileY = 2;
 
 struct ConvLayerPipeline {
     dsl::Var c{"c"}, x{"x"}, y{"y"}, n{"n"};
@@ -40,11 +41,12 @@ ConvLayerPipeline make_conv_layer(const dsl::ImageParam &input, const dsl::Image
                                   const dsl::ImageParam &bias, int kernel, bool depthwise);
 
 /// The hand-written CPU schedule: the output in tiles of kConvTileChannels x kConvTileX (dense) or
-/// a vector of channels x kDepthwiseTileX (depthwise) summed in registers, the padded input a row
-/// at a time, images in parallel. It needs at least one tile (`conv_layer_fits_schedule` says
-/// whether the sizes allow it).
+/// a vector of channels x kDepthwiseTileX x kDepthwiseTileY (depthwise) summed in registers, the
+/// padded input a row at a time (dense) or the input read in place (depthwise), images in
+/// parallel. It needs at least one tile (`conv_layer_fits_schedule` says whether the sizes allow
+/// it).
 void schedule_conv_layer(ConvLayerPipeline &p, const dsl::Target &target);
-bool conv_layer_fits_schedule(bool depthwise, int channels_out, int width);
+bool conv_layer_fits_schedule(bool depthwise, int channels_out, int width, int height);
 
 /// A 1x1 layer reads each pixel alone. Where the rows of an image lie one after another in both
 /// buffers (x, then y, without gaps: an NHWC buffer's do), its rows can be joined into one of

@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
                           bias = conv_layer_random_bias(shape, 3), out(channels, width, height, n);
             // The hand-written schedule needs at least one register tile; the generated
             // library says so with an error below that, so the default one runs instead.
-            const bool fits = conv_layer_fits_schedule(layer.depthwise, channels, width);
+            const bool fits = conv_layer_fits_schedule(layer.depthwise, channels, width, height);
             Library library = fits ? layer.scheduled : layer.naive;
             // The 1x1 layer over the images' rows joined, where the buffers allow it (they do).
             std::optional<JoinedRows> joined;

@@ -80,7 +80,7 @@ const std::vector<ConvLayerShape> kDenseShapes = {
 const std::vector<ConvLayerShape> kDepthwiseShapes = {
     {2, 70, 70, 10, 6, 3, true},  // a channel tail, an x tail
     {1, 20, 20, 9, 3, 5, true},   // a 5x5 kernel taller than the image
-    {3, 16, 16, 8, 1, 3, true},   // a single row, one tile wide
+    {3, 16, 16, 4, 2, 3, true},   // one tile
 };
 
 TEST(ConvLayer, DefaultScheduleMatchesReference) {
@@ -88,6 +88,7 @@ TEST(ConvLayer, DefaultScheduleMatchesReference) {
     shapes.insert(shapes.end(), kDepthwiseShapes.begin(), kDepthwiseShapes.end());
     shapes.push_back({1, 5, 9, 4, 3, 3, false});   // smaller than the hand-written tile
     shapes.push_back({2, 24, 24, 3, 2, 3, true});  // likewise, depthwise
+    shapes.push_back({1, 16, 16, 8, 1, 3, true});  // a single row: lower than the tile
     for (const ConvLayerShape &s : shapes) {
         Data d = random_data(s, 10);
         expect_same(jit(d, s, false), reference(d, s), "default schedule, " + describe(s));
@@ -98,7 +99,8 @@ TEST(ConvLayer, ScheduledJitMatchesReference) {
     std::vector<ConvLayerShape> shapes = kDenseShapes;
     shapes.insert(shapes.end(), kDepthwiseShapes.begin(), kDepthwiseShapes.end());
     for (const ConvLayerShape &s : shapes) {
-        ASSERT_TRUE(conv_layer_fits_schedule(s.depthwise, s.c_out, s.width)) << describe(s);
+        ASSERT_TRUE(conv_layer_fits_schedule(s.depthwise, s.c_out, s.width, s.height))
+            << describe(s);
         Data d = random_data(s, 20);
         expect_same(jit(d, s, true), reference(d, s), "hand-written schedule, " + describe(s));
     }
@@ -182,7 +184,7 @@ TEST(ConvLayer, AotMatchesReference) {
 // (the driver then uses the default schedule); make_conv_layer refuses an even kernel.
 TEST(ConvLayer, TooSmallForTheScheduleAndBadKernels) {
     ConvLayerShape s{1, 8, 32, 10, 4, 3, false};
-    EXPECT_FALSE(conv_layer_fits_schedule(false, s.c_out, s.width));
+    EXPECT_FALSE(conv_layer_fits_schedule(false, s.c_out, s.width, s.height));
     Data d = random_data(s, 50);
     Buffer<float> out(s.c_out, s.width, s.height, s.n);
     EXPECT_NE(conv_layer_aot(d.input.raw_buffer(), d.weights.raw_buffer(), d.bias.raw_buffer(),
