@@ -61,31 +61,25 @@ VarBound solve_linear(const LinearForm &form, const Expr &limit, bool at_most) {
     return VarBound{!upper, v};
 }
 
+std::optional<Comparison> as_comparison(const Expr &condition) {
+    if (const auto *lt = condition.as<LT>()) return Comparison{lt->a, lt->b, true, -1};
+    if (const auto *le = condition.as<LE>()) return Comparison{le->a, le->b, true, 0};
+    if (const auto *gt = condition.as<GT>()) return Comparison{gt->a, gt->b, false, 1};
+    if (const auto *ge = condition.as<GE>()) return Comparison{ge->a, ge->b, false, 0};
+    return std::nullopt;
+}
+
 std::optional<VarBound> bound_from_condition(const Expr &condition, const std::string &var,
                                              const std::function<bool(const Expr &)> &invariant) {
-    // a < b is a - b <= -1, a <= b is a - b <= 0, a > b is a - b >= 1, a >= b is a - b >= 0.
-    Expr a, b;
-    int64_t limit = 0;
-    bool at_most = true;
-    if (const auto *lt = condition.as<LT>()) {
-        a = lt->a, b = lt->b, limit = -1;
-    } else if (const auto *le = condition.as<LE>()) {
-        a = le->a, b = le->b;
-    } else if (const auto *gt = condition.as<GT>()) {
-        a = gt->a, b = gt->b, limit = 1, at_most = false;
-    } else if (const auto *ge = condition.as<GE>()) {
-        a = ge->a, b = ge->b, at_most = false;
-    } else {
-        return std::nullopt;
-    }
-    if (a.type() != Int(32)) return std::nullopt;
-    auto fa = linear_form(a, var, invariant), fb = linear_form(b, var, invariant);
+    auto c = as_comparison(condition);
+    if (!c || c->a.type() != Int(32)) return std::nullopt;
+    auto fa = linear_form(c->a, var, invariant), fb = linear_form(c->b, var, invariant);
     if (!fa || !fb || fa->coeff == fb->coeff) return std::nullopt;
-    // (ca - cb) * v + ra <= rb + limit: the right side stays in 64 bits.
+    // (ca - cb) * v + ra <= rb + slack: the right side stays in 64 bits.
     LinearForm form{fa->coeff - fb->coeff, fa->rest};
-    Expr right = cast(Int(64), fb->rest) + make_const(Int(64), limit);
+    Expr right = cast(Int(64), fb->rest) + make_const(Int(64), c->slack);
     // solve_linear casts its limit to 64 bits, which keeps this one as it is.
-    return solve_linear(form, right, at_most);
+    return solve_linear(form, right, c->at_most);
 }
 
 }  // namespace dsl::lowering

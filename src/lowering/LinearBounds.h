@@ -37,6 +37,15 @@ struct VarBound {
 /// clamped into int32, which can only empty the range.
 VarBound solve_linear(const LinearForm &form, const Expr &limit, bool at_most);
 
+/// A comparison `a < b`, `a <= b`, `a > b` or `a >= b` as `a <= b + slack` (at_most) or
+/// `a >= b + slack`: `a < b` is `a <= b - 1`.
+struct Comparison {
+    Expr a, b;
+    bool at_most;
+    int64_t slack;
+};
+std::optional<Comparison> as_comparison(const Expr &condition);
+
 /// The bound on `var` that a comparison of Int(32) values (<, <=, >, >=) states, where both sides
 /// are linear in `var` with everything else accepted by `invariant`. None for another condition.
 std::optional<VarBound> bound_from_condition(const Expr &condition, const std::string &var,

@@ -251,27 +251,14 @@ class SteadyState : public IRMutator {
     bool holds_in_steady_state(const Expr &condition) {
         if (const auto *lanes = condition.as<Broadcast>())
             return holds_in_steady_state(lanes->value);
-        Expr a, b;
-        bool at_most = true;  // a <= b + slack, or a >= b + slack
-        int64_t slack = 0;
-        if (const auto *lt = condition.as<LT>()) {
-            a = lt->a, b = lt->b, slack = -1;
-        } else if (const auto *le = condition.as<LE>()) {
-            a = le->a, b = le->b;
-        } else if (const auto *gt = condition.as<GT>()) {
-            a = gt->a, b = gt->b, slack = 1, at_most = false;
-        } else if (const auto *ge = condition.as<GE>()) {
-            a = ge->a, b = ge->b, at_most = false;
-        } else {
-            return false;
-        }
-        if (a.type().element_of() != Int(32)) return false;
+        auto c = as_comparison(condition);
+        if (!c || c->a.type().element_of() != Int(32)) return false;
         // a <= b for every value inside: the largest a against the smallest b.
-        auto ea = extreme(a, at_most), eb = extreme(b, !at_most);
+        auto ea = extreme(c->a, c->at_most), eb = extreme(c->b, !c->at_most);
         if (!ea || !eb) return false;
         auto fa = linear(*ea), fb = linear(*eb);
         if (!fa || !fb || fa->coeff == fb->coeff) return false;
-        require({fa->coeff - fb->coeff, fa->rest}, fb->rest, at_most, slack);
+        require({fa->coeff - fb->coeff, fa->rest}, fb->rest, c->at_most, c->slack);
         return true;
     }
 
