@@ -9,6 +9,12 @@ namespace dsl::lowering {
 
 using namespace ir;
 
+std::optional<std::pair<int64_t, Expr>> constant_factor(const ir::Mul *product) {
+    if (auto k = as_const_int(product->b)) return std::make_pair(*k, product->a);
+    if (auto k = as_const_int(product->a)) return std::make_pair(*k, product->b);
+    return std::nullopt;
+}
+
 std::optional<LinearForm> linear_form(const Expr &e, const std::string &var,
                                       const std::function<bool(const Expr &)> &invariant,
                                       const std::function<Expr(const std::string &)> &value_of) {
@@ -32,16 +38,12 @@ std::optional<LinearForm> linear_form(const Expr &e, const std::string &var,
         return LinearForm{a->coeff - b->coeff, a->rest - b->rest};
     }
     if (const auto *mul = e.as<Mul>()) {
-        auto k = as_const_int(mul->b);
-        Expr other = mul->a;
-        if (!k) {
-            k = as_const_int(mul->a);
-            other = mul->b;
-        }
-        if (!k) return std::nullopt;
+        auto product = constant_factor(mul);
+        if (!product) return std::nullopt;
+        auto [k, other] = *product;
         auto a = recurse(other);
         if (!a) return std::nullopt;
-        return LinearForm{a->coeff * *k, a->rest * make_const(Int(32), *k)};
+        return LinearForm{a->coeff * k, a->rest * make_const(Int(32), k)};
     }
     return std::nullopt;
 }

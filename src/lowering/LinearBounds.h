@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "ir/IR.h"
 
@@ -17,6 +18,9 @@ struct LinearForm {
     int64_t coeff;
     Expr rest;
 };
+
+/// `k * e` or `e * k` with `k` a constant: (k, e). None for another product.
+std::optional<std::pair<int64_t, Expr>> constant_factor(const ir::Mul *product);
 
 /// `e` (an Int(32) expression made of +, - and multiplications by constants) as a linear form in
 /// `var`. A subexpression without `var` is part of `rest` only where `invariant` accepts it; a

@@ -299,16 +299,12 @@ class SteadyState : public IRMutator {
             return *a - *b;
         }
         if (const auto *mul = e.as<Mul>()) {
-            auto k = as_const_int(mul->b);
-            Expr other = mul->a;
-            if (!k) {
-                k = as_const_int(mul->a);
-                other = mul->b;
-            }
-            if (!k) return std::nullopt;
-            auto a = extreme(other, *k >= 0 ? upper : !upper);
+            auto product = constant_factor(mul);
+            if (!product) return std::nullopt;
+            auto [k, other] = *product;
+            auto a = extreme(other, k >= 0 ? upper : !upper);
             if (!a) return std::nullopt;
-            return *a * make_const(Int(32), *k);
+            return *a * make_const(Int(32), k);
         }
         return std::nullopt;
     }
