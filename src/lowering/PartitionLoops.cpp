@@ -111,10 +111,10 @@ class SteadyState : public IRMutator {
   public:
     SteadyState(const std::string &var, const Writes &writes, bool across_loops = false)
         : var_(var), writes_(writes), across_loops_(across_loops) {}
-    /// After mutating the body: the loop variable must be at least each of `lower` and at most
-    /// each of `upper`.
-    std::vector<Expr> lower, upper;
-    void finish() {
+    /// After mutating the body: whether any range was recorded, and the bounds on the loop
+    /// variable in the steady state (at least each of `lower`, at most each of `upper`).
+    bool found_range() const { return !requirements_.empty(); }
+    void bounds(std::vector<Expr> &lower, std::vector<Expr> &upper) const {
         for (const Requirement &r : requirements_) {
             VarBound v = solve_linear({r.coeff, make_zero(Int(64))}, r.gap, r.at_most);
             (v.lower ? lower : upper).push_back(v.value);
@@ -462,15 +462,17 @@ class UsesLikely : public IRVisitor {
 /// [min, first), [first, end), [end, min + extent), each possibly empty, in order.
 Stmt three_loops(const For *op, const SteadyState &steady, const Stmt &before_body,
                  const Stmt &steady_body, const Stmt &after_body) {
+    std::vector<Expr> lower, upper;
+    steady.bounds(lower, upper);
     Expr loop_end = op->min + op->extent;
     Expr first = op->min;
-    for (const Expr &l : steady.lower)
+    for (const Expr &l : lower)
         first = max(first, l);
     first = simplify(min(first, loop_end));
     std::string first_name = names::steady_first(op->name), end_name = names::steady_end(op->name);
     Expr first_var = Variable::make(Int(32), first_name);
     Expr end = loop_end;
-    for (const Expr &u : steady.upper)
+    for (const Expr &u : upper)
         end = min(end, u + 1);
     end = simplify(max(end, first_var));
     Expr end_var = Variable::make(Int(32), end_name);
@@ -523,8 +525,7 @@ class PartitionLoops : public IRMutator {
         writes.include(body);
         SteadyState steady(op->name, writes);
         Stmt steady_body = steady.mutate(body);
-        steady.finish();
-        if (steady.lower.empty() && steady.upper.empty()) return unchanged;
+        if (!steady.found_range()) return unchanged;
 
         return three_loops(op, steady, body, steady_body, body);
     }
@@ -552,7 +553,6 @@ class PartitionLoops : public IRMutator {
         SteadyState steady(op->name, writes, true);
         Stmt steady_body = steady.mutate(op->body);
         if (steady.likely_conjuncts == 0) return std::nullopt;
-        steady.finish();
         Stmt edge_body = mutate(op->body);
         return three_loops(op, steady, edge_body, mutate(steady_body), edge_body);
     }

@@ -119,6 +119,9 @@ TEST(LikelyPartition, ConditionsItCannotSolve) {
     tri(x) += select(likely(x - r.x >= 0 && x < 30), in(clamp(x - r.x, 0, 39)), 1);
     Buffer<> b = tri.realize({40});
     EXPECT_TRUE(matches_reference(tri, b));
+    std::string stmt = tri.lowered_stmt();
+    EXPECT_GE(count_of(stmt, "lp_triangle.s1.x.steady_first = "), 1) << stmt;
+    EXPECT_GE(count_of(stmt, "likely("), 1) << stmt;
 
     // An update reading the values it stores: the condition's bound is not fixed over the loop.
     Func scan("lp_scan");
