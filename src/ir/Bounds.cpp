@@ -155,20 +155,7 @@ class BoundsOfExpr : public IRVisitor {
     /// Whether `a` and `b` are one pure expression, so that `a op b` sees the same value twice;
     /// interval arithmetic alone treats the operands as independent and cannot see it.
     static bool same_operand(const Expr &a, const Expr &b) {
-        if (!equal(a, b)) return false;
-        class Impure : public IRVisitor {
-          public:
-            bool found = false;
-
-          protected:
-            using IRVisitor::visit;
-            void visit(const Call *op) override {
-                found = found || !op->is_pure();
-                IRVisitor::visit(op);
-            }
-        } impure;
-        impure.include(a);
-        return !impure.found;
+        return equal(a, b) && !any_call(a, [](const Call *op) { return !op->is_pure(); });
     }
 
     /// `x op x` for a comparison: known unless x may be NaN.

@@ -399,4 +399,36 @@ Stmt IRMutator::visit(const Evaluate *op) {
     return Evaluate::make(std::move(value));
 }
 
+namespace {
+
+class FindCall : public IRVisitor {
+  public:
+    explicit FindCall(const std::function<bool(const Call *)> &matches) : matches_(matches) {}
+    bool found = false;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        found = found || matches_(op);
+        if (!found) IRVisitor::visit(op);
+    }
+
+  private:
+    const std::function<bool(const Call *)> &matches_;
+};
+
+}  // namespace
+
+bool any_call(const Expr &e, const std::function<bool(const Call *)> &matches) {
+    FindCall find(matches);
+    find.include(e);
+    return find.found;
+}
+
+bool any_call(const Stmt &s, const std::function<bool(const Call *)> &matches) {
+    FindCall find(matches);
+    find.include(s);
+    return find.found;
+}
+
 }  // namespace dsl::ir

@@ -1,4 +1,6 @@
 #pragma once
+
+#include <functional>
 /// Walking the IR. `IRVisitor` visits every node (default: all children); `IRMutator` rebuilds a
 /// tree, making a new node only when one of its children changed.
 
@@ -88,5 +90,9 @@ class IRMutator {
     /// Mutates each element; returns true if any changed.
     bool mutate_exprs(const std::vector<Expr> &in, std::vector<Expr> *out);
 };
+
+/// Whether some Call in `e` (or `s`) satisfies `matches`; stops at the first.
+bool any_call(const Expr &e, const std::function<bool(const Call *)> &matches);
+bool any_call(const Stmt &s, const std::function<bool(const Call *)> &matches);
 
 }  // namespace dsl::ir

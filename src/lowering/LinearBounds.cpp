@@ -63,6 +63,21 @@ VarBound solve_linear(const LinearForm &form, const Expr &limit, bool at_most) {
     return VarBound{!upper, v};
 }
 
+std::vector<Expr> conjuncts(const Expr &e) {
+    if (const auto *a = e.as<And>()) {
+        std::vector<Expr> parts = conjuncts(a->a), rest = conjuncts(a->b);
+        parts.insert(parts.end(), rest.begin(), rest.end());
+        return parts;
+    }
+    if (const auto *b = e.as<Broadcast>(); b && b->value.as<And>()) {
+        std::vector<Expr> parts;
+        for (const Expr &scalar : conjuncts(b->value))
+            parts.push_back(Broadcast::make(scalar, b->lanes));
+        return parts;
+    }
+    return {e};
+}
+
 std::optional<Comparison> as_comparison(const Expr &condition) {
     if (const auto *lt = condition.as<LT>()) return Comparison{lt->a, lt->b, true, -1};
     if (const auto *le = condition.as<LE>()) return Comparison{le->a, le->b, true, 0};

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ir/IR.h"
 
@@ -40,6 +41,10 @@ struct VarBound {
 /// in int32 cannot wrap into a range that holds values where the condition fails; the result is
 /// clamped into int32, which can only empty the range.
 VarBound solve_linear(const LinearForm &form, const Expr &limit, bool at_most);
+
+/// The parts of a conjunction, in order. A vector's test of scalars, `x8(a && b)`, is split
+/// into `x8(a)` and `x8(b)`.
+std::vector<Expr> conjuncts(const Expr &e);
 
 /// A comparison `a < b`, `a <= b`, `a > b` or `a >= b` as `a <= b + slack` (at_most) or
 /// `a >= b + slack`: `a < b` is `a <= b - 1`.

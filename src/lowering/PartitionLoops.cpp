@@ -164,9 +164,8 @@ class SteadyState : public IRMutator {
         }
         Expr condition = mutate(op->args[0]);
         if (!condition.type().is_bool()) return likely(condition);
-        std::vector<Expr> conjuncts, kept;
-        split_conjuncts(condition, conjuncts);
-        for (const Expr &c : conjuncts) {
+        std::vector<Expr> kept;
+        for (const Expr &c : conjuncts(condition)) {
             if (holds_in_steady_state(c)) {
                 likely_conjuncts++;
             } else {
@@ -231,21 +230,6 @@ class SteadyState : public IRMutator {
 
     static Expr likely(const Expr &e) { return Call::make(e.type(), Call::Intrinsic::Likely, {e}); }
 
-    static void split_conjuncts(const Expr &e, std::vector<Expr> &out) {
-        if (const auto *a = e.as<And>()) {
-            split_conjuncts(a->a, out);
-            split_conjuncts(a->b, out);
-        } else if (const auto *b = e.as<Broadcast>(); b && b->value.as<And>()) {
-            // A vector's test of scalars (the row of a vector of pixels).
-            std::vector<Expr> scalars;
-            split_conjuncts(b->value, scalars);
-            for (const Expr &c : scalars)
-                out.push_back(Broadcast::make(c, b->lanes));
-        } else {
-            out.push_back(e);
-        }
-    }
-
     /// Whether a comparison of Int(32) values holds for each value of the loop variable in a
     /// range that could be found (and for each value of the loops inside); records that range.
     bool holds_in_steady_state(const Expr &condition) {
@@ -262,10 +246,12 @@ class SteadyState : public IRMutator {
         return true;
     }
 
-    /// The largest (`upper`) or smallest value `e` takes over its lanes and the loops inside,
-    /// as a scalar in the loop variable and invariant names, where that is simple to say.
+    /// The largest (`upper`) or smallest value `e` takes over its lanes and the loops inside, as a
+    /// scalar in the loop variable and invariant names, where that is simple to say.
     std::optional<Expr> extreme(const Expr &e, bool upper) const {
-        if (e.type().is_scalar() && !expr_uses_var(e, var_) && invariant(e)) return e;
+        // Without loops inside to range over, a scalar is its own extreme (linear() reads it
+        // through the lets).
+        if (e.type().is_scalar() && (ranges_.empty() || invariant(e))) return e;
         if (const auto *c = e.as<Call>(); c && c->is_intrinsic(Call::Intrinsic::Likely)) {
             return extreme(c->args[0], upper);
         }
@@ -333,24 +319,9 @@ class SteadyState : public IRMutator {
     }
 
     /// Whether `min(moving, bound)` (or max) is `moving` over a range of the loop variable that
-    /// could be found; records that range.
+    /// could be found; records that range. min: the largest value of `moving` (over its lanes and
+    /// the loops inside) at most the smallest of `bound`; max: the smallest at least the largest.
     bool record(const Expr &moving, const Expr &bound, bool is_min) {
-        if (across_loops_) return record_across_loops(moving, bound, is_min);
-        if (!invariant(bound) || invariant(moving)) return false;
-        auto m = lanes(moving), b = lanes(bound);
-        if (!m || !b) return false;
-        // min: every lane of `moving` at most the smallest lane of `bound`; max: at least the
-        // largest.
-        auto form = linear(is_min ? m->second : m->first);
-        if (!form || form->coeff == 0) return false;
-        // min: coeff * v + rest <= the bound's smallest lane; max: >= its largest.
-        require(*form, is_min ? b->first : b->second, is_min);
-        return true;
-    }
-
-    /// `record` where the moving side may use the variables of loops inside: min(moving, bound)
-    /// is moving where the largest moving is at most the bound (max: the smallest, at least).
-    bool record_across_loops(const Expr &moving, const Expr &bound, bool is_min) {
         if (!invariant(bound)) return false;
         auto m = extreme(moving, is_min), b = extreme(bound, !is_min);
         if (!m || !b) return false;
@@ -358,35 +329,6 @@ class SteadyState : public IRMutator {
         if (!form || form->coeff == 0) return false;
         require(*form, *b, is_min);
         return true;
-    }
-
-    /// The smallest and largest lane of `e` as scalars, where that is simple to say.
-    std::optional<std::pair<Expr, Expr>> lanes(const Expr &e) const {
-        if (e.type().is_scalar()) return std::make_pair(e, e);
-        if (const auto *b = e.as<Broadcast>()) return std::make_pair(b->value, b->value);
-        if (const auto *r = e.as<Ramp>()) {
-            auto s = as_const_int(r->stride);
-            if (!s) return std::nullopt;
-            Expr last = r->base + make_const(Int(32), *s * (r->lanes - 1));
-            return *s >= 0 ? std::make_pair(r->base, last) : std::make_pair(last, r->base);
-        }
-        if (const auto *add = e.as<Add>()) {
-            auto a = lanes(add->a), b = lanes(add->b);
-            if (!a || !b) return std::nullopt;
-            return std::make_pair(a->first + b->first, a->second + b->second);
-        }
-        if (const auto *sub = e.as<Sub>()) {
-            auto a = lanes(sub->a), b = lanes(sub->b);
-            if (!a || !b) return std::nullopt;
-            return std::make_pair(a->first - b->second, a->second - b->first);
-        }
-        if (const auto *v = e.as<Variable>()) {
-            auto it = lets_.find(v->name);
-            if (it != lets_.end() && !it->second.empty() && it->second.back().defined()) {
-                return lanes(it->second.back());
-            }
-        }
-        return std::nullopt;
     }
 
     std::optional<LinearForm> linear(const Expr &e) const {
@@ -486,19 +428,6 @@ Stmt three_loops(const For *op, const SteadyState &steady, const Stmt &before_bo
                          LetStmt::make(end_name, end, Block::make({before, during, after})));
 }
 
-/// Whether a statement holds any value marked likely.
-class HasLikely : public IRVisitor {
-  public:
-    bool found = false;
-
-  protected:
-    using IRVisitor::visit;
-    void visit(const Call *op) override {
-        found |= op->is_intrinsic(Call::Intrinsic::Likely);
-        if (!found) IRVisitor::visit(op);
-    }
-};
-
 class PartitionLoops : public IRMutator {
   public:
     explicit PartitionLoops(bool has_likely) : has_likely_(has_likely) {}
@@ -563,9 +492,9 @@ class PartitionLoops : public IRMutator {
 }  // namespace
 
 Stmt partition_loops(const Stmt &s) {
-    HasLikely likely;
-    likely.include(s);
-    return PartitionLoops(likely.found).mutate(s);
+    bool has_likely =
+        any_call(s, [](const Call *op) { return op->is_intrinsic(Call::Intrinsic::Likely); });
+    return PartitionLoops(has_likely).mutate(s);
 }
 
 }  // namespace dsl::lowering

@@ -44,16 +44,6 @@ Expr iterations_within(const Expr &guard, const std::string &var, const Expr &mi
     return (le->b - sum->a) - min + 1;
 }
 
-/// The parts of a conjunction, in order.
-std::vector<Expr> conjuncts(const Expr &e) {
-    if (const auto *a = e.as<And>()) {
-        std::vector<Expr> parts = conjuncts(a->a), rest = conjuncts(a->b);
-        parts.insert(parts.end(), rest.begin(), rest.end());
-        return parts;
-    }
-    return {e};
-}
-
 /// Whether a where() condition can be tested outside loops the stage runs: it reads no Func
 /// (which those loops may write, or compute inside them) and calls nothing outside.
 bool movable_condition(const Expr &e) {
