@@ -30,6 +30,7 @@ struct FunctionContents;
 }
 
 class Func;
+class ImageParam;
 
 /// How a split handles an extent that its factor does not divide.
 enum class TailStrategy : uint8_t {
@@ -51,6 +52,16 @@ enum class TailStrategy : uint8_t {
     /// computes only those. More code, less work: a row of 64 pixels in tiles of 6 computes 64
     /// points of such a Func, not 66.
     PartialTile
+};
+
+/// What a prefetch does where the region it names reaches past the data (the last rows of an
+/// image, with an offset of one row).
+enum class PrefetchBoundStrategy : uint8_t {
+    /// Prefetches the part of the region that lies inside the Func's storage or the input's
+    /// buffer, nothing outside it.
+    Clamp,
+    /// Prefetches the region only when all of it lies inside; otherwise nothing.
+    GuardWithIf
 };
 
 /// A loop variable of a stage: a pure `Var` or an `RVar`.
@@ -121,6 +132,28 @@ class Stage {
                     TailStrategy tail = TailStrategy::Auto);
     /// Marks the loop as an ordinary sequential loop (undoing unroll, vectorize or parallel).
     Stage &serial(const VarOrRVar &x);
+
+    /// At the start of each iteration of loop `at`, asks the CPU to bring into its cache the
+    /// data of `f` (a Func or an input) that the same iteration reads when loop `from` is
+    /// `offset` iterations further on (`from` is `at` itself or a loop outside it):
+    ///   for from:
+    ///     for at:
+    ///       prefetch the region of f that this iteration of `at` reads at from + offset
+    ///       ... (the loops inside `at`)
+    /// The region counts what the loops inside `at` read of `f`, directly or through the Funcs
+    /// computed inside them, and also through Funcs computed further out (without updates)
+    /// whose values they read: prefetching an input at a tile loop, when a padded copy of it
+    /// is made a row at a time outside the tiles, fetches the input rows that copy will read.
+    /// It is prefetched a cache line at a time along its innermost dimension (a stride other
+    /// than 1 there fetches fewer lines; nothing breaks). A prefetch is only a hint: it changes
+    /// no result, and costs a few instructions per line even when the data is already cached.
+    /// `strategy` says what to do with a region that reaches past `f`'s data.
+    Stage &prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from,
+                    const Expr &offset = 1,
+                    PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
+    Stage &prefetch(const ImageParam &f, const VarOrRVar &at, const VarOrRVar &from,
+                    const Expr &offset = 1,
+                    PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
 
     /// `parallel` and `vectorize` accept a loop over RVars when its iterations provably touch
     /// different points: some coordinate the update writes is the RVar plus a term that does not
@@ -282,6 +315,12 @@ class Func {
     Func &parallel(const VarOrRVar &x, const Expr &task_size,
                    TailStrategy tail = TailStrategy::Auto);
     Func &serial(const VarOrRVar &x);
+    Func &prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from,
+                   const Expr &offset = 1,
+                   PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
+    Func &prefetch(const ImageParam &f, const VarOrRVar &at, const VarOrRVar &from,
+                   const Expr &offset = 1,
+                   PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
     /// A second schedule for the pure definition when `condition` holds (see Stage::specialize).
     Stage specialize(const Expr &condition);
 

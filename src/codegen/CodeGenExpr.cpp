@@ -1,12 +1,14 @@
 // Code generation for expressions, following the semantics of include/dsl/Expr.h exactly (the
 // reference evaluator is the oracle the tests compare against).
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <optional>
 
 #include "codegen/CodeGenLLVMInternal.h"
@@ -1023,6 +1025,31 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
             llvm::Value *host =
                 builder_->CreateLoad(ptr, builder_->CreateStructGEP(dsl_buffer_type(), buffer, 2));
             return builder_->CreateIsNull(host);
+        }
+        case I::Prefetch: {
+            // The address of the element, not its value. Common subexpression elimination may
+            // have wrapped the load in lets.
+            std::function<void(const Expr &)> fetch = [&](const Expr &e) {
+                if (const auto *let = e.as<Let>()) {
+                    llvm::Value *v = codegen(let->value);
+                    ScopedBinding<llvm::Value *> bind(symbols_, let->name, v);
+                    fetch(let->body);
+                    return;
+                }
+                const auto *load = e.as<Load>();
+                internal_assert(load && load->type.is_scalar())
+                    << "prefetch of " << e << ": storage flattening leaves a scalar load there";
+                llvm::Value *ptr =
+                    element_pointer(load->name, load->type, index_value(load->index));
+                llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+                // Read access, the highest locality (every level of the cache), data.
+                builder_->CreateIntrinsic(
+                    llvm::Intrinsic::prefetch, {ptr->getType()},
+                    {ptr, llvm::ConstantInt::get(i32, 0), llvm::ConstantInt::get(i32, 3),
+                     llvm::ConstantInt::get(i32, 1)});
+            };
+            fetch(op->args[0]);
+            return constant_int(Int(32), 0);
         }
         case I::BufferSetBounds: {
             llvm::Value *buffer = codegen(op->args[0]);

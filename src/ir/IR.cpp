@@ -215,6 +215,8 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "buffer_is_bounds_query";
         case Intrinsic::BufferSetBounds:
             return "buffer_set_bounds";
+        case Intrinsic::Prefetch:
+            return "prefetch";
     }
     return "unknown";
 }

@@ -247,6 +247,10 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// (buffer, dim, min, extent): writes min and extent into dimension `dim` of the
         /// dsl_buffer_t argument (the answer to a bounds query); 0. Has a side effect.
         BufferSetBounds,
+        /// (element): a hint to bring the cache line holding `element` (a call of a Func or an
+        /// input, a Load once storage is flattened) into the cache; its value is never read.
+        /// 0. Kept like a side effect (Func::prefetch).
+        Prefetch,
     };
 
     std::string name;
@@ -274,7 +278,8 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
     }
     /// Whether evaluating the call twice gives the same value and has no side effect.
     bool is_pure() const {
-        return call_type != CallType::Extern && intrinsic != Intrinsic::BufferSetBounds;
+        return call_type != CallType::Extern && intrinsic != Intrinsic::BufferSetBounds &&
+               intrinsic != Intrinsic::Prefetch;
     }
     /// The name an intrinsic prints as, e.g. "shift_left".
     static const char *intrinsic_name(Intrinsic op);

@@ -171,6 +171,14 @@ class DefinitionKeyWriter : public jit::KeyWriter {
             number(int(d.is_rvar));
         }
         number(int(s.allow_race_conditions));
+        number(static_cast<int64_t>(s.prefetches.size()));
+        for (const schedule::Prefetch &p : s.prefetches) {
+            text(p.target);
+            text(p.at);
+            text(p.from);
+            include(p.offset);
+            number(static_cast<int>(p.strategy));
+        }
     }
 
     void definition(const Definition &d) {

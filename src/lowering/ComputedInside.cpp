@@ -44,8 +44,8 @@ bool calls(const Function &f, const std::string &callee) {
 class LoopRegions {
   public:
     LoopRegions(const Environment &env, const std::vector<std::string> &inside,
-                const std::function<Box(const std::string &)> &direct)
-        : env_(env), inside_(inside), direct_(direct) {}
+                const std::function<Box(const std::string &)> &direct, bool for_hints)
+        : env_(env), inside_(inside), direct_(direct), for_hints_(for_hints) {}
 
     Box region(const std::string &callee) {
         auto known = memo_.find(callee);
@@ -57,7 +57,7 @@ class LoopRegions {
             if (!calls(g, callee)) continue;
             Box needed = region(name);
             if (needed.empty()) continue;
-            user_assert(!has_rounding_split(g))
+            user_assert(for_hints_ || !has_rounding_split(g))
                 << "Func \"" << callee << "\" is computed outside the loops of \"" << name
                 << "\", which reads it, and a split of \"" << name
                 << "\" rounds up or shifts inwards (TailStrategy::RoundUp, ShiftInwards, or Auto "
@@ -91,6 +91,7 @@ class LoopRegions {
     const Environment &env_;
     const std::vector<std::string> &inside_;
     const std::function<Box(const std::string &)> &direct_;
+    bool for_hints_;
     std::map<std::string, Box> memo_;
 };
 
@@ -98,8 +99,8 @@ class LoopRegions {
 
 Box required_over_loop(const Environment &env, const std::vector<std::string> &inside,
                        const std::string &callee,
-                       const std::function<Box(const std::string &)> &direct) {
-    return LoopRegions(env, inside, direct).region(callee);
+                       const std::function<Box(const std::string &)> &direct, bool for_hints) {
+    return LoopRegions(env, inside, direct, for_hints).region(callee);
 }
 
 }  // namespace dsl::lowering

@@ -25,9 +25,11 @@ std::vector<std::string> computed_inside(const Environment &env, const std::stri
 /// loop reads of the Func `name` over those iterations) merged with what each Func of `inside`
 /// (computed_inside of the loop) reads of it over the region the loop needs of that Func.
 /// Throws a CompileError if a Func of `inside` reads it under a split that rounds up or shifts
-/// inwards (its loops then pass the region bounds inference gives them).
+/// inwards (its loops then pass the region bounds inference gives them), unless `for_hints`
+/// (a prefetch: the region is only a hint, and it is clamped to the data anyway).
 Box required_over_loop(const Environment &env, const std::vector<std::string> &inside,
                        const std::string &callee,
-                       const std::function<Box(const std::string &)> &direct);
+                       const std::function<Box(const std::string &)> &direct,
+                       bool for_hints = false);
 
 }  // namespace dsl::lowering

@@ -24,6 +24,8 @@ struct Environment {
     /// What lowering decided about where Funcs live, for the loop nest printout: a note for the
     /// line that stores a Func and for the one that produces it (e.g. a sliding window).
     std::map<std::string, std::string> store_notes, produce_notes;
+    /// A note per prefetch (Stage::prefetch), keyed by the outer loop of its code.
+    std::map<std::string, std::string> prefetch_notes;
 
     bool is_output(const std::string &name) const {
         for (const std::string &o : outputs) {

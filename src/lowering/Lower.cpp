@@ -72,6 +72,14 @@ class LoopNestPrinter : public IRVisitor {
         depth_--;
     }
     void visit(const For *op) override {
+        if (env_) {
+            // A prefetch's loops over its region: one line says what it fetches.
+            auto prefetch = env_->prefetch_notes.find(op->name);
+            if (prefetch != env_->prefetch_notes.end()) {
+                line() << prefetch->second << "\n";
+                return;
+            }
+        }
         line() << (op->for_type == ForType::Serial ? ""
                                                    : std::string(to_string(op->for_type)) + " ")
                << "for " << op->name << ":\n";

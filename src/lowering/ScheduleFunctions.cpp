@@ -18,6 +18,7 @@
 #include "lowering/ExactWindows.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/LinearBounds.h"
+#include "lowering/Prefetches.h"
 #include "lowering/Regions.h"
 #include "lowering/SlidingWindow.h"
 #include "lowering/SplitRanges.h"
@@ -143,6 +144,43 @@ Stmt wrap_lets(const std::vector<std::pair<std::string, Expr>> &lets, Stmt s) {
 }
 
 namespace {
+
+/// Refuses prefetches whose loops a later directive removed or reordered, and those inside a
+/// vectorized loop (a prefetch per lane is not something a vector loop can hold).
+void check_prefetches(const Function &f, int stage, const schedule::StageSchedule &schedule) {
+    const std::vector<schedule::Dim> &dims = schedule.dims;
+    auto position = [&](const std::string &var) {
+        for (size_t i = 0; i < dims.size(); i++) {
+            if (dims[i].var == var) return static_cast<int>(i);
+        }
+        return -1;
+    };
+    std::string loops;
+    for (const schedule::Dim &dim : dims)
+        loops += (loops.empty() ? "" : ", ") + dim.var;
+    for (const schedule::Prefetch &p : schedule.prefetches) {
+        const std::string where = "Func \"" + f.name() + "\"" +
+                                  (stage ? " update " + std::to_string(stage - 1) : "") +
+                                  " prefetches \"" + p.target + "\" at its loop \"" + p.at + "\"";
+        int at = position(p.at), from = position(p.from);
+        user_assert(at >= 0 && from >= 0)
+            << where << " for iterations of \"" << p.from << "\", but after the directives that "
+            << "followed the prefetch it has no loop \"" << (at < 0 ? p.at : p.from)
+            << "\". Its loops, innermost first, are: " << loops
+            << ". Give the prefetch after the loops are made.";
+        user_assert(from >= at) << where << ", inside the loop \"" << p.from
+                                << "\" it counts iterations of, but a later reorder put \""
+                                << p.from
+                                << "\" inside it. Its loops, innermost first, are: " << loops
+                                << ".";
+        for (size_t q = static_cast<size_t>(at); q < dims.size(); q++) {
+            user_assert(dims[q].for_type != ForType::Vectorized)
+                << where << ", but that loop " << (static_cast<int>(q) == at ? "is" : "is inside")
+                << " the vectorized loop \"" << dims[q].var
+                << "\". Prefetch at a loop outside the vectorized ones.";
+        }
+    }
+}
 
 bool is_realized_name(const Function &f, const std::string &name) {
     for (const std::string &a : f.args()) {
@@ -304,6 +342,8 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                                << funcs[0] << "\" at root.";
         }
     }
+
+    check_prefetches(f, stage, d.schedule);
 
     // The loops before any split, over the bounds that bounds inference (or the RDom) defines.
     std::map<std::string, LoopRange> ranges;
@@ -481,7 +521,12 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             Stmt body = nest(p - 1, guards_dropped);
             auto computed = producers_at.find(dim.var);
             auto stored = stored_at.find(dim.var);
-            if (computed == producers_at.end() && stored == stored_at.end()) return body;
+            bool prefetching = false;
+            for (const schedule::Prefetch &prefetch : d.schedule.prefetches)
+                prefetching |= prefetch.at == dim.var;
+            if (computed == producers_at.end() && stored == stored_at.end() && !prefetching) {
+                return body;
+            }
             Scope<Interval> inner_loops;
             for (int q = 0; q < p; q++) {
                 const LoopRange &inner = ranges.at(dims[q].var);
@@ -538,6 +583,14 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                     const Function &producer = env_.func(*it);
                     body = store(producer, required_of(producer), body);
                 }
+            }
+            if (prefetching) {
+                auto reads = [&](const std::string &name) {
+                    return required_over_loop(env_, inside, name, direct, true);
+                };
+                Stmt fetch = prefetches_at(env_, f, stage, d.schedule.prefetches, dim.var, inside,
+                                           reads, env_.prefetch_notes);
+                body = Block::make(fetch, body);
             }
             return body;
         };

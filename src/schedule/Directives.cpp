@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "dsl/Func.h"
+#include "dsl/Param.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
@@ -266,6 +267,42 @@ Stage &Stage::serial(const VarOrRVar &x) {
     return *this;
 }
 
+namespace {
+
+void add_prefetch(const Directive &d, const std::string &target, const VarOrRVar &at,
+                  const VarOrRVar &from, const Expr &offset, PrefetchBoundStrategy strategy) {
+    size_t a = d.find(at), f = d.find(from);
+    user_assert(f >= a) << d.where() << " of \"" << target << "\": the loop \"" << from.name()
+                        << "\" that the offset applies to is inside the loop \"" << at.name()
+                        << "\" where the prefetch goes; it must be that loop or one outside it "
+                           "(loops, innermost first: "
+                        << loop_list(d.dims()) << ").";
+    user_assert(offset.defined() && offset.type().is_int_or_uint() && offset.type().is_scalar() &&
+                !offset.type().is_bool())
+        << d.where() << " of \"" << target << "\": the offset " << offset
+        << " must be an integer (a number of iterations of \"" << from.name() << "\").";
+    d.def().schedule.prefetches.push_back(
+        {target, at.name(), from.name(), cast(Int(32), offset), strategy});
+    d.done();
+}
+
+}  // namespace
+
+Stage &Stage::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from,
+                       const Expr &offset, PrefetchBoundStrategy strategy) {
+    Directive d(func_, stage_, "prefetch");
+    user_assert(f.defined()) << d.where() << ": the Func to prefetch has no definition.";
+    add_prefetch(d, f.name(), at, from, offset, strategy);
+    return *this;
+}
+
+Stage &Stage::prefetch(const ImageParam &f, const VarOrRVar &at, const VarOrRVar &from,
+                       const Expr &offset, PrefetchBoundStrategy strategy) {
+    Directive d(func_, stage_, "prefetch");
+    add_prefetch(d, f.name(), at, from, offset, strategy);
+    return *this;
+}
+
 Stage &Stage::allow_race_conditions() {
     Directive d(func_, stage_, "allow_race_conditions");
     if (!d.def().rdom.defined()) {
@@ -382,6 +419,16 @@ Func &Func::parallel(const VarOrRVar &x, const Expr &task_size, TailStrategy tai
 }
 Func &Func::serial(const VarOrRVar &x) {
     Stage(contents_, 0).serial(x);
+    return *this;
+}
+Func &Func::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from, const Expr &offset,
+                     PrefetchBoundStrategy strategy) {
+    Stage(contents_, 0).prefetch(f, at, from, offset, strategy);
+    return *this;
+}
+Func &Func::prefetch(const ImageParam &f, const VarOrRVar &at, const VarOrRVar &from,
+                     const Expr &offset, PrefetchBoundStrategy strategy) {
+    Stage(contents_, 0).prefetch(f, at, from, offset, strategy);
     return *this;
 }
 

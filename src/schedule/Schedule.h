@@ -53,12 +53,21 @@ struct Dim {
     bool is_rvar = false;
 };
 
+/// A prefetch at a loop of a stage (Stage::prefetch).
+struct Prefetch {
+    std::string target;    ///< the Func or input prefetched, by name
+    std::string at, from;  ///< loops of the stage: where it goes, and the one `offset` applies to
+    Expr offset;
+    dsl::PrefetchBoundStrategy strategy = dsl::PrefetchBoundStrategy::GuardWithIf;
+};
+
 /// The schedule of one stage (the pure definition or one update).
 struct StageSchedule {
     std::vector<Split> splits;
     /// The loops, innermost first. Filled in when the definition is made: the pure vars (or the
     /// update's RVars then pure vars), innermost first.
     std::vector<Dim> dims;
+    std::vector<Prefetch> prefetches;
     bool allow_race_conditions = false;
 };
 

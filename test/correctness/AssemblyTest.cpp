@@ -85,6 +85,17 @@ TEST(Assembly, Avx2AndSseWidths) {
     EXPECT_EQ(sse.find("%ymm"), std::string::npos);
 }
 
+// Stage::prefetch becomes the target's prefetch instruction (x86 prefetcht0, Arm prfm).
+TEST(Assembly, PrefetchInstructions) {
+    ImageParam in(Float(32), 2, "asm_pf_in");
+    Var x("x"), y("y");
+    Func f("asm_pf");
+    f(x, y) = in(y, x) * 2.0f;
+    f.prefetch(in, y, y, 1);
+    EXPECT_NE(assembly_of(f, Target("x86-64-linux-avx2")).find("prefetcht0"), std::string::npos);
+    EXPECT_NE(assembly_of(f, Target("arm-64-linux")).find("prfm"), std::string::npos);
+}
+
 TEST(Assembly, HostTargetUsesTheWidestRegisters) {
     Target host = Target::host();
     if (!host.has_feature(Target::Feature::AVX512)) GTEST_SKIP() << "host without AVX-512";

@@ -214,6 +214,68 @@ TEST(ScheduleWarnings, LoopDirectivesOnAnInlinedFunc) {
     EXPECT_EQ(out(5), 11);
 }
 
+TEST(ScheduleErrors, PrefetchesThatCannotApply) {
+    ImageParam in(Float(32), 2, "pfe_in"), unused(Float(32), 2, "pfe_unused");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    auto make = [&](Func &f, Func &g) {
+        g(x, y) = in(x, y) * 2.0f;
+        f(x, y) = g(x, y) + g(x, y + 1);
+        f.split(x, xo, xi, 8);
+    };
+    {
+        Func f("pfe_f"), g("pfe_g");
+        make(f, g);
+        EXPECT_CONTAINS(message_of([&] { f.prefetch(in, y, xo, 1); }),
+                        "Func \"pfe_f\", prefetch of \"pfe_in\": the loop \"xo\" that the offset "
+                        "applies to is inside the loop \"y\" where the prefetch goes");
+        EXPECT_CONTAINS(message_of([&] { f.prefetch(in, Var("z"), y, 1); }),
+                        "Func \"pfe_f\" has no loop \"z\" (in prefetch)");
+        EXPECT_CONTAINS(message_of([&] { f.prefetch(in, xo, y, 0.5f); }), "must be an integer");
+    }
+    auto compile_message = [&](Func &f) { return message_of([&] { f.realize({16, 4}); }); };
+    {
+        Func f("pfe_unread"), g("pfe_g2");
+        make(f, g);
+        f.prefetch(unused, xo, y, 1);
+        EXPECT_CONTAINS(compile_message(f),
+                        "Func \"pfe_unread\" prefetches \"pfe_unused\" at its loop \"xo\", but "
+                        "the pipeline never reads \"pfe_unused\"");
+    }
+    {
+        Func f("pfe_inlined"), g("pfe_g3");
+        make(f, g);
+        f.prefetch(g, xo, y, 1);
+        EXPECT_CONTAINS(compile_message(f), "a Func that is inlined has no storage to prefetch");
+    }
+    {
+        Func f("pfe_inside"), g("pfe_g4");
+        make(f, g);
+        g.compute_at(f, xo);
+        f.prefetch(g, xo, y, 1);
+        EXPECT_CONTAINS(compile_message(f), "\"pfe_g4\" is computed inside that loop");
+    }
+    {
+        Func f("pfe_vector"), g("pfe_g5");
+        make(f, g);
+        f.prefetch(in, xi, y, 1).vectorize(xi);
+        EXPECT_CONTAINS(compile_message(f),
+                        "Func \"pfe_vector\" prefetches \"pfe_in\" at its loop \"xi\", but that "
+                        "loop is the vectorized loop \"xi\"");
+    }
+    {
+        Func f("pfe_split"), g("pfe_g6");
+        make(f, g);
+        f.prefetch(in, xo, y, 1).split(xo, Var("xoo"), Var("xoi"), 2);
+        EXPECT_CONTAINS(compile_message(f), "it has no loop \"xo\"");
+    }
+    {
+        Func f("pfe_reorder"), g("pfe_g7");
+        make(f, g);
+        f.prefetch(in, xo, y, 1).reorder(xi, y, xo);
+        EXPECT_CONTAINS(compile_message(f), "a later reorder put \"y\" inside it");
+    }
+}
+
 TEST(ScheduleWarnings, StorageDirectivesThatCannotApply) {
     Func g("inl_store_g"), f("inl_store_f");
     Var x("x"), y("y");

@@ -57,7 +57,8 @@ struct StageSpec {
     std::vector<Loop> dims;  // innermost first
     bool vectorized = false;
     int parallel_loops = 0;
-    std::set<int> calls;  // the Funcs of the pipeline the stage reads
+    std::set<int> calls;   // the Funcs of the pipeline the stage reads
+    std::set<int> inputs;  // the inputs it reads itself (not through the Funcs it calls)
 };
 
 struct FuncSpec {
@@ -102,7 +103,8 @@ class Generator {
     explicit Generator(uint64_t seed)
         : rng_(seed),
           bound_rng_(seed * 0x9e3779b97f4a7c15ULL + 1),
-          constraint_rng_(seed * 0xbf58476d1ce4e5b9ULL + 7) {
+          constraint_rng_(seed * 0xbf58476d1ce4e5b9ULL + 7),
+          prefetch_rng_(seed * 0x94d049bb133111ebULL + 11) {
         c_.seed = seed;
     }
 
@@ -121,6 +123,7 @@ class Generator {
         c_.param.set(p);
         sched_ << "p0.set(" << p << ");\n";
         schedule();
+        add_prefetches();
         constrain(w, h);
         find_arguments();
         if (illegal) add_illegal_directive();
@@ -289,6 +292,7 @@ class Generator {
         if (k >= producers) {
             const InputSpec &in = inputs_[static_cast<size_t>(k - producers)];
             funcs_[static_cast<size_t>(current_)].inputs_read.insert(k - producers);
+            stage_inputs_.insert(k - producers);
             if (!no_gather_ && coin(0.1) && !in.type.is_float()) {
                 // A gather: the column comes from the data.
                 E v = {in.bounded(base_x_.e, base_y_.e),
@@ -472,6 +476,7 @@ class Generator {
 
     void begin_stage() {
         calls_.clear();
+        stage_inputs_.clear();
         base_x_ = {x_, "x"};
         base_y_ = {y_, "y"};
     }
@@ -479,6 +484,7 @@ class Generator {
         StageSpec s;
         s.dims = std::move(dims);
         s.calls = calls_;
+        s.inputs = stage_inputs_;
         fs.stages.push_back(s);
     }
     std::vector<Loop> pure_loops() { return {Loop{"x"}, Loop{"y"}}; }
@@ -540,6 +546,7 @@ class Generator {
                     fs.inputs_read.insert(static_cast<int>(j));
                 }
                 begin_stage();
+                stage_inputs_.insert(static_cast<int>(in - inputs_.data()));
                 Expr v = cast(Int(32), in->bounded(r.x, r.y));
                 std::string vs = "cast(Int(32), " + in->name + "_b(" + rn + ".x, " + rn + ".y))";
                 Expr ix = v & 3, iy = (v / 4) & 1;
@@ -949,6 +956,48 @@ class Generator {
         }
     }
 
+    /// Prefetches (from a stream of their own, so that every seed still makes the pipeline and
+    /// schedule it made before): now and then, a stage prefetches an input it reads itself (a
+    /// read through an inlined Func may vanish, see users_of), at one of
+    /// its loops outside the vectorized ones, for a loop at or outside that one.
+    void add_prefetches() {
+        auto uni_p = [&](int lo, int hi) {
+            return std::uniform_int_distribution<int>(lo, hi)(prefetch_rng_);
+        };
+        for (size_t f = 0; f < funcs_.size(); f++) {
+            FuncSpec &fs = funcs_[f];
+            if (fs.inlined) continue;
+            for (size_t k = 0; k < fs.stages.size(); k++) {
+                if (!std::bernoulli_distribution(0.25)(prefetch_rng_)) continue;
+                const StageSpec &st = fs.stages[k];
+                std::vector<int> read;
+                for (size_t i = 0; i < inputs_.size(); i++)
+                    if (st.inputs.count(static_cast<int>(i))) read.push_back(static_cast<int>(i));
+                std::vector<int> loops;
+                for (size_t j = 0; j < st.dims.size(); j++)
+                    if (!has_vector_outside(st.dims, static_cast<int>(j) - 1))
+                        loops.push_back(static_cast<int>(j));
+                if (read.empty() || loops.empty()) continue;
+                const InputSpec &in = inputs_[static_cast<size_t>(
+                    read[static_cast<size_t>(uni_p(0, static_cast<int>(read.size()) - 1))])];
+                int at = loops[static_cast<size_t>(uni_p(0, static_cast<int>(loops.size()) - 1))];
+                int from = uni_p(at, static_cast<int>(st.dims.size()) - 1);
+                int offset = uni_p(-2, 3);
+                bool clamp = uni_p(0, 1) == 1;
+                const Loop &la = st.dims[static_cast<size_t>(at)];
+                const Loop &lf = st.dims[static_cast<size_t>(from)];
+                stage_of(static_cast<int>(f), static_cast<int>(k))
+                    .prefetch(
+                        in.param, handle(la), handle(lf), offset,
+                        clamp ? PrefetchBoundStrategy::Clamp : PrefetchBoundStrategy::GuardWithIf);
+                sched_ << stage_code(static_cast<int>(f), static_cast<int>(k)) << ".prefetch("
+                       << in.name << ", " << code(la) << ", " << code(lf) << ", " << offset
+                       << ", PrefetchBoundStrategy::" << (clamp ? "Clamp" : "GuardWithIf")
+                       << ");\n";
+            }
+        }
+    }
+
     /// Where Func `i` is computed and stored.
     void place(int i) {
         FuncSpec &fs = funcs_[static_cast<size_t>(i)];
@@ -1323,6 +1372,7 @@ class Generator {
     std::mt19937_64 rng_;
     std::mt19937_64 bound_rng_;
     std::mt19937_64 constraint_rng_;
+    std::mt19937_64 prefetch_rng_;
     FuzzCase c_;
     std::vector<FuncSpec> funcs_;
     std::vector<InputSpec> inputs_;
@@ -1339,6 +1389,7 @@ class Generator {
     int current_ = 0;
     std::set<int> used_;
     std::set<int> calls_;
+    std::set<int> stage_inputs_;
     E base_x_, base_y_;
 };
 

@@ -50,6 +50,9 @@ std::string key_of_variant(int variant, int param_value = 1) {
     if (variant == 14) g.reorder_storage(y, x);
     if (variant == 15) f.parallel(y);
     if (variant == 17) f.update().unroll(r.x);
+    if (variant == 18) f.prefetch(in, xo, y, 1);
+    if (variant == 19) f.prefetch(in, xo, y, 2);
+    if (variant == 20) f.prefetch(in, xo, y, 1, PrefetchBoundStrategy::Clamp);
     return key_of(f);
 }
 
@@ -58,7 +61,7 @@ TEST(DefinitionKey, EveryChangeLoweringSeesGivesAnotherKey) {
     EXPECT_EQ(key_of_variant(0), base) << "the same pipeline built again, with new Funcs";
     EXPECT_EQ(key_of_variant(0, 7), base) << "a Param's value is an argument of the code";
     std::set<std::string> keys = {base};
-    for (int variant = 1; variant <= 17; variant++) {
+    for (int variant = 1; variant <= 20; variant++) {
         EXPECT_TRUE(keys.insert(key_of_variant(variant)).second) << "variant " << variant;
     }
 }
