@@ -9,7 +9,6 @@
 
 #include <Halide.h>
 
-#include <exception>
 #include <string>
 
 #include "dsl/Target.h"
@@ -20,7 +19,8 @@ namespace {
 
 void transpose_halide(benchmark::State &state) {
     const bool prefetch = state.range(0) != 0;
-    try {
+    Halide::Buffer<float> out(kTransposeSize, kTransposeSize);
+    run_transpose(state, "Halide's", out.data(), [&] {
         const dsl::Buffer<float> &input = transpose_input();
         Halide::Buffer<float> in(const_cast<float *>(input.data()), kTransposeSize, kTransposeSize);
         Halide::ImageParam param(Halide::Float(32), 2, "transpose_in");
@@ -34,33 +34,13 @@ void transpose_halide(benchmark::State &state) {
             .vectorize(xi);
         if (prefetch) f.prefetch(param, xo, xo, 1, Halide::PrefetchBoundStrategy::Clamp);
         // The host without avx512_sapphirerapids, as for the apps (apps_halide.cpp says why).
-        Halide::Target target =
-            Halide::get_host_target().without_feature(Halide::Target::AVX512_SapphireRapids);
-        f.compile_jit(target);
-        Halide::Buffer<float> out(kTransposeSize, kTransposeSize);
-        f.realize(out);
-        const std::string mismatch = transpose_mismatch(out.data());
-        if (!mismatch.empty()) {
-            state.SkipWithError(("Halide's output differs from the transpose " + mismatch).c_str());
-            return;
-        }
-        for (auto _ : state) {
-            f.realize(out);
-            benchmark::DoNotOptimize(out.data());
-            benchmark::ClobberMemory();
-        }
-    } catch (const std::exception &e) {
-        state.SkipWithError(e.what());
-    }
+        f.compile_jit(
+            Halide::get_host_target().without_feature(Halide::Target::AVX512_SapphireRapids));
+        return [f, &out]() mutable { f.realize(out); };
+    });
 }
 
-BENCHMARK(transpose_halide)
-    ->Name("transpose/halide")
-    ->ArgName("prefetch")
-    ->Arg(0)
-    ->Arg(1)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(transpose_halide)->Name("transpose/halide")->Apply(transpose_args);
 
 }  // namespace
 }  // namespace dsl_bench
