@@ -120,7 +120,46 @@ std::string strategy_name(PrefetchBoundStrategy s) {
     return s == PrefetchBoundStrategy::Clamp ? "Clamp" : "GuardWithIf";
 }
 
+/// "Func "f" update 0 prefetches "in" at its loop "xo"", for errors.
+std::string describe(const Function &f, int stage, const schedule::Prefetch &p) {
+    return "Func \"" + f.name() + "\"" + (stage ? " update " + std::to_string(stage - 1) : "") +
+           " prefetches \"" + p.target + "\" at its loop \"" + p.at + "\"";
+}
+
 }  // namespace
+
+void check_prefetches(const Function &f, int stage, const schedule::StageSchedule &schedule) {
+    const std::vector<schedule::Dim> &dims = schedule.dims;
+    auto position = [&](const std::string &var) {
+        for (size_t i = 0; i < dims.size(); i++) {
+            if (dims[i].var == var) return static_cast<int>(i);
+        }
+        return -1;
+    };
+    std::string loops;
+    for (const schedule::Dim &dim : dims)
+        loops += (loops.empty() ? "" : ", ") + dim.var;
+    for (const schedule::Prefetch &p : schedule.prefetches) {
+        const std::string where = describe(f, stage, p);
+        int at = position(p.at), from = position(p.from);
+        user_assert(at >= 0 && from >= 0)
+            << where << " for iterations of \"" << p.from << "\", but after the directives that "
+            << "followed the prefetch it has no loop \"" << (at < 0 ? p.at : p.from)
+            << "\". Its loops, innermost first, are: " << loops
+            << ". Give the prefetch after the loops are made.";
+        user_assert(from >= at) << where << ", inside the loop \"" << p.from
+                                << "\" it counts iterations of, but a later reorder put \""
+                                << p.from
+                                << "\" inside it. Its loops, innermost first, are: " << loops
+                                << ".";
+        for (size_t q = static_cast<size_t>(at); q < dims.size(); q++) {
+            user_assert(dims[q].for_type != ForType::Vectorized)
+                << where << ", but that loop " << (static_cast<int>(q) == at ? "is" : "is inside")
+                << " the vectorized loop \"" << dims[q].var
+                << "\". Prefetch at a loop outside the vectorized ones.";
+        }
+    }
+}
 
 Stmt prefetches_at(const Environment &env, const Function &f, int stage,
                    const std::vector<schedule::Prefetch> &prefetches, const std::string &var,
@@ -133,9 +172,7 @@ Stmt prefetches_at(const Environment &env, const Function &f, int stage,
     for (size_t index = 0; index < prefetches.size(); index++) {
         const schedule::Prefetch &p = prefetches[index];
         if (p.at != var) continue;
-        const std::string where = "Func \"" + f.name() + "\"" +
-                                  (stage ? " update " + std::to_string(stage - 1) : "") +
-                                  " prefetches \"" + p.target + "\" at its loop \"" + var + "\"";
+        const std::string where = describe(f, stage, p);
         const Call *call = a_call_of(env, p.target);
         user_assert(call) << where << ", but the pipeline never reads \"" << p.target
                           << "\" (a Func that is inlined has no storage to prefetch: compute it "

@@ -12,6 +12,11 @@
 
 namespace dsl::lowering {
 
+/// Throws a CompileError for a prefetch of the stage's schedule (`schedule`: its own or a
+/// specialization's) whose loops a later directive removed or reordered, or that lies in a
+/// vectorized loop (a prefetch per lane is not something a vector loop can hold).
+void check_prefetches(const lang::Function &f, int stage, const schedule::StageSchedule &schedule);
+
 /// The prefetches of stage `stage` of `f` (its schedule, or a specialization's) placed at its
 /// loop `var`, as one statement for the top of that loop's body; undefined if none is placed
 /// there. `inside`: the Funcs computed inside the loop (computed_inside); `reads(name)`: what

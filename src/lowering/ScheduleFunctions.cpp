@@ -145,43 +145,6 @@ Stmt wrap_lets(const std::vector<std::pair<std::string, Expr>> &lets, Stmt s) {
 
 namespace {
 
-/// Refuses prefetches whose loops a later directive removed or reordered, and those inside a
-/// vectorized loop (a prefetch per lane is not something a vector loop can hold).
-void check_prefetches(const Function &f, int stage, const schedule::StageSchedule &schedule) {
-    const std::vector<schedule::Dim> &dims = schedule.dims;
-    auto position = [&](const std::string &var) {
-        for (size_t i = 0; i < dims.size(); i++) {
-            if (dims[i].var == var) return static_cast<int>(i);
-        }
-        return -1;
-    };
-    std::string loops;
-    for (const schedule::Dim &dim : dims)
-        loops += (loops.empty() ? "" : ", ") + dim.var;
-    for (const schedule::Prefetch &p : schedule.prefetches) {
-        const std::string where = "Func \"" + f.name() + "\"" +
-                                  (stage ? " update " + std::to_string(stage - 1) : "") +
-                                  " prefetches \"" + p.target + "\" at its loop \"" + p.at + "\"";
-        int at = position(p.at), from = position(p.from);
-        user_assert(at >= 0 && from >= 0)
-            << where << " for iterations of \"" << p.from << "\", but after the directives that "
-            << "followed the prefetch it has no loop \"" << (at < 0 ? p.at : p.from)
-            << "\". Its loops, innermost first, are: " << loops
-            << ". Give the prefetch after the loops are made.";
-        user_assert(from >= at) << where << ", inside the loop \"" << p.from
-                                << "\" it counts iterations of, but a later reorder put \""
-                                << p.from
-                                << "\" inside it. Its loops, innermost first, are: " << loops
-                                << ".";
-        for (size_t q = static_cast<size_t>(at); q < dims.size(); q++) {
-            user_assert(dims[q].for_type != ForType::Vectorized)
-                << where << ", but that loop " << (static_cast<int>(q) == at ? "is" : "is inside")
-                << " the vectorized loop \"" << dims[q].var
-                << "\". Prefetch at a loop outside the vectorized ones.";
-        }
-    }
-}
-
 bool is_realized_name(const Function &f, const std::string &name) {
     for (const std::string &a : f.args()) {
         if (name == names::realized_min(f.name(), a) || name == names::realized_max(f.name(), a) ||
