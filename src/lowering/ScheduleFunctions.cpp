@@ -345,23 +345,6 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         }
         return -1;
     };
-    // Whether loop `var`, the inner loop of a split by `factor`, is serial with a constant count
-    // of at most 16 and straight-line code inside (only vectorized or unrolled loops, no Func
-    // computed there): with that count constant, LLVM unrolls it whole.
-    auto short_straight_loop = [&](const std::string &var, const Expr &factor) {
-        auto count = as_const_int(factor);
-        int i = position(var);
-        if (!count || *count > 16 || i < 0 || d.schedule.dims[i].for_type != ForType::Serial)
-            return false;
-        for (int q = 0; q <= i; q++) {
-            const schedule::Dim &inside = d.schedule.dims[q];
-            if (producers_at.count(inside.var) || stored_at.count(inside.var)) return false;
-            if (q < i && inside.for_type != ForType::Vectorized &&
-                inside.for_type != ForType::Unrolled)
-                return false;
-        }
-        return true;
-    };
     for (const schedule::Split &split : d.schedule.splits) {
         // A partitioned loop that is split or fused again no longer counts the iterations its
         // main part was computed for (a split may even reuse its name): keep the guard.
@@ -394,10 +377,9 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                 // A vectorized or unrolled loop made from the inner loop (it, or a loop a later
                 // split makes of it, as in a tile with vectorize(xi, 8)) inside the outer loop:
                 // run the outer iterations that stay inside the extent without the guard (no
-                // masks, no branches), and only the last one with it. Likewise a short serial
-                // inner loop around straight-line code (a tile's rows of vectors), whose count
-                // is then constant in the main part, so that LLVM unrolls it: a transpose in
-                // tiles of 16 x 16 ran 33.9 -> 33.1 ms, 15.0 -> 14.6 with a prefetch.
+                // masks, no branches), and only the last one with it. (Not for a short serial
+                // inner loop around straight-line code, though LLVM would then unroll it: with
+                // nested tiles the copies multiply, and a fuzz case compiled 4.6x slower.)
                 // Not when a split of the inner loop rounds up: its values then pass the factor
                 // and reach past the end from earlier outer iterations too.
                 std::vector<std::string> from_inner = derived_loops(d.schedule, split.inner);
@@ -413,8 +395,7 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                     int i = position(v);
                     if (i < 0 || o <= i) continue;
                     ir::ForType inner_type = d.schedule.dims[i].for_type;
-                    if (inner_type == ForType::Vectorized || inner_type == ForType::Unrolled ||
-                        short_straight_loop(v, split.factor)) {
+                    if (inner_type == ForType::Vectorized || inner_type == ForType::Unrolled) {
                         partitions.push_back(
                             {split.outer, guards.size() - 1, old.extent / split.factor});
                         break;

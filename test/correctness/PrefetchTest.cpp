@@ -50,10 +50,8 @@ TEST(Prefetch, TransposeInTilesMatchesTheReference) {
                          "prefetch pf_in for xo + " + std::to_string(offset) + " (" +
                              (strategy == PrefetchBoundStrategy::Clamp ? "Clamp" : "GuardWithIf") +
                              ")"),
-                4)
-                << nest;  // the full tiles and the last, partial one of a row, in the rows of
-                          // full tiles and in the last row (whose tile rows count 4 in the
-                          // first: a short serial loop of straight-line code)
+                2)
+                << nest;  // the main tiles and the last, partial one
         }
     }
 }

@@ -23,16 +23,11 @@ TEST(Schedule, SplitWithATail) {
     Func f = make_gradient("split_tail");
     Var x("x"), xo("xo"), xi("xi");
     f.split(x, xo, xi, 4);
-    // The outer iterations that stay inside the extent run the inner loop (short, straight-line
-    // code inside) at its constant count, in a loop of their own; in the last one the guard ends
-    // the inner loop (its extent is a min) rather than testing every point.
+    // The guard of the last outer iteration ends the inner loop (its extent is a min) rather
+    // than testing every point.
     EXPECT_EQ(f.loop_nest(),
               "produce split_tail:\n  for split_tail.s0.y:\n    for split_tail.s0.xo:\n"
-              "      for split_tail.s0.xi:\n        split_tail(...) = ...\n"
-              "    for split_tail.s0.xo:\n"
               "      for split_tail.s0.xi:\n        split_tail(...) = ...\n");
-    EXPECT_NE(f.lowered_stmt().find("for (split_tail.s0.xi, 0, 4)"), std::string::npos)
-        << f.lowered_stmt();
     Buffer<int> out = f.realize({13, 5});  // 13 is not a multiple of 4
     EXPECT_TRUE(matches_reference(f, out));
 }

@@ -120,35 +120,6 @@ TEST(TailStrategy, RoundUpOnAPureVarOfAnUpdate) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
-// GuardWithIf on a tile whose rows are vectors: the loop over the tile's rows (serial, a
-// constant count of at most 16, straight-line code inside) has that constant count in every row
-// of tiles but the last, which keeps the test. Not when a Func is computed inside that loop, nor
-// for a longer loop (the body would be copied for nothing LLVM unrolls).
-TEST(TailStrategy, GuardWithIfGivesAShortRowLoopAConstantCount) {
-    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
-    ImageParam in(Int(32), 2, "gw_in");
-    in.set(test::random_buffer(Int(32), {40, 40}, 5));
-    for (int height : {3, 4, 7, 13}) {
-        Func f("gw_rows"), g("gw_g"), h("gw_long");
-        f(x, y) = in(y, x) * 3 + x;
-        f.tile(x, y, xo, yo, xi, yi, 8, 4, TailStrategy::GuardWithIf).vectorize(xi);
-        Buffer<int> out = f.realize({21, height});
-        EXPECT_TRUE(matches_reference(f, out)) << "height " << height;
-        // In the full and the partial tiles of a row, in the versions for dense and for any
-        // strides.
-        EXPECT_EQ(test::count_of(f.lowered_stmt(), "for (gw_rows.s0.yi, 0, 4)"), 4)
-            << f.lowered_stmt();
-        g(x, y) = in(x, y) + 1;
-        h(x, y) = g(x, y) * 2;
-        h.tile(x, y, xo, yo, xi, yi, 8, 4, TailStrategy::GuardWithIf).vectorize(xi);
-        g.compute_at(h, yi);
-        Buffer<int> out2 = h.realize({21, height});
-        EXPECT_TRUE(matches_reference(h, out2)) << "height " << height;
-        EXPECT_EQ(test::count_of(h.lowered_stmt(), "for (gw_long.s0.yi, 0, 4)"), 0)
-            << h.lowered_stmt();
-    }
-}
-
 // PartialTile is GuardWithIf for the split itself (the copies it adds for Funcs computed in the
 // partial tile: ScheduleTest): the same lowered statement, on a pure Var, an update's Var and an
 // RVar.
