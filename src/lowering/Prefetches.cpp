@@ -129,6 +129,7 @@ std::string describe(const Function &f, int stage, const schedule::Prefetch &p) 
 }  // namespace
 
 void check_prefetches(const Function &f, int stage, const schedule::StageSchedule &schedule) {
+    if (schedule.prefetches.empty()) return;  // every stage of every pipeline comes through here
     const std::vector<schedule::Dim> &dims = schedule.dims;
     auto position = [&](const std::string &var) {
         for (size_t i = 0; i < dims.size(); i++) {

@@ -3,6 +3,7 @@
 /// the region of a Func or an input that the iteration `offset` steps further on will read.
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
