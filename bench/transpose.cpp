@@ -1,10 +1,11 @@
-// Prefetching (Stage::prefetch) on the access pattern hardware prefetchers handle worst: a
-// transpose, where each row of an output tile reads a column of the input, one cache line per
-// input row (see transpose_bench.h). Without the prefetch each tile waits for its 16 lines;
-// with it, each tile asks for the next tile's lines before computing its own.
+// A transpose, where each row of an output tile reads a column of the input, one cache line per
+// input row (see transpose_bench.h): the access pattern hardware prefetchers handle worst, and
+// a gather per row of a tile. Prefetching (Stage::prefetch) asks for the next tile's lines
+// before computing a tile. With the tile's rows unrolled, lowering turns the tile's 16 gathers
+// into 16 dense loads and a transposition in registers (src/lowering/TransposedGathers.cpp).
 //
-//   transpose/dsl/prefetch:0|1     realize() into a preallocated output, after checking it
-//                                  against a plain loop
+//   transpose/dsl/unrolled:0|1/prefetch:0|1   realize() into a preallocated output, after
+//                                             checking it against a plain loop
 // transpose_halide.cpp runs the same algorithm and schedule in Halide 14. One thread: the
 // pipeline has no parallel loop.
 
@@ -49,7 +50,7 @@ std::string transpose_mismatch(const float *out) {
 namespace {
 
 void transpose_dsl(benchmark::State &state) {
-    const bool prefetch = state.range(0) != 0;
+    const bool unrolled = state.range(0) != 0, prefetch = state.range(1) != 0;
     dsl::Buffer<float> out(kTransposeSize, kTransposeSize);
     run_transpose(state, "our", out.data(), [&] {
         dsl::ImageParam in(dsl::Float(32), 2, "transpose_in");
@@ -58,6 +59,7 @@ void transpose_dsl(benchmark::State &state) {
         dsl::Func f("transpose");
         f(x, y) = in(y, x) * 2.0f;
         f.tile(x, y, xo, yo, xi, yi, kTransposeTile, kTransposeTile).vectorize(xi);
+        if (unrolled) f.unroll(yi);
         if (prefetch) f.prefetch(in, xo, xo, 1, dsl::PrefetchBoundStrategy::Clamp);
         f.compile_jit();
         return [f, &out]() mutable { f.realize(out); };

@@ -1,8 +1,8 @@
 #pragma once
 // The transpose of bench/transpose.cpp, shared with its Halide 14 version
 // (transpose_halide.cpp): out(x, y) = in(y, x) * 2 on a float32 square of kTransposeSize, in
-// tiles of kTransposeTile x kTransposeTile outputs whose rows are vectors, with or without a
-// prefetch of the next tile's input at each tile.
+// tiles of kTransposeTile x kTransposeTile outputs whose rows are vectors, the tile's rows a
+// loop or unrolled, with or without a prefetch of the next tile's input at each tile.
 
 #include <benchmark/benchmark.h>
 
@@ -47,9 +47,13 @@ void run_transpose(benchmark::State &state, const char *who, float *out, Build b
     }
 }
 
-/// The arguments of both sides: without and with the prefetch, one thread, milliseconds.
+/// The arguments of both sides: the tile's rows a loop or unrolled, without and with the
+/// prefetch; one thread, milliseconds.
 inline void transpose_args(benchmark::internal::Benchmark *b) {
-    b->ArgName("prefetch")->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+    b->ArgNames({"unrolled", "prefetch"})
+        ->ArgsProduct({{0, 1}, {0, 1}})
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace dsl_bench

@@ -1,9 +1,10 @@
-// The transpose of transpose.cpp in Halide 14, with the same tiles, vectors and prefetch
+// The transpose of transpose.cpp in Halide 14, with the same tiles, vectors, unrolling and prefetch
 // (Halide's Func::prefetch with the same loops, offset and strategy). Compiled in only when
 // Halide 14 is found (DSL_BENCH_HAVE_HALIDE).
 //
-//   transpose/halide/prefetch:0|1   realize() into a preallocated output after compile_jit(),
-//                                   checked against a plain loop first
+//   transpose/halide/unrolled:0|1/prefetch:0|1   realize() into a preallocated output after
+//                                                compile_jit(), checked against a plain loop
+//                                                first
 
 #include <benchmark/benchmark.h>
 
@@ -18,7 +19,7 @@ namespace dsl_bench {
 namespace {
 
 void transpose_halide(benchmark::State &state) {
-    const bool prefetch = state.range(0) != 0;
+    const bool unrolled = state.range(0) != 0, prefetch = state.range(1) != 0;
     Halide::Buffer<float> out(kTransposeSize, kTransposeSize);
     run_transpose(state, "Halide's", out.data(), [&] {
         const dsl::Buffer<float> &input = transpose_input();
@@ -32,6 +33,7 @@ void transpose_halide(benchmark::State &state) {
         f.tile(x, y, xo, yo, xi, yi, kTransposeTile, kTransposeTile,
                Halide::TailStrategy::GuardWithIf)
             .vectorize(xi);
+        if (unrolled) f.unroll(yi);
         if (prefetch) f.prefetch(param, xo, xo, 1, Halide::PrefetchBoundStrategy::Clamp);
         // The host without avx512_sapphirerapids, as for the apps (apps_halide.cpp says why).
         f.compile_jit(

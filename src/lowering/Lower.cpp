@@ -21,6 +21,7 @@
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SpecializeDenseBuffers.h"
 #include "lowering/StorageFlattening.h"
+#include "lowering/TransposedGathers.h"
 #include "lowering/UnrollLoops.h"
 #include "lowering/VectorizeLoops.h"
 #include "schedule/RaceConditions.h"
@@ -205,6 +206,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = partition_loops(s);
     s = simplify(s);
     log.pass("partition loops", s);
+
+    s = transpose_gathers(s);
+    log.pass("transposed gathers", s);
 
     s = dense_loads_of_divided_ramps(s);
     log.pass("loads of divided ramps", s);
