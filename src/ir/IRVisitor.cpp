@@ -401,34 +401,43 @@ Stmt IRMutator::visit(const Evaluate *op) {
 
 namespace {
 
-class FindCall : public IRVisitor {
+/// Finds a node of type Node that satisfies a predicate; stops looking once one does.
+template <typename Node>
+class FindNode : public IRVisitor {
   public:
-    explicit FindCall(const std::function<bool(const Call *)> &matches) : matches_(matches) {}
+    explicit FindNode(const std::function<bool(const Node *)> &matches) : matches_(matches) {}
     bool found = false;
 
   protected:
     using IRVisitor::visit;
-    void visit(const Call *op) override {
+    void visit(const Node *op) override {
         found = found || matches_(op);
         if (!found) IRVisitor::visit(op);
     }
 
   private:
-    const std::function<bool(const Call *)> &matches_;
+    const std::function<bool(const Node *)> &matches_;
 };
+
+template <typename Node, typename Tree>
+bool any_node(const Tree &t, const std::function<bool(const Node *)> &matches) {
+    FindNode<Node> find(matches);
+    find.include(t);
+    return find.found;
+}
 
 }  // namespace
 
 bool any_call(const Expr &e, const std::function<bool(const Call *)> &matches) {
-    FindCall find(matches);
-    find.include(e);
-    return find.found;
+    return any_node(e, matches);
 }
 
 bool any_call(const Stmt &s, const std::function<bool(const Call *)> &matches) {
-    FindCall find(matches);
-    find.include(s);
-    return find.found;
+    return any_node(s, matches);
+}
+
+bool any_load(const Expr &e, const std::function<bool(const Load *)> &matches) {
+    return any_node(e, matches);
 }
 
 }  // namespace dsl::ir

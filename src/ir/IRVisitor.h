@@ -94,5 +94,7 @@ class IRMutator {
 /// Whether some Call in `e` (or `s`) satisfies `matches`; stops at the first.
 bool any_call(const Expr &e, const std::function<bool(const Call *)> &matches);
 bool any_call(const Stmt &s, const std::function<bool(const Call *)> &matches);
+/// Whether some Load in `e` satisfies `matches`; stops at the first.
+bool any_load(const Expr &e, const std::function<bool(const Load *)> &matches);
 
 }  // namespace dsl::ir

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -31,26 +30,6 @@ bool is_candidate(const Load *op) {
     if (lanes < 4 || (lanes & (lanes - 1)) != 0) return false;
     if (auto stride = as_const_int(ramp->stride)) return std::llabs(*stride) >= lanes;
     return true;
-}
-
-/// Whether some Load in `e` satisfies `matches`.
-bool any_load(const Expr &e, const std::function<bool(const Load *)> &matches) {
-    class Find : public IRVisitor {
-      public:
-        explicit Find(const std::function<bool(const Load *)> &m) : matches(m) {}
-        bool found = false;
-
-      protected:
-        using IRVisitor::visit;
-        const std::function<bool(const Load *)> &matches;
-        void visit(const Load *op) override {
-            if (found) return;
-            found = matches(op);
-            if (!found) IRVisitor::visit(op);
-        }
-    } find(matches);
-    find.include(e);
-    return find.found;
 }
 
 /// The candidate loads of one buffer at one stride and lane count whose bases differ from the
