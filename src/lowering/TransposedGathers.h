@@ -14,7 +14,10 @@ using ir::Stmt;
 /// line each instead of n gathers of n elements each (a transpose in tiles of 16 x 16 floats:
 /// 16 loads and 64 shuffles instead of 256 element loads). Blocks are taken from the lowest
 /// offset up, so a run may hold several (16 rows of 8 lanes: two), and offsets no whole block
-/// takes stay gathers.
+/// takes stay gathers. A serial loop of n iterations whose body is one such store (a tile's row
+/// loop, as tile().vectorize() leaves it) is unrolled where its copies hold a block; a loop of
+/// min(e, n) iterations (a split's guarded count) likewise, behind a test e >= n, the loop kept
+/// for the other case.
 ///
 /// Only unpredicated loads of a power-of-two lane count, at least 4, whose stride is not a
 /// constant smaller than the lane count (code generation loads those densely already), of a
