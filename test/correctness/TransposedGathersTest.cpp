@@ -22,7 +22,8 @@ using test::random_buffer;
 Var x("x"), y("y"), c("c"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), co("co"), ci("ci");
 
 // out(x, y) = in(y, x) in tiles of n x n, rows vectors of n lanes, unrolled: for each type, sizes
-// that leave partial tiles in both directions (their gathers stay: the guard is per row).
+// that leave partial tiles in both directions (those keep their gathers: their rows and lanes
+// are guarded).
 TEST(TransposedGathers, TransposesMatchTheReference) {
     struct Case {
         Type type;
@@ -39,14 +40,14 @@ TEST(TransposedGathers, TransposesMatchTheReference) {
         f.realize(out);
         EXPECT_TRUE(matches_reference(f, out)) << k.type << " x " << k.lanes;
         const std::string stmt = f.lowered_stmt();
-        // The full tiles' lets: the rows and the last stage, for the dense and strided copies.
+        // The full tiles' lets in the version for dense buffers: n rows, then n shuffles a stage.
         EXPECT_GE(count_of(stmt, "let tg_in.transposed"), k.lanes * 2) << k.type << "\n" << stmt;
     }
 }
 
 // A layout change, planar to interleaved: out(c, x, y) = in(x, y, c), 8 channels a vector and 8
 // pixels unrolled, with a prefetch of the next block of pixels; and tiles whose rows are a loop.
-TEST(TransposedGathers, LayoutChangesAndTilesLeftAlone) {
+TEST(TransposedGathers, LayoutChangesAndRowLoops) {
     ImageParam in(Float(32), 3, "tg_planar");
     in.set(random_buffer(Float(32), {35, 6, 16}, 8));
     Func f("tg_interleaved");
