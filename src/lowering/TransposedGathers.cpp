@@ -14,7 +14,7 @@
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
-#include "ir/Substitute.h"
+#include "lowering/UnrollLoops.h"
 
 namespace dsl::lowering {
 
@@ -121,7 +121,7 @@ class ReplaceLoads : public IRMutator {
 class TransposedGathers : public IRMutator {
   protected:
     using IRMutator::visit;
-    int blocks = 0;  // for the names of the lets
+    int next_block = 0;  // numbers the blocks, for the names of their lets
 
     static void flatten(const Stmt &s, std::vector<Stmt> &out) {
         if (const auto *b = s.as<Block>()) {
@@ -140,7 +140,7 @@ class TransposedGathers : public IRMutator {
         const int lanes = g.lanes();
         const Ramp *ramp = g.ramp();
         const Expr base = simplify(ramp->base + make_const(Int(32), start));
-        const std::string prefix = g.first->name + ".transposed" + std::to_string(blocks++);
+        const std::string prefix = g.first->name + ".transposed" + std::to_string(next_block++);
         std::vector<Expr> rows;
         for (int j = 0; j < lanes; j++) {
             // Row j of the block: the elements lane j of every gather reads.
@@ -240,13 +240,11 @@ class TransposedGathers : public IRMutator {
             return is_candidate(l) && std::find(names.begin(), names.end(), var) != names.end();
         });
         if (!moving_gather) return loop;
-        std::vector<Stmt> rows;
-        for (int64_t k = 0; k < *count; k++) {
-            Expr at = simplify(for_loop->min + make_const(Int(32), k));
-            rows.push_back(simplify(substitute(for_loop->name, at, for_loop->body)));
+        std::vector<Stmt> rows = iteration_copies(var, for_loop->min, *count, for_loop->body);
+        for (Stmt &row : rows) {
+            row = simplify(row);
+            if (!row.as<Store>()) return loop;  // a store the simplifier removed
         }
-        for (const Stmt &row : rows)
-            if (!row.as<Store>()) return loop;
         Stmt unrolled = rewrite(rows);
         if (!unrolled.defined()) return loop;
         return guard.defined() ? IfThenElse::make(guard, unrolled, loop) : unrolled;
@@ -273,8 +271,7 @@ class TransposedGathers : public IRMutator {
                 }
                 i = j;
             } else {
-                out.push_back(stmts[i]);
-                i = std::max(j, i + 1);
+                out.push_back(stmts[i++]);  // not a store, or a single one
             }
         }
         return Block::make(out);

@@ -27,16 +27,21 @@ class UnrollLoops : public IRMutator {
         user_assert(*extent <= kMaxUnroll)
             << "the loop " << op->name << " has " << *extent << " iterations; unrolling more than "
             << kMaxUnroll << " is refused. Split it and unroll the inner loop.";
-        Stmt body = mutate(op->body);
-        std::vector<Stmt> copies;
-        for (int64_t i = 0; i < *extent; i++)
-            copies.push_back(substitute(op->name, op->min + static_cast<int>(i), body));
+        std::vector<Stmt> copies = iteration_copies(op->name, op->min, *extent, mutate(op->body));
         if (copies.empty()) return Evaluate::make(Expr(0));
         return Block::make(copies);
     }
 };
 
 }  // namespace
+
+std::vector<Stmt> iteration_copies(const std::string &var, const Expr &min, int64_t count,
+                                   const Stmt &body) {
+    std::vector<Stmt> copies;
+    for (int64_t i = 0; i < count; i++)
+        copies.push_back(substitute(var, min + static_cast<int>(i), body));
+    return copies;
+}
 
 Stmt unroll_loops(const Stmt &s) {
     return UnrollLoops().mutate(s);
