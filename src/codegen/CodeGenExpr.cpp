@@ -13,6 +13,7 @@
 
 #include "codegen/CodeGenLLVMInternal.h"
 #include "ir/Error.h"
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/Substitute.h"
 
@@ -444,15 +445,86 @@ llvm::Value *CodeGenLLVM::element_pointer(const std::string &buffer, Type t, llv
     return builder_->CreateInBoundsGEP(memory_type(t.element_of()), base, index);
 }
 
+namespace {
+
+/// An index as a sum of terms times constants plus a constant.
+struct LinearIndex {
+    std::vector<std::pair<Expr, int64_t>> terms;  // in the order they first appear
+    int64_t constant = 0;
+
+    void add(const Expr &e, int64_t scale) {
+        // Scales stay far from overflowing 64 bits: past 2^31 the term is kept whole.
+        constexpr int64_t kMaxScale = int64_t(1) << 31;
+        if (const auto *imm = e.as<IntImm>()) {
+            constant += scale * imm->value;
+        } else if (const auto *sum = e.as<Add>()) {
+            add(sum->a, scale);
+            add(sum->b, scale);
+        } else if (const auto *difference = e.as<Sub>()) {
+            add(difference->a, scale);
+            add(difference->b, -scale);
+        } else if (const auto *op = e.as<Mul>(); op && (op->b.as<IntImm>() || op->a.as<IntImm>())) {
+            const auto *c = op->b.as<IntImm>() ? op->b.as<IntImm>() : op->a.as<IntImm>();
+            const Expr &x = op->b.as<IntImm>() ? op->a : op->b;
+            int64_t product = scale * c->value;
+            if (c->value > -kMaxScale && c->value < kMaxScale && product > -kMaxScale &&
+                product < kMaxScale) {
+                add(x, product);
+            } else {
+                term(e, scale);
+            }
+        } else {
+            term(e, scale);
+        }
+    }
+
+  private:
+    void term(const Expr &e, int64_t scale) {
+        for (auto &[t, s] : terms) {
+            if (equal(t, e)) {
+                s += scale;
+                return;
+            }
+        }
+        terms.emplace_back(e, scale);
+    }
+};
+
+}  // namespace
+
 llvm::Value *CodeGenLLVM::index_value(const Expr &index) {
     Type t = index.type();
     if (!(t.is_int() && t.bits() == 32 && t.is_scalar())) return codegen(index);
     llvm::Type *wide = llvm::Type::getInt64Ty(context_);
     if (const auto *imm = index.as<IntImm>()) return llvm::ConstantInt::get(wide, imm->value, true);
-    if (const auto *op = index.as<Add>())
-        return builder_->CreateNSWAdd(index_value(op->a), index_value(op->b));
-    if (const auto *op = index.as<Sub>())
-        return builder_->CreateNSWSub(index_value(op->a), index_value(op->b));
+    if (index.as<Add>() || index.as<Sub>() || index.as<Mul>()) {
+        // Sums and constant multiples, computed in 64 bits where nothing overflows, as one sum
+        // of terms and then the constant: the addresses of a tile's points then differ by
+        // constants only ((6 * yb + 1) * 64 and 384 * yb both become 384 * yb plus a constant),
+        // which lets LLVM tell them apart and keep a tile of accumulators in registers.
+        LinearIndex linear;
+        linear.add(index, 1);
+        llvm::Value *sum = nullptr;
+        for (const auto &[term, scale] : linear.terms) {
+            if (scale == 0) continue;
+            llvm::Value *v = linear_term_value(term);
+            if (scale == -1 && sum) {
+                sum = builder_->CreateNSWSub(sum, v);
+                continue;
+            }
+            if (scale != 1)
+                v = builder_->CreateNSWMul(v, llvm::ConstantInt::get(wide, scale, true));
+            sum = sum ? builder_->CreateNSWAdd(sum, v) : v;
+        }
+        llvm::Value *constant = llvm::ConstantInt::get(wide, linear.constant, true);
+        if (!sum) return constant;
+        return linear.constant == 0 ? sum : builder_->CreateNSWAdd(sum, constant);
+    }
+    return linear_term_value(index);
+}
+
+llvm::Value *CodeGenLLVM::linear_term_value(const Expr &index) {
+    llvm::Type *wide = llvm::Type::getInt64Ty(context_);
     if (const auto *op = index.as<Mul>())
         return builder_->CreateNSWMul(index_value(op->a), index_value(op->b));
     if (const auto *op = index.as<Min>()) {
@@ -526,6 +598,9 @@ void CodeGenLLVM::visit(const Load *op) {
                                    : codegen(op->predicate);
         result =
             builder_->CreateMaskedGather(mem, ptrs, align, mask, llvm::Constant::getNullValue(mem));
+        // Tagged like a dense load: an untagged gather may alias every store, which keeps LLVM
+        // from promoting the accumulators of a loop around it to registers.
+        tag_buffer_access(result, op->name);
     }
     if (t.is_bool()) result = builder_->CreateICmpNE(result, llvm::Constant::getNullValue(mem));
     value_ = result;
@@ -558,6 +633,7 @@ llvm::Value *CodeGenLLVM::narrow_masked_gather(const Load *op, llvm::Type *mem, 
     llvm::Value *all = llvm::Constant::getAllOnesValue(mask->getType());
     llvm::Value *zero = llvm::Constant::getNullValue(mem);
     llvm::Value *loaded = builder_->CreateMaskedGather(mem, ptrs, align, all, zero);
+    tag_buffer_access(loaded, op->name);
     llvm::Value *kept = builder_->CreateSelect(mask, loaded, zero);
     llvm::BasicBlock *gathered_from = builder_->GetInsertBlock();
     builder_->CreateBr(after);

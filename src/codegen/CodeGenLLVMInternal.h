@@ -88,6 +88,8 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// folds the constant offsets into the addressing mode and widens the loop counters, where
     /// a 32-bit sum would need a sign extension per access and keep a 32-bit induction variable.
     llvm::Value *index_value(const Expr &index);
+    /// One term of index_value's sum (not a sum or a constant multiple), in 64 bits.
+    llvm::Value *linear_term_value(const Expr &index);
     /// Marks a load or store of `buffer` with type-based alias information: each allocation of
     /// the pipeline is its own type, and every buffer from outside (inputs, outputs) shares one,
     /// so LLVM knows that a store to a register tile on the stack changes nothing it loads from

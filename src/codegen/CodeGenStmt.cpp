@@ -227,7 +227,7 @@ void CodeGenLLVM::visit(const Store *op) {
     llvm::Value *ptrs = element_pointer(op->name, t, codegen(op->index));
     llvm::Value *mask = always ? llvm::Constant::getAllOnesValue(llvm_type(Bool(t.lanes())))
                                : codegen(op->predicate);
-    builder_->CreateMaskedScatter(value, ptrs, align, mask);
+    tag_buffer_access(builder_->CreateMaskedScatter(value, ptrs, align, mask), op->name);
 }
 
 void CodeGenLLVM::visit(const Provide *op) {

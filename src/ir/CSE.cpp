@@ -2,8 +2,10 @@
 
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "ir/IREquality.h"
+#include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 
@@ -35,6 +37,21 @@ bool is_trivial(const Expr &e) {
         default:
             return false;
     }
+}
+
+/// A scalar variable times or plus a constant (6 * yb, x + 1): no dearer to repeat than to keep
+/// in a let, and left in place it keeps indices linear in the loop variables, which codegen
+/// sorts into a sum of terms and a constant (index_value) so that LLVM sees the accesses of a
+/// tile at constant distances.
+bool is_scaled_variable(const Expr &e) {
+    auto scaled = [](const Expr &a, const Expr &b) {
+        return (a.as<Variable>() && is_const(b)) || (b.as<Variable>() && is_const(a));
+    };
+    if (!e.type().is_scalar()) return false;
+    if (const auto *op = e.as<Mul>()) return scaled(op->a, op->b);
+    if (const auto *op = e.as<Add>()) return scaled(op->a, op->b);
+    if (const auto *op = e.as<Sub>()) return scaled(op->a, op->b);
+    return false;
 }
 
 bool has_side_effects(const Expr &e) {
@@ -127,6 +144,55 @@ class CSEInStmt : public IRMutator {
   public:
     Expr mutate(const Expr &e) override { return common_subexpression_elimination(e); }
     using IRMutator::mutate;
+
+  protected:
+    using IRMutator::visit;
+    /// A store's value, index and predicate share their subexpressions through lets around the
+    /// store. An accumulator's update reads and writes one address: computed once, LLVM sees
+    /// that the load and the store are the same location, and keeps the value in a register
+    /// across the loop around it (a tile of sums over k). Eliminated in each part alone, the
+    /// two addresses came out as different computations of one value.
+    Stmt visit(const Store *op) override {
+        // A pure call that is never emitted holds the three parts while they are eliminated
+        // together.
+        Expr parts = Call::make(Int(32), "store_parts", {op->value, op->index, op->predicate},
+                                Call::CallType::PureExtern);
+        Expr shared = common_subexpression_elimination(parts);
+        std::vector<std::pair<std::string, Expr>> lets;
+        while (const auto *let = shared.as<Let>()) {
+            lets.emplace_back(let->name, let->value);
+            shared = let->body;
+        }
+        const auto *call = shared.as<Call>();
+        internal_assert(call && call->args.size() == 3) << "CSE lost the parts of a store";
+        // Scalar lets go around the store. Vector lets (and those that depend on them) stay in
+        // the value, where codegen sees a shared clamp of a ramp as the index of the loads it
+        // serves; the store is left as before if its index or predicate needs one of them.
+        std::unordered_set<std::string> inside;
+        std::vector<std::pair<std::string, Expr>> outer_lets, inner_lets;
+        for (const auto &[name, value] : lets) {
+            bool needs_inner = !value.type().is_scalar();
+            for (const std::string &n : inside)
+                needs_inner = needs_inner || expr_uses_var(value, n);
+            if (needs_inner) {
+                inside.insert(name);
+                inner_lets.emplace_back(name, value);
+            } else {
+                outer_lets.emplace_back(name, value);
+            }
+        }
+        for (const std::string &n : inside) {
+            if (expr_uses_var(call->args[1], n) || expr_uses_var(call->args[2], n))
+                return IRMutator::visit(op);
+        }
+        Expr value = call->args[0];
+        for (auto it = inner_lets.rbegin(); it != inner_lets.rend(); ++it)
+            value = Let::make(it->first, it->second, value);
+        Stmt result = Store::make(op->name, value, call->args[1], call->args[2], op->alignment);
+        for (auto it = outer_lets.rbegin(); it != outer_lets.rend(); ++it)
+            result = LetStmt::make(it->first, it->second, result);
+        return result;
+    }
 };
 
 }  // namespace
@@ -144,7 +210,12 @@ Expr common_subexpression_elimination(const Expr &e) {
     counter.include(canonical);
     std::vector<Expr> shared;
     for (const Expr &node : gvn.nodes) {
-        if (counter.uses[node.get()] < 2 || is_trivial(node) || has_side_effects(node)) continue;
+        // A ramp stays where it is (its base is shared instead): a load or store whose index is
+        // a ramp is dense, one whose index is a variable a gather or scatter.
+        if (counter.uses[node.get()] < 2 || is_trivial(node) || has_side_effects(node) ||
+            node.as<Ramp>() || is_scaled_variable(node)) {
+            continue;
+        }
         shared.push_back(node);
     }
     if (shared.empty()) return canonical;

@@ -317,6 +317,13 @@ Expr Simplifier::visit_sub(const Sub *op, ExprInfo *info) {
         if (add_a) {
             if (equal(add_a->a, b)) return add_a->b;  // (x + y) - x
             if (equal(add_a->b, b)) return add_a->a;  // (x + y) - y
+            // ((x + y) + z) - x -> y + z: the new sum is the value of the whole expression, so
+            // it overflows only where the original did (an unrolled row of a tile, y.min + 6 * yb
+            // + 1, less y.min).
+            if (const auto *inner = add_a->a.as<Add>()) {
+                if (equal(inner->a, b)) return rewrite(Add::make(inner->b, add_a->b), info);
+                if (equal(inner->b, b)) return rewrite(Add::make(inner->a, add_a->b), info);
+            }
         }
         if (add_b) {
             if (equal(add_b->a, a)) return rewrite(Sub::make(make_zero(t), add_b->b), info);

@@ -81,6 +81,20 @@ Expr Simplifier::visit_load(const Load *op, ExprInfo *info) {
     *info = type_info(op->type);
     // Lanes that are masked off read as zero.
     if (is_const_false(predicate)) return make_zero(op->type);
+    // Every lane reads the same element (a row's value broadcast across a vectorized column):
+    // one scalar load, broadcast. Codegen would otherwise gather the same address n times, and
+    // a gather is opaque enough to LLVM's alias analysis to keep accumulators out of registers.
+    if (const auto *b = index.as<Broadcast>(); b && b->value.type().is_scalar()) {
+        const auto *pb = predicate.as<Broadcast>();
+        Expr scalar_predicate = is_const_true(predicate)             ? make_bool(true)
+                                : pb && pb->value.type().is_scalar() ? pb->value
+                                                                     : Expr();
+        if (scalar_predicate.defined()) {
+            Expr scalar = Load::make(op->type.element_of(), op->name, b->value, scalar_predicate,
+                                     index_alignment(b->value, op->alignment));
+            return Broadcast::make(scalar, b->lanes);
+        }
+    }
     ModulusRemainder alignment = index_alignment(index, op->alignment);
     if (index.same_as(op->index) && predicate.same_as(op->predicate) && alignment == op->alignment)
         return op;

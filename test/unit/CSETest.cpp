@@ -45,10 +45,26 @@ TEST(CSE, FindsEqualExpressionsHiddenBehindLets) {
 }
 
 TEST(CSE, AvoidsNamesAlreadyInUse) {
+    Var y("y");
     Expr c = Variable::make(Int(32), "cse0");
-    Expr e = (c * 2) + (c * 2);
+    Expr e = (c * y) + (c * y);
     EXPECT_EQ(to_string(common_subexpression_elimination(e)),
-              "(let cse1 = (cse0 * 2) in (cse1 + cse1))");
+              "(let cse1 = (cse0 * y) in (cse1 + cse1))");
+}
+
+// A variable times or plus a constant costs no more to repeat than a let, and stays visible in
+// the indices codegen sorts into linear sums; a ramp stays in place so that a load or store
+// indexed by it is still dense.
+TEST(CSE, LeavesScaledVariablesAndRampsInPlace) {
+    Var x("x");
+    Expr e = (Expr(x) * 6) * (Expr(x) * 6) + (Expr(x) + 1) * (Expr(x) + 1);
+    EXPECT_EQ(to_string(common_subexpression_elimination(e)),
+              "(((x * 6) * (x * 6)) + ((x + 1) * (x + 1)))");
+    Expr r = Ramp::make(Expr(x) * 4, 1, 4);
+    Expr loads = Load::make(Float(32, 4), "a", r, const_true(4)) +
+                 Load::make(Float(32, 4), "b", r, const_true(4));
+    EXPECT_EQ(to_string(common_subexpression_elimination(loads)),
+              "(a[ramp((x * 4), 1, 4)] + b[ramp((x * 4), 1, 4)])");
 }
 
 TEST(CSE, NeverSharesCallsWithSideEffects) {
@@ -61,7 +77,18 @@ TEST(CSE, AppliesToEveryExpressionOfAStatement) {
     Var x("x");
     Stmt s = Store::make("out", (Expr(x) * 7 + 2) / (Expr(x) * 7 + 2), Expr(x), const_true());
     EXPECT_EQ(to_string(common_subexpression_elimination(s)),
-              "out[x] = (let cse0 = ((x * 7) + 2) in (cse0 / cse0))\n");
+              "let cse0 = ((x * 7) + 2)\nout[x] = (cse0 / cse0)\n");
+}
+
+// An accumulator's update reads and writes one address: the value and the index of its store
+// share it through a let around the store, so that both compute it once, the same way.
+TEST(CSE, StoreSharesItsIndexWithItsValue) {
+    Var x("x"), y("y");
+    Expr index = Expr(x) * Expr(y) + 3;
+    Stmt s = Store::make("acc", Load::make(Float(32), "acc", index, const_true()) * 2.0f, index,
+                         const_true());
+    EXPECT_EQ(to_string(common_subexpression_elimination(s)),
+              "let cse0 = ((x * y) + 3)\nacc[cse0] = (acc[cse0] * 2.0f)\n");
 }
 
 // Property: CSE never changes the value of an expression (seeded, bounded; runs in CI).
