@@ -34,7 +34,15 @@ class ImageParam;
 
 /// How a split handles an extent that its factor does not divide.
 enum class TailStrategy : uint8_t {
-    Auto,  ///< GuardWithIf: always safe, and its main loop runs without tests
+    /// Chosen when the pipeline is compiled. ShiftInwards, as Halide chooses, for a split of a
+    /// pure Var in the pure definition of a Func computed at root (an output included) whose
+    /// outer loop is at or around the loop a producer is computed at, whose inner loop is
+    /// inside it, and where that producer unrolls or vectorizes a loop over its whole region:
+    /// the producer then needs exactly `factor` points per iteration, so those loops have a
+    /// constant extent (`conv.compute_at(relu, xo).unroll(x)` with `relu.split(x, xo, xi, 6)`),
+    /// and the Func's extent must be at least the factor. GuardWithIf everywhere else: always
+    /// safe, and its main loop runs without tests.
+    Auto,
     /// Runs whole multiples of the factor, computing points past the end: no test at all. The
     /// Func's storage grows to hold them; on an output, the buffer must (a runtime error says
     /// so). Not for reduction loops.

@@ -358,6 +358,7 @@ bool Simplifier::bind_let(const std::string &name, const Expr &value, const Expr
                  (ramp && leaf(ramp->base) && leaf(ramp->stride)) || offset;
     bool substitute = cheap;
     replacements_.push(name, substitute ? value : Expr());
+    let_values_.push(name, substitute ? Expr() : value);
     var_info_.push(name, value_info);
     if (substitute) {
         for (const std::string &n : variable_names(value))
@@ -366,10 +367,43 @@ bool Simplifier::bind_let(const std::string &name, const Expr &value, const Expr
     return substitute;
 }
 
+std::optional<int64_t> Simplifier::constant_through_lets(const Expr &e) {
+    // Each round replaces the lets the expression mentions by their values, which may mention
+    // earlier lets; a few rounds reach the loop variables a region is made of. The size cap
+    // keeps a long chain (local_laplacian's pyramids) from growing a large expression for
+    // nothing.
+    constexpr int kRounds = 6;
+    constexpr int kMaxNodes = 400;
+    struct CountNodes : IRVisitor {
+        int nodes = 0;
+        void include(const Expr &x) override {
+            nodes++;
+            IRVisitor::include(x);
+        }
+    };
+    Expr x = e;
+    for (int round = 0; round < kRounds; round++) {
+        std::map<std::string, Expr> values;
+        for (const std::string &n : variable_names(x)) {
+            const Expr *value = let_values_.find(n);
+            if (value && value->defined()) values.emplace(n, *value);
+        }
+        if (values.empty()) return std::nullopt;
+        x = substitute(values, x);
+        CountNodes count;
+        count.include(x);
+        if (count.nodes > kMaxNodes) return std::nullopt;
+        x = mutate(x);
+        if (auto c = as_const_int(x)) return c;
+    }
+    return std::nullopt;
+}
+
 void Simplifier::bind_opaque(const std::string &name, const ExprInfo &value_info) {
     scope_ids_.push_back(next_scope_id_++);
     scope_keys_.emplace_back();
     replacements_.push(name, Expr());
+    let_values_.push(name, Expr());
     var_info_.push(name, value_info);
 }
 
@@ -385,6 +419,7 @@ void Simplifier::unbind(const std::string &name) {
             names_in_replacements_[n]--;
     }
     replacements_.pop(name);
+    let_values_.pop(name);
     var_info_.pop(name);
 }
 

@@ -157,6 +157,10 @@ class Simplifier : public IRMutator {
     /// `name`, or a fresh name to bind instead where binding `name` would capture a variable
     /// of a substituted value.
     std::string rename_if_captured(const std::string &name);
+    /// The value of `e` (a loop's extent) when it is a constant once the lets in scope are
+    /// replaced by their values: a producer's region computed inside a tile of constant size is
+    /// `max - min + 1` of two lets that differ by a constant, which only their values show.
+    std::optional<int64_t> constant_through_lets(const Expr &e);
     /// Binds a name that is not substituted (a loop variable) to what is known about it.
     void bind_opaque(const std::string &name, const ExprInfo &value_info);
     void unbind(const std::string &name);
@@ -166,6 +170,8 @@ class Simplifier : public IRMutator {
     Scope<ExprInfo> var_info_;
     /// Let-bound names whose value is substituted where they occur.
     Scope<Expr> replacements_;
+    /// The values of the let-bound names that are not substituted (constant_through_lets).
+    Scope<Expr> let_values_;
     /// How many substituted values mention each variable name (to detect capture).
     std::map<std::string, int> names_in_replacements_;
     int rename_counter_ = 0;

@@ -74,6 +74,10 @@ Stmt Simplifier::visit(const For *op) {
     ExprInfo min_info, extent_info;
     Expr min = mutate(op->min, &min_info);
     Expr extent = mutate(op->extent, &extent_info);
+    if (!is_const(extent)) {
+        if (auto c = constant_through_lets(extent))
+            extent = mutate(IntImm::make(extent.type(), *c), &extent_info);
+    }
     if (extent_info.max_at_most(0)) return no_op();
     if (is_const_one(extent)) {
         // One iteration: the loop variable is just its minimum.

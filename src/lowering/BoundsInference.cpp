@@ -1,5 +1,7 @@
 #include "lowering/BoundsInference.h"
 
+#include "lowering/AutoTails.h"
+
 #include <algorithm>
 
 #include "ir/Error.h"
@@ -7,6 +9,7 @@
 #include "ir/IROperator.h"
 #include "ir/Names.h"
 #include "ir/Simplify.h"
+#include "lowering/AutoTails.h"
 #include "lowering/BoundsOverflow.h"
 #include "lowering/Regions.h"
 #include "lowering/ScheduleFunctions.h"
@@ -125,6 +128,33 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         auto other = extents.find(b.var);
         fixed.push_back({a, other == extents.end() ? b.extent : Expr(other->second),
                          last_stage_over(f, b.var)});
+    }
+    // A Func that unrolls or vectorizes a loop over its whole region, computed per iteration of
+    // a consumer's loop whose region has a constant size (a tile the consumer's split shifts
+    // inwards or rounds up): as with bound_extent(), it computes a window of that size slid
+    // into the whole pipeline's region, whose loops have that constant extent. Clamped into the
+    // whole pipeline's region instead, the extent could not be proved constant. A runtime check
+    // (below) makes sure that region holds a window.
+    if (mode == BoundsFor::Iteration && unrolls_whole_region(f)) {
+        const size_t explicit_windows = fixed.size();
+        for (int a = 0; a < f.dimensions(); a++) {
+            bool explicit_window = false;
+            for (size_t i = 0; i < explicit_windows; i++)
+                explicit_window |= fixed[i].dim == a;
+            auto size = as_const_int(simplify(required_in[a].max - required_in[a].min + 1));
+            auto clamped = as_const_int(simplify(required[a].max - required[a].min + 1));
+            if (explicit_window || !size || *size < 1 || clamped) continue;
+            const int last = last_stage_over(f, f.args()[a]);
+            const Expr extent = static_cast<int>(*size);
+            fixed.push_back({a, extent, last});
+            if (!checks) continue;
+            Interval e = enclosing(last, a);
+            Expr report = Call::make(
+                Int(32), "dsl_runtime_error_region_smaller_than_window",
+                {StringImm::make(f.name()), StringImm::make(f.args()[a]), extent, e.min, e.max},
+                Call::CallType::Extern);
+            checks->push_back(AssertStmt::make(e.max - e.min + 1 >= extent, report));
+        }
     }
     auto window = [&](const FixedExtent &fx, const Interval &needed) {
         Interval e = enclosing(fx.last_stage, fx.dim);

@@ -199,6 +199,24 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
     // Then the constraints users set on them: the code after assumes them.
     for (Stmt &check : constraint_checks(constraints))
         checks.push_back(check);
+    // Updates of outputs may write anywhere their arguments say, and a split that rounds up or
+    // shifts inwards past the buffer's region. Checked before the inputs: an output narrower than
+    // such a split's factor also reads its inputs outside, and the output's error names the
+    // cause.
+    for (const std::string &o : env.outputs) {
+        const Function &f = env.func(o);
+        for (int k = 0; k < f.stages(); k++) {
+            if (k == 0 && split_footprints(f, 0).empty()) continue;  // exactly its buffer
+            Box writes = box_of_writes(f, k);
+            require_bounded(writes, f.name(), f.name());
+            for (int i = 0; i < f.outputs(); i++) {
+                for (Stmt &check : region_checks(names::func_buffer(f.name(), i, f.outputs()),
+                                                 writes, "dsl_runtime_error_output_too_small")) {
+                    checks.push_back(check);
+                }
+            }
+        }
+    }
     // Bounds query: an input buffer without memory gets the region the pipeline needs of it
     // written into its dimensions, and nothing is computed.
     Expr query = make_bool(false);
@@ -268,22 +286,6 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
         };
         if (p.min_value.defined()) out_of_range(value >= p.min_value, p.min_value, false);
         if (p.max_value.defined()) out_of_range(value <= p.max_value, p.max_value, true);
-    }
-    // Updates of outputs may write anywhere their arguments say, and a split that rounds up or
-    // shifts inwards past the buffer's region.
-    for (const std::string &o : env.outputs) {
-        const Function &f = env.func(o);
-        for (int k = 0; k < f.stages(); k++) {
-            if (k == 0 && split_footprints(f, 0).empty()) continue;  // exactly its buffer
-            Box writes = box_of_writes(f, k);
-            require_bounded(writes, f.name(), f.name());
-            for (int i = 0; i < f.outputs(); i++) {
-                for (Stmt &check : region_checks(names::func_buffer(f.name(), i, f.outputs()),
-                                                 writes, "dsl_runtime_error_output_too_small")) {
-                    checks.push_back(check);
-                }
-            }
-        }
     }
     return inside_lets(assume_constraints(constraints, s), [&](const Stmt &body) {
         std::vector<Stmt> all = checks;

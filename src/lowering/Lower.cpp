@@ -10,6 +10,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/Names.h"
 #include "ir/Simplify.h"
+#include "lowering/AutoTails.h"
 #include "lowering/BoundsInference.h"
 #include "lowering/BufferChecks.h"
 #include "lowering/BufferConstraints.h"
@@ -158,6 +159,7 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     for (const std::string &func_name : env.order)
         schedule::check_race_conditions(env.func(func_name));
     resolve_compute_levels(env);
+    resolve_auto_tails(env);
     Stmt s = schedule_functions(env);
     log.pass("schedule functions", s);
     result.loop_nest = print_loop_nest(s, &env);

@@ -156,6 +156,17 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_bound_too_small(const char *func, const
                   func, need_min, need_max, var, var, bound_min, bound_max);
 }
 
+DSL_RUNTIME_EXPORT int dsl_runtime_error_region_smaller_than_window(const char *func,
+                                                                    const char *var, int window,
+                                                                    int have_min, int have_max) {
+    return report(dsl_error_access_out_of_bounds,
+                  "Error: Func \"%s\" is computed %d points of %s at a time (its loops over them "
+                  "are unrolled or vectorized, and a consumer's tile needs that many), but the "
+                  "pipeline needs only [%d, %d] of it. Make the output at least a tile wide, or "
+                  "split the consumer by a smaller factor.",
+                  func, window, var, have_min, have_max);
+}
+
 DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_small(const char *param, double value,
                                                          double min) {
     if (value != value) {

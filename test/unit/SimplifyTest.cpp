@@ -106,6 +106,9 @@ TEST(Simplify, CanonicalSums) {
     EXPECT_SIMPLIFIES((x + 3) - (x + 1), Expr(2));
     EXPECT_SIMPLIFIES((x + y + 3) - (x + y), Expr(3));
     EXPECT_SIMPLIFIES(x - x, Expr(0));
+    // A row of an unrolled tile less the tile's first row: the new sum is the whole value.
+    EXPECT_SIMPLIFIES(((x + y * 6) + 1) - x, y * 6 + 1);
+    EXPECT_SIMPLIFIES(((y * 6 + x) + 2) - x, y * 6 + 2);
     // Distributing creates x * 6, which must provably not overflow for 32-bit integers.
     EXPECT_TRUE(equal(simplify_with((x * 2 + 4) * 3, {{"x", -100, 100}}), x * 6 + 12));
     EXPECT_SIMPLIFIES((u8 * uint8_t(2) + uint8_t(4)) * uint8_t(3), u8 * uint8_t(6) + uint8_t(12));
@@ -300,6 +303,11 @@ TEST(Simplify, Vectors) {
         Load::make(Int(32, 4), "buf", ramp(x * 4, 1, 4), const_true(4), ModulusRemainder{4, 0});
     Expr simplified_load = simplify(load);
     EXPECT_TRUE(equal(simplified_load, want)) << simplified_load;
+    // Every lane reading one element is one scalar load, broadcast (not a gather).
+    EXPECT_SIMPLIFIES(Load::make(Float(32, 8), "buf", bcast(x + 1, 8), const_true(8)),
+                      bcast(Load::make(Float(32), "buf", x + 1, const_true()), 8));
+    EXPECT_SIMPLIFIES(Load::make(Float(32, 8), "buf", bcast(x, 8), bcast(b1, 8)),
+                      bcast(Load::make(Float(32), "buf", x, b1), 8));
     // The index's alignment is recorded.
     ASSERT_TRUE(simplified_load.as<Load>());
     EXPECT_EQ(simplified_load.as<Load>()->alignment, (ModulusRemainder{4, 0}));
@@ -472,6 +480,29 @@ TEST(Simplify, Statements) {
     EXPECT_TRUE(equal(simplify(let), store(x * 4, 0))) << simplify(let);
     Stmt unused = LetStmt::make("t", x * y, store(x, 0));
     EXPECT_TRUE(equal(simplify(unused), store(x, 0)));
+}
+
+// A loop over a region computed per tile: its extent max - min + 1 names two lets whose values
+// differ by a constant. The simplifier sees through them and makes the extent that constant, so
+// that the loop can be unrolled or vectorized.
+TEST(Simplify, LoopExtentsConstantThroughLets) {
+    Expr i = Variable::make(Int(32), "i");
+    Expr lo = Variable::make(Int(32), "f.min"), hi = Variable::make(Int(32), "f.max");
+    Stmt loop = For::make("i", lo, (hi - lo) + 1, ForType::Serial, DeviceAPI::None, store(i, i));
+    Stmt s = LetStmt::make("f.min", min(x * 6, y), LetStmt::make("f.max", min(x * 6, y) + 5, loop));
+    Stmt simplified = simplify(s);
+    const auto *outer = simplified.as<LetStmt>();
+    ASSERT_TRUE(outer) << simplified;
+    const auto *inner = outer->body.as<LetStmt>();
+    const auto *f = inner ? inner->body.as<For>() : outer->body.as<For>();
+    ASSERT_TRUE(f) << simplified;
+    EXPECT_TRUE(is_const(f->extent, 6)) << simplified;
+    // An extent that is not constant stays as it was.
+    Stmt varying = LetStmt::make("f.min", x,
+                                 LetStmt::make("f.max", y,
+                                               For::make("i", lo, (hi - lo) + 1, ForType::Serial,
+                                                         DeviceAPI::None, store(i, i))));
+    EXPECT_FALSE(is_const(simplify(varying).as<For>()->extent)) << simplify(varying);
 }
 
 // Chains of LetStmts are simplified as one (SimplifyStmt.cpp): the lets the rest still uses stay,

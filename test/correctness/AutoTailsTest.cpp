@@ -1,0 +1,119 @@
+// TailStrategy::Auto shifts a split inwards where a producer is computed between its outer and
+// inner loops, in the pure definition of a Func computed at root: the producer's region per
+// iteration is then the factor exactly, so Halide schedules that unroll such producers work
+// unchanged. Elsewhere Auto guards (no recomputation, any extent).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "common/ErrorCheck.h"
+#include "dsl/dsl.h"
+
+namespace dsl {
+namespace {
+
+constexpr int kChannelsIn = 5, kChannelsOut = 16, kWidth = 20, kHeight = 7;
+
+/// A 3x3 convolution with bias and ReLU over (c, x, y), channels innermost, scheduled as
+/// Halide's conv_layer app schedules it for a CPU: relu's channels and columns split into
+/// tiles of 2 vectors x 4 columns, the convolution computed per tile with every loop of the
+/// tile unrolled (its accumulators in registers).
+struct ConvRelu {
+    Buffer<float> input{kChannelsIn, kWidth + 2, kHeight + 2};
+    Buffer<float> filter{kChannelsOut, 3, 3, kChannelsIn};
+    Buffer<float> bias{kChannelsOut};
+    Func conv{"at_conv"}, relu{"at_relu"};
+    Var c{"c"}, x{"x"}, y{"y"}, co{"co"}, ci{"ci"}, xo{"xo"}, xi{"xi"};
+
+    ConvRelu() {
+        for (int k = 0; k < kChannelsOut; k++)
+            bias(k) = 0.25f * static_cast<float>(k % 3) - 0.25f;
+        input.for_each_element([&](int i, int u, int v) {
+            input(i, u, v) = static_cast<float>((i * 3 + u * 5 + v * 7) % 9) - 4.0f;
+        });
+        filter.for_each_element([&](int o, int kx, int ky, int i) {
+            filter(o, kx, ky, i) = static_cast<float>((o + 2 * kx + 3 * ky + 5 * i) % 5) - 2.0f;
+        });
+        RDom r(0, kChannelsIn, 0, 3, 0, 3, "r");
+        conv(c, x, y) = bias(c);
+        conv(c, x, y) += filter(c, r.y, r.z, r.x) * input(r.x, x + r.y, y + r.z);
+        relu(c, x, y) = max(0.0f, conv(c, x, y));
+
+        const int vec = 8;
+        relu.split(c, co, ci, 2 * vec)
+            .split(x, xo, xi, 4)
+            .reorder(ci, xi, xo, y, co)
+            .vectorize(ci, vec)
+            .unroll(ci)
+            .unroll(xi);
+        conv.compute_at(relu, xo).vectorize(c, vec).unroll(c).unroll(x).unroll(y);
+        conv.update()
+            .reorder(c, x, y, r.x, r.y, r.z)
+            .vectorize(c, vec)
+            .unroll(c)
+            .unroll(x)
+            .unroll(y)
+            .unroll(r.x, 5);
+    }
+
+    float expected(int o, int u, int v) const {
+        float sum = bias(o);
+        for (int i = 0; i < kChannelsIn; i++) {
+            for (int ky = 0; ky < 3; ky++) {
+                for (int kx = 0; kx < 3; kx++)
+                    sum += filter(o, kx, ky, i) * input(i, u + kx, v + ky);
+            }
+        }
+        return std::max(0.0f, sum);
+    }
+};
+
+TEST(AutoTails, ProducerUnrolledInsideATileOfItsConsumer) {
+    ConvRelu p;
+    // 20 columns in tiles of 4 divide; 18 do not (the last tile shifts back and recomputes).
+    for (int width : {kWidth, kWidth - 2}) {
+        Buffer<float> out = p.relu.realize({kChannelsOut, width, kHeight});
+        for (int v = 0; v < kHeight; v++) {
+            for (int u = 0; u < width; u++) {
+                for (int o = 0; o < kChannelsOut; o++)
+                    ASSERT_FLOAT_EQ(out(o, u, v), p.expected(o, u, v))
+                        << "width " << width << " at (" << o << ", " << u << ", " << v << ")";
+            }
+        }
+    }
+}
+
+TEST(AutoTails, ProducerLoopsHaveTheTileSize) {
+    ConvRelu p;
+    // Every loop of conv is unrolled: no loop of it remains in the lowered code.
+    std::string stmt = p.relu.lowered_stmt();
+    EXPECT_EQ(stmt.find("for (at_conv.s0.x"), std::string::npos) << stmt;
+    EXPECT_EQ(stmt.find("for (at_conv.s1.x"), std::string::npos) << stmt;
+}
+
+TEST(AutoTails, OutputNarrowerThanTheFactorIsARuntimeError) {
+    ConvRelu p;
+    // Three columns cannot hold a tile of four that shifts inwards.
+    std::string message =
+        test::message_of<RuntimeError>([&] { p.relu.realize({kChannelsOut, 3, kHeight}); });
+    EXPECT_CONTAINS(message, "at_relu");
+    EXPECT_CONTAINS(message, "TailStrategy::GuardWithIf");
+}
+
+TEST(AutoTails, GuardWithIfWhereNoProducerIsInside) {
+    // Without a producer inside the tile, Auto guards: a width smaller than the vector works.
+    Buffer<int> in(3);
+    for (int i = 0; i < 3; i++)
+        in(i) = i * 10;
+    Var x("x");
+    Func f("at_plain");
+    f(x) = in(x) + 1;
+    f.vectorize(x, 8);
+    Buffer<int> out = f.realize({3});
+    for (int i = 0; i < 3; i++)
+        EXPECT_EQ(out(i), i * 10 + 1);
+}
+
+}  // namespace
+}  // namespace dsl
