@@ -66,6 +66,23 @@ class Directive {
                 << v.name() << "\"; choose another name.";
         }
     }
+    /// `base`, or `base` with a number appended, whichever names no loop of the stage now or
+    /// earlier (an inner loop the directive makes up: unroll(x, 3).unroll(x, 2) makes two).
+    std::string unused_loop_name(const std::string &base) const {
+        auto used = [&](const std::string &n) {
+            for (const Dim &d : dims()) {
+                if (d.var == n) return true;
+            }
+            for (const Split &s : def().schedule.splits) {
+                if (s.old_var == n || s.outer == n || s.inner == n) return true;
+            }
+            return false;
+        };
+        std::string name = base;
+        for (int k = 2; used(name); k++)
+            name = base + std::to_string(k);
+        return name;
+    }
     void done() const { f_.touch(); }
     std::string where() const { return stage_name(f_, stage_) + ", " + name_; }
     /// The stage (0 for the pure definition), also for a specialization of it.
@@ -222,7 +239,8 @@ Stage &Stage::unroll(const VarOrRVar &x) {
 
 Stage &Stage::unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail) {
     // The inner loop's name only matters to the schedule; x stays the outer loop.
-    VarOrRVar inner = Var(x.name() + "_unrolled");
+    VarOrRVar inner =
+        Var(Directive(func_, stage_, "unroll").unused_loop_name(x.name() + "_unrolled"));
     split(x, x, inner, factor, tail);
     return unroll(inner);
 }
@@ -242,7 +260,7 @@ Stage &Stage::vectorize(const VarOrRVar &x, const Expr &factor, TailStrategy tai
     user_assert(ir::as_const_int(factor) || ir::as_const_uint(factor))
         << d.where() << ": the width " << factor
         << " is not a constant; vectors have a fixed number of lanes.";
-    VarOrRVar inner = Var(x.name() + "_vectorized");
+    VarOrRVar inner = Var(d.unused_loop_name(x.name() + "_vectorized"));
     split(x, x, inner, factor, tail);
     return vectorize(inner);
 }
@@ -255,7 +273,8 @@ Stage &Stage::parallel(const VarOrRVar &x) {
 }
 
 Stage &Stage::parallel(const VarOrRVar &x, const Expr &task_size, TailStrategy tail) {
-    VarOrRVar inner = Var(x.name() + "_in_task");
+    VarOrRVar inner =
+        Var(Directive(func_, stage_, "parallel").unused_loop_name(x.name() + "_in_task"));
     split(x, x, inner, task_size, tail);
     return parallel(x);
 }
