@@ -9,6 +9,7 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lowering/BoundsInference.h"
+#include "lowering/LinearBounds.h"
 #include "lowering/SplitRanges.h"
 
 namespace dsl::lowering {
@@ -62,6 +63,15 @@ class FoldAccesses : public IRMutator {
     Fold fold_;
 };
 
+/// Whether the region `r`, linear in the loop variable `var`, never overlaps the one of the
+/// previous iteration: both ends advance by the same step, and the region is shorter than it.
+bool never_overlap(const ir::Interval &r, const std::string &var) {
+    auto any = [](const Expr &) { return true; };
+    std::optional<LinearForm> lo = linear_form(r.min, var, any), hi = linear_form(r.max, var, any);
+    return lo && hi && lo->coeff == hi->coeff && lo->coeff > 0 &&
+           can_prove(hi->rest - lo->rest < Expr(static_cast<int>(lo->coeff)));
+}
+
 }  // namespace
 
 SlideResult slide_window(const lang::Function &producer, const std::vector<Interval> &required,
@@ -69,7 +79,13 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
                          std::vector<std::pair<std::string, Expr>> &lets) {
     SlideResult result;
     if (producer.stages() != 1) return result;
-    for (const EnclosingLoop &loop : loops) {
+    std::vector<int> slid_dims;
+    // Outermost loops first: blur_x computed per vector of blur_y and stored per strip of rows
+    // slides down the rows, each iteration computing one new row of its vector (the columns the
+    // inner loop walks are kept whole), where sliding along the columns alone would compute
+    // every row three times and fold the vectorized dimension.
+    for (auto from_outside = loops.rbegin(); from_outside != loops.rend(); ++from_outside) {
+        const EnclosingLoop &loop = *from_outside;
         std::vector<int> dependent;
         for (size_t a = 0; a < required.size(); a++) {
             if (expr_uses_var(required[a].min, loop.var) ||
@@ -77,9 +93,11 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
                 dependent.push_back(static_cast<int>(a));
             }
         }
-        if (dependent.empty()) continue;  // the same region in every iteration: look further out
-        if (dependent.size() != 1) return result;
-        if (loop.for_type != ForType::Serial && loop.for_type != ForType::Unrolled) return result;
+        // The same region in every iteration, or several dimensions moving: look further in
+        // (within one iteration of this loop, a loop inside still runs in order).
+        if (dependent.size() != 1 || std::count(slid_dims.begin(), slid_dims.end(), dependent[0]))
+            continue;
+        if (loop.for_type != ForType::Serial && loop.for_type != ForType::Unrolled) continue;
         int a = dependent[0];
         std::string dim_loop = names::stage_var(producer.name(), 0, producer.args()[a]);
         Expr *min = find_let(lets, names::min_of(dim_loop));
@@ -110,13 +128,24 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
         }
         if (!non_decreasing(is_monotonic(min_value, loop.var)) ||
             !non_decreasing(is_monotonic(max_value, loop.var))) {
-            return result;
+            continue;
         }
         Expr var = Variable::make(Int(32), loop.var);
         Expr previous_max = substitute(loop.var, var - 1, max_value);
+        // Further in, a loop whose iterations read disjoint regions (blur_y's vectors read
+        // disjoint columns of blur_x, but for the clamp at the end) has nothing to save, and
+        // its test would cost in every iteration.
+        if (result.slid && never_overlap(required[a], loop.var)) {
+            continue;
+        }
         *min = simplify(select(var > loop.min, dsl::max(min_value, previous_max + 1), min_value));
+        result.over += (result.slid ? " and " : "") + loop.var;
+        slid_dims.push_back(a);
+        // A loop further in may slide another dimension too: a row that an outer loop's
+        // previous iteration has not computed is computed a column at a time, each column once.
+        // The storage then keeps every column: only the outermost slid dimension is folded.
+        if (result.slid) continue;
         result.slid = true;
-        result.over = loop.var;
         Expr extent = simplify(required[a].max - required[a].min + 1);
         // A bound_extent() window holds more than is read.
         for (const schedule::Bound &b : producer.schedule().bounds) {
@@ -134,7 +163,6 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
                 factor *= 2;
             result.fold = {a, factor};
         }
-        return result;
     }
     return result;
 }

@@ -34,17 +34,18 @@ struct Fold {
 /// What sliding did for one producer, for the loop nest printout and the storage.
 struct SlideResult {
     bool slid = false;
-    std::string over;  ///< the loop slid over
+    std::string over;  ///< the loops slid over, outermost first ("a and b")
     Fold fold;         ///< dimension -1 when the storage is not folded
 };
 
 /// Rewrites the bounds `lets` (as func_bounds made them for `producer`, computed per iteration
 /// of the innermost of `loops` over the `required` box) so that each iteration computes only
-/// what the previous iteration of the innermost loop the box depends on did not, when that is
-/// safe: a single-stage producer, exactly one dimension of the box depends on that loop, both
-/// of its ends never decrease as the loop advances, and the loop runs in order (serial or
-/// unrolled). Then picks a fold factor for that dimension when its extent per iteration has a
-/// constant bound.
+/// what previous iterations did not. It slides over the outermost loop where that is safe (a
+/// single-stage producer, exactly one dimension of the box depends on that loop, both of its
+/// ends never decrease as the loop advances, and the loop runs in order: serial or unrolled),
+/// then over loops further in that move another dimension the same way (a new row, a column at
+/// a time: each point once). Then picks a fold factor for the outermost slid dimension when its
+/// extent per iteration has a constant bound.
 SlideResult slide_window(const lang::Function &producer, const std::vector<ir::Interval> &required,
                          const std::vector<EnclosingLoop> &loops,
                          std::vector<std::pair<std::string, Expr>> &lets);
