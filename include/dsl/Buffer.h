@@ -100,6 +100,25 @@ class Buffer {
         : Buffer(std::vector<int>{width, height, channels}) {}
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     Buffer(int d0, int d1, int d2, int d3) : Buffer(std::vector<int>{d0, d1, d2, d3}) {}
+    /// Five dimensions or more (up to 16, as Halide's Buffer), dimension 0 first.
+    template <typename... Rest, typename U = T,
+              typename = std::enable_if_t<!std::is_void_v<U> && (sizeof...(Rest) >= 4) &&
+                                          detail::all_integral<Rest...>()>>
+    Buffer(int d0, Rest... rest) : Buffer(std::vector<int>{d0, static_cast<int>(rest)...}) {}
+    /// A named buffer of one to three dimensions: `Buffer<float> b(640, 480, "input")`.
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(int width, const std::string &name) : Buffer(std::vector<int>{width}, name) {}
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(int width, int height, const std::string &name)
+        : Buffer(std::vector<int>{width, height}, name) {}
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(int width, int height, int channels, const std::string &name)
+        : Buffer(std::vector<int>{width, height, channels}, name) {}
+    /// A buffer of no dimensions: one value (`b()` reads it).
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    static Buffer make_scalar(const std::string &name = "") {
+        return Buffer(std::vector<int>{}, name);
+    }
 
     /// Allocates a dense zero-filled buffer of element type `t` (which must match T if typed).
     Buffer(Type t, const std::vector<int> &sizes, const std::string &name = "") {
@@ -120,6 +139,11 @@ class Buffer {
     }
 
     /// Wraps external memory laid out densely (dimension 0 innermost); the caller keeps it alive.
+    /// Wraps `data`, dense, of the given sizes: `Buffer<float> b(ptr, width, height)`.
+    template <typename... Rest, typename U = T,
+              typename = std::enable_if_t<!std::is_void_v<U> && detail::all_integral<Rest...>()>>
+    Buffer(U *data, int d0, Rest... rest)
+        : Buffer(data, std::vector<int>{d0, static_cast<int>(rest)...}) {}
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     Buffer(U *data, const std::vector<int> &sizes, const std::string &name = "") {
         std::vector<dsl_dimension_t> dims;
@@ -160,6 +184,16 @@ class Buffer {
         check_dim(i);
         return BufferDimension(contents_->dims[i]);
     }
+    /// Dimension `d`'s first coordinate, extent, last coordinate and stride (dim(d)'s).
+    int min(int d) const { return dim(d).min(); }
+    int extent(int d) const { return dim(d).extent(); }
+    int max(int d) const { return dim(d).max(); }
+    int stride(int d) const { return dim(d).stride(); }
+    /// The first and last coordinates of dimensions 0 (left, right) and 1 (top, bottom).
+    int left() const { return dim(0).min(); }
+    int right() const { return dim(0).max(); }
+    int top() const { return dim(1).min(); }
+    int bottom() const { return dim(1).max(); }
     int width() const { return dimensions() > 0 ? dim(0).extent() : 1; }
     int height() const { return dimensions() > 1 ? dim(1).extent() : 1; }
     int channels() const { return dimensions() > 2 ? dim(2).extent() : 1; }
@@ -258,6 +292,23 @@ class Buffer {
     /// In-place forms of the views above.
     Buffer &crop(int d, int min, int extent) { return *this = cropped(d, min, extent); }
     Buffer &translate(int d, int delta) { return *this = translated(d, delta); }
+    /// Shifts the coordinates of dimension i by `delta[i]`, for each i.
+    Buffer &translate(const std::vector<int> &delta) {
+        for (size_t d = 0; d < delta.size(); d++)
+            translate(static_cast<int>(d), delta[d]);
+        return *this;
+    }
+    /// Moves the buffer's coordinates so that dimension i starts at `mins[i]`, for each i
+    /// (the memory and the values stay; only where they are addressed changes).
+    Buffer &set_min(const std::vector<int> &mins) {
+        for (size_t d = 0; d < mins.size(); d++)
+            translate(static_cast<int>(d), mins[d] - dim(static_cast<int>(d)).min());
+        return *this;
+    }
+    template <typename... Ints, typename = std::enable_if_t<detail::all_integral<Ints...>()>>
+    Buffer &set_min(int m0, Ints... rest) {
+        return set_min(std::vector<int>{m0, static_cast<int>(rest)...});
+    }
     Buffer &transpose(int d0, int d1) { return *this = transposed(d0, d1); }
     Buffer &slice(int d, int pos) { return *this = sliced(d, pos); }
 
@@ -281,6 +332,35 @@ class Buffer {
     void fill(typename detail::NotDeduced<U>::type value) {
         for_each_position(
             [&](const int *pos) { *reinterpret_cast<U *>(byte_address(pos)) = value; });
+    }
+
+    /// Sets every element to `f(x, y, ...)` (or `f(const int *coords)`), as for_each_element
+    /// calls it: `b.fill([](int x, int y) { return x + y; })`.
+    template <typename F, typename U = T,
+              typename = std::enable_if_t<!std::is_void_v<U> && !std::is_arithmetic_v<F>>>
+    void fill(F f) {
+        for_each_position([&](const int *pos) {
+            U &value = *reinterpret_cast<U *>(byte_address(pos));
+            if constexpr (std::is_invocable_v<F, const int *>) {
+                value = static_cast<U>(f(pos));
+            } else if constexpr (std::is_invocable_v<F, int>) {
+                value = static_cast<U>(f(pos[0]));
+            } else if constexpr (std::is_invocable_v<F, int, int>) {
+                value = static_cast<U>(f(pos[0], pos[1]));
+            } else if constexpr (std::is_invocable_v<F, int, int, int>) {
+                value = static_cast<U>(f(pos[0], pos[1], pos[2]));
+            } else {
+                static_assert(std::is_invocable_v<F, int, int, int, int>,
+                              "fill: f must take (const int *) or 1 to 4 ints");
+                value = static_cast<U>(f(pos[0], pos[1], pos[2], pos[3]));
+            }
+        });
+    }
+
+    /// Calls `f(value)` once per element with a reference to it (it may change it).
+    template <typename F, typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    void for_each_value(F f) const {
+        for_each_position([&](const int *pos) { f(*reinterpret_cast<U *>(byte_address(pos))); });
     }
 
     /// Calls `f` once per element with its coordinates: `f(x)`, `f(x, y)`, ... (matching the

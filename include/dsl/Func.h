@@ -30,6 +30,7 @@ struct FunctionContents;
 }
 
 class Func;
+class FuncRef;
 class ImageParam;
 
 /// How a split handles an extent that its factor does not divide.
@@ -118,6 +119,17 @@ class Stage {
     Stage &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
                 const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xsize, const Expr &ysize,
                 TailStrategy tail = TailStrategy::Auto);
+    /// The same with the outer loops keeping the names `x` and `y`.
+    Stage &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
+                const Expr &xsize, const Expr &ysize, TailStrategy tail = TailStrategy::Auto);
+    /// Tiles any number of loops: splits `previous[i]` into `outers[i]` and `inners[i]` by
+    /// `factors[i]`, and puts every inner loop inside every outer one (in the same order).
+    Stage &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                TailStrategy tail = TailStrategy::Auto);
+    /// The same with the outer loops keeping the names of `previous`.
+    Stage &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+                const std::vector<Expr> &factors, TailStrategy tail = TailStrategy::Auto);
     /// Replaces the loop by one copy of its body per iteration (its extent must be a constant,
     /// e.g. the inner loop of a split by a constant).
     Stage &unroll(const VarOrRVar &x);
@@ -205,6 +217,10 @@ class Stage {
 class Tuple {
   public:
     Tuple(std::initializer_list<Expr> exprs) : exprs_(exprs) {}
+    /// A Tuple of one value.
+    explicit Tuple(const Expr &e) : exprs_{e} {}
+    /// Every value of a call to a Tuple-valued Func: `Tuple t = f(x)` (or its one value).
+    Tuple(const FuncRef &call);  // NOLINT: implicit by design
     template <typename... Rest>
     Tuple(const Expr &a, const Expr &b, const Rest &...rest) : exprs_{a, b, Expr(rest)...} {}
     explicit Tuple(std::vector<Expr> exprs) : exprs_(std::move(exprs)) {}
@@ -220,6 +236,8 @@ class Tuple {
 class Realization {
   public:
     explicit Realization(std::vector<Buffer<>> buffers) : buffers_(std::move(buffers)) {}
+    /// `f.realize({a, b})` realizes a Tuple-valued Func into the buffers a and b.
+    Realization(std::initializer_list<Buffer<>> buffers) : buffers_(buffers) {}
     size_t size() const { return buffers_.size(); }
     const Buffer<> &operator[](size_t i) const { return buffers_.at(i); }
     /// A single-output realization converts to its buffer.
@@ -257,6 +275,8 @@ class FuncRef {
     operator Expr() const;  // NOLINT: implicit by design
     /// One element of a Tuple-valued Func.
     Expr operator[](int i) const;
+    /// The number of values of the Func called (1, or its Tuple's size).
+    size_t size() const;
 
   private:
     void define(const std::vector<Expr> &values);
@@ -315,6 +335,13 @@ class Func {
     Func &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
                const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xsize, const Expr &ysize,
                TailStrategy tail = TailStrategy::Auto);
+    Func &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
+               const Expr &xsize, const Expr &ysize, TailStrategy tail = TailStrategy::Auto);
+    Func &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+               const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+               TailStrategy tail = TailStrategy::Auto);
+    Func &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+               const std::vector<Expr> &factors, TailStrategy tail = TailStrategy::Auto);
     Func &unroll(const VarOrRVar &x);
     Func &unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
     Func &vectorize(const VarOrRVar &x);
@@ -382,7 +409,7 @@ class Func {
 
     // Running it (JIT).
     /// Computes the Func over [0, size) in each dimension for the host machine.
-    Realization realize(const std::vector<int> &sizes, const Target &target = Target::host());
+    Realization realize(const std::vector<int> &sizes = {}, const Target &target = Target::host());
     /// Computes into existing buffers (their mins and extents say where); one per Tuple element.
     void realize(const Realization &outputs, const Target &target = Target::host());
     void realize(const Buffer<> &output, const Target &target = Target::host());
@@ -432,5 +459,22 @@ class Func {
   private:
     std::shared_ptr<lang::FunctionContents> contents_;
 };
+
+/// Computes an expression of no free variables now, through the JIT: `evaluate<int>(e)`. The
+/// expression's type must be T (cast it first otherwise).
+Buffer<> evaluate_to_buffer(const Expr &e, Type t);
+template <typename T>
+T evaluate(const Expr &e) {
+    Buffer<T> b(evaluate_to_buffer(e, type_of<T>()));
+    return b();
+}
+
+/// A Func of the listed Vars with the value `e`: `lambda(x, y, x + y)` is `f` with
+/// `f(x, y) = x + y`.
+Func lambda(const Expr &e);
+Func lambda(const Var &x, const Expr &e);
+Func lambda(const Var &x, const Var &y, const Expr &e);
+Func lambda(const Var &x, const Var &y, const Var &z, const Expr &e);
+Func lambda(const Var &x, const Var &y, const Var &z, const Var &w, const Expr &e);
 
 }  // namespace dsl

@@ -65,6 +65,13 @@ class Target {
 
     /// Whether the feature is named or implied by a named one (`avx2` implies `avx`).
     bool has_feature(Feature f) const;
+    /// Whether the target has a GPU API (CUDA, OpenCL). None exists in dsl yet, so false: code
+    /// written for Halide that picks a GPU schedule when it is true takes its CPU path here.
+    bool has_gpu_feature() const { return false; }
+    /// Adds (or with `value` false removes) a feature, as with_feature / without_feature.
+    Target &set_feature(Feature f, bool value = true) {
+        return *this = value ? with_feature(f) : without_feature(f);
+    }
     /// The features present, in canonical order (implied ones included).
     std::vector<Feature> features() const;
     /// This target with `f` and the features it implies added. A CompileError if `f` is for
@@ -99,5 +106,14 @@ class Target {
     bool host_ = false;
     uint32_t features_ = 0;  ///< bit i: Feature i (closed under implication)
 };
+
+/// The machine this runs on, as Target::host().
+Target get_host_target();
+/// The target the JIT compiles for: `DSL_JIT_TARGET` (or Halide's `HL_JIT_TARGET`) from the
+/// environment when set, e.g. `host-avx2`, else the host. A bad string is a CompileError.
+Target get_jit_target_from_environment();
+/// The target to compile ahead of time for: `DSL_TARGET` (or `HL_TARGET`) when set, else the
+/// host.
+Target get_target_from_environment();
 
 }  // namespace dsl

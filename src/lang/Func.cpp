@@ -165,6 +165,60 @@ Expr FuncRef::operator[](int i) const {
                       FunctionPtr(func_));
 }
 
+size_t FuncRef::size() const {
+    Function f(func_);
+    user_assert(f.has_pure_definition())
+        << "Func \"" << func_->name << "\" is used but has not been defined. Define it before "
+        << "using it, e.g. " << func_->name << "(x, ...) = ...;";
+    return static_cast<size_t>(f.outputs());
+}
+
+Tuple::Tuple(const FuncRef &call) {
+    const size_t n = call.size();
+    for (size_t i = 0; i < n; i++)
+        exprs_.push_back(n == 1 ? Expr(call) : call[static_cast<int>(i)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// evaluate, lambda
+
+Buffer<> evaluate_to_buffer(const Expr &e, Type t) {
+    user_assert(e.defined()) << "evaluate: the expression is undefined.";
+    user_assert(e.type() == t) << "evaluate<" << t << ">(" << e << "): the expression has type "
+                               << e.type() << "; cast it to " << t << " first, or evaluate<"
+                               << e.type() << ">.";
+    Func f("evaluate");
+    f() = e;
+    Realization r = f.realize();
+    return r[0];
+}
+
+Func lambda(const Expr &e) {
+    Func f;
+    f() = e;
+    return f;
+}
+Func lambda(const Var &x, const Expr &e) {
+    Func f;
+    f(x) = e;
+    return f;
+}
+Func lambda(const Var &x, const Var &y, const Expr &e) {
+    Func f;
+    f(x, y) = e;
+    return f;
+}
+Func lambda(const Var &x, const Var &y, const Var &z, const Expr &e) {
+    Func f;
+    f(x, y, z) = e;
+    return f;
+}
+Func lambda(const Var &x, const Var &y, const Var &z, const Var &w, const Expr &e) {
+    Func f;
+    f(x, y, z, w) = e;
+    return f;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Func
 

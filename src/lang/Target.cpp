@@ -1,6 +1,7 @@
 #include "dsl/Target.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "codegen/TargetMapping.h"
 #include "ir/Error.h"
@@ -251,6 +252,30 @@ Target Target::without_feature(Feature f) const {
 int Target::natural_vector_size(const Type &t) const {
     int vector_bytes = has_feature(Feature::AVX512) ? 64 : has_feature(Feature::AVX) ? 32 : 16;
     return std::max(1, vector_bytes / t.bytes());
+}
+
+Target get_host_target() {
+    return Target::host();
+}
+
+namespace {
+
+Target target_from_environment(const char *ours, const char *halides) {
+    for (const char *variable : {ours, halides}) {
+        const char *value = std::getenv(variable);
+        if (value && *value) return Target(value);
+    }
+    return Target::host();
+}
+
+}  // namespace
+
+Target get_jit_target_from_environment() {
+    return target_from_environment("DSL_JIT_TARGET", "HL_JIT_TARGET");
+}
+
+Target get_target_from_environment() {
+    return target_from_environment("DSL_TARGET", "HL_TARGET");
 }
 
 }  // namespace dsl

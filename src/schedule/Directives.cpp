@@ -230,6 +230,32 @@ Stage &Stage::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, 
     return reorder({xi, yi, xo, yo});
 }
 
+Stage &Stage::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
+                   const Expr &xsize, const Expr &ysize, TailStrategy tail) {
+    return tile(x, y, x, y, xi, yi, xsize, ysize, tail);
+}
+
+Stage &Stage::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                   const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                   TailStrategy tail) {
+    Directive d(func_, stage_, "tile");
+    user_assert(previous.size() == outers.size() && previous.size() == inners.size() &&
+                previous.size() == factors.size())
+        << d.where() << ": " << previous.size() << " loops to tile but " << outers.size()
+        << " outer loops, " << inners.size() << " inner loops and " << factors.size()
+        << " factors; give one of each per loop.";
+    for (size_t i = 0; i < previous.size(); i++)
+        split(previous[i], outers[i], inners[i], factors[i], tail);
+    std::vector<VarOrRVar> order = inners;
+    order.insert(order.end(), outers.begin(), outers.end());
+    return order.size() >= 2 ? reorder(order) : *this;
+}
+
+Stage &Stage::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+                   const std::vector<Expr> &factors, TailStrategy tail) {
+    return tile(previous, previous, inners, factors, tail);
+}
+
 Stage &Stage::unroll(const VarOrRVar &x) {
     Directive d(func_, stage_, "unroll");
     d.dims()[d.find(x)].for_type = ir::ForType::Unrolled;
@@ -410,6 +436,22 @@ Func &Func::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, co
                  const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xsize, const Expr &ysize,
                  TailStrategy tail) {
     Stage(contents_, 0).tile(x, y, xo, yo, xi, yi, xsize, ysize, tail);
+    return *this;
+}
+Func &Func::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
+                 const Expr &xsize, const Expr &ysize, TailStrategy tail) {
+    Stage(contents_, 0).tile(x, y, xi, yi, xsize, ysize, tail);
+    return *this;
+}
+Func &Func::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                 const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                 TailStrategy tail) {
+    Stage(contents_, 0).tile(previous, outers, inners, factors, tail);
+    return *this;
+}
+Func &Func::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+                 const std::vector<Expr> &factors, TailStrategy tail) {
+    Stage(contents_, 0).tile(previous, inners, factors, tail);
     return *this;
 }
 Func &Func::unroll(const VarOrRVar &x) {
