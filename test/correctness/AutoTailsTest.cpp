@@ -95,8 +95,9 @@ TEST(AutoTails, ProducerLoopsHaveTheTileSize) {
 TEST(AutoTails, OutputNarrowerThanTheFactorIsARuntimeError) {
     ConvRelu p;
     // Three columns cannot hold a tile of four that shifts inwards.
-    std::string message =
-        test::message_of<RuntimeError>([&] { p.relu.realize({kChannelsOut, 3, kHeight}); });
+    std::string message = test::message_of<RuntimeError>([&] {
+        p.relu.realize({kChannelsOut, 3, kHeight});
+    });
     EXPECT_CONTAINS(message, "at_relu");
     EXPECT_CONTAINS(message, "TailStrategy::GuardWithIf");
 }
