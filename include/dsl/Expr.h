@@ -282,6 +282,8 @@ Expr operator-(const Expr &a);
 /// Bitwise not.
 Expr operator~(const Expr &a);
 
+/// `a op= b` computes `a op b` and keeps `a`'s type, as Halide does: an int `a += 1.5f` is
+/// `a = cast<int>(a + 1.5f)`.
 Expr &operator+=(Expr &a, const Expr &b);
 Expr &operator-=(Expr &a, const Expr &b);
 Expr &operator*=(Expr &a, const Expr &b);

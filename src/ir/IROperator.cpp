@@ -554,19 +554,24 @@ Expr operator~(const Expr &a) {
 }
 
 Expr &operator+=(Expr &a, const Expr &b) {
-    return a = a + b;
+    Expr result = a + b;  // checks a and b first
+    return a = cast(a.type(), result);
 }
 Expr &operator-=(Expr &a, const Expr &b) {
-    return a = a - b;
+    Expr result = a - b;  // checks a and b first
+    return a = cast(a.type(), result);
 }
 Expr &operator*=(Expr &a, const Expr &b) {
-    return a = a * b;
+    Expr result = a * b;  // checks a and b first
+    return a = cast(a.type(), result);
 }
 Expr &operator/=(Expr &a, const Expr &b) {
-    return a = a / b;
+    Expr result = a / b;  // checks a and b first
+    return a = cast(a.type(), result);
 }
 Expr &operator%=(Expr &a, const Expr &b) {
-    return a = a % b;
+    Expr result = a % b;  // checks a and b first
+    return a = cast(a.type(), result);
 }
 
 Expr select(const Expr &cond_in, const Expr &t_in, const Expr &f_in) {

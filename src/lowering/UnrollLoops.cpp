@@ -1,5 +1,8 @@
 #include "lowering/UnrollLoops.h"
 
+#include <cstdlib>
+#include <string>
+
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
@@ -14,16 +17,33 @@ namespace {
 /// Unrolling more than this many iterations is almost surely a mistake.
 constexpr int64_t kMaxUnroll = 1024;
 
+/// DSL_PERMIT_FAILED_UNROLL=1 (or Halide's HL_PERMIT_FAILED_UNROLL=1) in the environment.
+bool permit_failed_unroll() {
+    for (const char *variable : {"DSL_PERMIT_FAILED_UNROLL", "HL_PERMIT_FAILED_UNROLL"}) {
+        const char *value = std::getenv(variable);
+        if (value && std::string(value) == "1") return true;
+    }
+    return false;
+}
+
 class UnrollLoops : public IRMutator {
   protected:
     using IRMutator::visit;
     Stmt visit(const For *op) override {
         if (op->for_type != ForType::Unrolled) return IRMutator::visit(op);
         auto extent = as_const_int(op->extent);
+        if (!extent && permit_failed_unroll()) {
+            user_warning << "the loop " << op->name << " is not unrolled: its extent " << op->extent
+                         << " is not a constant (DSL_PERMIT_FAILED_UNROLL is set, "
+                         << "so it runs as a serial loop).";
+            return For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api,
+                             mutate(op->body));
+        }
         user_assert(extent)
             << "cannot unroll the loop " << op->name << ": its extent " << op->extent
             << " is not a constant. Split it by a constant factor and unroll the inner "
-               "loop, e.g. unroll(x, 4).";
+               "loop, e.g. unroll(x, 4) (or set DSL_PERMIT_FAILED_UNROLL=1 to run such loops "
+               "serially, with a warning).";
         user_assert(*extent <= kMaxUnroll)
             << "the loop " << op->name << " has " << *extent << " iterations; unrolling more than "
             << kMaxUnroll << " is refused. Split it and unroll the inner loop.";

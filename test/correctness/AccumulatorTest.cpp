@@ -57,21 +57,15 @@ std::string block(const std::string &ir, const std::string &label) {
     return ir.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
-size_t count(const std::string &text, const std::string &what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-        n++;
-    return n;
-}
-
 TEST(Accumulators, TileOfSumsStaysInRegistersAcrossTheReductionLoop) {
     PackedGemm g = packed_gemm("_ir");
     std::string ir = test::llvm_ir_of(g.out, Target("x86-64-linux-avx2"));
     std::string loop = block(ir, "acc_prod_ir.s1.r.x.loop");
     ASSERT_FALSE(loop.empty()) << "no block for the loop over r in:\n" << ir;
-    EXPECT_EQ(count(loop, "store "), 0u) << "the accumulators are stored in the loop:\n" << loop;
-    EXPECT_GE(count(loop, "fadd <8 x float>"), 8u) << loop;
-    EXPECT_EQ(count(loop, "masked.gather"), 0u) << "a row of A gathered:\n" << loop;
+    EXPECT_EQ(test::count_of(loop, "store "), 0) << "the accumulators are stored in the loop:\n"
+                                                 << loop;
+    EXPECT_GE(test::count_of(loop, "fadd <8 x float>"), 8) << loop;
+    EXPECT_EQ(test::count_of(loop, "masked.gather"), 0) << "a row of A gathered:\n" << loop;
 }
 
 TEST(Accumulators, PackedGemmMatchesPlainLoop) {

@@ -111,5 +111,35 @@ TEST(HalideApi, TargetsFromTheEnvironment) {
     EXPECT_EQ(get_jit_target_from_environment(), Target::host());
 }
 
+// `a op= b` keeps a's type, as in Halide.
+TEST(HalideApi, CompoundAssignmentKeepsTheType) {
+    Expr a = Expr(3);
+    a += Expr(1.75f);
+    EXPECT_EQ(a.type(), Int(32));
+    EXPECT_EQ(evaluate<int>(a), 4);  // 4.75 converted to int
+    Expr b = cast<uint8_t>(Expr(250));
+    b *= Expr(2);
+    EXPECT_EQ(b.type(), UInt(8));
+    EXPECT_EQ(evaluate<uint8_t>(b), 244);  // 500 wraps in uint8
+}
+
+// A loop whose extent is not a constant is refused by unroll(), or, with
+// DSL_PERMIT_FAILED_UNROLL=1 (Halide's HL_PERMIT_FAILED_UNROLL too), run serially with a warning.
+TEST(HalideApi, PermitFailedUnroll) {
+    Var x("x");
+    Func f("api_failed_unroll");
+    f(x) = x * 2;
+    f.unroll(x);
+    std::string message = test::message_of([&] { f.realize({5}); });
+    EXPECT_CONTAINS(message, "DSL_PERMIT_FAILED_UNROLL");
+    ::setenv("HL_PERMIT_FAILED_UNROLL", "1", 1);
+    Func g("api_permitted_unroll");
+    g(x) = x * 2;
+    g.unroll(x);
+    Buffer<int> out = g.realize({5});
+    ::unsetenv("HL_PERMIT_FAILED_UNROLL");
+    EXPECT_EQ(out(4), 8);
+}
+
 }  // namespace
 }  // namespace dsl
