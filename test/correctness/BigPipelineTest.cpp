@@ -1,7 +1,8 @@
 // Pipelines of 200 stages compile (in seconds, not minutes) and compute the right values,
 // checked against plain C++ loops. A chain of stencils computed at root every 8th stage (25 loop
 // nests, each with 7 stages inlined into it, 128 loads), and a 200-stage chain fully inlined into
-// one expression. (README.md, "Measured", has the compile times of longer chains.)
+// one expression. (docs/compiler.md, "Compile time, measured", has the compile times of longer
+// chains.)
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // outputs (with and without parallel loops inside), different pipelines built, compiled and
 // realized by eight threads, and errors raised inside parallel loops while other threads run.
 // Each result is checked against a plain C++ loop. (ThreadSanitizer runs of this file are
-// described in README.md, "Threads".)
+// described in docs/threads.md.)
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -1,7 +1,7 @@
 // libFuzzer target for the image loaders (PNG, JPEG, PPM/PGM): any bytes must load or fail with
 // a RuntimeError, without a crash, a leak, an out-of-bounds access (AddressSanitizer) or an
 // allocation larger than the limits of dsl/ImageIO.h. Built with -DDSL_BUILD_FUZZERS=ON and
-// clang; README.md ("Fuzzing") shows how to run it.
+// clang; docs/testing.md ("Fuzzing") shows how to run it.
 //
 // `image_fuzzer -seeds=DIR` (before any libFuzzer flag) writes a small valid file of each kind
 // into DIR, a starting corpus, and exits.
