@@ -20,7 +20,7 @@ const HalideStyleInputs &halide_style_inputs() {
         HalideStyleInputs in;
         std::mt19937 rng(20261202);
         std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-        auto fill = [&](std::vector<float> &v, size_t n) {
+        auto fill = [&](AlignedVector<float> &v, size_t n) {
             v.resize(n);
             for (float &x : v)
                 x = value(rng);
