@@ -310,6 +310,13 @@ class Func {
     /// The value type of a single-output Func.
     Type type() const;
     std::vector<Type> types() const;
+    /// Halide's names for type() and types().
+    Type output_type() const { return type(); }
+    std::vector<Type> output_types() const { return types(); }
+    /// The right side of the pure definition of a single-output Func (its Vars stand for its
+    /// arguments); values() for a Tuple's.
+    Expr value() const;
+    std::vector<Expr> values() const;
     int outputs() const;
     bool has_update_definition() const;
     int num_update_definitions() const;

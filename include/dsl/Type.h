@@ -7,6 +7,8 @@
 
 namespace dsl {
 
+class Expr;
+
 /// The kind of a type. `BFloat` is the brain-float format (8 exponent bits, 7 mantissa bits).
 enum class TypeCode : uint8_t { Int, UInt, Float, BFloat, Handle };
 
@@ -53,6 +55,12 @@ class Type {
     int64_t int_min() const;
     int64_t int_max() const;
     uint64_t uint_max() const;
+
+    /// The smallest and largest values of the type, as expressions (Halide's Type::min/max):
+    /// integers' extremes, false and true for bool, minus and plus infinity for floats; a
+    /// vector type gives them broadcast. A handle has none (a CompileError).
+    Expr min() const;
+    Expr max() const;
 
     /// Whether the width and code form a valid dsl type (see the class comment).
     bool is_valid() const;

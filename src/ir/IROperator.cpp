@@ -739,4 +739,22 @@ Expr is_nan(const Expr &x) {
     return Call::make(Bool(x.type().lanes()), Call::Intrinsic::IsNan, {x});
 }
 
+Expr Type::max() const {
+    if (!is_scalar()) return ir::Broadcast::make(element_of().max(), lanes());
+    if (is_bool()) return make_bool(true);
+    if (is_int()) return make_const(*this, int_max());
+    if (is_uint()) return ir::UIntImm::make(*this, uint_max());
+    user_assert(is_float()) << "Type " << *this << " has no largest value.";
+    return make_const(*this, std::numeric_limits<double>::infinity());
+}
+
+Expr Type::min() const {
+    if (!is_scalar()) return ir::Broadcast::make(element_of().min(), lanes());
+    if (is_bool()) return make_bool(false);
+    if (is_int()) return make_const(*this, int_min());
+    if (is_uint()) return make_const(*this, int64_t(0));
+    user_assert(is_float()) << "Type " << *this << " has no smallest value.";
+    return make_const(*this, -std::numeric_limits<double>::infinity());
+}
+
 }  // namespace dsl

@@ -281,6 +281,21 @@ std::vector<Type> Func::types() const {
     return contents_->output_types;
 }
 
+std::vector<Expr> Func::values() const {
+    Function f(contents_);
+    user_assert(f.has_pure_definition())
+        << "Func \"" << name() << "\" has no definition, so no value. Define it first, e.g. "
+        << name() << "(x, ...) = ...;";
+    return f.init().values;
+}
+
+Expr Func::value() const {
+    std::vector<Expr> v = values();
+    user_assert(v.size() == 1) << "Func \"" << name() << "\" is a Tuple of " << v.size()
+                               << " values; use values().";
+    return v[0];
+}
+
 Func &Func::compute_root() {
     contents_->schedule.compute_level = schedule::LoopLevel::root();
     Function(contents_).touch();

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,27 @@ TEST(HalideApi, PermitFailedUnroll) {
     Buffer<int> out = g.realize({5});
     ::unsetenv("HL_PERMIT_FAILED_UNROLL");
     EXPECT_EQ(out(4), 8);
+}
+
+TEST(HalideApi, TypeExtremesAndFuncValues) {
+    EXPECT_EQ(evaluate<int8_t>(Int(8).min()), -128);
+    EXPECT_EQ(evaluate<uint16_t>(UInt(16).max()), 65535);
+    EXPECT_EQ(evaluate<uint32_t>(UInt(32).max()), 4294967295u);
+    EXPECT_EQ(evaluate<int>(Int(32).max()), 2147483647);
+    EXPECT_EQ(evaluate<float>(Float(32).max()), std::numeric_limits<float>::infinity());
+    EXPECT_EQ(evaluate<bool>(Bool().min()), false);
+    EXPECT_EQ(Int(16, 8).max().type(), Int(16, 8));
+
+    Var x("x");
+    Func f("api_values"), g("api_pair_values");
+    f(x) = cast<uint8_t>(x + 1);
+    g(x) = Tuple(x, cast<float>(x));
+    EXPECT_EQ(f.output_type(), UInt(8));
+    EXPECT_EQ(g.output_types(), (std::vector<Type>{Int(32), Float(32)}));
+    EXPECT_EQ(f.value().type(), UInt(8));
+    EXPECT_EQ(g.values().size(), 2u);
+    std::string message = test::message_of([&] { g.value(); });
+    EXPECT_CONTAINS(message, "use values()");
 }
 
 }  // namespace
