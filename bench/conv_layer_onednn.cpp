@@ -29,6 +29,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "aligned_vector.h"
 #include "conv_layer_bench.h"
 #include "matmul_bench.h"
 
@@ -92,32 +93,7 @@ const char *isa_name(dnnl::cpu_isa isa) {
     }
 }
 
-// Storage aligned to 64 bytes, as oneDNN's own allocations are. (A std::vector of 8 MB comes
-// from mmap, 16 bytes past a page boundary: oneDNN's depthwise kernel ran on such buffers in
-// 0.54-0.57 ms at one thread, against 0.36-0.37 on aligned ones, its vector loads and stores
-// split across cache lines. Measured 2026-12-01.)
-template <typename T>
-struct Aligned64 {
-    using value_type = T;
-    Aligned64() = default;
-    template <typename U>
-    explicit Aligned64(const Aligned64<U> &) {}
-    T *allocate(size_t count) {
-        void *p = std::aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64);
-        if (!p) throw std::bad_alloc();
-        return static_cast<T *>(p);
-    }
-    void deallocate(T *p, size_t) { std::free(p); }
-    template <typename U>
-    bool operator==(const Aligned64<U> &) const {
-        return true;
-    }
-    template <typename U>
-    bool operator!=(const Aligned64<U> &) const {
-        return false;
-    }
-};
-using Floats = std::vector<float, Aligned64<float>>;
+using Floats = AlignedVector<float>;
 
 Floats random_values(size_t count, unsigned seed) {
     std::mt19937 rng(seed);

@@ -8,11 +8,11 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <exception>
-#include <new>
 #include <string>
 #include <vector>
+
+#include "aligned_vector.h"
 
 namespace dsl_bench {
 
@@ -22,33 +22,6 @@ constexpr int kStyleConvIn = 128, kStyleConvOut = 128, kStyleConvWidth = 100, kS
               kStyleConvBatch = 1;
 // blur: the output's size; the input has two more columns and rows.
 constexpr int kStyleBlurWidth = 6400, kStyleBlurHeight = 4800;
-
-/// Memory aligned to 64 bytes, as both libraries align their own allocations: a vector of 16
-/// floats then never straddles two cache lines (std::vector's 16-byte alignment made the conv's
-/// filter loads split loads, 20% of its time at two threads).
-template <typename T>
-struct Aligned64 {
-    using value_type = T;
-    Aligned64() = default;
-    template <typename U>
-    Aligned64(const Aligned64<U> &) {}  // NOLINT: allocators convert implicitly
-    T *allocate(size_t n) {
-        void *p = std::aligned_alloc(64, ((n * sizeof(T) + 63) / 64) * 64);
-        if (!p) throw std::bad_alloc();
-        return static_cast<T *>(p);
-    }
-    void deallocate(T *p, size_t) { std::free(p); }
-    template <typename U>
-    bool operator==(const Aligned64<U> &) const {
-        return true;
-    }
-    template <typename U>
-    bool operator!=(const Aligned64<U> &) const {
-        return false;
-    }
-};
-template <typename T>
-using AlignedVector = std::vector<T, Aligned64<T>>;
 
 /// The inputs, made once, dense, first dimension innermost.
 struct HalideStyleInputs {

@@ -1,6 +1,5 @@
 #include "lowering/AutoTails.h"
 
-#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -54,40 +53,19 @@ bool any_loop(const std::vector<schedule::Dim> &dims, const std::set<std::string
     return false;
 }
 
-/// Resolves the Auto splits of one definition (and its specializations), given the loops of
-/// this stage that producers are computed at.
-void resolve(lang::Definition &d, const std::vector<std::string> &producer_loops,
-             bool shift_inwards_allowed) {
-    std::set<std::string> rvars;
-    if (d.rdom.defined()) {
-        for (const ir::ReductionVariable &rv : d.rdom.domain())
-            rvars.insert(rv.var);
-    }
+/// Resolves the Auto splits of a pure definition (and of its specializations), given the loops
+/// of its stage that producers are computed at. (A pure definition has no RDom: every split is
+/// of a pure Var.)
+void resolve(lang::Definition &d, const std::vector<std::string> &producer_loops) {
     std::vector<Split> &splits = d.schedule.splits;
     for (size_t i = 0; i < splits.size(); i++) {
         Split &s = splits[i];
-        switch (s.kind) {
-            case Split::Kind::SplitVar:
-                if (rvars.count(s.old_var)) {
-                    rvars.insert(s.outer);
-                    rvars.insert(s.inner);
-                    continue;
-                }
-                break;
-            case Split::Kind::FuseVars:
-                if (rvars.count(s.inner) || rvars.count(s.outer)) rvars.insert(s.old_var);
-                continue;
-            case Split::Kind::RenameVar:
-                if (rvars.count(s.old_var)) rvars.insert(s.outer);
-                continue;
-        }
-        if (s.tail != TailStrategy::Auto || !shift_inwards_allowed) continue;
+        if (s.kind != Split::Kind::SplitVar || s.tail != TailStrategy::Auto) continue;
         std::set<std::string> outer = loops_made_from(splits, i + 1, s.outer);
         std::set<std::string> inner = loops_made_from(splits, i + 1, s.inner);
         for (const std::string &loop : producer_loops) {
             int at = position(d.schedule.dims, loop);
-            if (at < 0) continue;
-            if (any_loop(d.schedule.dims, inner, at, true) &&
+            if (at >= 0 && any_loop(d.schedule.dims, inner, at, true) &&
                 any_loop(d.schedule.dims, outer, at, false)) {
                 s.tail = TailStrategy::ShiftInwards;
                 break;
@@ -95,7 +73,7 @@ void resolve(lang::Definition &d, const std::vector<std::string> &producer_loops
         }
     }
     for (lang::Specialization &spec : d.specializations)
-        resolve(spec.definition, producer_loops, shift_inwards_allowed);
+        resolve(spec.definition, producer_loops);
 }
 
 /// Whether a stage's schedule unrolls or vectorizes a pure loop whose extent is the region
@@ -140,7 +118,9 @@ bool unrolls_whole_region(const lang::Function &f) {
 void resolve_auto_tails(Environment &env) {
     for (const std::string &name : env.order) {
         const lang::Function &f = env.func(name);
-        bool at_root = f.schedule().compute_level.kind != schedule::LoopLevel::Kind::At;
+        // A Func computed inside a loop keeps GuardWithIf: its region there can be smaller
+        // than a factor.
+        if (f.schedule().compute_level.kind == schedule::LoopLevel::Kind::At) continue;
         // Only the pure definition may shift inwards: an update must not run twice at a point.
         std::vector<std::string> producer_loops;
         for (const std::string &producer : env.order) {
@@ -151,7 +131,7 @@ void resolve_auto_tails(Environment &env) {
             }
         }
         if (producer_loops.empty()) continue;
-        resolve(f.stage(0), producer_loops, at_root);
+        resolve(f.stage(0), producer_loops);
     }
 }
 

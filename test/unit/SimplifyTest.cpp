@@ -502,7 +502,10 @@ TEST(Simplify, LoopExtentsConstantThroughLets) {
                                  LetStmt::make("f.max", y,
                                                For::make("i", lo, (hi - lo) + 1, ForType::Serial,
                                                          DeviceAPI::None, store(i, i))));
-    EXPECT_FALSE(is_const(simplify(varying).as<For>()->extent)) << simplify(varying);
+    Stmt simplified_varying = simplify(varying);
+    const auto *varying_loop = simplified_varying.as<For>();
+    ASSERT_TRUE(varying_loop) << simplified_varying;
+    EXPECT_FALSE(is_const(varying_loop->extent)) << simplified_varying;
 }
 
 // Chains of LetStmts are simplified as one (SimplifyStmt.cpp): the lets the rest still uses stay,
