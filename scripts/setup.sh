@@ -8,6 +8,7 @@ packages=(
     llvm-19-dev
     libpng-dev libjpeg-dev zlib1g-dev
     libgtest-dev libgmock-dev libbenchmark-dev
+    libonnx-dev libonnx-testdata libprotobuf-dev
     valgrind
 )
 # Peers for the benchmarks only; never needed to build or test the library.

@@ -1,0 +1,74 @@
+#pragma once
+/// Running ONNX models: `Model::load` reads a model, checks it and compiles every operator into
+/// dsl pipelines (through the JIT's memory and disk caches); `run` evaluates it on any inputs
+/// whose sizes the model allows, without compiling again.
+///
+///   nn::Model m = nn::Model::load("resnet.onnx");
+///   std::map<std::string, Buffer<>> out = m.run({{"data", image}});
+///
+/// Buffers hold tensors with dimension 0 the innermost axis: a numpy array of shape (1, 3, 224,
+/// 224) is a Buffer of extents (224, 224, 3, 1). `load_npy` / `save_npy` (dsl/nn/Npy.h) convert.
+/// Problems with the file or the graph are CompileErrors naming the file and the node; problems
+/// with the inputs given to `run` are RuntimeErrors naming the input.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/Buffer.h"
+#include "dsl/Target.h"
+
+namespace dsl::nn {
+
+namespace model {
+class Specializations;
+}
+
+struct ModelOptions {
+    Target target = Target::host();
+};
+
+/// A declared input or output of a model.
+struct ModelValue {
+    std::string name;
+    /// "float", "int64", ... as ONNX names them.
+    std::string type;
+    /// The declared extents, outermost first: numbers, symbols ("N"), or "?".
+    std::vector<std::string> shape;
+};
+
+class Model {
+  public:
+    /// Reads, checks and compiles the ONNX model at `path`.
+    static Model load(const std::string &path, const ModelOptions &options = {});
+
+    const std::vector<ModelValue> &inputs() const;
+    const std::vector<ModelValue> &outputs() const;
+
+    /// Evaluates the model. Every input is given by name; the result holds every output.
+    std::map<std::string, Buffer<>> run(const std::map<std::string, Buffer<>> &inputs) const;
+
+    /// How many pipelines were compiled so far (constant folding included).
+    int compiled_pipelines() const;
+    /// The graph inputs whose values decide the model's structure (the axes of an Unsqueeze,
+    /// say) when they are not constants: the model is compiled when it runs, once per distinct
+    /// value of these inputs, rather than when it is loaded.
+    const std::vector<std::string> &specialized_inputs() const;
+
+  private:
+    std::shared_ptr<model::Specializations> impl_;
+};
+
+/// What `dsl-onnx info` reports: the inputs, outputs, operator counts, and the operators (or
+/// types) that dsl cannot compile yet, without compiling anything.
+struct ModelSummary {
+    std::vector<ModelValue> inputs, outputs;
+    int64_t opset = 0;
+    std::map<std::string, int> operator_counts;
+    /// One line per problem: `node "x" (Op): operator Op is not supported`.
+    std::vector<std::string> unsupported;
+};
+ModelSummary summarize_model(const std::string &path);
+
+}  // namespace dsl::nn

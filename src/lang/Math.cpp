@@ -1,0 +1,121 @@
+// Inverse and hyperbolic trigonometry, erf and infinity tests (dsl/Math.h), composed of the
+// primitive math functions so that every back end that has those has these.
+#include "dsl/Math.h"
+
+#include <cmath>
+
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+
+namespace dsl {
+
+namespace {
+
+/// `x` as a float (integers become float32), as the primitives convert their arguments.
+Expr as_float(const Expr &x, const char *fn) {
+    user_assert(x.defined()) << fn << "() of an undefined expression.";
+    if (x.type().is_float()) return x;
+    return cast(Float(32, x.type().lanes()), x);
+}
+
+Expr constant_like(const Expr &x, double v) {
+    return make_const(x.type(), v);
+}
+
+/// `x` with the sign of `s` (for x >= 0).
+Expr with_sign_of(const Expr &s, const Expr &x) {
+    return select(s < constant_like(s, 0.0), -x, x);
+}
+
+}  // namespace
+
+Expr asin(const Expr &x_in) {
+    Expr x = as_float(x_in, "asin");
+    return atan2(x, sqrt(constant_like(x, 1.0) - x * x));
+}
+
+Expr acos(const Expr &x_in) {
+    Expr x = as_float(x_in, "acos");
+    return atan2(sqrt(constant_like(x, 1.0) - x * x), x);
+}
+
+Expr atan(const Expr &x_in) {
+    Expr x = as_float(x_in, "atan");
+    return atan2(x, constant_like(x, 1.0));
+}
+
+Expr sinh(const Expr &x_in) {
+    Expr x = as_float(x_in, "sinh");
+    return (exp(x) - exp(-x)) * constant_like(x, 0.5);
+}
+
+Expr cosh(const Expr &x_in) {
+    Expr x = as_float(x_in, "cosh");
+    return (exp(x) + exp(-x)) * constant_like(x, 0.5);
+}
+
+Expr tanh(const Expr &x_in) {
+    Expr x = as_float(x_in, "tanh");
+    // e^(-2|x|) lies in (0, 1]: no overflow for any x.
+    Expr e = exp(abs(x) * constant_like(x, -2.0));
+    Expr one = constant_like(x, 1.0);
+    return with_sign_of(x, (one - e) / (one + e));
+}
+
+Expr asinh(const Expr &x_in) {
+    Expr x = as_float(x_in, "asinh");
+    Expr a = abs(x);
+    return with_sign_of(x, log(a + sqrt(a * a + constant_like(x, 1.0))));
+}
+
+Expr acosh(const Expr &x_in) {
+    Expr x = as_float(x_in, "acosh");
+    return log(x + sqrt(x * x - constant_like(x, 1.0)));
+}
+
+Expr atanh(const Expr &x_in) {
+    Expr x = as_float(x_in, "atanh");
+    Expr one = constant_like(x, 1.0);
+    return log((one + x) / (one - x)) * constant_like(x, 0.5);
+}
+
+Expr erf(const Expr &x_in) {
+    Expr x = as_float(x_in, "erf");
+    auto c = [&](double v) { return constant_like(x, v); };
+    Expr a = abs(x);
+    // Near 0, the Maclaurin series (2/sqrt(pi)) * sum (-1)^n x^(2n+1) / (n! (2n+1)), to x^15:
+    // its first omitted term is below 1e-10 of the sum for |x| < 0.5.
+    Expr x2 = x * x;
+    // Horner's scheme on the coefficients (-1)^n / (n! (2n+1)), n from 7 down to 0.
+    const double coefficients[8] = {1.0,         -1.0 / 3.0,    1.0 / 10.0,   -1.0 / 42.0,
+                                    1.0 / 216.0, -1.0 / 1320.0, 1.0 / 9360.0, -1.0 / 75600.0};
+    Expr series = c(coefficients[7]);
+    for (int n = 6; n >= 0; n--)
+        series = c(coefficients[n]) + x2 * series;
+    Expr small = x * series * c(2.0 / std::sqrt(M_PI));
+    // Elsewhere, erfc(|x|) = t exp(-x^2 + P(t)) with t = 1 / (1 + |x|/2), P a polynomial of
+    // degree 9 fitted to it (fractional error below 1.2e-7 for every x).
+    const double p[10] = {-1.26551223, 1.00002368,  0.37409196, 0.09678418,  -0.18628806,
+                          0.27886807,  -1.13520398, 1.48851587, -0.82215223, 0.17087277};
+    Expr t = c(1.0) / (c(1.0) + c(0.5) * a);
+    Expr poly = c(p[9]);
+    for (int i = 8; i >= 0; i--)
+        poly = c(p[i]) + t * poly;
+    Expr erfc = t * exp(-a * a + poly);
+    Expr large = with_sign_of(x, c(1.0) - erfc);
+    return select(a < c(0.5), small, large);
+}
+
+Expr is_inf(const Expr &x) {
+    user_assert(x.defined()) << "is_inf() of an undefined expression.";
+    if (!x.type().is_float()) return ir::make_bool(false, x.type().lanes());
+    return abs(x) == x.type().max();
+}
+
+Expr is_finite(const Expr &x) {
+    user_assert(x.defined()) << "is_finite() of an undefined expression.";
+    if (!x.type().is_float()) return ir::make_bool(true, x.type().lanes());
+    return !is_nan(x) && !is_inf(x);
+}
+
+}  // namespace dsl

@@ -1,0 +1,587 @@
+// Compiling a graph node by node into kernels, folding constants, and the run loop.
+#include "nn/model/CompiledModel.h"
+
+#include <cstring>
+#include <limits>
+#include <set>
+
+#include "dsl/Error.h"
+#include "ir/Error.h"
+#include "ir/IR.h"
+#include "ir/IROperator.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+#include "nn/graph/OpBuilder.h"
+
+namespace dsl::nn::model {
+
+namespace {
+
+/// A name usable for Funcs and Params: letters, digits and '_'.
+std::string sanitize(const std::string &s) {
+    std::string r;
+    for (char c : s)
+        r += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (r.empty() || std::isdigit(static_cast<unsigned char>(r[0]))) r = "v" + r;
+    return r;
+}
+
+/// Element `i` (dense order) of a buffer, as int64 (floats truncated).
+int64_t element_as_int(const Buffer<> &b, int64_t i) {
+    const auto *p = static_cast<const uint8_t *>(b.data());
+    Type t = b.type();
+    if (t.is_float() && t.bits() == 32)
+        return static_cast<int64_t>(reinterpret_cast<const float *>(p)[i]);
+    if (t.is_float() && t.bits() == 64)
+        return static_cast<int64_t>(reinterpret_cast<const double *>(p)[i]);
+    switch (t.bytes()) {
+        case 1:
+            return t.is_int() ? int64_t(reinterpret_cast<const int8_t *>(p)[i]) : int64_t(p[i]);
+        case 2:
+            return t.is_int() ? int64_t(reinterpret_cast<const int16_t *>(p)[i])
+                              : int64_t(reinterpret_cast<const uint16_t *>(p)[i]);
+        case 4:
+            return t.is_int() ? int64_t(reinterpret_cast<const int32_t *>(p)[i])
+                              : int64_t(reinterpret_cast<const uint32_t *>(p)[i]);
+        default:
+            return reinterpret_cast<const int64_t *>(p)[i];
+    }
+}
+
+/// Element `i` (dense order) of a buffer of numbers, as a double.
+double element_as_double(const Buffer<> &b, int64_t i) {
+    const auto *p = static_cast<const uint8_t *>(b.data());
+    Type t = b.type();
+    if (t.is_float() && t.bits() == 32) return reinterpret_cast<const float *>(p)[i];
+    if (t.is_float() && t.bits() == 64) return reinterpret_cast<const double *>(p)[i];
+    if (t.is_float()) {
+        internal_error << "element_as_double of a 16-bit float tensor";
+    }
+    return static_cast<double>(element_as_int(b, i));
+}
+
+std::string dims_text(const std::vector<int64_t> &dims) {
+    std::string s = "(";
+    for (size_t i = 0; i < dims.size(); i++)
+        s += (i ? ", " : "") + std::to_string(dims[i]);
+    return s + ")";
+}
+
+}  // namespace
+
+/// What the compiler knows of a value: its type, its shape in terms of the model's symbols,
+/// and its contents when it is a constant.
+struct KnownValue {
+    Type type;
+    Shape shape;
+    Buffer<> constant;
+};
+
+class ModelCompiler {
+  public:
+    ModelCompiler(const graph::Graph &g, const ModelOptions &options,
+                  const std::map<std::string, Buffer<>> &fixed, CompiledModel *out)
+        : g_(g), options_(options), fixed_(fixed), out_(out) {}
+
+    void compile();
+
+  private:
+    class Context;
+    std::vector<const graph::Node *> topological_order();
+    void declare_inputs();
+    void build(const graph::Node &node);
+    void constant_node(const graph::Node &node);
+    [[noreturn]] void fail(const std::string &message) const {
+        throw CompileError(g_.source + ": " + message);
+    }
+
+    const graph::Graph &g_;
+    const ModelOptions &options_;
+    /// Graph inputs compiled as constants (the model is specialized on their values).
+    const std::map<std::string, Buffer<>> &fixed_;
+    CompiledModel *out_;
+    std::map<std::string, KnownValue> known_;
+};
+
+/// The BuildContext of one node: inputs that are constants become tensors of their buffers,
+/// the others ImageParams of the kernel being built.
+class ModelCompiler::Context : public graph::BuildContext {
+  public:
+    Context(ModelCompiler &c, const graph::Node &node) : BuildContext(node, c.g_.opset), c_(c) {}
+
+    Tensor input(int i) override {
+        if (!has_input(i)) {
+            fail("input " + std::to_string(i) + " is missing (the operator needs it).");
+        }
+        auto it = tensors_.find(i);
+        if (it != tensors_.end()) return it->second;
+        const std::string &name = node().inputs[static_cast<size_t>(i)];
+        const KnownValue &k = c_.known_.at(name);
+        Tensor t;
+        if (k.constant.defined()) {
+            t = Tensor(k.constant, sanitize("const_" + name));
+        } else {
+            // One ImageParam per runtime value, shared by the inputs that name it.
+            size_t j = 0;
+            while (j < runtime_inputs.size() && runtime_inputs[j] != name)
+                j++;
+            if (j == runtime_inputs.size()) {
+                runtime_inputs.push_back(name);
+                params.push_back(std::make_shared<ImageParam>(
+                    k.type, static_cast<int>(k.shape.size()), sanitize("in_" + name)));
+            }
+            t = Tensor(*params[j]);
+            // The graph's shape of the value stands for the ImageParam's extents. Where the
+            // graph knows an extent, the operator sees the constant (and the kernel checks it
+            // when it runs): constant loop extents, and shapes known while compiling.
+            Shape shape = t.shape();
+            const size_t r = k.shape.size();
+            for (size_t d = 0; d < r; d++) {
+                Expr e = params[j]->extent(static_cast<int>(d));
+                const auto *v = e.as<ir::Variable>();
+                internal_assert(v) << "an ImageParam's extent is not a variable";
+                const Expr &g = k.shape[r - 1 - d];
+                to_graph[v->name] = g;
+                if (is_const(g, nullptr)) {
+                    params[j]->dim(static_cast<int>(d)).set_extent(g);
+                    shape[r - 1 - d] = g;
+                }
+            }
+            t = Tensor(t.func(), shape);
+        }
+        tensors_[i] = t;
+        return t;
+    }
+
+    Buffer<> constant(int i) override {
+        if (!has_input(i)) return Buffer<>();
+        return c_.known_.at(node().inputs[static_cast<size_t>(i)]).constant;
+    }
+
+    std::vector<Expr> values(int i) override {
+        if (!has_input(i)) fail("input " + std::to_string(i) + " is missing.");
+        const std::string &name = node().inputs[static_cast<size_t>(i)];
+        const KnownValue &k = c_.known_.at(name);
+        if (!(k.type.is_int() || k.type.is_uint() || k.type.is_float())) {
+            fail("input " + std::to_string(i) + " (\"" + name + "\") must hold numbers, not " +
+                 graph::onnx_type_name(k.type) + ".");
+        }
+        const bool is_float = k.type.is_float();
+        if (k.shape.size() > 1) {
+            fail("input " + std::to_string(i) + " (\"" + name +
+                 "\") must be a 1-D tensor of values, but has rank " +
+                 std::to_string(k.shape.size()) + ".");
+        }
+        std::vector<Expr> r;
+        if (k.constant.defined()) {
+            for (int64_t e = 0; e < k.constant.number_of_elements(); e++) {
+                r.push_back(is_float ? make_const(Float(64), element_as_double(k.constant, e))
+                                     : make_const(Int(64), element_as_int(k.constant, e)));
+            }
+            return r;
+        }
+        int64_t n = 1;
+        if (!k.shape.empty() && !is_const(k.shape[0], &n)) {
+            fail("input " + std::to_string(i) + " (\"" + name +
+                 "\") sizes the result, so its length must be known when compiling, but it "
+                 "depends on the inputs.");
+        }
+        for (int64_t e = 0; e < n; e++) {
+            CompiledModel::ValueParam vp;
+            vp.value = name;
+            vp.element = static_cast<int>(e);
+            vp.is_float = is_float;
+            vp.name = sanitize(name) + "_value" + std::to_string(e);
+            Expr p;
+            if (is_float) {
+                Param<double> param(vp.name);
+                vp.param = param.contents();
+                p = param;
+            } else {
+                Param<int64_t> param(vp.name);
+                vp.param = param.contents();
+                p = param;
+            }
+            // Where the graph needs it, the value is a symbol of its own.
+            to_graph[vp.name] = ir::Variable::make(p.type(), name + "[" + std::to_string(e) + "]");
+            r.push_back(p);
+            value_params.push_back(vp);
+        }
+        return r;
+    }
+
+    std::vector<int64_t> constant_values(int i, const std::string &what) override {
+        std::vector<int64_t> r;
+        const std::string &name = has_input(i) ? node().inputs[static_cast<size_t>(i)] : "";
+        for (const Expr &e : values(i)) {
+            int64_t v = 0;
+            if (is_const(e, &v)) {
+                r.push_back(v);
+                continue;
+            }
+            std::string message = c_.g_.source + ": " + where() + ": " + what +
+                                  " must be known while compiling, but input \"" + name +
+                                  "\" is computed by the model.";
+            bool graph_input = false;
+            for (const graph::ValueInfo &gi : c_.g_.inputs)
+                graph_input |= gi.name == name;
+            if (graph_input) throw graph::NeedsInputValues(message, name);
+            fail(what +
+                 " must be a constant (an initializer, a Constant node or a graph input), "
+                 "not computed by the model.");
+        }
+        return r;
+    }
+
+    Shape graph_shape(int i) override {
+        if (!has_input(i)) fail("input " + std::to_string(i) + " is missing.");
+        return c_.known_.at(node().inputs[static_cast<size_t>(i)]).shape;
+    }
+
+    std::vector<std::string> runtime_inputs;
+    std::vector<std::shared_ptr<ImageParam>> params;
+    std::vector<CompiledModel::ValueParam> value_params;
+    /// Kernel-level names (ImageParam extents, value params) -> graph-level expressions.
+    std::map<std::string, Expr> to_graph;
+
+  private:
+    ModelCompiler &c_;
+    std::map<int, Tensor> tensors_;
+};
+
+std::vector<const graph::Node *> ModelCompiler::topological_order() {
+    std::map<std::string, const graph::Node *> producer;
+    for (const graph::Node &n : g_.nodes) {
+        for (const std::string &o : n.outputs) {
+            if (o.empty()) continue;
+            if (producer.count(o) || g_.initializers.count(o)) {
+                fail(n.describe() + ": value \"" + o +
+                     "\" is produced twice (ONNX graphs assign each value once).");
+            }
+            producer[o] = &n;
+        }
+    }
+    std::set<std::string> available;
+    for (const auto &kv : g_.initializers)
+        available.insert(kv.first);
+    for (const graph::ValueInfo &v : g_.inputs)
+        available.insert(v.name);
+    std::vector<const graph::Node *> order;
+    std::set<const graph::Node *> done;
+    // Repeated sweeps: each adds every node whose inputs are all available.
+    bool progress = true;
+    while (progress && order.size() < g_.nodes.size()) {
+        progress = false;
+        for (const graph::Node &n : g_.nodes) {
+            if (done.count(&n)) continue;
+            bool ready = true;
+            for (const std::string &in : n.inputs) {
+                if (in.empty() || available.count(in)) continue;
+                if (!producer.count(in)) {
+                    fail(n.describe() + ": input \"" + in +
+                         "\" is not a graph input, an initializer, or any node's output.");
+                }
+                ready = false;
+            }
+            if (!ready) continue;
+            order.push_back(&n);
+            done.insert(&n);
+            for (const std::string &o : n.outputs)
+                available.insert(o);
+            progress = true;
+        }
+    }
+    if (order.size() < g_.nodes.size()) {
+        for (const graph::Node &n : g_.nodes) {
+            if (!done.count(&n)) {
+                fail(n.describe() + " is part of a cycle: it depends on its own output.");
+            }
+        }
+    }
+    return order;
+}
+
+void ModelCompiler::declare_inputs() {
+    for (const auto &kv : g_.initializers) {
+        KnownValue k;
+        k.type = kv.second.type();
+        for (int d = kv.second.dimensions() - 1; d >= 0; d--)
+            k.shape.push_back(kv.second.extent(d));
+        k.constant = kv.second;
+        known_[kv.first] = k;
+    }
+    for (const graph::ValueInfo &v : g_.inputs) {
+        ModelValue mv;
+        mv.name = v.name;
+        if (!v.type) {
+            fail("graph input \"" + v.name + "\" is of type " +
+                 (v.unsupported_type.empty() ? std::string("unknown") : v.unsupported_type) +
+                 "; dsl takes tensors of numbers or bools.");
+        }
+        if (!v.shape) {
+            fail("graph input \"" + v.name +
+                 "\" declares no shape; dsl needs at least its rank (use symbols for sizes that "
+                 "vary).");
+        }
+        mv.type = graph::onnx_type_name(*v.type);
+        KnownValue k;
+        k.type = *v.type;
+        std::vector<int64_t> dims;
+        for (size_t a = 0; a < v.shape->size(); a++) {
+            const graph::Dim &d = (*v.shape)[a];
+            if (d.known()) {
+                if (d.value > std::numeric_limits<int32_t>::max()) {
+                    fail("graph input \"" + v.name + "\" has an extent of " +
+                         std::to_string(d.value) + ", above dsl's limit of 2^31 - 1.");
+                }
+                k.shape.push_back(static_cast<int>(d.value));
+                mv.shape.push_back(std::to_string(d.value));
+                dims.push_back(d.value);
+            } else {
+                std::string sym = d.symbol.empty() ? v.name + "." + std::to_string(a) : d.symbol;
+                k.shape.push_back(ir::Variable::make(Int(32), sym));
+                mv.shape.push_back(d.symbol.empty() ? "?" : d.symbol);
+                dims.push_back(-1);
+            }
+        }
+        auto fixed = fixed_.find(v.name);
+        if (fixed != fixed_.end()) k.constant = fixed->second;
+        known_[v.name] = k;
+        out_->inputs_.push_back(mv);
+        out_->input_types_.push_back(*v.type);
+        out_->input_dims_.push_back(dims);
+    }
+}
+
+void ModelCompiler::constant_node(const graph::Node &node) {
+    Context ctx(*this, node);
+    Buffer<> value;
+    auto attr = [&](const char *name) { return node.attributes.count(name) != 0; };
+    if (attr("value")) {
+        value = ctx.attr_tensor("value");
+    } else if (attr("value_float")) {
+        value = Buffer<>(Float(32), {}, "value_float");
+        *static_cast<float *>(value.data()) = static_cast<float>(ctx.attr_float("value_float", 0));
+    } else if (attr("value_int")) {
+        value = Buffer<>(Int(64), {}, "value_int");
+        *static_cast<int64_t *>(value.data()) = ctx.attr_int("value_int", 0);
+    } else if (attr("value_floats")) {
+        std::vector<double> fs = ctx.attr_floats("value_floats");
+        value = Buffer<>(Float(32), {static_cast<int>(fs.size())}, "value_floats");
+        for (size_t i = 0; i < fs.size(); i++)
+            static_cast<float *>(value.data())[i] = static_cast<float>(fs[i]);
+    } else if (attr("value_ints")) {
+        std::vector<int64_t> is = ctx.attr_ints("value_ints");
+        value = Buffer<>(Int(64), {static_cast<int>(is.size())}, "value_ints");
+        for (size_t i = 0; i < is.size(); i++)
+            static_cast<int64_t *>(value.data())[i] = is[i];
+    } else {
+        ctx.fail(
+            "only numeric values are supported (value, value_float(s), value_int(s)); "
+            "strings and sparse tensors are not.");
+    }
+    KnownValue k;
+    k.type = value.type();
+    for (int d = value.dimensions() - 1; d >= 0; d--)
+        k.shape.push_back(value.extent(d));
+    k.constant = value;
+    known_[node.outputs.at(0)] = k;
+}
+
+void ModelCompiler::build(const graph::Node &node) {
+    if (!node.domain.empty()) {
+        fail(node.describe() + ": operators of domain \"" + node.domain +
+             "\" are not supported (only the standard ONNX operators are).");
+    }
+    if (node.op_type == "Constant") {
+        constant_node(node);
+        return;
+    }
+    const auto &table = graph::builders();
+    auto it = table.find(node.op_type);
+    if (it == table.end()) {
+        fail(node.describe() + ": operator " + node.op_type + " is not supported yet.");
+    }
+    Context ctx(*this, node);
+    std::vector<Tensor> results;
+    try {
+        results = it->second(ctx);
+    } catch (const graph::NeedsInputValues &) {
+        throw;  // the model is specialized on that input (Model.cpp)
+    } catch (const CompileError &e) {
+        std::string what = e.what();
+        // Name the node unless the builder did.
+        if (what.find(node.describe()) == std::string::npos) fail(node.describe() + ": " + what);
+        fail(what);
+    }
+    bool all_constant = ctx.runtime_inputs.empty() && ctx.value_params.empty();
+    for (size_t k = 0; k < node.outputs.size(); k++) {
+        const std::string &name = node.outputs[k];
+        if (name.empty()) continue;
+        if (k >= results.size() || !results[k].defined()) {
+            fail(node.describe() + ": output " + std::to_string(k) + " (\"" + name +
+                 "\") is not supported.");
+        }
+        const Tensor &t = results[k];
+        KnownValue kv;
+        kv.type = t.type();
+        for (const Expr &e : t.shape())
+            kv.shape.push_back(ir::simplify(ir::substitute(ctx.to_graph, e)));
+        CompiledModel::Step step;
+        step.where = node.describe();
+        step.output = name;
+        step.type = t.type();
+        step.inputs = ctx.runtime_inputs;
+        step.params = ctx.params;
+        for (const auto &p : ctx.params) {
+            std::vector<std::string> names;
+            for (int d = 0; d < p->dimensions(); d++)
+                names.push_back(p->extent(d).as<ir::Variable>()->name);
+            step.extent_names.push_back(names);
+        }
+        step.value_params = ctx.value_params;
+        step.shape = t.shape();
+        step.kernel =
+            std::make_shared<Kernel>(t.func(), sanitize(node.name + "_" + name), options_.target);
+        out_->compiled_pipelines_++;
+        if (all_constant) {
+            // Fold: run it now; the value becomes a constant of the model.
+            std::map<std::string, Buffer<>> none;
+            std::vector<int> sizes;
+            for (auto e = t.shape().rbegin(); e != t.shape().rend(); ++e) {
+                int64_t v = 0;
+                internal_assert(is_const(*e, &v)) << "a constant's shape is not constant";
+                sizes.push_back(static_cast<int>(v));
+            }
+            Buffer<> b(t.type(), sizes, name);
+            if (b.number_of_elements() > 0) step.kernel->run({}, {}, {}, {}, b);
+            kv.constant = b;
+        } else {
+            out_->steps_.push_back(step);
+        }
+        known_[name] = kv;
+    }
+}
+
+void ModelCompiler::compile() {
+    out_->source_ = g_.source;
+    declare_inputs();
+    for (const graph::Node *n : topological_order())
+        build(*n);
+    for (const graph::ValueInfo &v : g_.outputs) {
+        auto it = known_.find(v.name);
+        if (it == known_.end()) {
+            fail("graph output \"" + v.name + "\" is not produced by any node.");
+        }
+        ModelValue mv;
+        mv.name = v.name;
+        mv.type = graph::onnx_type_name(it->second.type);
+        for (const Expr &e : it->second.shape) {
+            int64_t c = 0;
+            mv.shape.push_back(is_const(e, &c) ? std::to_string(c) : "?");
+        }
+        out_->outputs_.push_back(mv);
+        if (it->second.constant.defined()) out_->constants_[v.name] = it->second.constant;
+    }
+    for (const auto &kv : g_.initializers)
+        out_->constants_[kv.first] = kv.second;
+}
+
+CompiledModel::CompiledModel(const graph::Graph &g, const ModelOptions &options,
+                             const std::map<std::string, Buffer<>> &fixed) {
+    ModelCompiler(g, options, fixed, this).compile();
+}
+
+std::map<std::string, Buffer<>> CompiledModel::run(
+    const std::map<std::string, Buffer<>> &given) const {
+    std::map<std::string, Buffer<>> values = constants_;
+    for (size_t i = 0; i < inputs_.size(); i++) {
+        const std::string &name = inputs_[i].name;
+        auto it = given.find(name);
+        if (it == given.end() || !it->second.defined()) {
+            throw RuntimeError(source_ + ": input \"" + name + "\" is not given.");
+        }
+        const Buffer<> &b = it->second;
+        if (b.type() != input_types_[i]) {
+            throw RuntimeError(source_ + ": input \"" + name + "\" must hold " + inputs_[i].type +
+                               " but holds " + graph::onnx_type_name(b.type()) + ".");
+        }
+        const std::vector<int64_t> &dims = input_dims_[i];
+        std::vector<int64_t> got;
+        for (int d = b.dimensions() - 1; d >= 0; d--)
+            got.push_back(b.extent(d));
+        bool ok = got.size() == dims.size();
+        for (size_t a = 0; ok && a < dims.size(); a++)
+            ok = dims[a] < 0 || dims[a] == got[a];
+        if (!ok) {
+            std::string want;
+            for (size_t a = 0; a < inputs_[i].shape.size(); a++)
+                want += (a ? ", " : "") + inputs_[i].shape[a];
+            throw RuntimeError(source_ + ": input \"" + name + "\" has shape " + dims_text(got) +
+                               " but the model takes (" + want + ").");
+        }
+        values[name] = b;
+    }
+    for (const Step &s : steps_) {
+        std::vector<Buffer<>> buffers;
+        std::vector<const ImageParam *> params;
+        std::map<std::string, Expr> bindings;
+        for (size_t j = 0; j < s.inputs.size(); j++) {
+            const Buffer<> &b = values.at(s.inputs[j]);
+            buffers.push_back(b);
+            params.push_back(s.params[j].get());
+            for (size_t d = 0; d < s.extent_names[j].size(); d++)
+                bindings[s.extent_names[j][d]] = Expr(b.extent(static_cast<int>(d)));
+        }
+        std::vector<std::shared_ptr<ir::ParameterContents>> scalar_params;
+        std::vector<uint64_t> scalars;
+        for (const ValueParam &vp : s.value_params) {
+            const Buffer<> &b = values.at(vp.value);
+            if (vp.element >= b.number_of_elements()) {
+                throw RuntimeError(s.where + ": input \"" + vp.value + "\" has " +
+                                   std::to_string(b.number_of_elements()) +
+                                   " elements; the model declared more.");
+            }
+            scalar_params.push_back(vp.param);
+            if (vp.is_float) {
+                double v = element_as_double(b, vp.element);
+                uint64_t bits;
+                std::memcpy(&bits, &v, sizeof bits);
+                scalars.push_back(bits);
+                bindings[vp.name] = make_const(Float(64), v);
+            } else {
+                int64_t v = element_as_int(b, vp.element);
+                scalars.push_back(static_cast<uint64_t>(v));
+                bindings[vp.name] = make_const(Int(64), v);
+            }
+        }
+        std::vector<int> sizes;
+        int64_t n = 1;
+        for (auto e = s.shape.rbegin(); e != s.shape.rend(); ++e) {
+            Expr v = ir::simplify(ir::substitute(bindings, *e));
+            int64_t extent = 0;
+            internal_assert(is_const(v, &extent))
+                << s.where << ": the shape of \"" << s.output << "\" is not known: " << v;
+            if (extent < 0 || extent > std::numeric_limits<int32_t>::max()) {
+                throw RuntimeError(s.where + ": output \"" + s.output +
+                                   "\" would have an extent of " + std::to_string(extent) +
+                                   "; check the inputs' shapes.");
+            }
+            n *= extent;
+            if (n > std::numeric_limits<int32_t>::max()) {
+                throw RuntimeError(s.where + ": output \"" + s.output +
+                                   "\" would have more than 2^31 - 1 elements.");
+            }
+            sizes.push_back(static_cast<int>(extent));
+        }
+        Buffer<> out(s.type, sizes, s.output);
+        if (n > 0) s.kernel->run(params, buffers, scalar_params, scalars, out);
+        values[s.output] = out;
+    }
+    std::map<std::string, Buffer<>> result;
+    for (const ModelValue &o : outputs_)
+        result[o.name] = values.at(o.name);
+    return result;
+}
+
+}  // namespace dsl::nn::model

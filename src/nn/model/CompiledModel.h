@@ -1,0 +1,71 @@
+#pragma once
+/// A graph compiled into dsl pipelines (DESIGN.md §8, model/): the steps in execution order,
+/// each a kernel whose output shape is an expression of its inputs' extents (and of the values
+/// of small integer tensors, such as a Reshape's shape), so that one compilation runs every
+/// input size the graph allows. Constants are folded while compiling.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/nn/Model.h"
+#include "dsl/nn/Tensor.h"
+#include "nn/graph/Graph.h"
+#include "nn/model/Kernel.h"
+
+namespace dsl::nn::model {
+
+class CompiledModel {
+  public:
+    /// Compiles `g`; the graph inputs in `fixed` become constants of those values (the model
+    /// specialized on them; run() is still given them and checks their type and shape).
+    CompiledModel(const graph::Graph &g, const ModelOptions &options,
+                  const std::map<std::string, Buffer<>> &fixed = {});
+
+    std::map<std::string, Buffer<>> run(const std::map<std::string, Buffer<>> &inputs) const;
+
+    const std::vector<ModelValue> &inputs() const { return inputs_; }
+    const std::vector<ModelValue> &outputs() const { return outputs_; }
+    int compiled_pipelines() const { return compiled_pipelines_; }
+
+    /// One element of a runtime tensor that a step's shapes or indices depend on, bound to a
+    /// scalar Param when the step runs.
+    struct ValueParam {
+        std::string value;
+        int element = 0;
+        /// An int64 Param, or a double one for a float tensor.
+        bool is_float = false;
+        std::string name;
+        std::shared_ptr<ir::ParameterContents> param;
+    };
+    /// One output of one node, compiled.
+    struct Step {
+        std::string where;  ///< the node, for messages
+        std::string output;
+        Type type;
+        /// Runtime tensors read as buffers, and their ImageParams.
+        std::vector<std::string> inputs;
+        std::vector<std::shared_ptr<ImageParam>> params;
+        /// The names of params[i].extent(d), d = 0 ... (innermost first).
+        std::vector<std::vector<std::string>> extent_names;
+        std::vector<ValueParam> value_params;
+        /// The output's shape, outermost first, in terms of the inputs' extents and value params.
+        Shape shape;
+        std::shared_ptr<Kernel> kernel;
+    };
+
+  private:
+    std::string source_;
+    std::vector<ModelValue> inputs_, outputs_;
+    /// The declared element type and rank of each input, for checking what run() is given.
+    std::vector<Type> input_types_;
+    std::vector<std::vector<int64_t>> input_dims_;  ///< -1 where not a fixed number
+    std::map<std::string, Buffer<>> constants_;
+    std::vector<Step> steps_;
+    int compiled_pipelines_ = 0;
+
+    friend class ModelCompiler;
+};
+
+}  // namespace dsl::nn::model

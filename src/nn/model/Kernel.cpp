@@ -1,0 +1,111 @@
+// Compiling one Func with the JIT and calling it with explicitly bound arguments.
+#include "nn/model/Kernel.h"
+
+#include <chrono>
+#include <optional>
+
+#include "codegen/TargetMapping.h"
+#include "dsl/Error.h"
+#include "ir/Error.h"
+#include "ir/Parameter.h"
+#include "jit/DiskCache.h"
+#include "jit/JITModule.h"
+#include "jit/PipelineKey.h"
+#include "lang/Function.h"
+#include "lowering/Lower.h"
+#include "runtime/Runtime.h"
+
+namespace dsl::nn::model {
+
+struct Kernel::Compiled {
+    lowering::LoweredPipeline lowered;
+    std::shared_ptr<jit::JITModule> jit;
+};
+
+namespace {
+
+std::string symbol_name(const std::string &name) {
+    std::string s = "dsl_nn_";
+    for (char c : name)
+        s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return s;
+}
+
+int opt_level() {
+    const char *v = std::getenv("DSL_JIT_OPT_LEVEL");
+    if (v && v[0] >= '0' && v[0] <= '3' && v[1] == 0) return v[0] - '0';
+    return 3;
+}
+
+}  // namespace
+
+Kernel::Kernel(const Func &output, const std::string &name, const Target &target) {
+    auto start = std::chrono::steady_clock::now();
+    compiled_ = std::make_shared<Compiled>();
+    const std::string function = symbol_name(name);
+    compiled_->lowered = lowering::lower({lang::Function(output.contents())}, function,
+                                         lowering::StrideVersions::Dense);
+    codegen::CpuTarget cpu = codegen::cpu_target_for(target);
+    cpu.opt_level = opt_level();
+    std::string key = "nn " + target.to_string() + " O" + std::to_string(cpu.opt_level) + "\n" +
+                      jit::pipeline_key(compiled_->lowered.module);
+    std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
+    compiled_->jit = jit::JITModule::compile(compiled_->lowered.module, cpu,
+                                             disk_cache ? &*disk_cache : nullptr, key);
+    compile_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Kernel::run(const std::vector<const ImageParam *> &buffer_params,
+                 const std::vector<Buffer<>> &buffers,
+                 const std::vector<std::shared_ptr<ir::ParameterContents>> &scalar_params,
+                 const std::vector<uint64_t> &scalars, const Buffer<> &output) const {
+    const ir::LoweredFunc &lf = compiled_->lowered.module.functions[0];
+    std::vector<void *> argv;
+    std::vector<uint64_t> bits(lf.args.size());
+    for (size_t i = 0; i < lf.args.size(); i++) {
+        const ir::LoweredArgument &a = lf.args[i];
+        if (a.kind == ir::LoweredArgument::Kind::OutputBuffer) {
+            argv.push_back(output.raw_buffer());
+            continue;
+        }
+        const lowering::PipelineInput &in = compiled_->lowered.inputs[i];
+        if (in.is_buffer) {
+            if (in.buffer.defined()) {
+                argv.push_back(in.buffer.raw_buffer());
+                continue;
+            }
+            void *found = nullptr;
+            for (size_t j = 0; j < buffer_params.size(); j++) {
+                if (buffer_params[j]->contents() == in.param.shared()) {
+                    found = buffers[j].raw_buffer();
+                    break;
+                }
+            }
+            internal_assert(found) << "no buffer bound for input \"" << in.name << "\"";
+            argv.push_back(found);
+        } else {
+            bool bound = false;
+            for (size_t j = 0; j < scalar_params.size(); j++) {
+                if (scalar_params[j] == in.param.shared()) {
+                    bits[i] = scalars[j];
+                    bound = true;
+                    break;
+                }
+            }
+            internal_assert(bound) << "no value bound for scalar \"" << in.name << "\"";
+            argv.push_back(&bits[i]);
+        }
+    }
+    dsl_runtime_clear_last_error();
+    int status = compiled_->jit->argv_function(lf.name)(argv.data());
+    if (status != 0) {
+        std::string message = dsl_runtime_last_error();
+        if (message.empty())
+            message = "Error: pipeline \"" + lf.name + "\" failed with code " +
+                      std::to_string(status) + ".";
+        throw RuntimeError(message);
+    }
+}
+
+}  // namespace dsl::nn::model

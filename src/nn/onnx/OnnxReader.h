@@ -1,0 +1,23 @@
+#pragma once
+/// Reading ONNX files (DESIGN.md §8): the only code that sees protobuf. A model file becomes a
+/// graph::Graph; a TensorProto file (the test data of ONNX's backend tests) becomes a buffer.
+/// Every problem is a CompileError that names the file, and the node where there is one.
+
+#include <string>
+
+#include "dsl/Buffer.h"
+#include "nn/graph/Graph.h"
+
+namespace dsl::nn::onnx {
+
+/// Reads and checks (with ONNX's own checker, whose message is passed on) the model at `path`.
+/// Initializers stored in external files are read from beside the model.
+graph::Graph read_model(const std::string &path);
+
+/// Reads a serialized TensorProto. `*name` receives the tensor's name (may be empty).
+Buffer<> read_tensor(const std::string &path, std::string *name = nullptr);
+
+/// Writes `b` as a serialized TensorProto named `name`.
+void write_tensor(const std::string &path, const Buffer<> &b, const std::string &name);
+
+}  // namespace dsl::nn::onnx

@@ -1,0 +1,89 @@
+// Matrix products as reductions over the shared axis.
+#include "dsl/nn/Linear.h"
+
+#include "dsl/InlineReductions.h"
+#include "dsl/nn/Movement.h"
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+
+namespace dsl::nn {
+
+namespace {
+Type accumulator_type(Type t) {
+    return t.is_float() && t.bits() == 16 ? Float(32) : t;
+}
+}  // namespace
+
+Tensor matmul(const Tensor &a_in, const Tensor &b_in) {
+    user_assert(a_in.rank() >= 1 && b_in.rank() >= 1)
+        << "matmul of a scalar (\"" << a_in.func().name() << "\" or \"" << b_in.func().name()
+        << "\").";
+    user_assert(a_in.type() == b_in.type())
+        << "matmul: \"" << a_in.func().name() << "\" (" << a_in.type() << ") and \""
+        << b_in.func().name() << "\" (" << b_in.type() << ") must have one type.";
+    Tensor a = a_in.rank() == 1 ? unsqueeze(a_in, {0}) : a_in;
+    Tensor b = b_in.rank() == 1 ? unsqueeze(b_in, {1}) : b_in;
+    Expr k = a.dim(-1);
+    int64_t ka = 0, kb = 0;
+    if (is_const(k, &ka) && is_const(b.dim(-2), &kb)) {
+        user_assert(ka == kb) << "matmul: \"" << a_in.func().name() << "\" has " << ka
+                              << " columns but \"" << b_in.func().name() << "\" has " << kb
+                              << " rows.";
+    }
+    Shape batch_a(a.shape().begin(), a.shape().end() - 2);
+    Shape batch_b(b.shape().begin(), b.shape().end() - 2);
+    Shape batch = broadcast_shapes({batch_a, batch_b});
+    Shape s = batch;
+    s.push_back(a.dim(-2));
+    s.push_back(b.dim(-1));
+    const Type acc = accumulator_type(a.type());
+    Tensor full = compute(unique_name("matmul"), s, [&](const Index &o) {
+        RDom r(0, k, unique_name("matmul_k"));
+        Index ob(o.begin(), o.end() - 2);
+        Index ia, ib;
+        // The batch index of each operand, broadcast.
+        size_t offset_a = batch.size() - batch_a.size(), offset_b = batch.size() - batch_b.size();
+        for (size_t i = 0; i < batch_a.size(); i++) {
+            int64_t one = 0;
+            ia.push_back(is_const(batch_a[i], &one) && one == 1
+                             ? Expr(0)
+                             : select(batch_a[i] == 1, 0, ob[offset_a + i]));
+        }
+        for (size_t i = 0; i < batch_b.size(); i++) {
+            int64_t one = 0;
+            ib.push_back(is_const(batch_b[i], &one) && one == 1
+                             ? Expr(0)
+                             : select(batch_b[i] == 1, 0, ob[offset_b + i]));
+        }
+        ia.push_back(o[o.size() - 2]);
+        ia.push_back(r.x);
+        ib.push_back(r.x);
+        ib.push_back(o[o.size() - 1]);
+        return cast(a.type(), sum(cast(acc, a(ia)) * cast(acc, b(ib))));
+    });
+    if (a_in.rank() == 1 && b_in.rank() == 1) return squeeze(full, {-2, -1});
+    if (a_in.rank() == 1) return squeeze(full, {-2});
+    if (b_in.rank() == 1) return squeeze(full, {-1});
+    return full;
+}
+
+Tensor gemm(const Tensor &a, const Tensor &b, const Tensor &c, float alpha, float beta,
+            bool trans_a, bool trans_b) {
+    user_assert(a.rank() == 2 && b.rank() == 2)
+        << "gemm: \"" << a.func().name() << "\" and \"" << b.func().name() << "\" must be 2-D.";
+    Tensor p = matmul(trans_a ? transpose(a) : a, trans_b ? transpose(b) : b);
+    const Type t = a.type();
+    if (!c.defined()) {
+        if (alpha == 1.0f) return p;
+        return compute(unique_name("gemm"), p.shape(),
+                       [&](const Index &o) { return p(o) * make_const(t, alpha); });
+    }
+    return compute(unique_name("gemm"), p.shape(), [&](const Index &o) {
+        Expr ab = alpha == 1.0f ? p(o) : p(o) * make_const(t, alpha);
+        Expr cc = broadcast_read(c, p.shape(), o);
+        if (cc.type() != t) cc = cast(t, cc);
+        return ab + (beta == 1.0f ? cc : cc * make_const(t, beta));
+    });
+}
+
+}  // namespace dsl::nn

@@ -1,0 +1,191 @@
+// dsl::nn::Tensor and the helpers every operator is written with: compute(), axes, broadcasting.
+#include "dsl/nn/Tensor.h"
+
+#include <atomic>
+
+#include "ir/Error.h"
+#include "ir/IR.h"
+#include "ir/IREquality.h"
+#include "ir/IROperator.h"
+#include "ir/Simplify.h"
+
+namespace dsl::nn {
+
+namespace {
+
+Shape simplified(Shape shape) {
+    for (Expr &e : shape) {
+        user_assert(e.defined()) << "a tensor's shape has an undefined extent.";
+        if (e.type() != Int(32)) e = cast(Int(32), e);
+        e = ir::simplify(e);
+    }
+    return shape;
+}
+
+}  // namespace
+
+Tensor::Tensor(Func func, Shape shape)
+    : func_(std::move(func)), shape_(simplified(std::move(shape))) {
+    user_assert(func_.defined()) << "nn::Tensor of Func \"" << func_.name()
+                                 << "\", which has no definition; define it first.";
+    user_assert(func_.dimensions() == rank())
+        << "nn::Tensor: Func \"" << func_.name() << "\" has " << func_.dimensions()
+        << " dimensions but the shape given has " << rank() << " axes.";
+}
+
+Tensor::Tensor(const ImageParam &input) {
+    const int r = input.dimensions();
+    Shape shape(static_cast<size_t>(r));
+    for (int d = 0; d < r; d++) {
+        input.dim(d).set_min(0);
+        shape[static_cast<size_t>(r - 1 - d)] = input.extent(d);
+    }
+    func_ = Func(input.name() + "_t");
+    std::vector<Var> args;
+    std::vector<Expr> call;
+    for (int d = 0; d < r; d++) {
+        args.emplace_back(input.name() + "_a" + std::to_string(r - 1 - d));
+        call.push_back(args.back());
+    }
+    func_(args) = input(call);
+    shape_ = simplified(std::move(shape));
+}
+
+Tensor::Tensor(const Buffer<> &data, const std::string &name) {
+    user_assert(data.defined()) << "nn::Tensor of an undefined buffer.";
+    const int r = data.dimensions();
+    Shape shape(static_cast<size_t>(r));
+    for (int d = 0; d < r; d++)
+        shape[static_cast<size_t>(r - 1 - d)] = data.extent(d);
+    func_ = Func(name.empty() ? unique_name("constant") : name);
+    std::vector<Var> args;
+    std::vector<Expr> call;
+    for (int d = 0; d < r; d++) {
+        args.emplace_back(func_.name() + "_a" + std::to_string(r - 1 - d));
+        call.push_back(Expr(args.back()) + data.min(d));
+    }
+    func_(args) = data(call);
+    shape_ = simplified(std::move(shape));
+}
+
+Type Tensor::type() const {
+    return func_.type();
+}
+
+Expr Tensor::dim(int axis) const {
+    return shape_[static_cast<size_t>(normalize_axis(axis, rank(), "Tensor::dim"))];
+}
+
+Expr Tensor::size() const {
+    Expr n = 1;
+    for (const Expr &e : shape_)
+        n = n * e;
+    return ir::simplify(n);
+}
+
+Expr Tensor::operator()(const Index &index) const {
+    user_assert(static_cast<int>(index.size()) == rank())
+        << "tensor \"" << func_.name() << "\" has " << rank() << " axes but was indexed with "
+        << index.size() << ".";
+    std::vector<Expr> args(index.rbegin(), index.rend());
+    for (Expr &a : args) {
+        if (a.type() != Int(32)) a = cast(Int(32), a);
+    }
+    return func_(args);
+}
+
+Var Tensor::var(int axis) const {
+    int a = normalize_axis(axis, rank(), "Tensor::var");
+    return func_.args()[static_cast<size_t>(rank() - 1 - a)];
+}
+
+std::string unique_name(const std::string &prefix) {
+    static std::atomic<uint64_t> counter{0};
+    return prefix + "_" + std::to_string(counter++);
+}
+
+int normalize_axis(int axis, int rank, const std::string &op) {
+    int r = std::max(rank, 1);
+    user_assert(axis >= -r && axis < r)
+        << op << ": axis " << axis << " is out of range for a tensor of rank " << rank
+        << " (axes go from " << -r << " to " << r - 1 << ").";
+    return axis < 0 ? axis + r : axis;
+}
+
+Tensor compute(const std::string &name, const Shape &shape,
+               const std::function<Expr(const Index &)> &value) {
+    Func f(name);
+    const size_t r = shape.size();
+    std::vector<Var> args;
+    for (size_t d = 0; d < r; d++)
+        args.emplace_back(name + "_a" + std::to_string(r - 1 - d));
+    Index index(args.rbegin(), args.rend());
+    Expr v = value(index);
+    user_assert(v.defined()) << "operator \"" << name << "\" computed an undefined value.";
+    f(args) = v;
+    return Tensor(f, shape);
+}
+
+bool is_const(const Expr &e, int64_t *value) {
+    std::optional<int64_t> v = ir::as_const_int(e);
+    if (!v) return false;
+    if (value) *value = *v;
+    return true;
+}
+
+Shape broadcast_shapes(const std::vector<Shape> &shapes) {
+    size_t r = 0;
+    for (const Shape &s : shapes)
+        r = std::max(r, s.size());
+    Shape out(r);
+    for (const Shape &s : shapes) {
+        size_t offset = r - s.size();
+        for (size_t i = 0; i < s.size(); i++) {
+            Expr &o = out[offset + i];
+            const Expr &d = s[i];
+            if (!o.defined()) {
+                o = d;
+                continue;
+            }
+            int64_t a = 0, b = 0;
+            bool ca = is_const(o, &a), cb = is_const(d, &b);
+            if (ca && cb) {
+                user_assert(a == b || a == 1 || b == 1)
+                    << "shapes cannot be broadcast: extents " << a << " and " << b
+                    << " differ and neither is 1.";
+                o = a == 1 ? d : o;
+            } else if (cb && b == 1) {
+                // o stays.
+            } else if (ca && a == 1) {
+                o = d;
+            } else if (!ir::equal(o, d)) {
+                o = ir::simplify(select(o == 1, d, o));
+            }
+        }
+    }
+    return out;
+}
+
+Expr broadcast_read(const Tensor &t, const Shape &out_shape, const Index &out_index) {
+    const size_t r = out_shape.size();
+    user_assert(static_cast<size_t>(t.rank()) <= r)
+        << "tensor \"" << t.func().name() << "\" of rank " << t.rank()
+        << " cannot be broadcast to rank " << r << ".";
+    const size_t offset = r - static_cast<size_t>(t.rank());
+    Index index;
+    for (size_t i = 0; i < static_cast<size_t>(t.rank()); i++) {
+        const Expr &d = t.shape()[i];
+        const Expr &o = out_shape[offset + i];
+        int64_t v = 0;
+        if (is_const(d, &v) && v == 1) {
+            index.push_back(0);
+        } else if (ir::equal(d, o)) {
+            index.push_back(out_index[offset + i]);
+        } else {
+            index.push_back(select(d == 1, 0, out_index[offset + i]));
+        }
+    }
+    return t(index);
+}
+
+}  // namespace dsl::nn

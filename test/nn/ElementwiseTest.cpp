@@ -1,0 +1,171 @@
+// The elementwise operators of dsl::nn against plain C++ loops: odd shapes (1, 3, 17, 33, not
+// multiples of the vector width), numpy broadcasting, symbolic sizes run at two sizes from one
+// compile, and the integer semantics ONNX asks for (truncating division, the signs of mod,
+// saturating casts).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "common/ErrorCheck.h"
+#include "dsl/dsl.h"
+#include "dsl/nn/nn.h"
+
+namespace {
+
+using namespace dsl;
+
+/// A float buffer of `sizes` (dimension 0 innermost) filled with seeded values in [lo, hi].
+Buffer<float> random_buffer(const std::vector<int> &sizes, float lo, float hi, unsigned seed) {
+    Buffer<float> b(sizes);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    b.for_each_value([&](float &v) { v = dist(rng); });
+    return b;
+}
+
+/// Realizes `t` at the given sizes (dimension 0 innermost).
+template <typename T>
+Buffer<T> realize(const nn::Tensor &t, const std::vector<int> &sizes) {
+    Buffer<T> out(sizes);
+    Func f = t.func();
+    f.realize(out);
+    return out;
+}
+
+TEST(NNElementwise, UnaryMathMatchesTheCLibrary) {
+    ImageParam in(Float(32), 4, "in");
+    nn::Tensor x(in);
+    Buffer<float> data = random_buffer({33, 17, 3, 1}, -3.0f, 3.0f, 1);
+    in.set(data);
+    struct Case {
+        const char *name;
+        nn::Tensor (*op)(const nn::Tensor &);
+        double (*ref)(double);
+    };
+    const Case cases[] = {
+        {"tanh", nn::tanh, [](double v) { return std::tanh(v); }},
+        {"erf", nn::erf, [](double v) { return std::erf(v); }},
+        {"sinh", nn::sinh, [](double v) { return std::sinh(v); }},
+        {"asinh", nn::asinh, [](double v) { return std::asinh(v); }},
+        {"atan", nn::atan, [](double v) { return std::atan(v); }},
+        {"sigmoid", nn::sigmoid, [](double v) { return 1 / (1 + std::exp(-v)); }},
+        {"softplus", nn::softplus, [](double v) { return std::log1p(std::exp(v)); }},
+        {"hard_swish", nn::hard_swish,
+         [](double v) { return v * std::min(1.0, std::max(0.0, v / 6 + 0.5)); }},
+        {"sign", nn::sign, [](double v) { return double((v > 0) - (v < 0)); }},
+    };
+    for (const Case &c : cases) {
+        Buffer<float> out = realize<float>(c.op(x), {33, 17, 3, 1});
+        out.for_each_element([&](const int *p) {
+            double want = c.ref(data(p[0], p[1], p[2], p[3]));
+            ASSERT_NEAR(out(p[0], p[1], p[2], p[3]), want, 1e-6 + 2e-6 * std::fabs(want))
+                << c.name << " at " << p[0] << ", " << p[1];
+        });
+    }
+}
+
+TEST(NNElementwise, BinaryBroadcastsLikeNumpy) {
+    // (3, 1, 17) + (5, 1): the result is (3, 5, 17).
+    ImageParam a(Float(32), 3, "a"), b(Float(32), 2, "b");
+    Buffer<float> da = random_buffer({17, 1, 3}, -1, 1, 2), db = random_buffer({1, 5}, -1, 1, 3);
+    a.set(da);
+    b.set(db);
+    nn::Tensor sum = nn::add(nn::Tensor(a), nn::Tensor(b));
+    ASSERT_EQ(sum.rank(), 3);
+    Buffer<float> out = realize<float>(sum, {17, 5, 3});
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 5; j++)
+            for (int k = 0; k < 17; k++)
+                ASSERT_FLOAT_EQ(out(k, j, i), da(k, 0, i) + db(0, j));
+}
+
+TEST(NNElementwise, SymbolicShapesRunAtTwoSizesFromOneCompile) {
+    ImageParam a(Float(32), 2, "a"), b(Float(32), 1, "b");
+    nn::Tensor r = nn::prelu(nn::Tensor(a), nn::Tensor(b));
+    for (int w : {3, 33}) {
+        Buffer<float> da = random_buffer({w, 17}, -1, 1, 4), db = random_buffer({w}, 0, 1, 5);
+        a.set(da);
+        b.set(db);
+        Buffer<float> out = realize<float>(r, {w, 17});
+        for (int y = 0; y < 17; y++)
+            for (int x = 0; x < w; x++) {
+                float v = da(x, y);
+                ASSERT_FLOAT_EQ(out(x, y), v < 0 ? v * db(x) : v);
+            }
+    }
+}
+
+TEST(NNElementwise, IntegerDivisionAndModuloFollowOnnx) {
+    Buffer<int32_t> da(4), db(4);
+    const int32_t as[4] = {7, -7, 7, -7}, bs[4] = {2, 2, -2, -2};
+    for (int i = 0; i < 4; i++) {
+        da(i) = as[i];
+        db(i) = bs[i];
+    }
+    nn::Tensor a(Buffer<>(da), "a"), b(Buffer<>(db), "b");
+    Buffer<int32_t> q = realize<int32_t>(nn::div(a, b), {4});
+    Buffer<int32_t> m = realize<int32_t>(nn::mod(a, b), {4});
+    Buffer<int32_t> f = realize<int32_t>(nn::mod(a, b, true), {4});
+    for (int i = 0; i < 4; i++) {
+        EXPECT_EQ(q(i), as[i] / bs[i]) << i;                    // C: toward zero
+        EXPECT_EQ(f(i), std::fmod(double(as[i]), bs[i])) << i;  // sign of the dividend
+        int py = ((as[i] % bs[i]) + bs[i]) % bs[i];             // Python: sign of the divisor
+        EXPECT_EQ(m(i), py) << i;
+    }
+}
+
+TEST(NNElementwise, CastsSaturateAndComparisonsGiveBools) {
+    Buffer<float> d(5);
+    const float vs[5] = {-1e10f, -3.7f, 0.5f, 300.5f, 1e10f};
+    for (int i = 0; i < 5; i++)
+        d(i) = vs[i];
+    nn::Tensor x(Buffer<>(d), "x");
+    Buffer<int8_t> c = realize<int8_t>(nn::cast(x, Int(8)), {5});
+    const int8_t want[5] = {-128, -3, 0, 127, 127};
+    for (int i = 0; i < 5; i++)
+        EXPECT_EQ(c(i), want[i]) << i;
+    nn::Tensor zero(Buffer<>(Buffer<float>::make_scalar()), "zero");
+    nn::Tensor gt = nn::greater(x, zero);
+    EXPECT_EQ(gt.type(), Bool());
+    Buffer<bool> g = realize<bool>(gt, {5});
+    for (int i = 0; i < 5; i++)
+        EXPECT_EQ(g(i), vs[i] > 0) << i;
+}
+
+TEST(NNElementwise, MismatchedTypesAndShapesAreErrorsThatNameTheTensors) {
+    ImageParam a(Float(32), 1, "fa"), b(Int(32), 1, "ib");
+    std::string m = test::message_of([&] { nn::add(nn::Tensor(a), nn::Tensor(b)); });
+    EXPECT_CONTAINS(m, "fa");
+    EXPECT_CONTAINS(m, "cast");
+    Buffer<float> d3(3), d4(4);
+    m = test::message_of(
+        [&] { nn::add(nn::Tensor(Buffer<>(d3), "three"), nn::Tensor(Buffer<>(d4), "four")); });
+    EXPECT_CONTAINS(m, "cannot be broadcast");
+}
+
+TEST(NNElementwise, TheDocsExampleSchedulesTheResultLikeAnyFunc) {
+    // docs/nn.md: softmax of relu over axis 1, vectorized and parallel.
+    ImageParam in(Float(32), 4, "in");
+    nn::Tensor x(in);
+    nn::Tensor y = nn::softmax(nn::relu(x), /*axis=*/1);
+    Func out = y.func();
+    out.vectorize(y.var(-1), 8).parallel(y.var(0));
+    Buffer<float> data = random_buffer({17, 3, 5, 2}, -1, 1, 9);
+    in.set(data);
+    Buffer<float> result(17, 3, 5, 2);
+    out.realize(result);
+    for (int n = 0; n < 2; n++)
+        for (int h = 0; h < 3; h++)
+            for (int w = 0; w < 17; w++) {
+                double z = 0;
+                for (int c = 0; c < 5; c++)
+                    z += std::exp(std::max(0.0f, data(w, h, c, n)));
+                for (int c = 0; c < 5; c++)
+                    ASSERT_NEAR(result(w, h, c, n), std::exp(std::max(0.0f, data(w, h, c, n))) / z,
+                                1e-6);
+            }
+}
+
+}  // namespace

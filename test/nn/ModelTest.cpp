@@ -1,0 +1,181 @@
+// The graph compiler on models built here: symbolic sizes (one compile, two input sizes),
+// constants folded while compiling, and hostile files, each a clear error.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "OnnxModels.h"
+#include "common/ErrorCheck.h"
+#include "common/TempDirectory.h"
+#include "dsl/dsl.h"
+#include "dsl/nn/Model.h"
+#include "dsl/nn/Npy.h"
+
+namespace {
+
+using namespace dsl;
+using namespace dsl_test;
+
+constexpr int kFloat = onnx::TensorProto::FLOAT;
+
+/// y = relu(x * w + b) with x of shape (N, 5) and w, b initializers of shape (5).
+onnx::ModelProto scale_shift_relu() {
+    onnx::ModelProto m = make_model();
+    add_input(m, "x", kFloat, {"N", 5});
+    add_output(m, "y", kFloat, {"N", 5});
+    add_float_initializer(m, "w", {5}, {1, -2, 3, -4, 5});
+    add_float_initializer(m, "b", {5}, {0.5f, 0.5f, -0.5f, -0.5f, 0});
+    add_node(m, "Mul", {"x", "w"}, {"xw"});
+    add_node(m, "Add", {"xw", "b"}, {"xwb"});
+    add_node(m, "Relu", {"xwb"}, {"y"});
+    return m;
+}
+
+TEST(NNModel, SymbolicBatchRunsAtTwoSizesWithoutCompilingAgain) {
+    test::TempDirectory dir;
+    std::string path = dir.path() + "/m.onnx";
+    save_model(scale_shift_relu(), path);
+    nn::Model model = nn::Model::load(path);
+    ASSERT_EQ(model.inputs().size(), 1u);
+    EXPECT_EQ(model.inputs()[0].shape, (std::vector<std::string>{"N", "5"}));
+    const int compiled = model.compiled_pipelines();
+    const float w[5] = {1, -2, 3, -4, 5}, b[5] = {0.5f, 0.5f, -0.5f, -0.5f, 0};
+    for (int n : {1, 17}) {
+        Buffer<float> x(5, n);
+        x.fill([](int i, int j) { return float(i - 2) * 0.75f + float(j); });
+        auto out = model.run({{"x", x}});
+        Buffer<float> y = out.at("y");
+        ASSERT_EQ(y.extent(1), n);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < 5; i++)
+                ASSERT_FLOAT_EQ(y(i, j), std::max(0.0f, x(i, j) * w[i] + b[i]));
+    }
+    EXPECT_EQ(model.compiled_pipelines(), compiled);
+}
+
+TEST(NNModel, WrongInputsAreRuntimeErrorsNamingTheInput) {
+    test::TempDirectory dir;
+    std::string path = dir.path() + "/m.onnx";
+    save_model(scale_shift_relu(), path);
+    nn::Model model = nn::Model::load(path);
+    std::string m = test::message_of<RuntimeError>([&] { model.run({}); });
+    EXPECT_CONTAINS(m, "input \"x\" is not given");
+    m = test::message_of<RuntimeError>([&] { model.run({{"x", Buffer<float>(4, 2)}}); });
+    EXPECT_CONTAINS(m, "input \"x\" has shape (2, 4) but the model takes (N, 5)");
+    m = test::message_of<RuntimeError>([&] { model.run({{"x", Buffer<int>(5, 2)}}); });
+    EXPECT_CONTAINS(m, "must hold float but holds int32");
+}
+
+TEST(NNModel, HostileFilesAreErrorsNamingTheFileAndNode) {
+    test::TempDirectory dir;
+    // A truncated file.
+    {
+        std::string good = dir.path() + "/good.onnx", cut = dir.path() + "/cut.onnx";
+        save_model(scale_shift_relu(), good);
+        std::ifstream in(good, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+        std::string m = test::message_of([&] { nn::Model::load(cut); });
+        EXPECT_CONTAINS(m, "cut.onnx");
+    }
+    // An initializer whose data does not match its shape.
+    {
+        onnx::ModelProto mp = scale_shift_relu();
+        auto *w = mp.mutable_graph()->mutable_initializer(0);
+        w->set_raw_data(w->raw_data().substr(0, 8));
+        std::string path = dir.path() + "/short.onnx";
+        save_model(mp, path);
+        std::string m = test::message_of([&] { nn::Model::load(path); });
+        EXPECT_CONTAINS(m, "tensor \"w\" has 8 bytes of data but its shape and type need 20");
+    }
+    // A shape beyond int32.
+    {
+        onnx::ModelProto mp = make_model();
+        add_input(mp, "x", kFloat, {int64_t(1) << 33, 2});
+        add_output(mp, "y", kFloat, {int64_t(1) << 33, 2});
+        add_node(mp, "Relu", {"x"}, {"y"});
+        std::string path = dir.path() + "/huge.onnx";
+        save_model(mp, path);
+        std::string m = test::message_of([&] { nn::Model::load(path); });
+        EXPECT_CONTAINS(m, "above dsl's limit of 2^31 - 1");
+    }
+    // A cycle, and an input that nothing produces. ONNX's checker refuses both first (it needs
+    // topological order); the compiler would name the node too.
+    {
+        onnx::ModelProto mp = make_model();
+        add_input(mp, "x", kFloat, {3});
+        add_output(mp, "y", kFloat, {3});
+        add_node(mp, "Add", {"x", "z"}, {"y"}, "first");
+        add_node(mp, "Relu", {"y"}, {"z"}, "second");
+        std::string path = dir.path() + "/cycle.onnx";
+        save_model(mp, path);
+        std::string m = test::message_of([&] { nn::Model::load(path); });
+        EXPECT_CONTAINS(m, "cycle.onnx");
+        EXPECT_CONTAINS(m, "first");
+    }
+    {
+        onnx::ModelProto mp = make_model();
+        add_input(mp, "x", kFloat, {3});
+        add_output(mp, "y", kFloat, {3});
+        add_node(mp, "Add", {"x", "nowhere"}, {"y"}, "adder");
+        std::string path = dir.path() + "/missing.onnx";
+        save_model(mp, path);
+        std::string m = test::message_of([&] { nn::Model::load(path); });
+        EXPECT_CONTAINS(m, "nowhere");
+    }
+    // An operator dsl does not have.
+    {
+        onnx::ModelProto mp = make_model();
+        add_input(mp, "x", kFloat, {3});
+        add_output(mp, "y", kFloat, {3});
+        add_node(mp, "Det", {"x"}, {"y"}, "determinant");
+        std::string path = dir.path() + "/det.onnx";
+        save_model(mp, path);
+        std::string m = test::message_of([&] { nn::Model::load(path); });
+        EXPECT_CONTAINS(m, "node \"determinant\" (Det): operator Det is not supported");
+    }
+}
+
+TEST(NNModel, InputsThatDecideRanksSpecializeTheModelPerValue) {
+    // Unsqueeze's axes come from the caller: the model compiles when it runs, once per value.
+    test::TempDirectory dir;
+    onnx::ModelProto mp = make_model(13);
+    add_input(mp, "x", kFloat, {3, 4});
+    add_input(mp, "axes", onnx::TensorProto::INT64, {1});
+    add_output(mp, "y", kFloat, {});
+    add_node(mp, "Unsqueeze", {"x", "axes"}, {"y"});
+    std::string path = dir.path() + "/unsqueeze.onnx";
+    save_model(mp, path);
+    nn::Model model = nn::Model::load(path);
+    EXPECT_EQ(model.specialized_inputs(), std::vector<std::string>{"axes"});
+    Buffer<float> x(4, 3);
+    x.fill([](int i, int j) { return float(i + 4 * j); });
+    for (int64_t axis : {0, 2, 1, 0}) {
+        Buffer<int64_t> axes(1);
+        axes(0) = axis;
+        Buffer<float> y = model.run({{"x", x}, {"axes", axes}}).at("y");
+        ASSERT_EQ(y.dimensions(), 3);
+        EXPECT_EQ(y.extent(2 - int(axis)), 1) << axis;
+        EXPECT_EQ(y.number_of_elements(), 12);
+    }
+    // Three distinct values: three compilations of one pipeline each.
+    EXPECT_EQ(model.compiled_pipelines(), 3);
+}
+
+TEST(NNModel, NpyFilesRoundTrip) {
+    test::TempDirectory dir;
+    Buffer<float> b(3, 2, 4);
+    b.fill([](int x, int y, int z) { return float(x + 10 * y + 100 * z); });
+    std::string path = dir.path() + "/t.npy";
+    nn::save_npy(path, b);
+    Buffer<float> r = nn::load_npy(path);
+    ASSERT_EQ(r.dimensions(), 3);
+    EXPECT_EQ(r.extent(0), 3);
+    EXPECT_EQ(r.extent(2), 4);
+    r.for_each_element([&](const int *p) { ASSERT_EQ(r(p[0], p[1], p[2]), b(p[0], p[1], p[2])); });
+    std::ofstream(dir.path() + "/bad.npy") << "not numpy";
+    std::string m = test::message_of<RuntimeError>([&] { nn::load_npy(dir.path() + "/bad.npy"); });
+    EXPECT_CONTAINS(m, "not a .npy file");
+}
+
+}  // namespace
