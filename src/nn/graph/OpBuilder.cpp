@@ -73,6 +73,8 @@ const std::map<std::string, Builder> &builders() {
         add_elementwise_builders(t);
         add_movement_builders(t);
         add_reduce_builders(t);
+        add_conv_builders(t);
+        add_norm_builders(t);
         return t;
     }();
     return table;

@@ -87,5 +87,7 @@ const std::map<std::string, Builder> &builders();
 void add_elementwise_builders(std::map<std::string, Builder> &table);
 void add_movement_builders(std::map<std::string, Builder> &table);
 void add_reduce_builders(std::map<std::string, Builder> &table);
+void add_conv_builders(std::map<std::string, Builder> &table);
+void add_norm_builders(std::map<std::string, Builder> &table);
 
 }  // namespace dsl::nn::graph

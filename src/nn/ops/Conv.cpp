@@ -1,0 +1,297 @@
+// Convolutions and pooling as reductions over windows, with padding read as zeros (or ignored).
+#include "dsl/nn/Conv.h"
+
+#include "dsl/InlineReductions.h"
+#include "dsl/nn/Reduce.h"
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+
+namespace dsl::nn {
+
+namespace {
+
+Type accumulator_type(Type t) {
+    return t.is_float() && t.bits() == 16 ? Float(32) : t;
+}
+
+/// Fills in defaults (strides and dilations 1, pads 0) for `k` spatial axes and checks sizes.
+void complete(Window &w, size_t k, const char *op) {
+    auto fill = [&](std::vector<int> &v, const char *what) {
+        if (v.empty()) v.assign(k, 1);
+        user_assert(v.size() == k)
+            << op << ": " << what << " has " << v.size() << " values for " << k << " spatial axes.";
+    };
+    fill(w.strides, "strides");
+    fill(w.dilations, "dilations");
+    if (w.pads_begin.empty()) w.pads_begin.assign(k, Expr(0));
+    if (w.pads_end.empty()) w.pads_end.assign(k, Expr(0));
+    user_assert(w.pads_begin.size() == k && w.pads_end.size() == k)
+        << op << ": pads must have two values per spatial axis.";
+    user_assert(w.kernel.size() == k)
+        << op << ": the window has " << w.kernel.size() << " extents for " << k << " spatial axes.";
+    for (Expr &e : w.pads_begin)
+        e = cast(Int(32), e);
+    for (Expr &e : w.pads_end)
+        e = cast(Int(32), e);
+}
+
+/// The number of window positions along one axis: floor (or ceil) of the span over the stride,
+/// plus one.
+Expr windows(const Expr &in, const Window &w, size_t i, bool ceil_mode) {
+    Expr span = in + w.pads_begin[i] + w.pads_end[i] - ((w.kernel[i] - 1) * w.dilations[i] + 1);
+    const int s = w.strides[i];
+    if (!ceil_mode) return span / s + 1;
+    Expr out = (span + (s - 1)) / s + 1;
+    // The last window must start inside the input or its leading padding.
+    return select((out - 1) * s >= in + w.pads_begin[i], out - 1, out);
+}
+
+/// An RDom over the window (innermost spatial axis first), after `extra` leading ranges.
+RDom window_domain(const Window &w, const std::vector<std::pair<Expr, Expr>> &outer,
+                   const std::string &name) {
+    std::vector<std::pair<Expr, Expr>> ranges;
+    for (size_t i = w.kernel.size(); i-- > 0;)
+        ranges.push_back({0, w.kernel[i]});
+    ranges.insert(ranges.end(), outer.begin(), outer.end());
+    return RDom(ranges, unique_name(name));
+}
+
+/// Spatial axis i's window variable (RDom dimension k-1-i).
+Expr tap(const RDom &r, size_t k, size_t i) {
+    return r[static_cast<int>(k - 1 - i)];
+}
+
+}  // namespace
+
+void resolve_pads(Window &w, const std::vector<Expr> &in, AutoPad mode) {
+    const size_t k = in.size();
+    if (w.strides.empty()) w.strides.assign(k, 1);
+    if (w.dilations.empty()) w.dilations.assign(k, 1);
+    if (mode == AutoPad::NotSet) return;
+    w.pads_begin.assign(k, Expr(0));
+    w.pads_end.assign(k, Expr(0));
+    if (mode == AutoPad::Valid) return;
+    for (size_t i = 0; i < k; i++) {
+        const int s = w.strides[i];
+        Expr out = (in[i] + (s - 1)) / s;
+        Expr total = max((out - 1) * s + (w.kernel[i] - 1) * w.dilations[i] + 1 - in[i], 0);
+        Expr small = total / 2, large = total - total / 2;
+        w.pads_begin[i] = mode == AutoPad::SameUpper ? small : large;
+        w.pads_end[i] = mode == AutoPad::SameUpper ? large : small;
+    }
+}
+
+Tensor conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w, int groups) {
+    user_assert(x.rank() >= 3 && weights.rank() == x.rank())
+        << "conv of \"" << x.func().name() << "\" (rank " << x.rank() << ") with weights \""
+        << weights.func().name() << "\" (rank " << weights.rank()
+        << "): both need (N, C, spatial...) and (M, C/group, kernel...) layouts of one rank.";
+    user_assert(x.type() == weights.type())
+        << "conv: \"" << x.func().name() << "\" and its weights must have one type.";
+    const size_t k = static_cast<size_t>(x.rank() - 2);
+    if (w.kernel.empty()) {
+        for (size_t i = 0; i < k; i++) {
+            int64_t v = 0;
+            user_assert(is_const(weights.dim(static_cast<int>(2 + i)), &v))
+                << "conv: the kernel extents of \"" << weights.func().name()
+                << "\" must be known when compiling.";
+            w.kernel.push_back(static_cast<int>(v));
+        }
+    }
+    complete(w, k, "conv");
+    const Expr cg = weights.dim(1), m = weights.dim(0);
+    int64_t c_in = 0, c_per_group = 0;
+    if (is_const(x.dim(1), &c_in) && is_const(cg, &c_per_group)) {
+        user_assert(c_in == c_per_group * groups)
+            << "conv: \"" << x.func().name() << "\" has " << c_in << " channels but the weights \""
+            << weights.func().name() << "\" take " << c_per_group << " per group for " << groups
+            << " groups.";
+    }
+    const Expr m_per_group = m / groups;
+    Shape s{x.dim(0), m};
+    for (size_t i = 0; i < k; i++)
+        s.push_back(windows(x.dim(static_cast<int>(2 + i)), w, i, false));
+    const Type acc = accumulator_type(x.type());
+    return compute(unique_name("conv"), s, [&](const Index &o) {
+        RDom r = window_domain(w, {{0, cg}}, "conv_r");
+        Expr c = r[static_cast<int>(k)];
+        Expr inside = const_true();
+        Index xi{o[0], (o[1] / m_per_group) * cg + c}, wi{o[1], c};
+        for (size_t i = 0; i < k; i++) {
+            Expr in = x.dim(static_cast<int>(2 + i));
+            Expr pos = o[2 + i] * w.strides[i] - w.pads_begin[i] + tap(r, k, i) * w.dilations[i];
+            inside = inside && pos >= 0 && pos < in;
+            xi.push_back(clamp(pos, 0, in - 1));
+            wi.push_back(tap(r, k, i));
+        }
+        Expr v = select(inside, cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wi));
+        Expr total = sum(v);
+        if (bias.defined()) total = total + cast(acc, bias({o[1]}));
+        return cast(x.type(), total);
+    });
+}
+
+Tensor conv_transpose(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w,
+                      int groups, const std::vector<int> &output_padding) {
+    user_assert(x.rank() >= 3 && weights.rank() == x.rank())
+        << "conv_transpose of \"" << x.func().name() << "\" with weights \""
+        << weights.func().name() << "\": (N, C, spatial...) and (C, M/group, kernel...) layouts "
+        << "of one rank are needed.";
+    const size_t k = static_cast<size_t>(x.rank() - 2);
+    if (w.kernel.empty()) {
+        for (size_t i = 0; i < k; i++) {
+            int64_t v = 0;
+            user_assert(is_const(weights.dim(static_cast<int>(2 + i)), &v))
+                << "conv_transpose: the kernel extents of \"" << weights.func().name()
+                << "\" must be known when compiling.";
+            w.kernel.push_back(static_cast<int>(v));
+        }
+    }
+    complete(w, k, "conv_transpose");
+    const Expr c_per_group = x.dim(1) / groups, m_per_group = weights.dim(1);
+    Shape s{x.dim(0), m_per_group * groups};
+    for (size_t i = 0; i < k; i++) {
+        int extra = i < output_padding.size() ? output_padding[i] : 0;
+        s.push_back(w.strides[i] * (x.dim(static_cast<int>(2 + i)) - 1) + extra +
+                    (w.kernel[i] - 1) * w.dilations[i] + 1 - w.pads_begin[i] - w.pads_end[i]);
+    }
+    const Type acc = accumulator_type(x.type());
+    return compute(unique_name("conv_transpose"), s, [&](const Index &o) {
+        RDom r = window_domain(w, {{0, c_per_group}}, "conv_transpose_r");
+        Expr c = (o[1] / m_per_group) * c_per_group + r[static_cast<int>(k)];
+        Expr valid = const_true();
+        Index xi{o[0], c}, wi{c, o[1] % m_per_group};
+        for (size_t i = 0; i < k; i++) {
+            Expr in = x.dim(static_cast<int>(2 + i));
+            // The input point i with i * stride + tap * dilation = o + pad_begin.
+            Expr num = o[2 + i] + w.pads_begin[i] - tap(r, k, i) * w.dilations[i];
+            Expr q = num / w.strides[i];
+            valid = valid && num >= 0 && num % w.strides[i] == 0 && q < in;
+            xi.push_back(clamp(q, 0, in - 1));
+            wi.push_back(tap(r, k, i));
+        }
+        Expr v = select(valid, cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wi));
+        Expr total = sum(v);
+        if (bias.defined()) total = total + cast(acc, bias({o[1]}));
+        return cast(x.type(), total);
+    });
+}
+
+namespace {
+
+/// The output shape of a pooling and, for an output index, the input position of each tap.
+Shape pooled_shape(const Tensor &x, const Window &w, bool ceil_mode) {
+    const size_t k = static_cast<size_t>(x.rank() - 2);
+    Shape s{x.dim(0), x.dim(1)};
+    for (size_t i = 0; i < k; i++)
+        s.push_back(windows(x.dim(static_cast<int>(2 + i)), w, i, ceil_mode));
+    return s;
+}
+
+}  // namespace
+
+Tensor pool(const Tensor &x, PoolKind kind, Window w, bool ceil_mode, bool count_include_pad,
+            int p) {
+    user_assert(x.rank() >= 3) << "pool of \"" << x.func().name()
+                               << "\", which needs (N, C, spatial...) axes.";
+    const size_t k = static_cast<size_t>(x.rank() - 2);
+    complete(w, k, "pool");
+    Shape s = pooled_shape(x, w, ceil_mode);
+    const Type t = x.type(), acc = accumulator_type(t);
+    return compute(unique_name("pool"), s, [&](const Index &o) {
+        RDom r = window_domain(w, {}, "pool_r");
+        Expr inside = const_true(), in_padded = const_true();
+        Index xi{o[0], o[1]};
+        for (size_t i = 0; i < k; i++) {
+            Expr in = x.dim(static_cast<int>(2 + i));
+            Expr pos = o[2 + i] * w.strides[i] - w.pads_begin[i] + tap(r, k, i) * w.dilations[i];
+            inside = inside && pos >= 0 && pos < in;
+            in_padded = in_padded && pos < in + w.pads_end[i];
+            xi.push_back(clamp(pos, 0, in - 1));
+        }
+        Expr v = cast(acc, x(xi));
+        switch (kind) {
+            case PoolKind::Max:
+                return cast(t, maximum(select(inside, v, acc.min())));
+            case PoolKind::Average: {
+                Expr total = sum(select(inside, v, make_const(acc, 0)));
+                Expr count = sum(select(count_include_pad ? in_padded : inside, 1, 0));
+                return cast(t, total / cast(acc, max(count, 1)));
+            }
+            case PoolKind::Lp: {
+                Expr a = dsl::abs(v);
+                Expr powered = p == 1 ? a : p == 2 ? a * a : dsl::pow(a, make_const(acc, p));
+                Expr total = sum(select(inside, powered, make_const(acc, 0)));
+                Expr root = p == 1   ? total
+                            : p == 2 ? dsl::sqrt(total)
+                                     : dsl::pow(total, make_const(acc, 1.0 / p));
+                return cast(t, root);
+            }
+        }
+        return Expr();
+    });
+}
+
+Tensor max_pool_indices(const Tensor &x, Window w, bool ceil_mode, bool column_major) {
+    const size_t k = static_cast<size_t>(x.rank() - 2);
+    complete(w, k, "max_pool_indices");
+    Shape s = pooled_shape(x, w, ceil_mode);
+    const Type acc = accumulator_type(x.type());
+    return compute(unique_name("max_pool_indices"), s, [&](const Index &o) {
+        auto positions = [&](const RDom &r, Expr *inside) {
+            Index xi{o[0], o[1]};
+            *inside = const_true();
+            for (size_t i = 0; i < k; i++) {
+                Expr in = x.dim(static_cast<int>(2 + i));
+                Expr pos =
+                    o[2 + i] * w.strides[i] - w.pads_begin[i] + tap(r, k, i) * w.dilations[i];
+                *inside = *inside && pos >= 0 && pos < in;
+                xi.push_back(clamp(pos, 0, in - 1));
+            }
+            return xi;
+        };
+        RDom r1 = window_domain(w, {}, "argmax_pool_v");
+        Expr in1;
+        Index p1 = positions(r1, &in1);
+        Expr best = maximum(select(in1, cast(acc, x(p1)), acc.min()));
+        RDom r2 = window_domain(w, {}, "argmax_pool_i");
+        Expr in2;
+        Index p2 = positions(r2, &in2);
+        // The flattened index of each tap; the smallest among the maxima is the first.
+        Expr spatial = 0;
+        if (column_major) {
+            for (size_t i = k; i-- > 0;)
+                spatial = spatial * x.dim(static_cast<int>(2 + i)) + p2[2 + i];
+        } else {
+            for (size_t i = 0; i < k; i++)
+                spatial = spatial * x.dim(static_cast<int>(2 + i)) + p2[2 + i];
+        }
+        Expr plane = cast(Int(64), 1);
+        for (size_t i = 0; i < k; i++)
+            plane = plane * cast(Int(64), x.dim(static_cast<int>(2 + i)));
+        Expr base = (cast(Int(64), o[0]) * cast(Int(64), x.dim(1)) + cast(Int(64), o[1])) * plane;
+        Expr index =
+            minimum(select(in2 && cast(acc, x(p2)) == best, cast(Int(64), spatial), Int(64).max()));
+        return base + index;
+    });
+}
+
+Tensor global_pool(const Tensor &x, PoolKind kind, int p) {
+    user_assert(x.rank() >= 3) << "global pooling of \"" << x.func().name()
+                               << "\", which needs (N, C, spatial...) axes.";
+    std::vector<int> axes;
+    for (int i = 2; i < x.rank(); i++)
+        axes.push_back(i);
+    if (kind == PoolKind::Max) return reduce(x, Reduction::Max, axes, true);
+    if (kind == PoolKind::Average) return reduce(x, Reduction::Mean, axes, true);
+    Window w;
+    for (int i = 2; i < x.rank(); i++) {
+        int64_t v = 0;
+        user_assert(is_const(x.dim(i), &v)) << "global Lp pooling needs spatial extents known "
+                                               "when compiling.";
+        w.kernel.push_back(static_cast<int>(v));
+    }
+    return pool(x, PoolKind::Lp, w, false, false, p);
+}
+
+}  // namespace dsl::nn

@@ -1,0 +1,175 @@
+// Convolutions, pooling, normalizations and losses of dsl::nn against plain C++ loops, on odd
+// shapes (17, 33), with strides, dilations, padding and groups.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "dsl/dsl.h"
+#include "dsl/nn/Conv.h"
+#include "dsl/nn/Norm.h"
+
+namespace {
+
+using namespace dsl;
+
+Buffer<float> random_buffer(const std::vector<int> &sizes, unsigned seed) {
+    Buffer<float> b(sizes);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    b.for_each_value([&](float &v) { v = dist(rng); });
+    return b;
+}
+
+template <typename T = float>
+Buffer<T> realize(const nn::Tensor &t) {
+    std::vector<int> sizes;
+    for (int a = t.rank() - 1; a >= 0; a--) {
+        int64_t v = 0;
+        EXPECT_TRUE(nn::is_const(t.dim(a), &v));
+        sizes.push_back(static_cast<int>(v));
+    }
+    Buffer<T> out(sizes);
+    Func f = t.func();
+    f.realize(out);
+    return out;
+}
+
+TEST(NNConv, GroupedStridedDilatedPaddedConvMatchesALoop) {
+    // x (1, 6, 17, 33), w (9, 2, 3, 3): 3 groups, stride 2, dilation 2, pads (1, 2) / (0, 1).
+    Buffer<float> x = random_buffer({33, 17, 6, 1}, 1), w = random_buffer({3, 3, 2, 9}, 2),
+                  b = random_buffer({9}, 3);
+    nn::Window win;
+    win.strides = {2, 2};
+    win.dilations = {2, 2};
+    win.pads_begin = {Expr(1), Expr(2)};
+    win.pads_end = {Expr(0), Expr(1)};
+    nn::Tensor y = nn::conv(nn::Tensor(Buffer<>(x), "x"), nn::Tensor(Buffer<>(w), "w"),
+                            nn::Tensor(Buffer<>(b), "b"), win, 3);
+    Buffer<float> out = realize(y);
+    const int oh = (17 + 1 + 0 - 5) / 2 + 1, ow = (33 + 2 + 1 - 5) / 2 + 1;
+    ASSERT_EQ(out.extent(1), oh);
+    ASSERT_EQ(out.extent(0), ow);
+    for (int m = 0; m < 9; m++)
+        for (int i = 0; i < oh; i++)
+            for (int j = 0; j < ow; j++) {
+                double acc = b(m);
+                for (int c = 0; c < 2; c++)
+                    for (int ki = 0; ki < 3; ki++)
+                        for (int kj = 0; kj < 3; kj++) {
+                            int yy = i * 2 - 1 + ki * 2, xx = j * 2 - 2 + kj * 2;
+                            if (yy < 0 || yy >= 17 || xx < 0 || xx >= 33) continue;
+                            acc += double(x(xx, yy, (m / 3) * 2 + c, 0)) * w(kj, ki, c, m);
+                        }
+                ASSERT_NEAR(out(j, i, m, 0), acc, 1e-4) << m << " " << i << " " << j;
+            }
+}
+
+TEST(NNConv, TransposedConvScattersEachInputPoint) {
+    // x (1, 2, 5, 7), w (2, 3, 3, 3), stride 2, pad 1 each side, output padding 1.
+    Buffer<float> x = random_buffer({7, 5, 2, 1}, 4), w = random_buffer({3, 3, 3, 2}, 5);
+    nn::Window win;
+    win.strides = {2, 2};
+    win.pads_begin = {Expr(1), Expr(1)};
+    win.pads_end = {Expr(1), Expr(1)};
+    Buffer<float> out = realize(nn::conv_transpose(
+        nn::Tensor(Buffer<>(x), "x"), nn::Tensor(Buffer<>(w), "w"), nn::Tensor(), win, 1, {1, 1}));
+    const int oh = 2 * 4 + 1 + 3 - 2, ow = 2 * 6 + 1 + 3 - 2;
+    ASSERT_EQ(out.extent(1), oh);
+    ASSERT_EQ(out.extent(0), ow);
+    std::vector<double> ref(3 * oh * ow, 0.0);
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 7; j++)
+                for (int m = 0; m < 3; m++)
+                    for (int ki = 0; ki < 3; ki++)
+                        for (int kj = 0; kj < 3; kj++) {
+                            int yy = i * 2 + ki - 1, xx = j * 2 + kj - 1;
+                            if (yy < 0 || yy >= oh || xx < 0 || xx >= ow) continue;
+                            ref[(m * oh + yy) * ow + xx] += double(x(j, i, c, 0)) * w(kj, ki, m, c);
+                        }
+    for (int m = 0; m < 3; m++)
+        for (int i = 0; i < oh; i++)
+            for (int j = 0; j < ow; j++)
+                ASSERT_NEAR(out(j, i, m, 0), ref[(m * oh + i) * ow + j], 1e-4);
+}
+
+TEST(NNConv, PoolingWithCeilModeAndPadding) {
+    Buffer<float> x = random_buffer({17, 1, 1}, 6);  // (1, 1, 17): 1-D pooling
+    nn::Window win;
+    win.kernel = {3};
+    win.strides = {2};
+    win.pads_begin = {Expr(1)};
+    win.pads_end = {Expr(1)};
+    nn::Tensor t(Buffer<>(x), "x");
+    Buffer<float> mx = realize(nn::pool(t, nn::PoolKind::Max, win, true));
+    Buffer<float> avg = realize(nn::pool(t, nn::PoolKind::Average, win, true, false));
+    Buffer<float> avg_pad = realize(nn::pool(t, nn::PoolKind::Average, win, true, true));
+    // ceil((17 + 2 - 3) / 2) + 1 = 9 windows; the last starts at 15, inside the input.
+    ASSERT_EQ(mx.extent(0), 9);
+    for (int o = 0; o < 9; o++) {
+        float m = -INFINITY;
+        double s = 0;
+        int n = 0, n_pad = 0;
+        for (int k = 0; k < 3; k++) {
+            int p = o * 2 - 1 + k;
+            if (p < 17 + 1) n_pad++;
+            if (p < 0 || p >= 17) continue;
+            m = std::max(m, x(p, 0, 0));
+            s += x(p, 0, 0);
+            n++;
+        }
+        EXPECT_EQ(mx(o, 0, 0), m) << o;
+        EXPECT_NEAR(avg(o, 0, 0), s / n, 1e-6) << o;
+        EXPECT_NEAR(avg_pad(o, 0, 0), s / n_pad, 1e-6) << o;
+    }
+}
+
+TEST(NNNorm, LayerNormOverTheLastTwoAxes) {
+    Buffer<float> x = random_buffer({33, 17, 3}, 7), scale = random_buffer({33, 17}, 8),
+                  bias = random_buffer({33, 17}, 9);
+    nn::LayerNorm ln =
+        nn::layer_norm(nn::Tensor(Buffer<>(x), "x"), nn::Tensor(Buffer<>(scale), "s"),
+                       nn::Tensor(Buffer<>(bias), "b"), 1, 1e-5f);
+    Buffer<float> y = realize(ln.y), inv = realize(ln.inv_std_dev);
+    for (int n = 0; n < 3; n++) {
+        double mean = 0, var = 0;
+        for (int i = 0; i < 17; i++)
+            for (int j = 0; j < 33; j++)
+                mean += x(j, i, n);
+        mean /= 17 * 33;
+        for (int i = 0; i < 17; i++)
+            for (int j = 0; j < 33; j++)
+                var += (x(j, i, n) - mean) * (x(j, i, n) - mean);
+        var /= 17 * 33;
+        double r = 1 / std::sqrt(var + 1e-5);
+        EXPECT_NEAR(inv(0, 0, n), r, 1e-4);
+        for (int i = 0; i < 17; i++)
+            for (int j = 0; j < 33; j++)
+                ASSERT_NEAR(y(j, i, n), (x(j, i, n) - mean) * r * scale(j, i) + bias(j, i), 1e-4);
+    }
+}
+
+TEST(NNNorm, NllLossMeanSkipsTheIgnoredIndexAndWeighsClasses) {
+    Buffer<float> logp = random_buffer({5, 4}, 10);  // (N=4, C=5)
+    Buffer<int64_t> target(4);
+    const int64_t t[4] = {2, -1, 4, 0};
+    for (int i = 0; i < 4; i++)
+        target(i) = t[i];
+    Buffer<float> w(5);
+    for (int c = 0; c < 5; c++)
+        w(c) = 0.5f + c;
+    nn::Tensor loss =
+        nn::nll_loss(nn::Tensor(Buffer<>(logp), "logp"), nn::Tensor(Buffer<>(target), "target"),
+                     nn::Tensor(Buffer<>(w), "w"), nn::LossReduction::Mean, true, -1);
+    Buffer<float> l = realize(loss);
+    double num = 0, den = 0;
+    for (int i = 0; i < 4; i++) {
+        if (t[i] == -1) continue;
+        num += -logp(int(t[i]), i) * w(int(t[i]));
+        den += w(int(t[i]));
+    }
+    EXPECT_NEAR(l(), num / den, 1e-5);
+}
+
+}  // namespace
