@@ -73,4 +73,12 @@ Tensor full(const Shape &shape, const Expr &value);
 /// Each element's index along `axis`'s running sum (exclusive and/or from the end).
 Tensor cumsum(const Tensor &x, int axis, bool exclusive = false, bool reverse = false);
 
+/// A window function of `size` points in type `t`: Hann, Hamming or Blackman, periodic (divided
+/// by size) or symmetric (by size - 1).
+enum class WindowFunction { Hann, Hamming, Blackman };
+Tensor window_function(WindowFunction kind, const Expr &size, Type t, bool periodic = true);
+/// numpy's einsum for explicit or implicit equations ("ij,jk->ik", "ii", "bij,bjk"); letters
+/// absent from the output are summed over. No ellipsis.
+Tensor einsum(const std::string &equation, const std::vector<Tensor> &inputs);
+
 }  // namespace dsl::nn

@@ -23,4 +23,12 @@ Tensor log_softmax(const Tensor &x, int axis = -1);
 /// 1 at the first largest element along `axis`, 0 elsewhere.
 Tensor hardmax(const Tensor &x, int axis = -1);
 
+/// The k largest (or smallest) elements along `axis`, in order, and their indices (int64); ties
+/// go to the lower index. Each element's rank is counted against the whole axis (quadratic in
+/// its extent: for the short axes of detection heads, not for sorting long ones).
+struct TopK {
+    Tensor values, indices;
+};
+TopK top_k(const Tensor &x, const Expr &k, int axis = -1, bool largest = true);
+
 }  // namespace dsl::nn

@@ -277,6 +277,25 @@ void add_movement_builders(std::map<std::string, Builder> &t) {
         }
         return Outputs{nn::full(ctx.values(0), value)};
     };
+    auto window = [](WindowFunction kind) {
+        return [kind](BuildContext &ctx) {
+            std::vector<Expr> size = ctx.values(0);
+            if (size.size() != 1) ctx.fail("size must be a scalar.");
+            std::optional<Type> type = element_type(ctx.attr_int("output_datatype", 1));
+            if (!type) ctx.fail("output_datatype is not supported.");
+            return Outputs{
+                nn::window_function(kind, size[0], *type, ctx.attr_int("periodic", 1) != 0)};
+        };
+    };
+    t["HannWindow"] = window(WindowFunction::Hann);
+    t["HammingWindow"] = window(WindowFunction::Hamming);
+    t["BlackmanWindow"] = window(WindowFunction::Blackman);
+    t["Einsum"] = [](BuildContext &ctx) {
+        std::vector<Tensor> xs;
+        for (int i = 0; i < ctx.inputs(); i++)
+            xs.push_back(ctx.input(i));
+        return Outputs{nn::einsum(ctx.attr_string("equation", ""), xs)};
+    };
     t["CumSum"] = [](BuildContext &ctx) {
         std::vector<int64_t> axis = ctx.constant_values(1, "axis");
         if (axis.size() != 1) ctx.fail("axis must be a scalar.");

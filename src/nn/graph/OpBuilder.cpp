@@ -75,6 +75,7 @@ const std::map<std::string, Builder> &builders() {
         add_reduce_builders(t);
         add_conv_builders(t);
         add_norm_builders(t);
+        add_resize_builders(t);
         return t;
     }();
     return table;

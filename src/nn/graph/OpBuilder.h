@@ -89,5 +89,6 @@ void add_movement_builders(std::map<std::string, Builder> &table);
 void add_reduce_builders(std::map<std::string, Builder> &table);
 void add_conv_builders(std::map<std::string, Builder> &table);
 void add_norm_builders(std::map<std::string, Builder> &table);
+void add_resize_builders(std::map<std::string, Builder> &table);
 
 }  // namespace dsl::nn::graph

@@ -80,6 +80,15 @@ void add_reduce_builders(std::map<std::string, Builder> &t) {
     t["Softmax"] = softmax_like(nn::softmax);
     t["LogSoftmax"] = softmax_like(nn::log_softmax);
     t["Hardmax"] = softmax_like(nn::hardmax);
+    t["TopK"] = [](BuildContext &ctx) {
+        std::vector<Expr> k = ctx.opset() < 10
+                                  ? std::vector<Expr>{make_const(Int(64), ctx.attr_int("k", 1))}
+                                  : ctx.values(1);
+        if (k.size() != 1) ctx.fail("K must hold one value.");
+        TopK r = nn::top_k(ctx.input(0), k[0], static_cast<int>(ctx.attr_int("axis", -1)),
+                           ctx.attr_int("largest", 1) != 0);
+        return Outputs{r.values, r.indices};
+    };
     t["MatMul"] = [](BuildContext &ctx) { return Outputs{nn::matmul(ctx.input(0), ctx.input(1))}; };
     t["Gemm"] = [](BuildContext &ctx) {
         Tensor c = ctx.has_input(2) ? ctx.input(2) : Tensor();

@@ -2,8 +2,12 @@
 #include "dsl/nn/Movement.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <numeric>
+#include <optional>
 
+#include "dsl/InlineReductions.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/Simplify.h"
@@ -563,6 +567,126 @@ Tensor cumsum(const Tensor &x, int axis, bool exclusive, bool reverse) {
     }
     f(at) = f(at) + f(before);
     return Tensor(f, x.shape());
+}
+
+Tensor window_function(WindowFunction kind, const Expr &size, Type t, bool periodic) {
+    Expr n = i32(size);
+    Expr denom = cast(Float(64), periodic ? n : n - 1);
+    return compute(unique_name("window"), {n}, [&](const Index &o) {
+        Expr phase = make_const(Float(64), 2.0 * M_PI) * cast(Float(64), o[0]) / denom;
+        auto c = [](double v) { return make_const(Float(64), v); };
+        Expr v;
+        switch (kind) {
+            case WindowFunction::Hann:
+                v = c(0.5) - c(0.5) * dsl::cos(phase);
+                break;
+            case WindowFunction::Hamming:
+                v = c(25.0 / 46.0) - c(21.0 / 46.0) * dsl::cos(phase);
+                break;
+            case WindowFunction::Blackman:
+                v = c(0.42) - c(0.5) * dsl::cos(phase) + c(0.08) * dsl::cos(phase * c(2.0));
+                break;
+        }
+        return cast(t, v);
+    });
+}
+
+Tensor einsum(const std::string &equation_in, const std::vector<Tensor> &inputs) {
+    std::string equation;
+    for (char ch : equation_in) {
+        if (ch != ' ') equation += ch;
+    }
+    size_t arrow = equation.find("->");
+    std::string lhs = equation.substr(0, arrow);
+    std::vector<std::string> terms;
+    size_t start = 0;
+    while (true) {
+        size_t comma = lhs.find(',', start);
+        terms.push_back(lhs.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    // An ellipsis stands for the leading axes an operand has beyond its letters; they become
+    // the digits '0', '1', ..., aligned at their last axes (as numpy aligns them).
+    size_t ellipsis_axes = 0;
+    for (size_t k = 0; k < terms.size() && k < inputs.size(); k++) {
+        size_t e = terms[k].find("...");
+        if (e == std::string::npos) continue;
+        size_t n = static_cast<size_t>(inputs[k].rank()) - (terms[k].size() - 3);
+        ellipsis_axes = std::max(ellipsis_axes, n);
+    }
+    auto expand = [&](const std::string &term, size_t n) {
+        size_t e = term.find("...");
+        if (e == std::string::npos) return term;
+        std::string digits;
+        for (size_t i = ellipsis_axes - n; i < ellipsis_axes; i++)
+            digits += static_cast<char>('0' + i);
+        return term.substr(0, e) + digits + term.substr(e + 3);
+    };
+    for (size_t k = 0; k < terms.size() && k < inputs.size(); k++) {
+        if (terms[k].find("...") == std::string::npos) continue;
+        terms[k] = expand(terms[k], static_cast<size_t>(inputs[k].rank()) - (terms[k].size() - 3));
+    }
+    user_assert(terms.size() == inputs.size())
+        << "einsum \"" << equation_in << "\" names " << terms.size() << " operands but was given "
+        << inputs.size() << ".";
+    // Each letter's extent, from the first operand that has it.
+    std::map<char, Expr> extent;
+    std::map<char, int> count;
+    for (size_t k = 0; k < terms.size(); k++) {
+        user_assert(static_cast<int>(terms[k].size()) == inputs[k].rank())
+            << "einsum \"" << equation_in << "\": operand " << k << " has rank " << inputs[k].rank()
+            << " but its subscripts \"" << terms[k] << "\" name " << terms[k].size() << " axes.";
+        for (size_t i = 0; i < terms[k].size(); i++) {
+            char l = terms[k][i];
+            if (!extent.count(l)) extent[l] = inputs[k].dim(static_cast<int>(i));
+            count[l]++;
+        }
+    }
+    std::string out;
+    if (arrow != std::string::npos) {
+        out = expand(equation.substr(arrow + 2), ellipsis_axes);
+    } else {
+        // Implicit: the ellipsis axes, then the letters that appear once, in alphabetical order.
+        for (size_t i = 0; i < ellipsis_axes; i++)
+            out += static_cast<char>('0' + i);
+        for (const auto &[l, n] : count) {
+            if (n == 1 && !(l >= '0' && l <= '9')) out += l;
+        }
+    }
+    std::string summed;
+    for (const auto &[l, n] : extent) {
+        if (out.find(l) == std::string::npos) summed += l;
+    }
+    Shape s;
+    for (char l : out) {
+        user_assert(extent.count(l))
+            << "einsum \"" << equation_in << "\": output letter '" << l << "' names no input axis.";
+        s.push_back(extent[l]);
+    }
+    return compute(unique_name("einsum"), s, [&](const Index &o) {
+        std::map<char, Expr> value;
+        for (size_t i = 0; i < out.size(); i++)
+            value[out[i]] = o[i];
+        std::optional<RDom> r;
+        if (!summed.empty()) {
+            std::vector<std::pair<Expr, Expr>> ranges;
+            for (char l : summed)
+                ranges.push_back({0, extent[l]});
+            r = RDom(ranges, unique_name("einsum_r"));
+            for (size_t i = 0; i < summed.size(); i++)
+                value[summed[i]] = (*r)[static_cast<int>(i)];
+        }
+        Expr product;
+        for (size_t k = 0; k < terms.size(); k++) {
+            Index idx;
+            for (char l : terms[k])
+                idx.push_back(value[l]);
+            Expr v = inputs[k](idx);
+            product = product.defined() ? product * v : v;
+        }
+        return r ? sum(product) : product;
+    });
 }
 
 }  // namespace dsl::nn

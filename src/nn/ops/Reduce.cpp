@@ -189,4 +189,36 @@ Tensor hardmax(const Tensor &x, int axis) {
     });
 }
 
+TopK top_k(const Tensor &x, const Expr &k, int axis, bool largest) {
+    axis = normalize_axis(axis, x.rank(), "top_k");
+    const size_t a = static_cast<size_t>(axis);
+    const Expr n = x.dim(axis);
+    // Each element's rank: how many elements come before it in the order.
+    Tensor rank = compute(unique_name("top_k_rank"), x.shape(), [&](const Index &o) {
+        RDom r(0, n, unique_name("top_k_r"));
+        Index other = o;
+        other[a] = r.x;
+        Expr v = x(o), w = x(other);
+        Expr before = (largest ? w > v : w < v) || (w == v && Expr(r.x) < o[a]);
+        return sum(select(before, 1, 0));
+    });
+    rank.func().compute_root();
+    Shape s = x.shape();
+    s[a] = cast(Int(32), k);
+    TopK result;
+    result.indices = compute(unique_name("top_k_indices"), s, [&](const Index &o) {
+        RDom r(0, n, unique_name("top_k_i"));
+        Index at = o;
+        at[a] = r.x;
+        return cast(Int(64), minimum(select(rank(at) == o[a], Expr(r.x), n)));
+    });
+    result.indices.func().compute_root();
+    result.values = compute(unique_name("top_k_values"), s, [&](const Index &o) {
+        Index at = o;
+        at[a] = clamp(cast(Int(32), result.indices(o)), 0, n - 1);
+        return x(at);
+    });
+    return result;
+}
+
 }  // namespace dsl::nn

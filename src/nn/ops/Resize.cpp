@@ -1,0 +1,157 @@
+// Resizing as one 1-D interpolation pass per axis, coordinates computed in float64.
+#include "dsl/nn/Resize.h"
+
+#include <optional>
+
+#include "ir/Error.h"
+#include "ir/IR.h"
+#include "ir/IROperator.h"
+
+namespace dsl::nn {
+
+namespace {
+
+Expr f64(const Expr &e) {
+    return e.type() == Float(64) ? e : cast(Float(64), e);
+}
+
+/// The input coordinate of output point `x` along an axis of `in` points resized by `scale`.
+/// The transformations that use the output's length use in * scale, not its rounded extent
+/// (as ONNX's reference does when scales are given; with sizes, the two are equal).
+Expr source_coordinate(const Expr &x, const Expr &in, const Expr &scale, const ResizeOptions &o,
+                       const Expr &roi_start, const Expr &roi_end) {
+    Expr xf = f64(x), inf = f64(in), outf = inf * scale;
+    Expr out = outf;
+    Expr half = make_const(Float(64), 0.5), one = make_const(Float(64), 1.0);
+    switch (o.transform) {
+        case CoordinateTransform::HalfPixel:
+            return (xf + half) / scale - half;
+        case CoordinateTransform::PytorchHalfPixel:
+            return select(out > 1, (xf + half) / scale - half, make_const(Float(64), 0.0));
+        case CoordinateTransform::AlignCorners:
+            return select(out == 1, make_const(Float(64), 0.0),
+                          xf * (inf - one) / max(outf - one, one));
+        case CoordinateTransform::Asymmetric:
+            return xf / scale;
+        case CoordinateTransform::TfHalfPixelForNN:
+            return (xf + half) / scale;
+        case CoordinateTransform::TfCropAndResize:
+            return select(out > 1,
+                          roi_start * (inf - one) +
+                              xf * (roi_end - roi_start) * (inf - one) / max(outf - one, one),
+                          half * (roi_start + roi_end) * (inf - one));
+    }
+    return Expr();
+}
+
+/// The cubic convolution weight of a tap at distance `d` (in [0, 2]) from the coordinate.
+Expr cubic_weight(const Expr &d, double a) {
+    Expr A = make_const(Float(64), a);
+    auto c = [](double v) { return make_const(Float(64), v); };
+    Expr near = ((A + c(2)) * d - (A + c(3))) * d * d + c(1);
+    Expr far = ((A * d - c(5) * A) * d + c(8) * A) * d - c(4) * A;
+    return select(d <= c(1), near, far);
+}
+
+Tensor resize_axis(const Tensor &x, int axis, const Expr &out_size, const Expr &scale,
+                   const ResizeOptions &o, const Expr &roi_start, const Expr &roi_end) {
+    Shape s = x.shape();
+    const size_t a = static_cast<size_t>(axis);
+    s[a] = cast(Int(32), out_size);
+    const Type t = x.type();
+    return compute(unique_name("resize"), s, [&](const Index &i) -> Expr {
+        Expr in = x.dim(axis);
+        Expr coord = source_coordinate(i[a], in, scale, o, roi_start, roi_end);
+        auto at = [&](const Expr &p) {
+            Index j = i;
+            j[a] = clamp(p, 0, in - 1);
+            return f64(x(j));
+        };
+        Expr v;
+        switch (o.mode) {
+            case ResizeMode::Nearest: {
+                Expr r;
+                switch (o.rounding) {
+                    case NearestRounding::RoundPreferFloor:
+                        r = ceil(coord - make_const(Float(64), 0.5));
+                        break;
+                    case NearestRounding::RoundPreferCeil:
+                        r = floor(coord + make_const(Float(64), 0.5));
+                        break;
+                    case NearestRounding::Floor:
+                        r = floor(coord);
+                        break;
+                    case NearestRounding::Ceil:
+                        r = ceil(coord);
+                        break;
+                }
+                Expr idx = cast(Int(32), clamp(r, make_const(Float(64), -1.0), f64(in)));
+                v = at(idx);
+                break;
+            }
+            case ResizeMode::Linear: {
+                Expr fl = floor(coord);
+                Expr w = coord - fl;
+                Expr i0 = cast(Int(32), clamp(fl, make_const(Float(64), -1.0), f64(in)));
+                v = at(i0) * (make_const(Float(64), 1.0) - w) + at(i0 + 1) * w;
+                break;
+            }
+            case ResizeMode::Cubic: {
+                Expr fl = floor(coord);
+                Expr frac = coord - fl;
+                Expr i0 = cast(Int(32), clamp(fl, make_const(Float(64), -2.0), f64(in) + 1));
+                Expr total = make_const(Float(64), 0.0), weights = make_const(Float(64), 0.0);
+                for (int k = -1; k <= 2; k++) {
+                    Expr d = dsl::abs(frac - make_const(Float(64), k));
+                    Expr w = cubic_weight(d, o.cubic_a);
+                    if (o.exclude_outside) {
+                        Expr p = i0 + k;
+                        w = select(p >= 0 && p < in, w, make_const(Float(64), 0.0));
+                    }
+                    total = total + w * at(i0 + k);
+                    weights = weights + w;
+                }
+                v = o.exclude_outside ? total / weights : total;
+                break;
+            }
+        }
+        if (o.transform == CoordinateTransform::TfCropAndResize) {
+            Expr outside = coord < make_const(Float(64), 0.0) || coord > f64(in) - 1;
+            v = select(outside, make_const(Float(64), o.extrapolation_value), v);
+        }
+        if (t.is_float()) return cast(t, v);
+        // Integers: round the interpolated value.
+        return cast(t, clamp(dsl::round(v), f64(t.min()), f64(t.max())));
+    });
+}
+
+}  // namespace
+
+Tensor resize(const Tensor &x, const std::vector<Expr> &sizes, const std::vector<Expr> &scales,
+              const ResizeOptions &options, const std::vector<Expr> &roi) {
+    const int r = x.rank();
+    user_assert(static_cast<int>(sizes.size()) == r && static_cast<int>(scales.size()) == r)
+        << "resize of \"" << x.func().name() << "\" (rank " << r
+        << ") needs one size and one scale per axis.";
+    user_assert(roi.empty() || static_cast<int>(roi.size()) == 2 * r)
+        << "resize of \"" << x.func().name() << "\": the region of interest needs a start and an "
+        << "end per axis.";
+    Tensor y = x;
+    for (int a = 0; a < r; a++) {
+        const size_t i = static_cast<size_t>(a);
+        Expr size = sizes[i], scale = f64(scales[i]);
+        int64_t sz = 0;
+        std::optional<double> sc;
+        if (const auto *f = scale.as<ir::FloatImm>()) sc = f->value;
+        int64_t in = 0;
+        bool unchanged = is_const(size, &sz) && is_const(x.dim(a), &in) && sz == in && sc &&
+                         *sc == 1.0 && options.transform != CoordinateTransform::TfCropAndResize;
+        if (unchanged) continue;
+        Expr start = roi.empty() ? make_const(Float(64), 0.0) : f64(roi[i]);
+        Expr end = roi.empty() ? make_const(Float(64), 1.0) : f64(roi[i + static_cast<size_t>(r)]);
+        y = resize_axis(y, a, size, scale, options, start, end);
+    }
+    return y;
+}
+
+}  // namespace dsl::nn
