@@ -7,6 +7,8 @@
 
 #include "dsl/dsl.h"
 #include "dsl/nn/Conv.h"
+#include "dsl/nn/Elementwise.h"
+#include "dsl/nn/Linear.h"
 #include "dsl/nn/Norm.h"
 
 namespace {
@@ -122,6 +124,58 @@ TEST(NNConv, PoolingWithCeilModeAndPadding) {
         EXPECT_EQ(mx(o, 0, 0), m) << o;
         EXPECT_NEAR(avg(o, 0, 0), s / n, 1e-6) << o;
         EXPECT_NEAR(avg_pad(o, 0, 0), s / n_pad, 1e-6) << o;
+    }
+}
+
+/// `t` realized with its default schedule (nn::schedule_output) and without any: the two must
+/// agree (the schedule never changes the result beyond reassociation, which these sums keep).
+void expect_schedule_keeps_values(const nn::Tensor &unscheduled, const nn::Tensor &scheduled) {
+    Buffer<float> a = realize(unscheduled);
+    nn::schedule_output(scheduled, get_host_target());
+    Buffer<float> b = realize(scheduled);
+    a.for_each_element([&](const int *p) {
+        ASSERT_NEAR(a(p[0], p[1], p[2], p[3]), b(p[0], p[1], p[2], p[3]), 1e-4)
+            << p[0] << " " << p[1] << " " << p[2] << " " << p[3];
+    });
+}
+
+TEST(NNConv, DefaultSchedulesKeepTheValuesOnOddShapes) {
+    // Widths below and above two vectors, channel counts that four does not divide, a stride,
+    // a depthwise layer, and a fused activation and residual add.
+    struct Case {
+        int c, m, h, w, stride, groups;
+    };
+    for (Case k : {Case{3, 9, 5, 7, 1, 1}, Case{5, 6, 17, 33, 2, 1}, Case{6, 6, 9, 37, 1, 6}}) {
+        Buffer<float> x = random_buffer({k.w, k.h, k.c, 2}, 11),
+                      w = random_buffer({3, 3, k.c / k.groups, k.m}, 12),
+                      b = random_buffer({k.m}, 13);
+        nn::Window win;
+        win.strides = {k.stride, k.stride};
+        win.pads_begin = {Expr(1), Expr(1)};
+        win.pads_end = {Expr(1), Expr(1)};
+        auto build = [&] {
+            nn::Tensor xt(Buffer<>(x), "x");
+            nn::Tensor y = nn::conv(xt, nn::Tensor(Buffer<>(w), "w"), nn::Tensor(Buffer<>(b), "b"),
+                                    win, k.groups);
+            return nn::relu(k.stride == 1 && k.c == k.m ? nn::add(y, xt) : y);
+        };
+        expect_schedule_keeps_values(build(), build());
+        auto build_t = [&] {
+            return nn::conv_transpose(
+                nn::Tensor(Buffer<>(x), "x"),
+                nn::Tensor(Buffer<>(random_buffer({3, 3, k.m / k.groups, k.c}, 14)), "wt"),
+                nn::Tensor(), win, k.groups);
+        };
+        expect_schedule_keeps_values(build_t(), build_t());
+    }
+    // Batched matrix products of 17 x 5 by 5 x 33, and 3 x 5 by 5 x 1.
+    for (int n : {33, 1}) {
+        Buffer<float> a = random_buffer({5, n == 1 ? 3 : 17, 2, 1}, 15),
+                      bb = random_buffer({n, 5, 2, 1}, 16);
+        auto build = [&] {
+            return nn::matmul(nn::Tensor(Buffer<>(a), "a"), nn::Tensor(Buffer<>(bb), "b"));
+        };
+        expect_schedule_keeps_values(build(), build());
     }
 }
 

@@ -38,7 +38,9 @@ TEST(NNModel, SymbolicBatchRunsAtTwoSizesWithoutCompilingAgain) {
     nn::Model model = nn::Model::load(path);
     ASSERT_EQ(model.inputs().size(), 1u);
     EXPECT_EQ(model.inputs()[0].shape, (std::vector<std::string>{"N", "5"}));
+    // Mul, Add and Relu are fused into one pipeline.
     const int compiled = model.compiled_pipelines();
+    EXPECT_EQ(compiled, 1);
     const float w[5] = {1, -2, 3, -4, 5}, b[5] = {0.5f, 0.5f, -0.5f, -0.5f, 0};
     for (int n : {1, 17}) {
         Buffer<float> x(5, n);
@@ -51,6 +53,32 @@ TEST(NNModel, SymbolicBatchRunsAtTwoSizesWithoutCompilingAgain) {
                 ASSERT_FLOAT_EQ(y(i, j), std::max(0.0f, x(i, j) * w[i] + b[i]));
     }
     EXPECT_EQ(model.compiled_pipelines(), compiled);
+}
+
+TEST(NNModel, AProducerReadWithBroadcastingKeepsItsOwnPipeline) {
+    // y = x - ReduceMean(x, axis 1): the mean is read once per row element, so fusing it would
+    // recompute the reduction per element; it stays a pipeline of its own.
+    test::TempDirectory dir;
+    onnx::ModelProto mp = make_model(13);
+    add_input(mp, "x", kFloat, {"N", 7});
+    add_output(mp, "y", kFloat, {"N", 7});
+    auto *mean = add_node(mp, "ReduceMean", {"x"}, {"m"});
+    add_ints_attr(mean, "axes", {1});
+    add_node(mp, "Sub", {"x", "m"}, {"y"});
+    std::string path = dir.path() + "/center.onnx";
+    save_model(mp, path);
+    nn::Model model = nn::Model::load(path);
+    EXPECT_EQ(model.compiled_pipelines(), 2);
+    Buffer<float> x(7, 3);
+    x.fill([](int i, int j) { return float(i * i - 3 * j); });
+    Buffer<float> y = model.run({{"x", x}}).at("y");
+    for (int j = 0; j < 3; j++) {
+        float m = 0;
+        for (int i = 0; i < 7; i++)
+            m += x(i, j) / 7;
+        for (int i = 0; i < 7; i++)
+            EXPECT_NEAR(y(i, j), x(i, j) - m, 1e-5);
+    }
 }
 
 TEST(NNModel, WrongInputsAreRuntimeErrorsNamingTheInput) {

@@ -21,6 +21,7 @@
 #include "dsl/Expr.h"
 #include "dsl/Func.h"
 #include "dsl/Param.h"
+#include "dsl/Target.h"
 
 namespace dsl::nn {
 
@@ -58,10 +59,23 @@ class Tensor {
     /// definition's Var for that axis).
     Var var(int axis) const;
 
+    /// How the work of an operator with a schedule of its own (a convolution's or a matrix
+    /// product's accumulation) is scheduled, given the Func computed at root that reads this
+    /// tensor point for point (this tensor's Func, or an elementwise epilogue of it). Operators
+    /// set it; elementwise operators pass it on to their result. Empty for the others.
+    using Schedule = std::function<void(Func output, const Target &target)>;
+    const Schedule &schedule() const { return schedule_; }
+    void set_schedule(Schedule s) { schedule_ = std::move(s); }
+
   private:
     Func func_;
     Shape shape_;
+    Schedule schedule_;
 };
+
+/// Schedules `t` as the output of a pipeline for `target`: the operator's own schedule when it
+/// has one, otherwise vectors along the innermost axis and threads over the others.
+void schedule_output(const Tensor &t, const Target &target);
 
 /// A new tensor named `name` of `shape` and type of the values returned, whose element at
 /// index i is `value(i)`: the way every operator of the library is written.

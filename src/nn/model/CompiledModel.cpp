@@ -1,16 +1,23 @@
 // Compiling a graph node by node into kernels, folding constants, and the run loop.
 #include "nn/model/CompiledModel.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <set>
 
 #include "dsl/Error.h"
 #include "ir/Error.h"
 #include "ir/IR.h"
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "nn/graph/Fusion.h"
 #include "nn/graph/OpBuilder.h"
 
 namespace dsl::nn::model {
@@ -67,6 +74,19 @@ std::string dims_text(const std::vector<int64_t> &dims) {
     return s + ")";
 }
 
+void print_profile(std::vector<std::pair<double, std::string>> times) {
+    double total = 0;
+    for (const auto &t : times)
+        total += t.first;
+    std::sort(times.begin(), times.end(),
+              [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::fprintf(stderr, "dsl-nn profile: %zu kernels, %.3f ms\n", times.size(), total * 1e3);
+    for (const auto &t : times) {
+        std::fprintf(stderr, "  %9.3f ms %5.1f%%  %s\n", t.first * 1e3,
+                     total > 0 ? 100 * t.first / total : 0.0, t.second.c_str());
+    }
+}
+
 }  // namespace
 
 /// What the compiler knows of a value: its type, its shape in terms of the model's symbols,
@@ -75,6 +95,32 @@ struct KnownValue {
     Type type;
     Shape shape;
     Buffer<> constant;
+};
+
+/// What a kernel reads: runtime tensors (as ImageParams) and elements of small tensors (as
+/// scalar Params), with the graph-level meaning of their names.
+struct KernelInputs {
+    std::vector<std::string> runtime_inputs;
+    std::vector<std::shared_ptr<ImageParam>> params;
+    std::vector<CompiledModel::ValueParam> value_params;
+    /// Kernel-level names (ImageParam extents, value params) -> graph-level expressions.
+    std::map<std::string, Expr> to_graph;
+
+    void merge(const KernelInputs &o) {
+        runtime_inputs.insert(runtime_inputs.end(), o.runtime_inputs.begin(),
+                              o.runtime_inputs.end());
+        params.insert(params.end(), o.params.begin(), o.params.end());
+        value_params.insert(value_params.end(), o.value_params.begin(), o.value_params.end());
+        to_graph.insert(o.to_graph.begin(), o.to_graph.end());
+    }
+};
+
+/// A value fused into its consumer (graph/Fusion.h): its tensor and what computing it reads,
+/// waiting for the consumer's kernel.
+struct PendingValue {
+    std::string where;
+    Tensor tensor;
+    KernelInputs inputs;
 };
 
 class ModelCompiler {
@@ -91,6 +137,12 @@ class ModelCompiler {
     void declare_inputs();
     void build(const graph::Node &node);
     void constant_node(const graph::Node &node);
+    /// Compiles `t` (the value `name` of node `where`) into a kernel: a step of the model, or
+    /// when it reads no runtime value, a constant computed now.
+    void make_step(const std::string &where, const std::string &name, const Tensor &t,
+                   const KernelInputs &in, KnownValue *kv);
+    /// Gives a pending value a kernel of its own (its consumer could not absorb it).
+    void materialize(const std::string &name);
     [[noreturn]] void fail(const std::string &message) const {
         throw CompileError(g_.source + ": " + message);
     }
@@ -101,6 +153,10 @@ class ModelCompiler {
     const std::map<std::string, Buffer<>> &fixed_;
     CompiledModel *out_;
     std::map<std::string, KnownValue> known_;
+    /// The values to fuse into their consumers, those waiting for it, and those whose consumer
+    /// turned out not to read them point for point.
+    std::set<std::string> fuse_;
+    std::map<std::string, PendingValue> pending_;
 };
 
 /// The BuildContext of one node: inputs that are constants become tensors of their buffers,
@@ -118,32 +174,38 @@ class ModelCompiler::Context : public graph::BuildContext {
         const std::string &name = node().inputs[static_cast<size_t>(i)];
         const KnownValue &k = c_.known_.at(name);
         Tensor t;
-        if (k.constant.defined()) {
+        auto pending = c_.pending_.find(name);
+        if (pending != c_.pending_.end()) {
+            // A fused producer: its computation becomes part of this kernel.
+            t = pending->second.tensor;
+            in.merge(pending->second.inputs);
+            fused.push_back(name);
+        } else if (k.constant.defined()) {
             t = Tensor(k.constant, sanitize("const_" + name));
         } else {
             // One ImageParam per runtime value, shared by the inputs that name it.
             size_t j = 0;
-            while (j < runtime_inputs.size() && runtime_inputs[j] != name)
+            while (j < in.runtime_inputs.size() && in.runtime_inputs[j] != name)
                 j++;
-            if (j == runtime_inputs.size()) {
-                runtime_inputs.push_back(name);
-                params.push_back(std::make_shared<ImageParam>(
+            if (j == in.runtime_inputs.size()) {
+                in.runtime_inputs.push_back(name);
+                in.params.push_back(std::make_shared<ImageParam>(
                     k.type, static_cast<int>(k.shape.size()), sanitize("in_" + name)));
             }
-            t = Tensor(*params[j]);
+            t = Tensor(*in.params[j]);
             // The graph's shape of the value stands for the ImageParam's extents. Where the
             // graph knows an extent, the operator sees the constant (and the kernel checks it
             // when it runs): constant loop extents, and shapes known while compiling.
             Shape shape = t.shape();
             const size_t r = k.shape.size();
             for (size_t d = 0; d < r; d++) {
-                Expr e = params[j]->extent(static_cast<int>(d));
+                Expr e = in.params[j]->extent(static_cast<int>(d));
                 const auto *v = e.as<ir::Variable>();
                 internal_assert(v) << "an ImageParam's extent is not a variable";
                 const Expr &g = k.shape[r - 1 - d];
-                to_graph[v->name] = g;
+                in.to_graph[v->name] = g;
                 if (is_const(g, nullptr)) {
-                    params[j]->dim(static_cast<int>(d)).set_extent(g);
+                    in.params[j]->dim(static_cast<int>(d)).set_extent(g);
                     shape[r - 1 - d] = g;
                 }
             }
@@ -180,6 +242,8 @@ class ModelCompiler::Context : public graph::BuildContext {
             }
             return r;
         }
+        // Its elements are read when the model runs, so it needs a kernel of its own.
+        if (c_.pending_.count(name)) c_.materialize(name);
         int64_t n = 1;
         if (!k.shape.empty() && !is_const(k.shape[0], &n)) {
             fail("input " + std::to_string(i) + " (\"" + name +
@@ -203,9 +267,10 @@ class ModelCompiler::Context : public graph::BuildContext {
                 p = param;
             }
             // Where the graph needs it, the value is a symbol of its own.
-            to_graph[vp.name] = ir::Variable::make(p.type(), name + "[" + std::to_string(e) + "]");
+            in.to_graph[vp.name] =
+                ir::Variable::make(p.type(), name + "[" + std::to_string(e) + "]");
             r.push_back(p);
-            value_params.push_back(vp);
+            in.value_params.push_back(vp);
         }
         return r;
     }
@@ -238,11 +303,9 @@ class ModelCompiler::Context : public graph::BuildContext {
         return c_.known_.at(node().inputs[static_cast<size_t>(i)]).shape;
     }
 
-    std::vector<std::string> runtime_inputs;
-    std::vector<std::shared_ptr<ImageParam>> params;
-    std::vector<CompiledModel::ValueParam> value_params;
-    /// Kernel-level names (ImageParam extents, value params) -> graph-level expressions.
-    std::map<std::string, Expr> to_graph;
+    KernelInputs in;
+    /// The pending values this kernel absorbed.
+    std::vector<std::string> fused;
 
   private:
     ModelCompiler &c_;
@@ -402,19 +465,42 @@ void ModelCompiler::build(const graph::Node &node) {
     if (it == table.end()) {
         fail(node.describe() + ": operator " + node.op_type + " is not supported yet.");
     }
-    Context ctx(*this, node);
     std::vector<Tensor> results;
-    try {
-        results = it->second(ctx);
-    } catch (const graph::NeedsInputValues &) {
-        throw;  // the model is specialized on that input (Model.cpp)
-    } catch (const CompileError &e) {
-        std::string what = e.what();
-        // Name the node unless the builder did.
-        if (what.find(node.describe()) == std::string::npos) fail(node.describe() + ": " + what);
-        fail(what);
+    std::unique_ptr<Context> ctx;
+    while (true) {
+        ctx = std::make_unique<Context>(*this, node);
+        try {
+            results = it->second(*ctx);
+        } catch (const graph::NeedsInputValues &) {
+            throw;  // the model is specialized on that input (Model.cpp)
+        } catch (const CompileError &e) {
+            std::string what = e.what();
+            // Name the node unless the builder did.
+            if (what.find(node.describe()) == std::string::npos)
+                fail(node.describe() + ": " + what);
+            fail(what);
+        }
+        // A fused producer must be read point for point: the node's result has its shape.
+        // Otherwise (it is broadcast, say) it gets a kernel of its own and the node is built
+        // again.
+        bool again = false;
+        for (const std::string &v : ctx->fused) {
+            const Shape &vs = known_.at(v).shape;
+            bool same = !results.empty() && results[0].defined() &&
+                        static_cast<size_t>(results[0].rank()) == vs.size();
+            for (size_t a = 0; same && a < vs.size(); a++) {
+                Expr r = ir::simplify(ir::substitute(ctx->in.to_graph, results[0].shape()[a]));
+                same = ir::equal(r, vs[a]);
+            }
+            if (!same) {
+                materialize(v);
+                again = true;
+            }
+        }
+        if (!again) break;
     }
-    bool all_constant = ctx.runtime_inputs.empty() && ctx.value_params.empty();
+    for (const std::string &v : ctx->fused)
+        pending_.erase(v);
     for (size_t k = 0; k < node.outputs.size(); k++) {
         const std::string &name = node.outputs[k];
         if (name.empty()) continue;
@@ -426,48 +512,70 @@ void ModelCompiler::build(const graph::Node &node) {
         KnownValue kv;
         kv.type = t.type();
         for (const Expr &e : t.shape())
-            kv.shape.push_back(ir::simplify(ir::substitute(ctx.to_graph, e)));
-        CompiledModel::Step step;
-        step.where = node.describe();
-        step.output = name;
-        step.type = t.type();
-        step.inputs = ctx.runtime_inputs;
-        step.params = ctx.params;
-        for (const auto &p : ctx.params) {
-            std::vector<std::string> names;
-            for (int d = 0; d < p->dimensions(); d++)
-                names.push_back(p->extent(d).as<ir::Variable>()->name);
-            step.extent_names.push_back(names);
+            kv.shape.push_back(ir::simplify(ir::substitute(ctx->in.to_graph, e)));
+        const bool runtime = !ctx->in.runtime_inputs.empty() || !ctx->in.value_params.empty();
+        if (runtime && fuse_.count(name)) {
+            // Computed inside its consumer's kernel.
+            pending_[name] = PendingValue{node.describe(), t, ctx->in};
+            known_[name] = kv;
+            continue;
         }
-        step.value_params = ctx.value_params;
-        step.shape = t.shape();
-        step.kernel =
-            std::make_shared<Kernel>(t.func(), sanitize(node.name + "_" + name), options_.target);
-        out_->compiled_pipelines_++;
-        if (all_constant) {
-            // Fold: run it now; the value becomes a constant of the model.
-            std::map<std::string, Buffer<>> none;
-            std::vector<int> sizes;
-            for (auto e = t.shape().rbegin(); e != t.shape().rend(); ++e) {
-                int64_t v = 0;
-                internal_assert(is_const(*e, &v)) << "a constant's shape is not constant";
-                sizes.push_back(static_cast<int>(v));
-            }
-            Buffer<> b(t.type(), sizes, name);
-            if (b.number_of_elements() > 0) step.kernel->run({}, {}, {}, {}, b);
-            kv.constant = b;
-        } else {
-            out_->steps_.push_back(step);
-        }
+        make_step(node.describe(), name, t, ctx->in, &kv);
         known_[name] = kv;
     }
+}
+
+void ModelCompiler::make_step(const std::string &where, const std::string &name, const Tensor &t,
+                              const KernelInputs &in, KnownValue *kv) {
+    CompiledModel::Step step;
+    step.where = where;
+    step.output = name;
+    step.type = t.type();
+    step.inputs = in.runtime_inputs;
+    step.params = in.params;
+    for (const auto &p : in.params) {
+        std::vector<std::string> names;
+        for (int d = 0; d < p->dimensions(); d++)
+            names.push_back(p->extent(d).as<ir::Variable>()->name);
+        step.extent_names.push_back(names);
+    }
+    step.value_params = in.value_params;
+    step.shape = t.shape();
+    schedule_output(t, options_.target);
+    step.kernel = std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), options_.target);
+    out_->compiled_pipelines_++;
+    if (in.runtime_inputs.empty() && in.value_params.empty()) {
+        // Fold: run it now; the value becomes a constant of the model.
+        std::vector<int> sizes;
+        for (auto e = t.shape().rbegin(); e != t.shape().rend(); ++e) {
+            int64_t v = 0;
+            internal_assert(is_const(*e, &v)) << "a constant's shape is not constant";
+            sizes.push_back(static_cast<int>(v));
+        }
+        Buffer<> b(t.type(), sizes, name);
+        if (b.number_of_elements() > 0) step.kernel->run({}, {}, {}, {}, b);
+        kv->constant = b;
+    } else {
+        out_->steps_.push_back(step);
+    }
+}
+
+void ModelCompiler::materialize(const std::string &name) {
+    auto it = pending_.find(name);
+    if (it == pending_.end()) return;
+    PendingValue p = it->second;
+    pending_.erase(it);
+    make_step(p.where, name, p.tensor, p.inputs, &known_.at(name));
 }
 
 void ModelCompiler::compile() {
     out_->source_ = g_.source;
     declare_inputs();
+    fuse_ = graph::values_to_fuse(g_);
     for (const graph::Node *n : topological_order())
         build(*n);
+    while (!pending_.empty())
+        materialize(pending_.begin()->first);
     for (const graph::ValueInfo &v : g_.outputs) {
         auto it = known_.find(v.name);
         if (it == known_.end()) {
@@ -495,6 +603,10 @@ CompiledModel::CompiledModel(const graph::Graph &g, const ModelOptions &options,
 std::map<std::string, Buffer<>> CompiledModel::run(
     const std::map<std::string, Buffer<>> &given) const {
     std::map<std::string, Buffer<>> values = constants_;
+    // DSL_NN_PROFILE=1: each kernel's time, printed after the run, slowest first.
+    const char *env = std::getenv("DSL_NN_PROFILE");
+    const bool profile = env && *env && std::string(env) != "0";
+    std::vector<std::pair<double, std::string>> times;
     for (size_t i = 0; i < inputs_.size(); i++) {
         const std::string &name = inputs_[i].name;
         auto it = given.find(name);
@@ -575,9 +687,19 @@ std::map<std::string, Buffer<>> CompiledModel::run(
             sizes.push_back(static_cast<int>(extent));
         }
         Buffer<> out(s.type, sizes, s.output);
+        auto start = std::chrono::steady_clock::now();
         if (n > 0) s.kernel->run(params, buffers, scalar_params, scalars, out);
+        if (profile) {
+            times.push_back(
+                {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                 s.where + " -> " + s.output + " " + dims_text([&] {
+                     std::vector<int64_t> d(sizes.rbegin(), sizes.rend());
+                     return d;
+                 }())});
+        }
         values[s.output] = out;
     }
+    if (profile) print_profile(times);
     std::map<std::string, Buffer<>> result;
     for (const ModelValue &o : outputs_)
         result[o.name] = values.at(o.name);

@@ -61,6 +61,47 @@ Expr tap(const RDom &r, size_t k, size_t i) {
     return r[static_cast<int>(k - 1 - i)];
 }
 
+/// The schedule of a convolution's accumulation `f` (over `r`) for an output (N, M, spatial...)
+/// of `m` channels: tiles of two vectors along the innermost spatial axis by up to four output
+/// channels, summed in registers over the channels and taps (per tap, one vector load of the
+/// input per vector and one broadcast weight per channel); tiles of channels and images in
+/// parallel. The accumulation clamps the channel where it indexes weights, so the last tile
+/// of channels may run past the end.
+Tensor::Schedule channel_tiles(Func f, RDom r, int rank, Type acc, const Expr &m) {
+    int64_t m_const = 0;
+    const bool m_known = is_const(m, &m_const);
+    return [f, r, rank, acc, m_known, m_const](Func out, const Target &target) mutable {
+        const int vec = std::max(1, target.natural_vector_size(acc));
+        const int tm = m_known ? static_cast<int>(std::min<int64_t>(4, m_const)) : 4;
+        std::vector<Var> ov = out.args(), fv = f.args();
+        Var wo("wo"), wi("wi"), mo("mo"), mi("mi"), mn("mn");
+        const int last = rank - 1;
+        out.split(ov[0], wo, wi, 2 * vec, TailStrategy::GuardWithIf)
+            .split(ov[static_cast<size_t>(last - 1)], mo, mi, tm, TailStrategy::GuardWithIf);
+        std::vector<VarOrRVar> order{wi, mi, wo};
+        for (int i = 1; i < last - 1; i++)
+            order.push_back(ov[static_cast<size_t>(i)]);
+        order.push_back(mo);
+        order.push_back(ov[static_cast<size_t>(last)]);
+        out.reorder(order).vectorize(wi, vec).unroll(wi).unroll(mi);
+        out.fuse(mo, ov[static_cast<size_t>(last)], mn).parallel(mn);
+        f.compute_at(out, wo)
+            .bound_extent(fv[0], 2 * vec)
+            .bound_extent(fv[static_cast<size_t>(last - 1)], tm)
+            .vectorize(fv[0], vec)
+            .unroll(fv[0])
+            .unroll(fv[static_cast<size_t>(last - 1)]);
+        std::vector<VarOrRVar> update_order{fv[0], fv[static_cast<size_t>(last - 1)]};
+        for (int d = 0; d < r.dimensions(); d++)
+            update_order.push_back(r[d]);
+        f.update()
+            .reorder(update_order)
+            .vectorize(fv[0], vec)
+            .unroll(fv[0])
+            .unroll(fv[static_cast<size_t>(last - 1)]);
+    };
+}
+
 }  // namespace
 
 void resolve_pads(Window &w, const std::vector<Expr> &in, AutoPad mode) {
@@ -112,23 +153,36 @@ Tensor conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w
     for (size_t i = 0; i < k; i++)
         s.push_back(windows(x.dim(static_cast<int>(2 + i)), w, i, false));
     const Type acc = accumulator_type(x.type());
-    return compute(unique_name("conv"), s, [&](const Index &o) {
-        RDom r = window_domain(w, {{0, cg}}, "conv_r");
-        Expr c = r[static_cast<int>(k)];
-        Expr inside = const_true();
-        Index xi{o[0], (o[1] / m_per_group) * cg + c}, wi{o[1], c};
-        for (size_t i = 0; i < k; i++) {
-            Expr in = x.dim(static_cast<int>(2 + i));
-            Expr pos = o[2 + i] * w.strides[i] - w.pads_begin[i] + tap(r, k, i) * w.dilations[i];
-            inside = inside && pos >= 0 && pos < in;
-            xi.push_back(clamp(pos, 0, in - 1));
-            wi.push_back(tap(r, k, i));
-        }
-        Expr v = select(inside, cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wi));
-        Expr total = sum(v);
-        if (bias.defined()) total = total + cast(acc, bias({o[1]}));
-        return cast(x.type(), total);
+    // The accumulation, a Func of its own so that it can be scheduled: initialized with the
+    // bias, then a sum over (input channel of the group, kernel taps). The output channel is
+    // clamped where it indexes the weights, so that a tile of channels may run past the last
+    // one (its extra results are never stored).
+    Tensor init = compute(unique_name("conv_acc"), s, [&](const Index &o) {
+        return bias.defined() ? cast(acc, bias({clamp(o[1], 0, m - 1)})) : make_const(acc, 0);
     });
+    Func f = init.func();
+    RDom r = window_domain(w, {{0, cg}}, "conv_r");
+    Index o;
+    for (int a = 0; a < init.rank(); a++)
+        o.push_back(init.var(a));
+    Expr mc = clamp(o[1], 0, m - 1);
+    Expr c = r[static_cast<int>(k)];
+    Expr inside = const_true();
+    Index xi{o[0], (mc / m_per_group) * cg + c}, wk{mc, c};
+    for (size_t i = 0; i < k; i++) {
+        Expr in = x.dim(static_cast<int>(2 + i));
+        Expr pos = o[2 + i] * w.strides[i] - w.pads_begin[i] + tap(r, k, i) * w.dilations[i];
+        inside = inside && pos >= 0 && pos < in;
+        xi.push_back(clamp(pos, 0, in - 1));
+        wk.push_back(tap(r, k, i));
+    }
+    std::vector<Expr> args(o.rbegin(), o.rend());
+    f(args) =
+        f(args) + select(inside, cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wk));
+    Tensor result =
+        compute(unique_name("conv"), s, [&](const Index &i) { return cast(x.type(), init(i)); });
+    result.set_schedule(channel_tiles(f, r, x.rank(), acc, m));
+    return result;
 }
 
 Tensor conv_transpose(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w,
@@ -156,25 +210,37 @@ Tensor conv_transpose(const Tensor &x, const Tensor &weights, const Tensor &bias
                     (w.kernel[i] - 1) * w.dilations[i] + 1 - w.pads_begin[i] - w.pads_end[i]);
     }
     const Type acc = accumulator_type(x.type());
-    return compute(unique_name("conv_transpose"), s, [&](const Index &o) {
-        RDom r = window_domain(w, {{0, c_per_group}}, "conv_transpose_r");
-        Expr c = (o[1] / m_per_group) * c_per_group + r[static_cast<int>(k)];
-        Expr valid = const_true();
-        Index xi{o[0], c}, wi{c, o[1] % m_per_group};
-        for (size_t i = 0; i < k; i++) {
-            Expr in = x.dim(static_cast<int>(2 + i));
-            // The input point i with i * stride + tap * dilation = o + pad_begin.
-            Expr num = o[2 + i] + w.pads_begin[i] - tap(r, k, i) * w.dilations[i];
-            Expr q = num / w.strides[i];
-            valid = valid && num >= 0 && num % w.strides[i] == 0 && q < in;
-            xi.push_back(clamp(q, 0, in - 1));
-            wi.push_back(tap(r, k, i));
-        }
-        Expr v = select(valid, cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wi));
-        Expr total = sum(v);
-        if (bias.defined()) total = total + cast(acc, bias({o[1]}));
-        return cast(x.type(), total);
+    const Expr m = s[1];
+    // The accumulation as conv's: bias, then a sum over (input channel of the group, taps) of
+    // the input points each output point receives.
+    Tensor init = compute(unique_name("conv_transpose_acc"), s, [&](const Index &o) {
+        return bias.defined() ? cast(acc, bias({clamp(o[1], 0, m - 1)})) : make_const(acc, 0);
     });
+    Func f = init.func();
+    RDom r = window_domain(w, {{0, c_per_group}}, "conv_transpose_r");
+    Index o;
+    for (int a = 0; a < init.rank(); a++)
+        o.push_back(init.var(a));
+    Expr mc = clamp(o[1], 0, m - 1);
+    Expr c = (mc / m_per_group) * c_per_group + r[static_cast<int>(k)];
+    Expr valid = const_true();
+    Index xi{o[0], c}, wk{c, mc % m_per_group};
+    for (size_t i = 0; i < k; i++) {
+        Expr in = x.dim(static_cast<int>(2 + i));
+        // The input point q with q * stride + tap * dilation = o + pad_begin.
+        Expr num = o[2 + i] + w.pads_begin[i] - tap(r, k, i) * w.dilations[i];
+        Expr q = num / w.strides[i];
+        valid = valid && num >= 0 && num % w.strides[i] == 0 && q < in;
+        xi.push_back(clamp(q, 0, in - 1));
+        wk.push_back(tap(r, k, i));
+    }
+    std::vector<Expr> args(o.rbegin(), o.rend());
+    f(args) =
+        f(args) + select(valid, cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wk));
+    Tensor result = compute(unique_name("conv_transpose"), s,
+                            [&](const Index &i) { return cast(x.type(), init(i)); });
+    result.set_schedule(channel_tiles(f, r, x.rank(), acc, m));
+    return result;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include "dsl/Math.h"
 #include "ir/Error.h"
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 
 namespace dsl::nn {
@@ -79,8 +80,28 @@ Expr truncating_div(const Expr &a, const Expr &b) {
 
 }  // namespace
 
+namespace {
+/// An elementwise result keeps the schedule of the one input it extends point for point (a
+/// convolution's, for its activation), so that the operator still schedules its work.
+void inherit_schedule(Tensor &result, const std::vector<Tensor> &inputs) {
+    const Tensor *scheduled = nullptr;
+    for (const Tensor &t : inputs) {
+        if (!t.schedule()) continue;
+        if (scheduled) return;  // two scheduled operators: neither can own the result
+        scheduled = &t;
+    }
+    if (!scheduled || scheduled->rank() != result.rank()) return;
+    for (int a = 0; a < result.rank(); a++) {
+        if (!ir::equal(scheduled->dim(a), result.dim(a))) return;
+    }
+    result.set_schedule(scheduled->schedule());
+}
+}  // namespace
+
 Tensor map(const Tensor &x, const std::function<Expr(const Expr &)> &f, const std::string &name) {
-    return compute(unique_name(name), x.shape(), [&](const Index &i) { return f(x(i)); });
+    Tensor r = compute(unique_name(name), x.shape(), [&](const Index &i) { return f(x(i)); });
+    inherit_schedule(r, {x});
+    return r;
 }
 
 Tensor zip(const std::vector<Tensor> &xs, const std::function<Expr(const std::vector<Expr> &)> &f,
@@ -90,12 +111,14 @@ Tensor zip(const std::vector<Tensor> &xs, const std::function<Expr(const std::ve
     for (const Tensor &t : xs)
         shapes.push_back(t.shape());
     Shape out = broadcast_shapes(shapes);
-    return compute(unique_name(name), out, [&](const Index &i) {
+    Tensor r = compute(unique_name(name), out, [&](const Index &i) {
         std::vector<Expr> v;
         for (const Tensor &t : xs)
             v.push_back(broadcast_read(t, out, i));
         return f(v);
     });
+    inherit_schedule(r, xs);
+    return r;
 }
 
 Tensor add(const Tensor &a, const Tensor &b) {

@@ -37,29 +37,66 @@ Tensor matmul(const Tensor &a_in, const Tensor &b_in) {
     s.push_back(a.dim(-2));
     s.push_back(b.dim(-1));
     const Type acc = accumulator_type(a.type());
-    Tensor full = compute(unique_name("matmul"), s, [&](const Index &o) {
-        RDom r(0, k, unique_name("matmul_k"));
-        Index ob(o.begin(), o.end() - 2);
-        Index ia, ib;
-        // The batch index of each operand, broadcast.
-        size_t offset_a = batch.size() - batch_a.size(), offset_b = batch.size() - batch_b.size();
-        for (size_t i = 0; i < batch_a.size(); i++) {
-            int64_t one = 0;
-            ia.push_back(is_const(batch_a[i], &one) && one == 1
-                             ? Expr(0)
-                             : select(batch_a[i] == 1, 0, ob[offset_a + i]));
+    // The accumulation, a Func of its own so that it can be scheduled. Rows and columns are
+    // clamped where they index the operands, so that a tile may run past the last one.
+    Tensor init =
+        compute(unique_name("matmul_acc"), s, [&](const Index &) { return make_const(acc, 0); });
+    Func f = init.func();
+    RDom r(0, k, unique_name("matmul_k"));
+    Index o;
+    for (int d = 0; d < init.rank(); d++)
+        o.push_back(init.var(d));
+    const Expr rows = a.dim(-2), cols = b.dim(-1);
+    Index ob(o.begin(), o.end() - 2);
+    Index ia, ib;
+    size_t offset_a = batch.size() - batch_a.size(), offset_b = batch.size() - batch_b.size();
+    for (size_t i = 0; i < batch_a.size(); i++) {
+        int64_t one = 0;
+        ia.push_back(is_const(batch_a[i], &one) && one == 1
+                         ? Expr(0)
+                         : select(batch_a[i] == 1, 0, ob[offset_a + i]));
+    }
+    for (size_t i = 0; i < batch_b.size(); i++) {
+        int64_t one = 0;
+        ib.push_back(is_const(batch_b[i], &one) && one == 1
+                         ? Expr(0)
+                         : select(batch_b[i] == 1, 0, ob[offset_b + i]));
+    }
+    ia.push_back(clamp(o[o.size() - 2], 0, rows - 1));
+    ia.push_back(r.x);
+    ib.push_back(r.x);
+    ib.push_back(clamp(o[o.size() - 1], 0, cols - 1));
+    std::vector<Expr> args(o.rbegin(), o.rend());
+    f(args) = f(args) + cast(acc, a(ia)) * cast(acc, b(ib));
+    Tensor full =
+        compute(unique_name("matmul"), s, [&](const Index &i) { return cast(a.type(), init(i)); });
+    full.set_schedule([f, r, acc](Func out, const Target &target) mutable {
+        // Tiles of two vectors of columns by four rows summed in registers over k (a broadcast
+        // of A and a vector of B per term); tiles of rows (and batches) in parallel.
+        const int vec = std::max(1, target.natural_vector_size(acc));
+        const int tr = 4;
+        std::vector<Var> ov = out.args(), fv = f.args();
+        Var jo("jo"), ji("ji"), io("io"), ii("ii");
+        out.split(ov[0], jo, ji, 2 * vec, TailStrategy::GuardWithIf)
+            .split(ov[1], io, ii, tr, TailStrategy::GuardWithIf);
+        std::vector<VarOrRVar> order{ji, ii, jo, io};
+        for (size_t d = 2; d < ov.size(); d++)
+            order.push_back(ov[d]);
+        out.reorder(order).vectorize(ji, vec).unroll(ji).unroll(ii);
+        Var outer = io;
+        for (size_t d = 2; d < ov.size(); d++) {
+            Var fused(outer.name() + "_" + ov[d].name());
+            out.fuse(outer, ov[d], fused);
+            outer = fused;
         }
-        for (size_t i = 0; i < batch_b.size(); i++) {
-            int64_t one = 0;
-            ib.push_back(is_const(batch_b[i], &one) && one == 1
-                             ? Expr(0)
-                             : select(batch_b[i] == 1, 0, ob[offset_b + i]));
-        }
-        ia.push_back(o[o.size() - 2]);
-        ia.push_back(r.x);
-        ib.push_back(r.x);
-        ib.push_back(o[o.size() - 1]);
-        return cast(a.type(), sum(cast(acc, a(ia)) * cast(acc, b(ib))));
+        out.parallel(outer);
+        f.compute_at(out, jo)
+            .bound_extent(fv[0], 2 * vec)
+            .bound_extent(fv[1], tr)
+            .vectorize(fv[0], vec)
+            .unroll(fv[0])
+            .unroll(fv[1]);
+        f.update().reorder(fv[0], fv[1], r.x).vectorize(fv[0], vec).unroll(fv[0]).unroll(fv[1]);
     });
     if (a_in.rank() == 1 && b_in.rank() == 1) return squeeze(full, {-2, -1});
     if (a_in.rank() == 1) return squeeze(full, {-2});

@@ -99,6 +99,30 @@ Var Tensor::var(int axis) const {
     return func_.args()[static_cast<size_t>(rank() - 1 - a)];
 }
 
+void schedule_output(const Tensor &t, const Target &target) {
+    Func f = t.func();
+    if (t.schedule()) {
+        t.schedule()(f, target);
+        return;
+    }
+    std::vector<Var> args = f.args();
+    if (args.empty()) return;
+    const int lanes = std::max(1, target.natural_vector_size(t.type()));
+    int64_t inner = 0;
+    // A vector along the innermost axis unless it is known to be shorter than one.
+    if (!is_const(t.dim(-1), &inner) || inner >= lanes) f.vectorize(args[0], lanes);
+    if (args.size() >= 2) {
+        // Threads over all the other axes, fused into one loop.
+        Var outer = args.back();
+        for (size_t i = args.size() - 1; i-- > 1;) {
+            Var fused(outer.name() + "_" + args[i].name());
+            f.fuse(args[i], outer, fused);
+            outer = fused;
+        }
+        f.parallel(outer);
+    }
+}
+
 std::string unique_name(const std::string &prefix) {
     static std::atomic<uint64_t> counter{0};
     return prefix + "_" + std::to_string(counter++);

@@ -2,6 +2,7 @@
 //   dsl-onnx info MODEL
 //   dsl-onnx run MODEL --input NAME=FILE ... --output-dir DIR
 //   dsl-onnx test [--expected-failures FILE] DIR...
+//   dsl-onnx bench MODEL [--shape NAME=1x3x224x224 ...] [--threads N] [--runs N]
 // `test --update-expected-failures FILE` rewrites FILE with the tests that fail now, each with a
 // reason derived from its message.
 // Errors are one line each; exit status 2 for bad usage or a bad file.
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -24,6 +26,7 @@
 #include "dsl/Error.h"
 #include "dsl/nn/Model.h"
 #include "dsl/nn/Npy.h"
+#include "dsl/runtime/dsl_runtime.h"
 #include "nn/onnx/OnnxReader.h"
 
 namespace {
@@ -439,6 +442,78 @@ int test(int argc, char **argv) {
     return failed == 0 ? 0 : 1;
 }
 
+/// Times the model on seeded random inputs: the sizes from --shape, else the declared ones.
+int bench(int argc, char **argv) {
+    if (argc < 1) return usage();
+    std::string model_path = argv[0];
+    std::map<std::string, std::vector<int64_t>> shapes;
+    int runs = 20;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--shape" && i + 1 < argc) {
+            std::string spec = argv[++i];
+            size_t eq = spec.find('=');
+            if (eq == std::string::npos) return usage();
+            std::vector<int64_t> dims;
+            std::istringstream in(spec.substr(eq + 1));
+            std::string d;
+            while (std::getline(in, d, 'x'))
+                dims.push_back(std::atoll(d.c_str()));
+            shapes[spec.substr(0, eq)] = dims;
+        } else if (a == "--threads" && i + 1 < argc) {
+            dsl_set_num_threads(std::atoi(argv[++i]));
+        } else if (a == "--runs" && i + 1 < argc) {
+            runs = std::max(1, std::atoi(argv[++i]));
+        } else {
+            return usage();
+        }
+    }
+    auto start = std::chrono::steady_clock::now();
+    dsl::nn::Model m = dsl::nn::Model::load(model_path);
+    double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::map<std::string, Buffer<>> inputs;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (const auto &v : m.inputs()) {
+        std::vector<int64_t> dims;
+        if (shapes.count(v.name)) {
+            dims = shapes[v.name];
+        } else {
+            for (const std::string &d : v.shape) {
+                if (d.empty() || !std::isdigit(static_cast<unsigned char>(d[0]))) {
+                    std::cerr << "dsl-onnx: input \"" << v.name << "\" has a symbolic extent (" << d
+                              << "); give its shape with --shape " << v.name << "=...\n";
+                    return 2;
+                }
+                dims.push_back(std::atoll(d.c_str()));
+            }
+        }
+        std::vector<int> sizes(dims.rbegin(), dims.rend());
+        if (v.type != "float") {
+            std::cerr << "dsl-onnx: bench fills float inputs only; \"" << v.name << "\" is "
+                      << v.type << "\n";
+            return 2;
+        }
+        Buffer<float> b(sizes);
+        b.for_each_value([&](float &x) { x = dist(rng); });
+        inputs[v.name] = b;
+    }
+    m.run(inputs);  // the first run compiles what a specialized model still needs
+    std::vector<double> times;
+    for (int r = 0; r < runs; r++) {
+        auto t0 = std::chrono::steady_clock::now();
+        m.run(inputs);
+        times.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(times.begin(), times.end());
+    std::cout.precision(4);
+    std::cout << "load and compile: " << load * 1e3 << " ms (" << m.compiled_pipelines()
+              << " pipelines)\nrun: median " << times[times.size() / 2] * 1e3 << " ms, best "
+              << times[0] * 1e3 << " ms over " << runs << " runs\n";
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -448,6 +523,7 @@ int main(int argc, char **argv) {
         if (command == "info" && argc == 3) return info(argv[2]);
         if (command == "run") return run(argc - 2, argv + 2);
         if (command == "test") return test(argc - 2, argv + 2);
+        if (command == "bench") return bench(argc - 2, argv + 2);
         return usage();
     } catch (const dsl::CompileError &e) {
         std::cerr << "dsl-onnx: " << one_line(e.what()) << "\n";
