@@ -73,6 +73,13 @@ Tensor full(const Shape &shape, const Expr &value);
 /// Each element's index along `axis`'s running sum (exclusive and/or from the end).
 Tensor cumsum(const Tensor &x, int axis, bool exclusive = false, bool reverse = false);
 
+/// The inverse of max pooling: a tensor of `shape` that holds x's elements at the positions
+/// `indices` gives them, and zeros elsewhere. The indices are flattened (row-major) over
+/// `index_shape` (the unpooled input's shape; `shape` when empty), which may be smaller than
+/// `shape` (the extra points stay zero).
+Tensor max_unpool(const Tensor &x, const Tensor &indices, const Shape &shape,
+                  const Shape &index_shape = {});
+
 /// A window function of `size` points in type `t`: Hann, Hamming or Blackman, periodic (divided
 /// by size) or symmetric (by size - 1).
 enum class WindowFunction { Hann, Hamming, Blackman };

@@ -39,4 +39,11 @@ struct ResizeOptions {
 Tensor resize(const Tensor &x, const std::vector<Expr> &sizes, const std::vector<Expr> &scales,
               const ResizeOptions &options, const std::vector<Expr> &roi = {});
 
+/// ONNX's GridSample: out[n, c, h, w] samples x[n, c] at grid[n, h, w] = (x, y) in [-1, 1]
+/// (the corners' centres when `align_corners`, else their outer edges). Taps outside the input
+/// read zeros, the nearest edge (border) or the mirrored point (reflection).
+enum class GridPadding { Zeros, Border, Reflection };
+Tensor grid_sample(const Tensor &x, const Tensor &grid, ResizeMode mode = ResizeMode::Linear,
+                   GridPadding padding = GridPadding::Zeros, bool align_corners = false);
+
 }  // namespace dsl::nn

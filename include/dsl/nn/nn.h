@@ -9,5 +9,7 @@
 #include "dsl/nn/Movement.h"
 #include "dsl/nn/Norm.h"
 #include "dsl/nn/Npy.h"
+#include "dsl/nn/Quantize.h"
 #include "dsl/nn/Reduce.h"
+#include "dsl/nn/Resize.h"
 #include "dsl/nn/Tensor.h"

@@ -1,6 +1,7 @@
 // ONNX's Conv, ConvTranspose and pooling operators: their window attributes (kernel_shape,
 // strides, dilations, pads, auto_pad) mapped onto dsl/nn/Conv.h.
 #include "dsl/nn/Conv.h"
+#include "dsl/nn/Movement.h"
 #include "ir/IROperator.h"
 #include "nn/graph/OpBuilder.h"
 
@@ -135,6 +136,26 @@ void add_conv_builders(std::map<std::string, Builder> &t) {
             }
         }
         return Outputs{nn::conv_transpose(x, w, b, win, groups, output_padding)};
+    };
+    t["MaxUnpool"] = [](BuildContext &ctx) {
+        Tensor x = ctx.input(0), indices = ctx.input(1);
+        // The unpooled input's shape: (in - 1) * stride + kernel - pads, per spatial axis. The
+        // indices count positions in it; an output_shape may add points (left zero).
+        Window w = window_of(ctx, x, {});
+        Shape unpooled = {x.dim(0), x.dim(1)};
+        for (size_t i = 0; i < w.kernel.size(); i++) {
+            Expr pb = w.pads_begin.empty() ? Expr(0) : w.pads_begin[i];
+            Expr pe = w.pads_end.empty() ? Expr(0) : w.pads_end[i];
+            unpooled.push_back((x.dim(static_cast<int>(2 + i)) - 1) * w.strides[i] + w.kernel[i] -
+                               pb - pe);
+        }
+        Shape shape = unpooled;
+        if (ctx.has_input(2)) {
+            shape.clear();
+            for (const Expr &e : ctx.values(2))
+                shape.push_back(e);
+        }
+        return Outputs{nn::max_unpool(x, indices, shape, unpooled)};
     };
     t["MaxPool"] = pooling(PoolKind::Max);
     t["AveragePool"] = pooling(PoolKind::Average);

@@ -76,6 +76,7 @@ const std::map<std::string, Builder> &builders() {
         add_conv_builders(t);
         add_norm_builders(t);
         add_resize_builders(t);
+        add_quantize_builders(t);
         return t;
     }();
     return table;

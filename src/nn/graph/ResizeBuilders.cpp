@@ -93,6 +93,22 @@ void add_resize_builders(std::map<std::string, Builder> &t) {
         sizes_and_scales(ctx, x, given_sizes, given_scales, &sizes, &scales);
         return Outputs{nn::resize(x, sizes, scales, o, roi)};
     };
+    t["GridSample"] = [](BuildContext &ctx) {
+        std::string m = ctx.attr_string("mode", "bilinear");
+        ResizeMode mode = m == "nearest"   ? ResizeMode::Nearest
+                          : m == "bicubic" ? ResizeMode::Cubic
+                                           : ResizeMode::Linear;
+        if (m != "nearest" && m != "bicubic" && m != "bilinear")
+            ctx.fail("mode \"" + m + "\" is not bilinear, nearest or bicubic.");
+        std::string p = ctx.attr_string("padding_mode", "zeros");
+        GridPadding padding = p == "border"       ? GridPadding::Border
+                              : p == "reflection" ? GridPadding::Reflection
+                                                  : GridPadding::Zeros;
+        if (p != "zeros" && p != "border" && p != "reflection")
+            ctx.fail("padding_mode \"" + p + "\" is not zeros, border or reflection.");
+        return Outputs{nn::grid_sample(ctx.input(0), ctx.input(1), mode, padding,
+                                       ctx.attr_int("align_corners", 0) != 0)};
+    };
     t["Upsample"] = [](BuildContext &ctx) {
         Tensor x = ctx.input(0);
         ResizeOptions o;

@@ -569,6 +569,28 @@ Tensor cumsum(const Tensor &x, int axis, bool exclusive, bool reverse) {
     return Tensor(f, x.shape());
 }
 
+Tensor max_unpool(const Tensor &x, const Tensor &indices, const Shape &shape,
+                  const Shape &index_shape) {
+    Shape s, is;
+    for (const Expr &e : shape)
+        s.push_back(i32(e));
+    for (const Expr &e : index_shape.empty() ? shape : index_shape)
+        is.push_back(i32(e));
+    Tensor zeros = full(s, make_const(x.type(), 0));
+    Expr total = 1;
+    for (const Expr &e : is)
+        total = total * e;
+    return scatter(
+        zeros, x.shape(),
+        [&](const Index &r) {
+            Index p = unflatten(clamp(i32(indices(r)), 0, total - 1), is);
+            for (size_t a = 0; a < p.size(); a++)
+                p[a] = clamp(p[a], 0, s[a] - 1);
+            return p;
+        },
+        [&](const Index &r) { return x(r); }, ScatterReduction::None, "max_unpool");
+}
+
 Tensor window_function(WindowFunction kind, const Expr &size, Type t, bool periodic) {
     Expr n = i32(size);
     Expr denom = cast(Float(64), periodic ? n : n - 1);

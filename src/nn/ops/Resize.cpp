@@ -125,7 +125,89 @@ Tensor resize_axis(const Tensor &x, int axis, const Expr &out_size, const Expr &
     });
 }
 
+/// `v` mirrored into [lo, hi] (as many times as needed).
+Expr reflect(const Expr &v, const Expr &lo, const Expr &hi) {
+    Expr span = hi - lo;
+    Expr zero = make_const(Float(64), 0.0);
+    Expr d = dsl::abs(v - lo);
+    Expr flips = floor(d / span);
+    Expr extra = d - flips * span;
+    // An even number of flips lands at lo + extra, an odd one at hi - extra.
+    Expr even =
+        flips - make_const(Float(64), 2.0) * floor(flips / make_const(Float(64), 2.0)) == zero;
+    return select(span <= zero, lo, select(even, lo + extra, hi - extra));
+}
+
 }  // namespace
+
+Tensor grid_sample(const Tensor &x, const Tensor &grid, ResizeMode mode, GridPadding padding,
+                   bool align_corners) {
+    user_assert(x.rank() == 4 && grid.rank() == 4)
+        << "grid_sample of \"" << x.func().name() << "\" needs an (N, C, H, W) input and an (N, "
+        << "H_out, W_out, 2) grid.";
+    Shape s{x.dim(0), x.dim(1), grid.dim(1), grid.dim(2)};
+    const Type t = x.type();
+    return compute(unique_name("grid_sample"), s, [&](const Index &o) {
+        auto c = [](double v) { return make_const(Float(64), v); };
+        Expr H = cast(Float(64), x.dim(2)), W = cast(Float(64), x.dim(3));
+        auto denormalize = [&](const Expr &g, const Expr &n) {
+            return align_corners ? (g + c(1)) / c(2) * (n - c(1)) : ((g + c(1)) * n - c(1)) / c(2);
+        };
+        Expr gx = denormalize(cast(Float(64), grid({o[0], o[2], o[3], Expr(0)})), W);
+        Expr gy = denormalize(cast(Float(64), grid({o[0], o[2], o[3], Expr(1)})), H);
+        // The coordinate itself, for border and reflection padding.
+        auto bound = [&](const Expr &v, const Expr &n) {
+            if (padding == GridPadding::Border) return clamp(v, c(0), n - c(1));
+            if (padding == GridPadding::Reflection) {
+                Expr lo = align_corners ? c(0) : c(-0.5),
+                     hi = align_corners ? n - c(1) : n - c(0.5);
+                return clamp(reflect(v, lo, hi), c(0), n - c(1));
+            }
+            return v;
+        };
+        if (mode == ResizeMode::Nearest || mode == ResizeMode::Linear) {
+            gx = bound(gx, W);
+            gy = bound(gy, H);
+        }
+        // A tap: zero outside under zeros padding; clamped or mirrored indices otherwise.
+        auto tap = [&](const Expr &iy, const Expr &ix) {
+            Expr inside = iy >= 0 && iy < x.dim(2) && ix >= 0 && ix < x.dim(3);
+            Expr yy = iy, xx = ix;
+            if (padding == GridPadding::Reflection && mode == ResizeMode::Cubic) {
+                Expr lo = align_corners ? c(0) : c(-0.5);
+                yy = cast(Int(32),
+                          reflect(cast(Float(64), iy), lo, align_corners ? H - c(1) : H - c(0.5)));
+                xx = cast(Int(32),
+                          reflect(cast(Float(64), ix), lo, align_corners ? W - c(1) : W - c(0.5)));
+            }
+            Expr v = cast(Float(64),
+                          x({o[0], o[1], clamp(yy, 0, x.dim(2) - 1), clamp(xx, 0, x.dim(3) - 1)}));
+            return padding == GridPadding::Zeros ? select(inside, v, c(0)) : v;
+        };
+        Expr v;
+        if (mode == ResizeMode::Nearest) {
+            v = tap(cast(Int(32), dsl::round(gy)), cast(Int(32), dsl::round(gx)));
+        } else if (mode == ResizeMode::Linear) {
+            Expr x0 = floor(gx), y0 = floor(gy);
+            Expr wx = gx - x0, wy = gy - y0;
+            Expr ix = cast(Int(32), x0), iy = cast(Int(32), y0);
+            v = (tap(iy, ix) * (c(1) - wx) + tap(iy, ix + 1) * wx) * (c(1) - wy) +
+                (tap(iy + 1, ix) * (c(1) - wx) + tap(iy + 1, ix + 1) * wx) * wy;
+        } else {
+            Expr x0 = floor(gx), y0 = floor(gy);
+            Expr tx = gx - x0, ty = gy - y0;
+            Expr ix = cast(Int(32), x0), iy = cast(Int(32), y0);
+            v = c(0);
+            for (int j = -1; j <= 2; j++) {
+                Expr row = c(0);
+                for (int i = -1; i <= 2; i++)
+                    row = row + cubic_weight(dsl::abs(tx - c(i)), -0.75) * tap(iy + j, ix + i);
+                v = v + cubic_weight(dsl::abs(ty - c(j)), -0.75) * row;
+            }
+        }
+        return cast(t, v);
+    });
+}
 
 Tensor resize(const Tensor &x, const std::vector<Expr> &sizes, const std::vector<Expr> &scales,
               const ResizeOptions &options, const std::vector<Expr> &roi) {
