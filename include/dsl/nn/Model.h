@@ -55,6 +55,10 @@ class Model {
     /// say) when they are not constants: the model is compiled when it runs, once per distinct
     /// value of these inputs, rather than when it is loaded.
     const std::vector<std::string> &specialized_inputs() const;
+    /// The most bytes the intermediate tensors held at once over the runs so far. Their memory
+    /// is planned: a tensor's block is reused after the last pipeline that reads it, and kept
+    /// for the next run.
+    int64_t peak_intermediate_bytes() const;
 
   private:
     std::shared_ptr<model::Specializations> impl_;

@@ -143,6 +143,8 @@ class ModelCompiler {
                    const KernelInputs &in, KnownValue *kv);
     /// Gives a pending value a kernel of its own (its consumer could not absorb it).
     void materialize(const std::string &name);
+    /// Which step frees each intermediate's memory (Step::last_uses).
+    void plan_memory();
     [[noreturn]] void fail(const std::string &message) const {
         throw CompileError(g_.source + ": " + message);
     }
@@ -593,6 +595,34 @@ void ModelCompiler::compile() {
     }
     for (const auto &kv : g_.initializers)
         out_->constants_[kv.first] = kv.second;
+    plan_memory();
+}
+
+void ModelCompiler::plan_memory() {
+    // Model outputs get memory of their own; every other step's output is pooled and released
+    // after the last step that reads it (as a buffer or for its values), or at once if none does.
+    std::set<std::string> outputs;
+    for (const graph::ValueInfo &v : g_.outputs)
+        outputs.insert(v.name);
+    std::map<std::string, size_t> last;
+    for (size_t i = 0; i < out_->steps_.size(); i++) {
+        CompiledModel::Step &s = out_->steps_[i];
+        s.pooled = !outputs.count(s.output);
+        last[s.output] = i;
+        for (const std::string &in : s.inputs)
+            last[in] = i;
+        for (const auto &vp : s.value_params)
+            last[vp.value] = i;
+    }
+    for (const CompiledModel::Step &s : out_->steps_) {
+        if (!s.pooled) continue;
+        out_->steps_[last.at(s.output)].last_uses.push_back(s.output);
+    }
+}
+
+int64_t CompiledModel::peak_intermediate_bytes() const {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    return pool_.peak();
 }
 
 CompiledModel::CompiledModel(const graph::Graph &g, const ModelOptions &options,
@@ -602,6 +632,7 @@ CompiledModel::CompiledModel(const graph::Graph &g, const ModelOptions &options,
 
 std::map<std::string, Buffer<>> CompiledModel::run(
     const std::map<std::string, Buffer<>> &given) const {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
     std::map<std::string, Buffer<>> values = constants_;
     // DSL_NN_PROFILE=1: each kernel's time, printed after the run, slowest first.
     const char *env = std::getenv("DSL_NN_PROFILE");
@@ -686,7 +717,8 @@ std::map<std::string, Buffer<>> CompiledModel::run(
             }
             sizes.push_back(static_cast<int>(extent));
         }
-        Buffer<> out(s.type, sizes, s.output);
+        Buffer<> out =
+            s.pooled ? pool_.allocate(s.type, sizes, s.output) : Buffer<>(s.type, sizes, s.output);
         auto start = std::chrono::steady_clock::now();
         if (n > 0) s.kernel->run(params, buffers, scalar_params, scalars, out);
         if (profile) {
@@ -698,6 +730,10 @@ std::map<std::string, Buffer<>> CompiledModel::run(
                  }())});
         }
         values[s.output] = out;
+        for (const std::string &dead : s.last_uses) {
+            pool_.release(values.at(dead));
+            values.erase(dead);
+        }
     }
     if (profile) print_profile(times);
     std::map<std::string, Buffer<>> result;

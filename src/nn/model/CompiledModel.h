@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "dsl/nn/Tensor.h"
 #include "nn/graph/Graph.h"
 #include "nn/model/Kernel.h"
+#include "nn/model/MemoryPool.h"
 
 namespace dsl::nn::model {
 
@@ -53,7 +55,15 @@ class CompiledModel {
         /// The output's shape, outermost first, in terms of the inputs' extents and value params.
         Shape shape;
         std::shared_ptr<Kernel> kernel;
+        /// Whether the output is a model output (its own memory) or an intermediate (pooled).
+        bool pooled = true;
+        /// The intermediates this step reads for the last time: their blocks return to the
+        /// pool after it.
+        std::vector<std::string> last_uses;
     };
+
+    /// The most bytes the intermediate tensors held at once, over the runs so far.
+    int64_t peak_intermediate_bytes() const;
 
   private:
     std::string source_;
@@ -64,6 +74,9 @@ class CompiledModel {
     std::map<std::string, Buffer<>> constants_;
     std::vector<Step> steps_;
     int compiled_pipelines_ = 0;
+    /// Intermediates' memory, kept between runs; run() holds the lock (one run at a time).
+    mutable std::mutex pool_mutex_;
+    mutable MemoryPool pool_;
 
     friend class ModelCompiler;
 };

@@ -49,6 +49,12 @@ class Specializations {
         return n;
     }
     const std::vector<std::string> &specialized_inputs() const { return specialized_; }
+    int64_t peak_intermediate_bytes() const {
+        int64_t peak = general_ ? general_->peak_intermediate_bytes() : 0;
+        for (const auto &kv : cache_)
+            peak = std::max(peak, kv.second->peak_intermediate_bytes());
+        return peak;
+    }
 
     static ModelValue describe(const graph::ValueInfo &v) {
         ModelValue mv;
@@ -156,6 +162,10 @@ std::map<std::string, Buffer<>> Model::run(const std::map<std::string, Buffer<>>
 
 int Model::compiled_pipelines() const {
     return impl_->compiled_pipelines();
+}
+
+int64_t Model::peak_intermediate_bytes() const {
+    return impl_->peak_intermediate_bytes();
 }
 
 const std::vector<std::string> &Model::specialized_inputs() const {

@@ -510,7 +510,8 @@ int bench(int argc, char **argv) {
     std::cout.precision(4);
     std::cout << "load and compile: " << load * 1e3 << " ms (" << m.compiled_pipelines()
               << " pipelines)\nrun: median " << times[times.size() / 2] * 1e3 << " ms, best "
-              << times[0] * 1e3 << " ms over " << runs << " runs\n";
+              << times[0] * 1e3 << " ms over " << runs << " runs\nintermediate tensors: peak "
+              << double(m.peak_intermediate_bytes()) / (1 << 20) << " MiB\n";
     return 0;
 }
 
