@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "NNTestUtil.h"
 #include "dsl/dsl.h"
 #include "dsl/nn/Conv.h"
 #include "dsl/nn/Elementwise.h"
@@ -14,28 +15,8 @@
 namespace {
 
 using namespace dsl;
-
-Buffer<float> random_buffer(const std::vector<int> &sizes, unsigned seed) {
-    Buffer<float> b(sizes);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1, 1);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
-
-template <typename T = float>
-Buffer<T> realize(const nn::Tensor &t) {
-    std::vector<int> sizes;
-    for (int a = t.rank() - 1; a >= 0; a--) {
-        int64_t v = 0;
-        EXPECT_TRUE(nn::is_const(t.dim(a), &v));
-        sizes.push_back(static_cast<int>(v));
-    }
-    Buffer<T> out(sizes);
-    Func f = t.func();
-    f.realize(out);
-    return out;
-}
+using test::random_buffer;
+using test::realize;
 
 TEST(NNConv, GroupedStridedDilatedPaddedConvMatchesALoop) {
     // x (1, 6, 17, 33), w (9, 2, 3, 3): 3 groups, stride 2, dilation 2, pads (1, 2) / (0, 1).

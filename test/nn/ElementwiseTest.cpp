@@ -8,6 +8,7 @@
 #include <functional>
 #include <random>
 
+#include "NNTestUtil.h"
 #include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
 #include "dsl/nn/nn.h"
@@ -15,19 +16,12 @@
 namespace {
 
 using namespace dsl;
+using test::random_buffer;
+using test::realize;
 
-/// A float buffer of `sizes` (dimension 0 innermost) filled with seeded values in [lo, hi].
-Buffer<float> random_buffer(const std::vector<int> &sizes, float lo, float hi, unsigned seed) {
-    Buffer<float> b(sizes);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
-
-/// Realizes `t` at the given sizes (dimension 0 innermost).
+/// Realizes `t`, whose shape depends on its inputs, at the given sizes (dimension 0 innermost).
 template <typename T>
-Buffer<T> realize(const nn::Tensor &t, const std::vector<int> &sizes) {
+Buffer<T> realize_sized(const nn::Tensor &t, const std::vector<int> &sizes) {
     Buffer<T> out(sizes);
     Func f = t.func();
     f.realize(out);
@@ -37,7 +31,7 @@ Buffer<T> realize(const nn::Tensor &t, const std::vector<int> &sizes) {
 TEST(NNElementwise, UnaryMathMatchesTheCLibrary) {
     ImageParam in(Float(32), 4, "in");
     nn::Tensor x(in);
-    Buffer<float> data = random_buffer({33, 17, 3, 1}, -3.0f, 3.0f, 1);
+    Buffer<float> data = random_buffer({33, 17, 3, 1}, 1, -3.0f, 3.0f);
     in.set(data);
     struct Case {
         const char *name;
@@ -57,7 +51,7 @@ TEST(NNElementwise, UnaryMathMatchesTheCLibrary) {
         {"sign", nn::sign, [](double v) { return double((v > 0) - (v < 0)); }},
     };
     for (const Case &c : cases) {
-        Buffer<float> out = realize<float>(c.op(x), {33, 17, 3, 1});
+        Buffer<float> out = realize_sized<float>(c.op(x), {33, 17, 3, 1});
         out.for_each_element([&](const int *p) {
             double want = c.ref(data(p[0], p[1], p[2], p[3]));
             ASSERT_NEAR(out(p[0], p[1], p[2], p[3]), want, 1e-6 + 2e-6 * std::fabs(want))
@@ -69,12 +63,12 @@ TEST(NNElementwise, UnaryMathMatchesTheCLibrary) {
 TEST(NNElementwise, BinaryBroadcastsLikeNumpy) {
     // (3, 1, 17) + (5, 1): the result is (3, 5, 17).
     ImageParam a(Float(32), 3, "a"), b(Float(32), 2, "b");
-    Buffer<float> da = random_buffer({17, 1, 3}, -1, 1, 2), db = random_buffer({1, 5}, -1, 1, 3);
+    Buffer<float> da = random_buffer({17, 1, 3}, 2, -1, 1), db = random_buffer({1, 5}, 3, -1, 1);
     a.set(da);
     b.set(db);
     nn::Tensor sum = nn::add(nn::Tensor(a), nn::Tensor(b));
     ASSERT_EQ(sum.rank(), 3);
-    Buffer<float> out = realize<float>(sum, {17, 5, 3});
+    Buffer<float> out = realize_sized<float>(sum, {17, 5, 3});
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 5; j++)
             for (int k = 0; k < 17; k++)
@@ -85,10 +79,10 @@ TEST(NNElementwise, SymbolicShapesRunAtTwoSizesFromOneCompile) {
     ImageParam a(Float(32), 2, "a"), b(Float(32), 1, "b");
     nn::Tensor r = nn::prelu(nn::Tensor(a), nn::Tensor(b));
     for (int w : {3, 33}) {
-        Buffer<float> da = random_buffer({w, 17}, -1, 1, 4), db = random_buffer({w}, 0, 1, 5);
+        Buffer<float> da = random_buffer({w, 17}, 4, -1, 1), db = random_buffer({w}, 5, 0, 1);
         a.set(da);
         b.set(db);
-        Buffer<float> out = realize<float>(r, {w, 17});
+        Buffer<float> out = realize_sized<float>(r, {w, 17});
         for (int y = 0; y < 17; y++)
             for (int x = 0; x < w; x++) {
                 float v = da(x, y);
@@ -105,9 +99,9 @@ TEST(NNElementwise, IntegerDivisionAndModuloFollowOnnx) {
         db(i) = bs[i];
     }
     nn::Tensor a(Buffer<>(da), "a"), b(Buffer<>(db), "b");
-    Buffer<int32_t> q = realize<int32_t>(nn::div(a, b), {4});
-    Buffer<int32_t> m = realize<int32_t>(nn::mod(a, b), {4});
-    Buffer<int32_t> f = realize<int32_t>(nn::mod(a, b, true), {4});
+    Buffer<int32_t> q = realize_sized<int32_t>(nn::div(a, b), {4});
+    Buffer<int32_t> m = realize_sized<int32_t>(nn::mod(a, b), {4});
+    Buffer<int32_t> f = realize_sized<int32_t>(nn::mod(a, b, true), {4});
     for (int i = 0; i < 4; i++) {
         EXPECT_EQ(q(i), as[i] / bs[i]) << i;                    // C: toward zero
         EXPECT_EQ(f(i), std::fmod(double(as[i]), bs[i])) << i;  // sign of the dividend
@@ -122,14 +116,14 @@ TEST(NNElementwise, CastsSaturateAndComparisonsGiveBools) {
     for (int i = 0; i < 5; i++)
         d(i) = vs[i];
     nn::Tensor x(Buffer<>(d), "x");
-    Buffer<int8_t> c = realize<int8_t>(nn::cast(x, Int(8)), {5});
+    Buffer<int8_t> c = realize_sized<int8_t>(nn::cast(x, Int(8)), {5});
     const int8_t want[5] = {-128, -3, 0, 127, 127};
     for (int i = 0; i < 5; i++)
         EXPECT_EQ(c(i), want[i]) << i;
     nn::Tensor zero(Buffer<>(Buffer<float>::make_scalar()), "zero");
     nn::Tensor gt = nn::greater(x, zero);
     EXPECT_EQ(gt.type(), Bool());
-    Buffer<bool> g = realize<bool>(gt, {5});
+    Buffer<bool> g = realize_sized<bool>(gt, {5});
     for (int i = 0; i < 5; i++)
         EXPECT_EQ(g(i), vs[i] > 0) << i;
 }
@@ -152,7 +146,7 @@ TEST(NNElementwise, TheDocsExampleSchedulesTheResultLikeAnyFunc) {
     nn::Tensor y = nn::softmax(nn::relu(x), /*axis=*/1);
     Func out = y.func();
     out.vectorize(y.var(-1), 8).parallel(y.var(0));
-    Buffer<float> data = random_buffer({17, 3, 5, 2}, -1, 1, 9);
+    Buffer<float> data = random_buffer({17, 3, 5, 2}, 9, -1, 1);
     in.set(data);
     Buffer<float> result(17, 3, 5, 2);
     out.realize(result);

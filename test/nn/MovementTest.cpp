@@ -4,32 +4,21 @@
 
 #include <random>
 
+#include "NNTestUtil.h"
 #include "dsl/dsl.h"
 #include "dsl/nn/Movement.h"
 
 namespace {
 
 using namespace dsl;
+using test::random_buffer;
+using test::realize;
 
 Buffer<float> iota_buffer(const std::vector<int> &sizes) {
     Buffer<float> b(sizes);
     float v = 0;
     b.for_each_value([&](float &x) { x = v++; });
     return b;
-}
-
-template <typename T = float>
-Buffer<T> realize(const nn::Tensor &t) {
-    std::vector<int> sizes;
-    for (int a = t.rank() - 1; a >= 0; a--) {
-        int64_t v = 0;
-        EXPECT_TRUE(nn::is_const(t.dim(a), &v)) << "axis " << a << " is not constant";
-        sizes.push_back(static_cast<int>(v));
-    }
-    Buffer<T> out(sizes);
-    Func f = t.func();
-    f.realize(out);
-    return out;
 }
 
 TEST(NNMovement, ReshapeKeepsRowMajorOrderAtRunTimeSizes) {

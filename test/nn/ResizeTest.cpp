@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 
+#include "NNTestUtil.h"
 #include "dsl/dsl.h"
 #include "dsl/nn/Movement.h"
 #include "dsl/nn/Reduce.h"
@@ -14,20 +15,8 @@
 namespace {
 
 using namespace dsl;
-
-template <typename T = float>
-Buffer<T> realize(const nn::Tensor &t) {
-    std::vector<int> sizes;
-    for (int a = t.rank() - 1; a >= 0; a--) {
-        int64_t v = 0;
-        EXPECT_TRUE(nn::is_const(t.dim(a), &v));
-        sizes.push_back(static_cast<int>(v));
-    }
-    Buffer<T> out(sizes);
-    Func f = t.func();
-    f.realize(out);
-    return out;
-}
+using test::random_buffer;
+using test::realize;
 
 TEST(NNResize, BilinearHalfPixelMatchesTheFormula) {
     // (1, 1, 3, 5) -> (1, 1, 7, 17) by sizes.

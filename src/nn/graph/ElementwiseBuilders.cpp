@@ -30,11 +30,6 @@ Builder variadic(Tensor (*f)(const std::vector<Tensor> &)) {
     };
 }
 
-/// The single element of a scalar (or one-element) tensor, as an expression.
-Expr scalar_of(const Tensor &t) {
-    return t(Index(static_cast<size_t>(t.rank()), Expr(0)));
-}
-
 Type type_attribute(BuildContext &ctx, int64_t code) {
     std::string unsupported;
     std::optional<Type> t = element_type(code, &unsupported);

@@ -25,11 +25,6 @@ std::vector<Expr> to_exprs(const std::vector<int64_t> &v) {
     return r;
 }
 
-/// The element of a scalar (or one-element) tensor.
-Expr scalar_of(const Tensor &t) {
-    return t(Index(static_cast<size_t>(t.rank()), Expr(0)));
-}
-
 ScatterReduction reduction_of(BuildContext &ctx) {
     std::string r = ctx.attr_string("reduction", "none");
     if (r == "none") return ScatterReduction::None;

@@ -80,6 +80,12 @@ class NeedsInputValues : public CompileError {
 /// may be left undefined).
 using Builder = std::function<std::vector<Tensor>(BuildContext &)>;
 
+/// The element of a scalar (or one-element) tensor input, as an expression: how operators read
+/// scalar inputs that the model computes (Clip's bounds, Pad's value).
+inline Expr scalar_of(const Tensor &t) {
+    return t(Index(static_cast<size_t>(t.rank()), Expr(0)));
+}
+
 /// Every operator the graph layer can build, by op_type (domain "" only, for now).
 const std::map<std::string, Builder> &builders();
 
