@@ -2,6 +2,7 @@
 #include "dsl/nn/Reduce.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "dsl/InlineReductions.h"
 #include "dsl/nn/Elementwise.h"
@@ -70,60 +71,147 @@ Type accumulator_type(Type t) {
 
 }  // namespace
 
+namespace {
+
+/// An explicit accumulation over the reduced axes: `init`, then `combine(acc, term(o, i))` for
+/// every index i of x that output index o reduces. A Func of its own, computed at root with
+/// threads over an outer kept axis and, when x's innermost axis is kept, vectors along it (the
+/// reduction loops inside the vector loop, each reading a vector of x).
+Tensor accumulate(const Tensor &x, const std::vector<int> &axes, bool keepdims, Type acc,
+                  const Expr &init, const std::function<Expr(const Expr &, const Expr &)> &combine,
+                  const std::function<Expr(const Index &, const Index &)> &term,
+                  const std::string &name) {
+    ReducedShape rs = reduced_shape(x, axes, keepdims);
+    Tensor t = compute(unique_name(name), rs.shape, [&](const Index &) { return init; });
+    Func f = t.func();
+    RDom rd(rs.ranges, unique_name(name + "_r"));
+    Index o;
+    for (int a = 0; a < t.rank(); a++)
+        o.push_back(t.var(a));
+    std::vector<Expr> args(o.rbegin(), o.rend());
+    f(args) = combine(f(args), term(o, source_index(x, axes, keepdims, o, rd)));
+    std::vector<Var> fv = f.args();
+    if (fv.empty()) return t;
+    const bool inner_kept =
+        x.rank() > 0 && std::find(axes.begin(), axes.end(), x.rank() - 1) == axes.end();
+    Stage update = f.update();
+    if (inner_kept) {
+        std::vector<VarOrRVar> order{fv[0]};
+        for (int d = 0; d < rd.dimensions(); d++)
+            order.push_back(rd[d]);
+        for (size_t i = 1; i < fv.size(); i++)
+            order.push_back(fv[i]);
+        update.reorder(order);
+        const int lanes = std::max(1, Target::host().natural_vector_size(acc));
+        int64_t inner = 0;
+        if (!is_const(t.dim(-1), &inner) || inner >= lanes) {
+            f.vectorize(fv[0], lanes);
+            update.vectorize(fv[0], lanes);
+        }
+    }
+    // Threads over the outermost kept axis that is not known to be 1 (nor the vector axis).
+    for (size_t i = fv.size(); i-- > (inner_kept ? 1 : 0);) {
+        int64_t e = 0;
+        if (is_const(t.dim(static_cast<int>(fv.size() - 1 - i)), &e) && e == 1) continue;
+        f.parallel(fv[i]);
+        update.parallel(fv[i]);
+        break;
+    }
+    return t;
+}
+
+Expr plus(const Expr &a, const Expr &b) {
+    return a + b;
+}
+
+}  // namespace
+
 Tensor reduce(const Tensor &x, Reduction kind, std::vector<int> axes_in, bool keepdims) {
     std::vector<int> axes = normalized_axes(std::move(axes_in), x.rank(), "reduce");
     ReducedShape rs = reduced_shape(x, axes, keepdims);
     const Type t = x.type(), acc = accumulator_type(t);
-    return compute(unique_name("reduce"), rs.shape, [&](const Index &o) -> Expr {
-        if (rs.ranges.empty()) return x(o);
-        RDom rd(rs.ranges, unique_name("reduce_r"));
-        Expr v = cast(acc, x(source_index(x, axes, keepdims, o, rd)));
-        Expr r;
-        switch (kind) {
-            case Reduction::Sum:
-                r = sum(v);
-                break;
-            case Reduction::Mean: {
-                Expr n = 1;
-                for (int a : axes)
-                    n = n * x.dim(a);
-                r = sum(v) / cast(acc, n);
-                break;
-            }
-            case Reduction::Max:
-                r = maximum(v);
-                break;
-            case Reduction::Min:
-                r = minimum(v);
-                break;
-            case Reduction::Prod:
-                r = product(v);
-                break;
-            case Reduction::L1:
-                r = sum(select(v < make_const(acc, 0), make_const(acc, 0) - v, v));
-                break;
-            case Reduction::L2:
-                r = dsl::sqrt(sum(v * v));
-                if (!acc.is_float()) r = cast(acc, r);
-                break;
-            case Reduction::SumSquare:
-                r = sum(v * v);
-                break;
-            case Reduction::LogSum:
-                r = dsl::log(sum(v));
-                break;
-            case Reduction::LogSumExp: {
-                // Shifted by the maximum, so that exp does not overflow.
-                RDom rd2(rs.ranges, unique_name("reduce_m"));
-                Expr m = maximum(cast(acc, x(source_index(x, axes, keepdims, o, rd2))));
-                Expr finite =
-                    select(is_nan(m) || m == acc.max() || m == acc.min(), make_const(acc, 0), m);
-                r = finite + dsl::log(sum(dsl::exp(v - finite)));
-                break;
-            }
+    if (rs.ranges.empty()) {
+        return compute(unique_name("reduce"), rs.shape, [&](const Index &o) { return x(o); });
+    }
+    auto value = [&](const Index &i) { return cast(acc, x(i)); };
+    auto summed = [&](const std::function<Expr(const Expr &)> &f) {
+        return accumulate(
+            x, axes, keepdims, acc, make_const(acc, 0), plus,
+            [&](const Index &, const Index &i) { return f(value(i)); }, "reduce_sum");
+    };
+    auto identity = [](const Expr &v) { return v; };
+    Tensor a;
+    std::function<Expr(const Expr &, const Index &)> finish = [](const Expr &v, const Index &) {
+        return v;
+    };
+    switch (kind) {
+        case Reduction::Sum:
+            a = summed(identity);
+            break;
+        case Reduction::Mean: {
+            Expr n = 1;
+            for (int ax : axes)
+                n = n * x.dim(ax);
+            a = summed(identity);
+            finish = [n, acc](const Expr &v, const Index &) { return v / cast(acc, n); };
+            break;
         }
-        return cast(t, r);
-    });
+        case Reduction::Max:
+        case Reduction::Min: {
+            const bool is_max = kind == Reduction::Max;
+            a = accumulate(
+                x, axes, keepdims, acc, is_max ? acc.min() : acc.max(),
+                [is_max](const Expr &p, const Expr &q) { return is_max ? max(p, q) : min(p, q); },
+                [&](const Index &, const Index &i) { return value(i); }, "reduce_extreme");
+            break;
+        }
+        case Reduction::Prod:
+            a = accumulate(
+                x, axes, keepdims, acc, make_const(acc, 1),
+                [](const Expr &p, const Expr &q) { return p * q; },
+                [&](const Index &, const Index &i) { return value(i); }, "reduce_prod");
+            break;
+        case Reduction::L1:
+            a = summed([&](const Expr &v) {
+                return select(v < make_const(acc, 0), make_const(acc, 0) - v, v);
+            });
+            break;
+        case Reduction::L2:
+            a = summed([](const Expr &v) { return v * v; });
+            finish = [acc](const Expr &v, const Index &) {
+                Expr r = dsl::sqrt(v);
+                return acc.is_float() ? r : cast(acc, r);
+            };
+            break;
+        case Reduction::SumSquare:
+            a = summed([](const Expr &v) { return v * v; });
+            break;
+        case Reduction::LogSum:
+            a = summed(identity);
+            finish = [](const Expr &v, const Index &) { return dsl::log(v); };
+            break;
+        case Reduction::LogSumExp: {
+            // Shifted by the maximum, so that exp does not overflow.
+            Tensor m = accumulate(
+                x, axes, keepdims, acc, acc.min(),
+                [](const Expr &p, const Expr &q) { return max(p, q); },
+                [&](const Index &, const Index &i) { return value(i); }, "reduce_lse_max");
+            auto shift = [acc](const Expr &mv) {
+                return select(is_nan(mv) || mv == acc.max() || mv == acc.min(), make_const(acc, 0),
+                              mv);
+            };
+            a = accumulate(
+                x, axes, keepdims, acc, make_const(acc, 0), plus,
+                [&](const Index &o, const Index &i) { return dsl::exp(value(i) - shift(m(o))); },
+                "reduce_lse_sum");
+            finish = [m, shift](const Expr &v, const Index &o) {
+                return shift(m(o)) + dsl::log(v);
+            };
+            break;
+        }
+    }
+    return compute(unique_name("reduce"), rs.shape,
+                   [&](const Index &o) { return cast(t, finish(a(o), o)); });
 }
 
 namespace {
