@@ -2,6 +2,7 @@
 // constants folded while compiling, and hostile files, each a clear error.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "OnnxModels.h"
@@ -193,6 +194,45 @@ TEST(NNModel, InputsThatDecideRanksSpecializeTheModelPerValue) {
     }
     // Three distinct values: three compilations of one pipeline each.
     EXPECT_EQ(model.compiled_pipelines(), 3);
+}
+
+TEST(NNModel, InitializersInExternalFilesAreReadFromBesideTheModel) {
+    test::TempDirectory dir;
+    onnx::ModelProto mp = make_model();
+    add_input(mp, "x", kFloat, {4});
+    add_output(mp, "y", kFloat, {4});
+    auto *w = mp.mutable_graph()->add_initializer();
+    w->set_name("w");
+    w->set_data_type(onnx::TensorProto::FLOAT);
+    w->add_dims(4);
+    w->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto kv = [&](const char *k, const std::string &v) {
+        auto *e = w->add_external_data();
+        e->set_key(k);
+        e->set_value(v);
+    };
+    kv("location", "weights.bin");
+    kv("offset", "8");
+    kv("length", "16");
+    add_node(mp, "Mul", {"x", "w"}, {"y"});
+    save_model(mp, dir.path() + "/ext.onnx");
+    // 8 bytes of something else, then the four floats.
+    const float values[4] = {1.5f, -2.0f, 0.25f, 8.0f};
+    {
+        std::ofstream out(dir.path() + "/weights.bin", std::ios::binary);
+        out.write("PADDING!", 8);
+        out.write(reinterpret_cast<const char *>(values), sizeof values);
+    }
+    nn::Model model = nn::Model::load(dir.path() + "/ext.onnx");
+    Buffer<float> x(4);
+    x.fill([](int i) { return float(i + 1); });
+    Buffer<float> y = model.run({{"x", x}}).at("y");
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ(y(i), float(i + 1) * values[i]);
+    // A missing data file is an error naming it.
+    std::remove((dir.path() + "/weights.bin").c_str());
+    std::string m = test::message_of([&] { nn::Model::load(dir.path() + "/ext.onnx"); });
+    EXPECT_CONTAINS(m, "weights.bin");
 }
 
 TEST(NNModel, NpyFilesRoundTrip) {

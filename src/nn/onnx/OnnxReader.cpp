@@ -251,7 +251,8 @@ graph::Graph read_model(const std::string &path) {
         << path
         << ": not a valid ONNX model (the protobuf does not parse; is the file truncated?).";
     try {
-        pb::checker::check_model(model);
+        // The path form: external data files are checked beside the model.
+        pb::checker::check_model(path);
     } catch (const std::exception &e) {
         // On one line: the checker's message spans several.
         std::string what;
