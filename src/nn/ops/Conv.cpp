@@ -78,13 +78,19 @@ Tensor::Schedule channel_tiles(Func f, RDom r, int rank, Type acc, const Expr &m
         const int last = rank - 1;
         out.split(ov[0], wo, wi, 2 * vec, TailStrategy::GuardWithIf)
             .split(ov[static_cast<size_t>(last - 1)], mo, mi, tm, TailStrategy::GuardWithIf);
+        // With two spatial axes or more, the blocks of channels run inside each row, so that
+        // the rows of input a row of output reads stay in cache across the blocks; rows (and
+        // images) in parallel. With one, blocks of channels (and images) in parallel.
         std::vector<VarOrRVar> order{wi, mi, wo};
+        const bool rows = last >= 3;
+        if (rows) order.push_back(mo);
         for (int i = 1; i < last - 1; i++)
             order.push_back(ov[static_cast<size_t>(i)]);
-        order.push_back(mo);
+        if (!rows) order.push_back(mo);
         order.push_back(ov[static_cast<size_t>(last)]);
         out.reorder(order).vectorize(wi, vec).unroll(wi).unroll(mi);
-        out.fuse(mo, ov[static_cast<size_t>(last)], mn).parallel(mn);
+        out.fuse(rows ? ov[static_cast<size_t>(last - 2)] : mo, ov[static_cast<size_t>(last)], mn)
+            .parallel(mn);
         f.compute_at(out, wo)
             .bound_extent(fv[0], 2 * vec)
             .bound_extent(fv[static_cast<size_t>(last - 1)], tm)
