@@ -1,5 +1,7 @@
 #include "lang/JITTarget.h"
 
+#include <cstdlib>
+
 #include "ir/Error.h"
 
 namespace dsl::lang {
@@ -26,6 +28,16 @@ void check_jit_target(const std::string &func, const Target &target, const Targe
            "realize with Target::host() or a target without those features, or use the "
            "compile_to_* functions (ahead-of-time compilation) to generate code for a machine "
            "that has them.";
+}
+
+int jit_opt_level() {
+    const char *v = std::getenv("DSL_JIT_OPT_LEVEL");
+    if (!v || !*v) return 3;
+    user_assert(v[1] == 0 && v[0] >= '0' && v[0] <= '3')
+        << "DSL_JIT_OPT_LEVEL is \"" << v
+        << "\"; set it to 0, 1, 2 or 3 (LLVM's optimisation level for JIT compilation), or unset "
+           "it for 3.";
+    return v[0] - '0';
 }
 
 }  // namespace dsl::lang

@@ -142,18 +142,6 @@ std::atomic<uint64_t> lowerings{0}, compilations{0};
 std::atomic<uint64_t> disk_cache_hits{0}, disk_cache_misses{0}, disk_cache_rejected{0},
     disk_cache_stores{0};
 
-/// LLVM's optimisation level for JIT compilation: 3 unless DSL_JIT_OPT_LEVEL says otherwise
-/// (lower levels compile several times faster and run slower; the fuzzer uses them).
-int jit_opt_level() {
-    const char *v = std::getenv("DSL_JIT_OPT_LEVEL");
-    if (!v || !*v) return 3;
-    user_assert(v[1] == 0 && v[0] >= '0' && v[0] <= '3')
-        << "DSL_JIT_OPT_LEVEL is \"" << v
-        << "\"; set it to 0, 1, 2 or 3 (LLVM's optimisation level for JIT compilation), or unset "
-           "it for 3.";
-    return v[0] - '0';
-}
-
 void count_disk_cache_outcome(const jit::DiskCacheOutcome &outcome) {
     using Lookup = jit::DiskCacheOutcome::Lookup;
     if (outcome.lookup == Lookup::Hit) disk_cache_hits++;
@@ -203,7 +191,7 @@ std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &targe
                                           lowering::StrideVersions strides) {
     lang::check_jit_target(f.name(), target, Target::host());
     codegen::CpuTarget cpu = codegen::cpu_target_for(target);
-    cpu.opt_level = jit_opt_level();
+    cpu.opt_level = lang::jit_opt_level();
     std::string target_key = target.to_string() + " O" + std::to_string(cpu.opt_level) +
                              (strides == lowering::StrideVersions::Dense ? " dense" : " any");
     // Never destroyed: JIT modules must not outlive LLVM's own statics at exit.

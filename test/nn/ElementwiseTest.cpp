@@ -12,6 +12,7 @@
 #include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
 #include "dsl/nn/nn.h"
+#include "lang/Realize.h"
 
 namespace {
 
@@ -78,6 +79,7 @@ TEST(NNElementwise, BinaryBroadcastsLikeNumpy) {
 TEST(NNElementwise, SymbolicShapesRunAtTwoSizesFromOneCompile) {
     ImageParam a(Float(32), 2, "a"), b(Float(32), 1, "b");
     nn::Tensor r = nn::prelu(nn::Tensor(a), nn::Tensor(b));
+    const uint64_t compiled_before = lang::jit_counters().compilations;
     for (int w : {3, 33}) {
         Buffer<float> da = random_buffer({w, 17}, 4, -1, 1), db = random_buffer({w}, 5, 0, 1);
         a.set(da);
@@ -89,6 +91,8 @@ TEST(NNElementwise, SymbolicShapesRunAtTwoSizesFromOneCompile) {
                 ASSERT_FLOAT_EQ(out(x, y), v < 0 ? v * db(x) : v);
             }
     }
+    // The second size runs the pipeline the first one compiled.
+    EXPECT_EQ(lang::jit_counters().compilations - compiled_before, 1u);
 }
 
 TEST(NNElementwise, IntegerDivisionAndModuloFollowOnnx) {

@@ -30,13 +30,6 @@ Builder variadic(Tensor (*f)(const std::vector<Tensor> &)) {
     };
 }
 
-Type type_attribute(BuildContext &ctx, int64_t code) {
-    std::string unsupported;
-    std::optional<Type> t = element_type(code, &unsupported);
-    if (!t) ctx.fail("casting to " + unsupported + " is not supported.");
-    return *t;
-}
-
 }  // namespace
 
 void add_elementwise_builders(std::map<std::string, Builder> &t) {
@@ -159,8 +152,8 @@ void add_elementwise_builders(std::map<std::string, Builder> &t) {
         return std::vector<Tensor>{nn::where(ctx.input(0), ctx.input(1), ctx.input(2))};
     };
     t["Cast"] = [](BuildContext &ctx) {
-        return std::vector<Tensor>{
-            nn::cast(ctx.input(0), type_attribute(ctx, ctx.attr_int("to", 0)))};
+        if (!ctx.has_attr("to")) ctx.fail("needs the attribute \"to\" (the type to cast to).");
+        return std::vector<Tensor>{nn::cast(ctx.input(0), ctx.attr_type("to", Float(32)))};
     };
     t["CastLike"] = [](BuildContext &ctx) {
         return std::vector<Tensor>{nn::cast(ctx.input(0), ctx.input(1).type())};

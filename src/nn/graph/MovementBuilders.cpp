@@ -10,10 +10,6 @@ namespace {
 
 using Outputs = std::vector<Tensor>;
 
-std::vector<int64_t> constant_ints(BuildContext &ctx, int i, const char *what) {
-    return ctx.constant_values(i, what);
-}
-
 std::vector<int> to_ints(const std::vector<int64_t> &v) {
     return std::vector<int>(v.begin(), v.end());
 }
@@ -77,13 +73,13 @@ void add_movement_builders(std::map<std::string, Builder> &t) {
     };
     t["Squeeze"] = [](BuildContext &ctx) {
         std::vector<int64_t> axes = ctx.opset() < 13   ? ctx.attr_ints("axes")
-                                    : ctx.has_input(1) ? constant_ints(ctx, 1, "axes")
+                                    : ctx.has_input(1) ? ctx.constant_values(1, "axes")
                                                        : std::vector<int64_t>{};
         return Outputs{nn::squeeze(ctx.input(0), to_ints(axes))};
     };
     t["Unsqueeze"] = [](BuildContext &ctx) {
         std::vector<int64_t> axes =
-            ctx.opset() < 13 ? ctx.attr_ints("axes") : constant_ints(ctx, 1, "axes");
+            ctx.opset() < 13 ? ctx.attr_ints("axes") : ctx.constant_values(1, "axes");
         return Outputs{nn::unsqueeze(ctx.input(0), to_ints(axes))};
     };
     t["Transpose"] = [](BuildContext &ctx) {
@@ -126,7 +122,7 @@ void add_movement_builders(std::map<std::string, Builder> &t) {
         } else {
             starts = ctx.values(1);
             ends = ctx.values(2);
-            if (ctx.has_input(3)) axes = constant_ints(ctx, 3, "axes");
+            if (ctx.has_input(3)) axes = ctx.constant_values(3, "axes");
             if (ctx.has_input(4)) steps = ctx.values(4);
         }
         if (axes.empty()) {
@@ -182,7 +178,7 @@ void add_movement_builders(std::map<std::string, Builder> &t) {
         const int r = x.rank();
         std::vector<int64_t> axes;
         if (ctx.has_input(3))
-            axes = constant_ints(ctx, 3, "axes");
+            axes = ctx.constant_values(3, "axes");
         else {
             for (int i = 0; i < r; i++)
                 axes.push_back(i);
@@ -211,13 +207,8 @@ void add_movement_builders(std::map<std::string, Builder> &t) {
     };
     t["EyeLike"] = [](BuildContext &ctx) {
         Tensor x = ctx.input(0);
-        Type type = x.type();
-        if (ctx.has_attr("dtype")) {
-            std::optional<Type> ty = element_type(ctx.attr_int("dtype", 1));
-            if (!ty) ctx.fail("dtype is not supported.");
-            type = *ty;
-        }
-        return Outputs{nn::eye_like(x.shape(), type, static_cast<int>(ctx.attr_int("k", 0)))};
+        return Outputs{nn::eye_like(x.shape(), ctx.attr_type("dtype", x.type()),
+                                    static_cast<int>(ctx.attr_int("k", 0)))};
     };
     t["OneHot"] = [](BuildContext &ctx) {
         std::vector<Expr> depth = ctx.values(1);
@@ -276,10 +267,9 @@ void add_movement_builders(std::map<std::string, Builder> &t) {
         return [kind](BuildContext &ctx) {
             std::vector<Expr> size = ctx.values(0);
             if (size.size() != 1) ctx.fail("size must be a scalar.");
-            std::optional<Type> type = element_type(ctx.attr_int("output_datatype", 1));
-            if (!type) ctx.fail("output_datatype is not supported.");
-            return Outputs{
-                nn::window_function(kind, size[0], *type, ctx.attr_int("periodic", 1) != 0)};
+            return Outputs{nn::window_function(kind, size[0],
+                                               ctx.attr_type("output_datatype", Float(32)),
+                                               ctx.attr_int("periodic", 1) != 0)};
         };
     };
     t["HannWindow"] = window(WindowFunction::Hann);

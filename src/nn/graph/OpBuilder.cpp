@@ -67,6 +67,16 @@ Buffer<> BuildContext::attr_tensor(const std::string &name) const {
     return a->t;
 }
 
+Type BuildContext::attr_type(const std::string &name, Type default_value) const {
+    if (!has_attr(name)) return default_value;
+    std::string unsupported;
+    std::optional<Type> t = element_type(attr_int(name, 0), &unsupported);
+    if (!t)
+        fail("attribute \"" + name + "\" asks for " + unsupported +
+             ", which dsl does not support.");
+    return *t;
+}
+
 const std::map<std::string, Builder> &builders() {
     static const std::map<std::string, Builder> table = [] {
         std::map<std::string, Builder> t;

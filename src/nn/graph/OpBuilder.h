@@ -56,6 +56,9 @@ class BuildContext {
     std::vector<double> attr_floats(const std::string &name) const;
     /// A tensor attribute; a CompileError when it is missing.
     Buffer<> attr_tensor(const std::string &name) const;
+    /// An element-type attribute (an ONNX TensorProto.DataType code, such as Cast's `to`);
+    /// `default_value` when it is absent, a CompileError naming the type dsl lacks.
+    Type attr_type(const std::string &name, Type default_value) const;
 
     /// A CompileError: "<file>: node "x" (Op): <message>".
     [[noreturn]] void fail(const std::string &message) const;

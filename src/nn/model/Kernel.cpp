@@ -12,6 +12,7 @@
 #include "jit/JITModule.h"
 #include "jit/PipelineKey.h"
 #include "lang/Function.h"
+#include "lang/JITTarget.h"
 #include "lowering/Lower.h"
 #include "runtime/Runtime.h"
 
@@ -31,22 +32,18 @@ std::string symbol_name(const std::string &name) {
     return s;
 }
 
-int opt_level() {
-    const char *v = std::getenv("DSL_JIT_OPT_LEVEL");
-    if (v && v[0] >= '0' && v[0] <= '3' && v[1] == 0) return v[0] - '0';
-    return 3;
-}
-
 }  // namespace
 
 Kernel::Kernel(const Func &output, const std::string &name, const Target &target) {
     auto start = std::chrono::steady_clock::now();
     compiled_ = std::make_shared<Compiled>();
+    // The same checks and optimisation level as realize()'s JIT.
+    lang::check_jit_target(name, target, Target::host());
     const std::string function = symbol_name(name);
     compiled_->lowered = lowering::lower({lang::Function(output.contents())}, function,
                                          lowering::StrideVersions::Dense);
     codegen::CpuTarget cpu = codegen::cpu_target_for(target);
-    cpu.opt_level = opt_level();
+    cpu.opt_level = lang::jit_opt_level();
     std::string key = "nn " + target.to_string() + " O" + std::to_string(cpu.opt_level) + "\n" +
                       jit::pipeline_key(compiled_->lowered.module);
     std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
