@@ -46,7 +46,8 @@ Expr windows(const Expr &in, const Window &w, size_t i, bool ceil_mode) {
     return select((out - 1) * s >= in + w.pads_begin[i], out - 1, out);
 }
 
-/// An RDom over the window (innermost spatial axis first), after `extra` leading ranges.
+/// An RDom over the window (innermost spatial axis first), with the `outer` ranges as its
+/// outermost dimensions (a convolution's input channels).
 RDom window_domain(const Window &w, const std::vector<std::pair<Expr, Expr>> &outer,
                    const std::string &name) {
     std::vector<std::pair<Expr, Expr>> ranges;
