@@ -75,4 +75,35 @@ struct ModelSummary {
 };
 ModelSummary summarize_model(const std::string &path);
 
+/// Compiling a model ahead of time (`dsl-onnx compile`): one static library holding every
+/// pipeline of the model, its constants, a static arena for its intermediate tensors and the
+/// runtime, and a C header with one entry point,
+///   int <name>_run(dsl_buffer_t *input..., dsl_buffer_t *output...);
+/// inputs and outputs in the model's order. A plain C program links the library (with
+/// -lpthread -ldl) and nothing else of dsl. The library runs the sizes it was compiled for.
+struct StaticModelOptions {
+    Target target = Target::host();
+    /// The inputs' extents, outermost first, where the model leaves them symbolic:
+    /// {"x", {1, 3, 640, 640}}. Every extent must be known (declared or given here).
+    std::map<std::string, std::vector<int64_t>> shapes;
+    /// Names the files (<name>.a, <name>.h) and the entry point (<name>_run); a C identifier.
+    std::string name = "model";
+};
+
+/// What compile_model_to_static_library wrote.
+struct StaticModel {
+    std::string library, header;
+    /// The inputs and outputs with their extents, in the entry point's order.
+    std::vector<ModelValue> inputs, outputs;
+    /// The bytes of the static arena (intermediate tensors) and of the constants.
+    int64_t arena_bytes = 0, constant_bytes = 0;
+    int pipelines = 0;
+};
+
+/// Compiles the model at `path` into `directory`: <name>.a, <name>.h, and the C ABI the header
+/// includes (dsl/runtime/dsl_runtime.h), so that `-I directory` is all a C program needs.
+/// CompileErrors name the file and the node, as Model::load's do.
+StaticModel compile_model_to_static_library(const std::string &path, const std::string &directory,
+                                            const StaticModelOptions &options = {});
+
 }  // namespace dsl::nn

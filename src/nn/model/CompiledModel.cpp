@@ -126,8 +126,9 @@ struct PendingValue {
 class ModelCompiler {
   public:
     ModelCompiler(const graph::Graph &g, const ModelOptions &options,
-                  const std::map<std::string, Buffer<>> &fixed, CompiledModel *out)
-        : g_(g), options_(options), fixed_(fixed), out_(out) {}
+                  const std::map<std::string, Buffer<>> &fixed, const std::string &aot_name,
+                  CompiledModel *out)
+        : g_(g), options_(options), fixed_(fixed), aot_name_(aot_name), out_(out) {}
 
     void compile();
 
@@ -153,6 +154,8 @@ class ModelCompiler {
     const ModelOptions &options_;
     /// Graph inputs compiled as constants (the model is specialized on their values).
     const std::map<std::string, Buffer<>> &fixed_;
+    /// For AOT compilation: the prefix of the steps' function names (empty for the JIT).
+    const std::string &aot_name_;
     CompiledModel *out_;
     std::map<std::string, KnownValue> known_;
     /// The values to fuse into their consumers, those waiting for it, and those whose consumer
@@ -544,9 +547,17 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
     step.value_params = in.value_params;
     step.shape = t.shape();
     schedule_output(t, options_.target);
-    step.kernel = std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), options_.target);
+    const bool folded = in.runtime_inputs.empty() && in.value_params.empty();
+    if (folded || aot_name_.empty()) {
+        step.kernel =
+            std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), options_.target);
+    } else {
+        step.kernel = std::make_shared<Kernel>(
+            t.func(), aot_name_ + "_k" + std::to_string(out_->steps_.size()), options_.target,
+            false);
+    }
     out_->compiled_pipelines_++;
-    if (in.runtime_inputs.empty() && in.value_params.empty()) {
+    if (folded) {
         // Fold: run it now; the value becomes a constant of the model.
         std::vector<int> sizes;
         for (auto e = t.shape().rbegin(); e != t.shape().rend(); ++e) {
@@ -626,8 +637,9 @@ int64_t CompiledModel::peak_intermediate_bytes() const {
 }
 
 CompiledModel::CompiledModel(const graph::Graph &g, const ModelOptions &options,
-                             const std::map<std::string, Buffer<>> &fixed) {
-    ModelCompiler(g, options, fixed, this).compile();
+                             const std::map<std::string, Buffer<>> &fixed,
+                             const std::string &aot_name) {
+    ModelCompiler(g, options, fixed, aot_name, this).compile();
 }
 
 std::map<std::string, Buffer<>> CompiledModel::run(

@@ -21,9 +21,12 @@ namespace dsl::nn::model {
 class CompiledModel {
   public:
     /// Compiles `g`; the graph inputs in `fixed` become constants of those values (the model
-    /// specialized on them; run() is still given them and checks their type and shape).
+    /// specialized on them; run() is still given them and checks their type and shape). With
+    /// an `aot_name`, the steps' kernels are only lowered, as functions `<aot_name>_k<i>`, for
+    /// compiling ahead of time (model/AotModel.cpp); run() may not be called.
     CompiledModel(const graph::Graph &g, const ModelOptions &options,
-                  const std::map<std::string, Buffer<>> &fixed = {});
+                  const std::map<std::string, Buffer<>> &fixed = {},
+                  const std::string &aot_name = "");
 
     std::map<std::string, Buffer<>> run(const std::map<std::string, Buffer<>> &inputs) const;
 
@@ -64,6 +67,11 @@ class CompiledModel {
 
     /// The most bytes the intermediate tensors held at once, over the runs so far.
     int64_t peak_intermediate_bytes() const;
+
+    const std::vector<Step> &steps() const { return steps_; }
+    /// The values known while compiling: initializers and folded constants (by name).
+    const std::map<std::string, Buffer<>> &constants() const { return constants_; }
+    const std::string &source() const { return source_; }
 
   private:
     std::string source_;

@@ -34,12 +34,17 @@ std::string symbol_name(const std::string &name) {
 
 }  // namespace
 
-Kernel::Kernel(const Func &output, const std::string &name, const Target &target) {
+Kernel::Kernel(const Func &output, const std::string &name, const Target &target, bool jit) {
     auto start = std::chrono::steady_clock::now();
     compiled_ = std::make_shared<Compiled>();
+    const std::string function = jit ? symbol_name(name) : name;
+    if (!jit) {
+        compiled_->lowered = lowering::lower({lang::Function(output.contents())}, function,
+                                             lowering::StrideVersions::Dense);
+        return;
+    }
     // The same checks and optimisation level as realize()'s JIT.
     lang::check_jit_target(name, target, Target::host());
-    const std::string function = symbol_name(name);
     compiled_->lowered = lowering::lower({lang::Function(output.contents())}, function,
                                          lowering::StrideVersions::Dense);
     codegen::CpuTarget cpu = codegen::cpu_target_for(target);
@@ -53,10 +58,15 @@ Kernel::Kernel(const Func &output, const std::string &name, const Target &target
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+const lowering::LoweredPipeline &Kernel::lowered() const {
+    return compiled_->lowered;
+}
+
 void Kernel::run(const std::vector<const ImageParam *> &buffer_params,
                  const std::vector<Buffer<>> &buffers,
                  const std::vector<std::shared_ptr<ir::ParameterContents>> &scalar_params,
                  const std::vector<uint64_t> &scalars, const Buffer<> &output) const {
+    internal_assert(compiled_->jit) << "a kernel lowered for AOT compilation was run";
     const ir::LoweredFunc &lf = compiled_->lowered.module.functions[0];
     std::vector<void *> argv;
     std::vector<uint64_t> bits(lf.args.size());

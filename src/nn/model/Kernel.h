@@ -11,13 +11,22 @@
 #include "dsl/Param.h"
 #include "dsl/Target.h"
 
+namespace dsl::lowering {
+struct LoweredPipeline;
+}
+
 namespace dsl::nn::model {
 
 class Kernel {
   public:
     /// Lowers and compiles `output` for `target`. `name` names the function (a C symbol is
-    /// made of it).
-    Kernel(const Func &output, const std::string &name, const Target &target);
+    /// made of it). With `jit` false it is only lowered, for compiling ahead of time: `name`
+    /// is then the function's name as it is (a C identifier), and run() may not be called.
+    Kernel(const Func &output, const std::string &name, const Target &target, bool jit = true);
+
+    /// The lowered pipeline: one function, whose arguments are the inputs (constant Buffers
+    /// included), then the output.
+    const lowering::LoweredPipeline &lowered() const;
 
     /// Runs it: `buffers[i]` for `buffer_params[i]`, `scalars[i]` (the value's bits) for
     /// `scalar_params[i]`, writing `output`. Inputs baked into the pipeline (constant buffers)

@@ -3,6 +3,7 @@
 //   dsl-onnx run MODEL --input NAME=FILE ... --output-dir DIR
 //   dsl-onnx test [--expected-failures FILE] DIR...
 //   dsl-onnx bench MODEL [--shape NAME=1x3x224x224 ...] [--threads N] [--runs N]
+//   dsl-onnx compile MODEL [--shape NAME=1x3x224x224 ...] [--name NAME] [--target T] -o DIR
 // `test --update-expected-failures FILE` rewrites FILE with the tests that fail now, each with a
 // reason derived from its message.
 // Errors are one line each; exit status 2 for bad usage or a bad file.
@@ -39,8 +40,12 @@ int usage() {
            "       dsl-onnx run MODEL --input NAME=FILE ... --output-dir DIR\n"
            "       dsl-onnx test [--expected-failures FILE | --update-expected-failures FILE]\n"
            "                     [--timeout SECONDS] DIR...\n"
+           "       dsl-onnx bench MODEL [--shape NAME=AxBx...]... [--threads N] [--runs N]\n"
+           "       dsl-onnx compile MODEL [--shape NAME=AxBx...]... [--name NAME] [--target T]\n"
+           "                        -o DIR\n"
            "Inputs are .npy files or ONNX TensorProto .pb files; outputs are written as\n"
-           "DIR/<output name>.npy.\n";
+           "DIR/<output name>.npy. compile writes DIR/NAME.a and DIR/NAME.h (NAME is \"model\"\n"
+           "unless given), whose entry point is NAME_run.\n";
     return 2;
 }
 
@@ -443,6 +448,54 @@ int test(int argc, char **argv) {
     return failed == 0 ? 0 : 1;
 }
 
+/// Reads `NAME=AxBxC` into shapes[NAME]; false if it is not of that form.
+bool parse_shape(const std::string &spec, std::map<std::string, std::vector<int64_t>> &shapes) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0) return false;
+    std::vector<int64_t> dims;
+    std::istringstream in(spec.substr(eq + 1));
+    std::string d;
+    while (std::getline(in, d, 'x')) {
+        if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos) return false;
+        dims.push_back(std::atoll(d.c_str()));
+    }
+    shapes[spec.substr(0, eq)] = dims;
+    return true;
+}
+
+/// Compiles the model into a static library and its header.
+int compile(int argc, char **argv) {
+    if (argc < 1) return usage();
+    std::string model_path = argv[0];
+    dsl::nn::StaticModelOptions options;
+    std::string directory;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--shape" && i + 1 < argc) {
+            if (!parse_shape(argv[++i], options.shapes)) return usage();
+        } else if (a == "--name" && i + 1 < argc) {
+            options.name = argv[++i];
+        } else if (a == "--target" && i + 1 < argc) {
+            options.target = dsl::Target(argv[++i]);
+        } else if (a == "-o" && i + 1 < argc) {
+            directory = argv[++i];
+        } else {
+            return usage();
+        }
+    }
+    if (directory.empty()) return usage();
+    auto start = std::chrono::steady_clock::now();
+    dsl::nn::StaticModel m =
+        dsl::nn::compile_model_to_static_library(model_path, directory, options);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout.precision(3);
+    std::cout << "wrote " << m.library << " and " << m.header << " (" << m.pipelines
+              << " pipelines, " << double(m.constant_bytes) / (1 << 20) << " MiB of constants, "
+              << double(m.arena_bytes) / (1 << 20) << " MiB arena) in " << seconds << " s\n";
+    return 0;
+}
+
 /// Times the model on seeded random inputs: the sizes from --shape, else the declared ones.
 int bench(int argc, char **argv) {
     if (argc < 1) return usage();
@@ -452,15 +505,7 @@ int bench(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--shape" && i + 1 < argc) {
-            std::string spec = argv[++i];
-            size_t eq = spec.find('=');
-            if (eq == std::string::npos) return usage();
-            std::vector<int64_t> dims;
-            std::istringstream in(spec.substr(eq + 1));
-            std::string d;
-            while (std::getline(in, d, 'x'))
-                dims.push_back(std::atoll(d.c_str()));
-            shapes[spec.substr(0, eq)] = dims;
+            if (!parse_shape(argv[++i], shapes)) return usage();
         } else if (a == "--threads" && i + 1 < argc) {
             dsl_set_num_threads(std::atoi(argv[++i]));
         } else if (a == "--runs" && i + 1 < argc) {
@@ -526,6 +571,7 @@ int main(int argc, char **argv) {
         if (command == "run") return run(argc - 2, argv + 2);
         if (command == "test") return test(argc - 2, argv + 2);
         if (command == "bench") return bench(argc - 2, argv + 2);
+        if (command == "compile") return compile(argc - 2, argv + 2);
         return usage();
     } catch (const dsl::CompileError &e) {
         std::cerr << "dsl-onnx: " << one_line(e.what()) << "\n";

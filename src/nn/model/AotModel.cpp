@@ -1,0 +1,396 @@
+// Compiling a model ahead of time: one static library and a C header (dsl/nn/Model.h).
+#include "nn/model/AotModel.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "aot/AotModule.h"
+#include "aot/CallSequence.h"
+#include "codegen/TargetMapping.h"
+#include "dsl/Error.h"
+#include "dsl/nn/Model.h"
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+#include "lowering/Lower.h"
+#include "nn/graph/OpBuilder.h"
+#include "nn/model/CompiledModel.h"
+#include "nn/onnx/OnnxReader.h"
+#include "runtime/RuntimeObjects.h"
+
+namespace dsl::nn {
+
+namespace {
+
+bool is_c_identifier(const std::string &s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+}
+
+/// Fixes every input extent: declared ones checked against `shapes`, symbolic ones taken from it.
+void fix_input_shapes(graph::Graph &g, const std::map<std::string, std::vector<int64_t>> &shapes) {
+    auto fail = [&](const std::string &m) { throw CompileError(g.source + ": " + m); };
+    for (const auto &kv : shapes) {
+        bool found = false;
+        for (const graph::ValueInfo &v : g.inputs)
+            found |= v.name == kv.first;
+        if (!found) fail("a shape is given for \"" + kv.first + "\", which is not an input.");
+    }
+    for (graph::ValueInfo &v : g.inputs) {
+        auto given = shapes.find(v.name);
+        const std::string how = " (give it with --shape " + v.name + "=AxBx...).";
+        if (!v.shape) {
+            if (given == shapes.end()) fail("input \"" + v.name + "\" has no declared shape" + how);
+            v.shape.emplace();
+            for (int64_t d : given->second)
+                v.shape->push_back(graph::Dim{d, ""});
+        }
+        std::vector<graph::Dim> &dims = *v.shape;
+        if (given != shapes.end() && given->second.size() != dims.size()) {
+            fail("input \"" + v.name + "\" has rank " + std::to_string(dims.size()) + ", but " +
+                 std::to_string(given->second.size()) + " extents are given for it.");
+        }
+        for (size_t a = 0; a < dims.size(); a++) {
+            if (given != shapes.end()) {
+                const int64_t e = given->second[a];
+                if (e < 0 || e > std::numeric_limits<int32_t>::max()) {
+                    fail("input \"" + v.name + "\": extent " + std::to_string(a) + " is given as " +
+                         std::to_string(e) + ", outside 0 ... 2^31 - 1.");
+                }
+                if (dims[a].known() && dims[a].value != e) {
+                    fail("input \"" + v.name + "\": extent " + std::to_string(a) +
+                         " is declared as " + std::to_string(dims[a].value) + ", not " +
+                         std::to_string(e) + ".");
+                }
+                dims[a] = graph::Dim{e, ""};
+            }
+            if (!dims[a].known()) {
+                fail("input \"" + v.name + "\": extent " + std::to_string(a) + " is symbolic (" +
+                     (dims[a].symbol.empty() ? "?" : dims[a].symbol) +
+                     "); a compiled library has fixed sizes" + how);
+            }
+        }
+    }
+}
+
+/// Offsets in one arena: each block at the lowest 64-byte aligned offset where it fits among
+/// the live ones.
+class ArenaPlanner {
+  public:
+    int64_t allocate(int64_t bytes) {
+        bytes = std::max<int64_t>(64, (bytes + 63) / 64 * 64);
+        int64_t offset = 0;
+        for (const auto &[start, size] : live_) {
+            if (start - offset >= bytes) break;
+            offset = std::max(offset, start + size);
+        }
+        live_.insert({offset, bytes});
+        peak_ = std::max(peak_, offset + bytes);
+        return offset;
+    }
+    void release(int64_t offset) {
+        auto it = std::find_if(live_.begin(), live_.end(),
+                               [&](const auto &b) { return b.first == offset; });
+        internal_assert(it != live_.end()) << "arena block at " << offset << " released twice";
+        live_.erase(it);
+    }
+    int64_t peak() const { return peak_; }
+
+  private:
+    std::set<std::pair<int64_t, int64_t>> live_;  ///< (offset, bytes), by offset
+    int64_t peak_ = 0;
+};
+
+void write_text(const std::string &path, const std::string &text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out.good()) throw CompileError("cannot write \"" + path + "\".");
+}
+
+/// Plans and writes the library of one compiled model.
+class StaticModelWriter {
+  public:
+    StaticModelWriter(const model::CompiledModel &cm, const graph::Graph &g,
+                      const StaticModelOptions &options)
+        : cm_(cm), g_(g), options_(options) {}
+
+    StaticModel write(const std::string &directory) {
+        seq_.name = options_.name + "_run";
+        declare_arguments();
+        ArenaPlanner arena;
+        std::map<std::string, int64_t> arena_offset;
+        ir::Module pipelines;
+        pipelines.name = options_.name;
+        for (const model::CompiledModel::Step &s : cm_.steps()) {
+            place_output(s, arena, arena_offset);
+            const lowering::LoweredPipeline &lowered = s.kernel->lowered();
+            const ir::LoweredFunc &lf = lowered.module.functions.at(0);
+            aot::SequenceCall call;
+            call.function = lf.name;
+            for (size_t i = 0; i < lf.args.size(); i++) {
+                const ir::LoweredArgument &a = lf.args[i];
+                if (a.kind == ir::LoweredArgument::Kind::OutputBuffer) {
+                    call.buffers.push_back(where_.at(s.output));
+                    continue;
+                }
+                const lowering::PipelineInput &in = lowered.inputs.at(i);
+                internal_assert(in.is_buffer) << s.where << ": a scalar argument in a static model";
+                call.buffers.push_back(in.buffer.defined() ? constant_buffer(in.buffer)
+                                                           : runtime_buffer(s, in));
+            }
+            pipelines.functions.push_back(lf);
+            if (elements(s.output) > 0) seq_.calls.push_back(call);
+            for (const std::string &dead : s.last_uses) {
+                arena.release(arena_offset.at(dead));
+            }
+        }
+        seq_.arena_bytes = arena.peak();
+        result_.arena_bytes = arena.peak();
+        result_.pipelines = static_cast<int>(pipelines.functions.size());
+
+        std::filesystem::create_directories(std::filesystem::path(directory) / "dsl" / "runtime");
+        result_.library = (std::filesystem::path(directory) / (options_.name + ".a")).string();
+        result_.header = (std::filesystem::path(directory) / (options_.name + ".h")).string();
+        std::vector<std::pair<std::string, std::string>> members;
+        members.push_back(
+            {options_.name + ".o", aot::compile_call_sequence(
+                                       pipelines, seq_, codegen::cpu_target_for(options_.target))});
+        for (const runtime::EmbeddedObject &o : runtime::runtime_objects())
+            members.push_back(
+                {o.name, std::string(reinterpret_cast<const char *>(o.data), o.size)});
+        aot::write_static_library(result_.library, members);
+        write_text(result_.header, header());
+        write_text(
+            (std::filesystem::path(directory) / "dsl" / "runtime" / "dsl_runtime.h").string(),
+            model::runtime_header_text());
+        return result_;
+    }
+
+  private:
+    [[noreturn]] void fail(const std::string &m) const { throw CompileError(g_.source + ": " + m); }
+
+    int64_t elements(const std::string &value) const {
+        int64_t n = 1;
+        for (int e : extents_.at(value))
+            n *= e;
+        return n;
+    }
+
+    int add_buffer(const aot::SequenceBuffer &b) {
+        seq_.buffers.push_back(b);
+        return static_cast<int>(seq_.buffers.size()) - 1;
+    }
+
+    /// The model's inputs, then its outputs, are the entry point's arguments.
+    void declare_arguments() {
+        std::set<std::string> c_names;
+        auto argument = [&](const std::string &name, const std::string &type, Type t,
+                            const std::vector<int> &extents) {
+            std::string c;
+            for (char ch : name)
+                c += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+            if (c.empty() || std::isdigit(static_cast<unsigned char>(c[0]))) c = "v" + c;
+            std::string unique = c;
+            for (int k = 2; c_names.count(unique); k++)
+                unique = c + "_" + std::to_string(k);
+            c_names.insert(unique);
+            c_arguments_.push_back(unique);
+            aot::SequenceBuffer b;
+            b.kind = aot::SequenceBuffer::Kind::Argument;
+            b.argument = static_cast<int>(seq_.arguments.size());
+            seq_.arguments.push_back(unique);
+            b.type = t;
+            b.extents = extents;
+            where_[name] = add_buffer(b);
+            extents_[name] = extents;
+            ModelValue mv;
+            mv.name = name;
+            mv.type = type;
+            for (auto e = extents.rbegin(); e != extents.rend(); ++e)
+                mv.shape.push_back(std::to_string(*e));
+            return mv;
+        };
+        for (const graph::ValueInfo &v : g_.inputs) {
+            std::vector<int> extents;
+            for (auto d = v.shape->rbegin(); d != v.shape->rend(); ++d)
+                extents.push_back(static_cast<int>(d->value));
+            result_.inputs.push_back(
+                argument(v.name, graph::onnx_type_name(*v.type), *v.type, extents));
+        }
+        std::map<std::string, const model::CompiledModel::Step *> producer;
+        for (const model::CompiledModel::Step &s : cm_.steps())
+            producer[s.output] = &s;
+        for (const ModelValue &o : cm_.outputs()) {
+            if (!producer.count(o.name) || where_.count(o.name)) {
+                fail("output \"" + o.name + "\" is " +
+                     (where_.count(o.name) ? "an input or another output" : "a constant") +
+                     " of the model; a compiled library computes each output with a pipeline, "
+                     "so this model cannot be compiled ahead of time.");
+            }
+            // Its extents are known once its step is planned; the argument is filled in then.
+            result_.outputs.push_back(argument(o.name, o.type, producer[o.name]->type, {}));
+        }
+    }
+
+    /// The output of step `s`: its extents, and a block of the arena unless it is a model
+    /// output (an argument).
+    void place_output(const model::CompiledModel::Step &s, ArenaPlanner &arena,
+                      std::map<std::string, int64_t> &arena_offset) {
+        if (!s.value_params.empty()) {
+            fail(s.where + ": the shape or indices of \"" + s.output +
+                 "\" depend on the values of \"" + s.value_params[0].value +
+                 "\", which the model computes; a compiled library needs them known while "
+                 "compiling.");
+        }
+        std::map<std::string, Expr> bindings;
+        for (size_t j = 0; j < s.inputs.size(); j++) {
+            const std::vector<int> &in = extents_.at(s.inputs[j]);
+            for (size_t d = 0; d < s.extent_names[j].size(); d++)
+                bindings[s.extent_names[j][d]] = Expr(in.at(d));
+        }
+        std::vector<int> extents;
+        int64_t n = 1;
+        for (auto e = s.shape.rbegin(); e != s.shape.rend(); ++e) {
+            Expr v = ir::simplify(ir::substitute(bindings, *e));
+            int64_t extent = 0;
+            internal_assert(is_const(v, &extent))
+                << s.where << ": the shape of \"" << s.output << "\" is not known: " << v;
+            n *= std::max<int64_t>(extent, 1);
+            if (extent < 0 || n > std::numeric_limits<int32_t>::max()) {
+                fail(s.where + ": output \"" + s.output + "\" would have an extent of " +
+                     std::to_string(extent) + " or more than 2^31 - 1 elements.");
+            }
+            extents.push_back(static_cast<int>(extent));
+        }
+        extents_[s.output] = extents;
+        auto w = where_.find(s.output);
+        if (w != where_.end()) {
+            // A model output: its argument.
+            seq_.buffers[static_cast<size_t>(w->second)].extents = extents;
+            for (ModelValue &o : result_.outputs) {
+                if (o.name != s.output) continue;
+                o.shape.clear();
+                for (auto e = extents.rbegin(); e != extents.rend(); ++e)
+                    o.shape.push_back(std::to_string(*e));
+            }
+            return;
+        }
+        aot::SequenceBuffer b;
+        b.kind = aot::SequenceBuffer::Kind::Arena;
+        b.type = s.type;
+        b.extents = extents;
+        b.offset = arena.allocate(elements(s.output) * s.type.bytes());
+        arena_offset[s.output] = b.offset;
+        where_[s.output] = add_buffer(b);
+    }
+
+    int constant_buffer(const Buffer<> &c) {
+        auto found = constants_.find(c.data());
+        if (found != constants_.end()) return found->second;
+        aot::SequenceBuffer b;
+        b.kind = aot::SequenceBuffer::Kind::Constant;
+        b.type = c.type();
+        for (int d = 0; d < c.dimensions(); d++) {
+            internal_assert(c.stride(d) == (d ? c.stride(d - 1) * c.extent(d - 1) : 1))
+                << "a model constant is not dense";
+            b.extents.push_back(c.extent(d));
+        }
+        b.data = c.data();
+        result_.constant_bytes += c.number_of_elements() * c.type().bytes();
+        return constants_[c.data()] = add_buffer(b);
+    }
+
+    int runtime_buffer(const model::CompiledModel::Step &s, const lowering::PipelineInput &in) {
+        for (size_t j = 0; j < s.params.size(); j++) {
+            if (s.params[j]->contents() == in.param.shared()) return where_.at(s.inputs[j]);
+        }
+        internal_error << s.where << ": no value for the pipeline's input \"" << in.name << "\"";
+        return -1;
+    }
+
+    std::string header() const {
+        std::string guard = "DSL_MODEL_";
+        for (char c : options_.name)
+            guard += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        guard += "_H";
+        std::ostringstream h;
+        h << "/* Generated by dsl-onnx from "
+          << std::filesystem::path(g_.source).filename().string() << ": do not edit. */\n#ifndef "
+          << guard << "\n#define " << guard << "\n\n"
+          << "#include \"dsl/runtime/dsl_runtime.h\"\n\n"
+          << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+          << "/* Runs the model on these sizes only (shapes as ONNX writes them, outermost "
+             "first):\n";
+        size_t a = 0;
+        auto line = [&](const ModelValue &v, const char *kind) {
+            h << " *   " << c_arguments_[a++] << ": " << kind << ", " << v.type << " (";
+            for (size_t i = 0; i < v.shape.size(); i++)
+                h << (i ? ", " : "") << v.shape[i];
+            h << ")\n";
+        };
+        for (const ModelValue &v : result_.inputs)
+            line(v, "input");
+        for (const ModelValue &v : result_.outputs)
+            line(v, "output");
+        h << " * A buffer's dimension 0 is the innermost axis (a numpy array of shape (1, 3, 8, "
+             "8)\n"
+          << " * is a dsl_buffer_t of extents 8, 8, 3, 1), with stride 1. Returns 0, or a\n"
+          << " * dsl_error_code_t after reporting the error to the handler (see\n"
+          << " * dsl_set_error_handler). The intermediate tensors live in one static arena of\n"
+          << " * " << result_.arena_bytes << " bytes: one call at a time. */\n"
+          << "int " << seq_.name << "(";
+        for (size_t i = 0; i < c_arguments_.size(); i++)
+            h << (i ? ", " : "") << "dsl_buffer_t *" << c_arguments_[i];
+        h << ");\n\n#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif\n";
+        return h.str();
+    }
+
+    const model::CompiledModel &cm_;
+    const graph::Graph &g_;
+    const StaticModelOptions &options_;
+    aot::CallSequence seq_;
+    StaticModel result_;
+    std::vector<std::string> c_arguments_;
+    /// Each value's buffer in the sequence and its extents (innermost first).
+    std::map<std::string, int> where_;
+    std::map<std::string, std::vector<int>> extents_;
+    std::map<const void *, int> constants_;
+};
+
+}  // namespace
+
+StaticModel compile_model_to_static_library(const std::string &path, const std::string &directory,
+                                            const StaticModelOptions &options) {
+    if (!is_c_identifier(options.name)) {
+        throw CompileError(path + ": the name of a compiled model must be a C identifier, not \"" +
+                           options.name + "\".");
+    }
+    if (options.target.arch() != Target::host().arch()) {
+        throw CompileError(path + ": a compiled model carries the runtime for " +
+                           Target::host().to_string() + " only, not for " +
+                           options.target.to_string() + ".");
+    }
+    graph::Graph g = onnx::read_model(path);
+    fix_input_shapes(g, options.shapes);
+    ModelOptions mo;
+    mo.target = options.target;
+    std::unique_ptr<model::CompiledModel> cm;
+    try {
+        cm = std::make_unique<model::CompiledModel>(g, mo, std::map<std::string, Buffer<>>{},
+                                                    options.name);
+    } catch (const graph::NeedsInputValues &e) {
+        throw CompileError(std::string(e.what()) +
+                           " A compiled library cannot be specialized on an input's values.");
+    }
+    return StaticModelWriter(*cm, g, options).write(directory);
+}
+
+}  // namespace dsl::nn

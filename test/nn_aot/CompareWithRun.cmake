@@ -1,0 +1,26 @@
+# Runs the C program of a compiled model, then `dsl-onnx run` on the input it wrote, and compares
+# the outputs byte for byte. -DPROGRAM=<C program> -DTOOL=<dsl-onnx> -DMODEL=<.onnx> -DOUT=<dir>.
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT}/c ${OUT}/run)
+execute_process(COMMAND ${PROGRAM} ${OUT}/c RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${PROGRAM}: status ${rc}\n${out}\n${err}")
+endif()
+message(STATUS "${out}")
+execute_process(COMMAND ${TOOL} run ${MODEL} --input x=${OUT}/c/x.npy --output-dir ${OUT}/run
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "dsl-onnx run: status ${rc}\n${out}\n${err}")
+endif()
+foreach(output probs pooled)
+  # The same .npy header (shape, type) and the same bits.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/c/${output}.npy
+                          ${OUT}/run/${output}.npy RESULT_VARIABLE different)
+  if(different)
+    file(READ ${OUT}/c/${output}.npy c_bytes HEX)
+    file(READ ${OUT}/run/${output}.npy run_bytes HEX)
+    message(FATAL_ERROR "${output}: the compiled library and dsl-onnx run differ\n"
+                        "library: ${c_bytes}\nrun:     ${run_bytes}")
+  endif()
+endforeach()
