@@ -20,6 +20,7 @@
 #include "ir/Substitute.h"
 #include "lowering/Lower.h"
 #include "nn/graph/OpBuilder.h"
+#include "nn/graph/Rewrite.h"
 #include "nn/model/CompiledModel.h"
 #include "nn/onnx/OnnxReader.h"
 #include "runtime/RuntimeObjects.h"
@@ -380,6 +381,7 @@ StaticModel compile_model_to_static_library(const std::string &path, const std::
     }
     graph::Graph g = onnx::read_model(path);
     fix_input_shapes(g, options.shapes);
+    graph::fold_into_convolutions(g);
     ModelOptions mo;
     mo.target = options.target;
     std::unique_ptr<model::CompiledModel> cm;

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "nn/graph/OpBuilder.h"
+#include "nn/graph/Rewrite.h"
 #include "nn/model/CompiledModel.h"
 #include "nn/onnx/OnnxReader.h"
 
@@ -144,7 +145,9 @@ class Specializations {
 
 Model Model::load(const std::string &path, const ModelOptions &options) {
     Model m;
-    m.impl_ = std::make_shared<model::Specializations>(onnx::read_model(path), options);
+    graph::Graph g = onnx::read_model(path);
+    graph::fold_into_convolutions(g);
+    m.impl_ = std::make_shared<model::Specializations>(std::move(g), options);
     return m;
 }
 
