@@ -162,8 +162,8 @@ class StaticModelWriter {
         result_.header = (std::filesystem::path(directory) / (options_.name + ".h")).string();
         std::vector<std::pair<std::string, std::string>> members;
         members.push_back(
-            {options_.name + ".o", aot::compile_call_sequence(
-                                       pipelines, seq_, codegen::cpu_target_for(options_.target))});
+            {options_.name + ".o",
+             aot::compile_call_sequence(pipelines, seq_, codegen::cpu_target_for(target()))});
         for (const runtime::EmbeddedObject &o : runtime::runtime_objects())
             members.push_back(
                 {o.name, std::string(reinterpret_cast<const char *>(o.data), o.size)});
@@ -177,6 +177,11 @@ class StaticModelWriter {
 
   private:
     [[noreturn]] void fail(const std::string &m) const { throw CompileError(g_.source + ": " + m); }
+
+    Target target() const {
+        return options_.fp_contract ? options_.target.with_feature(Target::Feature::FP_CONTRACT)
+                                    : options_.target;
+    }
 
     int64_t elements(const std::string &value) const {
         int64_t n = 1;
@@ -384,6 +389,7 @@ StaticModel compile_model_to_static_library(const std::string &path, const std::
     graph::fold_into_convolutions(g);
     ModelOptions mo;
     mo.target = options.target;
+    mo.fp_contract = options.fp_contract;
     std::unique_ptr<model::CompiledModel> cm;
     try {
         cm = std::make_unique<model::CompiledModel>(g, mo, std::map<std::string, Buffer<>>{},

@@ -128,7 +128,13 @@ class ModelCompiler {
     ModelCompiler(const graph::Graph &g, const ModelOptions &options,
                   const std::map<std::string, Buffer<>> &fixed, const std::string &aot_name,
                   CompiledModel *out)
-        : g_(g), options_(options), fixed_(fixed), aot_name_(aot_name), out_(out) {}
+        : g_(g),
+          options_(options),
+          target_(options.fp_contract ? options.target.with_feature(Target::Feature::FP_CONTRACT)
+                                      : options.target),
+          fixed_(fixed),
+          aot_name_(aot_name),
+          out_(out) {}
 
     void compile();
 
@@ -152,6 +158,8 @@ class ModelCompiler {
 
     const graph::Graph &g_;
     const ModelOptions &options_;
+    /// The target of every kernel (options_.target, with fp_contract as the options say).
+    const Target target_;
     /// Graph inputs compiled as constants (the model is specialized on their values).
     const std::map<std::string, Buffer<>> &fixed_;
     /// For AOT compilation: the prefix of the steps' function names (empty for the JIT).
@@ -546,15 +554,13 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
     }
     step.value_params = in.value_params;
     step.shape = t.shape();
-    schedule_output(t, options_.target);
+    schedule_output(t, target_);
     const bool folded = in.runtime_inputs.empty() && in.value_params.empty();
     if (folded || aot_name_.empty()) {
-        step.kernel =
-            std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), options_.target);
+        step.kernel = std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), target_);
     } else {
         step.kernel = std::make_shared<Kernel>(
-            t.func(), aot_name_ + "_k" + std::to_string(out_->steps_.size()), options_.target,
-            false);
+            t.func(), aot_name_ + "_k" + std::to_string(out_->steps_.size()), target_, false);
     }
     out_->compiled_pipelines_++;
     if (folded) {
