@@ -15,6 +15,7 @@
 #include "ir/IR.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "nn/graph/Fusion.h"
@@ -72,6 +73,34 @@ std::string dims_text(const std::vector<int64_t> &dims) {
     for (size_t i = 0; i < dims.size(); i++)
         s += (i ? ", " : "") + std::to_string(dims[i]);
     return s + ")";
+}
+
+/// Whether `e` has more than `limit` nodes (counting stops there).
+bool larger_than(const Expr &e, int limit) {
+    struct Counter : ir::IRVisitor {
+        int left;
+        explicit Counter(int l) : left(l) {}
+        void include(const Expr &x) override {
+            if (left < 0 || !x.defined()) return;
+            left--;
+            ir::IRVisitor::include(x);
+        }
+    } counter(limit);
+    counter.include(e);
+    return counter.left < 0;
+}
+
+/// The graph's expression for extent `d` of `value`, simplified: an opaque symbol of its own
+/// when the expression stays large. Exporters compute shapes at run time (Shape, Gather,
+/// Concat, then Reshape with -1); with symbolic sizes, composing those expressions value after
+/// value grew to hundreds of thousands of nodes in PP-OCRv4's recogniser, which took seconds to
+/// simplify at every node. The graph's shapes only decide fusion and constant extents; what a
+/// step's output really has is computed from its inputs when it runs, so nothing is lost.
+Expr graph_extent(const Expr &e, const std::string &value, size_t d) {
+    Expr s = ir::simplify(e);
+    if (larger_than(s, 200))
+        return ir::Variable::make(Int(32), value + ".shape[" + std::to_string(d) + "]");
+    return s;
 }
 
 void print_profile(std::vector<std::pair<double, std::string>> times) {
@@ -525,7 +554,8 @@ void ModelCompiler::build(const graph::Node &node) {
         KnownValue kv;
         kv.type = t.type();
         for (const Expr &e : t.shape())
-            kv.shape.push_back(ir::simplify(ir::substitute(ctx->in.to_graph, e)));
+            kv.shape.push_back(
+                graph_extent(ir::substitute(ctx->in.to_graph, e), name, kv.shape.size()));
         const bool runtime = !ctx->in.runtime_inputs.empty() || !ctx->in.value_params.empty();
         if (runtime && fuse_.count(name)) {
             // Computed inside its consumer's kernel.

@@ -11,8 +11,10 @@
 #include "jit/DiskCache.h"
 #include "jit/JITModule.h"
 #include "jit/PipelineKey.h"
+#include "lang/DefinitionKey.h"
 #include "lang/Function.h"
 #include "lang/JITTarget.h"
+#include "lang/StoredArguments.h"
 #include "lowering/Lower.h"
 #include "runtime/Runtime.h"
 
@@ -45,15 +47,40 @@ Kernel::Kernel(const Func &output, const std::string &name, const Target &target
     }
     // The same checks and optimisation level as realize()'s JIT.
     lang::check_jit_target(name, target, Target::host());
-    compiled_->lowered = lowering::lower({lang::Function(output.contents())}, function,
-                                         lowering::StrideVersions::Dense);
     codegen::CpuTarget cpu = codegen::cpu_target_for(target);
     cpu.opt_level = lang::jit_opt_level();
-    std::string key = "nn " + target.to_string() + " O" + std::to_string(cpu.opt_level) + "\n" +
-                      jit::pipeline_key(compiled_->lowered.module);
+    const std::string target_key =
+        "nn " + target.to_string() + " O" + std::to_string(cpu.opt_level);
+    const lang::Function f(output.contents());
     std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
-    compiled_->jit = jit::JITModule::compile(compiled_->lowered.module, cpu,
-                                             disk_cache ? &*disk_cache : nullptr, key);
+    // As realize() does: the key of the definitions, before lowering, so that a pipeline found
+    // in the disk cache runs without being lowered at all (a model of hundreds of pipelines
+    // then starts in a fraction of a second); without such a key, the key of the lowered code.
+    std::optional<lang::DefinitionKey> definitions = lang::definition_key(f);
+    if (!definitions) {
+        compiled_->lowered = lowering::lower({f}, function, lowering::StrideVersions::Dense);
+        std::string key = target_key + "\nlowered\n" + jit::pipeline_key(compiled_->lowered.module);
+        compiled_->jit = jit::JITModule::compile(compiled_->lowered.module, cpu,
+                                                 disk_cache ? &*disk_cache : nullptr, key);
+    } else {
+        // The function's name is not in the definitions' key; it is in the stored code.
+        std::string key =
+            target_key + " dense\nfunction " + function + "\ndefinitions\n" + definitions->text;
+        jit::JITModule::LazyModule lazy;
+        lazy.functions = {function};
+        lazy.accept = [&](const std::string &stored, std::string *problem) {
+            std::vector<std::string> warnings;
+            return lang::restore_arguments(stored, f, function, *definitions, &compiled_->lowered,
+                                           &warnings, problem);
+        };
+        lazy.make = [&](std::string *stored) -> const ir::Module & {
+            compiled_->lowered = lowering::lower({f}, function, lowering::StrideVersions::Dense);
+            *stored = lang::describe_arguments(compiled_->lowered.module.functions[0], {});
+            return compiled_->lowered.module;
+        };
+        compiled_->jit =
+            jit::JITModule::compile(lazy, cpu, disk_cache ? &*disk_cache : nullptr, key);
+    }
     compile_seconds_ =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
