@@ -64,4 +64,18 @@ if ! "$DSL_BUILD_DIR/apps/conv_layer/conv_layer_run" --benchmark "$runs" >"$out/
     exit 1
 fi
 cat "$out/conv_layer.log"
+
+# The OCR app (apps/ocr): PP-OCRv4 through the NN layer on scikit-image's photograph of a book
+# page. The first run compiles the two networks (a minute or two on two cores; later runs load
+# them from the disk cache).
+models="$DSL_BUILD_DIR/models/ocr"
+if [[ -f "$models/page.png" && -f "$models/ch_PP-OCRv4_det_infer.onnx" ]]; then
+    echo
+    echo "app ocr on page.png (box corners, detector score, recogniser score, text):"
+    if ! "$DSL_BUILD_DIR/apps/ocr/ocr_run" "$models/page.png" "$out/ocr_page.png"; then
+        echo "demo: ocr failed"
+        exit 1
+    fi
+    echo "demo: the boxes it found are drawn in $out/ocr_page.png"
+fi
 echo "demo: outputs are in $out"

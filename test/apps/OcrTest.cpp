@@ -1,0 +1,199 @@
+// The OCR app (apps/ocr) on its test images: text rendered from Debian's fonts with known lines
+// (apps/ocr/render_test_images.py, at build time), and scikit-image's photograph of a book page.
+// Both need the models of scripts/fetch_models.sh; without them (or without the rendered
+// images) the tests are skipped, saying why.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "boxes.h"
+#include "ctc.h"
+#include "dsl/ImageIO.h"
+#include "ocr.h"
+
+namespace {
+
+using namespace dsl;
+
+bool exists(const std::string &path) {
+    return std::ifstream(path).good();
+}
+
+/// The edit distance between two strings (bytes).
+size_t edit_distance(const std::string &a, const std::string &b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); j++)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); j++) {
+            const size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string without_spaces(std::string s) {
+    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+    return s;
+}
+
+/// Character errors of `got` against `want`, with and without spaces, summed by the caller.
+struct Errors {
+    size_t chars = 0, errors = 0, chars_ns = 0, errors_ns = 0;
+    void add(const std::string &want, const std::string &got) {
+        chars += want.size();
+        errors += edit_distance(want, got);
+        chars_ns += without_spaces(want).size();
+        errors_ns += edit_distance(without_spaces(want), without_spaces(got));
+    }
+    double rate() const { return chars ? double(errors) / double(chars) : 0; }
+    double rate_ns() const { return chars_ns ? double(errors_ns) / double(chars_ns) : 0; }
+};
+
+/// One reader for every test (compiling the two networks is the expensive part), or null with
+/// the reason in `*why`.
+ocr::Ocr *ocr_reader(std::string *why) {
+    const std::string dir = DSL_OCR_MODELS_DIR;
+    for (const char *f :
+         {"ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "ppocr_keys_v1.txt"}) {
+        if (!exists(dir + "/" + f)) {
+            *why = dir + "/" + f + " is missing (scripts/fetch_models.sh fetches it)";
+            return nullptr;
+        }
+    }
+    static std::unique_ptr<ocr::Ocr> shared =
+        std::make_unique<ocr::Ocr>(dir + "/ch_PP-OCRv4_det_infer.onnx",
+                                   dir + "/ch_PP-OCRv4_rec_infer.onnx", dir + "/ppocr_keys_v1.txt");
+    return shared.get();
+}
+
+TEST(OcrGeometry, MinAreaRectangleOfARotatedRectangle) {
+    // The corners of a 40 x 10 rectangle turned by 30 degrees, and points inside it.
+    const float c = std::cos(0.5235988f), s = std::sin(0.5235988f);
+    std::vector<ocr::Point> points;
+    for (float u = 0; u <= 40; u += 2.5f) {
+        for (float v = 0; v <= 10; v += 2.5f)
+            points.push_back({100 + u * c - v * s, 50 + u * s + v * c});
+    }
+    std::array<ocr::Point, 4> r = ocr::min_area_rectangle(points);
+    auto length = [](ocr::Point a, ocr::Point b) { return std::hypot(a.x - b.x, a.y - b.y); };
+    EXPECT_NEAR(length(r[0], r[1]), 40, 1e-3);
+    EXPECT_NEAR(length(r[1], r[2]), 10, 1e-3);
+    // PaddleOCR's order: of the two leftmost corners, the upper one first.
+    EXPECT_NEAR(r[0].x, 100, 1e-3);
+    EXPECT_NEAR(r[0].y, 50, 1e-3);
+}
+
+TEST(OcrCtc, MergesRepeatsAndDropsBlanks) {
+    // Steps: a, a, blank, a, b, b, blank -> "aab".
+    const std::vector<std::string> dictionary{"a", "b"};
+    const int classes = 3;
+    const int best[] = {1, 1, 0, 1, 2, 2, 0};
+    std::vector<float> p;
+    for (int k : best) {
+        for (int c = 0; c < classes; c++)
+            p.push_back(c == k ? 0.9f : 0.05f);
+    }
+    ocr::Decoded d = ocr::ctc_greedy_decode(p.data(), 7, classes, dictionary);
+    EXPECT_EQ(d.text, "aab");
+    EXPECT_NEAR(d.score, 0.9f, 1e-6);
+}
+
+TEST(OcrApp, ReadsTheRenderedLines) {
+    const std::string images = DSL_OCR_TESTDATA_DIR;
+    if (!exists(images + "/expected.txt")) {
+        GTEST_SKIP() << images << "/expected.txt is missing: the test images are rendered at "
+                     << "build time with Debian's python3-pil and fonts (scripts/setup.sh)";
+    }
+    std::string why;
+    ocr::Ocr *reader = ocr_reader(&why);
+    if (!reader) GTEST_SKIP() << why;
+    std::map<std::string, std::vector<std::string>> expected;
+    std::vector<std::string> order;
+    std::ifstream in(images + "/expected.txt");
+    std::string line;
+    while (std::getline(in, line)) {
+        const size_t tab = line.find('\t');
+        ASSERT_NE(tab, std::string::npos) << "expected.txt: " << line;
+        const std::string file = line.substr(0, tab);
+        if (!expected.count(file)) order.push_back(file);
+        expected[file].push_back(line.substr(tab + 1));
+    }
+    Errors total;
+    for (const std::string &file : order) {
+        Buffer<uint8_t> image(load_image(images + "/" + file));
+        std::vector<ocr::TextLine> lines = reader->read(image);
+        const std::vector<std::string> &want = expected[file];
+        // Every line is found, in reading order.
+        ASSERT_EQ(lines.size(), want.size()) << file;
+        for (size_t i = 0; i < want.size(); i++) {
+            total.add(want[i], lines[i].text);
+            std::printf("%-18s want \"%s\"\n%-18s got  \"%s\"\n", file.c_str(), want[i].c_str(), "",
+                        lines[i].text.c_str());
+        }
+    }
+    std::printf("character error rate %.2f%% (%zu of %zu), %.2f%% without spaces\n",
+                100 * total.rate(), total.errors, total.chars, 100 * total.rate_ns());
+    // The recogniser (PP-OCRv4, trained mostly on Chinese) often drops the spaces between
+    // English words, with ONNX Runtime as with dsl; the letters must be right.
+    EXPECT_LE(total.rate_ns(), 0.02);
+}
+
+TEST(OcrApp, ReadsThePhotographedPage) {
+    const std::string page = std::string(DSL_OCR_MODELS_DIR) + "/page.png";
+    if (!exists(page)) {
+        GTEST_SKIP() << page << " is missing (scripts/fetch_page_image.sh fetches it)";
+    }
+    std::string why;
+    ocr::Ocr *reader = ocr_reader(&why);
+    if (!reader) GTEST_SKIP() << why;
+    const std::vector<std::string> want{"Region-based segmentation",
+                                        "Let us first determine markers of the coins and the",
+                                        "background. These markers are pixels that we can label",
+                                        "unambiguously as either object or background. Here,",
+                                        "the markers are found at the two extreme parts of the",
+                                        "histogram of grey values:",
+                                        ">>> markers = np.zeros_like(coins)"};
+    Buffer<uint8_t> image(load_image(page));
+    std::vector<ocr::TextLine> lines = reader->read(image);
+    // Each line read matches one expected line; the error rate is over all seven.
+    Errors total;
+    std::vector<bool> matched(want.size(), false);
+    for (const ocr::TextLine &l : lines) {
+        size_t best = 0;
+        for (size_t i = 1; i < want.size(); i++) {
+            if (edit_distance(without_spaces(want[i]), without_spaces(l.text)) <
+                edit_distance(without_spaces(want[best]), without_spaces(l.text))) {
+                best = i;
+            }
+        }
+        EXPECT_FALSE(matched[best]) << "two lines read as \"" << want[best] << "\"";
+        matched[best] = true;
+        total.add(want[best], l.text);
+        std::printf("want \"%s\"\ngot  \"%s\"\n", want[best].c_str(), l.text.c_str());
+    }
+    for (size_t i = 0; i < want.size(); i++) {
+        if (!matched[i]) {
+            total.add(want[i], "");
+            std::printf("want \"%s\"\ngot  nothing\n", want[i].c_str());
+        }
+    }
+    std::printf("character error rate %.2f%% (%zu of %zu), %.2f%% without spaces\n",
+                100 * total.rate(), total.errors, total.chars, 100 * total.rate_ns());
+    // Today: six of the seven lines, their letters exact (the fifth line, on the darkest part
+    // of the page, scores under the box threshold).
+    EXPECT_GE(lines.size(), 6u);
+    EXPECT_LE(total.rate_ns(), 0.2);
+}
+
+}  // namespace
