@@ -31,11 +31,23 @@ fetch_models() { "$(dirname "${BASH_SOURCE[0]}")/fetch_models.sh"; }
 # Its test photograph page.png, from a Debian package; python3-pil and the fonts above render its
 # other test images (apps/ocr/render_test_images.py).
 fetch_page_image() { "$(dirname "${BASH_SOURCE[0]}")/fetch_page_image.sh"; }
+# ONNX Runtime, the NN layer's peer in bench/ (DSL_BENCH_PEERS=1 only): npm's onnxruntime-node at a
+# pinned version, without its install script (which downloads a GPU build; the CPU library is in
+# the package), into build/peers/ort.
+fetch_peers() {
+    [[ "${DSL_BENCH_PEERS:-0}" == "1" ]] || return 0
+    local dir="${DSL_BUILD_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build}/peers/ort"
+    if [[ -f "$dir/node_modules/onnxruntime-node/package.json" ]]; then return 0; fi
+    echo "setup: installing onnxruntime-node 1.30.0 (npm, --ignore-scripts) into $dir..."
+    mkdir -p "$dir"
+    (cd "$dir" && npm install --silent --no-audit --no-fund --ignore-scripts onnxruntime-node@1.30.0)
+}
 
 if [[ ${#missing[@]} -eq 0 ]]; then
     echo "setup: all ${#packages[@]} required packages are installed."
     fetch_models
     fetch_page_image
+    fetch_peers
     exit 0
 fi
 
@@ -57,3 +69,4 @@ $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 echo "setup: installed ${missing[*]}"
 fetch_models
 fetch_page_image
+fetch_peers

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The NN layer against ONNX Runtime on PP-OCRv4 (issue 32), side by side in one run:
+#   bench/nn_vs_ort.sh [ROUNDS] [RUNS]
+# For each model, input shape and thread count, ROUNDS rounds (default 5) alternate
+# `dsl-onnx bench` and bench/ort/ort_bench.js (RUNS timed runs each, default 20); each side's
+# time is the median of its rounds' medians, and the table gives the ratio dsl / ORT (below 1:
+# dsl is faster). Needs build/models/ocr (scripts/setup.sh) and onnxruntime-node in
+# build/peers/ort (DSL_BENCH_PEERS=1 scripts/setup.sh).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${DSL_BUILD_DIR:-$root/build}"
+rounds="${1:-5}"
+runs="${2:-20}"
+models="$build/models/ocr"
+tool="$build/src/nn/dsl-onnx"
+export DSL_ORT_DIR="${DSL_ORT_DIR:-$build/peers/ort}"
+if [[ ! -d "$DSL_ORT_DIR/node_modules/onnxruntime-node" ]]; then
+    echo "nn_vs_ort: onnxruntime-node is not in $DSL_ORT_DIR (DSL_BENCH_PEERS=1 scripts/setup.sh)" >&2
+    exit 1
+fi
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+printf '%-10s %-12s %7s %10s %10s %7s\n' model shape threads "dsl (ms)" "ORT (ms)" ratio
+for entry in "det x=1x3x640x640" "det x=1x3x960x960" "rec x=1x3x48x320" "rec x=8x3x48x320"; do
+    read -r which shape <<<"$entry"
+    model="$models/ch_PP-OCRv4_${which}_infer.onnx"
+    for threads in 1 2; do
+        ours=()
+        theirs=()
+        for ((r = 0; r < rounds; r++)); do
+            ours+=("$("$tool" bench "$model" --shape "$shape" --threads "$threads" --runs "$runs" |
+                awk '/^run:/ { print $3 }')")
+            theirs+=("$(node "$root/bench/ort/ort_bench.js" "$model" "$shape" "$threads" "$runs" |
+                awk '{ print $7 }')")
+        done
+        a="$(printf '%s\n' "${ours[@]}" | median)"
+        b="$(printf '%s\n' "${theirs[@]}" | median)"
+        printf '%-10s %-12s %7s %10.2f %10.2f %7.2f\n' "$which" "${shape#x=}" "$threads" "$a" "$b" \
+            "$(awk -v a="$a" -v b="$b" 'BEGIN { print a / b }')"
+    done
+done
