@@ -7,6 +7,7 @@
 
 #include "boxes.h"
 #include "ctc.h"
+#include "dsl/nn/Npy.h"
 #include "image_ops.h"
 
 namespace ocr {
@@ -22,6 +23,11 @@ Ocr::Ocr(const std::string &detector_path, const std::string &recogniser_path,
       dictionary_(load_dictionary(dictionary_path)) {}
 
 Ocr::~Ocr() = default;
+
+void Ocr::dump(const std::string &name, const Buffer<float> &tensor) const {
+    if (options_.dump_directory.empty()) return;
+    dsl::nn::save_npy(options_.dump_directory + "/" + name + ".npy", tensor);
+}
 
 std::vector<TextLine> Ocr::read(const Buffer<uint8_t> &input) {
     // A grey image as one channel.
@@ -41,6 +47,8 @@ std::vector<TextLine> Ocr::read(const Buffer<uint8_t> &input) {
     Buffer<float> x = ops_->detector_input(image, dw, dh);
     auto outputs = detector_.run({{detector_.inputs()[0].name, x}});
     probability_ = outputs.at(detector_.outputs()[0].name);
+    dump("detector_input", x);
+    dump("detector_output", probability_);
     Buffer<uint8_t> mask = ops_->threshold(probability_, options_.pixel_threshold);
     std::vector<ScoredBox> boxes = find_boxes(mask, probability_, options_);
 
@@ -87,6 +95,9 @@ std::vector<TextLine> Ocr::read(const Buffer<uint8_t> &input) {
         }
         auto out = recogniser_.run({{recogniser_.inputs()[0].name, batch}});
         Buffer<float> probs = out.at(recogniser_.outputs()[0].name);
+        const std::string number = std::to_string(start / static_cast<size_t>(options_.batch));
+        dump("recogniser_input_" + number, batch);
+        dump("recogniser_output_" + number, probs);
         const int classes = probs.extent(0), steps = probs.extent(1);
         for (size_t k = 0; k < n; k++) {
             const size_t i = order[start + k];

@@ -52,6 +52,10 @@ struct OcrOptions {
     int line_height = 48;
     /// Lines read by one call of the recogniser.
     int batch = 8;
+    /// When set, each network's input and output are written there as .npy files
+    /// (detector_input.npy, detector_output.npy, recogniser_input_<k>.npy,
+    /// recogniser_output_<k>.npy for the k-th batch), to check them against another runtime.
+    std::string dump_directory;
 };
 
 class Ocr {
@@ -69,6 +73,8 @@ class Ocr {
     const dsl::Buffer<float> &probability_map() const { return probability_; }
 
   private:
+    void dump(const std::string &name, const dsl::Buffer<float> &tensor) const;
+
     OcrOptions options_;
     std::unique_ptr<ImageOps> ops_;
     dsl::nn::Model detector_, recogniser_;

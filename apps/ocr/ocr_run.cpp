@@ -1,8 +1,9 @@
 // Reads the text in a photograph with PP-OCRv4 and draws the boxes it found.
-//   ocr_run <image> <boxes.png> [--models DIR] [--benchmark [runs]]
+//   ocr_run <image> <boxes.png> [--models DIR] [--dump DIR] [--benchmark [runs]]
 // Prints one line per text line: its box (four corners, clockwise from the top left), the
 // detector's score, the recogniser's score, and the text. The models are the files
-// scripts/fetch_models.sh puts into build/models/ocr (or DIR).
+// scripts/fetch_models.sh puts into build/models/ocr (or DIR). --dump writes each network's
+// inputs and outputs as .npy files (OcrOptions::dump_directory).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -18,10 +19,13 @@
 
 int main(int argc, char **argv) {
     std::string models = DSL_OCR_MODELS_DIR;
+    ocr::OcrOptions ocr_options;
     std::vector<char *> rest{argv[0]};
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "--models") == 0 && i + 1 < argc) {
             models = argv[++i];
+        } else if (std::strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
+            ocr_options.dump_directory = argv[++i];
         } else {
             rest.push_back(argv[i]);
         }
@@ -34,7 +38,8 @@ int main(int argc, char **argv) {
     return dsl_apps::run_main("ocr_run", [&] {
         auto start = std::chrono::steady_clock::now();
         ocr::Ocr reader(models + "/ch_PP-OCRv4_det_infer.onnx",
-                        models + "/ch_PP-OCRv4_rec_infer.onnx", models + "/ppocr_keys_v1.txt");
+                        models + "/ch_PP-OCRv4_rec_infer.onnx", models + "/ppocr_keys_v1.txt",
+                        ocr_options);
         const double load =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         dsl::Buffer<> file = dsl::load_image(options.input);

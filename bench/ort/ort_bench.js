@@ -8,7 +8,7 @@
 'use strict';
 const path = require('path');
 const dir = process.env.DSL_ORT_DIR;
-const ort = require(dir ? path.join(dir, 'node_modules', 'onnxruntime-node') : 'onnxruntime-node');
+const ort = require(dir ? path.resolve(dir, 'node_modules', 'onnxruntime-node') : 'onnxruntime-node');
 
 async function main() {
     const [model, spec, threadsArg, runsArg] = process.argv.slice(2);
