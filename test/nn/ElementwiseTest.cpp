@@ -6,10 +6,12 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 
 #include "NNTestUtil.h"
 #include "common/ErrorCheck.h"
+#include "dsl/Math.h"
 #include "dsl/dsl.h"
 #include "dsl/nn/nn.h"
 #include "lang/Realize.h"
@@ -58,6 +60,40 @@ TEST(NNElementwise, UnaryMathMatchesTheCLibrary) {
             ASSERT_NEAR(out(p[0], p[1], p[2], p[3]), want, 1e-6 + 2e-6 * std::fabs(want))
                 << c.name << " at " << p[0] << ", " << p[1];
         });
+    }
+}
+
+TEST(NNElementwise, FastExpIsWithinTwoUlpVectorizedAndAtTheEdges) {
+    // Every 1/64 from -90 to 90 (beyond both ends of its range), then the special values, in
+    // vectors of 16 and one by one.
+    std::vector<float> v;
+    for (int i = -90 * 64; i <= 90 * 64; i++)
+        v.push_back(static_cast<float>(i) / 64.0f);
+    const float inf = std::numeric_limits<float>::infinity();
+    for (float s : {inf, -inf, std::nanf(""), 0.0f, -0.0f, 88.72f, -86.0f, 1e-30f})
+        v.push_back(s);
+    Buffer<float> in(static_cast<int>(v.size()));
+    for (size_t i = 0; i < v.size(); i++)
+        in(static_cast<int>(i)) = v[i];
+    for (int lanes : {16, 1}) {
+        Func f("fast_exp_" + std::to_string(lanes));
+        Var x("x");
+        f(x) = fast_exp(in(x));
+        if (lanes > 1) f.vectorize(x, lanes);
+        Buffer<float> out = f.realize({in.width()});
+        for (int i = 0; i < in.width(); i++) {
+            const float a = in(i), got = out(i), want = std::exp(a);
+            if (std::isnan(a)) {
+                EXPECT_TRUE(std::isnan(got)) << lanes << " lanes";
+            } else if (a < -86.0f) {
+                EXPECT_EQ(got, 0.0f) << a;
+            } else if (a > 88.72f) {
+                EXPECT_EQ(got, inf) << a;
+            } else {
+                // 2 ulp: a relative error of 2^-22.
+                EXPECT_LE(std::fabs(got - want), 2.4e-7f * want) << "exp(" << a << ")";
+            }
+        }
     }
 }
 

@@ -362,7 +362,7 @@ Tensor sqrt(const Tensor &x) {
     return unary_math(x, "sqrt", dsl::sqrt);
 }
 Tensor exp(const Tensor &x) {
-    return unary_math(x, "exp", dsl::exp);
+    return unary_math(x, "exp", dsl::fast_exp);
 }
 Tensor log(const Tensor &x) {
     return unary_math(x, "log", dsl::log);
@@ -425,24 +425,25 @@ Tensor prelu(const Tensor &x, const Tensor &slope) {
 }
 Tensor elu(const Tensor &x, float alpha) {
     return float_activation(x, "elu", [alpha](const Expr &e) {
-        return select(e < c(e, 0.0), c(e, alpha) * (dsl::exp(e) - c(e, 1.0)), e);
+        return select(e < c(e, 0.0), c(e, alpha) * (dsl::fast_exp(e) - c(e, 1.0)), e);
     });
 }
 Tensor selu(const Tensor &x, float alpha, float gamma) {
     return float_activation(x, "selu", [=](const Expr &e) {
-        return c(e, gamma) * select(e <= c(e, 0.0), c(e, alpha) * (dsl::exp(e) - c(e, 1.0)), e);
+        return c(e, gamma) *
+               select(e <= c(e, 0.0), c(e, alpha) * (dsl::fast_exp(e) - c(e, 1.0)), e);
     });
 }
 Tensor celu(const Tensor &x, float alpha) {
     return float_activation(x, "celu", [alpha](const Expr &e) {
         Expr a = c(e, alpha);
-        return dsl::max(e, c(e, 0.0)) + dsl::min(c(e, 0.0), a * (dsl::exp(e / a) - c(e, 1.0)));
+        return dsl::max(e, c(e, 0.0)) + dsl::min(c(e, 0.0), a * (dsl::fast_exp(e / a) - c(e, 1.0)));
     });
 }
 Tensor sigmoid(const Tensor &x) {
     return float_activation(x, "sigmoid", [](const Expr &e) {
         // exp of a non-positive number only: no overflow.
-        Expr t = dsl::exp(-dsl::abs(e));
+        Expr t = dsl::fast_exp(-dsl::abs(e));
         Expr one = c(e, 1.0);
         return select(e >= c(e, 0.0), one / (one + t), t / (one + t));
     });
@@ -460,7 +461,7 @@ Tensor hard_swish(const Tensor &x) {
 Tensor softplus(const Tensor &x) {
     return float_activation(x, "softplus", [](const Expr &e) {
         // log(1 + e^x) = max(x, 0) + log(1 + e^-|x|): no overflow.
-        return dsl::max(e, c(e, 0.0)) + dsl::log(c(e, 1.0) + dsl::exp(-dsl::abs(e)));
+        return dsl::max(e, c(e, 0.0)) + dsl::log(c(e, 1.0) + dsl::fast_exp(-dsl::abs(e)));
     });
 }
 Tensor softsign(const Tensor &x) {

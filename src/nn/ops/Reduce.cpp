@@ -1,5 +1,6 @@
 // Reductions with RDoms over the reduced axes, arg-reductions, and the softmax family.
 #include "dsl/nn/Reduce.h"
+#include "dsl/Math.h"
 
 #include <algorithm>
 #include <functional>
@@ -84,11 +85,61 @@ Tensor accumulate(const Tensor &x, const std::vector<int> &axes, bool keepdims, 
     ReducedShape rs = reduced_shape(x, axes, keepdims);
     Tensor t = compute(unique_name(name), rs.shape, [&](const Index &) { return init; });
     Func f = t.func();
-    RDom rd(rs.ranges, unique_name(name + "_r"));
     Index o;
     for (int a = 0; a < t.rank(); a++)
         o.push_back(t.var(a));
     std::vector<Expr> args(o.rbegin(), o.rend());
+    const int lanes = std::max(1, Target::host().natural_vector_size(acc));
+    int64_t inner_extent = 0;
+    const bool inner_reduced =
+        x.rank() > 0 && std::find(axes.begin(), axes.end(), x.rank() - 1) != axes.end();
+    if (inner_reduced && lanes > 1 &&
+        (!is_const(x.dim(-1), &inner_extent) || inner_extent >= 4 * lanes)) {
+        // The innermost axis is reduced: one accumulator per vector lane, lane l summing the
+        // elements l, l + lanes, l + 2 * lanes, ... of the whole vectors, then the lanes
+        // combined, then the elements after the last whole vector. The combine must be associative
+        // and commutative (every reduction here is). Scalar loops over a long innermost axis (a
+        // softmax over 6625 classes) ran several times slower.
+        const Expr n = x.dim(-1);
+        const Expr full = n / lanes;  // whole vectors; the rest is summed after the lanes
+        std::vector<std::pair<Expr, Expr>> ranges = rs.ranges;
+        ranges[0] = {0, full};
+        RDom rj(ranges, unique_name(name + "_r"));
+        Var lane(unique_name("lane"));
+        std::vector<Var> pv{lane};
+        for (const Var &v : f.args())
+            pv.push_back(v);
+        std::vector<Expr> pargs{lane};
+        pargs.insert(pargs.end(), args.begin(), args.end());
+        Func partial(unique_name(name + "_lanes"));
+        partial(pv) = init;
+        Index in = source_index(x, axes, keepdims, o, rj);
+        in.back() = rj[0] * lanes + lane;
+        partial(pargs) = combine(partial(pargs), term(o, in));
+        RDom rl(0, lanes, unique_name(name + "_l"));
+        std::vector<Expr> largs{Expr(rl.x)};
+        largs.insert(largs.end(), args.begin(), args.end());
+        f(args) = combine(f(args), partial(largs));
+        ranges[0] = {full * lanes, n - full * lanes};
+        RDom rt(ranges, unique_name(name + "_tail"));
+        f(args) = combine(f(args), term(o, source_index(x, axes, keepdims, o, rt)));
+        if (f.args().empty())
+            partial.compute_root().vectorize(lane);
+        else
+            partial.compute_at(f, f.args()[0]).vectorize(lane);
+        partial.update().vectorize(lane);
+        std::vector<Var> fv = f.args();
+        for (size_t i = fv.size(); i-- > 0;) {
+            int64_t e = 0;
+            if (is_const(t.dim(static_cast<int>(fv.size() - 1 - i)), &e) && e == 1) continue;
+            f.parallel(fv[i]);
+            f.update(0).parallel(fv[i]);
+            f.update(1).parallel(fv[i]);
+            break;
+        }
+        return t;
+    }
+    RDom rd(rs.ranges, unique_name(name + "_r"));
     f(args) = combine(f(args), term(o, source_index(x, axes, keepdims, o, rd)));
     std::vector<Var> fv = f.args();
     if (fv.empty()) return t;
@@ -102,7 +153,6 @@ Tensor accumulate(const Tensor &x, const std::vector<int> &axes, bool keepdims, 
         for (size_t i = 1; i < fv.size(); i++)
             order.push_back(fv[i]);
         update.reorder(order);
-        const int lanes = std::max(1, Target::host().natural_vector_size(acc));
         int64_t inner = 0;
         if (!is_const(t.dim(-1), &inner) || inner >= lanes) {
             f.vectorize(fv[0], lanes);
@@ -202,7 +252,9 @@ Tensor reduce(const Tensor &x, Reduction kind, std::vector<int> axes_in, bool ke
             };
             a = accumulate(
                 x, axes, keepdims, acc, make_const(acc, 0), plus,
-                [&](const Index &o, const Index &i) { return dsl::exp(value(i) - shift(m(o))); },
+                [&](const Index &o, const Index &i) {
+                    return dsl::fast_exp(value(i) - shift(m(o)));
+                },
                 "reduce_lse_sum");
             finish = [m, shift](const Expr &v, const Index &o) {
                 return shift(m(o)) + dsl::log(v);
@@ -247,7 +299,8 @@ Tensor softmax(const Tensor &x, int axis) {
         << "softmax of \"" << x.func().name() << "\", which is not a float tensor.";
     Tensor m = reduce(x, Reduction::Max, {axis}, true);
     Tensor e = zip(
-        {x, m}, [](const std::vector<Expr> &v) { return dsl::exp(v[0] - v[1]); }, "softmax_exp");
+        {x, m}, [](const std::vector<Expr> &v) { return dsl::fast_exp(v[0] - v[1]); },
+        "softmax_exp");
     Tensor s = reduce(e, Reduction::Sum, {axis}, true);
     return zip(
         {e, s}, [](const std::vector<Expr> &v) { return v[0] / v[1]; }, "softmax");
@@ -258,9 +311,10 @@ Tensor log_softmax(const Tensor &x, int axis) {
         << "log_softmax of \"" << x.func().name() << "\", which is not a float tensor.";
     Tensor m = reduce(x, Reduction::Max, {axis}, true);
     Tensor shifted = sub(x, m);
-    Tensor s = reduce(map(
-                          shifted, [](const Expr &v) { return dsl::exp(v); }, "log_softmax_exp"),
-                      Reduction::Sum, {axis}, true);
+    Tensor s =
+        reduce(map(
+                   shifted, [](const Expr &v) { return dsl::fast_exp(v); }, "log_softmax_exp"),
+               Reduction::Sum, {axis}, true);
     return zip(
         {shifted, s}, [](const std::vector<Expr> &v) { return v[0] - dsl::log(v[1]); },
         "log_softmax");
