@@ -1,7 +1,8 @@
 # apps/ocr's networks against ONNX Runtime on the OCR test images: ocr_run --dump writes each
 # network's input and output (the detector's probability map, the recogniser's class
 # probabilities per batch), and bench/ort/ort_check.js runs ONNX Runtime on the same inputs and
-# requires every output element within 1e-3 (relative; absolute under 0.01). Skipped (CTest's
+# requires a relative error of at most 1e-3 (the largest difference over the largest value; it
+# prints the elementwise errors too). Skipped (CTest's
 # SKIP_REGULAR_EXPRESSION matches "skipped:") when onnxruntime-node is not installed (DSL_BENCH_PEERS=1 scripts/setup.sh) or an image or
 # model is missing. -DRUN=<ocr_run> -DNODE=<node> -DCHECK=<ort_check.js> -DORT=<peers/ort>
 # -DMODELS=<models/ocr> -DIMAGES=<rendered images dir> -DOUT=<scratch>.

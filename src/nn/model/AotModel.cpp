@@ -264,11 +264,7 @@ class StaticModelWriter {
         }
         std::vector<int> extents;
         int64_t n = 1;
-        for (auto e = s.shape.rbegin(); e != s.shape.rend(); ++e) {
-            Expr v = ir::simplify(ir::substitute(bindings, *e));
-            int64_t extent = 0;
-            internal_assert(is_const(v, &extent))
-                << s.where << ": the shape of \"" << s.output << "\" is not known: " << v;
+        for (int64_t extent : s.extents(bindings)) {
             n *= std::max<int64_t>(extent, 1);
             if (extent < 0 || n > std::numeric_limits<int32_t>::max()) {
                 fail(s.where + ": output \"" + s.output + "\" would have an extent of " +

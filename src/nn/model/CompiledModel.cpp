@@ -667,6 +667,19 @@ void ModelCompiler::plan_memory() {
     }
 }
 
+std::vector<int64_t> CompiledModel::Step::extents(
+    const std::map<std::string, Expr> &bindings) const {
+    std::vector<int64_t> r;
+    for (auto e = shape.rbegin(); e != shape.rend(); ++e) {
+        Expr v = ir::simplify(ir::substitute(bindings, *e));
+        int64_t extent = 0;
+        internal_assert(is_const(v, &extent))
+            << where << ": the shape of \"" << output << "\" is not known: " << v;
+        r.push_back(extent);
+    }
+    return r;
+}
+
 int64_t CompiledModel::peak_intermediate_bytes() const {
     std::lock_guard<std::mutex> lock(pool_mutex_);
     return pool_.peak();
@@ -748,11 +761,7 @@ std::map<std::string, Buffer<>> CompiledModel::run(
         }
         std::vector<int> sizes;
         int64_t n = 1;
-        for (auto e = s.shape.rbegin(); e != s.shape.rend(); ++e) {
-            Expr v = ir::simplify(ir::substitute(bindings, *e));
-            int64_t extent = 0;
-            internal_assert(is_const(v, &extent))
-                << s.where << ": the shape of \"" << s.output << "\" is not known: " << v;
+        for (int64_t extent : s.extents(bindings)) {
             if (extent < 0 || extent > std::numeric_limits<int32_t>::max()) {
                 throw RuntimeError(s.where + ": output \"" + s.output +
                                    "\" would have an extent of " + std::to_string(extent) +

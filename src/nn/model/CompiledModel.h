@@ -63,6 +63,10 @@ class CompiledModel {
         /// The intermediates this step reads for the last time: their blocks return to the
         /// pool after it.
         std::vector<std::string> last_uses;
+
+        /// The output's extents, innermost first, given the inputs' extents (under
+        /// extent_names) and the value params' values (under their names) in `bindings`.
+        std::vector<int64_t> extents(const std::map<std::string, Expr> &bindings) const;
     };
 
     /// The most bytes the intermediate tensors held at once, over the runs so far.
