@@ -2,13 +2,16 @@
 #include "nn/model/CompiledModel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "dsl/Error.h"
 #include "ir/Error.h"
@@ -179,6 +182,8 @@ class ModelCompiler {
                    const KernelInputs &in, KnownValue *kv);
     /// Gives a pending value a kernel of its own (its consumer could not absorb it).
     void materialize(const std::string &name);
+    /// Compiles the kernels of the steps (in parallel), once every node is built.
+    void compile_deferred();
     /// Which step frees each intermediate's memory (Step::last_uses).
     void plan_memory();
     [[noreturn]] void fail(const std::string &message) const {
@@ -199,6 +204,14 @@ class ModelCompiler {
     /// turned out not to read them point for point.
     std::set<std::string> fuse_;
     std::map<std::string, PendingValue> pending_;
+    /// A step's kernel, compiled after the graph is built.
+    struct DeferredKernel {
+        size_t step;
+        Func func;
+        std::string name;
+        bool jit;
+    };
+    std::vector<DeferredKernel> deferred_;
 };
 
 /// The BuildContext of one node: inputs that are constants become tensors of their buffers,
@@ -586,11 +599,13 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
     step.shape = t.shape();
     schedule_output(t, target_);
     const bool folded = in.runtime_inputs.empty() && in.value_params.empty();
-    if (folded || aot_name_.empty()) {
+    if (folded) {
         step.kernel = std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), target_);
+    } else if (aot_name_.empty()) {
+        deferred_.push_back({out_->steps_.size(), t.func(), sanitize(where + "_" + name), true});
     } else {
-        step.kernel = std::make_shared<Kernel>(
-            t.func(), aot_name_ + "_k" + std::to_string(out_->steps_.size()), target_, false);
+        deferred_.push_back({out_->steps_.size(), t.func(),
+                             aot_name_ + "_k" + std::to_string(out_->steps_.size()), false});
     }
     out_->compiled_pipelines_++;
     if (folded) {
@@ -609,6 +624,37 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
     }
 }
 
+void ModelCompiler::compile_deferred() {
+    // Lowering and LLVM's compilation of one pipeline run on one thread; the pipelines are
+    // independent, so they compile on as many threads as there are cores (the JIT's caches
+    // take concurrent compilations). The first error wins.
+    const size_t threads = std::max<size_t>(
+        1, std::min<size_t>(deferred_.size(), std::thread::hardware_concurrency()));
+    std::atomic<size_t> next{0};
+    std::mutex error_mutex;
+    std::exception_ptr error;
+    auto work = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < deferred_.size();) {
+            const DeferredKernel &d = deferred_[i];
+            try {
+                out_->steps_[d.step].kernel =
+                    std::make_shared<Kernel>(d.func, d.name, target_, d.jit);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if (!error) error = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; t++)
+        pool.emplace_back(work);
+    work();
+    for (std::thread &t : pool)
+        t.join();
+    deferred_.clear();
+    if (error) std::rethrow_exception(error);
+}
+
 void ModelCompiler::materialize(const std::string &name) {
     auto it = pending_.find(name);
     if (it == pending_.end()) return;
@@ -625,6 +671,7 @@ void ModelCompiler::compile() {
         build(*n);
     while (!pending_.empty())
         materialize(pending_.begin()->first);
+    compile_deferred();
     for (const graph::ValueInfo &v : g_.outputs) {
         auto it = known_.find(v.name);
         if (it == known_.end()) {
