@@ -1,5 +1,7 @@
 #include "aot/AotModule.h"
 
+#include <fstream>
+
 #include <cctype>
 #include <map>
 #include <set>
@@ -12,8 +14,6 @@ namespace dsl::aot {
 
 using ir::LoweredArgument;
 
-namespace {
-
 bool is_c_identifier(const std::string &s) {
     if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
     for (char c : s) {
@@ -22,7 +22,12 @@ bool is_c_identifier(const std::string &s) {
     return true;
 }
 
-}  // namespace
+void write_file(const std::string &filename, const std::string &bytes, const char *what) {
+    std::ofstream out(filename, std::ios::binary);
+    user_assert(out.good()) << what << ": cannot write \"" << filename << "\".";
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    user_assert(out.good()) << what << ": writing \"" << filename << "\" failed.";
+}
 
 ir::Module lower_for_aot(const lang::Function &f, const std::vector<Argument> &args,
                          const std::string &fn_name, const char *what) {

@@ -18,6 +18,12 @@ namespace dsl::aot {
 ir::Module lower_for_aot(const lang::Function &f, const std::vector<Argument> &args,
                          const std::string &fn_name, const char *what);
 
+/// Whether `s` is a C identifier (letters, digits and '_', not starting with a digit).
+bool is_c_identifier(const std::string &s);
+
+/// Writes `bytes` to `filename`; a CompileError naming `what` and the file when it cannot.
+void write_file(const std::string &filename, const std::string &bytes, const char *what);
+
 /// The C header declaring the functions of `module` (see Func::compile_to_header).
 std::string c_header(const ir::Module &module, const std::string &guard_name);
 

@@ -241,7 +241,6 @@ class SequenceWriter {
             // Each pipeline stays a function of its own: inlining them all into the entry point
             // would make one huge function for no gain.
             callee->addFnAttr(llvm::Attribute::NoInline);
-            callee->setLinkage(llvm::GlobalValue::InternalLinkage);
         }
         builder.CreateRet(llvm::ConstantInt::get(i32_, 0));
     }

@@ -13,13 +13,6 @@ namespace dsl {
 
 namespace {
 
-void write_file(const std::string &filename, const std::string &bytes, const char *what) {
-    std::ofstream out(filename, std::ios::binary);
-    user_assert(out.good()) << what << ": cannot write \"" << filename << "\".";
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    user_assert(out.good()) << what << ": writing \"" << filename << "\" failed.";
-}
-
 std::string function_name(const Func &f, const std::string &fn_name) {
     return fn_name.empty() ? f.name() : fn_name;
 }
@@ -36,8 +29,8 @@ std::string object_bytes(const Func &f, const std::vector<Argument> &args, const
 void Func::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
                              const std::string &fn_name, const Target &target) {
     std::string fn = function_name(*this, fn_name);
-    write_file(filename, object_bytes(*this, args, fn, target, "compile_to_object"),
-               "compile_to_object");
+    aot::write_file(filename, object_bytes(*this, args, fn, target, "compile_to_object"),
+                    "compile_to_object");
 }
 
 void Func::compile_to_header(const std::string &filename, const std::vector<Argument> &args,
@@ -45,7 +38,7 @@ void Func::compile_to_header(const std::string &filename, const std::vector<Argu
     std::string fn = function_name(*this, fn_name);
     ir::Module module =
         aot::lower_for_aot(lang::Function(contents_), args, fn, "compile_to_header");
-    write_file(filename, aot::c_header(module, fn), "compile_to_header");
+    aot::write_file(filename, aot::c_header(module, fn), "compile_to_header");
 }
 
 void Func::compile_to_static_library(const std::string &prefix, const std::vector<Argument> &args,
@@ -65,7 +58,7 @@ void Func::compile_to_static_library(const std::string &prefix, const std::vecto
         members.push_back({o.name, std::string(reinterpret_cast<const char *>(o.data), o.size)});
     }
     aot::write_static_library(prefix + ".a", members);
-    write_file(prefix + ".h", aot::c_header(module, fn), "compile_to_static_library");
+    aot::write_file(prefix + ".h", aot::c_header(module, fn), "compile_to_static_library");
 }
 
 }  // namespace dsl

@@ -1,5 +1,6 @@
 // The table of generators that DSL_REGISTER_GENERATOR fills at static initialisation.
 #include <map>
+#include "aot/AotModule.h"
 
 #include "dsl/Generator.h"
 
@@ -19,16 +20,6 @@ Registry &registry() {
     return r;
 }
 
-bool is_c_identifier(const std::string &s) {
-    if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-    for (char c : s) {
-        bool ok =
-            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-        if (!ok) return false;
-    }
-    return true;
-}
-
 std::string name_list() {
     std::string s;
     for (const auto &[name, factory] : registry().factories)
@@ -42,7 +33,7 @@ namespace detail {
 
 GeneratorRegistration::GeneratorRegistration(const char *name, GeneratorFactory factory) {
     Registry &r = registry();
-    if (!is_c_identifier(name)) {
+    if (!aot::is_c_identifier(name)) {
         r.errors.push_back(std::string("Error: DSL_REGISTER_GENERATOR: \"") + name +
                            "\" is not a C identifier; name the generator with letters, digits "
                            "and '_'.");

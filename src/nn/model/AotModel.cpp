@@ -29,13 +29,6 @@ namespace dsl::nn {
 
 namespace {
 
-bool is_c_identifier(const std::string &s) {
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    });
-}
-
 /// Fixes every input extent: declared ones checked against `shapes`, symbolic ones taken from it.
 void fix_input_shapes(graph::Graph &g, const std::map<std::string, std::vector<int64_t>> &shapes) {
     auto fail = [&](const std::string &m) { throw CompileError(g.source + ": " + m); };
@@ -110,12 +103,6 @@ class ArenaPlanner {
     int64_t peak_ = 0;
 };
 
-void write_text(const std::string &path, const std::string &text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    if (!out.good()) throw CompileError("cannot write \"" + path + "\".");
-}
-
 /// Plans and writes the library of one compiled model.
 class StaticModelWriter {
   public:
@@ -168,10 +155,10 @@ class StaticModelWriter {
             members.push_back(
                 {o.name, std::string(reinterpret_cast<const char *>(o.data), o.size)});
         aot::write_static_library(result_.library, members);
-        write_text(result_.header, header());
-        write_text(
+        aot::write_file(result_.header, header(), "dsl-onnx compile");
+        aot::write_file(
             (std::filesystem::path(directory) / "dsl" / "runtime" / "dsl_runtime.h").string(),
-            model::runtime_header_text());
+            model::runtime_header_text(), "dsl-onnx compile");
         return result_;
     }
 
@@ -371,7 +358,7 @@ class StaticModelWriter {
 
 StaticModel compile_model_to_static_library(const std::string &path, const std::string &directory,
                                             const StaticModelOptions &options) {
-    if (!is_c_identifier(options.name)) {
+    if (!aot::is_c_identifier(options.name)) {
         throw CompileError(path + ": the name of a compiled model must be a C identifier, not \"" +
                            options.name + "\".");
     }

@@ -74,6 +74,21 @@ Type accumulator_type(Type t) {
 
 namespace {
 
+/// Threads over the outermost axis of the accumulation `t` (a Func argument at or after
+/// `first`) that is not known to be 1, in its pure definition and every update.
+void parallelize_outer(const Tensor &t, size_t first) {
+    Func f = t.func();
+    std::vector<Var> fv = f.args();
+    for (size_t i = fv.size(); i-- > first;) {
+        int64_t e = 0;
+        if (is_const(t.dim(static_cast<int>(fv.size() - 1 - i)), &e) && e == 1) continue;
+        f.parallel(fv[i]);
+        for (int u = 0; u < f.num_update_definitions(); u++)
+            f.update(u).parallel(fv[i]);
+        return;
+    }
+}
+
 /// An explicit accumulation over the reduced axes: `init`, then `combine(acc, term(o, i))` for
 /// every index i of x that output index o reduces. A Func of its own, computed at root with
 /// threads over an outer kept axis and, when x's innermost axis is kept, vectors along it (the
@@ -128,15 +143,7 @@ Tensor accumulate(const Tensor &x, const std::vector<int> &axes, bool keepdims, 
         else
             partial.compute_at(f, f.args()[0]).vectorize(lane);
         partial.update().vectorize(lane);
-        std::vector<Var> fv = f.args();
-        for (size_t i = fv.size(); i-- > 0;) {
-            int64_t e = 0;
-            if (is_const(t.dim(static_cast<int>(fv.size() - 1 - i)), &e) && e == 1) continue;
-            f.parallel(fv[i]);
-            f.update(0).parallel(fv[i]);
-            f.update(1).parallel(fv[i]);
-            break;
-        }
+        parallelize_outer(t, 0);
         return t;
     }
     RDom rd(rs.ranges, unique_name(name + "_r"));
@@ -159,14 +166,7 @@ Tensor accumulate(const Tensor &x, const std::vector<int> &axes, bool keepdims, 
             update.vectorize(fv[0], lanes);
         }
     }
-    // Threads over the outermost kept axis that is not known to be 1 (nor the vector axis).
-    for (size_t i = fv.size(); i-- > (inner_kept ? 1 : 0);) {
-        int64_t e = 0;
-        if (is_const(t.dim(static_cast<int>(fv.size() - 1 - i)), &e) && e == 1) continue;
-        f.parallel(fv[i]);
-        update.parallel(fv[i]);
-        break;
-    }
+    parallelize_outer(t, inner_kept ? 1 : 0);
     return t;
 }
 
