@@ -224,7 +224,8 @@ class Buffer {
         return detail::buffer_access(Buffer<void>(*this), coords);
     }
 
-    /// Element access by coordinates (not offsets): `img(x, y, c)`.
+    /// Element access by coordinates (not offsets): `img(x, y, c)`. Coordinates past the last
+    /// dimension may be given if they are 0 (`scalar(0)` reads a 0-dimensional buffer).
     template <typename... Ints, typename U = T,
               typename = std::enable_if_t<!std::is_void_v<U> && detail::all_integral<Ints...>()>>
     U &operator()(Ints... coords) const {
@@ -426,6 +427,9 @@ class Buffer {
     }
 
     auto *address_of(const int *coords, int n) const {
+        // Coordinates past the last dimension may be given as 0 (a scalar read as b(0)).
+        while (n > dimensions() && coords[n - 1] == 0)
+            n--;
         if (n != dimensions()) {
             detail::buffer_error("Buffer \"" + name() + "\" has " + std::to_string(dimensions()) +
                                  " dimensions but was accessed with " + std::to_string(n) +

@@ -60,6 +60,10 @@ class OutputBuffer {
     Expr min(int d) const { return dim(d).min(); }
     Expr extent(int d) const { return dim(d).extent(); }
     Expr stride(int d) const { return dim(d).stride(); }
+    /// The extents of dimensions 0, 1 and 2.
+    Expr width() const { return extent(0); }
+    Expr height() const { return extent(1); }
+    Expr channels() const { return extent(2); }
 
     explicit OutputBuffer(std::shared_ptr<ir::BufferConstraints> buffer);
 

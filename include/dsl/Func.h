@@ -19,6 +19,7 @@
 #include "dsl/Buffer.h"
 #include "dsl/Dimension.h"
 #include "dsl/Expr.h"
+#include "dsl/MemoryType.h"
 #include "dsl/RDom.h"
 #include "dsl/Target.h"
 #include "dsl/Var.h"
@@ -60,7 +61,13 @@ enum class TailStrategy : uint8_t {
     /// along it) gets a copy of its code per count of points the partial tile can need, which
     /// computes only those. More code, less work: a row of 64 pixels in tiles of 6 computes 64
     /// points of such a Func, not 66.
-    PartialTile
+    PartialTile,
+    /// Halide's names for a tail that masks its vector loads and stores instead of running a
+    /// scalar loop: here that is what GuardWithIf does inside a vectorized loop (and a test
+    /// elsewhere), so they are GuardWithIf.
+    Predicate = GuardWithIf,
+    PredicateLoads = GuardWithIf,
+    PredicateStores = GuardWithIf
 };
 
 /// What a prefetch does where the region it names reaches past the data (the last rows of an
@@ -255,10 +262,13 @@ class Realization {
     std::vector<Buffer<>> buffers_;
 };
 
+class FuncTupleElementRef;
+
 /// A Func applied to arguments: the left side of a definition, or a call on a right side.
 class FuncRef {
   public:
     FuncRef(const Func &f, std::vector<Expr> args);
+    FuncRef(const FuncRef &) = default;
 
     /// Defines the Func: a pure definition if all arguments are its Vars and it has none yet,
     /// else an update.
@@ -270,21 +280,73 @@ class FuncRef {
     FuncRef &operator-=(const Expr &value);
     FuncRef &operator*=(const Expr &value);
     FuncRef &operator/=(const Expr &value);
+    /// Element by element on a Tuple-valued Func: `f(x) += Tuple(a, b)` is
+    /// `f(x) = Tuple(f(x)[0] + a, f(x)[1] + b)` (each result cast to its element's type).
+    FuncRef &operator+=(const Tuple &values);
+    FuncRef &operator-=(const Tuple &values);
+    FuncRef &operator*=(const Tuple &values);
+    FuncRef &operator/=(const Tuple &values);
+    /// A call on the right: as its value, or as its Tuple for a Tuple-valued Func.
+    FuncRef &operator+=(const FuncRef &call);
+    FuncRef &operator-=(const FuncRef &call);
+    FuncRef &operator*=(const FuncRef &call);
+    FuncRef &operator/=(const FuncRef &call);
 
     /// The call, as a value (single-output Funcs).
     operator Expr() const;  // NOLINT: implicit by design
-    /// One element of a Tuple-valued Func.
-    Expr operator[](int i) const;
+    /// The stage the last definition made: `Stage s = (f(x) = f(x) + 1);` names an update.
+    operator Stage() const;  // NOLINT: implicit by design
+    /// One element of a Tuple-valued Func: a value, or the left side of an update of that
+    /// element alone (`f(x)[1] += 1`).
+    FuncTupleElementRef operator[](int i) const;
+    /// The value of element i of the call.
+    Expr value(int i) const;
     /// The number of values of the Func called (1, or its Tuple's size).
     size_t size() const;
+    const std::vector<Expr> &args() const { return args_; }
 
   private:
+    friend class FuncTupleElementRef;
     void define(const std::vector<Expr> &values);
     FuncRef &update_with(int op, const Expr &value);
+    FuncRef &update_tuple_with(int op, const Tuple &values);
 
     std::shared_ptr<lang::FunctionContents> func_;
     std::vector<Expr> args_;
 };
+
+/// One element of a call to a Tuple-valued Func: `f(x)[1]`. It converts to the element's
+/// value; as the left side of a definition it updates that element alone, the others keeping
+/// their values (they are not stored at all):
+///   f(x)[1] = f(x)[1] * 2;      // f(x) = Tuple(undef, f(x)[1] * 2), element 0 untouched
+class FuncTupleElementRef {
+  public:
+    FuncTupleElementRef(FuncRef ref, int index) : ref_(std::move(ref)), index_(index) {}
+    operator Expr() const { return ref_.value(index_); }  // NOLINT: implicit by design
+    FuncTupleElementRef &operator=(const Expr &value);
+    FuncTupleElementRef &operator=(const FuncTupleElementRef &other) { return *this = Expr(other); }
+    FuncTupleElementRef(const FuncTupleElementRef &) = default;
+    /// Each keeps the element's type (the result is cast back).
+    FuncTupleElementRef &operator+=(const Expr &value);
+    FuncTupleElementRef &operator-=(const Expr &value);
+    FuncTupleElementRef &operator*=(const Expr &value);
+    FuncTupleElementRef &operator/=(const Expr &value);
+    int index() const { return index_; }
+    /// The stage the last definition made (see FuncRef).
+    operator Stage() const { return ref_; }  // NOLINT: implicit by design
+
+  private:
+    FuncRef ref_;
+    int index_;
+};
+
+/// No value: as a whole value of an update, that element of a Tuple is not stored (it keeps
+/// what it held), e.g. `f(x) = Tuple(f(x)[0] + 1, undef<float>())`. Nowhere else.
+Expr undef(Type t);
+template <typename T>
+Expr undef() {
+    return undef(type_of<T>());
+}
 
 class Func {
   public:
@@ -293,6 +355,9 @@ class Func {
     explicit Func(const std::string &name);
     /// A Func that reads a buffer: f(x, y, ...) = buffer(x, y, ...).
     explicit Func(const Buffer<> &buffer);
+    /// Another handle to the Func behind `contents` (internal).
+    explicit Func(std::shared_ptr<lang::FunctionContents> contents)
+        : contents_(std::move(contents)) {}
 
     /// `f(x, y)` with Vars, RVars, Exprs or ints.
     template <typename... Args>
@@ -413,6 +478,47 @@ class Func {
     /// Substitutes the Func's definition into every use (the default for Funcs without updates
     /// that are not outputs).
     Func &compute_inline();
+    /// Where the Func's storage lives when it is not an output: Heap (allocated and freed where
+    /// it is stored), Stack (on the thread's stack: the size must be a constant, e.g. through
+    /// bound() or a producer of constant region; a runtime error otherwise says so), Register
+    /// (as Stack: small constant arrays that LLVM then keeps in registers) or Auto (the stack
+    /// for constant sizes up to 128 KiB, the heap otherwise).
+    Func &store_in(MemoryType type);
+
+    // Wrappers and clones.
+    /// A Func that stands between this one and `consumer`: `wrapper(args) = this(args)`, and the
+    /// calls `consumer` makes to this Func read the wrapper instead. It is named
+    /// "<this>_in_<consumer>" and inlined until scheduled, so it changes nothing by itself; its
+    /// schedule says where and how the values `consumer` reads are copied (a tile of this Func
+    /// gathered into a small buffer per tile, vectorized differently than this Func is computed,
+    /// ...). Calling in(consumer) again returns the same wrapper. The wrapper's pure Vars are
+    /// this Func's.
+    Func in(const Func &consumer);
+    /// One wrapper that replaces the calls of all the listed consumers.
+    Func in(const std::vector<Func> &consumers);
+    /// The wrapper of every call to this Func except those that in(consumer) or clone_in
+    /// redirected, and except the calls of other wrappers. Named "<this>_global_wrapper".
+    Func in();
+    /// A copy of this Func (its definitions and its schedule as they are now) named
+    /// "<this>_clone_in_<consumer>", which the calls `consumer` makes to this Func read instead:
+    /// the two can then be scheduled apart (each consumer computing its own copy at its own
+    /// loops). Calling clone_in(consumer) again returns the same copy.
+    Func clone_in(const Func &consumer);
+    /// One copy that replaces the calls of all the listed consumers.
+    Func clone_in(const std::vector<Func> &consumers);
+
+    // Tracing: each prints a line per event as the pipeline runs, in the format of
+    // dsl/Print.h: "Store f.0(3, 4) = 7" (the .0 is the Tuple element), "Load f.0(<0, 1, 2,
+    // 3>, 4) = <...>" (a vector access prints its lanes), "Begin realization f.0(min0, extent0,
+    // min1, extent1)" ... "End realization f.0(...)". Tracing prevents no schedule; it shows
+    // the order the schedule computes in.
+    /// Prints every value stored into this Func.
+    Func &trace_stores();
+    /// Prints every value other Funcs read of this Func.
+    Func &trace_loads();
+    /// Prints where this Func's storage begins and ends (its region) and where each of its
+    /// productions begins ("Produce f.0(...)" with the region computed).
+    Func &trace_realizations();
 
     // Running it (JIT).
     /// Computes the Func over [0, size) in each dimension for the host machine.
@@ -428,6 +534,13 @@ class Func {
     /// Code found in the JIT's disk cache (see README) under the key of the definitions is
     /// loaded instead, without lowering.
     void compile_jit(const Target &target = Target::host());
+    /// Gives every ImageParam the pipeline reads that has no buffer (never set, or reset()) a
+    /// new buffer of the region the pipeline needs of it to compute an output of `sizes` (or
+    /// into `outputs`), with that region's mins: a bounds query through the compiled code,
+    /// which computes nothing. ImageParams that have a buffer keep it.
+    void infer_input_bounds(const std::vector<int> &sizes, const Target &target = Target::host());
+    void infer_input_bounds(const Realization &outputs, const Target &target = Target::host());
+    void infer_input_bounds(const Buffer<> &output, const Target &target = Target::host());
 
     // Seeing the code.
     /// Prints the loops the schedule produces, e.g. "produce f: for y: for x: f(...) = ...".
@@ -475,6 +588,16 @@ T evaluate(const Expr &e) {
     Buffer<T> b(evaluate_to_buffer(e, type_of<T>()));
     return b();
 }
+/// Halide's name for evaluate on a target that may have a GPU: the host computes it here.
+template <typename T>
+T evaluate_may_gpu(const Expr &e) {
+    return evaluate<T>(e);
+}
+
+/// select() of Tuples, element by element: `tuple_select(c, a, b)[i]` is `select(c, a[i],
+/// b[i])`. The Tuples must have the same size. With a Tuple condition each element has its own.
+Tuple tuple_select(const Expr &condition, const Tuple &true_value, const Tuple &false_value);
+Tuple tuple_select(const Tuple &condition, const Tuple &true_value, const Tuple &false_value);
 
 /// A Func of the listed Vars with the value `e`: `lambda(x, y, x + y)` is `f` with
 /// `f(x, y) = x + y`.

@@ -10,6 +10,7 @@
 
 #include "dsl/Expr.h"
 #include "dsl/Func.h"
+#include "dsl/RDom.h"
 
 namespace dsl {
 
@@ -21,5 +22,16 @@ Expr minimum(const Expr &e, const std::string &name = "minimum");
 /// a Tuple of the RDom's dimensions + 1 elements.
 Tuple argmax(const Expr &e, const std::string &name = "argmax");
 Tuple argmin(const Expr &e, const std::string &name = "argmin");
+
+/// The same over an explicit RDom `r`, which `e` need not use: every other variable of `e`
+/// (pure Vars, and the RVars of other RDoms, such as an enclosing reduction's) becomes an
+/// argument of the anonymous Func, so reductions nest:
+///   f(x) = sum(r1, g(r1, r2) * x);        // over r1, for each x and each r2 of an outer loop
+Expr sum(const RDom &r, const Expr &e, const std::string &name = "sum");
+Expr product(const RDom &r, const Expr &e, const std::string &name = "product");
+Expr maximum(const RDom &r, const Expr &e, const std::string &name = "maximum");
+Expr minimum(const RDom &r, const Expr &e, const std::string &name = "minimum");
+Tuple argmax(const RDom &r, const Expr &e, const std::string &name = "argmax");
+Tuple argmin(const RDom &r, const Expr &e, const std::string &name = "argmin");
 
 }  // namespace dsl

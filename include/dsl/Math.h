@@ -25,6 +25,34 @@ Expr erf(const Expr &x);
 /// of exp for x in [-86, 88.72]; 0 below -86 (where exp is under 4.5e-38), infinity above,
 /// NaN for NaN. Other types get exp(). The NN operators use it.
 Expr fast_exp(const Expr &x);
+/// sin and cos of float32 with operations that vectorize (a reduction by multiples of pi and
+/// a polynomial of degree 11), where sin() and cos() call the C library once per lane: within
+/// 2e-7 of the true value for |x| up to about 1e4 (the reduction loses accuracy beyond). Other
+/// types get sin() / cos().
+Expr fast_sin(const Expr &x);
+Expr fast_cos(const Expr &x);
+/// sqrt(x * x + y * y) (it overflows where x * x does).
+Expr hypot(const Expr &x, const Expr &y);
+/// Integer division rounded toward zero, as C rounds it (`/` rounds down, Euclidean): -7 / 2
+/// is -3 here. Division by zero gives zero. Floats give trunc(a / b).
+Expr div_round_to_zero(const Expr &a, const Expr &b);
+/// The number of set bits of an integer, in its type.
+Expr popcount(const Expr &x);
+/// The number of zero bits above the highest set bit (the width for 0).
+Expr count_leading_zeros(const Expr &x);
+/// The number of zero bits below the lowest set bit (the width for 0).
+Expr count_trailing_zeros(const Expr &x);
+
+/// min and max of three or more values: max(a, b, c) is max(max(a, b), c).
+template <typename A, typename B, typename C, typename... Rest>
+Expr max(const A &a, const B &b, const C &c, const Rest &...rest) {
+    return max(max(a, b), c, rest...);
+}
+template <typename A, typename B, typename C, typename... Rest>
+Expr min(const A &a, const B &b, const C &c, const Rest &...rest) {
+    return min(min(a, b), c, rest...);
+}
+
 /// Whether `x` is +infinity or -infinity (false for integers).
 Expr is_inf(const Expr &x);
 /// Whether `x` is neither infinite nor NaN (true for integers).

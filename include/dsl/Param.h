@@ -107,6 +107,9 @@ class ImageParam {
 
     void set(const Buffer<> &buffer);
     Buffer<> get() const;
+    /// Unbinds the buffer set(): realizing a pipeline that reads it is then an error until the
+    /// next set().
+    void reset();
     const std::string &name() const;
     Type type() const;
     int dimensions() const;

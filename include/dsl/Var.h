@@ -2,6 +2,7 @@
 /// `Var`: a named int32 dimension variable of a Func (`x`, `y`, `c`, ...).
 
 #include <string>
+#include <vector>
 
 #include "dsl/Expr.h"
 
@@ -13,6 +14,16 @@ class Var {
     Var();
     explicit Var(const std::string &name);
 
+    /// The loop outside all the loops of a stage: `g.compute_at(f, Var::outermost())` computes
+    /// g once per production of f, wherever f is computed (at root, or per iteration of the
+    /// loop f is computed at), before f's loops.
+    static Var outermost();
+    /// The implicit variable number n, named "_n" (what `_` stands for; see below).
+    static Var implicit(int n);
+    /// Whether `name` is the placeholder `_` / an implicit variable "_0", "_1", ...
+    static bool is_placeholder(const std::string &name) { return name == "_"; }
+    static bool is_implicit(const std::string &name);
+
     const std::string &name() const { return name_; }
     /// The variable as an int32 expression.
     operator Expr() const;  // NOLINT: implicit by design, so that `x + 1` works
@@ -21,5 +32,21 @@ class Var {
   private:
     std::string name_;
 };
+
+/// The placeholder for "the remaining dimensions": in a call, `g(x, _)` is `g(x, _0, _1)` for a
+/// Func (or input) of three dimensions; on the left of a definition, `_` stands for the implicit
+/// variables the right side uses, in order: `f(_) = g(_) * 2` defines f over as many dimensions
+/// as g has. `_0`, `_1`, ... are the implicit variables themselves.
+extern const Var _;
+extern const Var _0, _1, _2, _3, _4, _5, _6, _7, _8, _9;
+
+namespace detail {
+/// `args` with each placeholder `_` replaced by the implicit variables needed to reach
+/// `dimensions` arguments (`what` names the callee in errors); unchanged without a `_`.
+std::vector<Expr> expand_placeholder(const std::vector<Expr> &args, int dimensions,
+                                     const std::string &what);
+/// Whether `args` holds the placeholder `_`.
+bool has_placeholder(const std::vector<Expr> &args);
+}  // namespace detail
 
 }  // namespace dsl

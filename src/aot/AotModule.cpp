@@ -29,21 +29,25 @@ void write_file(const std::string &filename, const std::string &bytes, const cha
     user_assert(out.good()) << what << ": writing \"" << filename << "\" failed.";
 }
 
-ir::Module lower_for_aot(const lang::Function &f, const std::vector<Argument> &args,
-                         const std::string &fn_name, const char *what) {
+ir::Module lower_for_aot(const std::vector<lang::Function> &output_funcs,
+                         const std::vector<Argument> &args, const std::string &fn_name,
+                         const char *what) {
+    std::string names;
+    for (const lang::Function &o : output_funcs)
+        names += (names.empty() ? "" : ", ") + o.name();
     user_assert(is_c_identifier(fn_name))
-        << what << " of Func \"" << f.name() << "\": \"" << fn_name
+        << what << " of Func \"" << names << "\": \"" << fn_name
         << "\" is not a C identifier; name the function with letters, digits and '_'.";
-    lowering::LoweredPipeline lowered = lowering::lower({f}, fn_name);
+    lowering::LoweredPipeline lowered = lowering::lower(output_funcs, fn_name);
     ir::LoweredFunc &lf = lowered.module.functions[0];
 
     std::set<std::string> listed;
     for (const Argument &a : args) {
         user_assert(listed.insert(a.name()).second)
-            << what << " of Func \"" << f.name() << "\": the argument \"" << a.name()
+            << what << " of Func \"" << names << "\": the argument \"" << a.name()
             << "\" is listed twice.";
         user_assert(is_c_identifier(a.name()))
-            << what << " of Func \"" << f.name() << "\": the argument name \"" << a.name()
+            << what << " of Func \"" << names << "\": the argument name \"" << a.name()
             << "\" is not a C identifier; give the Param or ImageParam a name made of letters, "
                "digits and '_'.";
     }
@@ -58,11 +62,11 @@ ir::Module lower_for_aot(const lang::Function &f, const std::vector<Argument> &a
     }
     for (const lowering::PipelineInput &in : lowered.inputs) {
         user_assert(in.param.defined())
-            << what << " of Func \"" << f.name() << "\": the pipeline reads the Buffer \""
-            << in.name << "\" directly, which a compiled library cannot carry. Read it through an "
+            << what << " of Func \"" << names << "\": the pipeline reads the Buffer \"" << in.name
+            << "\" directly, which a compiled library cannot carry. Read it through an "
             << "ImageParam and list that in the arguments.";
         user_assert(listed.count(in.name))
-            << what << " of Func \"" << f.name() << "\": the pipeline reads the "
+            << what << " of Func \"" << names << "\": the pipeline reads the "
             << (in.is_buffer ? "ImageParam" : "Param") << " \"" << in.name
             << "\", which is not in the argument list; add it.";
     }
@@ -84,7 +88,7 @@ ir::Module lower_for_aot(const lang::Function &f, const std::vector<Argument> &a
     }
     for (const LoweredArgument &o : outputs) {
         user_assert(!listed.count(o.name))
-            << what << " of Func \"" << f.name() << "\": an argument is named \"" << o.name
+            << what << " of Func \"" << names << "\": an argument is named \"" << o.name
             << "\" like the output buffer; rename it.";
         ordered.push_back(o);
     }

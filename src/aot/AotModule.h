@@ -11,12 +11,26 @@
 
 namespace dsl::aot {
 
-/// Lowers `f` into a module with one function `fn_name` taking `args` (in that order), then one
-/// buffer per output value. Refuses (CompileError) a name that is not a C identifier, an input
-/// the pipeline reads that `args` lacks, a Buffer read directly (it has no argument), and
-/// duplicate argument names. `what` names the caller in messages, e.g. "compile_to_object".
-ir::Module lower_for_aot(const lang::Function &f, const std::vector<Argument> &args,
-                         const std::string &fn_name, const char *what);
+/// Lowers the pipeline of `outputs` into a module with one function `fn_name` taking `args` (in
+/// that order), then one buffer per output value (each output's values in turn). Refuses
+/// (CompileError) a name that is not a C identifier, an input the pipeline reads that `args`
+/// lacks, a Buffer read directly (it has no argument), and duplicate argument names. `what`
+/// names the caller in messages, e.g. "compile_to_object".
+ir::Module lower_for_aot(const std::vector<lang::Function> &outputs,
+                         const std::vector<Argument> &args, const std::string &fn_name,
+                         const char *what);
+
+/// Writes the object, the header or the static library of the pipeline of `outputs` (what
+/// Func::compile_to_object, compile_to_header and compile_to_static_library do).
+void write_object(const std::vector<lang::Function> &outputs, const std::string &filename,
+                  const std::vector<Argument> &args, const std::string &fn_name,
+                  const Target &target);
+void write_header(const std::vector<lang::Function> &outputs, const std::string &filename,
+                  const std::vector<Argument> &args, const std::string &fn_name,
+                  const Target &target);
+void write_static_library(const std::vector<lang::Function> &outputs, const std::string &prefix,
+                          const std::vector<Argument> &args, const std::string &fn_name,
+                          const Target &target);
 
 /// Whether `s` is a C identifier (letters, digits and '_', not starting with a digit).
 bool is_c_identifier(const std::string &s);

@@ -1095,6 +1095,21 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
         }
         case I::Likely:
             return codegen(op->args[0]);
+        case I::Print:
+            return call_print(op);
+        case I::Popcount: {
+            llvm::Value *a = codegen(op->args[0]);
+            return builder_->CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, a);
+        }
+        case I::CountLeadingZeros:
+        case I::CountTrailingZeros: {
+            llvm::Value *a = codegen(op->args[0]);
+            // Defined for zero: the width.
+            return builder_->CreateBinaryIntrinsic(op->intrinsic == I::CountLeadingZeros
+                                                       ? llvm::Intrinsic::ctlz
+                                                       : llvm::Intrinsic::cttz,
+                                                   a, builder_->getFalse());
+        }
         case I::BufferIsBoundsQuery: {
             llvm::Value *buffer = codegen(op->args[0]);
             llvm::Type *ptr = llvm::PointerType::get(context_, 0);

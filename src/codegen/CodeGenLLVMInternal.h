@@ -80,6 +80,8 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *cast(Type from, Type to, llvm::Value *v);
     llvm::Value *shift(bool left, Type t, Type amount_type, llvm::Value *a, llvm::Value *amount);
     llvm::Value *call_intrinsic(const ir::Call *op);
+    /// The Print intrinsic: one line through the runtime's print handler (CodeGenPrint.cpp).
+    llvm::Value *call_print(const ir::Call *op);
     llvm::Value *math_call(const ir::Call *op, llvm::Value *x, llvm::Value *y);
     llvm::Value *element_pointer(const std::string &buffer, Type t, llvm::Value *index);
     /// A scalar element index as a 64-bit value. The additions, subtractions, multiplications,

@@ -255,8 +255,24 @@ void CodeGenLLVM::visit(const Allocate *op) {
         constant_elements *= *c;
     }
     llvm::Value *pointer;
-    bool on_heap = !constant_size || constant_elements * elem_bytes > kMaxStackAllocation;
-    if (!on_heap) {
+    // Func::store_in: Heap always on the heap, Stack and Register always on the stack (a size
+    // known only at run time is allocated where the allocation is, and released after it).
+    bool forced_stack =
+        op->memory_type == MemoryType::Stack || op->memory_type == MemoryType::Register;
+    bool on_heap =
+        op->memory_type == MemoryType::Heap ||
+        (!forced_stack && (!constant_size || constant_elements * elem_bytes > kMaxStackAllocation));
+    llvm::Value *saved_stack = nullptr;
+    if (!on_heap && !constant_size) {
+        llvm::Value *count = llvm::ConstantInt::get(i64, 1);
+        for (const Expr &e : op->extents) {
+            count = builder_->CreateMul(count, builder_->CreateSExt(codegen(e), i64));
+        }
+        saved_stack = builder_->CreateStackSave();
+        auto *alloca = builder_->CreateAlloca(elem, count, op->name);
+        alloca->setAlignment(llvm::Align(64));
+        pointer = alloca;
+    } else if (!on_heap) {
         // Stack allocations go in the entry block so that loops do not grow the stack.
         llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
         auto *alloca = entry.CreateAlloca(
@@ -291,6 +307,7 @@ void CodeGenLLVM::visit(const Allocate *op) {
         if (--allocations_in_scope_[op->name] == 0) allocations_in_scope_.erase(op->name);
     }
     if (on_heap) live_heap_.pop_back();
+    if (saved_stack) builder_->CreateStackRestore(saved_stack);
     // Heap memory is released where the allocation's scope ends; `Free` nodes only mark the
     // earliest point the buffer is dead and need no code of their own.
     if (on_heap) {

@@ -510,9 +510,18 @@ void BoundsOfExpr::visit(const Cast *op) {
     }
 }
 
+thread_local const FuncValueBounds *current_func_value_bounds = nullptr;
+
 void BoundsOfExpr::visit(const Call *op) {
     using I = Call::Intrinsic;
     Type t = op->type.element_of();
+    if (op->call_type == Call::CallType::Func && current_func_value_bounds) {
+        auto it = current_func_value_bounds->find({op->name, op->value_index});
+        if (it != current_func_value_bounds->end()) {
+            result = it->second;
+            return;
+        }
+    }
     if (op->call_type != Call::CallType::Intrinsic || op->intrinsic == I::Reinterpret ||
         op->intrinsic == I::None) {
         result = type_range(t);
@@ -520,6 +529,11 @@ void BoundsOfExpr::visit(const Call *op) {
     }
     if (op->intrinsic == I::Likely) {
         result = get(op->args[0]);
+        return;
+    }
+    if (op->intrinsic == I::Print) {
+        // The value of its first value.
+        result = op->args.size() > 2 ? get(op->args[2]) : Interval::single_point(make_zero(t));
         return;
     }
     std::vector<Interval> args;
@@ -705,6 +719,11 @@ void BoundsOfExpr::visit(const Call *op) {
             // Constant float ends exclude NaN (see Bounds.h).
             result = fa ? point(make_bool(false)) : bool_range();
             return;
+        case I::Popcount:
+        case I::CountLeadingZeros:
+        case I::CountTrailingZeros:
+            result = from_exact(t, 0, t.bits());
+            return;
         default:
             result = type_range(t);
             return;
@@ -812,6 +831,15 @@ void BoundsOfExpr::visit(const VectorReduce *op) {
 }
 
 }  // namespace
+
+ScopedFuncValueBounds::ScopedFuncValueBounds(const FuncValueBounds *bounds)
+    : previous_(current_func_value_bounds) {
+    current_func_value_bounds = bounds;
+}
+
+ScopedFuncValueBounds::~ScopedFuncValueBounds() {
+    current_func_value_bounds = previous_;
+}
 
 Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope) {
     internal_assert(e.defined()) << "bounds of an undefined Expr";

@@ -3,6 +3,10 @@
 /// variables. Bounds inference (DESIGN.md §3, step 3) uses it to find the region of each Func
 /// that its consumers read.
 
+#include <map>
+#include <string>
+#include <utility>
+
 #include "ir/IR.h"
 #include "ir/Interval.h"
 #include "ir/Scope.h"
@@ -47,5 +51,23 @@ Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope);
 
 /// `bounds_of_expr_in_scope` with an empty scope.
 Interval bounds_of_expr(const Expr &e);
+
+/// The values each Func can take, by name and value index: a call of a Func listed here is
+/// bounded by its entry rather than by its type's range (`g(h(x))` with h = clamp(x, 0, 9)
+/// computed at root reads g over [0, 9]). The ends must not mention the Func's own variables.
+using FuncValueBounds = std::map<std::pair<std::string, int>, Interval>;
+
+/// Makes `bounds` what every bounds_of_expr_in_scope call on this thread uses, until the
+/// object is destroyed (lowering sets it while it lowers a pipeline).
+class ScopedFuncValueBounds {
+  public:
+    explicit ScopedFuncValueBounds(const FuncValueBounds *bounds);
+    ~ScopedFuncValueBounds();
+    ScopedFuncValueBounds(const ScopedFuncValueBounds &) = delete;
+    ScopedFuncValueBounds &operator=(const ScopedFuncValueBounds &) = delete;
+
+  private:
+    const FuncValueBounds *previous_;
+};
 
 }  // namespace dsl::ir

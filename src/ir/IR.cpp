@@ -217,6 +217,16 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "buffer_set_bounds";
         case Intrinsic::Prefetch:
             return "prefetch";
+        case Intrinsic::Print:
+            return "print";
+        case Intrinsic::Popcount:
+            return "popcount";
+        case Intrinsic::CountLeadingZeros:
+            return "count_leading_zeros";
+        case Intrinsic::CountTrailingZeros:
+            return "count_trailing_zeros";
+        case Intrinsic::Undef:
+            return "undef";
     }
     return "unknown";
 }

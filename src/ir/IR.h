@@ -9,6 +9,7 @@
 
 #include "dsl/Buffer.h"
 #include "dsl/Expr.h"
+#include "dsl/MemoryType.h"
 #include "ir/FunctionPtr.h"
 #include "ir/ModulusRemainder.h"
 #include "ir/Parameter.h"
@@ -251,6 +252,19 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// input, a Load once storage is flattened) into the cache; its value is never read.
         /// 0. Kept like a side effect (Func::prefetch).
         Prefetch,
+        /// (condition, format, v0, v1, ...): where `condition` holds (in any lane), writes one
+        /// line: `format` (a StringImm) with each `{k}` replaced by value k (a vector as
+        /// `<a, b, ...>`) and `{{` by `{`. Its value is v0 (0 without values). A side effect:
+        /// print(), print_when() and the tracing of Func::trace_stores() and the like.
+        Print,
+        /// The number of set bits / of zero bits above the highest set bit / below the lowest
+        /// set bit (the width for 0), of an integer; the type of the argument.
+        Popcount,
+        CountLeadingZeros,
+        CountTrailingZeros,
+        /// (): no value. As a whole value of an update it means that element is not stored
+        /// (undef<T>()); lowering removes it and it appears nowhere else.
+        Undef,
     };
 
     std::string name;
@@ -279,7 +293,7 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
     /// Whether evaluating the call twice gives the same value and has no side effect.
     bool is_pure() const {
         return call_type != CallType::Extern && intrinsic != Intrinsic::BufferSetBounds &&
-               intrinsic != Intrinsic::Prefetch;
+               intrinsic != Intrinsic::Prefetch && intrinsic != Intrinsic::Print;
     }
     /// The name an intrinsic prints as, e.g. "shift_left".
     static const char *intrinsic_name(Intrinsic op);
@@ -329,7 +343,7 @@ enum class ForType : uint8_t { Serial, Parallel, Vectorized, Unrolled, GPUBlock,
 /// Where a loop's body runs.
 enum class DeviceAPI : uint8_t { None, Host, CUDA, NPU };
 /// Where an allocation lives.
-enum class MemoryType : uint8_t { Auto, Heap, Stack, Register, GPUShared, NPUBuffer };
+using dsl::MemoryType;
 
 const char *to_string(ForType t);
 const char *to_string(DeviceAPI d);

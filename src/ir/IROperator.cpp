@@ -160,6 +160,28 @@ Expr make_bool(bool v, int lanes) {
     return make_const(Bool(lanes), int64_t(v ? 1 : 0));
 }
 
+Expr make_print(const Expr &condition, const std::string &format, std::vector<Expr> values) {
+    std::vector<Expr> args{condition, StringImm::make(format)};
+    Type t = values.empty() ? Int(32) : values[0].type();
+    for (Expr &v : values)
+        args.push_back(std::move(v));
+    return Call::make(t, Call::Intrinsic::Print, std::move(args));
+}
+
+bool is_undef(const Expr &e) {
+    const auto *c = e.as<Call>();
+    return c && c->is_intrinsic(Call::Intrinsic::Undef);
+}
+
+std::string escape_print_format(const std::string &text) {
+    std::string out;
+    for (char c : text) {
+        out += c;
+        if (c == '{') out += '{';
+    }
+    return out;
+}
+
 }  // namespace ir
 
 Expr make_const(Type t, int64_t v) {

@@ -53,6 +53,14 @@ inline uint64_t wrap_to_unsigned(uint64_t v, int bits) {
     return bits >= 64 ? v : v & ((uint64_t(1) << bits) - 1);
 }
 
+/// A Print intrinsic (see Call::Intrinsic::Print): one line, `format` with `{k}` standing for
+/// values[k], written where `condition` holds; its value is values[0] (int32 0 without values).
+Expr make_print(const Expr &condition, const std::string &format, std::vector<Expr> values);
+/// Whether `e` is undef<T>() (Call::Intrinsic::Undef).
+bool is_undef(const Expr &e);
+/// `text` as literal text of a Print format (`{` doubled).
+std::string escape_print_format(const std::string &text);
+
 /// The element type's signed/unsigned integer of the same width.
 inline Type signed_of(Type t) {
     return t.with_code(TypeCode::Int);

@@ -613,6 +613,12 @@ Value ReferenceEvaluator::eval(const Expr &e) {
 
     // Calls.
     const auto *op = e.as<Call>();
+    if (op->is_intrinsic(Call::Intrinsic::Print)) {
+        // The reference computes values; it prints nothing. The value is the first value's.
+        for (size_t i = 2; i < op->args.size(); i++)
+            eval(op->args[i]);
+        return op->args.size() > 2 ? eval(op->args[2]) : eval(make_zero(Int(32)));
+    }
     std::vector<Value> args;
     bool undefined = false;
     for (const Expr &a : op->args) {
@@ -643,6 +649,26 @@ Value ReferenceEvaluator::eval(const Expr &e) {
         case I::BitwiseNot:
             for (int i = 0; i < t.lanes(); i++)
                 r.lanes[i] = scalar_from_bits(elem, ~args[0].lanes[i].u);
+            return r;
+        case I::Popcount:
+        case I::CountLeadingZeros:
+        case I::CountTrailingZeros:
+            for (int i = 0; i < t.lanes(); i++) {
+                int bits = elem.bits();
+                uint64_t x = wrap_to_unsigned(args[0].lanes[i].u, bits);
+                int n = 0;
+                if (op->intrinsic == I::Popcount) {
+                    for (int b = 0; b < bits; b++)
+                        n += static_cast<int>((x >> b) & 1);
+                } else if (op->intrinsic == I::CountLeadingZeros) {
+                    while (n < bits && !((x >> (bits - 1 - n)) & 1))
+                        n++;
+                } else {
+                    while (n < bits && !((x >> n) & 1))
+                        n++;
+                }
+                r.lanes[i] = scalar_from_bits(elem, static_cast<uint64_t>(n));
+            }
             return r;
         case I::ShiftLeft:
         case I::ShiftRight:

@@ -145,7 +145,7 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
     };
     *info = type_info(t);
     if (op->call_type != Call::CallType::Intrinsic) return rebuilt();
-    if (all_const && !args.empty()) {
+    if (all_const && !args.empty() && op->is_pure()) {
         if (auto f = fold(rebuilt())) return rewrite(*f, info);
     }
     using I = Call::Intrinsic;

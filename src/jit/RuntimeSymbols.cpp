@@ -10,6 +10,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         {runtime::kFreeSymbol, reinterpret_cast<void *>(&dsl_runtime_free)},
 #define DSL_RUNTIME_SYMBOL(f) {#f, reinterpret_cast<void *>(&f)}
         DSL_RUNTIME_SYMBOL(dsl_runtime_parallel_for),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_print),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bad_dimensions),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bad_type),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_buffer_is_null),

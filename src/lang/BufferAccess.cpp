@@ -2,13 +2,16 @@
 // reads the buffer through. (Apart from Buffer.cpp, which the image I/O library carries without
 // the compiler.)
 #include "dsl/Buffer.h"
+#include "dsl/Var.h"
 #include "ir/Error.h"
 #include "ir/IR.h"
 
 namespace dsl::detail {
 
-Expr buffer_access(const Buffer<> &buffer, const std::vector<Expr> &coords) {
+Expr buffer_access(const Buffer<> &buffer, const std::vector<Expr> &coords_in) {
     user_assert(buffer.defined()) << "use of an undefined Buffer in an expression.";
+    std::vector<Expr> coords =
+        expand_placeholder(coords_in, buffer.dimensions(), "Buffer \"" + buffer.name() + "\"");
     user_assert(static_cast<int>(coords.size()) == buffer.dimensions())
         << "Buffer \"" << buffer.name() << "\" has " << buffer.dimensions()
         << " dimensions but is accessed with " << coords.size() << " coordinates.";

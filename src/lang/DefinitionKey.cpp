@@ -222,6 +222,14 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         }
         strings(s.storage_order);
         number(static_cast<int>(s.memory_type));
+        number(int(f.trace_loads) + 2 * int(f.trace_stores) + 4 * int(f.trace_realizations));
+        for (const auto *map : {&f.wrappers, &f.clones}) {
+            number(static_cast<int64_t>(map->size()));
+            for (const auto &[consumer, stand_in] : *map) {
+                text(consumer);
+                reference(stand_in);
+            }
+        }
         number(static_cast<int64_t>(f.specialization_paths.size()));
         for (const std::vector<int> &path : f.specialization_paths) {
             number(static_cast<int64_t>(path.size()));
@@ -237,10 +245,15 @@ class DefinitionKeyWriter : public jit::KeyWriter {
 }  // namespace
 
 std::optional<DefinitionKey> definition_key(const Function &output) {
+    return definition_key(std::vector<Function>{output});
+}
+
+std::optional<DefinitionKey> definition_key(const std::vector<Function> &outputs) {
     DefinitionKey key;
     DefinitionKeyWriter writer(key.text);
     try {
-        writer.write(output);
+        for (const Function &output : outputs)
+            writer.write(output);
     } catch (const Error &) {
         // A reduction domain whose where() condition calls a Func that is gone; lowering says so.
         return std::nullopt;

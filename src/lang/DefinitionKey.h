@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lang/Function.h"
 #include "lowering/BufferChecks.h"
@@ -33,5 +34,7 @@ struct DefinitionKey {
 /// The key of the pipeline that computes `output`, or nothing when it cannot be made: a Func it
 /// calls no longer exists, or two different inputs share a name. Lowering reports those errors.
 std::optional<DefinitionKey> definition_key(const Function &output);
+/// The same for a pipeline of several outputs (in order).
+std::optional<DefinitionKey> definition_key(const std::vector<Function> &outputs);
 
 }  // namespace dsl::lang

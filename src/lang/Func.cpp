@@ -7,6 +7,7 @@
 
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
 #include "lang/Function.h"
 
 namespace dsl {
@@ -54,12 +55,43 @@ const Variable *as_pure_var(const Expr &e) {
 // FuncRef
 
 FuncRef::FuncRef(const Func &f, std::vector<Expr> args) : func_(f.contents()) {
+    // `_` stands for the remaining dimensions; on the left of a Func's first definition, for
+    // the implicit variables its right side uses (expanded in define()).
+    if (Function(func_).has_pure_definition())
+        args = detail::expand_placeholder(args, f.dimensions(), "Func \"" + f.name() + "\"");
     for (size_t i = 0; i < args.size(); i++)
         args_.push_back(coordinate(func_->name, i, args[i]));
 }
 
+namespace {
+/// The number of implicit variables (_0, _1, ...) that `values` use: one past the highest.
+int implicit_count(const std::vector<Expr> &values) {
+    int count = 0;
+    class Find : public IRVisitor {
+      public:
+        int *count;
+        using IRVisitor::visit;
+        void visit(const Variable *op) override {
+            if (!op->param.defined() && !op->reduction_domain.defined() &&
+                Var::is_implicit(op->name)) {
+                *count = std::max(*count, std::stoi(op->name.substr(1)) + 1);
+            }
+        }
+    } find;
+    find.count = &count;
+    for (const Expr &v : values)
+        find.include(v);
+    return count;
+}
+}  // namespace
+
 void FuncRef::define(const std::vector<Expr> &values) {
     Function f(func_);
+    if (!f.has_pure_definition() && detail::has_placeholder(args_)) {
+        int n = implicit_count(values);
+        args_ = detail::expand_placeholder(args_, static_cast<int>(args_.size()) - 1 + n,
+                                           "Func \"" + func_->name + "\"");
+    }
     if (!f.has_pure_definition()) {
         std::vector<std::string> names;
         for (size_t i = 0; i < args_.size(); i++) {
@@ -88,7 +120,21 @@ FuncRef &FuncRef::operator=(const Tuple &values) {
 }
 
 FuncRef &FuncRef::operator=(const FuncRef &other) {
+    if (other.size() > 1) return *this = Tuple(other);
     return *this = Expr(other);
+}
+
+FuncRef &FuncRef::operator+=(const FuncRef &call) {
+    return call.size() > 1 ? update_tuple_with(0, Tuple(call)) : update_with(0, Expr(call));
+}
+FuncRef &FuncRef::operator-=(const FuncRef &call) {
+    return call.size() > 1 ? update_tuple_with(1, Tuple(call)) : update_with(1, Expr(call));
+}
+FuncRef &FuncRef::operator*=(const FuncRef &call) {
+    return call.size() > 1 ? update_tuple_with(2, Tuple(call)) : update_with(2, Expr(call));
+}
+FuncRef &FuncRef::operator/=(const FuncRef &call) {
+    return call.size() > 1 ? update_tuple_with(3, Tuple(call)) : update_with(3, Expr(call));
 }
 
 FuncRef &FuncRef::update_with(int op, const Expr &value) {
@@ -146,10 +192,101 @@ FuncRef::operator Expr() const {
     user_assert(f.outputs() <= 1 || !f.has_pure_definition())
         << "Func \"" << func_->name << "\" has " << f.outputs()
         << " values per point (a Tuple); use " << func_->name << "(...)[i] to pick one.";
-    return (*this)[0];
+    return value(0);
 }
 
-Expr FuncRef::operator[](int i) const {
+FuncRef::operator Stage() const {
+    Function f(func_);
+    user_assert(f.has_pure_definition())
+        << "Func \"" << func_->name << "\" has no definition, so no stage to name.";
+    return Stage(func_, f.stages() - 1);
+}
+
+FuncTupleElementRef FuncRef::operator[](int i) const {
+    return FuncTupleElementRef(*this, i);
+}
+
+FuncRef &FuncRef::update_tuple_with(int op, const Tuple &values) {
+    Function f(func_);
+    user_assert(f.has_pure_definition())
+        << "Func \"" << func_->name << "\": a Tuple update (+=, -=, *=, /=) needs a pure "
+        << "definition first, e.g. " << func_->name << "(x) = Tuple(0, 0.0f);";
+    user_assert(values.size() == static_cast<size_t>(f.outputs()))
+        << "Func \"" << func_->name << "\" has " << f.outputs()
+        << " values per point, but the update gives a Tuple of " << values.size() << ".";
+    std::vector<Expr> updated;
+    for (size_t i = 0; i < values.size(); i++) {
+        Expr current = value(static_cast<int>(i));
+        user_assert(values[i].defined()) << "Func \"" << func_->name << "\": element " << i
+                                         << " of the update is an undefined Expr.";
+        Expr e = op == 0   ? current + values[i]
+                 : op == 1 ? current - values[i]
+                 : op == 2 ? current * values[i]
+                           : current / values[i];
+        updated.push_back(e.type() == current.type() ? e : cast(current.type(), e));
+    }
+    f.define_update(args_, updated);
+    return *this;
+}
+
+FuncRef &FuncRef::operator+=(const Tuple &values) {
+    return update_tuple_with(0, values);
+}
+FuncRef &FuncRef::operator-=(const Tuple &values) {
+    return update_tuple_with(1, values);
+}
+FuncRef &FuncRef::operator*=(const Tuple &values) {
+    return update_tuple_with(2, values);
+}
+FuncRef &FuncRef::operator/=(const Tuple &values) {
+    return update_tuple_with(3, values);
+}
+
+FuncTupleElementRef &FuncTupleElementRef::operator=(const Expr &v) {
+    Function f(ref_.func_);
+    user_assert(f.has_pure_definition())
+        << "Func \"" << f.name() << "\": f(...)[" << index_
+        << "] = ... updates one element, so the Func needs a pure definition first.";
+    user_assert(index_ >= 0 && index_ < f.outputs())
+        << "Func \"" << f.name() << "\" has " << f.outputs() << " value"
+        << (f.outputs() == 1 ? "" : "s") << " per point; there is no element " << index_ << ".";
+    user_assert(v.defined()) << "Func \"" << f.name() << "\": element " << index_
+                             << " is given an undefined Expr.";
+    std::vector<Expr> values;
+    for (int i = 0; i < f.outputs(); i++) {
+        Type t = f.output_types()[i];
+        values.push_back(i == index_ ? (v.type() == t ? v : cast(t, v)) : undef(t));
+    }
+    f.define_update(ref_.args_, values);
+    return *this;
+}
+
+namespace {
+FuncTupleElementRef &element_update(FuncTupleElementRef &ref, int op, const Expr &v) {
+    Expr current = ref;
+    Expr e = op == 0 ? current + v : op == 1 ? current - v : op == 2 ? current * v : current / v;
+    return ref = e;
+}
+}  // namespace
+
+FuncTupleElementRef &FuncTupleElementRef::operator+=(const Expr &v) {
+    return element_update(*this, 0, v);
+}
+FuncTupleElementRef &FuncTupleElementRef::operator-=(const Expr &v) {
+    return element_update(*this, 1, v);
+}
+FuncTupleElementRef &FuncTupleElementRef::operator*=(const Expr &v) {
+    return element_update(*this, 2, v);
+}
+FuncTupleElementRef &FuncTupleElementRef::operator/=(const Expr &v) {
+    return element_update(*this, 3, v);
+}
+
+Expr undef(Type t) {
+    return Call::make(t, Call::Intrinsic::Undef, {});
+}
+
+Expr FuncRef::value(int i) const {
     Function f(func_);
     user_assert(f.has_pure_definition())
         << "Func \"" << func_->name << "\" is used but has not been defined. Define it before "
@@ -176,7 +313,7 @@ size_t FuncRef::size() const {
 Tuple::Tuple(const FuncRef &call) {
     const size_t n = call.size();
     for (size_t i = 0; i < n; i++)
-        exprs_.push_back(n == 1 ? Expr(call) : call[static_cast<int>(i)]);
+        exprs_.push_back(n == 1 ? Expr(call) : call.value(static_cast<int>(i)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,6 +328,25 @@ Buffer<> evaluate_to_buffer(const Expr &e, Type t) {
     f() = e;
     Realization r = f.realize();
     return r[0];
+}
+
+Tuple tuple_select(const Expr &condition, const Tuple &t, const Tuple &f) {
+    user_assert(t.size() == f.size()) << "tuple_select: the Tuples have " << t.size() << " and "
+                                      << f.size() << " elements; they must have the same size.";
+    std::vector<Expr> values;
+    for (size_t i = 0; i < t.size(); i++)
+        values.push_back(select(condition, t[i], f[i]));
+    return Tuple(values);
+}
+
+Tuple tuple_select(const Tuple &condition, const Tuple &t, const Tuple &f) {
+    user_assert(t.size() == f.size() && condition.size() == t.size())
+        << "tuple_select: the condition and the Tuples have " << condition.size() << ", "
+        << t.size() << " and " << f.size() << " elements; they must have the same size.";
+    std::vector<Expr> values;
+    for (size_t i = 0; i < t.size(); i++)
+        values.push_back(select(condition[i], t[i], f[i]));
+    return Tuple(values);
 }
 
 Func lambda(const Expr &e) {
@@ -391,6 +547,30 @@ Func &Func::reorder_storage(const std::vector<Var> &order) {
 
 Func &Func::compute_inline() {
     contents_->schedule.compute_level = schedule::LoopLevel::inlined();
+    Function(contents_).touch();
+    return *this;
+}
+
+Func &Func::store_in(MemoryType type) {
+    contents_->schedule.memory_type = type;
+    Function(contents_).touch();
+    return *this;
+}
+
+Func &Func::trace_stores() {
+    contents_->trace_stores = true;
+    Function(contents_).touch();
+    return *this;
+}
+
+Func &Func::trace_loads() {
+    contents_->trace_loads = true;
+    Function(contents_).touch();
+    return *this;
+}
+
+Func &Func::trace_realizations() {
+    contents_->trace_realizations = true;
     Function(contents_).touch();
     return *this;
 }

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "ir/Error.h"
+#include "ir/IROperator.h"
 #include "ir/Names.h"
 
 namespace dsl::lang {
@@ -255,8 +256,11 @@ bool FuncEvaluator::try_materialize(const Function &f, Materialized &m) {
                     grown = true;
                 } else {
                     std::vector<Value> values;
-                    for (const Expr &v : u.values)
-                        values.push_back(ev_.eval(v));
+                    for (size_t i = 0; i < u.values.size(); i++) {
+                        // undef<T>(): the element keeps its value.
+                        values.push_back(is_undef(u.values[i]) ? m.data[m.offset(target)][i]
+                                                               : ev_.eval(u.values[i]));
+                    }
                     m.data[m.offset(target)] = values;
                 }
             }

@@ -82,9 +82,19 @@ std::string join(const std::vector<std::string> &names) {
     return s;
 }
 
+/// Whether `e` has undef<T>() inside it (not as the whole of it).
+bool has_nested_undef(const Expr &e) {
+    if (is_undef(e)) return false;
+    return any_call(e, [](const Call *op) { return op->is_intrinsic(Call::Intrinsic::Undef); });
+}
+
 void check_values(const std::string &func, const std::vector<Expr> &values, const char *what) {
     user_assert(!values.empty()) << "Func \"" << func << "\": " << what << " has no value.";
     for (const Expr &v : values) {
+        user_assert(!v.defined() || !has_nested_undef(v))
+            << "Func \"" << func << "\": " << what << " uses undef() inside the value " << v
+            << "; undef<T>() may only be a whole value of an update (that element is then not "
+               "stored).";
         user_assert(v.defined()) << "Func \"" << func << "\": " << what
                                  << " is an undefined Expr; give it a value.";
         user_assert(!v.type().is_handle())
@@ -110,6 +120,12 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
         << "Func \"" << c.name << "\" already has a pure definition. Give it an update instead "
         << "(e.g. " << c.name << "(...) = " << c.name << "(...) + ...) or define a new Func.";
     check_values(c.name, values, "the pure definition");
+    for (const Expr &v : values) {
+        user_assert(!is_undef(v))
+            << "Func \"" << c.name << "\": the pure definition has the value undef(); every "
+            << "point needs a value there (undef<T>() is for updates that leave an element as "
+               "it is).";
+    }
     std::set<std::string> seen;
     for (const std::string &a : args) {
         user_assert(seen.insert(a).second)
@@ -340,6 +356,16 @@ void visit_specializations(const Definition &d, IRVisitor &visitor) {
 
 }  // namespace
 
+void mutate_definition(Definition &d, IRMutator &mutator) {
+    for (Expr &e : d.args)
+        e = mutator.mutate(e);
+    for (Expr &e : d.values)
+        e = mutator.mutate(e);
+    d.predicate = mutator.mutate(d.predicate);
+    for (Specialization &s : d.specializations)
+        mutate_definition(s.definition, mutator);
+}
+
 void visit_definitions(const Function &f, IRVisitor &visitor) {
     for (int s = 0; s < f.stages(); s++) {
         const Definition &d = f.stage(s);
@@ -358,7 +384,8 @@ void visit_definitions(const Function &f, IRVisitor &visitor) {
     }
 }
 
-std::map<std::string, Function> find_transitive_calls(const std::vector<Function> &outputs) {
+std::map<std::string, Function> find_transitive_calls(
+    const std::vector<Function> &outputs, const std::function<Function(const Function &)> &use) {
     std::map<std::string, Function> found;
     FindCalls finder;
     finder.found = &found;
@@ -371,6 +398,10 @@ std::map<std::string, Function> find_transitive_calls(const std::vector<Function
     while (!finder.pending.empty()) {
         Function f = finder.pending.back();
         finder.pending.pop_back();
+        if (use) {
+            f = use(f);
+            found[f.name()] = f;
+        }
         finder.caller = f.name();
         visit_definitions(f, finder);
     }

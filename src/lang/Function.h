@@ -2,6 +2,7 @@
 /// The data behind a `Func`: its name, pure arguments, definitions and schedule. Lowering reads
 /// it; the public `Func` builds and checks it.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,6 +57,14 @@ struct FunctionContents {
     uint64_t version = 0;
     /// How many Funcs rfactor has made from this one's updates (they are named after it).
     int rfactor_intermediates = 0;
+    /// Func::trace_loads(), trace_stores(), trace_realizations(): print a line per event.
+    bool trace_loads = false, trace_stores = false, trace_realizations = false;
+    /// Func::in(): the wrappers that replace calls to this Func, by the name of the Func whose
+    /// calls they replace ("" for the wrapper of every other call).
+    std::map<std::string, std::shared_ptr<FunctionContents>> wrappers;
+    /// Func::clone_in(): the copies that replace calls to this Func, by the name of the Func
+    /// whose calls they replace.
+    std::map<std::string, std::shared_ptr<FunctionContents>> clones;
     /// The constraints on the output buffers (output_buffer().dim(d).set_min(...), ...), one
     /// per output value once asked for.
     std::vector<std::shared_ptr<ir::BufferConstraints>> output_constraints;
@@ -124,11 +133,19 @@ class Function {
 uint64_t pipeline_epoch();
 void bump_pipeline_epoch();
 
+/// Rewrites the left side, values and predicate of `d` and of its specializations with
+/// `mutator` (not the RDom's bounds).
+void mutate_definition(Definition &d, ir::IRMutator &mutator);
+
 /// Walks every expression of every definition of `f` with `visitor`: left sides, values,
 /// predicates and RDom bounds.
 void visit_definitions(const Function &f, ir::IRVisitor &visitor);
 
-/// Every Func reachable from `outputs` through calls, by name.
-std::map<std::string, Function> find_transitive_calls(const std::vector<Function> &outputs);
+/// Every Func reachable from `outputs` through calls, by name. With `use`, each Func found is
+/// replaced by use(Func) before its calls are followed (lowering's copies with the calls to
+/// wrappers redirected).
+std::map<std::string, Function> find_transitive_calls(
+    const std::vector<Function> &outputs,
+    const std::function<Function(const Function &)> &use = nullptr);
 
 }  // namespace dsl::lang

@@ -2,11 +2,14 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
+#include "lang/Function.h"
 
 namespace dsl {
 
@@ -17,15 +20,29 @@ namespace {
 /// The pure Vars and the reduction domain of an expression.
 class FindVars : public IRVisitor {
   public:
+    FindVars() = default;
+    /// Reduces over `explicit_domain`: the RVars of other domains are free variables.
+    explicit FindVars(ReductionDomain explicit_domain)
+        : rdom(std::move(explicit_domain)), explicit_(true) {}
     std::vector<std::string> pure_vars;
     ReductionDomain rdom;
     bool several_rdoms = false;
+    /// With an explicit domain: the other RVars, by first use.
+    std::vector<Expr> other_rvars;
 
   protected:
     using IRVisitor::visit;
     void visit(const Variable *op) override {
         if (op->param.defined() || bound_.count(op->name)) return;
         if (op->reduction_domain.defined()) {
+            if (explicit_) {
+                if (op->reduction_domain.same_as(rdom)) return;
+                for (const Expr &v : other_rvars) {
+                    if (v.as<Variable>()->name == op->name) return;
+                }
+                other_rvars.push_back(op);
+                return;
+            }
             if (rdom.defined() && !rdom.same_as(op->reduction_domain)) several_rdoms = true;
             rdom = op->reduction_domain;
             return;
@@ -44,6 +61,7 @@ class FindVars : public IRVisitor {
 
   private:
     std::multiset<std::string> bound_;
+    bool explicit_ = false;
 };
 
 std::string unique(const std::string &name) {
@@ -79,10 +97,52 @@ Expr reduce(const Expr &e, const std::string &name, const Expr &identity,
     return f(args);
 }
 
-Tuple arg_reduce(const Expr &e, const std::string &name, bool is_max) {
-    FindVars v = analyse(e, name);
+ReductionDomain domain_of(const RDom &r, const std::string &what) {
+    user_assert(r.defined()) << what << ": the RDom is undefined.";
+    Expr v = r[0];
+    return v.as<Variable>()->reduction_domain;
+}
+
+/// The anonymous Func's arguments for `v`: its pure Vars, then a fresh Var per RVar of
+/// another domain (`call_args` gets those RVars instead), and `e` with the fresh Vars in.
+Expr free_arguments(const FindVars &v, const std::string &func, const Expr &e,
+                    std::vector<Expr> *args, std::vector<Expr> *call_args) {
+    *args = var_exprs(v.pure_vars);
+    *call_args = *args;
+    std::map<std::string, Expr> renamed;
+    for (size_t i = 0; i < v.other_rvars.size(); i++) {
+        Expr fresh = Variable::make(Int(32), func + ".v" + std::to_string(i));
+        renamed[v.other_rvars[i].as<Variable>()->name] = fresh;
+        args->push_back(fresh);
+        call_args->push_back(v.other_rvars[i]);
+    }
+    return substitute(renamed, e);
+}
+
+FindVars explicit_vars(const RDom &r, const Expr &e, const std::string &what) {
+    user_assert(e.defined()) << what << " of an undefined Expr.";
+    FindVars v(domain_of(r, what));
+    v.include(e);
+    return v;
+}
+
+/// A reduction over an explicit RDom: the anonymous Func's arguments are the pure Vars of `e`
+/// and, as fresh Vars, the RVars of other domains; the call passes those RVars.
+Expr reduce_over(const RDom &r, const Expr &e_in, const std::string &name, const Expr &identity,
+                 const std::function<Expr(const Expr &, const Expr &)> &combine) {
+    FindVars v = explicit_vars(r, e_in, name);
     Func f(unique(name));
-    std::vector<Expr> args = var_exprs(v.pure_vars);
+    std::vector<Expr> args, call_args;
+    Expr e = free_arguments(v, f.name(), e_in, &args, &call_args);
+    f(args) = identity;
+    lang::Function(f.contents()).define_update(args, {combine(f(args), e)}, v.rdom);
+    return f(call_args);
+}
+
+Tuple arg_reduce(const FindVars &v, const Expr &e_in, const std::string &name, bool is_max) {
+    Func f(unique(name));
+    std::vector<Expr> args, call_args;
+    Expr e = free_arguments(v, f.name(), e_in, &args, &call_args);
     const auto &domain = v.rdom.domain();
     std::vector<Expr> init, update;
     for (size_t i = 0; i < domain.size(); i++)
@@ -97,10 +157,10 @@ Tuple arg_reduce(const Expr &e, const std::string &name, bool is_max) {
         update.push_back(select(better, rvar, f(args)[static_cast<int>(i)]));
     }
     update.push_back(select(better, e, f(args)[static_cast<int>(domain.size())]));
-    f(args) = Tuple(update);
+    lang::Function(f.contents()).define_update(args, update, v.rdom);
     std::vector<Expr> results;
     for (size_t i = 0; i <= domain.size(); i++)
-        results.push_back(f(args)[static_cast<int>(i)]);
+        results.push_back(f(call_args)[static_cast<int>(i)]);
     return Tuple(results);
 }
 
@@ -121,10 +181,33 @@ Expr minimum(const Expr &e, const std::string &name) {
                   [](const Expr &a, const Expr &b) { return min(a, b); });
 }
 Tuple argmax(const Expr &e, const std::string &name) {
-    return arg_reduce(e, name, true);
+    return arg_reduce(analyse(e, name), e, name, true);
 }
 Tuple argmin(const Expr &e, const std::string &name) {
-    return arg_reduce(e, name, false);
+    return arg_reduce(analyse(e, name), e, name, false);
+}
+Tuple argmax(const RDom &r, const Expr &e, const std::string &name) {
+    return arg_reduce(explicit_vars(r, e, name), e, name, true);
+}
+Tuple argmin(const RDom &r, const Expr &e, const std::string &name) {
+    return arg_reduce(explicit_vars(r, e, name), e, name, false);
+}
+
+Expr sum(const RDom &r, const Expr &e, const std::string &name) {
+    return reduce_over(r, e, name, make_zero(e.type()),
+                       [](const Expr &a, const Expr &b) { return a + b; });
+}
+Expr product(const RDom &r, const Expr &e, const std::string &name) {
+    return reduce_over(r, e, name, make_one(e.type()),
+                       [](const Expr &a, const Expr &b) { return a * b; });
+}
+Expr maximum(const RDom &r, const Expr &e, const std::string &name) {
+    return reduce_over(r, e, name, type_min(e.type()),
+                       [](const Expr &a, const Expr &b) { return max(a, b); });
+}
+Expr minimum(const RDom &r, const Expr &e, const std::string &name) {
+    return reduce_over(r, e, name, type_max(e.type()),
+                       [](const Expr &a, const Expr &b) { return min(a, b); });
 }
 
 }  // namespace dsl

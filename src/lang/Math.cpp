@@ -83,6 +83,78 @@ Expr fast_exp(const Expr &x_in) {
     return select(x_in != x_in, x_in, y);
 }
 
+namespace {
+
+/// sin(x - h pi) for float32 x, with |x - h pi| <= pi / 2 (h a whole or half multiple), and
+/// whether k = floor(h) is odd: pi is taken in three parts so that h pi is exact in the first,
+/// and sin of the remainder r is its Taylor polynomial of degree 11 (error under
+/// r^13 / 13! < 6e-8).
+Expr sin_of_remainder(const Expr &x, const Expr &h, const Expr &k, Expr *k_is_odd) {
+    auto k_of = [&](double v) { return constant_like(x, v); };
+    Expr r = x - h * k_of(3.140625) - h * k_of(9.67502593994140625e-4) -
+             h * k_of(1.509957990978376432e-7);
+    Expr r2 = r * r;
+    Expr p = k_of(-1.0 / 39916800);
+    for (double c : {1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6})
+        p = p * r2 + k_of(c);
+    *k_is_odd = (cast(Int(32, x.type().lanes()), k) & 1) == 1;
+    return r + r * r2 * p;
+}
+
+}  // namespace
+
+Expr fast_sin(const Expr &x) {
+    if (x.type().element_of() != Float(32)) return sin(x);
+    // x = k pi + r: sin(x) = (-1)^k sin(r).
+    Expr k = round(x * constant_like(x, 0.31830988618379067)), odd;
+    Expr s = sin_of_remainder(x, k, k, &odd);
+    return select(odd, -s, s);
+}
+
+Expr fast_cos(const Expr &x) {
+    if (x.type().element_of() != Float(32)) return cos(x);
+    // Reduced about the odd multiples of pi/2, so that the result near the zeros of cos keeps
+    // its accuracy: x = (k + 1/2) pi + r, and cos(x) = (-1)^(k + 1) sin(r).
+    Expr k = floor(x * constant_like(x, 0.31830988618379067)), odd;
+    Expr s = sin_of_remainder(x, k + constant_like(x, 0.5), k, &odd);
+    return select(odd, s, -s);
+}
+
+Expr hypot(const Expr &x_in, const Expr &y_in) {
+    Expr x = as_float(x_in, "hypot"), y = as_float(y_in, "hypot");
+    return sqrt(x * x + y * y);
+}
+
+Expr div_round_to_zero(const Expr &a, const Expr &b) {
+    user_assert(a.defined() && b.defined()) << "div_round_to_zero() of an undefined expression.";
+    Expr q = a / b;
+    if (q.type().is_float()) return trunc(q);
+    if (q.type().is_uint()) return q;
+    // Euclidean q is one past toward zero when a < 0 leaves a remainder.
+    Expr zero = make_const(q.type(), 0), one = make_const(q.type(), 1);
+    Expr r = a - q * b;
+    return select(a < zero && r != zero, q + select(b > zero, one, -one), q);
+}
+
+namespace {
+Expr bit_count(const Expr &x, ir::Call::Intrinsic op, const char *fn) {
+    user_assert(x.defined()) << fn << "() of an undefined expression.";
+    user_assert(x.type().is_int_or_uint() && !x.type().is_bool())
+        << fn << "(" << x << "): the argument must be an integer, not " << x.type() << ".";
+    return ir::Call::make(x.type(), op, {x});
+}
+}  // namespace
+
+Expr popcount(const Expr &x) {
+    return bit_count(x, ir::Call::Intrinsic::Popcount, "popcount");
+}
+Expr count_leading_zeros(const Expr &x) {
+    return bit_count(x, ir::Call::Intrinsic::CountLeadingZeros, "count_leading_zeros");
+}
+Expr count_trailing_zeros(const Expr &x) {
+    return bit_count(x, ir::Call::Intrinsic::CountTrailingZeros, "count_trailing_zeros");
+}
+
 Expr asinh(const Expr &x_in) {
     Expr x = as_float(x_in, "asinh");
     Expr a = abs(x);

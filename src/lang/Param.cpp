@@ -1,4 +1,5 @@
 #include "dsl/Param.h"
+#include "dsl/Var.h"
 
 #include <atomic>
 
@@ -93,6 +94,9 @@ void ImageParam::set(const Buffer<> &buffer) {
 Buffer<> ImageParam::get() const {
     return contents_->buffer;
 }
+void ImageParam::reset() {
+    contents_->buffer = Buffer<>();
+}
 const std::string &ImageParam::name() const {
     return contents_->name;
 }
@@ -103,7 +107,9 @@ int ImageParam::dimensions() const {
     return contents_->dimensions;
 }
 
-Expr ImageParam::operator()(const std::vector<Expr> &coords) const {
+Expr ImageParam::operator()(const std::vector<Expr> &coords_in) const {
+    std::vector<Expr> coords =
+        detail::expand_placeholder(coords_in, dimensions(), "ImageParam \"" + name() + "\"");
     user_assert(static_cast<int>(coords.size()) == dimensions())
         << "ImageParam \"" << name() << "\" has " << dimensions()
         << " dimensions but is accessed with " << coords.size() << " coordinates.";

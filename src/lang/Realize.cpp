@@ -1,5 +1,6 @@
 // Running pipelines with the JIT: lowering, compiling (once per distinct lowered pipeline),
 // passing the inputs and outputs, and turning error codes into RuntimeErrors.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <future>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -21,6 +23,7 @@
 #include "jit/PipelineKey.h"
 #include "lang/DefinitionKey.h"
 #include "lang/Function.h"
+#include "lang/JITCompile.h"
 #include "lang/JITTarget.h"
 #include "lang/Realize.h"
 #include "lang/StoredArguments.h"
@@ -28,18 +31,6 @@
 #include "runtime/Runtime.h"
 
 namespace dsl {
-
-namespace lang {
-struct CompiledPipeline {
-    std::string key;
-    /// Seconds spent computing the key of the definitions.
-    double key_seconds = 0;
-    /// The lowered pipeline, or only its function's name and arguments, and its inputs, when
-    /// it was loaded from the disk cache without lowering.
-    lowering::LoweredPipeline lowered;
-    std::shared_ptr<jit::JITModule> jit;
-};
-}  // namespace lang
 
 namespace {
 
@@ -51,6 +42,14 @@ std::string symbol_name(const std::string &func) {
     std::string s = "dsl_pipeline_";
     for (char c : func)
         s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+    return s;
+}
+
+/// The outputs' names, for messages and symbols: "f" or "f, g".
+std::string names_of(const std::vector<Function> &outputs) {
+    std::string s;
+    for (const Function &o : outputs)
+        s += (s.empty() ? "" : ", ") + o.name();
     return s;
 }
 
@@ -152,19 +151,19 @@ void count_disk_cache_outcome(const jit::DiskCacheOutcome &outcome) {
 
 /// DSL_DEBUG_TIMING's line about a compilation (or a load from the disk cache), and a line about
 /// what went wrong with the disk cache, if anything did.
-void print_timing(const Function &f, const CompiledPipeline &compiled,
-                  const std::optional<jit::DiskCache> &disk_cache) {
+void print_timing(const std::string &name, const CompiledPipeline &compiled) {
+    std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
     const jit::CompileTimes &t = compiled.jit->times();
     const jit::DiskCacheOutcome &outcome = compiled.jit->disk_cache_outcome();
     std::ostringstream line;
     line << "dsl: ";
     if (t.loaded_from_cache) {
-        line << "loaded " << f.name() << " from the disk cache without lowering: key of the "
+        line << "loaded " << name << " from the disk cache without lowering: key of the "
              << "definitions " << compiled.key_seconds * 1e3 << " ms, reading the entry "
              << t.cache_load * 1e3 << " ms, linking " << t.link * 1e3 << " ms ("
              << disk_cache->directory() << ")\n";
     } else {
-        line << "compiled " << f.name() << ": key of the definitions " << compiled.key_seconds * 1e3
+        line << "compiled " << name << ": key of the definitions " << compiled.key_seconds * 1e3
              << " ms, lowering " << compiled.lowered.seconds * 1e3 << " ms, LLVM IR "
              << t.codegen * 1e3 << " ms, LLVM optimisation " << t.optimize * 1e3
              << " ms, machine code " << t.machine * 1e3 << " ms, linking " << t.link * 1e3 << " ms";
@@ -179,86 +178,58 @@ void print_timing(const Function &f, const CompiledPipeline &compiled,
         line << "\n";
     }
     if (!outcome.problem.empty())
-        line << "dsl: disk cache, pipeline " << f.name() << ": " << outcome.problem << "\n";
+        line << "dsl: disk cache, pipeline " << name << ": " << outcome.problem << "\n";
     std::cerr << line.str();
 }
 
-/// The pipeline of `f` for `target`, in the version for the strides `strides` names: the one
-/// compiled last time when no Func or Param changed since (no lowering at all), else the one in
-/// memory or in the disk cache under the key of its definitions (still no lowering), else
-/// lowered and compiled.
-std::shared_ptr<CompiledPipeline> compile(const Function &f, const Target &target,
-                                          lowering::StrideVersions strides) {
-    lang::check_jit_target(f.name(), target, Target::host());
+/// The pipeline of `outputs` for `target`, in the version for the strides `strides` names: the
+/// one compiled last time when no Func or Param changed since (no lowering at all), else the
+/// one in memory or in the disk cache under the key of its definitions (still no lowering),
+/// else lowered and compiled.
+std::shared_ptr<CompiledPipeline> compile(const std::vector<Function> &outputs,
+                                          const Target &target, lowering::StrideVersions strides) {
+    const Function &f = outputs[0];
+    const std::string names = names_of(outputs);
+    lang::check_jit_target(names, target, Target::host());
     codegen::CpuTarget cpu = codegen::cpu_target_for(target);
     cpu.opt_level = lang::jit_opt_level();
     std::string target_key = target.to_string() + " O" + std::to_string(cpu.opt_level) +
                              (strides == lowering::StrideVersions::Dense ? " dense" : " any");
+    // The cache is by the first output; the others are part of what is compiled.
+    for (size_t i = 1; i < outputs.size(); i++)
+        target_key += " +" + outputs[i].name();
     // Never destroyed: JIT modules must not outlive LLVM's own statics at exit.
     static CompileCache *cache = new CompileCache;
     // Read before lowering: a change made meanwhile (by another thread) makes the entry stale.
     uint64_t epoch = lang::pipeline_epoch();
     if (auto compiled = cache->unchanged(f, epoch, target_key)) return compiled;
-    const std::string function = symbol_name(f.name());
-
-    auto start = std::chrono::steady_clock::now();
-    std::optional<lang::DefinitionKey> definitions = lang::definition_key(f);
-    double key_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::optional<lowering::LoweredPipeline> lowered;
-    std::string key;
-    if (definitions) {
-        key = target_key + "\ndefinitions\n" + definitions->text;
-    } else {
-        // No key before lowering (lowering is about to report why, or knows better): the key
-        // is every field of the lowered module that code generation reads (the readable IR
-        // printer leaves types implicit, so two pipelines could print alike and compile
-        // differently).
-        lowered = lowering::lower({f}, function, strides);
-        lowerings++;
-        key = target_key + "\nlowered\n" + jit::pipeline_key(lowered->module);
-    }
-    return cache->get(f, key, epoch, target_key, [&] {
-        auto compiled = std::make_shared<CompiledPipeline>();
+    lang::PipelineCompilation compilation(outputs, symbol_name(names), target_key, cpu, strides);
+    lowerings += compilation.lowerings();
+    return cache->get(f, compilation.key(), epoch, target_key, [&] {
         compilations++;
-        compiled->key = key;
-        compiled->key_seconds = key_seconds;
-        jit::JITModule::LazyModule lazy;
-        lazy.functions = {function};
-        // The warnings of lowering, kept with the code and reported again when it is loaded.
-        std::vector<std::string> warnings;
-        if (definitions) {
-            lazy.accept = [&](const std::string &stored, std::string *problem) {
-                return lang::restore_arguments(stored, f, function, *definitions,
-                                               &compiled->lowered, &warnings, problem);
-            };
-        }
-        lazy.make = [&](std::string *stored) -> const ir::Module & {
-            if (lowered) {
-                compiled->lowered = std::move(*lowered);
-            } else {
-                internal::WarningCapture capture;
-                compiled->lowered = lowering::lower({f}, function, strides);
-                lowerings++;
-                warnings = capture.warnings();
-            }
-            *stored = lang::describe_arguments(compiled->lowered.module.functions[0], warnings);
-            return compiled->lowered.module;
-        };
-        std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
-        compiled->jit =
-            jit::JITModule::compile(lazy, cpu, disk_cache ? &*disk_cache : nullptr, key);
+        int before = compilation.lowerings();
+        std::shared_ptr<CompiledPipeline> compiled = compilation.compile();
+        lowerings += compilation.lowerings() - before;
         count_disk_cache_outcome(compiled->jit->disk_cache_outcome());
-        if (compiled->jit->times().loaded_from_cache) {
-            for (const std::string &w : warnings)
-                internal::print_warning(w);
-        }
-        if (std::getenv("DSL_DEBUG_TIMING")) print_timing(f, *compiled, disk_cache);
+        if (std::getenv("DSL_DEBUG_TIMING")) print_timing(names, *compiled);
         return compiled;
     });
 }
 
-void run(const Function &f, const CompiledPipeline &p, const std::vector<Buffer<>> &outputs) {
+/// The ImageParams without a buffer that infer_input_bounds() asks the pipeline about: each is
+/// passed without memory, and the pipeline writes the region it needs into its dimensions.
+struct BoundsQuery {
+    struct Input {
+        std::shared_ptr<ir::ParameterContents> param;
+        Type type;
+        dsl_buffer_t raw{};
+        std::vector<dsl_dimension_t> dims;
+    };
+    std::vector<std::unique_ptr<Input>> inputs;
+};
+
+void run(const std::string &name, const CompiledPipeline &p, const std::vector<Buffer<>> &outputs,
+         BoundsQuery *query = nullptr) {
     const ir::LoweredFunc &lf = p.lowered.module.functions[0];
     std::vector<void *> argv;
     std::vector<uint64_t> scalars(lf.args.size());
@@ -274,18 +245,31 @@ void run(const Function &f, const CompiledPipeline &p, const std::vector<Buffer<
             const ir::ParameterContents &param = in.param.contents();
             user_assert(param.has_value)
                 << "Param \"" << in.name << "\" has no value; call " << in.name
-                << ".set(...) before realizing \"" << f.name() << "\".";
+                << ".set(...) before realizing \"" << name << "\".";
             scalars[i] = param.scalar_bits;
             argv.push_back(&scalars[i]);
         } else {
             const Buffer<> &b = in.buffer.defined() ? in.buffer : in.param.contents().buffer;
+            if (query && !b.defined()) {
+                auto q = std::make_unique<BoundsQuery::Input>();
+                q->param = in.param.shared();
+                q->type = in.type;
+                q->dims.assign(static_cast<size_t>(std::max(in.dimensions, 1)),
+                               dsl_dimension_t{0, 0, 1, 0});
+                q->raw.type = detail::to_raw_type(in.type);
+                q->raw.dimensions = in.dimensions;
+                q->raw.dim = q->dims.data();
+                argv.push_back(&q->raw);
+                query->inputs.push_back(std::move(q));
+                continue;
+            }
             user_assert(b.defined())
                 << "ImageParam \"" << in.name << "\" has no buffer; call " << in.name
-                << ".set(buffer) before realizing \"" << f.name() << "\".";
+                << ".set(buffer) before realizing \"" << name << "\".";
             // A compiled library treats an input without memory as a bounds query; realize()
             // has no way to answer one, and would compute nothing.
             if (!b.raw_buffer()->host) {
-                throw RuntimeError("Error: input \"" + in.name + "\" of \"" + f.name() +
+                throw RuntimeError("Error: input \"" + in.name + "\" of \"" + name +
                                    "\" has no memory (its host pointer is null). Pass a buffer "
                                    "that holds the input's elements.");
             }
@@ -297,8 +281,8 @@ void run(const Function &f, const CompiledPipeline &p, const std::vector<Buffer<
     if (status != 0) {
         std::string message = dsl_runtime_last_error();
         if (message.empty())
-            message = "Error: pipeline \"" + f.name() + "\" failed with code " +
-                      std::to_string(status) + ".";
+            message =
+                "Error: pipeline \"" + name + "\" failed with code " + std::to_string(status) + ".";
         throw RuntimeError(message);
     }
 }
@@ -320,21 +304,31 @@ bool all_dense(const CompiledPipeline &p, const std::vector<Buffer<>> &outputs) 
     return true;
 }
 
-void check_outputs(const Function &f, const std::vector<Buffer<>> &outputs) {
-    user_assert(static_cast<int>(outputs.size()) == f.outputs())
-        << "Func \"" << f.name() << "\" computes " << f.outputs() << " value"
-        << (f.outputs() == 1 ? "" : "s") << " per point, but realize() was given " << outputs.size()
-        << " buffer" << (outputs.size() == 1 ? "" : "s") << ".";
-    for (size_t i = 0; i < outputs.size(); i++) {
-        const Buffer<> &b = outputs[i];
-        user_assert(b.defined()) << "realize of \"" << f.name() << "\" into an undefined buffer.";
-        user_assert(b.type() == f.output_types()[i])
-            << "Func \"" << f.name() << "\" computes " << f.output_types()[i]
-            << " but output buffer " << i << " (\"" << b.name() << "\") holds " << b.type() << ".";
-        user_assert(b.dimensions() == f.dimensions())
-            << "Func \"" << f.name() << "\" has " << f.dimensions()
-            << " dimensions but output buffer " << i << " (\"" << b.name() << "\") has "
-            << b.dimensions() << ".";
+void check_outputs(const std::vector<Function> &funcs, const std::vector<Buffer<>> &outputs) {
+    size_t values = 0;
+    for (const Function &f : funcs)
+        values += static_cast<size_t>(f.outputs());
+    const std::string names = names_of(funcs);
+    user_assert(outputs.size() == values)
+        << (funcs.size() == 1 ? "Func \"" + names + "\" computes "
+                              : "The pipeline of \"" + names + "\" computes ")
+        << values << " value" << (values == 1 ? "" : "s") << " per point, but realize() was given "
+        << outputs.size() << " buffer" << (outputs.size() == 1 ? "" : "s") << ".";
+    size_t k = 0;
+    for (const Function &f : funcs) {
+        for (int i = 0; i < f.outputs(); i++, k++) {
+            const Buffer<> &b = outputs[k];
+            user_assert(b.defined())
+                << "realize of \"" << f.name() << "\" into an undefined buffer.";
+            user_assert(b.type() == f.output_types()[i])
+                << "Func \"" << f.name() << "\" computes " << f.output_types()[i]
+                << " but output buffer " << k << " (\"" << b.name() << "\") holds " << b.type()
+                << ".";
+            user_assert(b.dimensions() == f.dimensions())
+                << "Func \"" << f.name() << "\" has " << f.dimensions()
+                << " dimensions but output buffer " << k << " (\"" << b.name() << "\") has "
+                << b.dimensions() << ".";
+        }
     }
 }
 
@@ -347,47 +341,117 @@ JITCounters jit_counters() {
 }
 }  // namespace lang
 
+namespace lang {
+
+void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
+                      const Target &target) {
+    for (const Function &f : outputs) {
+        user_assert(f.has_pure_definition())
+            << "Func \"" << f.name() << "\" has no definition; define it before realizing it.";
+    }
+    check_outputs(outputs, buffers);
+    // The version for dense buffers, the common case (and what compile_jit() prepares); the one
+    // for any strides is compiled the first time a buffer that is not dense comes.
+    auto compiled = compile(outputs, target, lowering::StrideVersions::Dense);
+    if (!all_dense(*compiled, buffers))
+        compiled = compile(outputs, target, lowering::StrideVersions::Any);
+    run(names_of(outputs), *compiled, buffers);
+}
+
+std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
+                                     const std::vector<int> &sizes) {
+    std::vector<Buffer<>> buffers;
+    for (const Function &f : outputs) {
+        user_assert(f.has_pure_definition())
+            << "Func \"" << f.name() << "\" has no definition; define it before realizing it.";
+        user_assert(static_cast<int>(sizes.size()) == f.dimensions())
+            << "Func \"" << f.name() << "\" has " << f.dimensions()
+            << " dimensions, but realize() was given " << sizes.size() << " sizes.";
+        for (int i = 0; i < f.outputs(); i++)
+            buffers.emplace_back(f.output_types()[i], sizes, f.name());
+    }
+    return buffers;
+}
+
+void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
+                        const Target &target) {
+    for (const Function &f : outputs) {
+        user_assert(f.has_pure_definition())
+            << "Func \"" << f.name() << "\" has no definition; define it before inferring the "
+            << "bounds of its inputs.";
+    }
+    check_outputs(outputs, buffers);
+    auto compiled = compile(outputs, target, lowering::StrideVersions::Dense);
+    if (!all_dense(*compiled, buffers))
+        compiled = compile(outputs, target, lowering::StrideVersions::Any);
+    bool any_unbound = false;
+    for (const lowering::PipelineInput &in : compiled->lowered.inputs) {
+        any_unbound |= in.is_buffer && !in.buffer.defined() && in.param.defined() &&
+                       !in.param.contents().buffer.defined();
+    }
+    if (!any_unbound) return;  // nothing to ask: the pipeline is not run
+    BoundsQuery query;
+    run(names_of(outputs), *compiled, buffers, &query);
+    for (const auto &q : query.inputs) {
+        std::vector<int> sizes, mins;
+        for (int d = 0; d < q->raw.dimensions; d++) {
+            sizes.push_back(q->dims[d].extent);
+            mins.push_back(q->dims[d].min);
+        }
+        Buffer<> b(q->type, sizes, q->param->name);
+        if (!mins.empty()) b.set_min(mins);
+        q->param->buffer = b;
+    }
+}
+
+void compile_pipeline_jit(const std::vector<Function> &outputs, const Target &target) {
+    for (const Function &f : outputs) {
+        user_assert(f.has_pure_definition())
+            << "Func \"" << f.name() << "\" has no definition; define it before compiling it.";
+    }
+    compile(outputs, target, lowering::StrideVersions::Dense);
+}
+
+lowering::LoweredPipeline lower_pipeline(const std::vector<Function> &outputs) {
+    return lowering::lower(outputs, symbol_name(names_of(outputs)));
+}
+
+}  // namespace lang
+
 Realization Func::realize(const std::vector<int> &sizes, const Target &target) {
-    Function f(contents_);
-    user_assert(f.has_pure_definition())
-        << "Func \"" << name() << "\" has no definition; define it before realizing it.";
-    user_assert(static_cast<int>(sizes.size()) == f.dimensions())
-        << "Func \"" << name() << "\" has " << f.dimensions()
-        << " dimensions, but realize() was given " << sizes.size() << " sizes.";
-    std::vector<Buffer<>> outputs;
-    for (int i = 0; i < f.outputs(); i++)
-        outputs.emplace_back(f.output_types()[i], sizes, name());
-    Realization r(outputs);
-    realize(r, target);
+    std::vector<Function> outputs{Function(contents_)};
+    Realization r(lang::output_buffers(outputs, sizes));
+    lang::realize_pipeline(outputs, r.buffers(), target);
     return r;
 }
 
 void Func::realize(const Realization &outputs, const Target &target) {
-    Function f(contents_);
-    user_assert(f.has_pure_definition())
-        << "Func \"" << name() << "\" has no definition; define it before realizing it.";
-    check_outputs(f, outputs.buffers());
-    // The version for dense buffers, the common case (and what compile_jit() prepares); the one
-    // for any strides is compiled the first time a buffer that is not dense comes.
-    auto compiled = compile(f, target, lowering::StrideVersions::Dense);
-    if (!all_dense(*compiled, outputs.buffers()))
-        compiled = compile(f, target, lowering::StrideVersions::Any);
-    run(f, *compiled, outputs.buffers());
+    lang::realize_pipeline({Function(contents_)}, outputs.buffers(), target);
 }
 
 void Func::realize(const Buffer<> &output, const Target &target) {
     realize(Realization({output}), target);
 }
 
+void Func::infer_input_bounds(const std::vector<int> &sizes, const Target &target) {
+    std::vector<Function> outputs{Function(contents_)};
+    lang::infer_input_bounds(outputs, lang::output_buffers(outputs, sizes), target);
+}
+
+void Func::infer_input_bounds(const Realization &outputs, const Target &target) {
+    lang::infer_input_bounds({Function(contents_)}, outputs.buffers(), target);
+}
+
+void Func::infer_input_bounds(const Buffer<> &output, const Target &target) {
+    infer_input_bounds(Realization({output}), target);
+}
+
 void Func::compile_jit(const Target &target) {
-    Function f(contents_);
-    user_assert(f.has_pure_definition())
-        << "Func \"" << name() << "\" has no definition; define it before compiling it.";
-    compile(f, target, lowering::StrideVersions::Dense);
+    lang::compile_pipeline_jit({Function(contents_)}, target);
 }
 
 std::string Func::loop_nest() {
-    return lowering::lower({Function(contents_)}, symbol_name(name())).loop_nest;
+    return lang::lower_pipeline({Function(contents_)}).loop_nest;
 }
 
 void Func::print_loop_nest() {
@@ -395,8 +459,7 @@ void Func::print_loop_nest() {
 }
 
 std::string Func::lowered_stmt() {
-    auto lowered = lowering::lower({Function(contents_)}, symbol_name(name()));
-    return ir::to_string(lowered.module.functions[0].body);
+    return ir::to_string(lang::lower_pipeline({Function(contents_)}).module.functions[0].body);
 }
 
 namespace {
@@ -408,14 +471,14 @@ void write_text(const std::string &filename, const std::string &text, const char
 }  // namespace
 
 void Func::compile_to_llvm_ir(const std::string &filename, const Target &target) {
-    auto lowered = lowering::lower({Function(contents_)}, symbol_name(name()));
+    auto lowered = lang::lower_pipeline({Function(contents_)});
     write_text(filename,
                codegen::compile_to_llvm_ir_text(lowered.module, codegen::cpu_target_for(target)),
                "compile_to_llvm_ir");
 }
 
 void Func::compile_to_assembly(const std::string &filename, const Target &target) {
-    auto lowered = lowering::lower({Function(contents_)}, symbol_name(name()));
+    auto lowered = lang::lower_pipeline({Function(contents_)});
     write_text(filename,
                codegen::compile_to_assembly_text(lowered.module, codegen::cpu_target_for(target)),
                "compile_to_assembly");

@@ -1,7 +1,14 @@
 #pragma once
-/// What the JIT's realize() did, for tests: how often it lowered and compiled a pipeline.
+/// The JIT's realize() of pipelines, and what it did (for tests): how often it lowered and
+/// compiled a pipeline.
 
 #include <cstdint>
+#include <vector>
+
+#include "dsl/Buffer.h"
+#include "dsl/Target.h"
+#include "lang/Function.h"
+#include "lowering/Lower.h"
 
 namespace dsl::lang {
 
@@ -18,5 +25,21 @@ struct JITCounters {
 
 /// The counts since the process started, over all threads.
 JITCounters jit_counters();
+
+/// realize() of the pipeline of `outputs` into `buffers` (one per value of each output, in
+/// order) with the JIT: compiled when needed, run, its errors thrown as RuntimeErrors.
+void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
+                      const Target &target);
+/// Buffers over [0, size) for every value of each output.
+std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
+                                     const std::vector<int> &sizes);
+/// infer_input_bounds() of the pipeline of `outputs` computing into `buffers`: every
+/// ImageParam it reads that has no buffer gets one of the region the pipeline needs of it.
+void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
+                        const Target &target);
+/// compile_jit() of the pipeline of `outputs`.
+void compile_pipeline_jit(const std::vector<Function> &outputs, const Target &target);
+/// The pipeline lowered as the JIT lowers it (for loop nests and statements).
+lowering::LoweredPipeline lower_pipeline(const std::vector<Function> &outputs);
 
 }  // namespace dsl::lang

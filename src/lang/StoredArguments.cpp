@@ -73,7 +73,7 @@ std::string describe_arguments(const ir::LoweredFunc &f, const std::vector<std::
     return s;
 }
 
-bool restore_arguments(const std::string &stored, const Function &output,
+bool restore_arguments(const std::string &stored, const std::vector<Function> &output_funcs,
                        const std::string &function, const DefinitionKey &key,
                        lowering::LoweredPipeline *pipeline, std::vector<std::string> *warnings,
                        std::string *problem) {
@@ -81,6 +81,18 @@ bool restore_arguments(const std::string &stored, const Function &output,
     ir::LoweredFunc f;
     f.name = function;
     std::vector<lowering::PipelineInput> inputs;
+    // The output buffers the function must take, in order: each Func's values.
+    struct Expected {
+        const Function *func;
+        int index;
+    };
+    std::vector<Expected> expected;
+    std::string names;
+    for (const Function &o : output_funcs) {
+        for (int i = 0; i < o.outputs(); i++)
+            expected.push_back({&o, i});
+        names += (names.empty() ? "\"" : ", \"") + o.name() + "\"";
+    }
     int outputs = 0;
     Reader reader(stored);
     std::vector<std::string> kept;
@@ -108,11 +120,16 @@ bool restore_arguments(const std::string &stored, const Function &output,
         a.type = Type(static_cast<TypeCode>(code), static_cast<int>(bits), static_cast<int>(lanes));
         a.dimensions = static_cast<int>(dimensions);
         if (a.kind == Kind::OutputBuffer) {
-            int i = outputs++;
-            if (i >= output.outputs() || a.type != output.output_types()[i] ||
-                a.dimensions != output.dimensions() ||
-                a.name != ir::names::func_buffer(output.name(), i, output.outputs())) {
-                *problem = "its " + describe(a) + " is not an output of \"" + output.name() + "\"";
+            size_t k = static_cast<size_t>(outputs++);
+            bool ok = k < expected.size();
+            if (ok) {
+                const Function &o = *expected[k].func;
+                int i = expected[k].index;
+                ok = a.type == o.output_types()[i] && a.dimensions == o.dimensions() &&
+                     a.name == ir::names::func_buffer(o.name(), i, o.outputs());
+            }
+            if (!ok) {
+                *problem = "its " + describe(a) + " is not an output of " + names;
                 return false;
             }
         } else {
@@ -120,23 +137,25 @@ bool restore_arguments(const std::string &stored, const Function &output,
             if (outputs > 0 || it == key.inputs.end() ||
                 it->second.is_buffer != (a.kind == Kind::InputBuffer) ||
                 it->second.type != a.type || it->second.dimensions != a.dimensions) {
-                *problem = "its " + describe(a) + " is not an input of \"" + output.name() + "\"";
+                *problem = "its " + describe(a) + " is not an input of " + names;
                 return false;
             }
             inputs.push_back(it->second);
         }
         f.args.push_back(a);
     }
-    if (outputs != output.outputs()) {
+    if (static_cast<size_t>(outputs) != expected.size()) {
         *problem = "it has " + std::to_string(outputs) + " output buffers, not " +
-                   std::to_string(output.outputs());
+                   std::to_string(expected.size());
         return false;
     }
     pipeline->module = {};
     pipeline->module.name = function;
     pipeline->module.functions.push_back(f);
     pipeline->inputs = std::move(inputs);
-    pipeline->outputs = {output.name()};
+    pipeline->outputs.clear();
+    for (const Function &o : output_funcs)
+        pipeline->outputs.push_back(o.name());
     pipeline->loop_nest.clear();
     pipeline->seconds = 0;
     *warnings = std::move(kept);

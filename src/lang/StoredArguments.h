@@ -19,11 +19,11 @@ namespace dsl::lang {
 std::string describe_arguments(const ir::LoweredFunc &f, const std::vector<std::string> &warnings);
 
 /// Fills `pipeline` (module name, the function `function` with no body, inputs and outputs) for
-/// running the stored function of `output` whose arguments `stored` describes. Returns false,
+/// running the stored function of `outputs` whose arguments `stored` describes. Returns false,
 /// with the reason in `*problem`, when `stored` does not parse, names an input that `key` does
 /// not have (or has with another kind, type or dimensions), or gives outputs that are not
-/// `output`'s. The warnings go to `*warnings`.
-bool restore_arguments(const std::string &stored, const Function &output,
+/// those of `outputs` (each Func's values in order). The warnings go to `*warnings`.
+bool restore_arguments(const std::string &stored, const std::vector<Function> &outputs,
                        const std::string &function, const DefinitionKey &key,
                        lowering::LoweredPipeline *pipeline, std::vector<std::string> *warnings,
                        std::string *problem);

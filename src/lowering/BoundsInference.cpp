@@ -355,6 +355,12 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
         const Function &f = env.func(*it);
         bool output = env.is_output(f.name());
         Box required = output ? output_region(f) : required_by_consumers(env, f);
+        if (output) {
+            // An output that other outputs read is computed over what they read too; its
+            // buffer must hold that (the check of the region it writes says so otherwise).
+            Box read = required_by_consumers(env, f);
+            if (!read.empty()) merge_boxes(required, read);
+        }
         // A user's bound() replaces the inferred region of that dimension; it must cover it.
         for (const schedule::Bound &b : f.schedule().bounds) {
             if (!b.min.defined()) {

@@ -205,8 +205,16 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
     // cause.
     for (const std::string &o : env.outputs) {
         const Function &f = env.func(o);
+        // An output that other Funcs read is computed over what they read as well.
+        bool read_by_others = false;
+        for (const std::string &c : env.order) {
+            for (int k = 0; c != o && k < env.func(c).stages(); k++)
+                read_by_others |= !box_of_calls(env.func(c), k, o).empty();
+        }
         for (int k = 0; k < f.stages(); k++) {
-            if (k == 0 && split_footprints(f, 0).empty()) continue;  // exactly its buffer
+            if (k == 0 && split_footprints(f, 0).empty() && !read_by_others) {
+                continue;  // exactly its buffer
+            }
             Box writes = box_of_writes(f, k);
             require_bounded(writes, f.name(), f.name());
             for (int i = 0; i < f.outputs(); i++) {

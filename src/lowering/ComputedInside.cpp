@@ -22,7 +22,7 @@ std::vector<std::string> computed_inside(const Environment &env, const std::stri
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         const schedule::LoopLevel &level = env.func(*it).schedule().compute_level;
         if (level.kind != schedule::LoopLevel::Kind::At) continue;
-        bool here = level.func == func && level.stage == stage && loops.count(level.var);
+        bool here = level.in_stage(func, stage) && loops.count(level.var);
         if (here || inside.count(level.func)) inside.insert(*it);
     }
     std::vector<std::string> ordered;

@@ -3,6 +3,7 @@
 #include "ir/Error.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
+#include "lowering/Wrappers.h"
 
 namespace dsl::lowering {
 
@@ -47,7 +48,7 @@ bool is_inlined(const Function &f) {
 }
 
 void inline_functions(Environment &env, const std::vector<Function> &outputs) {
-    std::map<std::string, Function> originals = lang::find_transitive_calls(outputs);
+    std::map<std::string, Function> originals = pipeline_funcs(outputs);
     for (const Function &o : outputs) {
         user_assert(o.has_pure_definition())
             << "Func \"" << o.name() << "\" has no definition; define it before realizing it.";

@@ -15,6 +15,7 @@
 #include "lowering/BufferChecks.h"
 #include "lowering/BufferConstraints.h"
 #include "lowering/DividedRampLoads.h"
+#include "lowering/FuncValueBounds.h"
 #include "lowering/IndexConstants.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/PartitionLoops.h"
@@ -22,6 +23,7 @@
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SpecializeDenseBuffers.h"
 #include "lowering/StorageFlattening.h"
+#include "lowering/Tracing.h"
 #include "lowering/TransposedGathers.h"
 #include "lowering/UnrollLoops.h"
 #include "lowering/VectorizeLoops.h"
@@ -156,6 +158,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     inline_functions(env, outputs);
     realization_order(env);
+    // What each Func's values can be, for the coordinates read from Funcs.
+    const ir::FuncValueBounds value_bounds = func_value_bounds(env);
+    ir::ScopedFuncValueBounds use_value_bounds(&value_bounds);
     for (const std::string &func_name : env.order)
         schedule::check_race_conditions(env.func(func_name));
     resolve_compute_levels(env);
@@ -166,6 +171,8 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     s = bounds_inference(env, s);
     log.pass("bounds inference", s);
+
+    s = add_tracing(env, s);
 
     // Flattening first: the checks' constraints are assumed in the addresses it computes too.
     s = storage_flattening(env, s);

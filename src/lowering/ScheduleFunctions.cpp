@@ -5,7 +5,9 @@
 #include <optional>
 #include <set>
 
+#include "ir/BufferConstraints.h"
 #include "ir/Error.h"
+#include "ir/FreeNames.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Interval.h"
@@ -195,8 +197,28 @@ class NestBuilder {
     Stmt specialized(const Function &f, int stage, const Definition &variant) {
         Stmt s = stage_loops(f, stage, variant);
         const auto &specializations = variant.specializations;
-        for (auto it = specializations.rbegin(); it != specializations.rend(); ++it)
+        for (auto it = specializations.rbegin(); it != specializations.rend(); ++it) {
+            // A condition on the Func's own output buffer needs the Func to be an output.
+            if (!env_.is_output(f.name())) {
+                std::set<std::string> fields;
+                for (int i = 0; i < f.outputs(); i++) {
+                    std::string buffer = names::func_buffer(f.name(), i, f.outputs());
+                    for (int d = 0; d < f.dimensions(); d++) {
+                        for (BufferField field :
+                             {BufferField::Min, BufferField::Extent, BufferField::Stride})
+                            fields.insert(field_variable(buffer, d, field));
+                    }
+                }
+                for (const std::string &v : free_names(it->condition, false)) {
+                    user_assert(!fields.count(v))
+                        << "Func \"" << f.name() << "\" is specialized on the bounds of its "
+                        << "output buffer (" << it->condition << "), but it is not an output of "
+                        << "this pipeline, so it has no output buffer. Specialize on a Param "
+                        << "instead.";
+                }
+            }
             s = IfThenElse::make(it->condition, specialized(f, stage, it->definition), s);
+        }
         return s;
     }
     /// The loops of stage `stage` of `f` as the schedule of `variant` (the stage's definition or
@@ -279,8 +301,7 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
     // The Funcs stored at one of them and computed further in, likewise.
     std::map<std::string, std::vector<std::string>> producers_at, stored_at;
     auto at_this_stage = [&](const schedule::LoopLevel &level) {
-        return level.kind == schedule::LoopLevel::Kind::At && level.func == f.name() &&
-               level.stage == stage;
+        return level.in_stage(f.name(), stage);
     };
     for (const std::string &name : env_.order) {
         const schedule::FuncSchedule &sched = env_.func(name).schedule();
@@ -293,6 +314,11 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         }
     }
 
+    // Var::outermost(): a loop of one iteration outside all the others holds what is placed
+    // there.
+    const bool has_outermost =
+        producers_at.count(schedule::kOutermost) || stored_at.count(schedule::kOutermost);
+    if (has_outermost) d.schedule.dims.push_back({schedule::kOutermost});
     for (const auto *placed : {&producers_at, &stored_at}) {
         for (const auto &[var, funcs] : *placed) {
             bool found = false;
@@ -320,6 +346,7 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         Expr max = Variable::make(Int(32), names::max_of(loop_var(v)));
         ranges[v] = {min, max - min + 1};
     }
+    if (has_outermost) ranges[schedule::kOutermost] = {make_zero(Int(32)), make_one(Int(32))};
 
     // Apply the splits in order, rewriting the definition in terms of the new loops.
     std::vector<Expr> guards;        // one per split with a tail to guard
@@ -634,7 +661,12 @@ void add_variants(const Definition &d, std::vector<const std::vector<schedule::D
 std::vector<const std::vector<schedule::Dim> *> stage_variants(const schedule::LoopLevel &level,
                                                                const Environment &env) {
     std::vector<const std::vector<schedule::Dim> *> variants;
-    add_variants(env.func(level.func).stage(level.stage), variants);
+    if (level.stages.empty()) {
+        add_variants(env.func(level.func).stage(level.stage), variants);
+    } else {
+        for (int k : level.stages)
+            add_variants(env.func(level.func).stage(k), variants);
+    }
     return variants;
 }
 
@@ -643,6 +675,7 @@ std::vector<const std::vector<schedule::Dim> *> stage_variants(const schedule::L
 std::vector<schedule::Dim> loops_down_to(const std::vector<schedule::Dim> &dims,
                                          const std::string &innermost) {
     std::vector<schedule::Dim> result;
+    if (innermost == schedule::kOutermost) return result;  // outside them all
     for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
         result.push_back(*it);
         if (it->var == innermost) break;
@@ -693,12 +726,18 @@ void resolve_store_level(const Environment &env, const Function &g) {
                                << ".";
         }
         store.stage = compute.stage;
+        store.stages = compute.stages;
     }
     // The loops between the storage (excluded) and the computation (included), through the
     // consumers' own compute levels when it is stored at root.
     schedule::LoopLevel level = compute;
     std::string innermost = compute.var;
     while (level.kind == schedule::LoopLevel::Kind::At) {
+        // Stored at the outermost loop of the stage it is computed in: no loop between.
+        if (innermost == schedule::kOutermost && store.kind == schedule::LoopLevel::Kind::At &&
+            store.func == level.func && store.var == schedule::kOutermost) {
+            return;
+        }
         bool reached_storage = false;
         for (const std::vector<schedule::Dim> *dims : stage_variants(level, env)) {
             std::vector<schedule::Dim> loops = loops_down_to(*dims, innermost);
@@ -742,11 +781,12 @@ void resolve_compute_levels(Environment &env) {
         const Function &c = env.func(level.func);
         // The stages of c that read it, directly or through Funcs computed inside their loops.
         auto all_loops = [&](int k) {
-            std::set<std::string> loops;
+            std::set<std::string> loops{schedule::kOutermost};
             for (const schedule::Dim &d : c.stage(k).schedule.dims)
                 loops.insert(d.var);
             return loops;
         };
+        const bool outermost = level.var == schedule::kOutermost;
         auto reads_it = [&](const std::string &reader) {
             const Function &r = env.func(reader);
             for (int k = 0; k < r.stages(); k++) {
@@ -764,54 +804,66 @@ void resolve_compute_levels(Environment &env) {
         user_assert(!stages.empty()) << where << ", but \"" << level.func
                                      << "\" does not use it, and neither does any Func computed "
                                      << "inside its loops.";
-        user_assert(stages.size() == 1) << where << ", but several stages of \"" << level.func
-                                        << "\" use it; compute it at root instead.";
-        const std::vector<schedule::Dim> &dims = c.stage(stages[0]).schedule.dims;
-        bool found = false;
-        std::string legal = "root";
-        for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
-            found |= it->var == level.var;
-            legal += ", " + level.func + "." + it->var;
+        // Several stages that use it each compute it in their own loop `var`, as Halide does.
+        for (int k : stages) {
+            const std::vector<schedule::Dim> &dims = c.stage(k).schedule.dims;
+            bool found = outermost;
+            std::string legal = "root";
+            for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+                found |= it->var == level.var;
+                legal += ", " + level.func + "." + it->var;
+            }
+            user_assert(found) << where << ", but "
+                               << (k == 0 ? level.func
+                                          : "update " + std::to_string(k - 1) + " of " +
+                                                level.func + ", which uses it too,")
+                               << " has no loop \"" << level.var
+                               << "\" at that point. Legal locations for " << name
+                               << " are: " << legal << ".";
         }
-        user_assert(found) << where << ", but " << level.func << " has no loop \"" << level.var
-                           << "\" at that point. Legal locations for " << name << " are: " << legal
-                           << ".";
         level.stage = stages[0];
-        // Every other reader must be computed inside that loop, in the stage's schedule and in
-        // each of its specializations (which may reorder the loops).
-        std::vector<const std::vector<schedule::Dim> *> variants;
-        add_variants(c.stage(stages[0]), variants);
-        for (const std::vector<schedule::Dim> *variant : variants) {
-            std::set<std::string> at_or_inside;
-            bool has_loop = false;
-            for (const schedule::Dim &d : *variant) {  // innermost first
-                at_or_inside.insert(d.var);
-                if (d.var == level.var) {
-                    has_loop = true;
-                    break;
+        level.stages = stages;
+        // Every other reader must be computed inside that loop of one of those stages, in the
+        // stage's schedule and in each of its specializations (which may reorder the loops).
+        for (const std::string &other : env.order) {
+            if (other == name || other == level.func || !reads_it(other)) continue;
+            bool inside_a_stage = false, in_main_schedule = false;
+            for (int k : stages) {
+                std::vector<const std::vector<schedule::Dim> *> variants;
+                add_variants(c.stage(k), variants);
+                bool everywhere = true;
+                for (const std::vector<schedule::Dim> *variant : variants) {
+                    std::set<std::string> at_or_inside{schedule::kOutermost};
+                    bool has_loop = outermost;
+                    for (const schedule::Dim &d : *variant) {  // innermost first
+                        at_or_inside.insert(d.var);
+                        if (d.var == level.var) {
+                            has_loop = true;
+                            break;
+                        }
+                    }
+                    if (!has_loop) continue;  // refused where the loop nest is built
+                    std::vector<std::string> inside =
+                        computed_inside(env, c.name(), k, at_or_inside);
+                    bool is_inside = std::find(inside.begin(), inside.end(), other) != inside.end();
+                    if (variant == variants[0]) in_main_schedule |= is_inside;
+                    everywhere &= is_inside;
                 }
+                inside_a_stage |= everywhere;
             }
-            if (!has_loop) continue;  // refused where the loop nest is built
-            std::vector<std::string> inside =
-                computed_inside(env, c.name(), stages[0], at_or_inside);
-            for (const std::string &other : env.order) {
-                if (other == name || other == level.func || !reads_it(other)) continue;
-                bool is_inside = std::find(inside.begin(), inside.end(), other) != inside.end();
-                user_assert(is_inside)
-                    << where << ", but \"" << other << "\" uses it too"
-                    << (env.func(other).schedule().compute_level.kind ==
-                                schedule::LoopLevel::Kind::At
-                            ? " and is computed at " +
-                                  env.func(other).schedule().compute_level.to_string() +
-                                  ", not inside " + level.func + "." + level.var
-                            : "")
-                    << (variant == variants[0] ? ""
-                                               : " in a specialization of " + level.func +
-                                                     " that orders its loops differently")
-                    << "; a Func computed inside a loop is visible only to the Funcs computed "
-                    << "inside that same loop. Compute it at root, or at a loop that holds all "
-                    << "its readers.";
-            }
+            user_assert(inside_a_stage)
+                << where << ", but \"" << other << "\" uses it too"
+                << (env.func(other).schedule().compute_level.kind == schedule::LoopLevel::Kind::At
+                        ? " and is computed at " +
+                              env.func(other).schedule().compute_level.to_string() +
+                              ", not inside " + level.func + "." + level.var
+                        : "")
+                << (in_main_schedule ? " in a specialization of " + level.func +
+                                           " that orders its loops differently"
+                                     : "")
+                << "; a Func computed inside a loop is visible only to the Funcs computed "
+                << "inside that same loop. Compute it at root, or at a loop that holds all "
+                << "its readers.";
         }
     }
     for (const std::string &name : env.order)

@@ -110,19 +110,23 @@ class FlattenStorage : public IRMutator {
         mutate_exprs(op->args, &args);
         mutate_exprs(op->values, &values);
         if (values.size() == 1) {
+            if (is_undef(values[0])) return Evaluate::make(make_zero(Int(32)));  // undef<T>()
             std::string b = names::func_buffer(f.name(), 0, 1);
             return Store::make(b, values[0], flat_index(layouts_.get(b), args), make_bool(true));
         }
         // Compute every element first: a value may read the Func at the point being written.
+        // An element whose value is undef<T>() is not stored.
         std::vector<Stmt> stores;
         std::vector<std::pair<std::string, Expr>> lets;
         for (size_t i = 0; i < values.size(); i++) {
+            if (is_undef(values[i])) continue;
             std::string b = names::func_buffer(f.name(), static_cast<int>(i), f.outputs());
             std::string value_name = b + ".value";
             lets.push_back({value_name, values[i]});
             stores.push_back(Store::make(b, Variable::make(values[i].type(), value_name),
                                          flat_index(layouts_.get(b), args), make_bool(true)));
         }
+        if (stores.empty()) return Evaluate::make(make_zero(Int(32)));
         Stmt s = Block::make(stores);
         for (auto it = lets.rbegin(); it != lets.rend(); ++it)
             s = LetStmt::make(it->first, it->second, s);

@@ -113,6 +113,11 @@ class Widen : public IRMutator {
         if (!vector) return op->with_args(args);
         if (op->call_type != Call::CallType::Intrinsic)
             throw CannotVectorize{"it calls the extern function " + op->name};
+        if (op->intrinsic == Call::Intrinsic::Print) {
+            // Prints the vectors as they are; its value is its first value's.
+            Type t = args.size() > 2 ? args[2].type() : op->type;
+            return Call::make(t, op->intrinsic, args);
+        }
         for (Expr &a : args)
             a = widen(a);
         return Call::make(op->type.with_lanes(lanes_), op->intrinsic, args);

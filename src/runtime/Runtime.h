@@ -39,6 +39,21 @@ typedef int (*dsl_task_fn)(void *closure, int32_t index);
 /// nonzero result (0 if none). Nested calls are allowed.
 int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, int32_t min, int32_t extent);
 
+/// How a value handed to dsl_runtime_print is stored: each value has a descriptor pair (kind,
+/// lanes) and takes `lanes` consecutive 64-bit slots.
+enum dsl_print_kind {
+    dsl_print_int = 0,
+    dsl_print_uint = 1,
+    dsl_print_float = 2,
+    dsl_print_handle = 3
+};
+/// One line of print() or tracing: `format` with each `{k}` replaced by value k (ints and uints
+/// in decimal, floats with six decimals, a vector as `<a, b, ...>`) and `{{` by `{`, then a
+/// newline; handed whole to the print handler. `slots` holds the values: an int sign-extended to
+/// 64 bits, a uint zero-extended, a float as the bits of a double, a handle as its address.
+void dsl_runtime_print(const char *format, int32_t count, const int32_t *descriptors,
+                       const uint64_t *slots);
+
 // Error reporters called by generated code; each returns its error code.
 int dsl_runtime_error_bad_dimensions(const char *buffer, int expected, int actual);
 int dsl_runtime_error_bad_type(const char *buffer, int expected_code, int expected_bits, int code,

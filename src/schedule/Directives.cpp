@@ -3,14 +3,17 @@
 // the stage does not have, or gives an impossible factor, is refused at once with a CompileError
 // that lists the stage's loops: the mistake is easiest to fix where it is made.
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "dsl/Func.h"
 #include "dsl/Param.h"
+#include "ir/BufferConstraints.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
+#include "ir/Names.h"
 #include "lang/Function.h"
 
 namespace dsl {
@@ -366,13 +369,27 @@ namespace {
 /// scalar of Params and constants.
 class CheckCondition : public ir::IRVisitor {
   public:
+    /// The bounds of the Func's own output buffers are allowed too (known before its loops
+    /// when it is an output; lowering refuses them otherwise).
+    explicit CheckCondition(const lang::Function &f) {
+        for (int i = 0; i < f.outputs(); i++) {
+            std::string buffer = ir::names::func_buffer(f.name(), i, f.outputs());
+            for (int d = 0; d < f.dimensions(); d++) {
+                for (ir::BufferField field :
+                     {ir::BufferField::Min, ir::BufferField::Extent, ir::BufferField::Stride})
+                    allowed_.insert(ir::field_variable(buffer, d, field));
+            }
+        }
+    }
     std::string offending;
 
   protected:
     using IRVisitor::visit;
     void visit(const ir::Variable *op) override {
-        if (!op->param.defined() && offending.empty()) offending = op->name;
+        if (!op->param.defined() && !allowed_.count(op->name) && offending.empty())
+            offending = op->name;
     }
+    std::set<std::string> allowed_;
     void visit(const ir::Call *op) override {
         IRVisitor::visit(op);
         if ((op->call_type == ir::Call::CallType::Func ||
@@ -390,12 +407,13 @@ Stage Stage::specialize(const Expr &condition) {
     user_assert(condition.defined() && condition.type().is_bool() && condition.type().is_scalar())
         << d.where() << ": the condition must be a boolean scalar, e.g. width >= 64 for a "
         << "Param<int> width.";
-    CheckCondition check;
+    CheckCondition check{lang::Function(func_)};
     check.include(condition);
     user_assert(check.offending.empty())
         << d.where() << ": the condition " << condition << " uses \"" << check.offending
         << "\", which is not a Param; a specialization is chosen once, before the loops, so "
-           "its condition may only use Params (and constants).";
+           "its condition may only use Params, constants and the bounds of this Func's output "
+           "buffer (output_buffer().dim(d).min(), ...).";
     int id = lang::Function(func_).add_specialization(stage_, condition);
     return Stage(func_, id);
 }

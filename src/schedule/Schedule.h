@@ -10,6 +10,10 @@
 
 namespace dsl::schedule {
 
+/// The name of the loop outside every loop of a stage (Var::outermost()): lowering gives the
+/// stage that loop, of one iteration, when a Func is computed or stored there.
+constexpr const char *kOutermost = "__outermost";
+
 /// Where in the loop nest a Func is computed or stored.
 struct LoopLevel {
     enum class Kind : uint8_t {
@@ -21,12 +25,25 @@ struct LoopLevel {
     Kind kind = Kind::Default;
     std::string func;
     std::string var;
+    /// The stage of `func` whose loop `var` holds it: set by lowering, the first of `stages`.
     int stage = -1;
+    /// Every stage of `func` that uses the Func computed here: it is computed in the loop `var`
+    /// of each (set by lowering).
+    std::vector<int> stages;
 
-    static LoopLevel inlined() { return {Kind::Inlined, "", "", -1}; }
-    static LoopLevel root() { return {Kind::Root, "", "", -1}; }
+    static LoopLevel inlined() { return {Kind::Inlined, "", "", -1, {}}; }
+    static LoopLevel root() { return {Kind::Root, "", "", -1, {}}; }
     static LoopLevel at(const std::string &func, const std::string &var, int stage = -1) {
-        return {Kind::At, func, var, stage};
+        return {Kind::At, func, var, stage, {}};
+    }
+    /// Whether this level is a loop of stage `s` of `func`.
+    bool in_stage(const std::string &f, int s) const {
+        if (kind != Kind::At || func != f) return false;
+        if (stages.empty()) return stage == s;
+        for (int k : stages) {
+            if (k == s) return true;
+        }
+        return false;
     }
     bool is_default() const { return kind == Kind::Default; }
     bool is_inlined() const { return kind == Kind::Inlined; }

@@ -1,6 +1,8 @@
 // Producers computed inside their consumer's loops give the same result as at root.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
@@ -141,6 +143,83 @@ TEST(ComputeAt, AtALoopOfAConsumerOfItsConsumerMustHoldEveryReader) {
         p.edge.compute_at(p.out, p.yo);
         std::string msg = test::message_of([&] { p.out.realize({30, 12}); });
         EXPECT_CONTAINS(msg, "rounds up");
+    }
+}
+
+TEST(ComputeAt, EachStageThatUsesTheProducerComputesItInItsOwnLoop) {
+    // consumer(x) = 170 - producer(x); consumer(x) += producer(x) / 2: the producer is computed
+    // at x in both stages, as Halide's lesson 9 shows with a C loop.
+    Var x("x");
+    Func producer("producer"), consumer("consumer");
+    producer(x) = x * 17;
+    consumer(x) = 170 - producer(x);
+    consumer(x) += producer(x) / 2;
+    producer.compute_at(consumer, x);
+    std::string nest = consumer.loop_nest();
+    size_t first = nest.find("produce producer");
+    ASSERT_NE(first, std::string::npos) << nest;
+    EXPECT_NE(nest.find("produce producer", first + 1), std::string::npos) << nest;
+    Buffer<int> out = consumer.realize({10});
+    for (int i = 0; i < 10; i++)
+        EXPECT_EQ(out(i), 170 - 17 * i + 17 * i / 2);
+}
+
+TEST(ComputeAt, StagesWithDifferentLoopsAndAReductionLoop) {
+    Var x("x"), y("y");
+    Func producer("producer"), consumer("consumer");
+    producer(x, y) = (x * y) / 10 + 8;
+    consumer(x, y) = x + y;
+    consumer(x, 0) += producer(x, x);
+    consumer(0, y) += producer(y, 9 - y);
+    producer.compute_at(consumer, x);  // update 1 loops over y only
+    std::string message = test::message_of([&] { consumer.realize({10, 10}); });
+    EXPECT_CONTAINS(message, "update 1 of consumer, which uses it too, has no loop \"x\"");
+
+    // A reduction loop: the producer is computed per r, inside x.
+    RDom r(0, 5);
+    Func p("p"), c("c");
+    p(x) = x % 8;
+    c(x) = x + 10 + p(x);
+    c(x) += r + p(x + r);
+    p.compute_at(c, x);
+    Buffer<int> out = c.realize({10});
+    for (int i = 0; i < 10; i++) {
+        int expected = i + 10 + i % 8;
+        for (int k = 0; k < 5; k++)
+            expected += k + (i + k) % 8;
+        EXPECT_EQ(out(i), expected);
+    }
+}
+
+TEST(ComputeAt, OutermostLoopOfAConsumerFollowsTheConsumer) {
+    // blurx at the outermost loop of blury: computed once per production of blury, wherever
+    // blury is computed (here per tile of the output, in parallel).
+    Var x("x"), y("y"), xi("xi"), yi("yi"), t("t");
+    Func in("in"), blurx("blurx"), blury("blury"), out("out");
+    in(x, y) = x + 2 * y;
+    blurx(x, y) = in(x - 1, y) + in(x, y) + in(x + 1, y);
+    blury(x, y) = (blurx(x, y - 1) + blurx(x, y) + blurx(x, y + 1)) / 9;
+    out(x, y) = blury(x, y) * 2;
+    blurx.compute_at(blury, Var::outermost());
+    out.tile(x, y, xi, yi, 16, 16).fuse(x, y, t).parallel(t);
+    blury.compute_at(out, t);
+    std::string nest = out.loop_nest();
+    size_t produce_y = nest.find("produce blury");
+    size_t produce_x = nest.find("produce blurx");
+    size_t blury_loop = nest.find("for blury.s0.y");
+    ASSERT_NE(produce_x, std::string::npos) << nest;
+    EXPECT_LT(produce_y, produce_x) << nest;
+    EXPECT_LT(produce_x, blury_loop) << nest;
+    Buffer<int> r = out.realize({64, 48});
+    for (int j = 0; j < 48; j++) {
+        for (int i = 0; i < 64; i++) {
+            int sum = 0;
+            for (int dy = -1; dy <= 1; dy++) {
+                for (int dx = -1; dx <= 1; dx++)
+                    sum += (i + dx) + 2 * (j + dy);
+            }
+            ASSERT_EQ(r(i, j), sum / 9 * 2) << i << ", " << j;
+        }
     }
 }
 

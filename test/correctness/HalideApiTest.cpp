@@ -1,8 +1,11 @@
 // Parts of Halide's front-end API that Halide programs use, each checked for what it does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -161,6 +164,249 @@ TEST(HalideApi, TypeExtremesAndFuncValues) {
     EXPECT_EQ(g.values().size(), 2u);
     std::string message = test::message_of([&] { g.value(); });
     EXPECT_CONTAINS(message, "use values()");
+}
+
+TEST(HalideApi, BitCountsAgainstPlainLoops) {
+    Var x("x");
+    Func f("f");
+    Expr v = cast<uint32_t>(x) * 2654435761u;  // spreads the bits
+    Expr s8 = cast<int8_t>(x);
+    f(x) = Tuple(popcount(v), count_leading_zeros(v), count_trailing_zeros(v), popcount(s8),
+                 count_leading_zeros(s8));
+    f.vectorize(x, 8);
+    Realization r = f.realize({300});
+    Buffer<uint32_t> pop(r[0]), clz(r[1]), ctz(r[2]);
+    Buffer<int8_t> pop8(r[3]), clz8(r[4]);
+    for (int i = 0; i < 300; i++) {
+        uint32_t u = static_cast<uint32_t>(i) * 2654435761u;
+        uint32_t p = 0, l = 0, t = 0;
+        for (int b = 0; b < 32; b++)
+            p += (u >> b) & 1;
+        while (l < 32 && !((u >> (31 - l)) & 1))
+            l++;
+        while (t < 32 && !((u >> t) & 1))
+            t++;
+        ASSERT_EQ(pop(i), p) << i;
+        ASSERT_EQ(clz(i), l) << i;
+        ASSERT_EQ(ctz(i), t) << i;
+        uint8_t b8 = static_cast<uint8_t>(i);
+        int p8 = 0, l8 = 0;
+        for (int b = 0; b < 8; b++)
+            p8 += (b8 >> b) & 1;
+        while (l8 < 8 && !((b8 >> (7 - l8)) & 1))
+            l8++;
+        ASSERT_EQ(pop8(i), p8) << i;
+        ASSERT_EQ(clz8(i), l8) << i;
+    }
+    // Folded at compile time the same way.
+    EXPECT_EQ(evaluate<int>(popcount(Expr(0x70f))), 7);
+    EXPECT_EQ(evaluate<int>(count_leading_zeros(Expr(0))), 32);
+}
+
+TEST(HalideApi, FastTrigonometryIsCloseToTheLibrary) {
+    Var x("x");
+    Func f("f");
+    Expr t = (cast<float>(x) - 5000.0f) * 0.0137f;
+    f(x) = Tuple(fast_sin(t), fast_cos(t));
+    f.vectorize(x, 8);
+    Realization r = f.realize({10000});
+    Buffer<float> s(r[0]), c(r[1]);
+    double worst = 0;
+    for (int i = 0; i < 10000; i++) {
+        float v = (static_cast<float>(i) - 5000.0f) * 0.0137f;
+        worst = std::max(worst, std::fabs(double(s(i)) - std::sin(double(v))));
+        worst = std::max(worst, std::fabs(double(c(i)) - std::cos(double(v))));
+    }
+    EXPECT_LT(worst, 1e-6);
+}
+
+TEST(HalideApi, DivisionRoundingTowardZeroHypotAndManyArgumentMax) {
+    Var x("x");
+    Func f("f");
+    Expr a = x - 10, b = select(x % 3 == 0, -3, 4);
+    f(x) = Tuple(div_round_to_zero(a, b), cast<int>(hypot(cast<float>(x), 0.0f)),
+                 max(a, b, 2, x / 2), min(a, b, -5));
+    Realization r = f.realize({21});
+    Buffer<int> q(r[0]), h(r[1]), m(r[2]), n(r[3]);
+    for (int i = 0; i < 21; i++) {
+        int ai = i - 10, bi = i % 3 == 0 ? -3 : 4;
+        EXPECT_EQ(q(i), ai / bi) << i;  // C++ rounds toward zero
+        EXPECT_EQ(h(i), i);
+        EXPECT_EQ(m(i), std::max({ai, bi, 2, i / 2}));
+        EXPECT_EQ(n(i), std::min({ai, bi, -5}));
+    }
+    EXPECT_FLOAT_EQ(evaluate<float>(div_round_to_zero(Expr(-7.0f), Expr(2.0f))), -3.0f);
+}
+
+TEST(HalideApi, TupleSelectAndEvaluateMayGpu) {
+    Var x("x");
+    Func f("f");
+    Tuple t = tuple_select(x % 2 == 0, Tuple(x, x * 2.0f), Tuple(-x, x * 3.0f));
+    Tuple u = tuple_select(Tuple(x > 1, x > 2), Tuple(Expr(1), Expr(2)), Tuple(Expr(3), Expr(4)));
+    f(x) = Tuple(t[0], t[1], u[0], u[1]);
+    Realization r = f.realize({4});
+    Buffer<int> a(r[0]), c(r[2]), d(r[3]);
+    Buffer<float> b(r[1]);
+    EXPECT_EQ(a(2), 2);
+    EXPECT_EQ(a(3), -3);
+    EXPECT_EQ(b(3), 9.0f);
+    EXPECT_EQ(c(2), 1);
+    EXPECT_EQ(d(2), 4);
+    EXPECT_EQ(evaluate_may_gpu<int>(Expr(20) + 1), 21);
+    std::string message = test::message_of([&] { tuple_select(x > 0, Tuple(x), Tuple(x, x)); });
+    EXPECT_CONTAINS(message, "same size");
+}
+
+TEST(HalideApi, InlineReductionsOverAnExplicitRDomNest) {
+    // f(x, y) = product over r3 of (sum over r1 of (r1 + r3) + sum over r2 of (2 r2 + r3)):
+    // the inner sums take r3, an RVar of the outer reduction, as an argument.
+    Var x("x"), y("y");
+    RDom r1(0, 4, "r1"), r2(0, 3, "r2"), r3(0, 3, "r3");
+    Func f("f");
+    f(x, y) = product(r3, sum(r1, r1 + r3) + sum(r2, r2 * 2 + r3)) + x * 0 + y * 0;
+    Buffer<int> out = f.realize({2, 2});
+    long long expected = 1;
+    for (int k = 0; k < 3; k++) {
+        int s1 = 0, s2 = 0;
+        for (int i = 0; i < 4; i++)
+            s1 += i + k;
+        for (int j = 0; j < 3; j++)
+            s2 += 2 * j + k;
+        expected *= s1 + s2;
+    }
+    EXPECT_EQ(out(1, 1), expected);
+    // A reduction that does not use its RDom still iterates over it.
+    Func g("g");
+    g(x) = sum(r1, x) + maximum(r2, r2 * x) + minimum(r2, x - r2);
+    Buffer<int> gb = g.realize({3});
+    EXPECT_EQ(gb(2), 4 * 2 + 2 * 2 + (2 - 2));
+    Func h("h");
+    Tuple best = argmax(r1, -(r1 - 2) * (r1 - 2) + x);
+    h(x) = best[0] * 100 + best[1];
+    Buffer<int> hb = h.realize({2});
+    EXPECT_EQ(hb(1), 200 + 1);
+}
+
+TEST(HalideApi, OutputBufferShape) {
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = x + y;
+    OutputBuffer out = f.output_buffer();
+    auto text = [](const Expr &e) {
+        std::ostringstream s;
+        s << e;
+        return s.str();
+    };
+    EXPECT_EQ(text(out.width()), text(out.extent(0)));
+    EXPECT_EQ(text(out.height()), text(out.extent(1)));
+}
+
+TEST(HalideApi, TupleElementUpdatesAndUndef) {
+    Var x("x");
+    RDom r(0, 5);
+    // A running argmax: the value and where, updated together; then one element alone.
+    Buffer<int> data(5);
+    for (int i = 0; i < 5; i++)
+        data(i) = (i * 3) % 5;  // 0 3 1 4 2
+    Func best("best");
+    best(x) = Tuple(-1, 0.0f);
+    Expr better = data(r) > best(x)[0];
+    best(x) = tuple_select(better, Tuple(data(r), cast<float>(r)), Tuple(best(x)[0], best(x)[1]));
+    best(x)[1] += 0.5f;            // element 1 alone; element 0 is not stored
+    best(x) += Tuple(100, 10.0f);  // both, element by element
+    best(x) = Tuple(best(x)[0] * 2, undef<float>());
+    Stage last = (best(x)[1] = best(x)[1] * 2.0f);
+    EXPECT_EQ(last.loops(), "x");
+    Realization out = best.realize({2});
+    EXPECT_EQ(Buffer<int>(out[0])(1), (4 + 100) * 2);
+    EXPECT_EQ(Buffer<float>(out[1])(1), (3.0f + 0.5f + 10.0f) * 2.0f);
+
+    std::string message = test::message_of([&] {
+        Func g("g");
+        g(x) = Tuple(undef<int>(), 1.0f);
+    });
+    EXPECT_CONTAINS(message, "pure definition has the value undef()");
+    message = test::message_of([&] {
+        Func g("g");
+        g(x) = 0;
+        g(x) = undef<int>() + 1;
+    });
+    EXPECT_CONTAINS(message, "uses undef() inside the value");
+}
+
+TEST(HalideApi, ImplicitVariables) {
+    Var x("x"), y("y");
+    Func g("g");
+    g(x, y) = x + 10 * y;
+    Func f("f");
+    f(_) = g(_) * 2;  // over g's two dimensions
+    EXPECT_EQ(f.dimensions(), 2);
+    Buffer<int> r = f.realize({3, 2});
+    EXPECT_EQ(r(2, 1), 24);
+    Func h("h");
+    h(x, _) = g(_, x);  // h(x, _0) = g(_0, x)
+    Buffer<int> t = h.realize({2, 3});
+    EXPECT_EQ(t(1, 2), 2 + 10 * 1);
+    Buffer<int> b(4, 3);
+    b.fill([](int i, int j) { return i * j; });
+    Func k("k");
+    k(_) = b(_) + _0 * 0 + 1;
+    Buffer<int> kb = k.realize({4, 3});
+    EXPECT_EQ(kb(3, 2), 7);
+    ImageParam in(Int(32), 2, "in");
+    in.set(b);
+    Func m("m");
+    m(_) = in(_)-1;
+    EXPECT_EQ(Buffer<int>(m.realize({4, 3}))(2, 2), 3);
+    std::string message = test::message_of([&] { Expr e = g(x, y, Var("z"), _); });
+    EXPECT_CONTAINS(message, "has 2 dimensions but is called with 3 arguments besides _");
+}
+
+TEST(HalideApi, InferInputBounds) {
+    Var x("x"), y("y");
+    ImageParam in(Int(32), 2, "in");
+    Func blur("blur");
+    blur(x, y) = in(x - 1, y) + in(x + 2, y + 1);
+    Buffer<int> out(10, 8);
+    out.set_min(5, -3);
+    blur.infer_input_bounds(out);
+    Buffer<int> got = in.get();
+    ASSERT_TRUE(got.defined());
+    EXPECT_EQ(got.min(0), 4);
+    EXPECT_EQ(got.extent(0), 13);
+    EXPECT_EQ(got.min(1), -3);
+    EXPECT_EQ(got.extent(1), 9);
+    got.fill(1);
+    blur.realize(out);
+    EXPECT_EQ(out(5, -3), 2);
+    // A buffer already set is kept; reset() lets the next query allocate again.
+    blur.infer_input_bounds({3, 3});
+    EXPECT_TRUE(in.get().raw_buffer() == got.raw_buffer());
+    in.reset();
+    blur.infer_input_bounds({3, 3});
+    EXPECT_EQ(in.get().extent(0), 6);
+    EXPECT_EQ(in.get().min(0), -1);
+    // Through the value range of abs: an int8 coordinate's abs reaches 128.
+    ImageParam table(Int(32), 1, "table");
+    Func f("f");
+    f(x) = table(abs(cast<int8_t>(x)));
+    Buffer<int> big(1000);
+    big.set_min(-500);
+    f.infer_input_bounds(big);
+    EXPECT_EQ(table.get().min(0), 0);
+    EXPECT_EQ(table.get().extent(0), 129);
+}
+
+TEST(HalideApi, RDomExtentReadFromABuffer) {
+    Buffer<int> count(1);
+    count(0) = 4;
+    Var x("x");
+    RDom r(0, count(0));
+    Func f("f");
+    f(x) = 0;
+    f(x) += r + x;
+    Buffer<int> out = f.realize({3});
+    EXPECT_EQ(out(2), 0 + 1 + 2 + 3 + 4 * 2);
 }
 
 }  // namespace

@@ -98,5 +98,28 @@ TEST(Specialize, ConditionsMustBeBooleanParams) {
     EXPECT_CONTAINS(msg, "Func \"spec_bad\" specialized for (spec_p > 2) has no loop \"z\"");
 }
 
+TEST(Specialize, OnTheBoundsOfTheOutputBuffer) {
+    // Halide's dead_realization_in_specialization: a schedule for a small output and another
+    // for the rest, chosen by the output buffer's extent.
+    Var x("x");
+    Func f("f");
+    f(x) = x * 3;
+    Expr wide = f.output_buffer().dim(0).extent() >= 8;
+    f.specialize(wide).vectorize(x, 8);
+    for (int n : {5, 16, 21}) {
+        Buffer<int> out = f.realize({n});
+        for (int i = 0; i < n; i++)
+            ASSERT_EQ(out(i), 3 * i) << n;
+    }
+    // A Func that is not an output has no output buffer to test.
+    Func g("g"), h("h");
+    g(x) = x;
+    g.specialize(g.output_buffer().dim(0).min() == 0).vectorize(x, 4);
+    h(x) = g(x) + 1;
+    g.compute_root();
+    std::string message = test::message_of([&] { h.realize({8}); });
+    EXPECT_CONTAINS(message, "specialized on the bounds of its output buffer");
+}
+
 }  // namespace
 }  // namespace dsl

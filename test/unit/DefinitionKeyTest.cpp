@@ -121,8 +121,8 @@ TEST(StoredArguments, RestoredOnlyWhenTheyFitThePipeline) {
     lowering::LoweredPipeline restored;
     std::vector<std::string> warnings;
     std::string problem;
-    ASSERT_TRUE(
-        lang::restore_arguments(stored, func, "sa_pipeline", *key, &restored, &warnings, &problem))
+    ASSERT_TRUE(lang::restore_arguments(stored, {func}, "sa_pipeline", *key, &restored, &warnings,
+                                        &problem))
         << problem;
     EXPECT_EQ(warnings, (std::vector<std::string>{"one warning", "and\nanother"}));
     ASSERT_EQ(restored.module.functions.size(), 1u);
@@ -144,7 +144,8 @@ TEST(StoredArguments, RestoredOnlyWhenTheyFitThePipeline) {
         lowering::LoweredPipeline out;
         std::vector<std::string> ignored;
         std::string why;
-        EXPECT_FALSE(lang::restore_arguments(text, func, "sa_pipeline", *key, &out, &ignored, &why))
+        EXPECT_FALSE(
+            lang::restore_arguments(text, {func}, "sa_pipeline", *key, &out, &ignored, &why))
             << text;
         EXPECT_NE(why.find(expected), std::string::npos) << why;
     };

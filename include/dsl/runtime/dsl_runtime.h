@@ -101,6 +101,12 @@ void dsl_set_error_handler(dsl_error_handler_t handler);
  * calling the handler: realize() reads its error messages from the default one.) */
 void dsl_runtime_report_error(const char *message);
 
+/** Receives every line that print(), print_when() and tracing (Func::trace_stores() and the
+ * like) write, NUL-terminated and ending with a newline. */
+typedef void (*dsl_print_handler_t)(const char *line);
+/** Replaces the print handler (NULL restores the default, which writes the line to stderr). */
+void dsl_set_print_handler(dsl_print_handler_t handler);
+
 /** What an argument of a generated function is. */
 typedef enum dsl_argument_kind_t {
     dsl_argument_input_scalar = 0,

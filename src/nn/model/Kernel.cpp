@@ -8,13 +8,10 @@
 #include "dsl/Error.h"
 #include "ir/Error.h"
 #include "ir/Parameter.h"
-#include "jit/DiskCache.h"
 #include "jit/JITModule.h"
-#include "jit/PipelineKey.h"
-#include "lang/DefinitionKey.h"
 #include "lang/Function.h"
+#include "lang/JITCompile.h"
 #include "lang/JITTarget.h"
-#include "lang/StoredArguments.h"
 #include "lowering/Lower.h"
 #include "runtime/Runtime.h"
 
@@ -50,37 +47,15 @@ Kernel::Kernel(const Func &output, const std::string &name, const Target &target
     codegen::CpuTarget cpu = codegen::cpu_target_for(target);
     cpu.opt_level = lang::jit_opt_level();
     const std::string target_key =
-        "nn " + target.to_string() + " O" + std::to_string(cpu.opt_level);
-    const lang::Function f(output.contents());
-    std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
-    // As realize() does: the key of the definitions, before lowering, so that a pipeline found
-    // in the disk cache runs without being lowered at all (a model of hundreds of pipelines
-    // then starts in a fraction of a second); without such a key, the key of the lowered code.
-    std::optional<lang::DefinitionKey> definitions = lang::definition_key(f);
-    if (!definitions) {
-        compiled_->lowered = lowering::lower({f}, function, lowering::StrideVersions::Dense);
-        std::string key = target_key + "\nlowered\n" + jit::pipeline_key(compiled_->lowered.module);
-        compiled_->jit = jit::JITModule::compile(compiled_->lowered.module, cpu,
-                                                 disk_cache ? &*disk_cache : nullptr, key);
-    } else {
-        // The function's name is not in the definitions' key; it is in the stored code.
-        std::string key =
-            target_key + " dense\nfunction " + function + "\ndefinitions\n" + definitions->text;
-        jit::JITModule::LazyModule lazy;
-        lazy.functions = {function};
-        lazy.accept = [&](const std::string &stored, std::string *problem) {
-            std::vector<std::string> warnings;
-            return lang::restore_arguments(stored, f, function, *definitions, &compiled_->lowered,
-                                           &warnings, problem);
-        };
-        lazy.make = [&](std::string *stored) -> const ir::Module & {
-            compiled_->lowered = lowering::lower({f}, function, lowering::StrideVersions::Dense);
-            *stored = lang::describe_arguments(compiled_->lowered.module.functions[0], {});
-            return compiled_->lowered.module;
-        };
-        compiled_->jit =
-            jit::JITModule::compile(lazy, cpu, disk_cache ? &*disk_cache : nullptr, key);
-    }
+        "nn " + target.to_string() + " O" + std::to_string(cpu.opt_level) + " dense";
+    // As realize() compiles (lang/JITCompile.h): a pipeline found in the disk cache runs
+    // without being lowered at all, so a model of hundreds of pipelines starts in a fraction of
+    // a second.
+    lang::PipelineCompilation compilation({lang::Function(output.contents())}, function, target_key,
+                                          cpu, lowering::StrideVersions::Dense);
+    std::shared_ptr<lang::CompiledPipeline> compiled = compilation.compile();
+    compiled_->lowered = std::move(compiled->lowered);
+    compiled_->jit = compiled->jit;
     compile_seconds_ =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

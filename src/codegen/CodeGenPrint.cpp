@@ -1,0 +1,91 @@
+// Code generation for the Print intrinsic (print(), print_when() and tracing): the values' lanes
+// go into 64-bit slots on the stack, and the runtime formats the line (runtime/Print.c).
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/CodeGenLLVMInternal.h"
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "runtime/Runtime.h"
+
+namespace dsl::codegen {
+
+using namespace ir;
+
+llvm::Value *CodeGenLLVM::call_print(const Call *op) {
+    internal_assert(op->args.size() >= 2 && op->args[1].as<StringImm>())
+        << "print: the arguments are (condition, format, values...)";
+    llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+    llvm::Type *i64 = llvm::Type::getInt64Ty(context_);
+    llvm::Type *f64 = llvm::Type::getDoubleTy(context_);
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+
+    std::vector<llvm::Value *> values;
+    for (size_t i = 2; i < op->args.size(); i++)
+        values.push_back(codegen(op->args[i]));
+    llvm::Value *result =
+        values.empty() ? constant_int(Int(32), 0) : static_cast<llvm::Value *>(values[0]);
+
+    // A vector condition prints when any lane holds.
+    llvm::Value *condition = codegen(op->args[0]);
+    if (op->args[0].type().is_vector()) {
+        condition = builder_->CreateOrReduce(condition);
+    }
+    llvm::BasicBlock *print_bb = llvm::BasicBlock::Create(context_, "print", function_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, "after_print", function_);
+    builder_->CreateCondBr(condition, print_bb, after);
+    builder_->SetInsertPoint(print_bb);
+
+    int total_lanes = 0;
+    std::vector<llvm::Constant *> descriptors;
+    for (size_t i = 2; i < op->args.size(); i++) {
+        Type t = op->args[i].type();
+        int kind = t.is_float()                   ? dsl_print_float
+                   : t.is_handle()                ? dsl_print_handle
+                   : (t.is_uint() || t.is_bool()) ? dsl_print_uint
+                                                  : dsl_print_int;
+        descriptors.push_back(llvm::ConstantInt::get(i32, kind));
+        descriptors.push_back(llvm::ConstantInt::get(i32, t.lanes()));
+        total_lanes += t.lanes();
+    }
+    // The slots live in the entry block, so that a print inside a loop does not grow the stack.
+    llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
+    llvm::Value *slots = entry.CreateAlloca(
+        i64, llvm::ConstantInt::get(i64, std::max(total_lanes, 1)), "print_slots");
+    int slot = 0;
+    for (size_t i = 0; i < values.size(); i++) {
+        Type t = op->args[i + 2].type();
+        for (int lane = 0; lane < t.lanes(); lane++) {
+            llvm::Value *v = values[i];
+            if (t.is_vector()) v = builder_->CreateExtractElement(v, static_cast<uint64_t>(lane));
+            Type elem = t.element_of();
+            llvm::Value *bits;
+            if (elem.is_float()) {
+                if (is_narrow_float(elem)) v = widen_float(v, elem);
+                bits = builder_->CreateBitCast(builder_->CreateFPExt(v, f64), i64);
+            } else if (elem.is_handle()) {
+                bits = builder_->CreatePtrToInt(v, i64);
+            } else if (elem.is_uint() || elem.is_bool()) {
+                bits = builder_->CreateZExt(v, i64);
+            } else {
+                bits = builder_->CreateSExt(v, i64);
+            }
+            builder_->CreateStore(bits, builder_->CreateConstInBoundsGEP1_64(i64, slots, slot++));
+        }
+    }
+    auto *array_type = llvm::ArrayType::get(i32, descriptors.size());
+    auto *table = new llvm::GlobalVariable(
+        module_, array_type, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(array_type, descriptors), "print_descriptors");
+    llvm::FunctionCallee print_fn = module_.getOrInsertFunction(
+        "dsl_runtime_print",
+        llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr, i32, ptr, ptr}, false));
+    builder_->CreateCall(
+        print_fn, {codegen(op->args[1]),
+                   llvm::ConstantInt::get(i32, static_cast<int64_t>(values.size())), table, slots});
+    builder_->CreateBr(after);
+    builder_->SetInsertPoint(after);
+    return result;
+}
+
+}  // namespace dsl::codegen

@@ -1,0 +1,96 @@
+// Pipeline: several outputs compiled into one function (dsl/Pipeline.h). The JIT and AOT paths
+// are those of Func, over a list of outputs.
+#include "dsl/Pipeline.h"
+
+#include <fstream>
+#include <iostream>
+
+#include "aot/AotModule.h"
+#include "ir/Error.h"
+#include "ir/IRPrinter.h"
+#include "lang/Function.h"
+#include "lang/Realize.h"
+
+namespace dsl {
+
+namespace {
+
+std::vector<lang::Function> functions(const std::vector<Func> &outputs) {
+    user_assert(!outputs.empty()) << "Pipeline: there are no outputs; give it at least one Func.";
+    std::vector<lang::Function> result;
+    for (size_t i = 0; i < outputs.size(); i++) {
+        for (size_t j = 0; j < i; j++) {
+            user_assert(outputs[j].contents() != outputs[i].contents())
+                << "Pipeline: the output Func \"" << outputs[i].name()
+                << "\" is listed twice; list each output once.";
+        }
+        result.emplace_back(outputs[i].contents());
+    }
+    return result;
+}
+
+}  // namespace
+
+Pipeline::Pipeline(const Func &output) : outputs_{output} {}
+
+Pipeline::Pipeline(const std::vector<Func> &outputs) : outputs_(outputs) {
+    functions(outputs_);  // checks them
+}
+
+Realization Pipeline::realize(const std::vector<int> &sizes, const Target &target) {
+    std::vector<lang::Function> funcs = functions(outputs_);
+    Realization r(lang::output_buffers(funcs, sizes));
+    lang::realize_pipeline(funcs, r.buffers(), target);
+    return r;
+}
+
+void Pipeline::realize(const Realization &outputs, const Target &target) {
+    lang::realize_pipeline(functions(outputs_), outputs.buffers(), target);
+}
+
+void Pipeline::infer_input_bounds(const std::vector<int> &sizes, const Target &target) {
+    std::vector<lang::Function> funcs = functions(outputs_);
+    lang::infer_input_bounds(funcs, lang::output_buffers(funcs, sizes), target);
+}
+
+void Pipeline::infer_input_bounds(const Realization &outputs, const Target &target) {
+    lang::infer_input_bounds(functions(outputs_), outputs.buffers(), target);
+}
+
+void Pipeline::compile_jit(const Target &target) {
+    lang::compile_pipeline_jit(functions(outputs_), target);
+}
+
+std::string Pipeline::loop_nest() const {
+    return lang::lower_pipeline(functions(outputs_)).loop_nest;
+}
+
+void Pipeline::print_loop_nest() const {
+    std::cout << loop_nest();
+}
+
+std::string Pipeline::lowered_stmt() const {
+    return ir::to_string(lang::lower_pipeline(functions(outputs_)).module.functions[0].body);
+}
+
+void Pipeline::compile_to_lowered_stmt(const std::string &filename) const {
+    aot::write_file(filename, lowered_stmt(), "compile_to_lowered_stmt");
+}
+
+void Pipeline::compile_to_static_library(const std::string &prefix,
+                                         const std::vector<Argument> &args,
+                                         const std::string &fn_name, const Target &target) {
+    aot::write_static_library(functions(outputs_), prefix, args, fn_name, target);
+}
+
+void Pipeline::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
+                                 const std::string &fn_name, const Target &target) {
+    aot::write_object(functions(outputs_), filename, args, fn_name, target);
+}
+
+void Pipeline::compile_to_header(const std::string &filename, const std::vector<Argument> &args,
+                                 const std::string &fn_name, const Target &target) {
+    aot::write_header(functions(outputs_), filename, args, fn_name, target);
+}
+
+}  // namespace dsl

@@ -1,0 +1,144 @@
+// Func::in() and Func::clone_in(): Funcs that stand in for another in the calls of chosen
+// consumers. They are recorded on the wrapped Func; lowering (lowering/Wrappers.cpp) redirects
+// the calls.
+#include "dsl/Func.h"
+#include "ir/Error.h"
+#include "ir/IRVisitor.h"
+#include "lang/Function.h"
+
+namespace dsl {
+
+using namespace ir;
+using lang::Definition;
+using lang::Function;
+using lang::FunctionContents;
+using ContentsMap = std::map<std::string, std::shared_ptr<FunctionContents>>;
+
+namespace {
+
+/// The Func already recorded for one of `consumers` in `map` (the same for all of them, or a
+/// CompileError), or null.
+std::shared_ptr<FunctionContents> recorded(const Func &f, const ContentsMap &map,
+                                           const std::vector<Func> &consumers, const char *what) {
+    user_assert(!consumers.empty())
+        << "Func \"" << f.name() << "\"." << what << "(): the list of consumers is empty.";
+    std::shared_ptr<FunctionContents> found;
+    for (const Func &c : consumers) {
+        user_assert(c.contents() != f.contents())
+            << "Func \"" << f.name() << "\"." << what << "(" << c.name()
+            << "): a Func cannot stand in for its own calls.";
+        auto it = map.find(c.name());
+        if (it == map.end()) continue;
+        user_assert(!found || found == it->second)
+            << "Func \"" << f.name() << "\"." << what << "(...): the consumers listed already have "
+            << "different " << what << "() Funcs (\"" << found->name << "\", \"" << it->second->name
+            << "\"); list each consumer once.";
+        found = it->second;
+    }
+    return found;
+}
+
+std::string joined_names(const std::vector<Func> &consumers) {
+    std::string s;
+    for (const Func &c : consumers)
+        s += (s.empty() ? "" : "_") + c.name();
+    return s;
+}
+
+/// Replaces the calls to one Func by calls to another (weakly: the copy is kept alive by the
+/// Func it copies).
+class RedirectSelfCalls : public IRMutator {
+  public:
+    RedirectSelfCalls(const FunctionContents *from, std::shared_ptr<FunctionContents> to)
+        : from_(from), to_(std::move(to)) {}
+
+  protected:
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        const auto *c = e.as<Call>();
+        if (c->call_type != Call::CallType::Func || c->func.lock().get() != from_) return e;
+        return Call::make(c->type, to_->name, c->args, Call::CallType::Func, c->value_index,
+                          FunctionPtr(to_).weakened());
+    }
+
+  private:
+    const FunctionContents *from_;
+    std::shared_ptr<FunctionContents> to_;
+};
+
+/// A Func `wrapper(args) = f(args)` (every value of a Tuple) over f's pure Vars.
+std::shared_ptr<FunctionContents> make_wrapper(const std::shared_ptr<FunctionContents> &f,
+                                               const std::string &name) {
+    Function w = Function::make(name);
+    std::vector<Expr> args;
+    for (const std::string &a : f->args)
+        args.push_back(Variable::make(Int(32), a));
+    std::vector<Expr> values;
+    for (size_t i = 0; i < f->output_types.size(); i++) {
+        values.push_back(Call::make(f->output_types[i], f->name, args, Call::CallType::Func,
+                                    static_cast<int>(i), FunctionPtr(f)));
+    }
+    w.define(f->args, values);
+    // The wrapped Func keeps the wrapper alive; the wrapper's calls back to it are weak.
+    RedirectSelfCalls weaken(f.get(), f);
+    lang::mutate_definition(w.contents().init, weaken);
+    return w.shared();
+}
+
+}  // namespace
+
+Func Func::in(const std::vector<Func> &consumers) {
+    user_assert(defined()) << "Func \"" << name()
+                           << "\".in(...): define the Func before wrapping it.";
+    std::shared_ptr<FunctionContents> wrapper =
+        recorded(*this, contents_->wrappers, consumers, "in");
+    if (!wrapper) wrapper = make_wrapper(contents_, name() + "_in_" + joined_names(consumers));
+    for (const Func &c : consumers)
+        contents_->wrappers[c.name()] = wrapper;
+    Function(contents_).touch();
+    return Func(wrapper);
+}
+
+Func Func::in(const Func &consumer) {
+    return in(std::vector<Func>{consumer});
+}
+
+Func Func::in() {
+    user_assert(defined()) << "Func \"" << name() << "\".in(): define the Func before wrapping it.";
+    std::shared_ptr<FunctionContents> &wrapper = contents_->wrappers[""];
+    if (!wrapper) {
+        wrapper = make_wrapper(contents_, name() + "_global_wrapper");
+        Function(contents_).touch();
+    }
+    return Func(wrapper);
+}
+
+Func Func::clone_in(const std::vector<Func> &consumers) {
+    user_assert(defined()) << "Func \"" << name()
+                           << "\".clone_in(...): define the Func before cloning it.";
+    std::shared_ptr<FunctionContents> clone =
+        recorded(*this, contents_->clones, consumers, "clone_in");
+    if (!clone) {
+        clone = std::make_shared<FunctionContents>(*contents_);
+        clone->name = name() + "_clone_in_" + joined_names(consumers);
+        clone->wrappers.clear();
+        clone->clones.clear();
+        clone->output_constraints.clear();
+        // An update that reads this Func reads the copy instead.
+        RedirectSelfCalls self(contents_.get(), clone);
+        lang::mutate_definition(clone->init, self);
+        for (Definition &d : clone->updates)
+            lang::mutate_definition(d, self);
+    }
+    for (const Func &c : consumers)
+        contents_->clones[c.name()] = clone;
+    Function(contents_).touch();
+    return Func(clone);
+}
+
+Func Func::clone_in(const Func &consumer) {
+    return clone_in(std::vector<Func>{consumer});
+}
+
+}  // namespace dsl

@@ -1,0 +1,77 @@
+#include "lowering/Wrappers.h"
+
+#include "ir/IRVisitor.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+using lang::Definition;
+using lang::Function;
+using lang::FunctionContents;
+
+namespace {
+
+/// Whether `consumer` is one of the Funcs that stand in for `callee` (its wrappers call it).
+bool stands_in_for(const FunctionContents &callee, const FunctionContents *consumer) {
+    for (const auto *map : {&callee.wrappers, &callee.clones}) {
+        for (const auto &entry : *map) {
+            if (entry.second.get() == consumer) return true;
+        }
+    }
+    return false;
+}
+
+/// The Func that the calls of `consumer` to `callee` read instead, or null: a clone for the
+/// consumer, else a wrapper for it, else the global wrapper.
+std::shared_ptr<FunctionContents> stand_in(const FunctionContents &callee,
+                                           const FunctionContents &consumer) {
+    if (stands_in_for(callee, &consumer)) return nullptr;
+    auto clone = callee.clones.find(consumer.name);
+    if (clone != callee.clones.end()) return clone->second;
+    auto wrapper = callee.wrappers.find(consumer.name);
+    if (wrapper != callee.wrappers.end()) return wrapper->second;
+    auto global = callee.wrappers.find("");
+    if (global != callee.wrappers.end()) return global->second;
+    return nullptr;
+}
+
+class RedirectCalls : public IRMutator {
+  public:
+    explicit RedirectCalls(const FunctionContents &consumer) : consumer_(consumer) {}
+    bool changed = false;
+
+  protected:
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        const auto *c = e.as<Call>();
+        if (c->call_type != Call::CallType::Func) return e;
+        std::shared_ptr<FunctionContents> callee = c->func.lock();
+        if (!callee) return e;
+        std::shared_ptr<FunctionContents> target = stand_in(*callee, consumer_);
+        if (!target) return e;
+        changed = true;
+        return Call::make(c->type, target->name, c->args, Call::CallType::Func, c->value_index,
+                          FunctionPtr(target));
+    }
+
+  private:
+    const FunctionContents &consumer_;
+};
+
+Function redirected(const Function &f) {
+    auto copy = std::make_shared<FunctionContents>(f.contents());
+    RedirectCalls r(f.contents());
+    lang::mutate_definition(copy->init, r);
+    for (Definition &d : copy->updates)
+        lang::mutate_definition(d, r);
+    return r.changed ? Function(copy) : f;
+}
+
+}  // namespace
+
+std::map<std::string, Function> pipeline_funcs(const std::vector<Function> &outputs) {
+    return lang::find_transitive_calls(outputs, redirected);
+}
+
+}  // namespace dsl::lowering
