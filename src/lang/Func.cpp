@@ -54,6 +54,18 @@ const Variable *as_pure_var(const Expr &e) {
 // ---------------------------------------------------------------------------------------------
 // FuncRef
 
+namespace {
+/// `current op value` for the compound assignments (0: +, 1: -, 2: *, 3: /), cast back to
+/// `current`'s type.
+Expr compound(int op, const Expr &current, const Expr &value) {
+    Expr e = op == 0   ? current + value
+             : op == 1 ? current - value
+             : op == 2 ? current * value
+                       : current / value;
+    return e.type() == current.type() ? e : cast(current.type(), e);
+}
+}  // namespace
+
 FuncRef::FuncRef(const Func &f, std::vector<Expr> args) : func_(f.contents()) {
     // `_` stands for the remaining dimensions; on the left of a Func's first definition, for
     // the implicit variables its right side uses (expanded in define()).
@@ -153,23 +165,7 @@ FuncRef &FuncRef::update_with(int op, const Expr &value) {
     }
     user_assert(f.outputs() == 1) << "Func \"" << func_->name
                                   << "\" is a Tuple; update its elements with f(...) = Tuple(...).";
-    Expr current = *this;
-    Expr updated;
-    switch (op) {
-        case 0:
-            updated = current + value;
-            break;
-        case 1:
-            updated = current - value;
-            break;
-        case 2:
-            updated = current * value;
-            break;
-        default:
-            updated = current / value;
-            break;
-    }
-    if (updated.type() != current.type()) updated = cast(current.type(), updated);
+    Expr updated = compound(op, Expr(*this), value);
     f.define_update(args_, {updated});
     return *this;
 }
@@ -219,11 +215,7 @@ FuncRef &FuncRef::update_tuple_with(int op, const Tuple &values) {
         Expr current = value(static_cast<int>(i));
         user_assert(values[i].defined()) << "Func \"" << func_->name << "\": element " << i
                                          << " of the update is an undefined Expr.";
-        Expr e = op == 0   ? current + values[i]
-                 : op == 1 ? current - values[i]
-                 : op == 2 ? current * values[i]
-                           : current / values[i];
-        updated.push_back(e.type() == current.type() ? e : cast(current.type(), e));
+        updated.push_back(compound(op, current, values[i]));
     }
     f.define_update(args_, updated);
     return *this;
@@ -263,9 +255,7 @@ FuncTupleElementRef &FuncTupleElementRef::operator=(const Expr &v) {
 
 namespace {
 FuncTupleElementRef &element_update(FuncTupleElementRef &ref, int op, const Expr &v) {
-    Expr current = ref;
-    Expr e = op == 0 ? current + v : op == 1 ? current - v : op == 2 ? current * v : current / v;
-    return ref = e;
+    return ref = compound(op, Expr(ref), v);
 }
 }  // namespace
 
