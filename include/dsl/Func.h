@@ -34,6 +34,9 @@ class Func;
 class FuncRef;
 class ImageParam;
 
+/// The formats of Func::compile_to_lowered_stmt (unscoped, as Halide's: `HTML`).
+enum StmtOutputFormat { Text, HTML };
+
 /// How a split handles an extent that its factor does not divide.
 enum class TailStrategy : uint8_t {
     /// Chosen when the pipeline is compiled. ShiftInwards, as Halide chooses, for a split of a
@@ -549,6 +552,12 @@ class Func {
     std::string loop_nest();
     /// Writes the final lowered statement to `filename`.
     void compile_to_lowered_stmt(const std::string &filename);
+    /// The same as text or as an HTML page (`HTML`) where every loop, production and branch
+    /// folds open and shut. `args` (the order of an AOT function's arguments) change nothing in
+    /// the statement; they are taken as Halide takes them.
+    void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args,
+                                 StmtOutputFormat format = Text,
+                                 const Target &target = Target::host());
     /// The final lowered statement as text.
     std::string lowered_stmt();
     /// Writes the optimised LLVM IR / the assembly the JIT would run, for `target`.

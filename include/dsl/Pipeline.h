@@ -44,7 +44,7 @@ class Pipeline {
     std::string loop_nest() const;
     void print_loop_nest() const;
     std::string lowered_stmt() const;
-    void compile_to_lowered_stmt(const std::string &filename) const;
+    void compile_to_lowered_stmt(const std::string &filename, StmtOutputFormat format = Text) const;
 
     /// Ahead of time, as the Func methods of the same names: one C function `fn_name` taking the
     /// arguments, then one buffer per output value of each output in turn.

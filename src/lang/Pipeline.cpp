@@ -10,6 +10,7 @@
 #include "ir/IRPrinter.h"
 #include "lang/Function.h"
 #include "lang/Realize.h"
+#include "lang/StmtHtml.h"
 
 namespace dsl {
 
@@ -73,8 +74,13 @@ std::string Pipeline::lowered_stmt() const {
     return ir::to_string(lang::lower_pipeline(functions(outputs_)).module.functions[0].body);
 }
 
-void Pipeline::compile_to_lowered_stmt(const std::string &filename) const {
-    aot::write_file(filename, lowered_stmt(), "compile_to_lowered_stmt");
+void Pipeline::compile_to_lowered_stmt(const std::string &filename, StmtOutputFormat format) const {
+    std::string text = lowered_stmt();
+    std::string title;
+    for (const Func &f : outputs_)
+        title += (title.empty() ? "" : ", ") + f.name();
+    aot::write_file(filename, format == HTML ? lang::lowered_stmt_html(text, title) : text,
+                    "compile_to_lowered_stmt");
 }
 
 void Pipeline::compile_to_static_library(const std::string &prefix,

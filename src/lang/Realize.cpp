@@ -26,6 +26,7 @@
 #include "lang/JITCompile.h"
 #include "lang/JITTarget.h"
 #include "lang/Realize.h"
+#include "lang/StmtHtml.h"
 #include "lang/StoredArguments.h"
 #include "lowering/Lower.h"
 #include "runtime/Runtime.h"
@@ -485,9 +486,14 @@ void Func::compile_to_assembly(const std::string &filename, const Target &target
 }
 
 void Func::compile_to_lowered_stmt(const std::string &filename) {
-    std::ofstream out(filename);
-    user_assert(out.good()) << "compile_to_lowered_stmt: cannot write \"" << filename << "\".";
-    out << lowered_stmt();
+    write_text(filename, lowered_stmt(), "compile_to_lowered_stmt");
+}
+
+void Func::compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &,
+                                   StmtOutputFormat format, const Target &) {
+    std::string text = lowered_stmt();
+    write_text(filename, format == HTML ? lang::lowered_stmt_html(text, name()) : text,
+               "compile_to_lowered_stmt");
 }
 
 }  // namespace dsl

@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/ErrorCheck.h"
+#include "common/TempDirectory.h"
 #include "dsl/dsl.h"
 
 namespace dsl {
@@ -407,6 +410,35 @@ TEST(HalideApi, RDomExtentReadFromABuffer) {
     f(x) += r + x;
     Buffer<int> out = f.realize({3});
     EXPECT_EQ(out(2), 0 + 1 + 2 + 3 + 4 * 2);
+}
+
+TEST(HalideApi, LoweredStatementAsHtml) {
+    Var x("x"), y("y");
+    Func f("html_f"), g("html_g");
+    f(x, y) = x + y;
+    g(x, y) = f(x, y) < 3;
+    f.compute_at(g, y);
+    test::TempDirectory dir;
+    const std::string path = dir.path() + "/g.html";
+    g.compile_to_lowered_stmt(path, {}, HTML);
+    std::ifstream in(path);
+    std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_CONTAINS(page, "<!DOCTYPE html>");
+    EXPECT_CONTAINS(page, "<span class=\"k\">produce</span> html_f");
+    EXPECT_CONTAINS(page, "&lt;");  // the comparison, escaped
+    size_t opened = 0, closed = 0;
+    for (size_t p = page.find("<details"); p != std::string::npos; p = page.find("<details", p + 1))
+        opened++;
+    for (size_t p = page.find("</details>"); p != std::string::npos;
+         p = page.find("</details>", p + 1))
+        closed++;
+    EXPECT_GT(opened, 3u);
+    EXPECT_EQ(opened, closed);
+    // Text is the statement itself.
+    g.compile_to_lowered_stmt(dir.path() + "/g.txt", {}, Text);
+    std::ifstream text_in(dir.path() + "/g.txt");
+    std::string text((std::istreambuf_iterator<char>(text_in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, g.lowered_stmt());
 }
 
 }  // namespace
