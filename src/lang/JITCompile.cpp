@@ -57,6 +57,12 @@ std::shared_ptr<CompiledPipeline> PipelineCompilation::compile() {
     };
     std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
     compiled->jit = jit::JITModule::compile(lazy, cpu_, disk_cache ? &*disk_cache : nullptr, key_);
+    // Keyed by its lowered code, a pipeline found in the cache was lowered all the same (in the
+    // constructor): its arguments are that lowering's.
+    if (lowered_) {
+        compiled->lowered = std::move(*lowered_);
+        lowered_.reset();
+    }
     if (compiled->jit->times().loaded_from_cache) {
         for (const std::string &w : warnings)
             internal::print_warning(w);

@@ -322,6 +322,37 @@ TEST_F(DiskCachePipelineTest, LoadedPipelineReportsLoweringsWarningsAgain) {
     EXPECT_NE(loaded_err.find(warning), std::string::npos) << loaded_err;
 }
 
+// A pipeline whose definitions name two different inputs alike, one of them only in the
+// schedule of a Func that is inlined (so lowering never meets it), has no key before lowering:
+// its key is the lowered code's. Loaded from the cache, it still runs with its inputs bound.
+TEST_F(DiskCachePipelineTest, PipelineKeyedByItsLoweredCodeRunsWhenLoaded) {
+    auto realize = [](int offset) {
+        Buffer<int32_t> image({16}, "dc_same_image");
+        image.for_each_element([&](int i) { image(i) = i * 3 + offset; });
+        ImageParam in(Int(32), 1, "dc_same");
+        in.set(image);
+        Param<int> factor("dc_same");
+        factor.set(4);
+        Func g("dc_lowered_key_g"), f("dc_lowered_key_f");
+        Var x("x"), xo("xo"), xi("xi");
+        g(x) = in(x)*2;
+        g.split(x, xo, xi, factor);  // g stays inlined: this cannot apply
+        f(x) = g(x) + 1;
+        lang::JITCounters before = lang::jit_counters();
+        ::testing::internal::CaptureStderr();
+        Buffer<int32_t> out = f.realize({16});
+        ::testing::internal::GetCapturedStderr();
+        int bad = 0;
+        out.for_each_element([&](int i) { bad += out(i) != (i * 3 + offset) * 2 + 1; });
+        EXPECT_EQ(bad, 0) << "offset " << offset;
+        return counts_since(before);
+    };
+    CacheCounts compiled = realize(0);
+    EXPECT_EQ(compiled.misses, 1u);
+    CacheCounts loaded = realize(5);
+    EXPECT_EQ(loaded.hits, 1u);
+}
+
 TEST_F(DiskCachePipelineTest, EightThreadsCompilingOnePipeline) {
     constexpr int kThreads = 8;
     lang::JITCounters before = lang::jit_counters();
