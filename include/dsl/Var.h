@@ -20,8 +20,7 @@ class Var {
     static Var outermost();
     /// The implicit variable number n, named "_n" (what `_` stands for; see below).
     static Var implicit(int n);
-    /// Whether `name` is the placeholder `_` / an implicit variable "_0", "_1", ...
-    static bool is_placeholder(const std::string &name) { return name == "_"; }
+    /// Whether `name` is an implicit variable "_0", "_1", ...
     static bool is_implicit(const std::string &name);
 
     const std::string &name() const { return name_; }
@@ -33,7 +32,7 @@ class Var {
     std::string name_;
 };
 
-/// The placeholder for "the remaining dimensions": in a call, `g(x, _)` is `g(x, _0, _1)` for a
+/// `_` stands for "the remaining dimensions": in a call, `g(x, _)` is `g(x, _0, _1)` for a
 /// Func (or input) of three dimensions; on the left of a definition, `_` stands for the implicit
 /// variables the right side uses, in order: `f(_) = g(_) * 2` defines f over as many dimensions
 /// as g has. `_0`, `_1`, ... are the implicit variables themselves.
@@ -41,12 +40,12 @@ extern const Var _;
 extern const Var _0, _1, _2, _3, _4, _5, _6, _7, _8, _9;
 
 namespace detail {
-/// `args` with each placeholder `_` replaced by the implicit variables needed to reach
+/// `args` with `_` replaced by the implicit variables needed to reach
 /// `dimensions` arguments (`what` names the callee in errors); unchanged without a `_`.
-std::vector<Expr> expand_placeholder(const std::vector<Expr> &args, int dimensions,
-                                     const std::string &what);
-/// Whether `args` holds the placeholder `_`.
-bool has_placeholder(const std::vector<Expr> &args);
+std::vector<Expr> expand_remaining_dims(const std::vector<Expr> &args, int dimensions,
+                                        const std::string &what);
+/// Whether `args` holds `_`.
+bool has_remaining_dims(const std::vector<Expr> &args);
 }  // namespace detail
 
 }  // namespace dsl

@@ -8,6 +8,7 @@
 
 #include "ir/Error.h"
 #include "ir/Parameter.h"
+#include "lang/Realize.h"
 #include "lowering/Lower.h"
 
 namespace dsl::aot {
@@ -32,9 +33,7 @@ void write_file(const std::string &filename, const std::string &bytes, const cha
 ir::Module lower_for_aot(const std::vector<lang::Function> &output_funcs,
                          const std::vector<Argument> &args, const std::string &fn_name,
                          const char *what) {
-    std::string names;
-    for (const lang::Function &o : output_funcs)
-        names += (names.empty() ? "" : ", ") + o.name();
+    const std::string names = lang::names_of(output_funcs);
     user_assert(is_c_identifier(fn_name))
         << what << " of Func \"" << names << "\": \"" << fn_name
         << "\" is not a C identifier; name the function with letters, digits and '_'.";

@@ -11,7 +11,7 @@ namespace dsl::detail {
 Expr buffer_access(const Buffer<> &buffer, const std::vector<Expr> &coords_in) {
     user_assert(buffer.defined()) << "use of an undefined Buffer in an expression.";
     std::vector<Expr> coords =
-        expand_placeholder(coords_in, buffer.dimensions(), "Buffer \"" + buffer.name() + "\"");
+        expand_remaining_dims(coords_in, buffer.dimensions(), "Buffer \"" + buffer.name() + "\"");
     user_assert(static_cast<int>(coords.size()) == buffer.dimensions())
         << "Buffer \"" << buffer.name() << "\" has " << buffer.dimensions()
         << " dimensions but is accessed with " << coords.size() << " coordinates.";

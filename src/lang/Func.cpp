@@ -70,7 +70,7 @@ FuncRef::FuncRef(const Func &f, std::vector<Expr> args) : func_(f.contents()) {
     // `_` stands for the remaining dimensions; on the left of a Func's first definition, for
     // the implicit variables its right side uses (expanded in define()).
     if (Function(func_).has_pure_definition())
-        args = detail::expand_placeholder(args, f.dimensions(), "Func \"" + f.name() + "\"");
+        args = detail::expand_remaining_dims(args, f.dimensions(), "Func \"" + f.name() + "\"");
     for (size_t i = 0; i < args.size(); i++)
         args_.push_back(coordinate(func_->name, i, args[i]));
 }
@@ -99,10 +99,10 @@ int implicit_count(const std::vector<Expr> &values) {
 
 void FuncRef::define(const std::vector<Expr> &values) {
     Function f(func_);
-    if (!f.has_pure_definition() && detail::has_placeholder(args_)) {
+    if (!f.has_pure_definition() && detail::has_remaining_dims(args_)) {
         int n = implicit_count(values);
-        args_ = detail::expand_placeholder(args_, static_cast<int>(args_.size()) - 1 + n,
-                                           "Func \"" + func_->name + "\"");
+        args_ = detail::expand_remaining_dims(args_, static_cast<int>(args_.size()) - 1 + n,
+                                              "Func \"" + func_->name + "\"");
     }
     if (!f.has_pure_definition()) {
         std::vector<std::string> names;

@@ -6,10 +6,12 @@
 #include <set>
 #include <sstream>
 
+#include "ir/BufferConstraints.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
+#include "ir/Names.h"
 #include "ir/References.h"
 #include "lang/FunctionReferences.h"
 
@@ -356,14 +358,64 @@ void visit_specializations(const Definition &d, IRVisitor &visitor) {
 
 }  // namespace
 
-void mutate_definition(Definition &d, IRMutator &mutator) {
-    for (Expr &e : d.args)
-        e = mutator.mutate(e);
-    for (Expr &e : d.values)
-        e = mutator.mutate(e);
-    d.predicate = mutator.mutate(d.predicate);
-    for (Specialization &s : d.specializations)
-        mutate_definition(s.definition, mutator);
+namespace {
+
+class RedirectCalls : public IRMutator {
+  public:
+    explicit RedirectCalls(const std::function<FunctionPtr(const FunctionContents &)> &target)
+        : target_(target) {}
+    bool changed = false;
+
+    void definition(Definition &d) {
+        for (Expr &e : d.args)
+            e = mutate(e);
+        for (Expr &e : d.values)
+            e = mutate(e);
+        d.predicate = mutate(d.predicate);
+        for (Specialization &s : d.specializations)
+            definition(s.definition);
+    }
+
+  protected:
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        const auto *c = e.as<Call>();
+        if (c->call_type != Call::CallType::Func) return e;
+        std::shared_ptr<FunctionContents> callee = c->func.lock();
+        if (!callee) return e;
+        FunctionPtr to = target_(*callee);
+        if (!to.defined()) return e;
+        changed = true;
+        return Call::make(c->type, to.lock()->name, c->args, Call::CallType::Func, c->value_index,
+                          to);
+    }
+
+  private:
+    const std::function<FunctionPtr(const FunctionContents &)> &target_;
+};
+
+}  // namespace
+
+std::set<std::string> output_buffer_fields(const Function &f) {
+    std::set<std::string> fields;
+    for (int i = 0; i < f.outputs(); i++) {
+        std::string buffer = names::func_buffer(f.name(), i, f.outputs());
+        for (int d = 0; d < f.dimensions(); d++) {
+            for (BufferField field : kBufferFields)
+                fields.insert(field_variable(buffer, d, field));
+        }
+    }
+    return fields;
+}
+
+bool redirect_calls(FunctionContents &f,
+                    const std::function<FunctionPtr(const FunctionContents &callee)> &target) {
+    RedirectCalls r(target);
+    r.definition(f.init);
+    for (Definition &d : f.updates)
+        r.definition(d);
+    return r.changed;
 }
 
 void visit_definitions(const Function &f, IRVisitor &visitor) {

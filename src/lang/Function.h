@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -133,9 +134,16 @@ class Function {
 uint64_t pipeline_epoch();
 void bump_pipeline_epoch();
 
-/// Rewrites the left side, values and predicate of `d` and of its specializations with
-/// `mutator` (not the RDom's bounds).
-void mutate_definition(Definition &d, ir::IRMutator &mutator);
+/// The names of the variables that stand for the bounds of `f`'s output buffers (min,
+/// extent and stride of each dimension of each value's buffer), as output_buffer() makes them.
+std::set<std::string> output_buffer_fields(const Function &f);
+
+/// Redirects the calls to Funcs in every definition of `f` (left sides, values, predicates,
+/// specializations; not RDom bounds): a call of Func `callee` becomes a call of
+/// `target(callee)` when that is defined (the same value index and arguments). Returns whether
+/// any call changed. Func::in / clone_in and their lowering use it.
+bool redirect_calls(FunctionContents &f,
+                    const std::function<ir::FunctionPtr(const FunctionContents &callee)> &target);
 
 /// Walks every expression of every definition of `f` with `visitor`: left sides, values,
 /// predicates and RDom bounds.

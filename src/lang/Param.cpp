@@ -109,7 +109,7 @@ int ImageParam::dimensions() const {
 
 Expr ImageParam::operator()(const std::vector<Expr> &coords_in) const {
     std::vector<Expr> coords =
-        detail::expand_placeholder(coords_in, dimensions(), "ImageParam \"" + name() + "\"");
+        detail::expand_remaining_dims(coords_in, dimensions(), "ImageParam \"" + name() + "\"");
     user_assert(static_cast<int>(coords.size()) == dimensions())
         << "ImageParam \"" << name() << "\" has " << dimensions()
         << " dimensions but is accessed with " << coords.size() << " coordinates.";

@@ -76,9 +76,7 @@ std::string Pipeline::lowered_stmt() const {
 
 void Pipeline::compile_to_lowered_stmt(const std::string &filename, StmtOutputFormat format) const {
     std::string text = lowered_stmt();
-    std::string title;
-    for (const Func &f : outputs_)
-        title += (title.empty() ? "" : ", ") + f.name();
+    std::string title = lang::names_of(functions(outputs_));
     aot::write_file(filename, format == HTML ? lang::lowered_stmt_html(text, title) : text,
                     "compile_to_lowered_stmt");
 }

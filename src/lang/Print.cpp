@@ -1,5 +1,5 @@
 // print() and print_when() (dsl/Print.h): a Print intrinsic whose format holds the strings and
-// a placeholder per value.
+// a `{k}` per value.
 #include "dsl/Print.h"
 
 #include "ir/Error.h"

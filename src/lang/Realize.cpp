@@ -46,13 +46,20 @@ std::string symbol_name(const std::string &func) {
     return s;
 }
 
-/// The outputs' names, for messages and symbols: "f" or "f, g".
+}  // namespace
+
+namespace lang {
 std::string names_of(const std::vector<Function> &outputs) {
     std::string s;
     for (const Function &o : outputs)
         s += (s.empty() ? "" : ", ") + o.name();
     return s;
 }
+}  // namespace lang
+
+namespace {
+
+using lang::names_of;
 
 /// The JIT's compile cache: for each Func realized as an output and each target (with its LLVM
 /// level and stride version), the pipeline last compiled for it. It lives here rather than in the
@@ -342,14 +349,19 @@ JITCounters jit_counters() {
 }
 }  // namespace lang
 
+/// Refuses outputs without a definition; `what` ends the message ("realizing it").
+void require_defined(const std::vector<Function> &outputs, const char *what) {
+    for (const Function &f : outputs) {
+        user_assert(f.has_pure_definition())
+            << "Func \"" << f.name() << "\" has no definition; define it before " << what << ".";
+    }
+}
+
 namespace lang {
 
 void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
                       const Target &target) {
-    for (const Function &f : outputs) {
-        user_assert(f.has_pure_definition())
-            << "Func \"" << f.name() << "\" has no definition; define it before realizing it.";
-    }
+    require_defined(outputs, "realizing it");
     check_outputs(outputs, buffers);
     // The version for dense buffers, the common case (and what compile_jit() prepares); the one
     // for any strides is compiled the first time a buffer that is not dense comes.
@@ -361,10 +373,9 @@ void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Bu
 
 std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
                                      const std::vector<int> &sizes) {
+    require_defined(outputs, "realizing it");
     std::vector<Buffer<>> buffers;
     for (const Function &f : outputs) {
-        user_assert(f.has_pure_definition())
-            << "Func \"" << f.name() << "\" has no definition; define it before realizing it.";
         user_assert(static_cast<int>(sizes.size()) == f.dimensions())
             << "Func \"" << f.name() << "\" has " << f.dimensions()
             << " dimensions, but realize() was given " << sizes.size() << " sizes.";
@@ -376,11 +387,7 @@ std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
 
 void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
                         const Target &target) {
-    for (const Function &f : outputs) {
-        user_assert(f.has_pure_definition())
-            << "Func \"" << f.name() << "\" has no definition; define it before inferring the "
-            << "bounds of its inputs.";
-    }
+    require_defined(outputs, "inferring the bounds of its inputs");
     check_outputs(outputs, buffers);
     auto compiled = compile(outputs, target, lowering::StrideVersions::Dense);
     if (!all_dense(*compiled, buffers))
@@ -406,10 +413,7 @@ void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<
 }
 
 void compile_pipeline_jit(const std::vector<Function> &outputs, const Target &target) {
-    for (const Function &f : outputs) {
-        user_assert(f.has_pure_definition())
-            << "Func \"" << f.name() << "\" has no definition; define it before compiling it.";
-    }
+    require_defined(outputs, "compiling it");
     compile(outputs, target, lowering::StrideVersions::Dense);
 }
 

@@ -39,6 +39,8 @@ void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<
                         const Target &target);
 /// compile_jit() of the pipeline of `outputs`.
 void compile_pipeline_jit(const std::vector<Function> &outputs, const Target &target);
+/// The outputs' names, for messages and symbols: "f" or "f, g".
+std::string names_of(const std::vector<Function> &outputs);
 /// The pipeline lowered as the JIT lowers it (for loop nests and statements).
 lowering::LoweredPipeline lower_pipeline(const std::vector<Function> &outputs);
 

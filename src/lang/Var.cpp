@@ -44,35 +44,34 @@ const Var _0("_0"), _1("_1"), _2("_2"), _3("_3"), _4("_4"), _5("_5"), _6("_6"), 
 namespace detail {
 
 namespace {
-bool is_placeholder_expr(const Expr &e) {
+bool is_remaining_dims_marker(const Expr &e) {
     const auto *v = e.as<ir::Variable>();
-    return v && Var::is_placeholder(v->name) && !v->param.defined() &&
-           !v->reduction_domain.defined();
+    return v && v->name == "_" && !v->param.defined() && !v->reduction_domain.defined();
 }
 }  // namespace
 
-bool has_placeholder(const std::vector<Expr> &args) {
+bool has_remaining_dims(const std::vector<Expr> &args) {
     for (const Expr &a : args) {
-        if (a.defined() && is_placeholder_expr(a)) return true;
+        if (a.defined() && is_remaining_dims_marker(a)) return true;
     }
     return false;
 }
 
-std::vector<Expr> expand_placeholder(const std::vector<Expr> &args, int dimensions,
-                                     const std::string &what) {
-    if (!has_placeholder(args)) return args;
-    int placeholders = 0;
+std::vector<Expr> expand_remaining_dims(const std::vector<Expr> &args, int dimensions,
+                                        const std::string &what) {
+    if (!has_remaining_dims(args)) return args;
+    int markers = 0;
     for (const Expr &a : args)
-        placeholders += a.defined() && is_placeholder_expr(a);
-    user_assert(placeholders == 1)
-        << what << " is called with " << placeholders << " placeholders _; use at most one.";
+        markers += a.defined() && is_remaining_dims_marker(a);
+    user_assert(markers == 1) << what << " is called with " << markers
+                              << " arguments _; use at most one.";
     const int implicit = dimensions - static_cast<int>(args.size() - 1);
     user_assert(implicit >= 0) << what << " has " << dimensions << " dimension"
                                << (dimensions == 1 ? "" : "s") << " but is called with "
                                << args.size() - 1 << " arguments besides _.";
     std::vector<Expr> result;
     for (const Expr &a : args) {
-        if (!is_placeholder_expr(a)) {
+        if (!is_remaining_dims_marker(a)) {
             result.push_back(a);
             continue;
         }

@@ -9,7 +9,6 @@
 namespace dsl {
 
 using namespace ir;
-using lang::Definition;
 using lang::Function;
 using lang::FunctionContents;
 using ContentsMap = std::map<std::string, std::shared_ptr<FunctionContents>>;
@@ -45,27 +44,14 @@ std::string joined_names(const std::vector<Func> &consumers) {
     return s;
 }
 
-/// Replaces the calls to one Func by calls to another (weakly: the copy is kept alive by the
-/// Func it copies).
-class RedirectSelfCalls : public IRMutator {
-  public:
-    RedirectSelfCalls(const FunctionContents *from, std::shared_ptr<FunctionContents> to)
-        : from_(from), to_(std::move(to)) {}
-
-  protected:
-    using IRMutator::visit;
-    Expr visit(const Call *op) override {
-        Expr e = IRMutator::visit(op);
-        const auto *c = e.as<Call>();
-        if (c->call_type != Call::CallType::Func || c->func.lock().get() != from_) return e;
-        return Call::make(c->type, to_->name, c->args, Call::CallType::Func, c->value_index,
-                          FunctionPtr(to_).weakened());
-    }
-
-  private:
-    const FunctionContents *from_;
-    std::shared_ptr<FunctionContents> to_;
-};
+/// Makes the calls to `from` in `f` calls to `to`, weakly: `to` is kept alive by `from` (its
+/// wrapper or clone), so a strong call back would be a reference cycle.
+void redirect_weakly(FunctionContents &f, const FunctionContents *from,
+                     const std::shared_ptr<FunctionContents> &to) {
+    lang::redirect_calls(f, [&](const FunctionContents &callee) {
+        return &callee == from ? FunctionPtr(to).weakened() : FunctionPtr();
+    });
+}
 
 /// A Func `wrapper(args) = f(args)` (every value of a Tuple) over f's pure Vars.
 std::shared_ptr<FunctionContents> make_wrapper(const std::shared_ptr<FunctionContents> &f,
@@ -81,8 +67,7 @@ std::shared_ptr<FunctionContents> make_wrapper(const std::shared_ptr<FunctionCon
     }
     w.define(f->args, values);
     // The wrapped Func keeps the wrapper alive; the wrapper's calls back to it are weak.
-    RedirectSelfCalls weaken(f.get(), f);
-    lang::mutate_definition(w.contents().init, weaken);
+    redirect_weakly(w.contents(), f.get(), f);
     return w.shared();
 }
 
@@ -126,10 +111,7 @@ Func Func::clone_in(const std::vector<Func> &consumers) {
         clone->clones.clear();
         clone->output_constraints.clear();
         // An update that reads this Func reads the copy instead.
-        RedirectSelfCalls self(contents_.get(), clone);
-        lang::mutate_definition(clone->init, self);
-        for (Definition &d : clone->updates)
-            lang::mutate_definition(d, self);
+        redirect_weakly(*clone, contents_.get(), clone);
     }
     for (const Func &c : consumers)
         contents_->clones[c.name()] = clone;

@@ -200,15 +200,7 @@ class NestBuilder {
         for (auto it = specializations.rbegin(); it != specializations.rend(); ++it) {
             // A condition on the Func's own output buffer needs the Func to be an output.
             if (!env_.is_output(f.name())) {
-                std::set<std::string> fields;
-                for (int i = 0; i < f.outputs(); i++) {
-                    std::string buffer = names::func_buffer(f.name(), i, f.outputs());
-                    for (int d = 0; d < f.dimensions(); d++) {
-                        for (BufferField field :
-                             {BufferField::Min, BufferField::Extent, BufferField::Stride})
-                            fields.insert(field_variable(buffer, d, field));
-                    }
-                }
+                const std::set<std::string> fields = lang::output_buffer_fields(f);
                 for (const std::string &v : free_names(it->condition, false)) {
                     user_assert(!fields.count(v))
                         << "Func \"" << f.name() << "\" is specialized on the bounds of its "

@@ -1,11 +1,10 @@
 #include "lowering/Wrappers.h"
 
-#include "ir/IRVisitor.h"
+#include "ir/IR.h"
 
 namespace dsl::lowering {
 
 using namespace ir;
-using lang::Definition;
 using lang::Function;
 using lang::FunctionContents;
 
@@ -35,37 +34,13 @@ std::shared_ptr<FunctionContents> stand_in(const FunctionContents &callee,
     return nullptr;
 }
 
-class RedirectCalls : public IRMutator {
-  public:
-    explicit RedirectCalls(const FunctionContents &consumer) : consumer_(consumer) {}
-    bool changed = false;
-
-  protected:
-    using IRMutator::visit;
-    Expr visit(const Call *op) override {
-        Expr e = IRMutator::visit(op);
-        const auto *c = e.as<Call>();
-        if (c->call_type != Call::CallType::Func) return e;
-        std::shared_ptr<FunctionContents> callee = c->func.lock();
-        if (!callee) return e;
-        std::shared_ptr<FunctionContents> target = stand_in(*callee, consumer_);
-        if (!target) return e;
-        changed = true;
-        return Call::make(c->type, target->name, c->args, Call::CallType::Func, c->value_index,
-                          FunctionPtr(target));
-    }
-
-  private:
-    const FunctionContents &consumer_;
-};
-
 Function redirected(const Function &f) {
     auto copy = std::make_shared<FunctionContents>(f.contents());
-    RedirectCalls r(f.contents());
-    lang::mutate_definition(copy->init, r);
-    for (Definition &d : copy->updates)
-        lang::mutate_definition(d, r);
-    return r.changed ? Function(copy) : f;
+    bool changed = lang::redirect_calls(*copy, [&](const FunctionContents &callee) {
+        std::shared_ptr<FunctionContents> target = stand_in(callee, f.contents());
+        return target ? FunctionPtr(target) : FunctionPtr();
+    });
+    return changed ? Function(copy) : f;
 }
 
 }  // namespace

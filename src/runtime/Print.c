@@ -84,7 +84,7 @@ DSL_RUNTIME_EXPORT void dsl_runtime_print(const char *format, int32_t count,
         while (*q >= '0' && *q <= '9')
             index = index * 10 + (*q++ - '0');
         if (*q != '}' || q == p + 1 || index >= count) {
-            append(&line, p, 1);  // not a placeholder: written as it is
+            append(&line, p, 1);  // not a {k}: written as it is
             continue;
         }
         p = q;

@@ -371,16 +371,7 @@ class CheckCondition : public ir::IRVisitor {
   public:
     /// The bounds of the Func's own output buffers are allowed too (known before its loops
     /// when it is an output; lowering refuses them otherwise).
-    explicit CheckCondition(const lang::Function &f) {
-        for (int i = 0; i < f.outputs(); i++) {
-            std::string buffer = ir::names::func_buffer(f.name(), i, f.outputs());
-            for (int d = 0; d < f.dimensions(); d++) {
-                for (ir::BufferField field :
-                     {ir::BufferField::Min, ir::BufferField::Extent, ir::BufferField::Stride})
-                    allowed_.insert(ir::field_variable(buffer, d, field));
-            }
-        }
-    }
+    explicit CheckCondition(const lang::Function &f) : allowed_(lang::output_buffer_fields(f)) {}
     std::string offending;
 
   protected:

@@ -74,6 +74,12 @@ TEST(FuncValueBounds, AFuncReadingItselfIsBoundedByItsTypeThenByTheClamp) {
     in.set(b);
     Buffer<int> result = out.realize({10});
     EXPECT_EQ(result(9), 90);
+    // The region of the input is the clamp's, [0, 9]: a self-read bounded by the pure
+    // definition alone ([0, 0], so the sum in [1, 1]) would give [1, 1].
+    in.reset();
+    out.infer_input_bounds({10});
+    EXPECT_EQ(in.get().min(0), 0);
+    EXPECT_EQ(in.get().extent(0), 10);
 }
 
 }  // namespace

@@ -2,9 +2,12 @@
 // scheduled apart from the Func they stand in for; the values never change.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "common/ErrorCheck.h"
+#include "common/TempDirectory.h"
 #include "dsl/dsl.h"
 
 namespace dsl {
@@ -162,6 +165,13 @@ TEST(StoreIn, StackOfASizeKnownAtRunTime) {
     EXPECT_EQ(r(3), 6 + 16);
     std::string ir = c.lowered_stmt();
     EXPECT_NE(ir.find("in stack"), std::string::npos) << ir;
+    // Code generation allocates it on the stack, released after its scope.
+    test::TempDirectory dir;
+    c.compile_to_llvm_ir(dir.path() + "/c.ll");
+    std::ifstream in(dir.path() + "/c.ll");
+    std::string llvm((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(llvm.find("llvm.stacksave"), std::string::npos);
+    EXPECT_NE(llvm.find("llvm.stackrestore"), std::string::npos);
 }
 
 }  // namespace
