@@ -419,6 +419,22 @@ Interval bool_range() {
 // two single points (the operation applied to the points, exact even where it wraps), and
 // symbolic ends (only where the type cannot wrap or the operation cannot overflow).
 
+/// Whether `e` is the constant at the low or high end of the signed type `t` (32 or 64 bits):
+/// the bound of a value nothing is known of, such as a call of a Func without value bounds.
+static bool at_type_end(Type t, const Expr &e, bool high) {
+    if (!t.is_int()) return false;
+    auto c = const_int(e);
+    return c && *c == (high ? highest(t) : lowest(t));
+}
+
+/// A sum or difference of signed 32- or 64-bit values cannot pass the type's ends (lowering
+/// assumes they do not overflow): an end at the type's end stays there, rather than becoming a
+/// sum that overflows when the bound is evaluated (`clamp(f(x) + x, 0, 7)`, f unknown, is
+/// [0, 7], not [min(max(int_max + x, 0), 7), ...]).
+static Expr saturated_end(Type t, bool high, bool at_end, const Expr &sum) {
+    return at_end ? int_const(t, high ? highest(t) : lowest(t)) : sum;
+}
+
 Interval add_intervals(Type t, const Interval &a, const Interval &b) {
     if (a.empty || b.empty) return Interval::nothing();
     if (t.is_float()) {
@@ -429,7 +445,11 @@ Interval add_intervals(Type t, const Interval &a, const Interval &b) {
     }
     if (both_points(a, b)) return point(make_add(a.min, b.min));
     if (wraps(t)) return type_range(t);
-    return Interval(make_add(a.min, b.min), make_add(a.max, b.max));
+    return Interval(
+        saturated_end(t, false, at_type_end(t, a.min, false) || at_type_end(t, b.min, false),
+                      make_add(a.min, b.min)),
+        saturated_end(t, true, at_type_end(t, a.max, true) || at_type_end(t, b.max, true),
+                      make_add(a.max, b.max)));
 }
 
 Interval sub_intervals(Type t, const Interval &a, const Interval &b) {
@@ -442,7 +462,11 @@ Interval sub_intervals(Type t, const Interval &a, const Interval &b) {
     }
     if (both_points(a, b)) return point(make_sub(a.min, b.min));
     if (wraps(t)) return type_range(t);
-    return Interval(make_sub(a.min, b.max), make_sub(a.max, b.min));
+    return Interval(
+        saturated_end(t, false, at_type_end(t, a.min, false) || at_type_end(t, b.max, true),
+                      make_sub(a.min, b.max)),
+        saturated_end(t, true, at_type_end(t, a.max, true) || at_type_end(t, b.min, false),
+                      make_sub(a.max, b.min)));
 }
 
 /// The least and greatest of four candidate ends (for the corners of a product or quotient).
@@ -473,6 +497,10 @@ Interval mul_intervals(Type t, const Interval &a, const Interval &b) {
     }
     if (both_points(a, b)) return point(make_mul(a.min, b.min));
     if (wraps(t)) return type_range(t);
+    // A product with a value known only to be of its type may be any value of the type.
+    for (const Interval *i : {&a, &b}) {
+        if (at_type_end(t, i->min, false) || at_type_end(t, i->max, true)) return type_range(t);
+    }
     // Scaling by a constant keeps or swaps the ends.
     if (b.is_single_point() && is_const(b.min)) {
         if (t.is_float() && is_const_zero(b.min)) return Interval::everything();  // 0 * inf

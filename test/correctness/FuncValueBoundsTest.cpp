@@ -82,5 +82,33 @@ TEST(FuncValueBounds, AFuncReadingItselfIsBoundedByItsTypeThenByTheClamp) {
     EXPECT_EQ(in.get().extent(0), 10);
 }
 
+TEST(FuncValueBounds, AClampAroundASumWithAnUnknownValueIsBoundedByTheClamp) {
+    // product's values are unknown (x * y over any coordinates): their bounds are int32's
+    // ends. The sum with x * y must not add to those ends (an overflowing bound, which the
+    // overflow checks refused at run time): the clamp bounds the read of table to [0, 7].
+    Var x("x"), y("y");
+    Func product("product"), table("table"), out("out");
+    product(x, y) = x * y;
+    product.compute_root();
+    table(x, y) = x + 100 * y;
+    table.compute_root();
+    out(x, y) = table(x, clamp(product(x + 1, y - 1) + x * y, 0, 7));
+    Buffer<int> result = out.realize({32, 32});
+    int bad = 0;
+    for (int j = 0; j < 32; j++) {
+        for (int i = 0; i < 32; i++)
+            bad += result(i, j) != i + 100 * std::clamp((i + 1) * (j - 1) + i * j, 0, 7);
+    }
+    EXPECT_EQ(bad, 0);
+    // The table is computed over the clamp's rows only.
+    EXPECT_NE(out.loop_nest().find("produce table"), std::string::npos);
+    ImageParam in(Int(32), 2, "in");
+    Func reads("reads");
+    reads(x, y) = in(x, clamp(product(x + 1, y - 1) + x * y, 0, 7));
+    reads.infer_input_bounds({32, 32});
+    EXPECT_EQ(in.get().min(1), 0);
+    EXPECT_EQ(in.get().extent(1), 8);
+}
+
 }  // namespace
 }  // namespace dsl
