@@ -4,7 +4,14 @@
 ///   blurred(x) = sum(input(x + r)) / 5;           // with RDom r(-2, 5)
 ///   Tuple best = argmax(score(r.x, r.y));          // {r.x, r.y, score} at the maximum
 ///
-/// Each makes an anonymous Func over the pure Vars `e` uses, with one update over the RDom.
+/// Each makes an anonymous Func over the pure Vars `e` uses, with one update over the RDom. As
+/// in Halide, that Func is computed inside the innermost loop of the Func that reads it (the
+/// outer loop of a vectorized one): each point's reduction runs where the point is used, and
+/// Funcs computed at the reader's loops (`clamped.compute_at(spread, yi)` where spread reads
+/// clamped through maximum()) are computed outside it. Unlike Halide, loops inside that the
+/// reduction does not depend on are skipped: `out(c, x) = in(c, x) / sum(in(r, x))` computes
+/// the sum once per x, not once per c. Read by several Funcs, or of no dimension, it is
+/// computed at root.
 
 #include <string>
 

@@ -69,6 +69,15 @@ std::string unique(const std::string &name) {
     return name + "_" + std::to_string(counter.fetch_add(1));
 }
 
+/// The anonymous Func of an inline reduction. As in Halide, it is computed in the innermost loop
+/// of the Func that reads it (schedule::LoopLevel::innermost()): per point, with no storage
+/// outside that loop.
+Func anonymous(const std::string &name) {
+    Func f(unique(name));
+    lang::Function(f.contents()).schedule().compute_level = schedule::LoopLevel::innermost();
+    return f;
+}
+
 FindVars analyse(const Expr &e, const std::string &what) {
     user_assert(e.defined()) << what << " of an undefined Expr.";
     FindVars v;
@@ -90,7 +99,7 @@ std::vector<Expr> var_exprs(const std::vector<std::string> &names) {
 Expr reduce(const Expr &e, const std::string &name, const Expr &identity,
             const std::function<Expr(const Expr &, const Expr &)> &combine) {
     FindVars v = analyse(e, name);
-    Func f(unique(name));
+    Func f = anonymous(name);
     std::vector<Expr> args = var_exprs(v.pure_vars);
     f(args) = identity;
     f(args) = combine(f(args), e);
@@ -131,7 +140,7 @@ FindVars explicit_vars(const RDom &r, const Expr &e, const std::string &what) {
 Expr reduce_over(const RDom &r, const Expr &e_in, const std::string &name, const Expr &identity,
                  const std::function<Expr(const Expr &, const Expr &)> &combine) {
     FindVars v = explicit_vars(r, e_in, name);
-    Func f(unique(name));
+    Func f = anonymous(name);
     std::vector<Expr> args, call_args;
     Expr e = free_arguments(v, f.name(), e_in, &args, &call_args);
     f(args) = identity;
@@ -140,7 +149,7 @@ Expr reduce_over(const RDom &r, const Expr &e_in, const std::string &name, const
 }
 
 Tuple arg_reduce(const FindVars &v, const Expr &e_in, const std::string &name, bool is_max) {
-    Func f(unique(name));
+    Func f = anonymous(name);
     std::vector<Expr> args, call_args;
     Expr e = free_arguments(v, f.name(), e_in, &args, &call_args);
     const auto &domain = v.rdom.domain();

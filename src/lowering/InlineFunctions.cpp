@@ -1,6 +1,9 @@
 #include "lowering/InlineFunctions.h"
 
+#include <set>
+
 #include "ir/Error.h"
+#include "ir/FreeNames.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 #include "lowering/Wrappers.h"
@@ -39,6 +42,113 @@ class InlineCalls : public IRMutator {
 
 Function private_copy(const Function &f) {
     return Function(std::make_shared<lang::FunctionContents>(f.contents()));
+}
+
+/// The variables the arguments of the calls to Func `callee` use, in a stage's definition (and
+/// its specializations'); `found` says whether there is a call at all.
+class CallArguments : public IRVisitor {
+  public:
+    explicit CallArguments(const std::string &callee) : callee_(callee) {}
+    bool found = false;
+    std::set<std::string> vars;
+
+    void definition(const lang::Definition &d) {
+        for (const Expr &e : d.args)
+            include(e);
+        for (const Expr &e : d.values)
+            include(e);
+        include(d.predicate);
+        for (const lang::Specialization &s : d.specializations)
+            definition(s.definition);
+    }
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        if (op->call_type == Call::CallType::Func && op->name == callee_) {
+            found = true;
+            for (const Expr &a : op->args) {
+                for (const std::string &v : free_names(a, false))
+                    vars.insert(v);
+            }
+        }
+        IRVisitor::visit(op);
+    }
+
+  private:
+    const std::string &callee_;
+};
+
+/// The names loop `loop` of a stage was made from by its splits (itself included).
+std::set<std::string> origins(const std::vector<schedule::Split> &splits, const std::string &loop) {
+    std::set<std::string> made{loop};
+    for (auto it = splits.rbegin(); it != splits.rend(); ++it) {
+        using Kind = schedule::Split::Kind;
+        switch (it->kind) {
+            case Kind::SplitVar:
+                if (made.count(it->outer) || made.count(it->inner)) made.insert(it->old_var);
+                break;
+            case Kind::FuseVars:
+                if (made.count(it->old_var)) {
+                    made.insert(it->inner);
+                    made.insert(it->outer);
+                }
+                break;
+            case Kind::RenameVar:
+                if (made.count(it->outer)) made.insert(it->old_var);
+                break;
+        }
+    }
+    return made;
+}
+
+/// Whether every specialization of `d` (recursively) has the loop `var`.
+bool every_variant_has_loop(const lang::Definition &d, const std::string &var) {
+    bool found = false;
+    for (const schedule::Dim &dim : d.schedule.dims)
+        found |= dim.var == var;
+    for (const lang::Specialization &s : d.specializations)
+        found = found && every_variant_has_loop(s.definition, var);
+    return found;
+}
+
+/// Where a Func scheduled LoopLevel::innermost() goes: in the one stage of the one Func that
+/// reads it, the innermost loop the call's arguments depend on, other than a vectorized loop
+/// (its loops then run inside the vector's outer loop). Halide computes it in the innermost
+/// loop whatever the arguments; here loops inside that the arguments do not depend on (the
+/// channels of a softmax reading the sum over channels) do not recompute it. Root when several
+/// stages read it, when no loop qualifies, or when the Func has no dimension.
+LoopLevel innermost_level(const Environment &env, const std::string &name) {
+    // A reduction to one value (no dimension) is computed once.
+    if (env.func(name).dimensions() == 0) return LoopLevel::root();
+    std::string reader;
+    int stage = -1;
+    std::set<std::string> used;
+    for (const auto &[other, g] : env.funcs) {
+        if (other == name || is_inlined(g)) continue;
+        for (int k = 0; k < g.stages(); k++) {
+            CallArguments calls(name);
+            calls.definition(g.stage(k));
+            if (!calls.found) continue;
+            if (stage >= 0) return LoopLevel::root();  // a second reader
+            reader = other;
+            stage = k;
+            used = calls.vars;
+        }
+    }
+    if (stage < 0) return LoopLevel::root();
+    const lang::Definition &d = env.func(reader).stage(stage);
+    for (const schedule::Dim &dim : d.schedule.dims) {
+        if (dim.for_type == ForType::Vectorized) continue;
+        bool depends = false;
+        for (const std::string &v : origins(d.schedule.splits, dim.var))
+            depends |= used.count(v) > 0;
+        if (!depends) continue;
+        // The loop must be the same in every specialization of the stage.
+        if (!every_variant_has_loop(d, dim.var)) break;
+        return LoopLevel::at(reader, dim.var);
+    }
+    return LoopLevel::root();
 }
 
 }  // namespace
@@ -119,6 +229,13 @@ void inline_functions(Environment &env, const std::vector<Function> &outputs) {
                 e = inliner.mutate(e);
             d.predicate = inliner.mutate(d.predicate);
         }
+    }
+    // The readers of each Func are known now that the inlined ones are substituted.
+    for (auto &[name, f] : env.funcs) {
+        if (f.schedule().compute_level.kind != LoopLevel::Kind::Innermost) continue;
+        f.schedule().compute_level = innermost_level(env, name);
+        if (f.schedule().store_level.kind == LoopLevel::Kind::Innermost)
+            f.schedule().store_level = f.schedule().compute_level;
     }
 }
 

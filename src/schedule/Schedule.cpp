@@ -12,6 +12,8 @@ std::string LoopLevel::to_string() const {
             return "root";
         case Kind::At:
             return func + "." + var;
+        case Kind::Innermost:
+            return "innermost";
     }
     return "?";
 }

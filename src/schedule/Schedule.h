@@ -21,6 +21,9 @@ struct LoopLevel {
         Inlined,  ///< substituted into every use
         Root,     ///< outside every loop
         At,       ///< inside the loop `var` of stage `stage` of Func `func`
+        /// Halide's default for the anonymous Funcs of inline reductions (sum, maximum, ...):
+        /// inside the innermost loop of the one Func that reads it (root when several do).
+        Innermost,
     };
     Kind kind = Kind::Default;
     std::string func;
@@ -33,6 +36,7 @@ struct LoopLevel {
 
     static LoopLevel inlined() { return {Kind::Inlined, "", "", -1, {}}; }
     static LoopLevel root() { return {Kind::Root, "", "", -1, {}}; }
+    static LoopLevel innermost() { return {Kind::Innermost, "", "", -1, {}}; }
     static LoopLevel at(const std::string &func, const std::string &var, int stage = -1) {
         return {Kind::At, func, var, stage, {}};
     }

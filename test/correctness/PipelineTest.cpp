@@ -3,6 +3,8 @@
 // mins and strides, every scalar type.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/PipelineCheck.h"
 #include "common/TempDirectory.h"
 #include "dsl/dsl.h"
@@ -161,6 +163,93 @@ TEST(Reduction, InlineReductions) {
         Buffer<float> out = f->realize({16});
         EXPECT_TRUE(matches_reference(*f, out)) << f->name();
     }
+}
+
+// As in Halide, an inline reduction's Func is computed in the innermost loop of its reader
+// (outside a vectorized one), so a Func computed at an outer loop of that reader feeds it:
+// Halide's lesson 9 computes the padded input per row of a local max-minus-min.
+TEST(Reduction, InlineReductionsAreComputedInTheirReadersInnermostLoop) {
+    Buffer<uint8_t> in(37, 29);
+    in.for_each_element(
+        [&](int x, int y) { in(x, y) = static_cast<uint8_t>((x * 37 + y * 101 + x * y) % 251); });
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func clamped("clamped"), spread("spread");
+    clamped(x, y) = in(clamp(x, 0, in.width() - 1), clamp(y, 0, in.height() - 1));
+    RDom box(-2, 5, -2, 5, "box");
+    spread(x, y) = maximum(clamped(x + box.x, y + box.y)) - minimum(clamped(x + box.x, y + box.y));
+    spread.split(y, yo, yi, 8).parallel(yo).vectorize(x, 16);
+    clamped.store_at(spread, yo).compute_at(spread, yi);
+    std::string nest = spread.loop_nest();
+    // Both reductions are computed per vector of spread, inside the loop over rows.
+    size_t row = nest.find("for spread.s0.yi");
+    size_t vector = nest.find("for spread.s0.x:");
+    size_t max_at = nest.find("produce maximum_");
+    size_t min_at = nest.find("produce minimum_");
+    ASSERT_NE(row, std::string::npos) << nest;
+    ASSERT_NE(vector, std::string::npos) << nest;
+    EXPECT_GT(max_at, vector) << nest;
+    EXPECT_GT(min_at, vector) << nest;
+    Buffer<uint8_t> out = spread.realize({in.width(), in.height()});
+    int bad = 0;
+    for (int j = 0; j < in.height(); j++) {
+        for (int i = 0; i < in.width(); i++) {
+            int hi = 0, lo = 255;
+            for (int dy = -2; dy <= 2; dy++) {
+                for (int dx = -2; dx <= 2; dx++) {
+                    int v = in(std::clamp(i + dx, 0, in.width() - 1),
+                               std::clamp(j + dy, 0, in.height() - 1));
+                    hi = std::max(hi, v);
+                    lo = std::min(lo, v);
+                }
+            }
+            bad += out(i, j) != hi - lo;
+        }
+    }
+    EXPECT_EQ(bad, 0);
+}
+
+// Loops inside that the reduction does not depend on do not recompute it: a softmax's sum over
+// channels is computed once per pixel, outside the loop over channels.
+TEST(Reduction, InlineReductionSkipsLoopsItDoesNotDependOn) {
+    Buffer<float> in(5, 7);
+    in.for_each_element([&](int c, int x) { in(c, x) = static_cast<float>(c + 2 * x + 1); });
+    Var c("c"), x("x");
+    RDom r(0, 5, "r");
+    Func out("softmax");
+    out(c, x) = in(c, x) / sum(in(r, x));
+    std::string nest = out.loop_nest();
+    size_t pixels = nest.find("for softmax.s0.x");
+    size_t sum_at = nest.find("produce sum_");
+    size_t channels = nest.find("for softmax.s0.c");
+    ASSERT_NE(sum_at, std::string::npos) << nest;
+    EXPECT_LT(pixels, sum_at) << nest;
+    EXPECT_LT(sum_at, channels) << nest;
+    Buffer<float> result = out.realize({5, 7});
+    for (int j = 0; j < 7; j++) {
+        float total = 0;
+        for (int k = 0; k < 5; k++)
+            total += in(k, j);
+        for (int k = 0; k < 5; k++)
+            EXPECT_FLOAT_EQ(result(k, j), in(k, j) / total) << k << ", " << j;
+    }
+}
+
+// Read by two Funcs, an inline reduction's Func is computed once, at root.
+TEST(Reduction, InlineReductionReadByTwoFuncsIsComputedAtRoot) {
+    Var x("x");
+    RDom r(0, 10, "r");
+    Expr total = sum(x * r);
+    Func a("a"), b("b"), out("out");
+    a(x) = total + 1;
+    b(x) = total * 2;
+    a.compute_root();
+    b.compute_root();
+    out(x) = a(x) + b(x);
+    std::string nest = out.loop_nest();
+    EXPECT_LT(nest.find("produce sum_"), nest.find("produce a")) << nest;
+    Buffer<int> result = out.realize({12});
+    for (int i = 0; i < 12; i++)
+        EXPECT_EQ(result(i), 45 * i + 1 + 90 * i) << i;
 }
 
 TEST(Reduction, ArgmaxAndArgmin) {
