@@ -608,6 +608,14 @@ T evaluate_may_gpu(const Expr &e) {
 Tuple tuple_select(const Expr &condition, const Tuple &true_value, const Tuple &false_value);
 Tuple tuple_select(const Tuple &condition, const Tuple &true_value, const Tuple &false_value);
 
+/// The value `id` picks from a list: `mux(c, {r, g, b})` is r where c is 0, g where c is 1, b
+/// where c is 2; an `id` below 0 picks the first value and one past the end the last. The
+/// values must have one type (constants take the first value's). A Tuple, `mux(c, f(x))` with
+/// f Tuple-valued, picks one of its elements.
+Expr mux(const Expr &id, const std::vector<Expr> &values);
+Expr mux(const Expr &id, std::initializer_list<Expr> values);
+Expr mux(const Expr &id, const Tuple &values);
+
 /// A Func of the listed Vars with the value `e`: `lambda(x, y, x + y)` is `f` with
 /// `f(x, y) = x + y`.
 Func lambda(const Expr &e);

@@ -53,6 +53,13 @@ Expr min(const A &a, const B &b, const C &c, const Rest &...rest) {
     return min(min(a, b), c, rest...);
 }
 
+/// `value`, with the user's promise that it lies in [min, max] (either may be undefined: no
+/// promise on that side). Bounds inference takes that range, so a lookup table indexed by
+/// 10-bit data in a uint16 is read over [0, 1023] only; nothing checks the promise, and a value
+/// outside reads or writes outside the region computed or allocated. Prefer clamp(), which
+/// costs a min and a max, unless those matter.
+Expr unsafe_promise_clamped(const Expr &value, const Expr &min, const Expr &max);
+
 /// Whether `x` is +infinity or -infinity (false for integers).
 Expr is_inf(const Expr &x);
 /// Whether `x` is neither infinite nor NaN (true for integers).

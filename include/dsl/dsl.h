@@ -17,6 +17,7 @@
 #include "dsl/Pipeline.h"
 #include "dsl/Print.h"
 #include "dsl/RDom.h"
+#include "dsl/Random.h"
 #include "dsl/Target.h"
 #include "dsl/Type.h"
 #include "dsl/Var.h"

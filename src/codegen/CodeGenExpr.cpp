@@ -1094,6 +1094,7 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
             return builder_->CreateFCmpUNO(a, a);
         }
         case I::Likely:
+        case I::PromiseClamped:
             return codegen(op->args[0]);
         case I::Print:
             return call_print(op);
@@ -1155,6 +1156,12 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
                                   builder_->CreateStructGEP(dsl_dimension_type(), dim, 1));
             return constant_int(Int(32), 0);
         }
+        case I::Random:
+            // Definitions replace it; elsewhere it has no point to be a function of.
+            user_error << "random_float(), random_int() or random_uint() is used outside the "
+                       << "values of a Func's definition (in an RDom's bounds or a schedule); "
+                       << "define a Func with it and use that Func instead.";
+            return nullptr;
         default:
             break;
     }

@@ -227,6 +227,10 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "count_trailing_zeros";
         case Intrinsic::Undef:
             return "undef";
+        case Intrinsic::PromiseClamped:
+            return "promise_clamped";
+        case Intrinsic::Random:
+            return "random";
     }
     return "unknown";
 }

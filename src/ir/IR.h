@@ -265,6 +265,13 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// (): no value. As a whole value of an update it means that element is not stored
         /// (undef<T>()); lowering removes it and it appears nowhere else.
         Undef,
+        /// (value, min, max): `value`, which the user promises lies in [min, max]
+        /// (unsafe_promise_clamped): bounds inference takes that range; nothing checks it.
+        PromiseClamped,
+        /// (seed, number): a random variable of random_float() and the like (dsl/Random.h),
+        /// uint32; the definition that holds it replaces it by a hash of the point's
+        /// coordinates (lang/Random.h), so lowering never meets it.
+        Random,
     };
 
     std::string name;

@@ -197,7 +197,10 @@ class Analysis {
             return of(l->body);
         }
         if (const auto *c = e.as<Call>()) {
-            if (c->is_intrinsic(Call::Intrinsic::Likely)) return of(c->args[0]);
+            if (c->is_intrinsic(Call::Intrinsic::Likely) ||
+                c->is_intrinsic(Call::Intrinsic::PromiseClamped)) {
+                return of(c->args[0]);
+            }
             if (c->is_intrinsic(Call::Intrinsic::ShiftLeft)) {
                 auto amount = as_const_int(c->args[1]);
                 if (amount && *amount >= 0 && *amount < 62) {

@@ -153,6 +153,7 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
     if (args.size() > 1) c1 = const_int(args[1]);
     switch (op->intrinsic) {
         case I::Likely:
+        case I::PromiseClamped:
             *info = infos[0];
             break;
         case I::Reinterpret:

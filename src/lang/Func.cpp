@@ -339,6 +339,36 @@ Tuple tuple_select(const Tuple &condition, const Tuple &t, const Tuple &f) {
     return Tuple(values);
 }
 
+Expr mux(const Expr &id, const std::vector<Expr> &values) {
+    user_assert(id.defined() && id.type().is_int_or_uint())
+        << "mux: the index must be an integer Expr" << (id.defined() ? ", not " : "")
+        << (id.defined() ? id.type().to_string() : std::string()) << ".";
+    user_assert(!values.empty()) << "mux(" << id << ", {}): give at least one value.";
+    std::vector<Expr> typed = values;
+    for (size_t i = 0; i < typed.size(); i++) {
+        user_assert(typed[i].defined()) << "mux: value " << i << " is undefined.";
+        if (typed[i].type() == typed[0].type()) continue;
+        user_assert(ir::is_const(typed[i]))
+            << "mux(" << id << ", ...): value " << i << " (" << typed[i] << ") has type "
+            << typed[i].type() << " but the first has type " << typed[0].type()
+            << "; cast the values to one type.";
+        typed[i] = cast(typed[0].type(), typed[i]);
+    }
+    // From the last value down: id <= k picks value k (so ids below 0 pick the first).
+    Expr result = typed.back();
+    for (size_t k = typed.size() - 1; k-- > 0;)
+        result = select(id <= static_cast<int>(k), typed[k], result);
+    return result;
+}
+
+Expr mux(const Expr &id, std::initializer_list<Expr> values) {
+    return mux(id, std::vector<Expr>(values));
+}
+
+Expr mux(const Expr &id, const Tuple &values) {
+    return mux(id, values.as_vector());
+}
+
 Func lambda(const Expr &e) {
     Func f;
     f() = e;

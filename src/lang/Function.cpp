@@ -14,6 +14,7 @@
 #include "ir/Names.h"
 #include "ir/References.h"
 #include "lang/FunctionReferences.h"
+#include "lang/Random.h"
 
 namespace dsl::lang {
 
@@ -149,9 +150,13 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
     }
     // Nothing refers to a Func before its pure definition (calls to it are refused), so this
     // definition closes no cycle of references (lang/FunctionReferences.h).
-    std::vector<Expr> prepared;
-    for (const Expr &v : values)
-        prepared.push_back(with_strong_references(v, "the definition of Func \"" + c.name + "\""));
+    std::vector<Expr> prepared, coordinates;
+    for (const std::string &a : args)
+        coordinates.push_back(Variable::make(Int(32), a));
+    for (const Expr &v : values) {
+        prepared.push_back(with_strong_references(lower_random(v, coordinates),
+                                                  "the definition of Func \"" + c.name + "\""));
+    }
     c.args = args;
     c.output_types.clear();
     for (const Expr &v : values)
@@ -278,8 +283,14 @@ Definition Function::checked_update(const std::vector<Expr> &args,
     const std::string what = "the update of Func \"" + c.name + "\"";
     for (const Expr &a : args)
         d.args.push_back(with_strong_references(a, what));
+    // A random variable differs at each point written and each iteration of the RDom.
+    std::vector<Expr> coordinates = args;
+    if (d.rdom.defined()) {
+        for (const ReductionVariable &rv : d.rdom.domain())
+            coordinates.push_back(Variable::make(Int(32), rv.var, {}, d.rdom));
+    }
     for (const Expr &v : values_in)
-        d.values.push_back(with_strong_references(v, what));
+        d.values.push_back(with_strong_references(lower_random(v, coordinates), what));
     d.predicate = d.rdom.defined() ? d.rdom.predicate() : make_bool(true);
     for (const std::string &p : pure_vars_used)
         d.schedule.dims.push_back({p});

@@ -155,6 +155,21 @@ Expr count_trailing_zeros(const Expr &x) {
     return bit_count(x, ir::Call::Intrinsic::CountTrailingZeros, "count_trailing_zeros");
 }
 
+Expr unsafe_promise_clamped(const Expr &value, const Expr &min, const Expr &max) {
+    user_assert(value.defined()) << "unsafe_promise_clamped() of an undefined expression.";
+    Type t = value.type();
+    auto bound = [&](const Expr &b, bool high) {
+        if (!b.defined()) return high ? t.max() : t.min();
+        user_assert(b.type() == t || ir::is_const(b))
+            << "unsafe_promise_clamped(" << value << ", ...): the " << (high ? "max " : "min ") << b
+            << " has type " << b.type() << " but the value has type " << t << "; cast it to " << t
+            << ".";
+        return b.type() == t ? b : cast(t, b);
+    };
+    return ir::Call::make(t, ir::Call::Intrinsic::PromiseClamped,
+                          {value, bound(min, false), bound(max, true)});
+}
+
 Expr asinh(const Expr &x_in) {
     Expr x = as_float(x_in, "asinh");
     Expr a = abs(x);

@@ -441,5 +441,58 @@ TEST(HalideApi, LoweredStatementAsHtml) {
     EXPECT_EQ(text, g.lowered_stmt());
 }
 
+TEST(HalideApi, MuxPicksByIndexAndClampsIt) {
+    Var x("x"), c("c");
+    Func f("mux_f"), rgb("mux_rgb"), g("mux_g");
+    f(x, c) = mux(c - 1, {x, 456, 789});
+    Buffer<int> out = f.realize({10, 5});
+    for (int i = 0; i < 10; i++) {
+        // c - 1 runs from -1 (the first value) to 3 (past the end: the last value).
+        const int expected[5] = {i, i, 456, 789, 789};
+        for (int k = 0; k < 5; k++)
+            EXPECT_EQ(out(i, k), expected[k]) << i << ", " << k;
+    }
+    rgb(x) = Tuple(x * 2, x * 3, x * 4);
+    g(x, c) = mux(c, rgb(x));
+    Buffer<int> picked = g.realize({6, 3});
+    EXPECT_EQ(picked(5, 0), 10);
+    EXPECT_EQ(picked(5, 1), 15);
+    EXPECT_EQ(picked(5, 2), 20);
+    // Constants take the first value's type; other types are refused.
+    Expr u8 = mux(c, {cast<uint8_t>(x), 7});
+    EXPECT_EQ(u8.type(), UInt(8));
+    EXPECT_THROW(mux(c, {cast<uint8_t>(x), x}), CompileError);
+}
+
+TEST(HalideApi, UnsafePromiseClampedBoundsTheRegionRead) {
+    // A uint16 holding 10-bit values indexes a table: the promise bounds the table's region.
+    ImageParam data(UInt(16), 1, "promise_data"), lut(Float(32), 1, "promise_lut");
+    Var x("x");
+    Func f("promise_f");
+    f(x) = lut(unsafe_promise_clamped(data(x), 0, 1023));
+    f.infer_input_bounds({10});
+    EXPECT_EQ(lut.get().min(0), 0);
+    EXPECT_EQ(lut.get().extent(0), 1024);
+    // One side only: the other comes from the type.
+    ImageParam small(UInt(8), 1, "promise_small"), table(Float(32), 1, "promise_table");
+    Func g("promise_g");
+    g(x) = table(unsafe_promise_clamped(small(x), Expr(), 99));
+    g.infer_input_bounds({10});
+    EXPECT_EQ(table.get().min(0), 0);
+    EXPECT_EQ(table.get().extent(0), 100);
+    // The values are read as they are.
+    Buffer<uint16_t> d(100);
+    Buffer<float> t(1024);
+    for (int i = 0; i < 100; i++)
+        d(i) = static_cast<uint16_t>(i * 10);
+    for (int i = 0; i < 1024; i++)
+        t(i) = static_cast<float>(i) * 0.5f;
+    data.set(d);
+    lut.set(t);
+    Buffer<float> out = f.realize({100});
+    for (int i = 0; i < 100; i++)
+        EXPECT_EQ(out(i), static_cast<float>(i * 10) * 0.5f) << i;
+}
+
 }  // namespace
 }  // namespace dsl
