@@ -429,22 +429,24 @@ bool redirect_calls(FunctionContents &f,
     return r.changed;
 }
 
-void visit_definitions(const Function &f, IRVisitor &visitor) {
-    for (int s = 0; s < f.stages(); s++) {
-        const Definition &d = f.stage(s);
-        for (const Expr &e : d.args)
-            visitor.include(e);
-        for (const Expr &e : d.values)
-            visitor.include(e);
-        visitor.include(d.predicate);
-        visit_specializations(d, visitor);
-        if (d.rdom.defined()) {
-            for (const ReductionVariable &rv : d.rdom.domain()) {
-                visitor.include(rv.min);
-                visitor.include(rv.extent);
-            }
+void visit_definition(const Definition &d, IRVisitor &visitor) {
+    for (const Expr &e : d.args)
+        visitor.include(e);
+    for (const Expr &e : d.values)
+        visitor.include(e);
+    visitor.include(d.predicate);
+    visit_specializations(d, visitor);
+    if (d.rdom.defined()) {
+        for (const ReductionVariable &rv : d.rdom.domain()) {
+            visitor.include(rv.min);
+            visitor.include(rv.extent);
         }
     }
+}
+
+void visit_definitions(const Function &f, IRVisitor &visitor) {
+    for (int s = 0; s < f.stages(); s++)
+        visit_definition(f.stage(s), visitor);
 }
 
 std::map<std::string, Function> find_transitive_calls(

@@ -146,8 +146,10 @@ bool redirect_calls(FunctionContents &f,
                     const std::function<ir::FunctionPtr(const FunctionContents &callee)> &target);
 
 /// Walks every expression of every definition of `f` with `visitor`: left sides, values,
-/// predicates and RDom bounds.
+/// predicates, specializations' conditions and RDom bounds.
 void visit_definitions(const Function &f, ir::IRVisitor &visitor);
+/// The same for one definition (one stage).
+void visit_definition(const Definition &d, ir::IRVisitor &visitor);
 
 /// Every Func reachable from `outputs` through calls, by name. With `use`, each Func found is
 /// replaced by use(Func) before its calls are followed (lowering's copies with the calls to

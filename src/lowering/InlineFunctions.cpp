@@ -44,23 +44,13 @@ Function private_copy(const Function &f) {
     return Function(std::make_shared<lang::FunctionContents>(f.contents()));
 }
 
-/// The variables the arguments of the calls to Func `callee` use, in a stage's definition (and
-/// its specializations'); `found` says whether there is a call at all.
+/// The variables the arguments of the calls to Func `callee` use, in a stage's definition;
+/// `found` says whether there is a call at all.
 class CallArguments : public IRVisitor {
   public:
     explicit CallArguments(const std::string &callee) : callee_(callee) {}
     bool found = false;
     std::set<std::string> vars;
-
-    void definition(const lang::Definition &d) {
-        for (const Expr &e : d.args)
-            include(e);
-        for (const Expr &e : d.values)
-            include(e);
-        include(d.predicate);
-        for (const lang::Specialization &s : d.specializations)
-            definition(s.definition);
-    }
 
   protected:
     using IRVisitor::visit;
@@ -128,7 +118,7 @@ LoopLevel innermost_level(const Environment &env, const std::string &name) {
         if (other == name || is_inlined(g)) continue;
         for (int k = 0; k < g.stages(); k++) {
             CallArguments calls(name);
-            calls.definition(g.stage(k));
+            lang::visit_definition(g.stage(k), calls);
             if (!calls.found) continue;
             if (stage >= 0) return LoopLevel::root();  // a second reader
             reader = other;
