@@ -371,6 +371,15 @@ void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Bu
     run(names_of(outputs), *compiled, buffers);
 }
 
+namespace {
+/// The name of a buffer realize() makes: the Func's, numbered, so that buffers of two realizations
+/// of one Func (or two values of one Tuple) read by one later pipeline are distinct inputs.
+std::string realized_buffer_name(const std::string &func) {
+    static std::atomic<int> counter{0};
+    return func + "_" + std::to_string(counter.fetch_add(1));
+}
+}  // namespace
+
 std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
                                      const std::vector<int> &sizes) {
     require_defined(outputs, "realizing it");
@@ -380,7 +389,7 @@ std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
             << "Func \"" << f.name() << "\" has " << f.dimensions()
             << " dimensions, but realize() was given " << sizes.size() << " sizes.";
         for (int i = 0; i < f.outputs(); i++)
-            buffers.emplace_back(f.output_types()[i], sizes, f.name());
+            buffers.emplace_back(f.output_types()[i], sizes, realized_buffer_name(f.name()));
     }
     return buffers;
 }

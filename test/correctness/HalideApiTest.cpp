@@ -494,5 +494,23 @@ TEST(HalideApi, UnsafePromiseClampedBoundsTheRegionRead) {
         EXPECT_EQ(out(i), static_cast<float>(i * 10) * 0.5f) << i;
 }
 
+TEST(HalideApi, TwoRealizationsOfOneFuncAreDistinctInputs) {
+    // Halide's random test reads two results of one Func in one pipeline: realize() numbers its
+    // buffers' names, so they are two inputs rather than two inputs of one name.
+    Param<int> offset("realized_offset");
+    Var x("x");
+    Func f("realized_twice"), diff("realized_diff");
+    f(x) = x * 3 + offset;
+    offset.set(1);
+    Buffer<int> first = f.realize({8});
+    offset.set(5);
+    Buffer<int> second = f.realize({8});
+    EXPECT_NE(first.name(), second.name());
+    diff(x) = second(x) - first(x);
+    Buffer<int> out = diff.realize({8});
+    for (int i = 0; i < 8; i++)
+        EXPECT_EQ(out(i), 4) << i;
+}
+
 }  // namespace
 }  // namespace dsl
