@@ -533,18 +533,8 @@ void BoundsOfExpr::visit(const Call *op) {
     }
     if (op->intrinsic == I::PromiseClamped) {
         // The promised range, where it is tighter than what the value is known to be.
-        Interval v = get(op->args[0]), lo = get(op->args[1]), hi = get(op->args[2]);
-        if (v.empty) {
-            result = v;
-            return;
-        }
-        Expr min = lo.min.defined() && v.min.defined() ? make_max(v.min, lo.min)
-                   : lo.min.defined()                  ? lo.min
-                                                       : v.min;
-        Expr max = hi.max.defined() && v.max.defined() ? make_min(v.max, hi.max)
-                   : hi.max.defined()                  ? hi.max
-                                                       : v.max;
-        result = Interval(min, max);
+        Interval promised(get(op->args[1]).min, get(op->args[2]).max);
+        result = Interval::make_intersection(get(op->args[0]), promised);
         return;
     }
     if (op->intrinsic == I::Print) {

@@ -39,10 +39,7 @@ Pipeline::Pipeline(const std::vector<Func> &outputs) : outputs_(outputs) {
 }
 
 Realization Pipeline::realize(const std::vector<int> &sizes, const Target &target) {
-    std::vector<lang::Function> funcs = functions(outputs_);
-    Realization r(lang::output_buffers(funcs, sizes));
-    lang::realize_pipeline(funcs, r.buffers(), target);
-    return r;
+    return Realization(lang::realize_pipeline(functions(outputs_), sizes, target));
 }
 
 void Pipeline::realize(const Realization &outputs, const Target &target) {
@@ -50,8 +47,7 @@ void Pipeline::realize(const Realization &outputs, const Target &target) {
 }
 
 void Pipeline::infer_input_bounds(const std::vector<int> &sizes, const Target &target) {
-    std::vector<lang::Function> funcs = functions(outputs_);
-    lang::infer_input_bounds(funcs, lang::output_buffers(funcs, sizes), target);
+    lang::infer_input_bounds(functions(outputs_), sizes, target);
 }
 
 void Pipeline::infer_input_bounds(const Realization &outputs, const Target &target) {

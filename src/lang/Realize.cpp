@@ -359,30 +359,31 @@ void require_defined(const std::vector<Function> &outputs, const char *what) {
 
 namespace lang {
 
-void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
-                      const Target &target) {
-    require_defined(outputs, "realizing it");
+namespace {
+
+/// The compiled pipeline of `outputs` for `buffers`: the version for dense buffers, the common
+/// case (and what compile_jit() prepares); the one for any strides is compiled the first time a
+/// buffer that is not dense comes.
+std::shared_ptr<CompiledPipeline> compiled_for(const std::vector<Function> &outputs,
+                                               const std::vector<Buffer<>> &buffers,
+                                               const Target &target) {
     check_outputs(outputs, buffers);
-    // The version for dense buffers, the common case (and what compile_jit() prepares); the one
-    // for any strides is compiled the first time a buffer that is not dense comes.
     auto compiled = compile(outputs, target, lowering::StrideVersions::Dense);
     if (!all_dense(*compiled, buffers))
         compiled = compile(outputs, target, lowering::StrideVersions::Any);
-    run(names_of(outputs), *compiled, buffers);
+    return compiled;
 }
 
-namespace {
 /// The name of a buffer realize() makes: the Func's, numbered, so that buffers of two realizations
 /// of one Func (or two values of one Tuple) read by one later pipeline are distinct inputs.
 std::string realized_buffer_name(const std::string &func) {
     static std::atomic<int> counter{0};
     return func + "_" + std::to_string(counter.fetch_add(1));
 }
-}  // namespace
 
+/// Buffers over [0, size) for every value of each output.
 std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
                                      const std::vector<int> &sizes) {
-    require_defined(outputs, "realizing it");
     std::vector<Buffer<>> buffers;
     for (const Function &f : outputs) {
         user_assert(static_cast<int>(sizes.size()) == f.dimensions())
@@ -394,13 +395,32 @@ std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
     return buffers;
 }
 
+}  // namespace
+
+void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
+                      const Target &target) {
+    require_defined(outputs, "realizing it");
+    run(names_of(outputs), *compiled_for(outputs, buffers, target), buffers);
+}
+
+std::vector<Buffer<>> realize_pipeline(const std::vector<Function> &outputs,
+                                       const std::vector<int> &sizes, const Target &target) {
+    require_defined(outputs, "realizing it");
+    std::vector<Buffer<>> buffers = output_buffers(outputs, sizes);
+    realize_pipeline(outputs, buffers, target);
+    return buffers;
+}
+
+void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<int> &sizes,
+                        const Target &target) {
+    require_defined(outputs, "inferring the bounds of its inputs");
+    infer_input_bounds(outputs, output_buffers(outputs, sizes), target);
+}
+
 void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
                         const Target &target) {
     require_defined(outputs, "inferring the bounds of its inputs");
-    check_outputs(outputs, buffers);
-    auto compiled = compile(outputs, target, lowering::StrideVersions::Dense);
-    if (!all_dense(*compiled, buffers))
-        compiled = compile(outputs, target, lowering::StrideVersions::Any);
+    auto compiled = compiled_for(outputs, buffers, target);
     bool any_unbound = false;
     for (const lowering::PipelineInput &in : compiled->lowered.inputs) {
         any_unbound |= in.is_buffer && !in.buffer.defined() && in.param.defined() &&
@@ -433,10 +453,7 @@ lowering::LoweredPipeline lower_pipeline(const std::vector<Function> &outputs) {
 }  // namespace lang
 
 Realization Func::realize(const std::vector<int> &sizes, const Target &target) {
-    std::vector<Function> outputs{Function(contents_)};
-    Realization r(lang::output_buffers(outputs, sizes));
-    lang::realize_pipeline(outputs, r.buffers(), target);
-    return r;
+    return Realization(lang::realize_pipeline({Function(contents_)}, sizes, target));
 }
 
 void Func::realize(const Realization &outputs, const Target &target) {
@@ -448,8 +465,7 @@ void Func::realize(const Buffer<> &output, const Target &target) {
 }
 
 void Func::infer_input_bounds(const std::vector<int> &sizes, const Target &target) {
-    std::vector<Function> outputs{Function(contents_)};
-    lang::infer_input_bounds(outputs, lang::output_buffers(outputs, sizes), target);
+    lang::infer_input_bounds({Function(contents_)}, sizes, target);
 }
 
 void Func::infer_input_bounds(const Realization &outputs, const Target &target) {

@@ -30,12 +30,15 @@ JITCounters jit_counters();
 /// order) with the JIT: compiled when needed, run, its errors thrown as RuntimeErrors.
 void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
                       const Target &target);
-/// Buffers over [0, size) for every value of each output.
-std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
-                                     const std::vector<int> &sizes);
+/// The same into new buffers over [0, size) for every value of each output, which it returns.
+std::vector<Buffer<>> realize_pipeline(const std::vector<Function> &outputs,
+                                       const std::vector<int> &sizes, const Target &target);
 /// infer_input_bounds() of the pipeline of `outputs` computing into `buffers`: every
 /// ImageParam it reads that has no buffer gets one of the region the pipeline needs of it.
 void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
+                        const Target &target);
+/// The same for outputs over [0, size).
+void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<int> &sizes,
                         const Target &target);
 /// compile_jit() of the pipeline of `outputs`.
 void compile_pipeline_jit(const std::vector<Function> &outputs, const Target &target);

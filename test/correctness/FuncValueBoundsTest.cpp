@@ -100,8 +100,10 @@ TEST(FuncValueBounds, AClampAroundASumWithAnUnknownValueIsBoundedByTheClamp) {
             bad += result(i, j) != i + 100 * std::clamp((i + 1) * (j - 1) + i * j, 0, 7);
     }
     EXPECT_EQ(bad, 0);
-    // The table is computed over the clamp's rows only.
+    // table stays a Func of its own (computed at root, not inlined), so its region is what the
+    // bounds below are about.
     EXPECT_NE(out.loop_nest().find("produce table"), std::string::npos);
+    // The region read through the clamp is its rows [0, 7] only.
     ImageParam in(Int(32), 2, "in");
     Func reads("reads");
     reads(x, y) = in(x, clamp(product(x + 1, y - 1) + x * y, 0, 7));
