@@ -10,6 +10,7 @@ packages=(
     libgtest-dev libgmock-dev libbenchmark-dev
     libonnx-dev libonnx-testdata libprotobuf-dev
     valgrind
+    ocl-icd-opencl-dev pocl-opencl-icd
     python3-pil fonts-dejavu-core fonts-liberation2
 )
 # Peers for the benchmarks only; never needed to build or test the library.

@@ -17,6 +17,7 @@
 
 #include "dsl/Argument.h"
 #include "dsl/Buffer.h"
+#include "dsl/DeviceAPI.h"
 #include "dsl/Dimension.h"
 #include "dsl/Expr.h"
 #include "dsl/MemoryType.h"
@@ -162,6 +163,47 @@ class Stage {
                     TailStrategy tail = TailStrategy::Auto);
     /// Marks the loop as an ordinary sequential loop (undoing unroll, vectorize or parallel).
     Stage &serial(const VarOrRVar &x);
+
+    /// GPU loops (targets with a GPU feature, e.g. `host-opencl`). The loops marked by
+    /// gpu_blocks run as the blocks (OpenCL's work-groups) of one kernel launch, those marked by
+    /// gpu_threads as the threads of each block (work-items); the innermost loop named is the
+    /// launch's dimension 0. Up to three of each, block loops outside thread loops; what runs
+    /// inside the thread loops runs on the device. `api` chooses the GPU API; Default_GPU is
+    /// the target's.
+    Stage &gpu_blocks(const VarOrRVar &x, DeviceAPI api = DeviceAPI::Default_GPU);
+    Stage &gpu_blocks(const VarOrRVar &x, const VarOrRVar &y,
+                      DeviceAPI api = DeviceAPI::Default_GPU);
+    Stage &gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                      DeviceAPI api = DeviceAPI::Default_GPU);
+    Stage &gpu_threads(const VarOrRVar &x, DeviceAPI api = DeviceAPI::Default_GPU);
+    Stage &gpu_threads(const VarOrRVar &x, const VarOrRVar &y,
+                       DeviceAPI api = DeviceAPI::Default_GPU);
+    Stage &gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                       DeviceAPI api = DeviceAPI::Default_GPU);
+    /// Splits `x` by `x_size` into the block loop `bx` and the thread loop `tx` (as split, then
+    /// gpu_blocks(bx) and gpu_threads(tx)); the 2-D and 3-D forms tile as tile() does. The forms
+    /// without block names keep the names of the tiled loops for the block loops.
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &bx, const VarOrRVar &tx,
+                    const Expr &x_size, TailStrategy tail = TailStrategy::Auto,
+                    DeviceAPI api = DeviceAPI::Default_GPU);
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &tx, const Expr &x_size,
+                    TailStrategy tail = TailStrategy::Auto, DeviceAPI api = DeviceAPI::Default_GPU);
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &bx,
+                    const VarOrRVar &by, const VarOrRVar &tx, const VarOrRVar &ty,
+                    const Expr &x_size, const Expr &y_size, TailStrategy tail = TailStrategy::Auto,
+                    DeviceAPI api = DeviceAPI::Default_GPU);
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &tx,
+                    const VarOrRVar &ty, const Expr &x_size, const Expr &y_size,
+                    TailStrategy tail = TailStrategy::Auto, DeviceAPI api = DeviceAPI::Default_GPU);
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, const VarOrRVar &bx,
+                    const VarOrRVar &by, const VarOrRVar &bz, const VarOrRVar &tx,
+                    const VarOrRVar &ty, const VarOrRVar &tz, const Expr &x_size,
+                    const Expr &y_size, const Expr &z_size, TailStrategy tail = TailStrategy::Auto,
+                    DeviceAPI api = DeviceAPI::Default_GPU);
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, const VarOrRVar &tx,
+                    const VarOrRVar &ty, const VarOrRVar &tz, const Expr &x_size,
+                    const Expr &y_size, const Expr &z_size, TailStrategy tail = TailStrategy::Auto,
+                    DeviceAPI api = DeviceAPI::Default_GPU);
 
     /// At the start of each iteration of loop `at`, asks the CPU to bring into its cache the
     /// data of `f` (a Func or an input) that the same iteration reads when loop `from` is
@@ -425,6 +467,35 @@ class Func {
     Func &parallel(const VarOrRVar &x, const Expr &task_size,
                    TailStrategy tail = TailStrategy::Auto);
     Func &serial(const VarOrRVar &x);
+    Func &gpu_blocks(const VarOrRVar &x, DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_blocks(const VarOrRVar &x, const VarOrRVar &y,
+                     DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                     DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_threads(const VarOrRVar &x, DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_threads(const VarOrRVar &x, const VarOrRVar &y,
+                      DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                      DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &bx, const VarOrRVar &tx, const Expr &x_size,
+                   TailStrategy tail = TailStrategy::Auto, DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &tx, const Expr &x_size,
+                   TailStrategy tail = TailStrategy::Auto, DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &bx, const VarOrRVar &by,
+                   const VarOrRVar &tx, const VarOrRVar &ty, const Expr &x_size, const Expr &y_size,
+                   TailStrategy tail = TailStrategy::Auto, DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &tx, const VarOrRVar &ty,
+                   const Expr &x_size, const Expr &y_size, TailStrategy tail = TailStrategy::Auto,
+                   DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, const VarOrRVar &bx,
+                   const VarOrRVar &by, const VarOrRVar &bz, const VarOrRVar &tx,
+                   const VarOrRVar &ty, const VarOrRVar &tz, const Expr &x_size, const Expr &y_size,
+                   const Expr &z_size, TailStrategy tail = TailStrategy::Auto,
+                   DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, const VarOrRVar &tx,
+                   const VarOrRVar &ty, const VarOrRVar &tz, const Expr &x_size, const Expr &y_size,
+                   const Expr &z_size, TailStrategy tail = TailStrategy::Auto,
+                   DeviceAPI api = DeviceAPI::Default_GPU);
     Func &prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from,
                    const Expr &offset = 1,
                    PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);

@@ -9,6 +9,9 @@
 /// arm (part of every arm-64 target). A feature brings the ones it builds on: `avx2` means
 /// `sse41`, `avx` and `avx2`; `avx512` also means `fma` and `f16c`.
 ///
+/// `opencl` adds a GPU API: the loops a schedule marks with gpu_blocks / gpu_threads become
+/// OpenCL C kernels, run through the OpenCL driver (libOpenCL.so.1; here Debian's PoCL).
+///
 /// One feature is about the code rather than the CPU, on either architecture: `fp_contract` lets
 /// code generation fuse a float multiply and an add that uses it (`a * b + c`) into one fused
 /// multiply-add, rounded once, where the CPU has the instruction (as C compilers do with
@@ -35,7 +38,18 @@ class Target {
     enum class Arch { X86, ARM };
     enum class OS { Linux };
     /// In canonical order (the order `to_string` writes them in).
-    enum class Feature { SSE41, AVX, AVX2, FMA, F16C, AVX512, AVX512_VNNI, NEON, FP_CONTRACT };
+    enum class Feature {
+        SSE41,
+        AVX,
+        AVX2,
+        FMA,
+        F16C,
+        AVX512,
+        AVX512_VNNI,
+        NEON,
+        FP_CONTRACT,
+        OpenCL
+    };
 
     /// x86-64-linux with no features beyond the baseline (SSE2).
     Target() = default;
@@ -60,14 +74,16 @@ class Target {
     bool is_host() const { return host_; }
 
     /// Whether `f` is a feature of the CPU (an instruction set), which code run on a machine
-    /// needs that machine to have; `fp_contract` is not.
-    static bool is_cpu_feature(Feature f) { return f != Feature::FP_CONTRACT; }
+    /// needs that machine to have; `fp_contract` and the GPU APIs are not.
+    static bool is_cpu_feature(Feature f) {
+        return f != Feature::FP_CONTRACT && f != Feature::OpenCL;
+    }
 
     /// Whether the feature is named or implied by a named one (`avx2` implies `avx`).
     bool has_feature(Feature f) const;
-    /// Whether the target has a GPU API (CUDA, OpenCL). None exists in dsl yet, so false: code
-    /// written for Halide that picks a GPU schedule when it is true takes its CPU path here.
-    bool has_gpu_feature() const { return false; }
+    /// Whether the target has a GPU API (`opencl`): loops scheduled with gpu_blocks and
+    /// gpu_threads then run as kernels on that API's device.
+    bool has_gpu_feature() const { return has_feature(Feature::OpenCL); }
     /// Adds (or with `value` false removes) a feature, as with_feature / without_feature.
     Target &set_feature(Feature f, bool value = true) {
         return *this = value ? with_feature(f) : without_feature(f);

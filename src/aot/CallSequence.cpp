@@ -261,7 +261,7 @@ std::string compile_call_sequence(const ir::Module &pipelines, const CallSequenc
                                   const codegen::CpuTarget &target) {
     llvm::LLVMContext context;
     std::unique_ptr<llvm::TargetMachine> tm = codegen::make_target_machine(target);
-    std::unique_ptr<llvm::Module> m = codegen::compile_to_llvm(pipelines, context, *tm);
+    std::unique_ptr<llvm::Module> m = codegen::compile_to_llvm(pipelines, context, *tm, target);
     SequenceWriter(*m, sequence).write();
     // Only the entry point is visible: the pipelines and their argv wrappers are private to the
     // object (unused wrappers are dropped), so that several models link into one program.

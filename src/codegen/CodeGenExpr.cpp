@@ -1032,6 +1032,7 @@ llvm::Value *CodeGenLLVM::math_call(const Call *op, llvm::Value *x, llvm::Value 
 llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
     using I = Call::Intrinsic;
     Type t = op->type;
+    if (llvm::Value *gpu = call_gpu_intrinsic(op)) return gpu;
     switch (op->intrinsic) {
         case I::BitwiseAnd:
             return builder_->CreateAnd(codegen(op->args[0]), codegen(op->args[1]));

@@ -18,9 +18,12 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <cstdlib>
+#include <iostream>
 #include <mutex>
 
 #include "codegen/CodeGenLLVMInternal.h"
+#include "codegen/CodeGenOpenCL.h"
 #include "codegen/ShiftedLoads.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
@@ -472,8 +475,8 @@ llvm::StructType *CodeGenLLVM::dsl_dimension_type() {
 }
 
 std::unique_ptr<llvm::Module> optimized_module(const ir::Module &module, llvm::LLVMContext &context,
-                                               llvm::TargetMachine &tm) {
-    std::unique_ptr<llvm::Module> m = compile_to_llvm(module, context, tm);
+                                               llvm::TargetMachine &tm, const CpuTarget &target) {
+    std::unique_ptr<llvm::Module> m = compile_to_llvm(module, context, tm, target);
     optimize_llvm_module(*m, tm);
     return m;
 }
@@ -481,7 +484,7 @@ std::unique_ptr<llvm::Module> optimized_module(const ir::Module &module, llvm::L
 std::string compile_to_llvm_ir_text(const ir::Module &module, const CpuTarget &target) {
     llvm::LLVMContext context;
     std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
-    std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm);
+    std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm, target);
     std::string text;
     llvm::raw_string_ostream os(text);
     m->print(os, nullptr);
@@ -505,12 +508,13 @@ std::string emit_machine_code(llvm::Module &module, llvm::TargetMachine &target_
 std::string compile_to_assembly_text(const ir::Module &module, const CpuTarget &target) {
     llvm::LLVMContext context;
     std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
-    std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm);
+    std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm, target);
     return emit_machine_code(*m, *tm, false);
 }
 
 std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LLVMContext &context,
-                                              llvm::TargetMachine &target_machine) {
+                                              llvm::TargetMachine &target_machine,
+                                              const CpuTarget &target) {
     auto llvm_module = std::make_unique<llvm::Module>(module.name, context);
     llvm_module->setTargetTriple(target_machine.getTargetTriple().str());
     llvm_module->setDataLayout(target_machine.createDataLayout());
@@ -524,8 +528,27 @@ std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LL
         permutes.avx512vl = sub->checkFeatures("+avx512vl");
         permutes.avx512vbmi = sub->checkFeatures("+avx512vbmi");
     }
+    // The GPU kernels as one OpenCL C program, a constant of the module.
+    llvm::Value *gpu_source = nullptr;
+    uint64_t gpu_source_bytes = 0;
+    if (!module.kernels.empty()) {
+        user_assert(target.gpu_api == DeviceAPI::OpenCL)
+            << "Pipeline \"" << module.name << "\" has GPU loops (gpu_blocks, gpu_threads or "
+            << "gpu_tile in its schedule) but its target has no GPU API. Add the feature "
+               "`opencl` to the target (e.g. \"host-opencl\", or DSL_JIT_TARGET=host-opencl for "
+               "realize()), or schedule those loops for the CPU.";
+        std::string source = compile_to_opencl_c(module.kernels, target.fp_contract);
+        if (std::getenv("DSL_DEBUG_GPU")) std::cerr << source;
+        auto *text = llvm::ConstantDataArray::getString(context, source, false);
+        auto *global = new llvm::GlobalVariable(*llvm_module, text->getType(), true,
+                                                llvm::GlobalValue::PrivateLinkage, text,
+                                                module.name + ".opencl_source");
+        gpu_source = global;
+        gpu_source_bytes = source.size();
+    }
     for (const LoweredFunc &f : module.functions) {
         CodeGenLLVM cg(context, *llvm_module, permutes);
+        if (gpu_source) cg.set_gpu_kernels(&module.kernels, gpu_source, gpu_source_bytes);
         cg.compile_function(f);
     }
     std::string errors;

@@ -28,6 +28,9 @@ struct CpuTarget {
     /// Whether a float multiply and an add of its result may be fused into one fused
     /// multiply-add (Target's `fp_contract`); otherwise each is rounded on its own.
     bool fp_contract = false;
+    /// The GPU API that kernels (loops scheduled with gpu_blocks) are generated for: OpenCL,
+    /// or None when the target has no GPU feature (a pipeline with GPU loops is then refused).
+    ir::DeviceAPI gpu_api = ir::DeviceAPI::None;
 
     /// The machine this process runs on, with all its features.
     static CpuTarget host();
@@ -45,8 +48,13 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const CpuTarget &target
 ///   int f(dsl_buffer_t *or scalar args...)   in the order of `LoweredFunc::args`
 ///   int f_argv(void **args)                  args[i] points to the i-th argument (a
 ///                                            dsl_buffer_t * is passed as the pointer itself)
+///
+/// The module's GPU kernels are compiled for `target.gpu_api` (OpenCL C, embedded in the module
+/// as a constant string that the launches hand to the runtime); a module with kernels for a
+/// target without a GPU API is a CompileError.
 std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LLVMContext &context,
-                                              llvm::TargetMachine &target_machine);
+                                              llvm::TargetMachine &target_machine,
+                                              const CpuTarget &target);
 
 /// The optimised module as LLVM IR text, or as the target's assembly text.
 std::string compile_to_llvm_ir_text(const ir::Module &module, const CpuTarget &target);
@@ -58,7 +66,8 @@ void optimize_llvm_module(llvm::Module &module, llvm::TargetMachine &target_mach
 
 /// compile_to_llvm, then optimize_llvm_module.
 std::unique_ptr<llvm::Module> optimized_module(const ir::Module &module, llvm::LLVMContext &context,
-                                               llvm::TargetMachine &target_machine);
+                                               llvm::TargetMachine &target_machine,
+                                               const CpuTarget &target);
 
 /// `module` compiled to an object file (its bytes) or to assembly text.
 std::string emit_machine_code(llvm::Module &module, llvm::TargetMachine &target_machine,

@@ -31,6 +31,14 @@ class CodeGenLLVM : public ir::IRVisitor {
     ~CodeGenLLVM() override;
 
     void compile_function(const ir::LoweredFunc &f);
+    /// The GPU kernels the functions launch, and their program's source in the module (a
+    /// global of `source_bytes` bytes); see CodeGenGPUHost.cpp.
+    void set_gpu_kernels(const std::vector<ir::GPUKernel> *kernels, llvm::Value *source,
+                         uint64_t source_bytes) {
+        gpu_kernels_ = kernels;
+        gpu_source_ = source;
+        gpu_source_bytes_ = source_bytes;
+    }
 
   protected:
     using ir::IRVisitor::visit;
@@ -147,6 +155,14 @@ class CodeGenLLVM : public ir::IRVisitor {
     std::map<std::string, int> allocations_in_scope_;
     llvm::MDNode *tbaa_root_ = nullptr;
     std::map<std::string, llvm::MDNode *> tbaa_tags_;
+    /// The intrinsics of GPU offload (launches, copies, device buffers) on the host side;
+    /// null when `op` is none of them (CodeGenGPUHost.cpp).
+    llvm::Value *call_gpu_intrinsic(const ir::Call *op);
+    /// Continues if `status` is 0; otherwise returns it (the runtime reported the error).
+    void return_unless_zero(llvm::Value *status, const std::string &what);
+    const std::vector<ir::GPUKernel> *gpu_kernels_ = nullptr;
+    llvm::Value *gpu_source_ = nullptr;
+    uint64_t gpu_source_bytes_ = 0;
     /// Outlines the body of a parallel loop into a task and runs it on the runtime's pool.
     void codegen_parallel_loop(const ir::For *op);
     /// Returns `code` after freeing every live heap allocation.

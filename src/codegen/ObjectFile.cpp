@@ -85,7 +85,7 @@ std::string compile_to_object_bytes(const ir::Module &module, const CpuTarget &t
                                     const std::string &target_name) {
     llvm::LLVMContext context;
     std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
-    std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm);
+    std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm, target);
     for (const ir::LoweredFunc &f : module.functions)
         add_metadata(*m, f, target_name);
     return emit_machine_code(*m, *tm, true);

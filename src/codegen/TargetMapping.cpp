@@ -30,6 +30,8 @@ std::vector<std::string> llvm_names(Feature f) {
             return {"neon"};
         case Feature::FP_CONTRACT:
             return {};  // not a CPU feature: see CpuTarget::fp_contract
+        case Feature::OpenCL:
+            return {};  // not a CPU feature: see CpuTarget::gpu_api
     }
     return {};
 }
@@ -73,6 +75,7 @@ CpuTarget cpu_target_for(const Target &target) {
         cpu.features = added;
     }
     cpu.fp_contract = target.has_feature(Feature::FP_CONTRACT);
+    cpu.gpu_api = target.has_feature(Feature::OpenCL) ? ir::DeviceAPI::OpenCL : ir::DeviceAPI::None;
     return cpu;
 }
 

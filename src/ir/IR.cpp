@@ -231,6 +231,20 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "promise_clamped";
         case Intrinsic::Random:
             return "random";
+        case Intrinsic::GPUBlockIndex:
+            return "gpu_block_index";
+        case Intrinsic::GPUThreadIndex:
+            return "gpu_thread_index";
+        case Intrinsic::GPULaunch:
+            return "gpu_launch";
+        case Intrinsic::GPUCopyToHost:
+            return "gpu_copy_to_host";
+        case Intrinsic::GPUSetHostDirty:
+            return "gpu_set_host_dirty";
+        case Intrinsic::GPUDeviceFree:
+            return "gpu_device_free";
+        case Intrinsic::MakeBuffer:
+            return "make_buffer";
     }
     return "unknown";
 }
@@ -389,6 +403,10 @@ const char *to_string(DeviceAPI d) {
             return "none";
         case DeviceAPI::Host:
             return "host";
+        case DeviceAPI::Default_GPU:
+            return "default_gpu";
+        case DeviceAPI::OpenCL:
+            return "opencl";
         case DeviceAPI::CUDA:
             return "cuda";
         case DeviceAPI::NPU:

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dsl/Buffer.h"
+#include "dsl/DeviceAPI.h"
 #include "dsl/Expr.h"
 #include "dsl/MemoryType.h"
 #include "ir/FunctionPtr.h"
@@ -272,6 +273,27 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// uint32; the definition that holds it replaces it by a hash of the point's
         /// coordinates (lang/Random.h), so lowering never meets it.
         Random,
+        /// (dim): the index of this GPU block / thread along launch dimension `dim` (0-2),
+        /// int32. Only in GPU kernels.
+        GPUBlockIndex,
+        GPUThreadIndex,
+        /// (kernel, blocks_x, blocks_y, blocks_z, threads_x, threads_y, threads_z, args...):
+        /// runs the GPU kernel named by the StringImm `kernel` of the module over that grid;
+        /// `args` are its arguments in order, a buffer as its `dsl_buffer_t *` (copied to the
+        /// device first where the host holds newer data; marked device-dirty when written).
+        /// int32: 0 or an error code. A side effect.
+        GPULaunch,
+        /// (buffer): copies a `dsl_buffer_t *` back to the host if the device holds newer data;
+        /// int32: 0 or an error code. A side effect.
+        GPUCopyToHost,
+        /// (buffer): marks the host's copy of a `dsl_buffer_t *` newer than the device's; 0.
+        GPUSetHostDirty,
+        /// (buffer): releases a `dsl_buffer_t *`'s device memory; 0. A side effect.
+        GPUDeviceFree,
+        /// (host, elements, element_bytes): a `dsl_buffer_t *` (on the stack of the function)
+        /// of one dimension over `elements` elements at `host`, for an allocation that GPU
+        /// kernels use.
+        MakeBuffer,
     };
 
     std::string name;
@@ -299,8 +321,20 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
     }
     /// Whether evaluating the call twice gives the same value and has no side effect.
     bool is_pure() const {
-        return call_type != CallType::Extern && intrinsic != Intrinsic::BufferSetBounds &&
-               intrinsic != Intrinsic::Prefetch && intrinsic != Intrinsic::Print;
+        if (call_type == CallType::Extern) return false;
+        switch (intrinsic) {
+            case Intrinsic::BufferSetBounds:
+            case Intrinsic::Prefetch:
+            case Intrinsic::Print:
+            case Intrinsic::GPULaunch:
+            case Intrinsic::GPUCopyToHost:
+            case Intrinsic::GPUSetHostDirty:
+            case Intrinsic::GPUDeviceFree:
+            case Intrinsic::MakeBuffer:
+                return false;
+            default:
+                return true;
+        }
     }
     /// The name an intrinsic prints as, e.g. "shift_left".
     static const char *intrinsic_name(Intrinsic op);
@@ -348,7 +382,7 @@ struct VectorReduce : ExprNode<VectorReduce, IRNodeType::VectorReduce> {
 /// How a loop runs.
 enum class ForType : uint8_t { Serial, Parallel, Vectorized, Unrolled, GPUBlock, GPUThread, NPU };
 /// Where a loop's body runs.
-enum class DeviceAPI : uint8_t { None, Host, CUDA, NPU };
+using dsl::DeviceAPI;
 /// Where an allocation lives.
 using dsl::MemoryType;
 

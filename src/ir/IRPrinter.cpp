@@ -35,6 +35,26 @@ std::string to_string(const Stmt &s) {
     return ss.str();
 }
 
+std::string module_text(const Module &m) {
+    std::ostringstream ss;
+    for (const LoweredFunc &f : m.functions)
+        ss << f.body;
+    for (const GPUKernel &k : m.kernels) {
+        ss << "\nkernel " << k.name << "(";
+        for (size_t i = 0; i < k.args.size(); i++) {
+            const KernelArgument &a = k.args[i];
+            ss << (i ? ", " : "") << (a.is_buffer ? "buffer " : "") << a.type << " " << a.name;
+            if (a.is_buffer) {
+                ss << (a.read && a.written ? " (read, written)"
+                       : a.written         ? " (written)"
+                                           : " (read)");
+            }
+        }
+        ss << ") on " << to_string(k.api) << " {\n" << k.body << "}\n";
+    }
+    return ss.str();
+}
+
 namespace {
 
 void print_double(std::ostream &os, double v, int bits) {

@@ -6,12 +6,16 @@
 #include <vector>
 
 #include "ir/IRVisitor.h"
+#include "ir/Module.h"
 
 namespace dsl::ir {
 
 /// Renders an Expr or Stmt as text.
 std::string to_string(const Expr &e);
 std::string to_string(const Stmt &s);
+/// The host function's body of a lowered module, then each GPU kernel it launches:
+///   kernel name(buffer in (read), int32 in.min.0, ...) { body }
+std::string module_text(const Module &m);
 /// A call as the user would write it, e.g. "f(x, (y + 1))", for error messages.
 std::string call_text(const std::string &func, const std::vector<Expr> &args);
 

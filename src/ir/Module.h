@@ -33,9 +33,31 @@ struct LoweredFunc {
     std::vector<std::string> requirements;
 };
 
+/// One argument of a GPU kernel: a buffer it reads or writes (by its name in the host code,
+/// where its `dsl_buffer_t *` is names::buffer_struct of it), or a scalar value.
+struct KernelArgument {
+    std::string name;
+    /// The element type of a buffer (as it is stored: bool as uint8), or the scalar's type.
+    Type type;
+    bool is_buffer = false;
+    bool read = false, written = false;
+};
+
+/// A loop nest of GPU blocks and threads outlined from a host function
+/// (lowering/OffloadGPULoops.h). The body finds its place through the GPUBlockIndex and
+/// GPUThreadIndex intrinsics; the host launches it with a GPULaunch call.
+struct GPUKernel {
+    std::string name;
+    DeviceAPI api = DeviceAPI::OpenCL;
+    std::vector<KernelArgument> args;
+    Stmt body;
+};
+
 struct Module {
     std::string name;
     std::vector<LoweredFunc> functions;
+    /// The GPU kernels the functions launch, all for one API.
+    std::vector<GPUKernel> kernels;
 };
 
 }  // namespace dsl::ir

@@ -188,7 +188,8 @@ std::string JITModule::disk_cache_key(const std::string &key, const codegen::Cpu
     return "dsl JIT object\ncompiler: " + compiler_identity() + "\ntriple: " + target.triple +
            "\ncpu: " + target.cpu + "\nfeatures: " + target.features +
            "\nopt level: " + std::to_string(target.opt_level) +
-           "\nfp contract: " + (target.fp_contract ? "yes" : "no") + "\n" + key;
+           "\nfp contract: " + (target.fp_contract ? "yes" : "no") +
+           "\ngpu: " + ir::to_string(target.gpu_api) + "\n" + key;
 }
 
 std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,
@@ -262,7 +263,8 @@ std::shared_ptr<JITModule> JITModule::compile(const LazyModule &lazy,
     std::unique_ptr<llvm::TargetMachine> tm = codegen::make_target_machine(target);
 
     auto start = std::chrono::steady_clock::now();
-    std::unique_ptr<llvm::Module> llvm_module = codegen::compile_to_llvm(module, *context, *tm);
+    std::unique_ptr<llvm::Module> llvm_module =
+        codegen::compile_to_llvm(module, *context, *tm, target);
     times.codegen = seconds_since(start);
 
     start = std::chrono::steady_clock::now();

@@ -67,7 +67,7 @@ void Pipeline::print_loop_nest() const {
 }
 
 std::string Pipeline::lowered_stmt() const {
-    return ir::to_string(lang::lower_pipeline(functions(outputs_)).module.functions[0].body);
+    return ir::module_text(lang::lower_pipeline(functions(outputs_)).module);
 }
 
 void Pipeline::compile_to_lowered_stmt(const std::string &filename, StmtOutputFormat format) const {

@@ -286,6 +286,16 @@ void run(const std::string &name, const CompiledPipeline &p, const std::vector<B
     }
     dsl_runtime_clear_last_error();
     int status = p.jit->argv_function(lf.name)(argv.data());
+    // GPU kernels leave their outputs on the device: realize() hands back host buffers, so
+    // bring everything home and release the device's copies.
+    for (size_t i = 0; i < lf.args.size(); i++) {
+        if (!lf.args[i].is_buffer()) continue;
+        auto *raw = static_cast<dsl_buffer_t *>(argv[i]);
+        if (!raw->device) continue;
+        int copied = status == 0 ? dsl_buffer_copy_to_host(raw) : 0;
+        int freed = dsl_buffer_device_free(raw);
+        if (status == 0) status = copied ? copied : freed;
+    }
     if (status != 0) {
         std::string message = dsl_runtime_last_error();
         if (message.empty())
@@ -489,7 +499,7 @@ void Func::print_loop_nest() {
 }
 
 std::string Func::lowered_stmt() {
-    return ir::to_string(lang::lower_pipeline({Function(contents_)}).module.functions[0].body);
+    return ir::module_text(lang::lower_pipeline({Function(contents_)}).module);
 }
 
 namespace {

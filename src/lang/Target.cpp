@@ -12,9 +12,9 @@ namespace {
 
 using Feature = Target::Feature;
 
-constexpr Feature all_features[] = {Feature::SSE41,       Feature::AVX,  Feature::AVX2,
-                                    Feature::FMA,         Feature::F16C, Feature::AVX512,
-                                    Feature::AVX512_VNNI, Feature::NEON, Feature::FP_CONTRACT};
+constexpr Feature all_features[] = {
+    Feature::SSE41,  Feature::AVX,         Feature::AVX2, Feature::FMA,         Feature::F16C,
+    Feature::AVX512, Feature::AVX512_VNNI, Feature::NEON, Feature::FP_CONTRACT, Feature::OpenCL};
 
 constexpr uint32_t bit(Feature f) {
     return uint32_t(1) << static_cast<int>(f);
@@ -36,6 +36,7 @@ std::vector<Feature> direct_implications(Feature f) {
         case Feature::SSE41:
         case Feature::NEON:
         case Feature::FP_CONTRACT:
+        case Feature::OpenCL:
             return {};
     }
     return {};
@@ -49,9 +50,10 @@ uint32_t closure(Feature f) {
     return mask;
 }
 
-/// Whether `f` is a feature of targets of `arch` (`fp_contract` is one of every architecture).
+/// Whether `f` is a feature of targets of `arch` (`fp_contract` and the GPU APIs are ones of
+/// every architecture).
 bool feature_of(Feature f, Target::Arch arch) {
-    if (f == Feature::FP_CONTRACT) return true;
+    if (!Target::is_cpu_feature(f)) return true;
     return (f == Feature::NEON ? Target::Arch::ARM : Target::Arch::X86) == arch;
 }
 
@@ -130,6 +132,8 @@ std::string Target::feature_name(Feature f) {
             return "neon";
         case Feature::FP_CONTRACT:
             return "fp_contract";
+        case Feature::OpenCL:
+            return "opencl";
     }
     return "unknown";
 }

@@ -18,6 +18,7 @@
 #include "lowering/FuncValueBounds.h"
 #include "lowering/IndexConstants.h"
 #include "lowering/InlineFunctions.h"
+#include "lowering/OffloadGPULoops.h"
 #include "lowering/PartitionLoops.h"
 #include "lowering/RealizationOrder.h"
 #include "lowering/ScheduleFunctions.h"
@@ -227,6 +228,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     s = common_subexpression_elimination(s);
     log.pass("common subexpression elimination", s);
+
+    s = offload_gpu_loops(s, name, result.module.kernels);
+    log.pass("offload GPU loops", s);
 
     LoweredFunc f;
     f.name = name;

@@ -26,7 +26,7 @@ static void default_handler(const char *message) {
 // Set by one thread and read by any: accessed atomically.
 static dsl_error_handler_t handler = NULL;
 
-__attribute__((format(printf, 2, 3))) static int report(int code, const char *format, ...) {
+DSL_RUNTIME_EXPORT int dsl_runtime_report(int code, const char *format, ...) {
     char message[kMessageCapacity];
     va_list args;
     va_start(args, format);
@@ -71,193 +71,216 @@ DSL_RUNTIME_EXPORT void dsl_runtime_clear_last_error(void) {
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_bad_dimensions(const char *buffer, int expected,
                                                         int actual) {
-    return report(dsl_error_bad_dimensions,
-                  "Error: buffer \"%s\" has %d dimensions, but the pipeline needs %d.", buffer,
-                  actual, expected);
+    return dsl_runtime_report(dsl_error_bad_dimensions,
+                              "Error: buffer \"%s\" has %d dimensions, but the pipeline needs %d.",
+                              buffer, actual, expected);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_bad_type(const char *buffer, int expected_code,
                                                   int expected_bits, int code, int bits) {
     char want[32], got[32];
-    return report(dsl_error_bad_type, "Error: buffer \"%s\" holds %s, but the pipeline needs %s.",
-                  buffer, type_name(code, bits, got, sizeof(got)),
-                  type_name(expected_code, expected_bits, want, sizeof(want)));
+    return dsl_runtime_report(dsl_error_bad_type,
+                              "Error: buffer \"%s\" holds %s, but the pipeline needs %s.", buffer,
+                              type_name(code, bits, got, sizeof(got)),
+                              type_name(expected_code, expected_bits, want, sizeof(want)));
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_is_null(const char *buffer) {
-    return report(dsl_error_buffer_argument_is_null,
-                  "Error: buffer \"%s\" has no memory (its host pointer is null). Allocate it, "
-                  "or wrap memory that holds its elements.",
-                  buffer);
+    return dsl_runtime_report(
+        dsl_error_buffer_argument_is_null,
+        "Error: buffer \"%s\" has no memory (its host pointer is null). Allocate it, "
+        "or wrap memory that holds its elements.",
+        buffer);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_extent_negative(const char *buffer, int dim,
                                                                 int extent) {
-    return report(dsl_error_buffer_extents_negative,
-                  "Error: buffer \"%s\" has extent %d in dimension %d; extents cannot be "
-                  "negative. Pass a buffer whose extents are 0 or more.",
-                  buffer, extent, dim);
+    return dsl_runtime_report(
+        dsl_error_buffer_extents_negative,
+        "Error: buffer \"%s\" has extent %d in dimension %d; extents cannot be "
+        "negative. Pass a buffer whose extents are 0 or more.",
+        buffer, extent, dim);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_span_too_large(const char *buffer, double span) {
-    return report(dsl_error_buffer_too_large,
-                  "Error: buffer \"%s\" spans %.0f elements from its first element to its last "
-                  "(its strides times its extents), more than the 2^31 - 1 a pipeline addresses. "
-                  "Pass a smaller buffer, or crop it and process it in pieces.",
-                  buffer, span);
+    return dsl_runtime_report(
+        dsl_error_buffer_too_large,
+        "Error: buffer \"%s\" spans %.0f elements from its first element to its last "
+        "(its strides times its extents), more than the 2^31 - 1 a pipeline addresses. "
+        "Pass a smaller buffer, or crop it and process it in pieces.",
+        buffer, span);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_output_overlaps(const char *buffer, int dim_a,
                                                          int stride_a, int extent_a, int dim_b,
                                                          int stride_b, int extent_b) {
     if (dim_a == dim_b) {
-        return report(dsl_error_buffer_overlaps,
-                      "Error: output buffer \"%s\" has stride 0 in dimension %d (extent %d), so "
-                      "its elements share memory. Every element of an output needs its own "
-                      "memory: pass a buffer whose strides keep elements apart (a dense one).",
-                      buffer, dim_a, extent_a);
+        return dsl_runtime_report(
+            dsl_error_buffer_overlaps,
+            "Error: output buffer \"%s\" has stride 0 in dimension %d (extent %d), so "
+            "its elements share memory. Every element of an output needs its own "
+            "memory: pass a buffer whose strides keep elements apart (a dense one).",
+            buffer, dim_a, extent_a);
     }
-    return report(dsl_error_buffer_overlaps,
-                  "Error: output buffer \"%s\" may have elements that share memory: dimension "
-                  "%d (stride %d, extent %d) and dimension %d (stride %d, extent %d) interleave. "
-                  "Every element of an output needs its own memory: pass a buffer where one of "
-                  "each two dimensions steps over the whole of the other (a dense buffer, or a "
-                  "crop, transpose or slice of one).",
-                  buffer, dim_a, stride_a, extent_a, dim_b, stride_b, extent_b);
+    return dsl_runtime_report(
+        dsl_error_buffer_overlaps,
+        "Error: output buffer \"%s\" may have elements that share memory: dimension "
+        "%d (stride %d, extent %d) and dimension %d (stride %d, extent %d) interleave. "
+        "Every element of an output needs its own memory: pass a buffer where one of "
+        "each two dimensions steps over the whole of the other (a dense buffer, or a "
+        "crop, transpose or slice of one).",
+        buffer, dim_a, stride_a, extent_a, dim_b, stride_b, extent_b);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_access_out_of_bounds(const char *buffer, int dim,
                                                               int need_min, int need_max,
                                                               int have_min, int have_max) {
-    return report(dsl_error_access_out_of_bounds,
-                  "Error: the pipeline reads input \"%s\" at [%d, %d] in dimension %d, but the "
-                  "buffer only covers [%d, %d]. Pass a larger buffer, or wrap the input in a "
-                  "boundary condition such as BoundaryConditions::repeat_edge(%s).",
-                  buffer, need_min, need_max, dim, have_min, have_max, buffer);
+    return dsl_runtime_report(
+        dsl_error_access_out_of_bounds,
+        "Error: the pipeline reads input \"%s\" at [%d, %d] in dimension %d, but the "
+        "buffer only covers [%d, %d]. Pass a larger buffer, or wrap the input in a "
+        "boundary condition such as BoundaryConditions::repeat_edge(%s).",
+        buffer, need_min, need_max, dim, have_min, have_max, buffer);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min,
                                                           int need_max, int have_min,
                                                           int have_max) {
-    return report(dsl_error_access_out_of_bounds,
-                  "Error: the pipeline writes output \"%s\" at [%d, %d] in dimension %d, but the "
-                  "buffer only covers [%d, %d]. (An update writes where its arguments say, and a "
-                  "split with TailStrategy::RoundUp or ShiftInwards whole multiples of its "
-                  "factor.) Pass a larger buffer, or use TailStrategy::GuardWithIf.",
-                  buffer, need_min, need_max, dim, have_min, have_max);
+    return dsl_runtime_report(
+        dsl_error_access_out_of_bounds,
+        "Error: the pipeline writes output \"%s\" at [%d, %d] in dimension %d, but the "
+        "buffer only covers [%d, %d]. (An update writes where its arguments say, and a "
+        "split with TailStrategy::RoundUp or ShiftInwards whole multiples of its "
+        "factor.) Pass a larger buffer, or use TailStrategy::GuardWithIf.",
+        buffer, need_min, need_max, dim, have_min, have_max);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_bound_too_small(const char *func, const char *var,
                                                          int need_min, int need_max, int bound_min,
                                                          int bound_max) {
-    return report(dsl_error_access_out_of_bounds,
-                  "Error: Func \"%s\" is needed over [%d, %d] in %s, but its schedule bounds %s to "
-                  "[%d, %d]. Widen the bound() (or bound_extent()) or remove it.",
-                  func, need_min, need_max, var, var, bound_min, bound_max);
+    return dsl_runtime_report(
+        dsl_error_access_out_of_bounds,
+        "Error: Func \"%s\" is needed over [%d, %d] in %s, but its schedule bounds %s to "
+        "[%d, %d]. Widen the bound() (or bound_extent()) or remove it.",
+        func, need_min, need_max, var, var, bound_min, bound_max);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_region_smaller_than_window(const char *func,
                                                                     const char *var, int window,
                                                                     int have_min, int have_max) {
-    return report(dsl_error_access_out_of_bounds,
-                  "Error: Func \"%s\" is computed %d points of %s at a time (its loops over them "
-                  "are unrolled or vectorized, and a consumer's tile needs that many), but the "
-                  "pipeline needs only [%d, %d] of it. Make the output at least a tile wide, or "
-                  "split the consumer by a smaller factor.",
-                  func, window, var, have_min, have_max);
+    return dsl_runtime_report(
+        dsl_error_access_out_of_bounds,
+        "Error: Func \"%s\" is computed %d points of %s at a time (its loops over them "
+        "are unrolled or vectorized, and a consumer's tile needs that many), but the "
+        "pipeline needs only [%d, %d] of it. Make the output at least a tile wide, or "
+        "split the consumer by a smaller factor.",
+        func, window, var, have_min, have_max);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_small(const char *param, double value,
                                                          double min) {
     if (value != value) {
-        return report(dsl_error_param_too_small,
-                      "Error: Param \"%s\" is NaN, which is outside any range (its minimum is "
-                      "%g). Set it to a number within its range.",
-                      param, min);
+        return dsl_runtime_report(
+            dsl_error_param_too_small,
+            "Error: Param \"%s\" is NaN, which is outside any range (its minimum is "
+            "%g). Set it to a number within its range.",
+            param, min);
     }
-    return report(dsl_error_param_too_small,
-                  "Error: Param \"%s\" is %g, below its minimum %g. Set it within its range.",
-                  param, value, min);
+    return dsl_runtime_report(
+        dsl_error_param_too_small,
+        "Error: Param \"%s\" is %g, below its minimum %g. Set it within its range.", param, value,
+        min);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_param_too_large(const char *param, double value,
                                                          double max) {
     if (value != value) {
-        return report(dsl_error_param_too_large,
-                      "Error: Param \"%s\" is NaN, which is outside any range (its maximum is "
-                      "%g). Set it to a number within its range.",
-                      param, max);
+        return dsl_runtime_report(
+            dsl_error_param_too_large,
+            "Error: Param \"%s\" is NaN, which is outside any range (its maximum is "
+            "%g). Set it to a number within its range.",
+            param, max);
     }
-    return report(dsl_error_param_too_large,
-                  "Error: Param \"%s\" is %g, above its maximum %g. Set it within its range.",
-                  param, value, max);
+    return dsl_runtime_report(
+        dsl_error_param_too_large,
+        "Error: Param \"%s\" is %g, above its maximum %g. Set it within its range.", param, value,
+        max);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_int_param_too_small(const char *param, int64_t value,
                                                              int64_t min) {
-    return report(dsl_error_param_too_small,
-                  "Error: Param \"%s\" is %lld, below its minimum %lld. Set it within its range.",
-                  param, (long long)value, (long long)min);
+    return dsl_runtime_report(
+        dsl_error_param_too_small,
+        "Error: Param \"%s\" is %lld, below its minimum %lld. Set it within its range.", param,
+        (long long)value, (long long)min);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_int_param_too_large(const char *param, int64_t value,
                                                              int64_t max) {
-    return report(dsl_error_param_too_large,
-                  "Error: Param \"%s\" is %lld, above its maximum %lld. Set it within its range.",
-                  param, (long long)value, (long long)max);
+    return dsl_runtime_report(
+        dsl_error_param_too_large,
+        "Error: Param \"%s\" is %lld, above its maximum %lld. Set it within its range.", param,
+        (long long)value, (long long)max);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_uint_param_too_small(const char *param, uint64_t value,
                                                               uint64_t min) {
-    return report(dsl_error_param_too_small,
-                  "Error: Param \"%s\" is %llu, below its minimum %llu. Set it within its range.",
-                  param, (unsigned long long)value, (unsigned long long)min);
+    return dsl_runtime_report(
+        dsl_error_param_too_small,
+        "Error: Param \"%s\" is %llu, below its minimum %llu. Set it within its range.", param,
+        (unsigned long long)value, (unsigned long long)min);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_uint_param_too_large(const char *param, uint64_t value,
                                                               uint64_t max) {
-    return report(dsl_error_param_too_large,
-                  "Error: Param \"%s\" is %llu, above its maximum %llu. Set it within its range.",
-                  param, (unsigned long long)value, (unsigned long long)max);
+    return dsl_runtime_report(
+        dsl_error_param_too_large,
+        "Error: Param \"%s\" is %llu, above its maximum %llu. Set it within its range.", param,
+        (unsigned long long)value, (unsigned long long)max);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_out_of_memory(const char *buffer, double bytes) {
-    return report(dsl_error_out_of_memory, "Error: out of memory allocating %.0f bytes for \"%s\".",
-                  bytes, buffer);
+    return dsl_runtime_report(dsl_error_out_of_memory,
+                              "Error: out of memory allocating %.0f bytes for \"%s\".", bytes,
+                              buffer);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_buffer_too_large(const char *buffer, double elements) {
-    return report(dsl_error_buffer_too_large,
-                  "Error: \"%s\" would need %.0f elements (2^31 at most); is a coordinate "
-                  "unbounded? Clamp the coordinates that index it.",
-                  buffer, elements);
+    return dsl_runtime_report(
+        dsl_error_buffer_too_large,
+        "Error: \"%s\" would need %.0f elements (2^31 at most); is a coordinate "
+        "unbounded? Clamp the coordinates that index it.",
+        buffer, elements);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_bounds_overflow(const char *func, const char *bound,
                                                          double value) {
-    return report(dsl_error_buffer_too_large,
-                  "Error: the region of \"%s\" overflows 32-bit arithmetic: computing its bound "
-                  "%s needs the value %.0f. A coordinate that indexes it grows too large with "
-                  "these sizes and Params; clamp the coordinate, or give the Params in it a range "
-                  "(set_range).",
-                  func, bound, value);
+    return dsl_runtime_report(
+        dsl_error_buffer_too_large,
+        "Error: the region of \"%s\" overflows 32-bit arithmetic: computing its bound "
+        "%s needs the value %.0f. A coordinate that indexes it grows too large with "
+        "these sizes and Params; clamp the coordinate, or give the Params in it a range "
+        "(set_range).",
+        func, bound, value);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_stride_not_one(const char *buffer, int stride) {
-    return report(dsl_error_bad_stride,
-                  "Error: buffer \"%s\" has stride %d in its first dimension, but this version of "
-                  "the pipeline was compiled only for buffers whose first dimension is dense "
-                  "(stride 1). realize() picks the version for any strides itself; code that "
-                  "calls the compiled function directly must pass dense buffers.",
-                  buffer, stride);
+    return dsl_runtime_report(
+        dsl_error_bad_stride,
+        "Error: buffer \"%s\" has stride %d in its first dimension, but this version of "
+        "the pipeline was compiled only for buffers whose first dimension is dense "
+        "(stride 1). realize() picks the version for any strides itself; code that "
+        "calls the compiled function directly must pass dense buffers.",
+        buffer, stride);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_constraint_violated(const char *owner, const char *buffer,
                                                              const char *field, int dim, int value,
                                                              int required) {
-    return report(dsl_error_constraint_violated,
-                  "Error: buffer \"%s\" has %s %d in dimension %d, but %s requires %d there "
-                  "(dim(%d).set_%s). Pass a buffer that meets the constraint (crop it, or copy "
-                  "it into one with that layout), or remove the constraint.",
-                  buffer, field, value, dim, owner, required, dim, field);
+    return dsl_runtime_report(
+        dsl_error_constraint_violated,
+        "Error: buffer \"%s\" has %s %d in dimension %d, but %s requires %d there "
+        "(dim(%d).set_%s). Pass a buffer that meets the constraint (crop it, or copy "
+        "it into one with that layout), or remove the constraint.",
+        buffer, field, value, dim, owner, required, dim, field);
 }

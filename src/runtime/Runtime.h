@@ -54,6 +54,10 @@ enum dsl_print_kind {
 void dsl_runtime_print(const char *format, int32_t count, const int32_t *descriptors,
                        const uint64_t *slots);
 
+/// Formats a message as printf does (cut at DSL_RUNTIME_MESSAGE_CAPACITY), hands it to
+/// dsl_runtime_report_error, and returns `code`: what every reporter below does.
+__attribute__((format(printf, 2, 3))) int dsl_runtime_report(int code, const char *format, ...);
+
 // Error reporters called by generated code; each returns its error code.
 int dsl_runtime_error_bad_dimensions(const char *buffer, int expected, int actual);
 int dsl_runtime_error_bad_type(const char *buffer, int expected_code, int expected_bits, int code,
@@ -83,6 +87,41 @@ int dsl_runtime_error_bounds_overflow(const char *func, const char *bound, doubl
 int dsl_runtime_error_stride_not_one(const char *buffer, int stride);
 int dsl_runtime_error_constraint_violated(const char *owner, const char *buffer, const char *field,
                                           int dim, int value, int required);
+
+/// A device API's operations on buffers (GPU.c, OpenCL.c). `bytes` is the buffer's span.
+struct dsl_buffer_t;
+typedef struct dsl_device_interface_t {
+    const char *name;
+    int (*device_malloc)(struct dsl_buffer_t *buffer, uint64_t bytes);
+    int (*device_free)(struct dsl_buffer_t *buffer);
+    int (*copy_to_host)(struct dsl_buffer_t *buffer, uint64_t bytes);
+    int (*copy_to_device)(struct dsl_buffer_t *buffer, uint64_t bytes);
+} dsl_device_interface_t;
+
+/// The bytes from a buffer's host pointer to the end of its last element (strides must not be
+/// negative); sets *ok to 0 (and reports) when the buffer cannot live on a device.
+uint64_t dsl_runtime_buffer_span(const struct dsl_buffer_t *buffer, int *ok);
+/// Makes sure `buffer` has memory on the device of `api` holding its newest data: allocates it
+/// and copies the host's data there when it has none, copies when the host is newer.
+int dsl_runtime_copy_to_device(struct dsl_buffer_t *buffer, const dsl_device_interface_t *api);
+
+/// The OpenCL device interface (OpenCL.c).
+extern const dsl_device_interface_t dsl_opencl_device_interface;
+/// Runs the kernel `kernel` of the OpenCL C program `source` (`source_bytes` long; the program
+/// is built once per process and kept) over blocks[0..2] work-groups of threads[0..2]
+/// work-items. args[i] points to argument i: a `dsl_buffer_t *` where kinds[i] is nonzero (1
+/// read, 2 written, 3 both; it is put on the device first, and written ones are marked
+/// device-dirty), else a scalar of sizes[i] bytes. Returns 0 or an error code.
+int dsl_runtime_opencl_launch(const char *source, uint64_t source_bytes, const char *kernel,
+                              int32_t blocks_x, int32_t blocks_y, int32_t blocks_z,
+                              int32_t threads_x, int32_t threads_y, int32_t threads_z,
+                              int32_t count, void *const *args, const uint64_t *sizes,
+                              const uint8_t *kinds);
+/// Generated code's entry points for host and device coherence (GPU.c): copy back a buffer
+/// the device holds newer data of, mark the host's copy newer, release the device's.
+int dsl_runtime_copy_to_host(struct dsl_buffer_t *buffer);
+int dsl_runtime_set_host_dirty(struct dsl_buffer_t *buffer);
+int dsl_runtime_device_free(struct dsl_buffer_t *buffer);
 
 #ifdef __cplusplus
 }  // extern "C"

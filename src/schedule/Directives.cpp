@@ -317,6 +317,91 @@ Stage &Stage::serial(const VarOrRVar &x) {
 
 namespace {
 
+/// Marks the loops `vars` (innermost first) as GPU loops of `type` run by `api`.
+void mark_gpu_loops(const std::shared_ptr<lang::FunctionContents> &func, int stage,
+                    const char *name, std::initializer_list<const VarOrRVar *> vars,
+                    ir::ForType type, DeviceAPI api) {
+    Directive d(func, stage, name);
+    user_assert(api == DeviceAPI::Default_GPU || api == DeviceAPI::OpenCL)
+        << d.where() << ": the device API " << ir::to_string(api)
+        << " is not a GPU API dsl generates code for; use DeviceAPI::Default_GPU (the target's) "
+           "or DeviceAPI::OpenCL.";
+    for (const VarOrRVar *v : vars) {
+        Dim &dim = d.dims()[d.find(*v)];
+        dim.for_type = type;
+        dim.device_api = api;
+    }
+    d.done();
+}
+
+}  // namespace
+
+Stage &Stage::gpu_blocks(const VarOrRVar &x, DeviceAPI api) {
+    mark_gpu_loops(func_, stage_, "gpu_blocks", {&x}, ir::ForType::GPUBlock, api);
+    return *this;
+}
+Stage &Stage::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, DeviceAPI api) {
+    mark_gpu_loops(func_, stage_, "gpu_blocks", {&x, &y}, ir::ForType::GPUBlock, api);
+    return *this;
+}
+Stage &Stage::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                         DeviceAPI api) {
+    mark_gpu_loops(func_, stage_, "gpu_blocks", {&x, &y, &z}, ir::ForType::GPUBlock, api);
+    return *this;
+}
+Stage &Stage::gpu_threads(const VarOrRVar &x, DeviceAPI api) {
+    mark_gpu_loops(func_, stage_, "gpu_threads", {&x}, ir::ForType::GPUThread, api);
+    return *this;
+}
+Stage &Stage::gpu_threads(const VarOrRVar &x, const VarOrRVar &y, DeviceAPI api) {
+    mark_gpu_loops(func_, stage_, "gpu_threads", {&x, &y}, ir::ForType::GPUThread, api);
+    return *this;
+}
+Stage &Stage::gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                          DeviceAPI api) {
+    mark_gpu_loops(func_, stage_, "gpu_threads", {&x, &y, &z}, ir::ForType::GPUThread, api);
+    return *this;
+}
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &bx, const VarOrRVar &tx,
+                       const Expr &x_size, TailStrategy tail, DeviceAPI api) {
+    split(x, bx, tx, x_size, tail);
+    gpu_blocks(bx, api);
+    return gpu_threads(tx, api);
+}
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &tx, const Expr &x_size,
+                       TailStrategy tail, DeviceAPI api) {
+    return gpu_tile(x, x, tx, x_size, tail, api);
+}
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &bx,
+                       const VarOrRVar &by, const VarOrRVar &tx, const VarOrRVar &ty,
+                       const Expr &x_size, const Expr &y_size, TailStrategy tail, DeviceAPI api) {
+    tile(x, y, bx, by, tx, ty, x_size, y_size, tail);
+    gpu_blocks(bx, by, api);
+    return gpu_threads(tx, ty, api);
+}
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &tx,
+                       const VarOrRVar &ty, const Expr &x_size, const Expr &y_size,
+                       TailStrategy tail, DeviceAPI api) {
+    return gpu_tile(x, y, x, y, tx, ty, x_size, y_size, tail, api);
+}
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                       const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &bz,
+                       const VarOrRVar &tx, const VarOrRVar &ty, const VarOrRVar &tz,
+                       const Expr &x_size, const Expr &y_size, const Expr &z_size,
+                       TailStrategy tail, DeviceAPI api) {
+    tile({x, y, z}, {bx, by, bz}, {tx, ty, tz}, {x_size, y_size, z_size}, tail);
+    gpu_blocks(bx, by, bz, api);
+    return gpu_threads(tx, ty, tz, api);
+}
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                       const VarOrRVar &tx, const VarOrRVar &ty, const VarOrRVar &tz,
+                       const Expr &x_size, const Expr &y_size, const Expr &z_size,
+                       TailStrategy tail, DeviceAPI api) {
+    return gpu_tile(x, y, z, x, y, z, tx, ty, tz, x_size, y_size, z_size, tail, api);
+}
+
+namespace {
+
 void add_prefetch(const Directive &d, const std::string &target, const VarOrRVar &at,
                   const VarOrRVar &from, const Expr &offset, PrefetchBoundStrategy strategy) {
     size_t a = d.find(at), f = d.find(from);
@@ -489,6 +574,68 @@ Func &Func::parallel(const VarOrRVar &x, const Expr &task_size, TailStrategy tai
 }
 Func &Func::serial(const VarOrRVar &x) {
     Stage(contents_, 0).serial(x);
+    return *this;
+}
+Func &Func::gpu_blocks(const VarOrRVar &x, DeviceAPI api) {
+    Stage(contents_, 0).gpu_blocks(x, api);
+    return *this;
+}
+Func &Func::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, DeviceAPI api) {
+    Stage(contents_, 0).gpu_blocks(x, y, api);
+    return *this;
+}
+Func &Func::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, DeviceAPI api) {
+    Stage(contents_, 0).gpu_blocks(x, y, z, api);
+    return *this;
+}
+Func &Func::gpu_threads(const VarOrRVar &x, DeviceAPI api) {
+    Stage(contents_, 0).gpu_threads(x, api);
+    return *this;
+}
+Func &Func::gpu_threads(const VarOrRVar &x, const VarOrRVar &y, DeviceAPI api) {
+    Stage(contents_, 0).gpu_threads(x, y, api);
+    return *this;
+}
+Func &Func::gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, DeviceAPI api) {
+    Stage(contents_, 0).gpu_threads(x, y, z, api);
+    return *this;
+}
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &bx, const VarOrRVar &tx,
+                     const Expr &x_size, TailStrategy tail, DeviceAPI api) {
+    Stage(contents_, 0).gpu_tile(x, bx, tx, x_size, tail, api);
+    return *this;
+}
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &tx, const Expr &x_size, TailStrategy tail,
+                     DeviceAPI api) {
+    Stage(contents_, 0).gpu_tile(x, tx, x_size, tail, api);
+    return *this;
+}
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &bx,
+                     const VarOrRVar &by, const VarOrRVar &tx, const VarOrRVar &ty,
+                     const Expr &x_size, const Expr &y_size, TailStrategy tail, DeviceAPI api) {
+    Stage(contents_, 0).gpu_tile(x, y, bx, by, tx, ty, x_size, y_size, tail, api);
+    return *this;
+}
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &tx,
+                     const VarOrRVar &ty, const Expr &x_size, const Expr &y_size, TailStrategy tail,
+                     DeviceAPI api) {
+    Stage(contents_, 0).gpu_tile(x, y, tx, ty, x_size, y_size, tail, api);
+    return *this;
+}
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                     const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &bz,
+                     const VarOrRVar &tx, const VarOrRVar &ty, const VarOrRVar &tz,
+                     const Expr &x_size, const Expr &y_size, const Expr &z_size, TailStrategy tail,
+                     DeviceAPI api) {
+    Stage(contents_, 0)
+        .gpu_tile(x, y, z, bx, by, bz, tx, ty, tz, x_size, y_size, z_size, tail, api);
+    return *this;
+}
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                     const VarOrRVar &tx, const VarOrRVar &ty, const VarOrRVar &tz,
+                     const Expr &x_size, const Expr &y_size, const Expr &z_size, TailStrategy tail,
+                     DeviceAPI api) {
+    Stage(contents_, 0).gpu_tile(x, y, z, tx, ty, tz, x_size, y_size, z_size, tail, api);
     return *this;
 }
 Func &Func::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from, const Expr &offset,

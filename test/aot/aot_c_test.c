@@ -9,20 +9,6 @@
 #include "aot_blur.h"
 
 static int failures = 0;
-#define CHECK(cond, ...)                                    \
-    do {                                                    \
-        if (!(cond)) {                                      \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                   \
-            fprintf(stderr, "\n");                          \
-            failures++;                                     \
-        }                                                   \
-    } while (0)
-
-static char last_message[1024];
-static void keep_message(const char *message) {
-    strncpy(last_message, message, sizeof(last_message) - 1);
-}
 
 int main(void) {
     enum { W = 203, H = 77 };

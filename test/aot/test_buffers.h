@@ -2,9 +2,28 @@
 #ifndef DSL_TEST_AOT_TEST_BUFFERS_H
 #define DSL_TEST_AOT_TEST_BUFFERS_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "dsl/runtime/dsl_runtime.h"
+
+/* CHECK(cond, printf-arguments): counts a failure in `failures` (which the test defines) and
+ * says where. */
+#define CHECK(cond, ...)                                    \
+    do {                                                    \
+        if (!(cond)) {                                      \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                   \
+            fprintf(stderr, "\n");                          \
+            failures++;                                     \
+        }                                                   \
+    } while (0)
+
+/* The last error message, kept by keep_message (installed with dsl_set_error_handler). */
+static char last_message[1024];
+static inline void keep_message(const char *message) {
+    strncpy(last_message, message, sizeof(last_message) - 1);
+}
 
 /* A dense 2-D uint16 buffer over [x0, x0 + w) x [y0, y0 + h) at `host` (NULL for a bounds
  * query), described in `dim` (two entries, owned by the caller). */

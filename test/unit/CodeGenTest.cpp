@@ -190,7 +190,7 @@ TEST(CodeGen, LoopOverABufferWithItsMinAndStride) {
                    {"out", LoweredArgument::Kind::OutputBuffer, Int(32), 1}},
                   loop,
                   {}};
-    auto jit = jit::JITModule::compile(Module{"m", {f}});
+    auto jit = jit::JITModule::compile(Module{"m", {f}, {}});
 
     std::vector<int32_t> in_data(20), out_data(5, -1);
     for (int i = 0; i < 20; i++)
@@ -240,7 +240,7 @@ TEST(CodeGen, HeapAllocationAndAssertion) {
                    {"out", LoweredArgument::Kind::OutputBuffer, Int(32), 1}},
                   body,
                   {}};
-    auto jit = jit::JITModule::compile(Module{"m", {f}});
+    auto jit = jit::JITModule::compile(Module{"m", {f}, {}});
     TestBuffer out(Int(32), 1);
     int32_t size = 20000;  // 80 KB: large enough for the heap
     void *argv[] = {&size, &out.buffer};
@@ -265,7 +265,7 @@ TEST(CodeGenProperty, MatchesTheReferenceEvaluator) {
     int compared = 0;
     for (int m = 0; m < kModules; m++) {
         std::vector<CompiledCase> cases;
-        Module module{"random" + std::to_string(m), {}};
+        Module module{"random" + std::to_string(m), {}, {}};
         for (int i = 0; i < kPerModule; i++) {
             Expr e = gen.expr(gen.type(), gen.uniform(1, 4));
             cases.push_back(make_case("f" + std::to_string(i), e));
@@ -295,7 +295,7 @@ TEST(CodeGen, ConversionsAtTheEdgesMatchTheEvaluator) {
     std::vector<Type> ints = {Int(8),  Int(16),  Int(32),  Int(64),
                               UInt(8), UInt(16), UInt(32), UInt(64)};
     std::vector<Type> floats = {Float(16), BFloat(16), Float(32), Float(64)};
-    Module module{"conversions", {}};
+    Module module{"conversions", {}, {}};
     std::vector<CompiledCase> cases;
     for (Type from : ints) {
         for (Type to : floats) {
@@ -328,7 +328,7 @@ TEST(CodeGen, IntegerToFloat16OverflowSurvivesFloat16Arithmetic) {
     Expr e =
         Cast::make(Float(16), Call::make(UInt(32), Call::Intrinsic::ShiftLeft, {u, Expr(31)})) + h;
     CompiledCase c = make_case("overflow", e);
-    auto jit = jit::JITModule::compile(Module{"m", {c.func}});
+    auto jit = jit::JITModule::compile(Module{"m", {c.func}, {}});
     std::map<std::string, Value> env{{"u", Value::of_uint(UInt(32), 7)},
                                      {"h", Value::of_float(Float(16), -INFINITY)}};
     Value expected = evaluate(e, env), actual = run_case(*jit, c, env);
@@ -342,7 +342,7 @@ TEST(CodeGen, FmaRoundsOnce) {
     Expr d = Variable::make(Float(64), "d"), h = Variable::make(Float(16), "h");
     Expr v = Variable::make(Float(32, 8), "v");
     std::vector<Expr> exprs = {fma(f, f, g), fma(d, d, -d), fma(h, h, -h), fma(v, v, g), f * f + g};
-    Module module{"fma", {}};
+    Module module{"fma", {}, {}};
     std::vector<CompiledCase> cases;
     for (size_t i = 0; i < exprs.size(); i++) {
         cases.push_back(make_case("fma" + std::to_string(i), exprs[i]));
@@ -373,7 +373,7 @@ TEST(CodeGen, MathFunctionsWithinTolerance) {
         sqrt(f),  exp(f),       log(f),   pow(f, f), sin(f),  cos(f), tan(f), atan2(f, f + 1.0f),
         floor(f), ceil(f),      round(f), trunc(f),  sqrt(d), exp(d), sin(d), atan2(d, d),
         round(d), is_nan(f / f)};
-    Module module{"math", {}};
+    Module module{"math", {}, {}};
     std::vector<CompiledCase> cases;
     for (size_t i = 0; i < exprs.size(); i++) {
         cases.push_back(make_case("m" + std::to_string(i), exprs[i]));

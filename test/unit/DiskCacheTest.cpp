@@ -91,7 +91,7 @@ TEST(Hash128, SeparatesNearbyInputs) {
 
 ir::Module module_of(const Expr &value) {
     ir::LoweredFunc f{"f", {}, ir::Evaluate::make(value), {}};
-    return ir::Module{"m", {f}};
+    return ir::Module{"m", {f}, {}};
 }
 
 // The readable printer leaves types implicit; the key must not: these pairs print alike.
@@ -354,7 +354,7 @@ ir::Module positive_check_module() {
     Expr n = ir::Variable::make(Int(32), "n");
     ir::Stmt body = ir::AssertStmt::make(n > 0, Expr(int32_t(dsl_error_param_too_small)));
     ir::LoweredFunc f{"check", {{"n", ir::LoweredArgument::Kind::Scalar, Int(32), 0}}, body, {}};
-    return ir::Module{"positive_check", {f}};
+    return ir::Module{"positive_check", {f}, {}};
 }
 
 void expect_checks_positive(const jit::JITModule &jit) {

@@ -74,6 +74,17 @@ typedef enum dsl_error_code_t {
     dsl_error_constraint_violated = -14 /* a buffer that breaks a dim(d).set_...() constraint */
 } dsl_error_code_t;
 
+/** Device memory (GPU targets). A pipeline whose kernels write an output buffer leaves the
+ * newest data on the device and sets dsl_buffer_flag_device_dirty; these bring it back and
+ * release the device's copy. Each returns 0 or an error code. */
+/** Copies the buffer's device data to its host memory if the device holds newer data. */
+int dsl_buffer_copy_to_host(dsl_buffer_t *buffer);
+/** Releases the buffer's device memory (without copying it back; see the one above). */
+int dsl_buffer_device_free(dsl_buffer_t *buffer);
+/** Tells the runtime that the host memory holds newer data than the device (after the caller
+ * wrote it), so that the next pipeline that runs on the device copies it there first. */
+void dsl_buffer_set_host_dirty(dsl_buffer_t *buffer);
+
 /** Sets the number of threads parallel loops use (the calling thread included); 0 restores the
  * default: the environment variable DSL_NUM_THREADS if set, else one per CPU core. */
 void dsl_set_num_threads(int n);

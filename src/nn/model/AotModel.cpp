@@ -135,6 +135,8 @@ class StaticModelWriter {
                                                            : runtime_buffer(s, in));
             }
             pipelines.functions.push_back(lf);
+            for (const ir::GPUKernel &k : lowered.module.kernels)
+                pipelines.kernels.push_back(k);
             if (elements(s.output) > 0) seq_.calls.push_back(call);
             for (const std::string &dead : s.last_uses) {
                 arena.release(arena_offset.at(dead));

@@ -1,0 +1,156 @@
+// The host side of GPU offload: launching the kernels that lowering outlined
+// (lowering/OffloadGPULoops.h) through the runtime, and the device buffers of allocations.
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/CodeGenLLVMInternal.h"
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "runtime/Runtime.h"
+
+namespace dsl::codegen {
+
+using namespace ir;
+
+void CodeGenLLVM::return_unless_zero(llvm::Value *status, const std::string &what) {
+    llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+    llvm::BasicBlock *ok = llvm::BasicBlock::Create(context_, what + "_ok", function_);
+    llvm::BasicBlock *failed = llvm::BasicBlock::Create(context_, what + "_failed", function_);
+    builder_->CreateCondBr(builder_->CreateICmpEQ(status, llvm::ConstantInt::get(i32, 0)), ok,
+                           failed, llvm::MDBuilder(context_).createLikelyBranchWeights());
+    builder_->SetInsertPoint(failed);
+    return_freeing_heap(status);
+    builder_->SetInsertPoint(ok);
+}
+
+llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
+    using I = Call::Intrinsic;
+    llvm::Type *i8 = llvm::Type::getInt8Ty(context_);
+    llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+    llvm::Type *i64 = llvm::Type::getInt64Ty(context_);
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+    auto runtime_call = [&](const char *name, llvm::Value *buffer) {
+        llvm::FunctionCallee fn =
+            module_.getOrInsertFunction(name, llvm::FunctionType::get(i32, {ptr}, false));
+        return builder_->CreateCall(fn, {buffer});
+    };
+    switch (op->intrinsic) {
+        case I::GPULaunch: {
+            const auto *name = op->args[0].as<StringImm>();
+            internal_assert(name && gpu_kernels_ && gpu_source_) << "a launch without kernels";
+            const GPUKernel *kernel = nullptr;
+            for (const GPUKernel &k : *gpu_kernels_)
+                if (k.name == name->value) kernel = &k;
+            internal_assert(kernel) << "no kernel " << name->value;
+            size_t count = kernel->args.size();
+            internal_assert(op->args.size() == 7 + count) << "launch of " << name->value;
+            // The argument table, on the stack: pointers, sizes, kinds.
+            llvm::IRBuilder<> entry(&function_->getEntryBlock(),
+                                    function_->getEntryBlock().begin());
+            size_t slots = std::max<size_t>(count, 1);
+            llvm::Value *values = entry.CreateAlloca(ptr, llvm::ConstantInt::get(i32, slots));
+            llvm::Value *sizes = entry.CreateAlloca(i64, llvm::ConstantInt::get(i32, slots));
+            llvm::Value *kinds = entry.CreateAlloca(i8, llvm::ConstantInt::get(i32, slots));
+            for (size_t i = 0; i < count; i++) {
+                const KernelArgument &a = kernel->args[i];
+                llvm::Value *v = codegen(op->args[7 + i]);
+                llvm::Value *pointer = v;
+                uint64_t bytes = 8;
+                int kind = 0;
+                if (a.is_buffer) {
+                    kind = (a.read ? 1 : 0) | (a.written ? 2 : 0);
+                } else {
+                    // A scalar goes by address; a bool as a byte.
+                    if (a.type.is_bool()) v = builder_->CreateZExt(v, i8);
+                    llvm::Value *slot = entry.CreateAlloca(v->getType());
+                    builder_->CreateStore(v, slot);
+                    pointer = slot;
+                    bytes = a.type.is_bool() ? 1 : a.type.bytes();
+                }
+                auto index = static_cast<unsigned>(i);
+                builder_->CreateStore(pointer,
+                                      builder_->CreateConstInBoundsGEP1_32(ptr, values, index));
+                builder_->CreateStore(llvm::ConstantInt::get(i64, bytes),
+                                      builder_->CreateConstInBoundsGEP1_32(i64, sizes, index));
+                builder_->CreateStore(llvm::ConstantInt::get(i8, kind),
+                                      builder_->CreateConstInBoundsGEP1_32(i8, kinds, index));
+            }
+            std::vector<llvm::Value *> args = {gpu_source_,
+                                               llvm::ConstantInt::get(i64, gpu_source_bytes_),
+                                               builder_->CreateGlobalStringPtr(kernel->name)};
+            for (int d = 0; d < 6; d++)
+                args.push_back(builder_->CreateIntCast(codegen(op->args[1 + d]), i32, true));
+            args.push_back(llvm::ConstantInt::get(i32, count));
+            args.push_back(values);
+            args.push_back(sizes);
+            args.push_back(kinds);
+            std::vector<llvm::Type *> types;
+            for (llvm::Value *a : args)
+                types.push_back(a->getType());
+            llvm::FunctionCallee launch = module_.getOrInsertFunction(
+                "dsl_runtime_opencl_launch", llvm::FunctionType::get(i32, types, false));
+            return_unless_zero(builder_->CreateCall(launch, args), "launch");
+            return llvm::ConstantInt::get(i32, 0);
+        }
+        case I::GPUCopyToHost:
+            return_unless_zero(runtime_call("dsl_runtime_copy_to_host", codegen(op->args[0])),
+                               "copy_to_host");
+            return llvm::ConstantInt::get(i32, 0);
+        case I::GPUSetHostDirty:
+            return runtime_call("dsl_runtime_set_host_dirty", codegen(op->args[0]));
+        case I::GPUDeviceFree:
+            return runtime_call("dsl_runtime_device_free", codegen(op->args[0]));
+        case I::MakeBuffer: {
+            // A dsl_buffer_t and its one dimension, in the entry block (reused when the
+            // allocation is in a loop: each iteration releases its device memory at its end).
+            llvm::IRBuilder<> entry(&function_->getEntryBlock(),
+                                    function_->getEntryBlock().begin());
+            llvm::Value *buffer = entry.CreateAlloca(dsl_buffer_type());
+            llvm::Value *dim = entry.CreateAlloca(dsl_dimension_type());
+            llvm::Value *host = codegen(op->args[0]);
+            llvm::Value *elements = builder_->CreateIntCast(codegen(op->args[1]), i32, true);
+            auto bytes = as_const_int(op->args[2]);
+            internal_assert(bytes) << "make_buffer with element size " << op->args[2];
+            llvm::StructType *bt = dsl_buffer_type();
+            builder_->CreateStore(llvm::ConstantInt::get(i64, 0),
+                                  builder_->CreateStructGEP(bt, buffer, 0));
+            builder_->CreateStore(
+                llvm::ConstantPointerNull::get(llvm::PointerType::get(context_, 0)),
+                builder_->CreateStructGEP(bt, buffer, 1));
+            builder_->CreateStore(host, builder_->CreateStructGEP(bt, buffer, 2));
+            builder_->CreateStore(llvm::ConstantInt::get(i64, 0),
+                                  builder_->CreateStructGEP(bt, buffer, 3));
+            llvm::Value *type = builder_->CreateStructGEP(bt, buffer, 4);
+            llvm::Type *type_struct = bt->getElementType(4);
+            builder_->CreateStore(llvm::ConstantInt::get(i8, 1),  // uint
+                                  builder_->CreateStructGEP(type_struct, type, 0));
+            builder_->CreateStore(llvm::ConstantInt::get(i8, *bytes * 8),
+                                  builder_->CreateStructGEP(type_struct, type, 1));
+            builder_->CreateStore(llvm::ConstantInt::get(llvm::Type::getInt16Ty(context_), 1),
+                                  builder_->CreateStructGEP(type_struct, type, 2));
+            builder_->CreateStore(llvm::ConstantInt::get(i32, 1),
+                                  builder_->CreateStructGEP(bt, buffer, 5));
+            builder_->CreateStore(dim, builder_->CreateStructGEP(bt, buffer, 6));
+            builder_->CreateStore(
+                llvm::ConstantPointerNull::get(llvm::PointerType::get(context_, 0)),
+                builder_->CreateStructGEP(bt, buffer, 7));
+            llvm::StructType *dt = dsl_dimension_type();
+            builder_->CreateStore(llvm::ConstantInt::get(i32, 0),
+                                  builder_->CreateStructGEP(dt, dim, 0));
+            builder_->CreateStore(elements, builder_->CreateStructGEP(dt, dim, 1));
+            builder_->CreateStore(llvm::ConstantInt::get(i32, 1),
+                                  builder_->CreateStructGEP(dt, dim, 2));
+            builder_->CreateStore(llvm::ConstantInt::get(i32, 0),
+                                  builder_->CreateStructGEP(dt, dim, 3));
+            return buffer;
+        }
+        case I::GPUBlockIndex:
+        case I::GPUThreadIndex:
+            internal_error << "a GPU index outside a kernel";
+            return nullptr;
+        default:
+            return nullptr;
+    }
+}
+
+}  // namespace dsl::codegen

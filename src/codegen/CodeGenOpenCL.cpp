@@ -1,0 +1,551 @@
+#include "codegen/CodeGenOpenCL.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Scope.h"
+
+namespace dsl::codegen {
+
+using namespace ir;
+
+namespace {
+
+/// Integer helpers with dsl's semantics (include/dsl/Expr.h): Euclidean division and modulo
+/// with x / 0 == 0 and x % 0 == 0, and shifts by any amount (a negative amount shifts the other
+/// way; past the width, zeros or the sign). One set per integer type.
+constexpr const char *kPrelude =
+    R"(#define DSL_SIGNED_OPS(T, UT, BITS)                                  \
+inline T dsl_div_##T(T a, T b) {                                            \
+    if (b == 0) return 0;                                                   \
+    if (b == -1) return (T)((UT)0 - (UT)a);                                 \
+    T q = a / b, r = a % b;                                                 \
+    if (r < 0) q = b > 0 ? q - 1 : q + 1;                                   \
+    return q;                                                               \
+}                                                                           \
+inline T dsl_mod_##T(T a, T b) {                                            \
+    if (b == 0 || b == -1) return 0;                                        \
+    T r = a % b;                                                            \
+    if (r < 0) r = b > 0 ? r + b : r - b;                                   \
+    return r;                                                               \
+}                                                                           \
+inline T dsl_shift_##T(T a, long n) {                                       \
+    if (n >= BITS) return 0;                                                \
+    if (n <= -BITS) return a < 0 ? (T)-1 : (T)0;                            \
+    return n >= 0 ? (T)((UT)a << n) : (T)(a >> -n);                         \
+}
+#define DSL_UNSIGNED_OPS(T, BITS)                                           \
+inline T dsl_div_##T(T a, T b) { return b == 0 ? (T)0 : (T)(a / b); }      \
+inline T dsl_mod_##T(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); }      \
+inline T dsl_shift_##T(T a, long n) {                                       \
+    if (n >= BITS || n <= -BITS) return 0;                                  \
+    return n >= 0 ? (T)(a << n) : (T)(a >> -n);                             \
+}
+DSL_SIGNED_OPS(char, uchar, 8)
+DSL_SIGNED_OPS(short, ushort, 16)
+DSL_SIGNED_OPS(int, uint, 32)
+DSL_SIGNED_OPS(long, ulong, 64)
+DSL_UNSIGNED_OPS(uchar, 8)
+DSL_UNSIGNED_OPS(ushort, 16)
+DSL_UNSIGNED_OPS(uint, 32)
+DSL_UNSIGNED_OPS(ulong, 64)
+)";
+
+class OpenCLPrinter : public IRVisitor {
+  public:
+    explicit OpenCLPrinter(std::ostringstream &out) : out_(out) {}
+
+    void kernel(const GPUKernel &k) {
+        kernel_ = k.name;
+        out_ << "__kernel void " << k.name << "(";
+        std::vector<std::string> unpack;
+        for (size_t i = 0; i < k.args.size(); i++) {
+            const KernelArgument &a = k.args[i];
+            if (i) out_ << ", ";
+            std::string id = fresh(a.name);
+            if (a.is_buffer) {
+                out_ << "__global " << (a.written ? "" : "const ") << type_name(a.type) << " *"
+                     << id;
+                buffers_.push(a.name, {id, a.type});
+            } else if (a.type.is_bool()) {
+                // Kernels take no bools: a byte, tested.
+                out_ << "uchar " << id << "_byte";
+                unpack.push_back("const bool " + id + " = " + id + "_byte != 0;");
+                names_.push(a.name, id);
+            } else {
+                out_ << type_name(a.type) << " " << id;
+                names_.push(a.name, id);
+            }
+        }
+        out_ << ") {\n";
+        indent_ = 1;
+        for (const std::string &u : unpack)
+            line() << u << "\n";
+        include(k.body);
+        out_ << "}\n\n";
+    }
+
+    bool uses_double = false;
+
+  protected:
+    using IRVisitor::visit;
+
+    // Expressions: each becomes a constant named by id_ (or a literal).
+    void visit(const IntImm *op) override {
+        Type t = op->type;
+        if (t.bits() == 32 && op->value == INT32_MIN) {
+            id_ = "(-2147483647 - 1)";
+        } else if (t.bits() == 64) {
+            id_ = op->value == INT64_MIN ? "(-9223372036854775807L - 1L)"
+                                         : "(" + std::to_string(op->value) + "L)";
+        } else if (t.bits() == 32) {
+            id_ = op->value < 0 ? "(" + std::to_string(op->value) + ")" : std::to_string(op->value);
+        } else {
+            id_ = "((" + type_name(t) + ")" + std::to_string(op->value) + ")";
+        }
+    }
+    void visit(const UIntImm *op) override {
+        if (op->type.is_bool()) {
+            id_ = op->value ? "true" : "false";
+        } else {
+            id_ = "((" + type_name(op->type) + ")" + std::to_string(op->value) + "UL)";
+        }
+    }
+    void visit(const FloatImm *op) override {
+        Type t = op->type;
+        check_type(t);
+        bool single = t.bits() == 32;
+        if (std::isnan(op->value)) {
+            id_ = single ? "NAN" : "((double)NAN)";
+        } else if (std::isinf(op->value)) {
+            id_ = std::string(op->value < 0 ? "(-" : "(") +
+                  (single ? "INFINITY" : "(double)INFINITY") + ")";
+        } else {
+            char text[64];
+            std::snprintf(text, sizeof(text), "%a", op->value);
+            id_ = std::string("(") + text + (single ? "f" : "") + ")";
+        }
+    }
+    void visit(const StringImm *) override {
+        user_error << "GPU kernel " << kernel_
+                   << " uses a string, which the OpenCL back end cannot pass to a kernel.";
+    }
+    void visit(const Variable *op) override {
+        const std::string *id = names_.find(op->name);
+        internal_assert(id) << "OpenCL: " << op->name << " is not bound in kernel " << kernel_;
+        id_ = *id;
+    }
+    void visit(const Cast *op) override {
+        Type from = op->value.type(), to = op->type;
+        check_type(to);
+        std::string v = expr(op->value);
+        if (to.is_bool()) {
+            id_ = assign(to, "(" + v + " != 0)");
+        } else if (from.is_float() && to.is_int_or_uint()) {
+            // Out of range, dsl leaves the value unspecified: a saturating conversion is defined.
+            id_ = assign(to, "convert_" + type_name(to) + "_sat_rtz(" + v + ")");
+        } else {
+            id_ = assign(to, "(" + type_name(to) + ")(" + v + ")");
+        }
+    }
+    void visit(const Add *op) override { binary(op->type, op->a, op->b, "+"); }
+    void visit(const Sub *op) override { binary(op->type, op->a, op->b, "-"); }
+    void visit(const Mul *op) override { binary(op->type, op->a, op->b, "*"); }
+    void visit(const Div *op) override {
+        if (op->type.is_float()) return binary(op->type, op->a, op->b, "/");
+        helper("dsl_div_", op->type, op->a, op->b);
+    }
+    void visit(const Mod *op) override {
+        if (op->type.is_float()) {
+            // a - b * floor(a / b), each step rounded (FP_CONTRACT is off).
+            std::string a = expr(op->a), b = expr(op->b);
+            std::string q = assign(op->type, a + " / " + b);
+            std::string p = assign(op->type, b + " * floor(" + q + ")");
+            id_ = assign(op->type, a + " - " + p);
+            return;
+        }
+        helper("dsl_mod_", op->type, op->a, op->b);
+    }
+    void visit(const Min *op) override { pick(op->type, op->a, op->b, "<"); }
+    void visit(const Max *op) override { pick(op->type, op->a, op->b, ">"); }
+    void visit(const EQ *op) override { binary(op->type, op->a, op->b, "=="); }
+    void visit(const NE *op) override { binary(op->type, op->a, op->b, "!="); }
+    void visit(const LT *op) override { binary(op->type, op->a, op->b, "<"); }
+    void visit(const LE *op) override { binary(op->type, op->a, op->b, "<="); }
+    void visit(const GT *op) override { binary(op->type, op->a, op->b, ">"); }
+    void visit(const GE *op) override { binary(op->type, op->a, op->b, ">="); }
+    void visit(const And *op) override { binary(op->type, op->a, op->b, "&&"); }
+    void visit(const Or *op) override { binary(op->type, op->a, op->b, "||"); }
+    void visit(const Not *op) override { id_ = assign(op->type, "!" + expr(op->a)); }
+    void visit(const Select *op) override {
+        check_type(op->type);
+        std::string c = expr(op->condition), a = expr(op->true_value), b = expr(op->false_value);
+        id_ = assign(op->type, c + " ? " + a + " : " + b);
+    }
+    void visit(const Load *op) override {
+        check_type(op->type);
+        std::string index = expr(op->index);
+        std::string element = element_ref(op->name, op->type, index);
+        if (op->type.is_bool()) element = "(" + element + " != 0)";
+        if (!is_const_true(op->predicate)) {
+            std::string p = expr(op->predicate);
+            element = p + " ? " + element + " : (" + type_name(op->type) + ")0";
+        }
+        id_ = assign(op->type, element);
+    }
+    void visit(const Ramp *op) override { check_type(op->type); }
+    void visit(const Broadcast *op) override { check_type(op->type); }
+    void visit(const Shuffle *op) override { check_type(op->type); }
+    void visit(const VectorReduce *op) override { check_type(op->value.type()); }
+    void visit(const Let *op) override {
+        std::string v = expr(op->value);
+        std::string id = fresh(op->name);
+        line() << "const " << type_name(op->value.type()) << " " << id << " = " << v << ";\n";
+        ScopedBinding<std::string> bind(names_, op->name, id);
+        id_ = expr(op->body);
+    }
+    void visit(const Call *op) override;
+
+    // Statements.
+    void visit(const LetStmt *op) override {
+        std::string v = expr(op->value);
+        std::string id = fresh(op->name);
+        line() << "const " << type_name(op->value.type()) << " " << id << " = " << v << ";\n";
+        ScopedBinding<std::string> bind(names_, op->name, id);
+        include(op->body);
+    }
+    void visit(const AssertStmt *) override {
+        user_error << "GPU kernel " << kernel_
+                   << " holds a run-time check, which the OpenCL back end cannot report from a "
+                      "kernel; check the sizes on the host (outside the GPU loops).";
+    }
+    void visit(const ProducerConsumer *op) override { include(op->body); }
+    void visit(const For *op) override {
+        line() << "{\n";
+        indent_++;
+        std::string min = expr(op->min), extent = expr(op->extent);
+        std::string end = assign(op->min.type(), min + " + " + extent);
+        std::string id = fresh(op->name);
+        line() << "for (" << type_name(op->min.type()) << " " << id << " = " << min << "; " << id
+               << " < " << end << "; " << id << "++) {\n";
+        indent_++;
+        {
+            ScopedBinding<std::string> bind(names_, op->name, id);
+            include(op->body);
+        }
+        indent_--;
+        line() << "}\n";
+        indent_--;
+        line() << "}\n";
+    }
+    void visit(const Store *op) override {
+        Type t = op->value.type();
+        check_type(t);
+        std::string index = expr(op->index), value = expr(op->value);
+        std::string element = element_ref(op->name, t, index);
+        if (t.is_bool()) value = "(uchar)" + value;
+        if (!is_const_true(op->predicate)) {
+            std::string p = expr(op->predicate);
+            line() << "if (" << p << ") " << element << " = " << value << ";\n";
+        } else {
+            line() << element << " = " << value << ";\n";
+        }
+    }
+    void visit(const Allocate *op) override {
+        int64_t elements = 1;
+        for (const Expr &e : op->extents) {
+            auto c = as_const_int(e);
+            user_assert(c.has_value())
+                << "GPU kernel " << kernel_ << " allocates \"" << op->name
+                << "\" with a size known only at run time; inside a GPU thread, storage needs a "
+                   "constant size. Split the loops it is computed in by constants.";
+            elements *= *c;
+        }
+        user_assert(op->memory_type != MemoryType::GPUShared)
+            << "\"" << op->name << "\" is stored in GPU shared memory, which the OpenCL back end "
+            << "does not generate yet; compute it at the thread level or at root.";
+        Type t = op->type.is_bool() ? UInt(8) : op->type;
+        check_type(t);
+        std::string id = fresh(op->name);
+        line() << type_name(t) << " " << id << "[" << std::max<int64_t>(elements, 1) << "];\n";
+        ScopedBinding<Buffer> bind(buffers_, op->name, {id, t, true});
+        include(op->body);
+    }
+    void visit(const Free *) override {}
+    void visit(const Block *op) override {
+        include(op->first);
+        include(op->rest);
+    }
+    void visit(const IfThenElse *op) override {
+        std::string c = expr(op->condition);
+        line() << "if (" << c << ") {\n";
+        indent_++;
+        include(op->then_case);
+        indent_--;
+        if (op->else_case.defined()) {
+            line() << "} else {\n";
+            indent_++;
+            include(op->else_case);
+            indent_--;
+        }
+        line() << "}\n";
+    }
+    void visit(const Evaluate *op) override {
+        if (const auto *call = op->value.as<Call>();
+            call && call->is_intrinsic(Call::Intrinsic::Prefetch))
+            return;  // a CPU cache hint
+        std::string v = expr(op->value);
+        line() << "(void)" << v << ";\n";
+    }
+    void visit(const Provide *) override { internal_error << "OpenCL met a Provide"; }
+    void visit(const Realize *) override { internal_error << "OpenCL met a Realize"; }
+
+  private:
+    struct Buffer {
+        std::string id;
+        Type type;
+        bool private_array = false;
+    };
+
+    std::string expr(const Expr &e) {
+        include(e);
+        return id_;
+    }
+    std::ostream &line() {
+        for (int i = 0; i < indent_; i++)
+            out_ << "    ";
+        return out_;
+    }
+    std::string fresh(const std::string &name) {
+        std::string id = "_";
+        for (char c : name)
+            id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+        return id + "_" + std::to_string(next_++);
+    }
+    std::string assign(Type t, const std::string &rhs) {
+        std::string id = "_t" + std::to_string(next_++);
+        line() << "const " << type_name(t) << " " << id << " = " << rhs << ";\n";
+        return id;
+    }
+    void binary(Type t, const Expr &a, const Expr &b, const char *op) {
+        check_type(t);
+        std::string x = expr(a), y = expr(b);
+        id_ = assign(t, x + " " + op + " " + y);
+    }
+    void pick(Type t, const Expr &a, const Expr &b, const char *op) {
+        check_type(t);
+        std::string x = expr(a), y = expr(b);
+        id_ = assign(t, x + " " + op + " " + y + " ? " + x + " : " + y);
+    }
+    void helper(const char *prefix, Type t, const Expr &a, const Expr &b) {
+        check_type(t);
+        std::string x = expr(a), y = expr(b);
+        id_ = assign(t, prefix + type_name(t) + "(" + x + ", " + y + ")");
+    }
+    std::string element_ref(const std::string &name, Type t, const std::string &index) {
+        const Buffer *b = buffers_.find(name);
+        internal_assert(b) << "OpenCL: buffer " << name << " is not bound in kernel " << kernel_;
+        Type stored = t.is_bool() ? UInt(8) : t.element_of();
+        if (stored == b->type) return b->id + "[" + index + "]";
+        user_assert(!b->private_array)
+            << "GPU kernel " << kernel_ << " reads \"" << name << "\" as " << stored
+            << " though it holds " << b->type << ".";
+        return "((__global " + type_name(stored) + " *)" + b->id + ")[" + index + "]";
+    }
+    void check_type(Type t) {
+        user_assert(t.is_scalar())
+            << "GPU kernel " << kernel_ << " computes vectors of " << t.lanes()
+            << " lanes; the OpenCL back end does not generate vector code yet. Remove "
+               "vectorize() from the loops inside the GPU threads of this Func's schedule.";
+        user_assert(!(t.is_float() && t.bits() == 16) && !t.is_bfloat())
+            << "GPU kernel " << kernel_ << " computes " << t
+            << " values, which the OpenCL back end does not support yet; compute in float32.";
+        user_assert(!t.is_handle()) << "GPU kernel " << kernel_ << " uses a handle.";
+        if (t.is_float() && t.bits() == 64) uses_double = true;
+    }
+
+  public:
+    static std::string type_name(Type t) {
+        if (t.is_bool()) return "bool";
+        switch (t.code()) {
+            case TypeCode::Int:
+                return t.bits() == 8    ? "char"
+                       : t.bits() == 16 ? "short"
+                       : t.bits() == 32 ? "int"
+                                        : "long";
+            case TypeCode::UInt:
+                return t.bits() == 8    ? "uchar"
+                       : t.bits() == 16 ? "ushort"
+                       : t.bits() == 32 ? "uint"
+                                        : "ulong";
+            case TypeCode::Float:
+                return t.bits() == 16 ? "half" : t.bits() == 32 ? "float" : "double";
+            default:
+                return "void";
+        }
+    }
+
+  private:
+    std::ostringstream &out_;
+    std::string kernel_, id_;
+    int indent_ = 0, next_ = 0;
+    Scope<std::string> names_;
+    Scope<Buffer> buffers_;
+};
+
+void OpenCLPrinter::visit(const Call *op) {
+    using I = Call::Intrinsic;
+    user_assert(op->call_type == Call::CallType::Intrinsic)
+        << "GPU kernel " << kernel_ << " calls \"" << op->name
+        << "\", an external function, which the OpenCL back end cannot call from a kernel.";
+    Type t = op->type;
+    auto arg = [&](size_t i) { return expr(op->args[i]); };
+    auto call = [&](const std::string &fn) {
+        std::string args;
+        for (size_t i = 0; i < op->args.size(); i++)
+            args += (i ? ", " : "") + arg(i);
+        id_ = assign(t, fn + "(" + args + ")");
+    };
+    switch (op->intrinsic) {
+        case I::GPUBlockIndex:
+            id_ = assign(t, "(int)get_group_id(" + arg(0) + ")");
+            return;
+        case I::GPUThreadIndex:
+            id_ = assign(t, "(int)get_local_id(" + arg(0) + ")");
+            return;
+        case I::BitwiseAnd:
+        case I::BitwiseOr:
+        case I::BitwiseXor: {
+            check_type(t);
+            std::string a = arg(0), b = arg(1);
+            const char *o = op->intrinsic == I::BitwiseAnd  ? " & "
+                            : op->intrinsic == I::BitwiseOr ? " | "
+                                                            : " ^ ";
+            id_ = assign(t, "(" + type_name(t) + ")(" + a + o + b + ")");
+            return;
+        }
+        case I::BitwiseNot:
+            id_ = assign(t, "(" + type_name(t) + ")~" + arg(0));
+            return;
+        case I::ShiftLeft:
+        case I::ShiftRight: {
+            check_type(t);
+            Type at = op->args[1].type();
+            std::string a = arg(0), n = arg(1);
+            int bits = t.bits();
+            std::string amount = at.is_uint() ? "(long)(" + n + " > " + std::to_string(bits) +
+                                                    " ? " + std::to_string(bits) + " : " + n + ")"
+                                              : "(long)" + n;
+            if (op->intrinsic == I::ShiftRight) amount = "-" + amount;
+            id_ = assign(t, "dsl_shift_" + type_name(t) + "(" + a + ", " + amount + ")");
+            return;
+        }
+        case I::Abs: {
+            Type at = op->args[0].type();
+            std::string a = arg(0);
+            if (at.is_float()) {
+                id_ = assign(t, "fabs(" + a + ")");
+            } else {
+                // |INT_MIN| wraps to INT_MIN's bit pattern, the right unsigned value.
+                id_ =
+                    assign(t, "(" + type_name(t) + ")(" + a + " < 0 ? (" + type_name(t) + ")0 - (" +
+                                  type_name(t) + ")" + a + " : (" + type_name(t) + ")" + a + ")");
+            }
+            return;
+        }
+        case I::Absd: {
+            Type at = op->args[0].type();
+            std::string a = arg(0), b = arg(1);
+            if (at.is_float()) {
+                std::string d = assign(at, a + " - " + b);
+                id_ = assign(t, "fabs(" + d + ")");
+            } else {
+                std::string u = type_name(t);
+                id_ = assign(t, a + " > " + b + " ? (" + u + ")((" + u + ")" + a + " - (" + u +
+                                    ")" + b + ") : (" + u + ")((" + u + ")" + b + " - (" + u + ")" +
+                                    a + ")");
+            }
+            return;
+        }
+        case I::Reinterpret:
+            check_type(t);
+            id_ = assign(t, "as_" + type_name(t) + "(" + arg(0) + ")");
+            return;
+        case I::Sqrt:
+            return call("sqrt");
+        case I::Exp:
+            return call("exp");
+        case I::Log:
+            return call("log");
+        case I::Pow:
+            return call("pow");
+        case I::Sin:
+            return call("sin");
+        case I::Cos:
+            return call("cos");
+        case I::Tan:
+            return call("tan");
+        case I::Atan2:
+            return call("atan2");
+        case I::Fma:
+            return call("fma");
+        case I::Floor:
+            return call("floor");
+        case I::Ceil:
+            return call("ceil");
+        case I::Round:
+            return call("rint");  // halves to even, as dsl's round
+        case I::Trunc:
+            return call("trunc");
+        case I::IsNan:
+            id_ = assign(t, "isnan(" + arg(0) + ") != 0");
+            return;
+        case I::Popcount:
+            id_ = assign(t, "(" + type_name(t) + ")popcount(" + arg(0) + ")");
+            return;
+        case I::CountLeadingZeros:
+            id_ = assign(t, "(" + type_name(t) + ")clz(" + arg(0) + ")");
+            return;
+        case I::CountTrailingZeros: {
+            std::string a = arg(0);
+            std::string u = type_name(t);
+            id_ = assign(t, a + " == 0 ? (" + u + ")" + std::to_string(t.bits()) + " : (" + u +
+                                ")popcount((" + u + ")((" + a + " & ((" + u + ")0 - " + a +
+                                ")) - (" + u + ")1))");
+            return;
+        }
+        case I::Likely:
+        case I::PromiseClamped:
+            id_ = arg(0);
+            return;
+        case I::Print:
+            user_error << "GPU kernel " << kernel_
+                       << " prints (print(), print_when() or tracing), which the OpenCL back end "
+                          "cannot do from a kernel yet; print from a Func computed on the host.";
+            return;
+        default:
+            user_error << "GPU kernel " << kernel_ << " uses the intrinsic " << op->name
+                       << ", which the OpenCL back end does not support.";
+    }
+}
+
+}  // namespace
+
+std::string compile_to_opencl_c(const std::vector<GPUKernel> &kernels, bool fp_contract) {
+    std::ostringstream body;
+    OpenCLPrinter printer(body);
+    for (const GPUKernel &k : kernels)
+        printer.kernel(k);
+    std::ostringstream out;
+    out << "/* OpenCL C generated by dsl */\n";
+    out << "#pragma OPENCL FP_CONTRACT " << (fp_contract ? "ON" : "OFF") << "\n";
+    if (printer.uses_double) out << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    out << kPrelude << "\n" << body.str();
+    return out.str();
+}
+
+}  // namespace dsl::codegen

@@ -1,0 +1,24 @@
+#pragma once
+/// GPU offload (DESIGN.md §3, pass 9): each nest of loops scheduled with gpu_blocks and
+/// gpu_threads becomes a kernel of the module, launched from the host function; the buffers the
+/// kernels use get device copies that are kept coherent with the host's.
+
+#include <string>
+#include <vector>
+
+#include "ir/Module.h"
+
+namespace dsl::lowering {
+
+/// Outlines every outermost GPU block loop of `s` (a host function named `function`, storage
+/// already flattened) into a kernel appended to `kernels`, replacing it by a GPULaunch of the
+/// kernel. Host code around it that reads or writes a buffer the kernels use first copies it
+/// back from the device (GPUCopyToHost) and, after writing, marks the host's copy newer
+/// (GPUSetHostDirty); allocations that kernels use get a `dsl_buffer_t` (MakeBuffer) whose
+/// device memory is released where the allocation ends. Schedules that cannot run as kernels
+/// (thread loops outside block loops, more than three of a kind, parallel loops inside a
+/// kernel, ...) are CompileErrors naming the loop.
+ir::Stmt offload_gpu_loops(const ir::Stmt &s, const std::string &function,
+                           std::vector<ir::GPUKernel> &kernels);
+
+}  // namespace dsl::lowering

@@ -1,0 +1,99 @@
+// GPU schedules that cannot run are refused with messages that name the loop and the fix; none
+// of these needs a device.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "GPUTestUtil.h"
+#include "common/ErrorCheck.h"
+
+namespace dsl::test {
+namespace {
+
+class GPUErrors : public ::testing::Test {
+  protected:
+    Var x{"x"}, y{"y"}, z{"z"}, w{"w"}, bx{"bx"}, tx{"tx"};
+};
+
+TEST_F(GPUErrors, TargetWithoutAGPUAPI) {
+    Func f("no_gpu_target");
+    f(x) = x * 2;
+    f.gpu_tile(x, bx, tx, 8);
+    std::string m = message_of([&] { f.realize({16}, Target("host")); });
+    EXPECT_CONTAINS(m, "no_gpu_target");
+    EXPECT_CONTAINS(m, "opencl");
+}
+
+TEST_F(GPUErrors, ThreadLoopWithoutBlockLoop) {
+    Func f("threads_alone");
+    f(x) = x;
+    f.gpu_threads(x);
+    std::string m = message_of([&] { f.compile_jit(opencl_target()); });
+    EXPECT_CONTAINS(m, "loop \"x\" of Func \"threads_alone\"");
+    EXPECT_CONTAINS(m, "gpu_blocks");
+}
+
+TEST_F(GPUErrors, BlockLoopInsideThreadLoop) {
+    Func f("inverted");
+    f(x, y) = x + y;
+    f.gpu_threads(x).gpu_blocks(y);
+    f.reorder(y, x);
+    std::string m = message_of([&] { f.compile_jit(opencl_target()); });
+    EXPECT_CONTAINS(m, "inverted");
+}
+
+TEST_F(GPUErrors, FourBlockDimensions) {
+    Func f("four_d");
+    f(x, y, z, w) = x + y + z + w;
+    f.gpu_blocks(x, y, z);
+    f.gpu_blocks(w);
+    std::string m = message_of([&] { f.compile_jit(opencl_target()); });
+    EXPECT_CONTAINS(m, "four_d");
+    EXPECT_CONTAINS(m, "at most three");
+}
+
+TEST_F(GPUErrors, ParallelLoopInsideAKernel) {
+    Func f("parallel_inside");
+    Var yi("yi");
+    f(x, y) = x + y;
+    f.gpu_blocks(x).parallel(y);
+    f.reorder(y, x);
+    std::string m = message_of([&] { f.compile_jit(opencl_target()); });
+    EXPECT_CONTAINS(m, "parallel loop inside a GPU kernel");
+    EXPECT_CONTAINS(m, "parallel_inside");
+}
+
+TEST_F(GPUErrors, VectorsInsideAKernelAreNotGeneratedYet) {
+    Func f("vector_kernel");
+    Var xi("xi");
+    f(x) = x * 3;
+    f.gpu_tile(x, bx, tx, 32).vectorize(tx, 4);
+    std::string m = message_of([&] { f.compile_jit(opencl_target()); });
+    EXPECT_CONTAINS(m, "vector");
+    EXPECT_CONTAINS(m, "vector_kernel");
+}
+
+TEST_F(GPUErrors, UnknownDeviceAPI) {
+    Func f("npu_blocks");
+    f(x) = x;
+    std::string m = message_of([&] { f.gpu_blocks(x, DeviceAPI::NPU); });
+    EXPECT_CONTAINS(m, "npu_blocks");
+    EXPECT_CONTAINS(m, "DeviceAPI::OpenCL");
+}
+
+TEST(GPUNoDriver, ClearErrorWithoutAnOpenCLDriver) {
+    // Run by CTest with DSL_LIBOPENCL naming a file that does not exist (gpu.no_driver).
+    const char *library = std::getenv("DSL_LIBOPENCL");
+    if (!library || std::string(library).find("does-not-exist") == std::string::npos)
+        GTEST_SKIP() << "runs with DSL_LIBOPENCL=/does-not-exist/libOpenCL.so.1 only";
+    Var x("x"), bx("bx"), tx("tx");
+    Func f("without_driver");
+    f(x) = x;
+    f.gpu_tile(x, bx, tx, 4);
+    std::string m = message_of<RuntimeError>([&] { f.realize({8}, opencl_target()); });
+    EXPECT_CONTAINS(m, "no OpenCL driver found");
+    EXPECT_CONTAINS(m, "compile here but cannot run");
+}
+
+}  // namespace
+}  // namespace dsl::test
