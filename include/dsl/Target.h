@@ -11,6 +11,10 @@
 ///
 /// `opencl` adds a GPU API: the loops a schedule marks with gpu_blocks / gpu_threads become
 /// OpenCL C kernels, run through the OpenCL driver (libOpenCL.so.1; here Debian's PoCL).
+/// `cuda` makes them PTX kernels for NVIDIA GPUs, run through the CUDA driver (libcuda.so.1);
+/// `cuda_capability_61` (and 70, 75, 80, 86, 89, 90) chooses the GPUs the PTX is for (each
+/// implies `cuda`; 75 without one). With both APIs, kernels scheduled with
+/// DeviceAPI::Default_GPU use OpenCL.
 ///
 /// One feature is about the code rather than the CPU, on either architecture: `fp_contract` lets
 /// code generation fuse a float multiply and an add that uses it (`a * b + c`) into one fused
@@ -48,7 +52,15 @@ class Target {
         AVX512_VNNI,
         NEON,
         FP_CONTRACT,
-        OpenCL
+        OpenCL,
+        CUDA,
+        CUDACapability61,
+        CUDACapability70,
+        CUDACapability75,
+        CUDACapability80,
+        CUDACapability86,
+        CUDACapability89,
+        CUDACapability90
     };
 
     /// x86-64-linux with no features beyond the baseline (SSE2).
@@ -76,14 +88,23 @@ class Target {
     /// Whether `f` is a feature of the CPU (an instruction set), which code run on a machine
     /// needs that machine to have; `fp_contract` and the GPU APIs are not.
     static bool is_cpu_feature(Feature f) {
-        return f != Feature::FP_CONTRACT && f != Feature::OpenCL;
+        return f != Feature::FP_CONTRACT && f != Feature::OpenCL && f != Feature::CUDA &&
+               cuda_capability_of(f) == 0;
     }
+    /// The compute capability a `cuda_capability_NN` feature names (80 for
+    /// CUDACapability80), 0 for other features.
+    static int cuda_capability_of(Feature f);
+    /// The highest compute capability among the target's features; 75 for `cuda` alone (the
+    /// oldest the current CUDA toolkit assembles for); 0 without `cuda`.
+    int cuda_capability() const;
 
     /// Whether the feature is named or implied by a named one (`avx2` implies `avx`).
     bool has_feature(Feature f) const;
-    /// Whether the target has a GPU API (`opencl`): loops scheduled with gpu_blocks and
+    /// Whether the target has a GPU API (`opencl`, `cuda`): loops scheduled with gpu_blocks and
     /// gpu_threads then run as kernels on that API's device.
-    bool has_gpu_feature() const { return has_feature(Feature::OpenCL); }
+    bool has_gpu_feature() const {
+        return has_feature(Feature::OpenCL) || has_feature(Feature::CUDA);
+    }
     /// Adds (or with `value` false removes) a feature, as with_feature / without_feature.
     Target &set_feature(Feature f, bool value = true) {
         return *this = value ? with_feature(f) : without_feature(f);

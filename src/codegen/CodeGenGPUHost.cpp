@@ -1,5 +1,6 @@
 // The host side of GPU offload: launching the kernels that lowering outlined
 // (lowering/OffloadGPULoops.h) through the runtime, and the device buffers of allocations.
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
@@ -37,7 +38,7 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
     switch (op->intrinsic) {
         case I::GPULaunch: {
             const auto *name = op->args[0].as<StringImm>();
-            internal_assert(name && gpu_kernels_ && gpu_source_) << "a launch without kernels";
+            internal_assert(name && gpu_kernels_) << "a launch without kernels";
             const GPUKernel *kernel = nullptr;
             for (const GPUKernel &k : *gpu_kernels_)
                 if (k.name == name->value) kernel = &k;
@@ -75,8 +76,11 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
                 builder_->CreateStore(llvm::ConstantInt::get(i8, kind),
                                       builder_->CreateConstInBoundsGEP1_32(i8, kinds, index));
             }
-            std::vector<llvm::Value *> args = {gpu_source_,
-                                               llvm::ConstantInt::get(i64, gpu_source_bytes_),
+            bool cuda = kernel->api == DeviceAPI::CUDA;
+            llvm::Value *program = cuda ? gpu_programs_.ptx : gpu_programs_.opencl;
+            uint64_t program_bytes = cuda ? gpu_programs_.ptx_bytes : gpu_programs_.opencl_bytes;
+            internal_assert(program) << "no program for kernel " << kernel->name;
+            std::vector<llvm::Value *> args = {program, llvm::ConstantInt::get(i64, program_bytes),
                                                builder_->CreateGlobalStringPtr(kernel->name)};
             for (int d = 0; d < 6; d++)
                 args.push_back(builder_->CreateIntCast(codegen(op->args[1 + d]), i32, true));
@@ -88,7 +92,8 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
             for (llvm::Value *a : args)
                 types.push_back(a->getType());
             llvm::FunctionCallee launch = module_.getOrInsertFunction(
-                "dsl_runtime_opencl_launch", llvm::FunctionType::get(i32, types, false));
+                cuda ? "dsl_runtime_cuda_launch" : "dsl_runtime_opencl_launch",
+                llvm::FunctionType::get(i32, types, false));
             return_unless_zero(builder_->CreateCall(launch, args), "launch");
             return llvm::ConstantInt::get(i32, 0);
         }
@@ -145,9 +150,21 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
             return buffer;
         }
         case I::GPUBlockIndex:
-        case I::GPUThreadIndex:
-            internal_error << "a GPU index outside a kernel";
-            return nullptr;
+        case I::GPUThreadIndex: {
+            internal_assert(in_kernel_) << "a GPU index outside a kernel";
+            auto dim = as_const_int(op->args[0]);
+            internal_assert(dim && *dim >= 0 && *dim < 3) << "GPU index " << op->args[0];
+            static const llvm::Intrinsic::ID blocks[] = {
+                llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+            static const llvm::Intrinsic::ID threads[] = {
+                llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,
+                llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+                llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z};
+            llvm::Intrinsic::ID id = (op->intrinsic == I::GPUBlockIndex ? blocks : threads)[*dim];
+            return builder_->CreateIntrinsic(id, {}, {});
+        }
         default:
             return nullptr;
     }

@@ -24,6 +24,7 @@
 
 #include "codegen/CodeGenLLVMInternal.h"
 #include "codegen/CodeGenOpenCL.h"
+#include "codegen/CodeGenPTX.h"
 #include "codegen/ShiftedLoads.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
@@ -509,7 +510,51 @@ std::string compile_to_assembly_text(const ir::Module &module, const CpuTarget &
     llvm::LLVMContext context;
     std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
     std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm, target);
-    return emit_machine_code(*m, *tm, false);
+    std::string text = emit_machine_code(*m, *tm, false);
+    if (module.kernels.empty()) return text;
+    // The kernels' own code after the host's, as comments (the host's embeds it as bytes).
+    GPUCode gpu = compile_gpu_kernels(module, target);
+    auto append = [&](const std::string &title, const std::string &code) {
+        if (code.empty()) return;
+        text += "\n# ---- " + title + " ----\n";
+        size_t begin = 0;
+        while (begin < code.size()) {
+            size_t end = code.find('\n', begin);
+            if (end == std::string::npos) end = code.size();
+            text += "# " + code.substr(begin, end - begin) + "\n";
+            begin = end + 1;
+        }
+    };
+    append("GPU kernels: OpenCL C", gpu.opencl);
+    append("GPU kernels: PTX", gpu.ptx);
+    return text;
+}
+
+GPUCode compile_gpu_kernels(const ir::Module &module, const CpuTarget &target) {
+    GPUCode code;
+    code.kernels = module.kernels;
+    std::vector<GPUKernel> opencl, cuda;
+    for (GPUKernel &k : code.kernels) {
+        if (k.api == DeviceAPI::Default_GPU) k.api = target.gpu_api;
+        user_assert(k.api != DeviceAPI::None)
+            << "Pipeline \"" << module.name << "\" has GPU loops (gpu_blocks, gpu_threads or "
+            << "gpu_tile in its schedule) but its target has no GPU API. Add the feature `opencl` "
+               "or `cuda` to the target (e.g. \"host-opencl\", or DSL_JIT_TARGET=host-opencl "
+               "for realize()), or schedule those loops for the CPU.";
+        user_assert(k.api != DeviceAPI::OpenCL || target.opencl)
+            << "Pipeline \"" << module.name << "\" runs kernel " << k.name
+            << " on OpenCL (DeviceAPI::OpenCL) but its target lacks the feature `opencl`; add it "
+               "(e.g. \"host-opencl\").";
+        user_assert(k.api != DeviceAPI::CUDA || target.cuda_capability > 0)
+            << "Pipeline \"" << module.name << "\" runs kernel " << k.name
+            << " on CUDA (DeviceAPI::CUDA) but its target lacks the feature `cuda`; add it "
+               "(e.g. \"host-cuda\" or \"host-cuda_capability_80\").";
+        (k.api == DeviceAPI::OpenCL ? opencl : cuda).push_back(k);
+    }
+    if (!opencl.empty()) code.opencl = compile_to_opencl_c(opencl, target.fp_contract);
+    if (!cuda.empty()) code.ptx = compile_to_ptx(cuda, target.cuda_capability, target.fp_contract);
+    if (std::getenv("DSL_DEBUG_GPU")) std::cerr << code.opencl << code.ptx;
+    return code;
 }
 
 std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LLVMContext &context,
@@ -528,27 +573,23 @@ std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LL
         permutes.avx512vl = sub->checkFeatures("+avx512vl");
         permutes.avx512vbmi = sub->checkFeatures("+avx512vbmi");
     }
-    // The GPU kernels as one OpenCL C program, a constant of the module.
-    llvm::Value *gpu_source = nullptr;
-    uint64_t gpu_source_bytes = 0;
-    if (!module.kernels.empty()) {
-        user_assert(target.gpu_api == DeviceAPI::OpenCL)
-            << "Pipeline \"" << module.name << "\" has GPU loops (gpu_blocks, gpu_threads or "
-            << "gpu_tile in its schedule) but its target has no GPU API. Add the feature "
-               "`opencl` to the target (e.g. \"host-opencl\", or DSL_JIT_TARGET=host-opencl for "
-               "realize()), or schedule those loops for the CPU.";
-        std::string source = compile_to_opencl_c(module.kernels, target.fp_contract);
-        if (std::getenv("DSL_DEBUG_GPU")) std::cerr << source;
-        auto *text = llvm::ConstantDataArray::getString(context, source, false);
-        auto *global = new llvm::GlobalVariable(*llvm_module, text->getType(), true,
-                                                llvm::GlobalValue::PrivateLinkage, text,
-                                                module.name + ".opencl_source");
-        gpu_source = global;
-        gpu_source_bytes = source.size();
-    }
+    // The GPU kernels: one OpenCL C program and one PTX module, constants of the module.
+    GPUCode gpu = compile_gpu_kernels(module, target);
+    CodeGenLLVM::GPUPrograms programs;
+    auto embed = [&](const std::string &text, const std::string &suffix, uint64_t *bytes) {
+        // NUL-terminated (the CUDA driver reads PTX as a C string); `bytes` leaves it out.
+        auto *data = llvm::ConstantDataArray::getString(context, text, true);
+        *bytes = text.size();
+        return new llvm::GlobalVariable(*llvm_module, data->getType(), true,
+                                        llvm::GlobalValue::PrivateLinkage, data,
+                                        module.name + suffix);
+    };
+    if (!gpu.opencl.empty())
+        programs.opencl = embed(gpu.opencl, ".opencl_source", &programs.opencl_bytes);
+    if (!gpu.ptx.empty()) programs.ptx = embed(gpu.ptx, ".ptx", &programs.ptx_bytes);
     for (const LoweredFunc &f : module.functions) {
         CodeGenLLVM cg(context, *llvm_module, permutes);
-        if (gpu_source) cg.set_gpu_kernels(&module.kernels, gpu_source, gpu_source_bytes);
+        if (!gpu.kernels.empty()) cg.set_gpu_kernels(&gpu.kernels, programs);
         cg.compile_function(f);
     }
     std::string errors;

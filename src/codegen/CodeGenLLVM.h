@@ -28,9 +28,14 @@ struct CpuTarget {
     /// Whether a float multiply and an add of its result may be fused into one fused
     /// multiply-add (Target's `fp_contract`); otherwise each is rounded on its own.
     bool fp_contract = false;
-    /// The GPU API that kernels (loops scheduled with gpu_blocks) are generated for: OpenCL,
-    /// or None when the target has no GPU feature (a pipeline with GPU loops is then refused).
+    /// The GPU API that kernels scheduled with DeviceAPI::Default_GPU are generated for
+    /// (OpenCL if the target has it, else CUDA), or None when the target has no GPU feature (a
+    /// pipeline with GPU loops is then refused).
     ir::DeviceAPI gpu_api = ir::DeviceAPI::None;
+    /// The GPU APIs the target has: `opencl`; CUDA's compute capability (e.g. 80), 0 without
+    /// `cuda`.
+    bool opencl = false;
+    int cuda_capability = 0;
 
     /// The machine this process runs on, with all its features.
     static CpuTarget host();
@@ -56,7 +61,18 @@ std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LL
                                               llvm::TargetMachine &target_machine,
                                               const CpuTarget &target);
 
-/// The optimised module as LLVM IR text, or as the target's assembly text.
+/// The GPU kernels of a module as code for their devices: each kernel with its API resolved
+/// (DeviceAPI::Default_GPU becomes the target's), the OpenCL C program of those on OpenCL and
+/// the PTX module of those on CUDA (each empty when none). A kernel whose API the target lacks
+/// is a CompileError.
+struct GPUCode {
+    std::vector<ir::GPUKernel> kernels;
+    std::string opencl, ptx;
+};
+GPUCode compile_gpu_kernels(const ir::Module &module, const CpuTarget &target);
+
+/// The optimised module as LLVM IR text, or as the target's assembly text (followed, for a
+/// module with GPU kernels, by their OpenCL C or PTX as comments).
 std::string compile_to_llvm_ir_text(const ir::Module &module, const CpuTarget &target);
 std::string compile_to_assembly_text(const ir::Module &module, const CpuTarget &target);
 

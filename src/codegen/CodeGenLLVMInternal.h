@@ -31,13 +31,19 @@ class CodeGenLLVM : public ir::IRVisitor {
     ~CodeGenLLVM() override;
 
     void compile_function(const ir::LoweredFunc &f);
-    /// The GPU kernels the functions launch, and their program's source in the module (a
-    /// global of `source_bytes` bytes); see CodeGenGPUHost.cpp.
-    void set_gpu_kernels(const std::vector<ir::GPUKernel> *kernels, llvm::Value *source,
-                         uint64_t source_bytes) {
+    /// One GPU kernel as a PTX entry function of the module (CodeGenPTX.cpp).
+    void compile_kernel(const ir::GPUKernel &k);
+    /// The programs holding the GPU kernels in the module, per API (globals of the given size
+    /// in bytes, not counting a terminating NUL); null where the module has none.
+    struct GPUPrograms {
+        llvm::Value *opencl = nullptr, *ptx = nullptr;
+        uint64_t opencl_bytes = 0, ptx_bytes = 0;
+    };
+    /// The GPU kernels the functions launch (each with its API resolved) and their programs;
+    /// see CodeGenGPUHost.cpp.
+    void set_gpu_kernels(const std::vector<ir::GPUKernel> *kernels, GPUPrograms programs) {
         gpu_kernels_ = kernels;
-        gpu_source_ = source;
-        gpu_source_bytes_ = source_bytes;
+        gpu_programs_ = programs;
     }
 
   protected:
@@ -161,8 +167,9 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// Continues if `status` is 0; otherwise returns it (the runtime reported the error).
     void return_unless_zero(llvm::Value *status, const std::string &what);
     const std::vector<ir::GPUKernel> *gpu_kernels_ = nullptr;
-    llvm::Value *gpu_source_ = nullptr;
-    uint64_t gpu_source_bytes_ = 0;
+    GPUPrograms gpu_programs_;
+    /// Whether a GPU kernel is being generated (GPU indices read the PTX special registers).
+    bool in_kernel_ = false;
     /// Outlines the body of a parallel loop into a task and runs it on the runtime's pool.
     void codegen_parallel_loop(const ir::For *op);
     /// Returns `code` after freeing every live heap allocation.

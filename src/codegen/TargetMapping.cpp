@@ -11,6 +11,8 @@ using Feature = Target::Feature;
 
 /// LLVM's names for the features a `Target::Feature` stands for.
 std::vector<std::string> llvm_names(Feature f) {
+    // fp_contract and the GPU APIs are not CPU features: see CpuTarget::fp_contract, gpu_api.
+    if (!Target::is_cpu_feature(f)) return {};
     switch (f) {
         case Feature::SSE41:
             return {"sse4.1"};
@@ -28,10 +30,8 @@ std::vector<std::string> llvm_names(Feature f) {
             return {"avx512vnni"};
         case Feature::NEON:
             return {"neon"};
-        case Feature::FP_CONTRACT:
-            return {};  // not a CPU feature: see CpuTarget::fp_contract
-        case Feature::OpenCL:
-            return {};  // not a CPU feature: see CpuTarget::gpu_api
+        default:
+            return {};
     }
     return {};
 }
@@ -75,7 +75,11 @@ CpuTarget cpu_target_for(const Target &target) {
         cpu.features = added;
     }
     cpu.fp_contract = target.has_feature(Feature::FP_CONTRACT);
-    cpu.gpu_api = target.has_feature(Feature::OpenCL) ? ir::DeviceAPI::OpenCL : ir::DeviceAPI::None;
+    cpu.opencl = target.has_feature(Feature::OpenCL);
+    cpu.cuda_capability = target.cuda_capability();
+    cpu.gpu_api = cpu.opencl                ? ir::DeviceAPI::OpenCL
+                  : cpu.cuda_capability > 0 ? ir::DeviceAPI::CUDA
+                                            : ir::DeviceAPI::None;
     return cpu;
 }
 

@@ -189,7 +189,8 @@ std::string JITModule::disk_cache_key(const std::string &key, const codegen::Cpu
            "\ncpu: " + target.cpu + "\nfeatures: " + target.features +
            "\nopt level: " + std::to_string(target.opt_level) +
            "\nfp contract: " + (target.fp_contract ? "yes" : "no") +
-           "\ngpu: " + ir::to_string(target.gpu_api) + "\n" + key;
+           "\ngpu: " + ir::to_string(target.gpu_api) + (target.opencl ? " opencl" : "") +
+           " cuda " + std::to_string(target.cuda_capability) + "\n" + key;
 }
 
 std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,

@@ -33,6 +33,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_stride_not_one),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_constraint_violated),
         DSL_RUNTIME_SYMBOL(dsl_runtime_opencl_launch),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_cuda_launch),
         DSL_RUNTIME_SYMBOL(dsl_runtime_copy_to_host),
         DSL_RUNTIME_SYMBOL(dsl_runtime_set_host_dirty),
         DSL_RUNTIME_SYMBOL(dsl_runtime_device_free),

@@ -12,9 +12,24 @@ namespace {
 
 using Feature = Target::Feature;
 
-constexpr Feature all_features[] = {
-    Feature::SSE41,  Feature::AVX,         Feature::AVX2, Feature::FMA,         Feature::F16C,
-    Feature::AVX512, Feature::AVX512_VNNI, Feature::NEON, Feature::FP_CONTRACT, Feature::OpenCL};
+constexpr Feature all_features[] = {Feature::SSE41,
+                                    Feature::AVX,
+                                    Feature::AVX2,
+                                    Feature::FMA,
+                                    Feature::F16C,
+                                    Feature::AVX512,
+                                    Feature::AVX512_VNNI,
+                                    Feature::NEON,
+                                    Feature::FP_CONTRACT,
+                                    Feature::OpenCL,
+                                    Feature::CUDA,
+                                    Feature::CUDACapability61,
+                                    Feature::CUDACapability70,
+                                    Feature::CUDACapability75,
+                                    Feature::CUDACapability80,
+                                    Feature::CUDACapability86,
+                                    Feature::CUDACapability89,
+                                    Feature::CUDACapability90};
 
 constexpr uint32_t bit(Feature f) {
     return uint32_t(1) << static_cast<int>(f);
@@ -33,10 +48,9 @@ std::vector<Feature> direct_implications(Feature f) {
             return {Feature::AVX2, Feature::FMA, Feature::F16C};
         case Feature::AVX512_VNNI:
             return {Feature::AVX512};
-        case Feature::SSE41:
-        case Feature::NEON:
-        case Feature::FP_CONTRACT:
-        case Feature::OpenCL:
+        default:
+            // Each cuda_capability_NN implies cuda.
+            if (Target::cuda_capability_of(f)) return {Feature::CUDA};
             return {};
     }
     return {};
@@ -134,8 +148,32 @@ std::string Target::feature_name(Feature f) {
             return "fp_contract";
         case Feature::OpenCL:
             return "opencl";
+        case Feature::CUDA:
+            return "cuda";
+        default:
+            if (int capability = cuda_capability_of(f))
+                return "cuda_capability_" + std::to_string(capability);
+            return "unknown";
     }
-    return "unknown";
+}
+
+int Target::cuda_capability_of(Feature f) {
+    constexpr std::pair<Feature, int> capabilities[] = {
+        {Feature::CUDACapability61, 61}, {Feature::CUDACapability70, 70},
+        {Feature::CUDACapability75, 75}, {Feature::CUDACapability80, 80},
+        {Feature::CUDACapability86, 86}, {Feature::CUDACapability89, 89},
+        {Feature::CUDACapability90, 90}};
+    for (const auto &[feature, capability] : capabilities)
+        if (feature == f) return capability;
+    return 0;
+}
+
+int Target::cuda_capability() const {
+    if (!has_feature(Feature::CUDA)) return 0;
+    int best = 0;
+    for (Feature f : all_features)
+        if (has_feature(f)) best = std::max(best, cuda_capability_of(f));
+    return best ? best : 75;
 }
 
 Target::Target(const std::string &target) {

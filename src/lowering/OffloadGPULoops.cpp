@@ -18,6 +18,8 @@ using namespace ir;
 namespace {
 
 constexpr int kMaxGPUDims = 3;
+/// The most storage a thread may hold (in registers or its local memory), in bytes.
+constexpr int64_t kMaxThreadStorage = 16 * 1024;
 
 /// The user's name of a loop: "f.s0.x_o" is loop x_o of stage 0 of Func f.
 std::string describe_loop(const std::string &loop) {
@@ -149,6 +151,39 @@ class ThreadNests : public IRVisitor {
 
 /// Turns the GPU loops of one kernel into lets of the block and thread indices, and finds the
 /// launch sizes.
+/// Checks the storage inside a kernel: each allocation is per thread (or per block), of a
+/// constant size that fits.
+class KernelStorage : public IRVisitor {
+  public:
+    explicit KernelStorage(const std::string &where) : where_(where) {}
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Allocate *op) override {
+        int64_t bytes = op->type.bytes();
+        for (const Expr &e : op->extents) {
+            auto c = as_const_int(e);
+            user_assert(c.has_value())
+                << "\"" << op->name << "\" is stored inside the GPU kernel of " << where_
+                << " with a size known only at run time (" << e
+                << "); storage inside a kernel needs a constant size. Split the loops it is "
+                   "computed in by constants, or compute it at root.";
+            bytes *= std::max<int64_t>(*c, 1);
+        }
+        user_assert(bytes <= kMaxThreadStorage)
+            << "\"" << op->name << "\" is stored inside the GPU kernel of " << where_ << " in "
+            << bytes << " bytes; each thread has room for " << kMaxThreadStorage
+            << ". Compute it at a smaller loop, or at root.";
+        user_assert(op->memory_type != MemoryType::GPUShared)
+            << "\"" << op->name << "\" is stored in GPU shared memory (kernel of " << where_
+            << "), which dsl does not generate yet; compute it at the thread level or at root.";
+        IRVisitor::visit(op);
+    }
+
+  private:
+    std::string where_;
+};
+
 class KernelBuilder : public IRMutator {
   public:
     /// The body of the kernel of the block loop nest at `op`.
@@ -173,6 +208,7 @@ class KernelBuilder : public IRMutator {
             << describe_loop(op->name) << " starts a nest of " << block_count
             << " GPU block loops; a kernel has at most three dimensions of blocks. Fuse two of "
                "the loops (Func::fuse) or keep one serial.";
+        where_ = describe_loop(op->name);
         BoundNames inside;
         inside.include(Stmt(op));
         inner_bound_ = inside.names;
@@ -190,6 +226,9 @@ class KernelBuilder : public IRMutator {
                "Fuse two of the loops (Func::fuse) or keep one serial.";
         thread_dims_ = nests.max_depth;
         thread_extents_.assign(kMaxGPUDims, Expr(1));
+        // Storage first: a run-time size also brings run-time checks, refused less clearly.
+        KernelStorage storage(where_);
+        storage.include(s);
         Stmt body = mutate(s);
 
         // Rebuild from the inside out; the innermost block loop is dimension 0.
@@ -263,6 +302,29 @@ class KernelBuilder : public IRMutator {
         return LetStmt::make(op->name, op->min + index, body);
     }
 
+    Stmt visit(const AssertStmt *op) override {
+        user_error << "The GPU kernel of " << where_ << " would check " << op->condition
+                   << " at run time, which a kernel cannot report; this check comes from a "
+                      "Func computed inside the kernel. Compute that Func at root instead.";
+        return op;
+    }
+    Stmt visit(const Evaluate *op) override {
+        // A CPU cache hint means nothing on a GPU.
+        if (const auto *call = op->value.as<Call>();
+            call && call->is_intrinsic(Call::Intrinsic::Prefetch))
+            return Evaluate::make(Expr(0));
+        return IRMutator::visit(op);
+    }
+    Expr visit(const Call *op) override {
+        user_assert(!op->is_intrinsic(Call::Intrinsic::Print))
+            << "The GPU kernel of " << where_
+            << " prints (print(), print_when() or tracing), which dsl does not "
+               "support inside kernels yet; print from a Func computed on the host.";
+        user_assert(op->call_type == Call::CallType::Intrinsic)
+            << "The GPU kernel of " << where_ << " calls \"" << op->name
+            << "\", a function of the host, which a kernel cannot call.";
+        return IRMutator::visit(op);
+    }
     Stmt visit(const Block *op) override {
         // Storage flattening checks that an allocation's element count fits in int32 from its
         // bounds; inside a kernel, storage has constant extents (OpenCL C requires it), which
@@ -286,6 +348,8 @@ class KernelBuilder : public IRMutator {
 
   private:
     std::set<std::string> inner_bound_;
+    /// The block loop the kernel starts at, in the user's words (for errors).
+    std::string where_;
     std::set<int> seen_dims_;
     std::vector<Expr> block_extents_, thread_extents_;
     int depth_ = 0, thread_dims_ = 0;
@@ -330,7 +394,8 @@ class Outliner : public IRMutator {
                           "loop with gpu_blocks, or use gpu_tile, which makes both.";
         }
         if (op->for_type != ForType::GPUBlock) return IRMutator::visit(op);
-        user_assert(op->device_api == DeviceAPI::Default_GPU || op->device_api == DeviceAPI::OpenCL)
+        user_assert(op->device_api == DeviceAPI::Default_GPU ||
+                    op->device_api == DeviceAPI::OpenCL || op->device_api == DeviceAPI::CUDA)
             << describe_loop(op->name) << " runs on " << to_string(op->device_api)
             << ", which dsl cannot generate kernels for.";
 

@@ -28,8 +28,17 @@ DSL_RUNTIME_EXPORT uint64_t dsl_runtime_buffer_span(const dsl_buffer_t *b, int *
     return (last + 1) * (uint64_t)((b->type.bits + 7) / 8);
 }
 
+/// Whether the buffer's elements fill its span (no gaps between rows that belong to others).
+static int is_dense(const dsl_buffer_t *b, uint64_t span) {
+    uint64_t elements = 1;
+    for (int d = 0; d < b->dimensions; d++)
+        elements *= (uint64_t)b->dim[d].extent;
+    return elements * (uint64_t)((b->type.bits + 7) / 8) == span;
+}
+
 DSL_RUNTIME_EXPORT int dsl_runtime_copy_to_device(dsl_buffer_t *b,
-                                                  const dsl_device_interface_t *api) {
+                                                  const dsl_device_interface_t *api,
+                                                  int overwritten) {
     int ok;
     uint64_t bytes = dsl_runtime_buffer_span(b, &ok);
     if (!ok) return dsl_error_device_error;
@@ -48,8 +57,12 @@ DSL_RUNTIME_EXPORT int dsl_runtime_copy_to_device(dsl_buffer_t *b,
         fresh = 1;
     }
     // A fresh device copy takes the host's data (the host holds the truth until a kernel
-    // writes); later ones only when the host wrote since.
-    if ((fresh || (b->flags & dsl_buffer_flag_host_dirty)) && b->host && bytes) {
+    // writes), unless the kernel only writes the buffer and the host has written nothing the
+    // device lacks: then the kernel's writes are all that is read back (a buffer with gaps in
+    // its span is copied all the same, so that copying back keeps what is in the gaps).
+    // Later copies happen only when the host wrote since.
+    int host_needed = !fresh ? 0 : !overwritten || !is_dense(b, bytes);
+    if ((host_needed || (b->flags & dsl_buffer_flag_host_dirty)) && b->host && bytes) {
         int status = api->copy_to_device(b, bytes);
         if (status) return status;
     }
@@ -89,11 +102,33 @@ DSL_RUNTIME_EXPORT int dsl_runtime_copy_to_host(dsl_buffer_t *b) {
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_set_host_dirty(dsl_buffer_t *b) {
-    // Only a buffer with a device copy can be stale there.
-    if (b->device) dsl_buffer_set_host_dirty(b);
+    // Also without a device copy: one made later must start from what the host wrote.
+    dsl_buffer_set_host_dirty(b);
     return 0;
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_device_free(dsl_buffer_t *b) {
     return dsl_buffer_device_free(b);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_gpu_prepare_launch(const int32_t *blocks, const int32_t *threads,
+                                                      int32_t count, void *const *args,
+                                                      const uint8_t *kinds,
+                                                      const dsl_device_interface_t *api) {
+    for (int d = 0; d < 3; d++) {
+        if (blocks[d] <= 0 || threads[d] <= 0) return 1;  // nothing to run
+    }
+    for (int32_t i = 0; i < count; i++) {
+        if (!kinds[i]) continue;
+        int status = dsl_runtime_copy_to_device((dsl_buffer_t *)args[i], api, kinds[i] == 2);
+        if (status) return -status;
+    }
+    return 0;
+}
+
+DSL_RUNTIME_EXPORT void dsl_runtime_gpu_mark_written(int32_t count, void *const *args,
+                                                     const uint8_t *kinds) {
+    for (int32_t i = 0; i < count; i++) {
+        if (kinds[i] & 2) ((dsl_buffer_t *)args[i])->flags |= dsl_buffer_flag_device_dirty;
+    }
 }

@@ -313,20 +313,14 @@ DSL_RUNTIME_EXPORT int dsl_runtime_opencl_launch(
     int32_t count, void *const *args, const uint64_t *sizes, const uint8_t *kinds) {
     int32_t blocks[3] = {blocks_x, blocks_y, blocks_z};
     int32_t threads[3] = {threads_x, threads_y, threads_z};
-    for (int d = 0; d < 3; d++) {
-        if (blocks[d] <= 0 || threads[d] <= 0) return 0;  // nothing to run
-    }
     pthread_mutex_lock(&lock);
     int ok = ready();
     pthread_mutex_unlock(&lock);
     if (!ok) return dsl_error_device_error;
     // Buffers first (outside the lock: copies take it).
-    for (int32_t i = 0; i < count; i++) {
-        if (!kinds[i]) continue;
-        dsl_buffer_t *b = (dsl_buffer_t *)args[i];
-        int status = dsl_runtime_copy_to_device(b, &dsl_opencl_device_interface);
-        if (status) return status;
-    }
+    int prepared = dsl_runtime_gpu_prepare_launch(blocks, threads, count, args, kinds,
+                                                  &dsl_opencl_device_interface);
+    if (prepared) return prepared > 0 ? 0 : -prepared;
     pthread_mutex_lock(&lock);
     cl_kernel kernel = find_kernel(source, source_bytes, kernel_name);
     if (!kernel) {
@@ -368,8 +362,6 @@ DSL_RUNTIME_EXPORT int dsl_runtime_opencl_launch(
         return dsl_runtime_report(dsl_error_device_error,
                                   "Error: launching the OpenCL kernel %s failed (%d).", kernel_name,
                                   (int)err);
-    for (int32_t i = 0; i < count; i++) {
-        if (kinds[i] & 2) ((dsl_buffer_t *)args[i])->flags |= dsl_buffer_flag_device_dirty;
-    }
+    dsl_runtime_gpu_mark_written(count, args, kinds);
     return 0;
 }

@@ -102,8 +102,21 @@ typedef struct dsl_device_interface_t {
 /// negative); sets *ok to 0 (and reports) when the buffer cannot live on a device.
 uint64_t dsl_runtime_buffer_span(const struct dsl_buffer_t *buffer, int *ok);
 /// Makes sure `buffer` has memory on the device of `api` holding its newest data: allocates it
-/// and copies the host's data there when it has none, copies when the host is newer.
-int dsl_runtime_copy_to_device(struct dsl_buffer_t *buffer, const dsl_device_interface_t *api);
+/// and copies the host's data there when it has none, copies when the host is newer (marked
+/// host-dirty). `overwritten`: the kernel about to run only writes the buffer, so a fresh,
+/// dense device copy of a buffer the host has not written need not start from the host's data.
+int dsl_runtime_copy_to_device(struct dsl_buffer_t *buffer, const dsl_device_interface_t *api,
+                               int overwritten);
+
+/// What every launch does first (GPU.c): returns 1 when the grid is empty (nothing to run),
+/// else puts each buffer argument (kinds[i] nonzero) on the device of `api` and returns 0, or
+/// minus the error code of a failed copy.
+int dsl_runtime_gpu_prepare_launch(const int32_t *blocks, const int32_t *threads, int32_t count,
+                                   void *const *args, const uint8_t *kinds,
+                                   const dsl_device_interface_t *api);
+/// What every launch does last: marks the buffers the kernel writes (kinds[i] & 2) as newer on
+/// the device.
+void dsl_runtime_gpu_mark_written(int32_t count, void *const *args, const uint8_t *kinds);
 
 /// The OpenCL device interface (OpenCL.c).
 extern const dsl_device_interface_t dsl_opencl_device_interface;
@@ -117,6 +130,13 @@ int dsl_runtime_opencl_launch(const char *source, uint64_t source_bytes, const c
                               int32_t threads_x, int32_t threads_y, int32_t threads_z,
                               int32_t count, void *const *args, const uint64_t *sizes,
                               const uint8_t *kinds);
+/// The CUDA device interface and launch (CUDA.c), as for OpenCL: `ptx` is a PTX module
+/// (`ptx_bytes` long, followed by a NUL), loaded once per process with the driver.
+extern const dsl_device_interface_t dsl_cuda_device_interface;
+int dsl_runtime_cuda_launch(const char *ptx, uint64_t ptx_bytes, const char *kernel,
+                            int32_t blocks_x, int32_t blocks_y, int32_t blocks_z, int32_t threads_x,
+                            int32_t threads_y, int32_t threads_z, int32_t count, void *const *args,
+                            const uint64_t *sizes, const uint8_t *kinds);
 /// Generated code's entry points for host and device coherence (GPU.c): copy back a buffer
 /// the device holds newer data of, mark the host's copy newer, release the device's.
 int dsl_runtime_copy_to_host(struct dsl_buffer_t *buffer);

@@ -322,10 +322,10 @@ void mark_gpu_loops(const std::shared_ptr<lang::FunctionContents> &func, int sta
                     const char *name, std::initializer_list<const VarOrRVar *> vars,
                     ir::ForType type, DeviceAPI api) {
     Directive d(func, stage, name);
-    user_assert(api == DeviceAPI::Default_GPU || api == DeviceAPI::OpenCL)
+    user_assert(api == DeviceAPI::Default_GPU || api == DeviceAPI::OpenCL || api == DeviceAPI::CUDA)
         << d.where() << ": the device API " << ir::to_string(api)
-        << " is not a GPU API dsl generates code for; use DeviceAPI::Default_GPU (the target's) "
-           "or DeviceAPI::OpenCL.";
+        << " is not a GPU API dsl generates code for; use DeviceAPI::Default_GPU (the target's), "
+           "DeviceAPI::OpenCL or DeviceAPI::CUDA.";
     for (const VarOrRVar *v : vars) {
         Dim &dim = d.dims()[d.find(*v)];
         dim.for_type = type;

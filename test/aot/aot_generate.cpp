@@ -43,9 +43,9 @@ int main(int argc, char **argv) {
             scaled.compile_to_static_library(dir + "/aot_scale", {gain, image, offset},
                                              "aot_scale");
         }
-        // The blur on the GPU (OpenCL): two kernels and a device intermediate; the output is
-        // left on the device for the caller to copy back.
-        {
+        // The blur on the GPU (OpenCL, and CUDA): two kernels and a device intermediate; the
+        // output is left on the device for the caller to copy back.
+        for (const char *api : {"opencl", "cuda"}) {
             ImageParam input(UInt(16), 2, "input");
             Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
             Func blur_x("blur_x"), blur_y("blur_y");
@@ -53,8 +53,9 @@ int main(int argc, char **argv) {
             blur_y(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3;
             blur_y.gpu_tile(x, y, bx, by, tx, ty, 16, 8);
             blur_x.compute_root().gpu_tile(x, y, bx, by, tx, ty, 32, 4);
-            blur_y.compile_to_static_library(dir + "/aot_gpu_blur", {input}, "aot_gpu_blur",
-                                             Target("host-opencl"));
+            std::string name = std::string("aot_gpu_blur") + (api[0] == 'c' ? "_cuda" : "");
+            blur_y.compile_to_static_library(dir + "/" + name, {input}, name,
+                                             Target(std::string("host-") + api));
         }
     } catch (const Error &e) {
         std::fprintf(stderr, "%s\n", e.what());

@@ -81,6 +81,20 @@ TEST_F(GPUErrors, UnknownDeviceAPI) {
     EXPECT_CONTAINS(m, "DeviceAPI::OpenCL");
 }
 
+TEST_F(GPUErrors, PerThreadStorageOfRunTimeSize) {
+    ImageParam in(Float(32), 1, "in");
+    Param<int> taps("taps");
+    Func p("taps_producer"), q("taps_consumer");
+    RDom r(0, taps, "r");
+    p(x) = in(x)*2.0f;
+    q(x) = sum(p(x + r));
+    q.gpu_tile(x, bx, tx, 16);
+    p.compute_at(q, tx);
+    std::string m = message_of([&] { q.compile_jit(opencl_target()); });
+    EXPECT_CONTAINS(m, "\"taps_producer\" is stored inside the GPU kernel of the loop \"bx\"");
+    EXPECT_CONTAINS(m, "known only at run time");
+}
+
 TEST(GPUNoDriver, ClearErrorWithoutAnOpenCLDriver) {
     // Run by CTest with DSL_LIBOPENCL naming a file that does not exist (gpu.no_driver).
     const char *library = std::getenv("DSL_LIBOPENCL");

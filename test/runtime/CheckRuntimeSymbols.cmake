@@ -17,7 +17,9 @@ set(api
   dsl_runtime_error_buffer_too_large dsl_runtime_error_buffer_extent_negative
   dsl_runtime_error_buffer_span_too_large dsl_runtime_error_output_overlaps
   dsl_runtime_error_int_param_too_small dsl_runtime_error_int_param_too_large
-  dsl_runtime_error_uint_param_too_small dsl_runtime_error_uint_param_too_large)
+  dsl_runtime_error_uint_param_too_small dsl_runtime_error_uint_param_too_large
+  dsl_runtime_opencl_launch dsl_runtime_cuda_launch dsl_buffer_copy_to_host
+  dsl_buffer_device_free dsl_buffer_set_host_dirty)
 
 execute_process(COMMAND ${NM} -A --format=posix ${ARCHIVE}
   OUTPUT_VARIABLE symbols RESULT_VARIABLE status)

@@ -202,5 +202,25 @@ TEST(Target, ErrorsNameTheWordAndListTheValidOnes) {
         EXPECT_CONTAINS(message_of([&] { Target t(bad); }), "host[-features]");
 }
 
+TEST(Target, GPUFeatures) {
+    Target cuda("x86-64-linux-cuda_capability_86");
+    EXPECT_TRUE(cuda.has_feature(Target::Feature::CUDA));  // implied
+    EXPECT_TRUE(cuda.has_gpu_feature());
+    EXPECT_EQ(cuda.cuda_capability(), 86);
+    EXPECT_EQ(cuda.to_string(), "x86-64-linux-cuda_capability_86");
+    EXPECT_EQ(Target(cuda.to_string()), cuda);
+    EXPECT_EQ(Target("x86-64-linux-cuda").cuda_capability(), 75);
+    EXPECT_EQ(Target("x86-64-linux-cuda_capability_61-cuda_capability_90").cuda_capability(), 90);
+    EXPECT_EQ(Target("x86-64-linux-opencl").cuda_capability(), 0);
+    EXPECT_FALSE(Target("x86-64-linux-avx2").has_gpu_feature());
+    EXPECT_EQ(Target::cuda_capability_of(Target::Feature::CUDACapability70), 70);
+    EXPECT_EQ(Target::cuda_capability_of(Target::Feature::AVX2), 0);
+    for (Target::Feature f :
+         {Target::Feature::OpenCL, Target::Feature::CUDA, Target::Feature::CUDACapability80})
+        EXPECT_FALSE(Target::is_cpu_feature(f)) << Target::feature_name(f);
+    // GPU APIs go with either architecture.
+    EXPECT_TRUE(Target("arm-64-linux-neon-cuda_capability_80").has_gpu_feature());
+}
+
 }  // namespace
 }  // namespace dsl

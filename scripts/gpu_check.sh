@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The GPU checks, for a machine with an NVIDIA GPU (and anywhere else: CUDA tests then skip).
+# Installs what is missing, builds the library and the GPU tests only (no apps, tutorials or
+# benchmarks) into build-gpu/, and runs the tests labelled "gpu": every GPU schedule through
+# OpenCL and, where the CUDA driver finds a GPU, through CUDA; the PTX through ptxas.
+# Extra arguments are passed to ctest.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+DSL_BUILD_DIR="${DSL_GPU_BUILD_DIR:-$DSL_ROOT/build-gpu}"
+
+"$DSL_ROOT/scripts/setup.sh"
+if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader || true
+else
+    echo "gpu_check: no nvidia-smi here; the CUDA schedule tests will skip."
+fi
+jobs="$(nproc 2>/dev/null || echo 2)"
+cmake -S "$DSL_ROOT" -B "$DSL_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$DSL_BUILD_TYPE" \
+    -DDSL_BUILD_TESTS=ON -DDSL_BUILD_TUTORIALS=OFF -DDSL_BUILD_APPS=OFF \
+    -DDSL_BUILD_BENCHMARKS=OFF
+cmake --build "$DSL_BUILD_DIR" --parallel "$jobs" --target gpu_tests fake_cuda
+cd "$DSL_BUILD_DIR"
+# The CUDA schedule tests' summary: run, or skipped and why.
+./test/gpu_tests --gtest_filter='*/CUDA' 2>&1 | grep -E 'no device for|PASSED|SKIPPED|FAILED' |
+    head -5 || true
+ctest --output-on-failure --parallel "$jobs" -L gpu "$@"
