@@ -165,6 +165,10 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
             llvm::Intrinsic::ID id = (op->intrinsic == I::GPUBlockIndex ? blocks : threads)[*dim];
             return builder_->CreateIntrinsic(id, {}, {});
         }
+        case I::GPUBarrier:
+            internal_assert(in_kernel_) << "a GPU barrier outside a kernel";
+            builder_->CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+            return llvm::ConstantInt::get(i32, 0);
         default:
             return nullptr;
     }

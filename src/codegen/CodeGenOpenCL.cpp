@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "ir/Error.h"
@@ -85,6 +86,9 @@ class OpenCLPrinter : public IRVisitor {
         indent_ = 1;
         for (const std::string &u : unpack)
             line() << u << "\n";
+        // Shared storage is declared at the kernel's scope, as OpenCL C requires.
+        shared_.clear();
+        declare_shared(k.body);
         include(k.body);
         out_ << "}\n\n";
     }
@@ -265,13 +269,15 @@ class OpenCLPrinter : public IRVisitor {
                    "constant size. Split the loops it is computed in by constants.";
             elements *= *c;
         }
-        user_assert(op->memory_type != MemoryType::GPUShared)
-            << "\"" << op->name << "\" is stored in GPU shared memory, which the OpenCL back end "
-            << "does not generate yet; compute it at the thread level or at root.";
         Type t = op->type.is_bool() ? UInt(8) : op->type;
         check_type(t);
-        std::string id = fresh(op->name);
-        line() << type_name(t) << " " << id << "[" << std::max<int64_t>(elements, 1) << "];\n";
+        std::string id;
+        if (op->memory_type == MemoryType::GPUShared) {
+            id = shared_.at(op);
+        } else {
+            id = fresh(op->name);
+            line() << type_name(t) << " " << id << "[" << std::max<int64_t>(elements, 1) << "];\n";
+        }
         ScopedBinding<Buffer> bind(buffers_, op->name, {id, t, true});
         include(op->body);
     }
@@ -392,7 +398,32 @@ class OpenCLPrinter : public IRVisitor {
   private:
     std::ostringstream &out_;
     std::string kernel_, id_;
+    /// Declares each shared allocation of `body` (`__local`) and names it in shared_.
+    void declare_shared(const Stmt &body) {
+        struct Finder : IRVisitor {
+            using IRVisitor::visit;
+            std::vector<const Allocate *> found;
+            void visit(const Allocate *op) override {
+                if (op->memory_type == MemoryType::GPUShared) found.push_back(op);
+                IRVisitor::visit(op);
+            }
+        } finder;
+        finder.include(body);
+        for (const Allocate *a : finder.found) {
+            int64_t elements = 1;
+            for (const Expr &e : a->extents)
+                elements *= as_const_int(e).value_or(1);
+            Type t = a->type.is_bool() ? UInt(8) : a->type;
+            check_type(t);
+            std::string id = fresh(a->name);
+            line() << "__local " << type_name(t) << " " << id << "["
+                   << std::max<int64_t>(elements, 1) << "];\n";
+            shared_[a] = id;
+        }
+    }
+
     int indent_ = 0, next_ = 0;
+    std::map<const Allocate *, std::string> shared_;
     Scope<std::string> names_;
     Scope<Buffer> buffers_;
 };
@@ -416,6 +447,10 @@ void OpenCLPrinter::visit(const Call *op) {
             return;
         case I::GPUThreadIndex:
             id_ = assign(t, "(int)get_local_id(" + arg(0) + ")");
+            return;
+        case I::GPUBarrier:
+            line() << "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n";
+            id_ = "0";
             return;
         case I::BitwiseAnd:
         case I::BitwiseOr:

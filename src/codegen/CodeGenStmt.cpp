@@ -255,6 +255,22 @@ void CodeGenLLVM::visit(const Allocate *op) {
         constant_elements *= *c;
     }
     llvm::Value *pointer;
+    if (in_kernel_ && op->memory_type == MemoryType::GPUShared) {
+        // GPU shared memory: a global of the block's address space (3 in NVPTX), seen through
+        // a generic pointer (LLVM infers the address space of the loads and stores back).
+        internal_assert(constant_size) << "shared allocation " << op->name << " of run-time size";
+        auto *array = llvm::ArrayType::get(elem, std::max<int64_t>(constant_elements, 1));
+        auto *global = new llvm::GlobalVariable(
+            module_, array, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
+            function_->getName() + "." + op->name, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+        global->setAlignment(llvm::Align(16));
+        pointer = builder_->CreateAddrSpaceCast(global, llvm::PointerType::get(context_, 0));
+        ScopedBinding<llvm::Value *> bind(symbols_, op->name, pointer);
+        allocations_in_scope_[op->name]++;
+        codegen(op->body);
+        if (--allocations_in_scope_[op->name] == 0) allocations_in_scope_.erase(op->name);
+        return;
+    }
     // Func::store_in: Heap always on the heap, Stack and Register always on the stack (a size
     // known only at run time is allocated where the allocation is, and released after it).
     bool forced_stack =

@@ -243,6 +243,8 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "gpu_set_host_dirty";
         case Intrinsic::GPUDeviceFree:
             return "gpu_device_free";
+        case Intrinsic::GPUBarrier:
+            return "gpu_barrier";
         case Intrinsic::MakeBuffer:
             return "make_buffer";
     }

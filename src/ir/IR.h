@@ -290,6 +290,10 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         GPUSetHostDirty,
         /// (buffer): releases a `dsl_buffer_t *`'s device memory; 0. A side effect.
         GPUDeviceFree,
+        /// (): waits until every thread of the GPU block gets here, and makes what each wrote to
+        /// shared and global memory before it visible to all; 0. Only in GPU kernels, where
+        /// every thread of the block reaches it (lowering/OffloadGPULoops.cpp).
+        GPUBarrier,
         /// (host, elements, element_bytes): a `dsl_buffer_t *` (on the stack of the function)
         /// of one dimension over `elements` elements at `host`, for an allocation that GPU
         /// kernels use.
@@ -330,6 +334,7 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
             case Intrinsic::GPUCopyToHost:
             case Intrinsic::GPUSetHostDirty:
             case Intrinsic::GPUDeviceFree:
+            case Intrinsic::GPUBarrier:
             case Intrinsic::MakeBuffer:
                 return false;
             default:

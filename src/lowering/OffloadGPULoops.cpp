@@ -1,6 +1,7 @@
 #include "lowering/OffloadGPULoops.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ir/Error.h"
@@ -10,6 +11,8 @@
 #include "ir/Names.h"
 #include "ir/Scope.h"
 #include "ir/Simplify.h"
+#include "ir/Substitute.h"
+#include "lowering/ConstantUpperBound.h"
 
 namespace dsl::lowering {
 
@@ -20,6 +23,11 @@ namespace {
 constexpr int kMaxGPUDims = 3;
 /// The most storage a thread may hold (in registers or its local memory), in bytes.
 constexpr int64_t kMaxThreadStorage = 16 * 1024;
+/// The most threads a block may have (CUDA's limit, and most OpenCL devices').
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+/// The most shared memory a block may use, in bytes: what CUDA GPUs give a kernel statically
+/// (OpenCL devices say what they have; a driver refuses a kernel that needs more).
+constexpr int64_t kMaxSharedStorage = 48 * 1024;
 
 /// The user's name of a loop: "f.s0.x_o" is loop x_o of stage 0 of Func f.
 std::string describe_loop(const std::string &loop) {
@@ -149,41 +157,70 @@ class ThreadNests : public IRVisitor {
     int depth_ = 0;
 };
 
-/// Turns the GPU loops of one kernel into lets of the block and thread indices, and finds the
-/// launch sizes.
-/// Checks the storage inside a kernel: each allocation is per thread (or per block), of a
-/// constant size that fits.
-class KernelStorage : public IRVisitor {
+/// What a kernel's code knows of its values: the lets around a point (their values, for
+/// sizes written in terms of them) and the constant bounds of its loop variables.
+class KernelFacts {
   public:
-    explicit KernelStorage(const std::string &where) : where_(where) {}
+    void push_let(const std::string &name, const Expr &value) { lets_.push_back({name, value}); }
+    void pop_let() { lets_.pop_back(); }
+    void push_loop(const std::string &name, const Expr &min, const Expr &extent) {
+        ConstantBounds lo = bounds_of(min), hi = bounds_of(simplify(min + extent - 1));
+        loops_.push(name, ConstantBounds{lo.min, hi.max});
+    }
+    void pop_loop(const std::string &name) { loops_.pop(name); }
 
-  protected:
-    using IRVisitor::visit;
-    void visit(const Allocate *op) override {
-        int64_t bytes = op->type.bytes();
-        for (const Expr &e : op->extents) {
-            auto c = as_const_int(e);
-            user_assert(c.has_value())
-                << "\"" << op->name << "\" is stored inside the GPU kernel of " << where_
-                << " with a size known only at run time (" << e
-                << "); storage inside a kernel needs a constant size. Split the loops it is "
-                   "computed in by constants, or compute it at root.";
-            bytes *= std::max<int64_t>(*c, 1);
+    /// `e` with the lets in scope substituted (innermost first), simplified.
+    Expr expand(const Expr &e) const {
+        Expr r = e;
+        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) {
+            if (expr_uses_var(r, it->first)) r = substitute(it->first, it->second, r);
         }
-        user_assert(bytes <= kMaxThreadStorage)
-            << "\"" << op->name << "\" is stored inside the GPU kernel of " << where_ << " in "
-            << bytes << " bytes; each thread has room for " << kMaxThreadStorage
-            << ". Compute it at a smaller loop, or at root.";
-        user_assert(op->memory_type != MemoryType::GPUShared)
-            << "\"" << op->name << "\" is stored in GPU shared memory (kernel of " << where_
-            << "), which dsl does not generate yet; compute it at the thread level or at root.";
-        IRVisitor::visit(op);
+        return simplify(r);
+    }
+    ConstantBounds bounds_of(const Expr &e) const {
+        Expr x = expand(e);
+        ConstantBounds b = constant_bounds(x, loops_);
+        if (!b.max || *b.max >= kLooseBound) b.max = constant_upper_bound(x, loops_);
+        return b;
     }
 
   private:
-    std::string where_;
+    std::vector<std::pair<std::string, Expr>> lets_;
+    Scope<ConstantBounds> loops_;
 };
 
+/// Whether a statement holds GPU thread loops, and whether it stores to memory.
+struct StmtContents : IRVisitor {
+    bool threads = false, stores = false;
+    explicit StmtContents(const Stmt &s) { include(s); }
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const For *op) override {
+        threads |= op->for_type == ForType::GPUThread;
+        IRVisitor::visit(op);
+    }
+    void visit(const Store *op) override {
+        stores = true;
+        IRVisitor::visit(op);
+    }
+};
+
+/// Whether `op` is the buffer_too_large check that storage flattening puts before an
+/// allocation.
+bool is_size_check(const Stmt &s) {
+    const auto *check = s.as<AssertStmt>();
+    const auto *message = check ? check->message.as<Call>() : nullptr;
+    return message && message->name == "dsl_runtime_error_buffer_too_large";
+}
+
+/// Turns the GPU loops of one kernel into lets of the block and thread indices, and finds the
+/// launch sizes. Every thread of a block runs the code at the block level (inside the block
+/// loops, outside the thread loops): each nest of thread loops there runs on the threads its
+/// loops need (the launch has as many as the largest nest), statements that store outside any
+/// thread loop run on thread 0 alone, and a barrier follows each part that stores, so that
+/// the next part sees what it wrote. Storage allocated at the block level is shared by the
+/// block's threads (GPU shared memory); storage inside the thread loops is each thread's own.
 class KernelBuilder : public IRMutator {
   public:
     /// The body of the kernel of the block loop nest at `op`.
@@ -199,37 +236,39 @@ class KernelBuilder : public IRMutator {
                 s = f->body;
             } else if (const auto *l = s.as<LetStmt>()) {
                 layers.push_back(s);
+                facts_.push_let(l->name, l->value);
                 s = l->body;
             } else {
                 break;
             }
         }
+        where_ = describe_loop(op->name);
         user_assert(block_count <= kMaxGPUDims)
-            << describe_loop(op->name) << " starts a nest of " << block_count
+            << where_ << " starts a nest of " << block_count
             << " GPU block loops; a kernel has at most three dimensions of blocks. Fuse two of "
                "the loops (Func::fuse) or keep one serial.";
-        where_ = describe_loop(op->name);
         BoundNames inside;
         inside.include(Stmt(op));
         inner_bound_ = inside.names;
 
         ThreadNests nests;
         nests.include(s);
-        user_assert(nests.nests <= 1)
-            << describe_loop(op->name) << " runs " << nests.nests
-            << " separate nests of GPU thread loops in one kernel; they would need a barrier "
-               "between them, which dsl does not generate yet. Compute the producers at root "
-               "(each in its own kernel) instead.";
         user_assert(nests.max_depth <= kMaxGPUDims)
-            << describe_loop(op->name) << " holds " << nests.max_depth
+            << where_ << " holds " << nests.max_depth
             << " nested GPU thread loops; a kernel has at most three dimensions of threads. "
                "Fuse two of the loops (Func::fuse) or keep one serial.";
         thread_dims_ = nests.max_depth;
         thread_extents_.assign(kMaxGPUDims, Expr(1));
-        // Storage first: a run-time size also brings run-time checks, refused less clearly.
-        KernelStorage storage(where_);
-        storage.include(s);
-        Stmt body = mutate(s);
+        launch_sizes(s);
+        int64_t threads = 1;
+        for (const Expr &e : thread_extents_)
+            threads *= as_const_int(e).value_or(1);
+        user_assert(threads <= kMaxThreadsPerBlock)
+            << where_ << " starts a GPU kernel whose blocks have " << threads << " threads ("
+            << thread_extents_[0] << " x " << thread_extents_[1] << " x " << thread_extents_[2]
+            << "); GPUs run at most " << kMaxThreadsPerBlock
+            << " per block. Use smaller gpu_tile sizes or gpu_threads loops.";
+        Stmt body = thread_dims_ > 0 ? block_level(s) : mutate(s);
 
         // Rebuild from the inside out; the innermost block loop is dimension 0.
         int dim = 0;
@@ -258,6 +297,197 @@ class KernelBuilder : public IRMutator {
 
   protected:
     using IRMutator::visit;
+
+    /// The launch's thread count along each dimension: for each, the largest extent of the
+    /// thread loops on it (a constant bound of it where the host cannot compute it).
+    void launch_sizes(const Stmt &s) {
+        struct Sizes : IRVisitor {
+            KernelBuilder &kb;
+            std::set<int> seen;
+            int depth = 0, nest_depth = 0;
+            explicit Sizes(KernelBuilder &b) : kb(b) {}
+            using IRVisitor::visit;
+            void visit(const LetStmt *op) override {
+                include(op->value);
+                kb.facts_.push_let(op->name, op->value);
+                include(op->body);
+                kb.facts_.pop_let();
+            }
+            void visit(const For *op) override {
+                kb.facts_.push_loop(op->name, op->min, op->extent);
+                if (op->for_type == ForType::GPUThread) {
+                    if (depth == 0) nest_depth = nest_depth_of(op);
+                    int dim = nest_depth - 1 - depth;
+                    Expr extent = kb.launch_extent(op);
+                    Expr &launch = kb.thread_extents_[dim];
+                    launch = seen.count(dim) ? simplify(max(launch, extent)) : extent;
+                    seen.insert(dim);
+                    depth++;
+                    include(op->body);
+                    depth--;
+                } else {
+                    include(op->body);
+                }
+                kb.facts_.pop_loop(op->name);
+            }
+        } sizes(*this);
+        sizes.include(s);
+    }
+
+    static int nest_depth_of(const For *op) {
+        ThreadNests n;
+        n.include(Stmt(op));
+        return n.max_depth;
+    }
+
+    /// The number of threads a thread loop needs: its extent if the host knows it before the
+    /// launch, else a constant bound of it.
+    Expr launch_extent(const For *op) const {
+        Expr extent = simplify(op->extent);
+        if (!uses_any(extent, inner_bound_)) return extent;
+        ConstantBounds b = facts_.bounds_of(extent);
+        user_assert(b.max.has_value())
+            << describe_loop(op->name) << " is a GPU thread loop whose extent (" << extent
+            << ") depends on the block or loop it is in and has no constant bound; a "
+               "launch needs one thread count for every block. Split the loop by a constant "
+               "(gpu_tile) instead.";
+        return Expr(static_cast<int>(*b.max));
+    }
+
+    Expr thread_index(int dim) const {
+        return Call::make(Int(32), Call::Intrinsic::GPUThreadIndex, {Expr(dim)});
+    }
+    Stmt barrier() const {
+        return Evaluate::make(Call::make(Int(32), Call::Intrinsic::GPUBarrier, {}));
+    }
+
+    /// The code at the block level, which every thread of the block runs.
+    Stmt block_level(const Stmt &s) {
+        StmtContents contents(s);
+        if (!contents.threads) {
+            Stmt m = mutate(s);
+            if (!contents.stores) return m;
+            // One thread stores; the others would race to store the same values.
+            Expr first = thread_index(0) == 0;
+            for (int d = 1; d < thread_dims_; d++)
+                first = first && thread_index(d) == 0;
+            return IfThenElse::make(first, m, Stmt());
+        }
+        if (const auto *f = s.as<For>()) {
+            if (f->for_type == ForType::GPUThread) return mutate(s);
+            user_assert(f->for_type == ForType::Serial || f->for_type == ForType::Unrolled)
+                << describe_loop(f->name) << " is a " << to_string(f->for_type)
+                << " loop around GPU thread loops in the kernel of " << where_
+                << "; around thread loops, a loop must be serial. Make it serial, or move the "
+                   "thread loops out of it.";
+            facts_.push_loop(f->name, f->min, f->extent);
+            Stmt body = block_level(f->body);
+            facts_.pop_loop(f->name);
+            // The next iteration may overwrite what this one's threads still read.
+            body = Block::make(body, barrier());
+            return For::make(f->name, f->min, f->extent, ForType::Serial, f->device_api, body);
+        }
+        if (const auto *l = s.as<LetStmt>()) {
+            facts_.push_let(l->name, l->value);
+            Stmt body = block_level(l->body);
+            facts_.pop_let();
+            return LetStmt::make(l->name, mutate(l->value), body);
+        }
+        if (const auto *a = s.as<Allocate>()) return shared(a);
+        if (const auto *pc = s.as<ProducerConsumer>())
+            return ProducerConsumer::make(pc->name, pc->is_producer, block_level(pc->body));
+        if (const auto *i = s.as<IfThenElse>()) {
+            return IfThenElse::make(mutate(i->condition), block_level(i->then_case),
+                                    i->else_case.defined() ? block_level(i->else_case) : Stmt());
+        }
+        if (s.as<Block>()) {
+            std::vector<Stmt> parts;
+            std::vector<Stmt> pending = {s};
+            while (!pending.empty()) {
+                Stmt p = pending.back();
+                pending.pop_back();
+                if (const auto *b = p.as<Block>()) {
+                    pending.push_back(b->rest);
+                    pending.push_back(b->first);
+                } else {
+                    parts.push_back(p);
+                }
+            }
+            Stmt result;
+            for (size_t i = 0; i < parts.size(); i++) {
+                // The size check of a shared allocation: its size is a constant that fits.
+                if (is_size_check(parts[i]) && i + 1 < parts.size() && parts[i + 1].as<Allocate>())
+                    continue;
+                Stmt part = block_level(parts[i]);
+                if (StmtContents(parts[i]).stores && i + 1 < parts.size())
+                    part = Block::make(part, barrier());
+                result = result.defined() ? Block::make(result, part) : part;
+            }
+            return result;
+        }
+        return mutate(s);
+    }
+
+    /// The constant number of elements storage inside the kernel needs (its bound where the
+    /// size varies), checked against `limit` bytes.
+    int64_t storage_elements(const Allocate *op, int64_t limit, const char *what) const {
+        Expr elements = Expr(int64_t(1));
+        for (const Expr &e : op->extents)
+            elements = elements * cast(Int(64), e);
+        ConstantBounds b = facts_.bounds_of(elements);
+        bool constant = as_const_int(facts_.expand(elements)).has_value();
+        int64_t bytes = b.max ? std::max<int64_t>(*b.max, 1) * op->type.bytes() : 0;
+        user_assert(b.max.has_value() && (constant || bytes <= limit))
+            << "\"" << op->name << "\" is stored inside the GPU kernel of " << where_
+            << " with a size known only at run time (" << facts_.expand(elements)
+            << " elements); storage inside a kernel needs a constant size, or a small constant "
+               "bound of it. Split the loops it is computed in by constants, or compute it at "
+               "root.";
+        user_assert(bytes <= limit)
+            << "\"" << op->name << "\" is stored inside the GPU kernel of " << where_ << " in "
+            << bytes << " bytes of " << what << ", which holds " << limit
+            << ". Compute it at a smaller loop, or at root.";
+        return std::max<int64_t>(*b.max, 1);
+    }
+
+    /// Storage at the block level, around thread loops: shared by the block's threads.
+    Stmt shared(const Allocate *op) {
+        user_assert(op->memory_type == MemoryType::Auto || op->memory_type == MemoryType::GPUShared)
+            << "\"" << op->name << "\" is computed at the block level of the GPU kernel of "
+            << where_ << ", where the block's threads share it, but is stored in "
+            << to_string(op->memory_type)
+            << "; use store_in(MemoryType::GPUShared) (the default there), or compute it inside "
+               "the thread loops.";
+        int64_t elements = storage_elements(op, kMaxSharedStorage - shared_bytes_,
+                                            "the block's shared memory (what is left of it)");
+        shared_bytes_ += elements * op->type.bytes();
+        return Allocate::make(op->name, op->type, MemoryType::GPUShared, {Expr(elements)},
+                              op->condition, block_level(op->body));
+    }
+
+    Stmt visit(const Allocate *op) override {
+        // Each thread's own storage (registers or the thread's local memory).
+        user_assert(op->memory_type != MemoryType::GPUShared)
+            << "\"" << op->name << "\" is stored in GPU shared memory but computed inside the "
+            << "thread loops of the kernel of " << where_
+            << ", where each thread has its own; compute it at the block level (compute_at a "
+               "block loop) to share it.";
+        user_assert(op->memory_type != MemoryType::Heap)
+            << "\"" << op->name << "\" is stored on the heap (store_in(MemoryType::Heap)) inside "
+            << "the GPU kernel of " << where_
+            << ", which has no heap; remove the store_in, or compute it at root.";
+        int64_t elements = storage_elements(op, kMaxThreadStorage, "a thread's own storage");
+        return Allocate::make(op->name, op->type, op->memory_type, {Expr(elements)}, op->condition,
+                              mutate(op->body));
+    }
+
+    Stmt visit(const LetStmt *op) override {
+        facts_.push_let(op->name, op->value);
+        Stmt body = mutate(op->body);
+        facts_.pop_let();
+        return LetStmt::make(op->name, mutate(op->value), body);
+    }
+
     Stmt visit(const For *op) override {
         if (op->for_type == ForType::GPUBlock) {
             user_error << describe_loop(op->name) << " is a GPU block loop inside the thread or "
@@ -269,37 +499,29 @@ class KernelBuilder : public IRMutator {
                        << " is a parallel loop inside a GPU kernel; the device runs the kernel's "
                           "threads in parallel already. Make it serial, or a gpu_threads loop.";
         }
-        if (op->for_type != ForType::GPUThread) return IRMutator::visit(op);
-        // The outermost thread loop is the highest dimension.
-        int dim = thread_dims_ - 1 - depth_;
+        facts_.push_loop(op->name, op->min, op->extent);
+        if (op->for_type != ForType::GPUThread) {
+            Stmt s = IRMutator::visit(op);
+            facts_.pop_loop(op->name);
+            return s;
+        }
+        // The outermost thread loop of a nest is its highest dimension.
+        bool outermost = depth_ == 0;
+        if (outermost) nest_depth_ = nest_depth_of(op);
+        int dim = nest_depth_ - 1 - depth_;
         depth_++;
         Stmt body = mutate(op->body);
         depth_--;
-        // The launch's size along dim: the loop's extent if the host knows it, else a constant
-        // bound of it; threads past the loop's end do nothing.
-        Expr extent = simplify(op->extent);
-        bool exact = true;
-        if (uses_any(extent, inner_bound_)) {
-            ConstantBounds b = constant_bounds(extent);
-            user_assert(b.max.has_value())
-                << describe_loop(op->name) << " is a GPU thread loop whose extent (" << extent
-                << ") depends on the block or loop it is in and has no constant bound; a "
-                   "launch needs one thread count for every block. Split the loop by a constant "
-                   "(gpu_tile) instead.";
-            extent = Expr(static_cast<int>(*b.max));
-            exact = false;
-        }
-        Expr &launch = thread_extents_[dim];
-        if (seen_dims_.count(dim) && !can_prove(launch == extent)) {
-            launch = simplify(max(launch, extent));
-            exact = false;
-        } else if (!seen_dims_.count(dim)) {
-            launch = extent;
-        }
-        seen_dims_.insert(dim);
-        Expr index = Call::make(Int(32), Call::Intrinsic::GPUThreadIndex, {Expr(dim)});
-        if (!exact) body = IfThenElse::make(index < op->extent, body, Stmt());
-        return LetStmt::make(op->name, op->min + index, body);
+        facts_.pop_loop(op->name);
+        // Threads past the loop's end (the launch serves the largest nest) do nothing.
+        Expr index = thread_index(dim);
+        if (!can_prove(simplify(op->extent) == thread_extents_[dim]))
+            body = IfThenElse::make(index < op->extent, body, Stmt());
+        Stmt result = LetStmt::make(op->name, op->min + index, body);
+        // The dimensions a shallower nest does not use: their first thread runs it.
+        for (int d = nest_depth_; outermost && d < thread_dims_; d++)
+            result = IfThenElse::make(thread_index(d) == 0, result, Stmt());
+        return result;
     }
 
     Stmt visit(const AssertStmt *op) override {
@@ -327,22 +549,9 @@ class KernelBuilder : public IRMutator {
     }
     Stmt visit(const Block *op) override {
         // Storage flattening checks that an allocation's element count fits in int32 from its
-        // bounds; inside a kernel, storage has constant extents (OpenCL C requires it), which
-        // makes the check true, though the simplifier cannot see it from the bounds.
-        const auto *check = op->first.as<AssertStmt>();
-        const auto *alloc = op->rest.as<Allocate>();
-        const auto *message = check ? check->message.as<Call>() : nullptr;
-        if (message && alloc && message->name == "dsl_runtime_error_buffer_too_large") {
-            int64_t elements = 1;
-            bool constant = true;
-            for (const Expr &e : alloc->extents) {
-                auto c = as_const_int(e);
-                constant = constant && c && *c >= 0 && *c <= 0x7fffffff;
-                if (constant) elements *= *c;
-                constant = constant && elements <= 0x7fffffff;
-            }
-            if (constant) return mutate(op->rest);
-        }
+        // bounds; inside a kernel, storage has a constant size (or bound) that fits, checked
+        // where it is allocated.
+        if (is_size_check(op->first) && op->rest.as<Allocate>()) return mutate(op->rest);
         return IRMutator::visit(op);
     }
 
@@ -350,9 +559,10 @@ class KernelBuilder : public IRMutator {
     std::set<std::string> inner_bound_;
     /// The block loop the kernel starts at, in the user's words (for errors).
     std::string where_;
-    std::set<int> seen_dims_;
+    KernelFacts facts_;
     std::vector<Expr> block_extents_, thread_extents_;
-    int depth_ = 0, thread_dims_ = 0;
+    int depth_ = 0, thread_dims_ = 0, nest_depth_ = 0;
+    int64_t shared_bytes_ = 0;
 };
 
 /// The names of the buffers a statement loads from or stores to, split by how.

@@ -95,6 +95,49 @@ TEST_F(GPUErrors, PerThreadStorageOfRunTimeSize) {
     EXPECT_CONTAINS(m, "known only at run time");
 }
 
+TEST_F(GPUErrors, HeapStorageInsideAKernel) {
+    Func p("on_the_heap"), q("heap_consumer");
+    p(x) = x * 2;
+    q(x) = p(x) + p(x + 1);
+    q.gpu_tile(x, bx, tx, 16);
+    p.compute_at(q, tx).store_in(MemoryType::Heap);
+    std::string m = message_of([&] { q.compile_jit(opencl_target()); });
+    EXPECT_CONTAINS(m, "\"on_the_heap\" is stored on the heap");
+    EXPECT_CONTAINS(m, "which has no heap");
+}
+
+TEST_F(GPUErrors, SharedStorageBeyondTheBlocksMemory) {
+    // A 136 x 116 window of floats per block: 62 KiB of shared memory, more than a block has.
+    Func p("big_tile"), q("big_tile_consumer");
+    p(x, y) = x + y;
+    q(x, y) = p(x, y) + p(x + 120, y + 100);
+    q.gpu_tile(x, y, bx, w, tx, z, 16, 16);
+    p.compute_at(q, bx);
+    std::string m = message_of([&] { q.compile_jit(opencl_target()); });
+    EXPECT_CONTAINS(m, "\"big_tile\" is stored inside the GPU kernel of the loop");
+    EXPECT_CONTAINS(m, "shared memory");
+}
+
+TEST_F(GPUErrors, StackStorageSharedByABlock) {
+    Func p("private_at_block"), q("block_consumer");
+    p(x) = x * 3;
+    q(x) = p(x) + p(x + 1);
+    q.gpu_tile(x, bx, tx, 32);
+    p.compute_at(q, bx).gpu_threads(x).store_in(MemoryType::Stack);
+    std::string m = message_of([&] { q.compile_jit(opencl_target()); });
+    EXPECT_CONTAINS(m, "\"private_at_block\" is computed at the block level");
+    EXPECT_CONTAINS(m, "MemoryType::GPUShared");
+}
+
+TEST_F(GPUErrors, TooManyThreadsPerBlock) {
+    Func f("wide_blocks");
+    f(x, y) = x + y;
+    f.gpu_tile(x, y, bx, w, tx, z, 64, 32);
+    std::string m = message_of([&] { f.compile_jit(opencl_target()); });
+    EXPECT_CONTAINS(m, "Func \"wide_blocks\" starts a GPU kernel whose blocks have 2048 threads");
+    EXPECT_CONTAINS(m, "at most 1024");
+}
+
 TEST(GPUNoDriver, ClearErrorWithoutAnOpenCLDriver) {
     // Run by CTest with DSL_LIBOPENCL naming a file that does not exist (gpu.no_driver).
     const char *library = std::getenv("DSL_LIBOPENCL");

@@ -234,6 +234,65 @@ TEST_P(GPUSchedule, AnOutputWithGapsKeepsThem) {
     }
 }
 
+TEST_P(GPUSchedule, ProducerInSharedMemory) {
+    // A producer computed per block by the block's threads into shared memory; the consumer's
+    // threads read it after a barrier. Its footprint (17 x 9) is larger than the consumer's
+    // tile (16 x 8): the launch has 17 x 9 threads, and the consumer's extra ones idle.
+    Buffer<> input = random_buffer(Float(32), {70, 40}, 15);
+    Func p("shared_producer"), q("shared_consumer");
+    p(x, y) = input(x, y) * 2.0f + input(x + 1, y);
+    q(x, y) = p(x, y) + p(x + 1, y) * 0.5f - p(x, y + 1);
+    q.gpu_tile(x, y, bx, by, tx, ty, 16, 8);
+    p.compute_at(q, bx).gpu_threads(x, y);
+    EXPECT_NE(q.lowered_stmt().find("gpu_barrier"), std::string::npos);
+    Buffer<> out = q.realize({64, 32}, gpu_target())[0];
+    EXPECT_TRUE(matches(q, out));
+}
+
+TEST_P(GPUSchedule, ProducerPerBlockOnOneThread) {
+    // A producer at the block level without thread loops: thread 0 computes it, the others
+    // wait at the barrier. Tails on both sides (GuardWithIf).
+    Buffer<> input = random_buffer(Int(32), {45, 23}, 16);
+    Func p("single_thread_producer"), q("after_single_thread");
+    p(x, y) = input(x, y) * 3 - input(x, y + 1);
+    q(x, y) = p(x, y) + p(x, y + 1) * 2;
+    q.gpu_tile(x, y, bx, by, tx, ty, 8, 4, TailStrategy::GuardWithIf);
+    p.compute_at(q, bx);
+    Buffer<> out = q.realize({43, 21}, gpu_target())[0];
+    EXPECT_TRUE(matches(q, out));
+}
+
+TEST_P(GPUSchedule, TiledMatrixMultiplyThroughSharedMemory) {
+    // The classic kernel: for each block of 16 x 16 outputs, a serial loop over the reduction
+    // in steps of 8, in which the block's threads copy a tile of each input into shared
+    // memory, wait, and accumulate from the tiles; a barrier ends each step.
+    const int n = 40, k = 24;
+    Buffer<> a = random_buffer(Float(32), {k, n}, 17);
+    Buffer<> b = random_buffer(Float(32), {n, k}, 18);
+    Func A("a"), B("b"), c("matmul");
+    A(x, y) = a(x, y);
+    B(x, y) = b(x, y);
+    RDom r(0, k, "r");
+    c(x, y) = 0.0f;
+    c(x, y) += A(r, y) * B(x, r);
+    Var xi("xi"), yi("yi");
+    RVar ro("ro"), ri("ri");
+    c.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
+    c.update()
+        .split(x, bx, xi, 16)
+        .split(y, by, yi, 16)
+        .split(r, ro, ri, 8)
+        .reorder(ri, xi, yi, ro, bx, by)
+        .gpu_blocks(bx, by)
+        .gpu_threads(xi, yi);
+    A.compute_at(c, ro).gpu_threads(x, y);
+    B.compute_at(c, ro).gpu_threads(x, y);
+    std::string stmt = c.lowered_stmt();
+    EXPECT_NE(stmt.find("gpu_barrier"), std::string::npos) << stmt;
+    Buffer<> out = c.realize({n, n}, gpu_target())[0];
+    EXPECT_TRUE(matches(c, out, 1e-5));
+}
+
 INSTANTIATE_TEST_SUITE_P(APIs, GPUSchedule, ::testing::Values("host-opencl", "host-cuda"),
                          [](const ::testing::TestParamInfo<std::string> &api) {
                              return api.param == "host-opencl" ? std::string("OpenCL")

@@ -1,0 +1,103 @@
+#include "lowering/ConstantUpperBound.h"
+
+#include <algorithm>
+
+#include "ir/IREquality.h"
+#include "ir/IROperator.h"
+#include "ir/Substitute.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+
+namespace {
+
+/// A constant upper bound of an integer expression of sizes and positions: the simplifier's
+/// where it has one, else one found by taking differences apart at their mins and maxes. The
+/// simplifier bounds the two sides of a difference alone, and a region clamped at its ends has
+/// sides without bounds; but its size min(h, m) - min(l, m) is at most max(h - l, 0) whatever
+/// m is, and h - l is often a constant.
+class UpperBound {
+  public:
+    explicit UpperBound(const Scope<ConstantBounds> &loops) : loops_(loops) {}
+
+    std::optional<int64_t> of(const Expr &e) {
+        if (++steps_ > kMaxSteps) return std::nullopt;
+        ConstantBounds b = constant_bounds(e, loops_);
+        if (b.max && *b.max < kLooseBound) return b.max;
+        if (const auto *l = e.as<Let>()) return of(substitute(l->name, l->value, l->body));
+        if (const auto *a = e.as<Add>()) return sum(of(a->a), of(a->b));
+        if (const auto *d = e.as<Sub>()) return difference(d->a, d->b);
+        if (const auto *m = e.as<Min>()) return smaller(of(m->a), of(m->b));
+        if (const auto *m = e.as<Max>()) return larger(of(m->a), of(m->b));
+        if (const auto *m = e.as<Mul>()) {
+            auto c = as_const_int(m->b);
+            auto x = of(m->a);
+            if (c && *c >= 0 && x) return *x * *c;
+        }
+        if (const auto *c = e.as<Cast>()) {
+            Type from = c->value.type();
+            if (from.is_int() && c->type.is_int() && c->type.bits() >= from.bits())
+                return of(c->value);
+        }
+        return std::nullopt;
+    }
+
+  private:
+    using Bound = std::optional<int64_t>;
+    static constexpr int kMaxSteps = 20000;
+    static Bound sum(Bound x, Bound y) { return x && y ? Bound(*x + *y) : std::nullopt; }
+    /// Of min(x, y): either bound will do.
+    static Bound smaller(Bound x, Bound y) { return x && y ? Bound(std::min(*x, *y)) : x ? x : y; }
+    /// Of max(x, y): both are needed.
+    static Bound larger(Bound x, Bound y) {
+        return x && y ? Bound(std::max(*x, *y)) : std::nullopt;
+    }
+    static Bound at_least_zero(Bound x) { return x ? Bound(std::max<int64_t>(*x, 0)) : x; }
+
+    /// An upper bound of h - l.
+    Bound difference(const Expr &h, const Expr &l) {
+        if (++steps_ > kMaxSteps) return std::nullopt;
+        if (const auto *let = h.as<Let>())
+            return difference(substitute(let->name, let->value, let->body), l);
+        if (const auto *let = l.as<Let>())
+            return difference(h, substitute(let->name, let->value, let->body));
+        // The same clamp on both sides: min(a, m) - min(b, m) <= max(a - b, 0); so for max.
+        const auto *hmin = h.as<Min>(), *lmin = l.as<Min>();
+        const auto *hmax = h.as<Max>(), *lmax = l.as<Max>();
+        if ((hmin && lmin) || (hmax && lmax)) {
+            Expr ha = hmin ? hmin->a : hmax->a, hb = hmin ? hmin->b : hmax->b;
+            Expr la = lmin ? lmin->a : lmax->a, lb = lmin ? lmin->b : lmax->b;
+            if (equal(hb, lb)) return at_least_zero(difference(ha, la));
+            if (equal(ha, la)) return at_least_zero(difference(hb, lb));
+            if (equal(ha, lb)) return at_least_zero(difference(hb, la));
+            if (equal(hb, la)) return at_least_zero(difference(ha, lb));
+        }
+        // Otherwise apart, exactly: min(a, b) - l == min(a - l, b - l), and so on.
+        if (hmin) return smaller(difference(hmin->a, l), difference(hmin->b, l));
+        if (hmax) return larger(difference(hmax->a, l), difference(hmax->b, l));
+        if (lmin) return larger(difference(h, lmin->a), difference(h, lmin->b));
+        if (lmax) return smaller(difference(h, lmax->a), difference(h, lmax->b));
+        // Constants added on either side.
+        if (const auto *a = h.as<Add>(); a && is_const(a->b))
+            return sum(difference(a->a, l), as_const_int(a->b));
+        if (const auto *a = l.as<Add>(); a && is_const(a->b)) {
+            Bound d = difference(h, a->a);
+            auto c = as_const_int(a->b);
+            return d && c ? Bound(*d - *c) : std::nullopt;
+        }
+        ConstantBounds b = constant_bounds(simplify(h - l), loops_);
+        return b.max && *b.max < kLooseBound ? b.max : std::nullopt;
+    }
+
+    const Scope<ConstantBounds> &loops_;
+    int steps_ = 0;
+};
+
+}  // namespace
+
+std::optional<int64_t> constant_upper_bound(const Expr &e, const Scope<ConstantBounds> &loops) {
+    return UpperBound(loops).of(e);
+}
+
+}  // namespace dsl::lowering
