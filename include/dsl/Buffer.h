@@ -17,8 +17,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "dsl/DeviceAPI.h"
 #include "dsl/Error.h"
 #include "dsl/Expr.h"
+#include "dsl/Target.h"
 #include "dsl/Type.h"
 #include "dsl/runtime/dsl_runtime.h"
 
@@ -27,13 +29,64 @@ namespace dsl {
 namespace detail {
 
 /// What every copy of a Buffer shares: the raw struct, its dimensions and the memory (if owned).
+/// A device copy (raw.device) belongs to these contents alone: released with them, and not
+/// shared with the views made from them.
 struct BufferContents {
     dsl_buffer_t raw{};
     std::vector<dsl_dimension_t> dims;
     /// Keeps owned memory (or the memory of the buffer this one is a view of) alive.
     std::shared_ptr<uint8_t> allocation;
     std::string name;
+
+    BufferContents() = default;
+    /// The same host memory and dimensions, without the device copy.
+    BufferContents(const BufferContents &other)
+        : raw(other.raw), dims(other.dims), allocation(other.allocation), name(other.name) {
+        raw.device = 0;
+        raw.device_interface = nullptr;
+        raw.flags &=
+            ~static_cast<uint64_t>(dsl_buffer_flag_host_dirty | dsl_buffer_flag_device_dirty);
+    }
+    BufferContents &operator=(const BufferContents &) = delete;
+    ~BufferContents() {
+        if (raw.device && raw.device_interface) raw.device_interface->device_free(&raw);
+    }
 };
+
+// The device side of buffers, through the buffer's device interface (so that programs that
+// only link a generated library and the runtime can use it); each throws a RuntimeError on
+// failure.
+void buffer_device_failed(const BufferContents &contents, const char *what, int code);
+inline void buffer_copy_to_host(BufferContents &c) {
+    if (!c.raw.device || !(c.raw.flags & dsl_buffer_flag_device_dirty)) return;
+    // The bytes from the first element to the end of the last (strides are not negative on a
+    // device).
+    uint64_t last = 0;
+    for (const dsl_dimension_t &d : c.dims) {
+        if (d.extent <= 0) return;
+        last += static_cast<uint64_t>(d.extent - 1) * static_cast<uint64_t>(d.stride);
+    }
+    uint64_t bytes = (last + 1) * ((c.raw.type.bits + 7) / 8);
+    if (c.raw.host) {
+        if (int code = c.raw.device_interface->copy_to_host(&c.raw, bytes))
+            buffer_device_failed(c, "copy_to_host", code);
+    }
+    c.raw.flags &= ~static_cast<uint64_t>(dsl_buffer_flag_device_dirty);
+}
+inline void buffer_device_free(BufferContents &c) {
+    if (!c.raw.device) return;
+    int code = c.raw.device_interface->device_free(&c.raw);
+    c.raw.device = 0;
+    c.raw.device_interface = nullptr;
+    c.raw.flags &= ~static_cast<uint64_t>(dsl_buffer_flag_device_dirty);
+    if (code) buffer_device_failed(c, "device_free", code);
+}
+inline void buffer_device_sync(BufferContents &c) {
+    if (!c.raw.device) return;
+    if (int code = c.raw.device_interface->sync()) buffer_device_failed(c, "device_sync", code);
+}
+/// Needs the compiler's library (it picks the runtime's device interface); BufferDevice.cpp.
+void buffer_copy_to_device(BufferContents &contents, DeviceAPI api, const Target &target);
 
 [[noreturn]] void buffer_error(const std::string &message);
 Type buffer_type(const dsl_buffer_t &raw);
@@ -385,6 +438,50 @@ class Buffer {
         });
     }
 
+    // The device side (GPU targets). A buffer may have a copy in a GPU's memory; two flags say
+    // which side holds newer data. Pipelines keep them right: they copy a buffer to the device
+    // before a kernel reads it if the host is newer, and mark what kernels write device-dirty.
+    // realize() copies its results back to the host, and releases the device copies it made,
+    // except for buffers that had a device copy before it ran (copy_to_device): those keep
+    // theirs, newer than the host where kernels wrote them, so that pipelines can pass them on
+    // without copies. Call copy_to_host() before reading such a buffer on the host, and
+    // set_host_dirty() after writing it there.
+
+    /// Copies the device's data to the host if the device's is newer. Returns 0.
+    int copy_to_host() {
+        if (defined()) detail::buffer_copy_to_host(*contents_);
+        return 0;
+    }
+    /// Gives the buffer a copy on the device of the target's GPU API (OpenCL if the target has
+    /// it, else CUDA), holding the host's data. Returns 0.
+    int copy_to_device(const Target &target = get_jit_target_from_environment()) {
+        return copy_to_device(DeviceAPI::Default_GPU, target);
+    }
+    int copy_to_device(DeviceAPI api, const Target &target = get_jit_target_from_environment()) {
+        if (!defined()) detail::buffer_error("Buffer: copy_to_device of an undefined buffer.");
+        detail::buffer_copy_to_device(*contents_, api, target);
+        return 0;
+    }
+    /// Releases the device copy without copying it back. Returns 0.
+    int device_free() {
+        if (defined()) detail::buffer_device_free(*contents_);
+        return 0;
+    }
+    /// Waits for the work queued on the buffer's device to finish. Returns 0.
+    int device_sync() {
+        if (defined()) detail::buffer_device_sync(*contents_);
+        return 0;
+    }
+    bool has_device_allocation() const { return defined() && contents_->raw.device != 0; }
+    bool host_dirty() const {
+        return defined() && (contents_->raw.flags & dsl_buffer_flag_host_dirty);
+    }
+    bool device_dirty() const {
+        return defined() && (contents_->raw.flags & dsl_buffer_flag_device_dirty);
+    }
+    void set_host_dirty(bool dirty = true) { set_flag(dsl_buffer_flag_host_dirty, dirty); }
+    void set_device_dirty(bool dirty = true) { set_flag(dsl_buffer_flag_device_dirty, dirty); }
+
     const std::shared_ptr<detail::BufferContents> &contents() const { return contents_; }
     bool same_as(const Buffer<> &o) const { return contents_ == o.contents(); }
 
@@ -466,8 +563,20 @@ class Buffer {
         contents_->raw.dim = contents_->dims.data();
     }
 
-    /// A new handle with its own dimensions but the same memory (for views).
+    void set_flag(uint64_t flag, bool on) {
+        if (!defined()) return;
+        if (on) {
+            contents_->raw.flags |= flag;
+        } else {
+            contents_->raw.flags &= ~flag;
+        }
+    }
+
+    /// A new handle with its own dimensions but the same memory (for views). A view sees the
+    /// host's memory: newer data on the device comes home first.
     Buffer view() const {
+        if (contents_->raw.flags & dsl_buffer_flag_device_dirty)
+            detail::buffer_copy_to_host(*contents_);
         Buffer b;
         b.contents_ = std::make_shared<detail::BufferContents>(*contents_);
         b.contents_->raw.dim = b.contents_->dims.data();

@@ -634,6 +634,9 @@ class Func {
     /// Writes the optimised LLVM IR / the assembly the JIT would run, for `target`.
     void compile_to_llvm_ir(const std::string &filename, const Target &target = Target::host());
     void compile_to_assembly(const std::string &filename, const Target &target = Target::host());
+    /// Writes the code of the pipeline's GPU kernels for `target`: OpenCL C for those on
+    /// OpenCL, PTX for those on CUDA. A pipeline without GPU loops is a CompileError.
+    void compile_to_device_code(const std::string &filename, const Target &target);
 
     // Compiling ahead of time: a library that runs without the compiler (the C ABI is in
     // dsl/runtime/dsl_runtime.h). `args` are the pipeline's Params and ImageParams in the order

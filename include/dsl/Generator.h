@@ -500,7 +500,7 @@ class GeneratorBase {
     std::vector<Argument> arguments() const;
 
     /// What the command line can emit, each to `<dir>/<function_name><extension>`.
-    enum class Emit { StaticLibrary, Header, Object, Stmt, Assembly, LlvmIr };
+    enum class Emit { StaticLibrary, Header, Object, Stmt, Assembly, LlvmIr, PTX, OpenCL };
     /// The word for `e` on the command line ("static_library") and its file extension (".a").
     static std::string emit_word(Emit e);
     static std::string emit_extension(Emit e);

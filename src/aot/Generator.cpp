@@ -1,8 +1,11 @@
 // GeneratorBase: the members a generator declares, its params set from text, and building and
 // compiling its pipeline (dsl/Generator.h).
 #include <filesystem>
+#include <fstream>
 
 #include "dsl/Generator.h"
+#include "lang/Function.h"
+#include "lang/Realize.h"
 
 namespace dsl {
 
@@ -178,6 +181,10 @@ std::string GeneratorBase::emit_word(Emit e) {
             return "assembly";
         case Emit::LlvmIr:
             return "llvm_ir";
+        case Emit::PTX:
+            return "ptx";
+        case Emit::OpenCL:
+            return "cl";
     }
     return "";
 }
@@ -196,6 +203,10 @@ std::string GeneratorBase::emit_extension(Emit e) {
             return ".s";
         case Emit::LlvmIr:
             return ".ll";
+        case Emit::PTX:
+            return ".ptx";
+        case Emit::OpenCL:
+            return ".cl";
     }
     return "";
 }
@@ -236,6 +247,25 @@ void GeneratorBase::emit(const std::string &output_dir, const std::string &funct
                 case Emit::LlvmIr:
                     f.compile_to_llvm_ir(file, t);
                     break;
+                case Emit::PTX:
+                case Emit::OpenCL: {
+                    bool ptx = e == Emit::PTX;
+                    if (!t.has_feature(ptx ? Target::Feature::CUDA : Target::Feature::OpenCL)) {
+                        throw CompileError(
+                            error_prefix(name_) + "-e " + emit_word(e) + " writes the " +
+                            (ptx ? "PTX of CUDA" : "OpenCL C of OpenCL") +
+                            " kernels, but the target " + in_quotes(t.to_string()) + " has no " +
+                            (ptx ? "cuda" : "opencl") + " feature; add it (e.g. " + "target=host-" +
+                            (ptx ? "cuda" : "opencl") + ").");
+                    }
+                    std::ofstream out(file);
+                    out << lang::device_code({lang::Function(f.contents())}, t,
+                                             ptx ? DeviceAPI::CUDA : DeviceAPI::OpenCL);
+                    if (!out.good())
+                        throw CompileError(error_prefix(name_) + "cannot write " + in_quotes(file) +
+                                           ".");
+                    break;
+                }
             }
         }
     } catch (const CompileError &e) {

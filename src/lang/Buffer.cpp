@@ -2,6 +2,9 @@
 
 #include <atomic>
 
+// Weak: programs that use Buffer without the runtime (image tools) have no messages to show.
+extern "C" const char *dsl_runtime_last_error(void) __attribute__((weak));
+
 namespace dsl::detail {
 
 void buffer_error(const std::string &message) {
@@ -14,6 +17,16 @@ Type buffer_type(const dsl_buffer_t &raw) {
 
 dsl_type_t to_raw_type(Type t) {
     return {static_cast<uint8_t>(t.code()), static_cast<uint8_t>(t.bits()), 1};
+}
+
+void buffer_device_failed(const BufferContents &c, const char *what, int code) {
+    // The runtime's message where this program has the runtime (it says what failed and why).
+    std::string message = dsl_runtime_last_error ? dsl_runtime_last_error() : "";
+    if (message.empty()) {
+        message = "Error: " + std::string(what) + " of buffer \"" + c.name +
+                  "\" failed with code " + std::to_string(code) + ".";
+    }
+    throw RuntimeError(message);
 }
 
 std::string fresh_buffer_name() {

@@ -284,12 +284,18 @@ void run(const std::string &name, const CompiledPipeline &p, const std::vector<B
             argv.push_back(b.raw_buffer());
         }
     }
+    // Buffers the caller put on a device keep their device copies (see Buffer::copy_to_device).
+    std::vector<bool> on_device_before(lf.args.size(), false);
+    for (size_t i = 0; i < lf.args.size(); i++) {
+        if (lf.args[i].is_buffer())
+            on_device_before[i] = static_cast<dsl_buffer_t *>(argv[i])->device != 0;
+    }
     dsl_runtime_clear_last_error();
     int status = p.jit->argv_function(lf.name)(argv.data());
     // GPU kernels leave their outputs on the device: realize() hands back host buffers, so
-    // bring everything home and release the device's copies.
+    // bring home what it put there and release those copies.
     for (size_t i = 0; i < lf.args.size(); i++) {
-        if (!lf.args[i].is_buffer()) continue;
+        if (!lf.args[i].is_buffer() || on_device_before[i]) continue;
         auto *raw = static_cast<dsl_buffer_t *>(argv[i]);
         if (!raw->device) continue;
         int copied = status == 0 ? dsl_buffer_copy_to_host(raw) : 0;
@@ -515,6 +521,26 @@ void Func::compile_to_llvm_ir(const std::string &filename, const Target &target)
     write_text(filename,
                codegen::compile_to_llvm_ir_text(lowered.module, codegen::cpu_target_for(target)),
                "compile_to_llvm_ir");
+}
+
+std::string lang::device_code(const std::vector<Function> &outputs, const Target &target,
+                              DeviceAPI api) {
+    auto lowered = lower_pipeline(outputs);
+    user_assert(!lowered.module.kernels.empty())
+        << "\"" << names_of(outputs)
+        << "\" has no GPU loops (gpu_blocks, gpu_threads or gpu_tile in its schedule), so it "
+           "has no device code to write. Schedule some of its loops on the GPU, or write its "
+           "assembly (compile_to_assembly) instead.";
+    codegen::GPUCode code =
+        codegen::compile_gpu_kernels(lowered.module, codegen::cpu_target_for(target));
+    if (api == DeviceAPI::OpenCL) return code.opencl;
+    if (api == DeviceAPI::CUDA) return code.ptx;
+    return code.opencl + code.ptx;
+}
+
+void Func::compile_to_device_code(const std::string &filename, const Target &target) {
+    write_text(filename, lang::device_code({Function(contents_)}, target, DeviceAPI::Default_GPU),
+               "compile_to_device_code");
 }
 
 void Func::compile_to_assembly(const std::string &filename, const Target &target) {

@@ -46,5 +46,9 @@ void compile_pipeline_jit(const std::vector<Function> &outputs, const Target &ta
 std::string names_of(const std::vector<Function> &outputs);
 /// The pipeline lowered as the JIT lowers it (for loop nests and statements).
 lowering::LoweredPipeline lower_pipeline(const std::vector<Function> &outputs);
+/// The code of the pipeline's GPU kernels for `target`: those on OpenCL as OpenCL C (`api`
+/// OpenCL), those on CUDA as PTX (CUDA), or both (Default_GPU). A CompileError without GPU
+/// loops.
+std::string device_code(const std::vector<Function> &outputs, const Target &target, DeviceAPI api);
 
 }  // namespace dsl::lang

@@ -222,8 +222,17 @@ static int cuda_copy_to_device(dsl_buffer_t *b, uint64_t bytes) {
     return 0;
 }
 
+static int cuda_sync(void) {
+    if (!ready()) return dsl_error_device_error;
+    CUresult err = api.CtxSynchronize();
+    if (err != CUDA_SUCCESS)
+        return dsl_runtime_report(dsl_error_device_error,
+                                  "Error: a CUDA kernel failed (cuCtxSynchronize: %d).", (int)err);
+    return 0;
+}
+
 DSL_RUNTIME_EXPORT const dsl_device_interface_t dsl_cuda_device_interface = {
-    "CUDA", cuda_malloc, cuda_free, cuda_copy_to_host, cuda_copy_to_device};
+    "CUDA", cuda_malloc, cuda_free, cuda_copy_to_host, cuda_copy_to_device, cuda_sync};
 
 /// The function `name` of the module of `ptx`, loaded on first use. Called with the lock held;
 /// reports and returns NULL on failure.

@@ -93,6 +93,11 @@ DSL_RUNTIME_EXPORT int dsl_buffer_device_free(dsl_buffer_t *b) {
     return status;
 }
 
+DSL_RUNTIME_EXPORT int dsl_buffer_device_sync(dsl_buffer_t *b) {
+    if (!b || !b->device) return 0;
+    return b->device_interface->sync();
+}
+
 DSL_RUNTIME_EXPORT void dsl_buffer_set_host_dirty(dsl_buffer_t *b) {
     if (b) b->flags |= dsl_buffer_flag_host_dirty;
 }

@@ -248,8 +248,17 @@ static int opencl_copy_to_device(dsl_buffer_t *b, uint64_t bytes) {
     return 0;
 }
 
+static int opencl_sync(void) {
+    pthread_mutex_lock(&lock);
+    cl_int err = initialized > 0 ? api.Finish(queue) : CL_SUCCESS;
+    pthread_mutex_unlock(&lock);
+    if (err != CL_SUCCESS)
+        return dsl_runtime_report(dsl_error_device_error, "Error: clFinish failed (%d).", (int)err);
+    return 0;
+}
+
 DSL_RUNTIME_EXPORT const dsl_device_interface_t dsl_opencl_device_interface = {
-    "OpenCL", opencl_malloc, opencl_free, opencl_copy_to_host, opencl_copy_to_device};
+    "OpenCL", opencl_malloc, opencl_free, opencl_copy_to_host, opencl_copy_to_device, opencl_sync};
 
 /// The kernel `name` of the program of `source`, built on first use. Called with the lock held;
 /// reports and returns NULL on failure.

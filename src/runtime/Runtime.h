@@ -10,6 +10,7 @@
 /// runtime itself, so it is valid C as well as C++.
 
 #include <stdint.h>
+#include "dsl/runtime/dsl_runtime.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,16 +88,6 @@ int dsl_runtime_error_bounds_overflow(const char *func, const char *bound, doubl
 int dsl_runtime_error_stride_not_one(const char *buffer, int stride);
 int dsl_runtime_error_constraint_violated(const char *owner, const char *buffer, const char *field,
                                           int dim, int value, int required);
-
-/// A device API's operations on buffers (GPU.c, OpenCL.c). `bytes` is the buffer's span.
-struct dsl_buffer_t;
-typedef struct dsl_device_interface_t {
-    const char *name;
-    int (*device_malloc)(struct dsl_buffer_t *buffer, uint64_t bytes);
-    int (*device_free)(struct dsl_buffer_t *buffer);
-    int (*copy_to_host)(struct dsl_buffer_t *buffer, uint64_t bytes);
-    int (*copy_to_device)(struct dsl_buffer_t *buffer, uint64_t bytes);
-} dsl_device_interface_t;
 
 /// The bytes from a buffer's host pointer to the end of its last element (strides must not be
 /// negative); sets *ok to 0 (and reports) when the buffer cannot live on a device.

@@ -263,6 +263,43 @@ TEST(FakeCUDA, DeviceStagesShareTheirBuffersWithoutCopies) {
     EXPECT_EQ(record->live_allocations, 0);
 }
 
+TEST(FakeCUDA, ABufferKeptOnTheDeviceIsNotCopied) {
+    DSL_REQUIRE_FAKE_CUDA(record);
+    Var x("x"), bx("bx"), tx("tx");
+    Buffer<float> input(64);
+    int to_device = record->copies_to_device, to_host = record->copies_to_host;
+    int live = record->live_allocations;
+    {
+        Buffer<float> middle(64), out(64);
+        middle.copy_to_device(Target("host-cuda"));
+        Func f("kept_first"), g("kept_second");
+        f(x) = input(x) + 1.0f;
+        f.gpu_tile(x, bx, tx, 16);
+        f.realize(middle, Target("host-cuda"));
+        ImageParam mid(Float(32), 1, "mid");
+        mid.set(middle);
+        g(x) = mid(x) * 2.0f;
+        g.gpu_tile(x, bx, tx, 16);
+        g.realize(out, Target("host-cuda"));
+        // To the device: `middle` once (copy_to_device) and the input; `out` is fresh and
+        // written whole. To the host: `out` alone; `middle` stays on the device.
+        EXPECT_EQ(record->copies_to_device - to_device, 2);
+        EXPECT_EQ(record->copies_to_host - to_host, 1);
+        EXPECT_EQ(record->live_allocations - live, 1);  // middle's
+        middle.copy_to_host();
+        EXPECT_EQ(record->copies_to_host - to_host, 2);
+        middle.device_free();
+        EXPECT_EQ(record->live_allocations, live);
+    }
+    {
+        Buffer<int> temporary(16);
+        temporary.copy_to_device(Target("host-cuda"));
+        EXPECT_EQ(record->live_allocations - live, 1);
+    }
+    // The Buffer released its device copy with it.
+    EXPECT_EQ(record->live_allocations, live);
+}
+
 TEST(GPUNoDriver, ClearErrorWithoutACUDADriver) {
     // Run by CTest with DSL_LIBCUDA naming a file that does not exist (gpu.no_driver).
     const char *library = std::getenv("DSL_LIBCUDA");

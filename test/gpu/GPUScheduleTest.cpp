@@ -293,6 +293,46 @@ TEST_P(GPUSchedule, TiledMatrixMultiplyThroughSharedMemory) {
     EXPECT_TRUE(matches(c, out, 1e-5));
 }
 
+TEST_P(GPUSchedule, ABufferKeptOnTheDeviceBetweenPipelines) {
+    // A buffer the caller put on the device stays there: the first pipeline writes it there,
+    // the second reads it there, and the host sees it after copy_to_host().
+    Buffer<float> input(64);
+    for (int i = 0; i < 64; i++)
+        input(i) = i * 0.5f;
+    Buffer<float> middle(64), out(64);
+    EXPECT_EQ(middle.copy_to_device(gpu_target()), 0);
+    EXPECT_TRUE(middle.has_device_allocation());
+    EXPECT_FALSE(middle.host_dirty());
+    Func f("first_stage"), g("second_stage");
+    f(x) = input(x) * 2.0f + 1.0f;
+    f.gpu_tile(x, bx, tx, 16);
+    f.realize(middle, gpu_target());
+    EXPECT_TRUE(middle.has_device_allocation());
+    EXPECT_TRUE(middle.device_dirty());
+    EXPECT_EQ(middle(5), 0.0f);  // the host's copy is older, until copy_to_host()
+    ImageParam mid(Float(32), 1, "mid");
+    mid.set(middle);
+    g(x) = mid(x) * mid(x);
+    g.gpu_tile(x, bx, tx, 16);
+    g.realize(out, gpu_target());
+    EXPECT_FALSE(out.has_device_allocation());  // realize() brought it home and released it
+    EXPECT_EQ(middle.copy_to_host(), 0);
+    EXPECT_FALSE(middle.device_dirty());
+    EXPECT_EQ(middle.device_sync(), 0);
+    if (kernels_run()) {
+        for (int i = 0; i < 64; i++) {
+            float m = i * 0.5f * 2.0f + 1.0f;
+            EXPECT_EQ(middle(i), m) << i;
+            EXPECT_EQ(out(i), m * m) << i;
+        }
+    }
+    // A view sees the host's memory; the device copy is the buffer's own.
+    Buffer<float> part = middle.cropped(0, 8, 8);
+    EXPECT_FALSE(part.has_device_allocation());
+    EXPECT_EQ(middle.device_free(), 0);
+    EXPECT_FALSE(middle.has_device_allocation());
+}
+
 INSTANTIATE_TEST_SUITE_P(APIs, GPUSchedule, ::testing::Values("host-opencl", "host-cuda"),
                          [](const ::testing::TestParamInfo<std::string> &api) {
                              return api.param == "host-opencl" ? std::string("OpenCL")

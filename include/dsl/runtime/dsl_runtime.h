@@ -34,7 +34,19 @@ typedef struct dsl_dimension_t {
     uint32_t flags; /* reserved, 0 */
 } dsl_dimension_t;
 
-struct dsl_device_interface_t;
+struct dsl_buffer_t;
+/** A device API's operations on buffers (the runtime's OpenCL and CUDA interfaces): what a
+ * buffer's `device_interface` points to. `bytes` is the span of the buffer's elements. Each
+ * returns 0 or an error code. */
+typedef struct dsl_device_interface_t {
+    const char *name;
+    int (*device_malloc)(struct dsl_buffer_t *buffer, uint64_t bytes);
+    int (*device_free)(struct dsl_buffer_t *buffer);
+    int (*copy_to_host)(struct dsl_buffer_t *buffer, uint64_t bytes);
+    int (*copy_to_device)(struct dsl_buffer_t *buffer, uint64_t bytes);
+    /* Waits for everything queued on the device to finish. */
+    int (*sync)(void);
+} dsl_device_interface_t;
 
 /** Buffer flags. */
 enum {
@@ -81,6 +93,8 @@ typedef enum dsl_error_code_t {
 int dsl_buffer_copy_to_host(dsl_buffer_t *buffer);
 /** Releases the buffer's device memory (without copying it back; see the one above). */
 int dsl_buffer_device_free(dsl_buffer_t *buffer);
+/** Waits until the work queued on the buffer's device (kernels, copies) has finished. */
+int dsl_buffer_device_sync(dsl_buffer_t *buffer);
 /** Tells the runtime that the host memory holds newer data than the device (after the caller
  * wrote it), so that the next pipeline that runs on the device copies it there first. */
 void dsl_buffer_set_host_dirty(dsl_buffer_t *buffer);

@@ -22,8 +22,8 @@ namespace {
 using dsl::GeneratorBase;
 using Emit = GeneratorBase::Emit;
 
-const std::vector<Emit> kAllEmits = {Emit::StaticLibrary, Emit::Header,   Emit::Object,
-                                     Emit::Stmt,          Emit::Assembly, Emit::LlvmIr};
+const std::vector<Emit> kAllEmits = {Emit::StaticLibrary, Emit::Header, Emit::Object, Emit::Stmt,
+                                     Emit::Assembly,      Emit::LlvmIr, Emit::PTX,    Emit::OpenCL};
 
 /// A mistake on the command line: printed, then exit status 1.
 struct UsageError {

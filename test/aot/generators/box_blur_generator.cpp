@@ -1,5 +1,6 @@
 // A (2 radius + 1)^2 box blur of a uint16 image with its edges repeated, as a generator:
-// GeneratorParams for the radius and the parallel schedule, and the target's vector width.
+// GeneratorParams for the radius and the parallel schedule, and the target's vector width; a
+// GPU schedule for targets with a GPU API.
 #include "dsl/Generator.h"
 #include "dsl/dsl.h"
 
@@ -29,6 +30,13 @@ class BoxBlur : public Generator<BoxBlur> {
     }
 
     void schedule() {
+        if (get_target().has_gpu_feature()) {
+            // Blocks of 16 x 16 outputs; each block's rows in shared memory.
+            Var bx("bx"), by("by"), tx("tx"), ty("ty");
+            output.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
+            blur_x.compute_at(output, bx).gpu_threads(x, y);
+            return;
+        }
         const int lanes = get_target().natural_vector_size<uint16_t>();
         output.vectorize(x, lanes);
         if (parallel_rows) output.parallel(y);
