@@ -79,7 +79,10 @@ Stmt Simplifier::visit(const For *op) {
             extent = mutate(IntImm::make(extent.type(), *c), &extent_info);
     }
     if (extent_info.max_at_most(0)) return no_op();
-    if (is_const_one(extent)) {
+    // GPU loops stay (a launch of one block, a block of one thread): a kernel starts at its
+    // outermost block loop.
+    const bool gpu = op->for_type == ForType::GPUBlock || op->for_type == ForType::GPUThread;
+    if (is_const_one(extent) && !gpu) {
         // One iteration: the loop variable is just its minimum.
         return mutate(LetStmt::make(op->name, min, op->body));
     }

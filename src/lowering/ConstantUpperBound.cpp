@@ -62,22 +62,78 @@ class UpperBound {
             return difference(substitute(let->name, let->value, let->body), l);
         if (const auto *let = l.as<Let>())
             return difference(h, substitute(let->name, let->value, let->body));
+        if (equal(h, l)) return Bound(0);
+        // A constant added to one side goes inside the mins and maxes of the other, where the
+        // two sides' common clamps then show: min(a, m + 2) - (min(b, m) + 2) becomes
+        // min(a - 2, m) - min(b, m).
+        const bool h_clamp = h.as<Min>() || h.as<Max>(), l_clamp = l.as<Min>() || l.as<Max>();
+        if (const auto *a = l.as<Add>(); a && h_clamp && is_const(a->b))
+            return difference(add_inside(h, -*as_const_int(a->b)), a->a);
+        if (const auto *a = h.as<Add>(); a && l_clamp && is_const(a->b))
+            return difference(a->a, add_inside(l, -*as_const_int(a->b)));
         // The same clamp on both sides: min(a, m) - min(b, m) <= max(a - b, 0); so for max.
+        // Tried with the exact rules below, which may bound what this one cannot (and the
+        // other way around): the smaller bound wins.
+        Bound clamped;
         const auto *hmin = h.as<Min>(), *lmin = l.as<Min>();
         const auto *hmax = h.as<Max>(), *lmax = l.as<Max>();
         if ((hmin && lmin) || (hmax && lmax)) {
             Expr ha = hmin ? hmin->a : hmax->a, hb = hmin ? hmin->b : hmax->b;
             Expr la = lmin ? lmin->a : lmax->a, lb = lmin ? lmin->b : lmax->b;
-            if (equal(hb, lb)) return at_least_zero(difference(ha, la));
-            if (equal(ha, la)) return at_least_zero(difference(hb, lb));
-            if (equal(ha, lb)) return at_least_zero(difference(hb, la));
-            if (equal(hb, la)) return at_least_zero(difference(ha, lb));
+            if (equal(hb, lb)) {
+                clamped = at_least_zero(difference(ha, la));
+            } else if (equal(ha, la)) {
+                clamped = at_least_zero(difference(hb, lb));
+            } else if (equal(ha, lb)) {
+                clamped = at_least_zero(difference(hb, la));
+            } else if (equal(hb, la)) {
+                clamped = at_least_zero(difference(ha, lb));
+            }
         }
         // Otherwise apart, exactly: min(a, b) - l == min(a - l, b - l), and so on.
-        if (hmin) return smaller(difference(hmin->a, l), difference(hmin->b, l));
-        if (hmax) return larger(difference(hmax->a, l), difference(hmax->b, l));
-        if (lmin) return larger(difference(h, lmin->a), difference(h, lmin->b));
-        if (lmax) return smaller(difference(h, lmax->a), difference(h, lmax->b));
+        Bound apart;
+        if (hmin) {
+            apart = smaller(difference(hmin->a, l), difference(hmin->b, l));
+        } else if (hmax) {
+            apart = larger(difference(hmax->a, l), difference(hmax->b, l));
+        } else if (lmin) {
+            apart = larger(difference(h, lmin->a), difference(h, lmin->b));
+        } else if (lmax) {
+            apart = smaller(difference(h, lmax->a), difference(h, lmax->b));
+        }
+        if (hmin || hmax || lmin || lmax) return smaller(clamped, apart);
+        // The same shape on both sides: term by term.
+        if (const auto *ha = h.as<Add>()) {
+            if (const auto *la = l.as<Add>()) {
+                Bound d = sum(difference(ha->a, la->a), difference(ha->b, la->b));
+                if (d) return d;
+            }
+        }
+        if (const auto *hs = h.as<Sub>()) {
+            if (const auto *ls = l.as<Sub>()) {
+                // (a - b) - (c - d) == (a - c) + (d - b)
+                Bound d = sum(difference(hs->a, ls->a), difference(ls->b, hs->b));
+                if (d) return d;
+            }
+        }
+        if (const auto *hm = h.as<Mul>()) {
+            const auto *lm = l.as<Mul>();
+            auto c = as_const_int(hm->b);
+            if (lm && c && equal(hm->b, lm->b)) {
+                // c * a - c * b: c times a - b, or |c| times b - a.
+                Bound d = *c >= 0 ? difference(hm->a, lm->a) : difference(lm->a, hm->a);
+                if (d) return *d * (*c >= 0 ? *c : -*c);
+            }
+        }
+        if (const auto *hd = h.as<Div>()) {
+            const auto *ld = l.as<Div>();
+            auto c = as_const_int(hd->b);
+            if (ld && c && *c > 0 && equal(hd->b, ld->b)) {
+                // floor(a / c) - floor(b / c) <= floor((a - b) / c) + 1.
+                Bound d = difference(hd->a, ld->a);
+                if (d) return (*d >= 0 ? *d / *c : -((-*d + *c - 1) / *c)) + 1;
+            }
+        }
         // Constants added on either side.
         if (const auto *a = h.as<Add>(); a && is_const(a->b))
             return sum(difference(a->a, l), as_const_int(a->b));
@@ -88,6 +144,13 @@ class UpperBound {
         }
         ConstantBounds b = constant_bounds(simplify(h - l), loops_);
         return b.max && *b.max < kLooseBound ? b.max : std::nullopt;
+    }
+
+    /// e + k, with k added to the operands of the mins and maxes at its top.
+    static Expr add_inside(const Expr &e, int64_t k) {
+        if (const auto *m = e.as<Min>()) return Min::make(add_inside(m->a, k), add_inside(m->b, k));
+        if (const auto *m = e.as<Max>()) return Max::make(add_inside(m->a, k), add_inside(m->b, k));
+        return simplify(e + make_const(e.type(), k));
     }
 
     const Scope<ConstantBounds> &loops_;

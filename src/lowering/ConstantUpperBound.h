@@ -13,8 +13,9 @@
 
 namespace dsl::lowering {
 
-/// Bounds of this size or more say nothing (they are the type's own range, or near it).
-constexpr int64_t kLooseBound = int64_t(1) << 30;
+/// Bounds of this size or more say nothing (they come from the type's own range; no GPU block
+/// or thread holds that much).
+constexpr int64_t kLooseBound = int64_t(1) << 24;
 
 /// A constant upper bound of the integer expression `e` (below kLooseBound), where the loop
 /// variables in `loops` lie within their bounds: the simplifier's where it has one, else one

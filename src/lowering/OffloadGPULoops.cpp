@@ -431,15 +431,22 @@ class KernelBuilder : public IRMutator {
     /// The constant number of elements storage inside the kernel needs (its bound where the
     /// size varies), checked against `limit` bytes.
     int64_t storage_elements(const Allocate *op, int64_t limit, const char *what) const {
-        Expr elements = Expr(int64_t(1));
-        for (const Expr &e : op->extents)
-            elements = elements * cast(Int(64), e);
-        ConstantBounds b = facts_.bounds_of(elements);
-        bool constant = as_const_int(facts_.expand(elements)).has_value();
-        int64_t bytes = b.max ? std::max<int64_t>(*b.max, 1) * op->type.bytes() : 0;
-        user_assert(b.max.has_value() && (constant || bytes <= limit))
+        // Each extent bounded alone (a product of sizes is bounded by the product of bounds).
+        int64_t elements = 1;
+        bool constant = true, bounded = true;
+        Expr size = Expr(int64_t(1));
+        for (const Expr &e : op->extents) {
+            ConstantBounds b = facts_.bounds_of(e);
+            constant = constant && as_const_int(facts_.expand(e)).has_value();
+            bounded = bounded && b.max.has_value();
+            if (b.max)
+                elements = std::min<int64_t>(elements * std::max<int64_t>(*b.max, 1), kLooseBound);
+            size = size * cast(Int(64), facts_.expand(e));
+        }
+        int64_t bytes = elements * op->type.bytes();
+        user_assert(bounded && (constant || bytes <= limit))
             << "\"" << op->name << "\" is stored inside the GPU kernel of " << where_
-            << " with a size known only at run time (" << facts_.expand(elements)
+            << " with a size known only at run time (" << simplify(size)
             << " elements); storage inside a kernel needs a constant size, or a small constant "
                "bound of it. Split the loops it is computed in by constants, or compute it at "
                "root.";
@@ -447,7 +454,7 @@ class KernelBuilder : public IRMutator {
             << "\"" << op->name << "\" is stored inside the GPU kernel of " << where_ << " in "
             << bytes << " bytes of " << what << ", which holds " << limit
             << ". Compute it at a smaller loop, or at root.";
-        return std::max<int64_t>(*b.max, 1);
+        return elements;
     }
 
     /// Storage at the block level, around thread loops: shared by the block's threads.

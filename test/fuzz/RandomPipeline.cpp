@@ -108,7 +108,7 @@ class Generator {
         c_.seed = seed;
     }
 
-    FuzzCase build(bool illegal) {
+    FuzzCase build(bool illegal, bool scheduled = true) {
         make_inputs();
         int n = uni(1, 8);
         for (int i = 0; i < n; i++)
@@ -122,6 +122,15 @@ class Generator {
         int32_t p = uni(-4, 4);
         c_.param.set(p);
         sched_ << "p0.set(" << p << ");\n";
+        if (!scheduled) {
+            choose_inlining();
+            constrain(w, h);
+            find_arguments();
+            describe_funcs();
+            c_.algorithm_code = alg_.str();
+            c_.schedule_code = sched_.str();
+            return std::move(c_);
+        }
         schedule();
         add_prefetches();
         constrain(w, h);
@@ -902,9 +911,27 @@ class Generator {
         return false;
     }
 
-    void schedule() {
+    /// The Funcs as FuzzCase::func_specs.
+    void describe_funcs() {
+        for (size_t i = 0; i < funcs_.size(); i++) {
+            const FuncSpec &fs = funcs_[i];
+            FuzzFunc d;
+            d.f = fs.f;
+            d.name = fs.name;
+            d.inlined = fs.inlined;
+            for (const StageSpec &st : fs.stages) {
+                d.stage_loops.emplace_back();
+                for (const Loop &l : st.dims)
+                    d.stage_loops.back().push_back({l.name, l.rvar});
+            }
+            d.users = users_of(static_cast<int>(i));
+            c_.func_specs.push_back(d);
+        }
+    }
+
+    /// Inlining: only single-stage Funcs whose expanded expression stays small.
+    void choose_inlining() {
         int n = static_cast<int>(funcs_.size());
-        // Inlining: only single-stage Funcs whose expanded expression stays small.
         for (int i = 0; i < n - 1; i++) {
             FuncSpec &fs = funcs_[static_cast<size_t>(i)];
             int cost = 0;
@@ -916,6 +943,11 @@ class Generator {
             bool can = fs.stages.size() == 1 && fs.cost <= 12;
             fs.inlined = can && coin(0.45);
         }
+    }
+
+    void schedule() {
+        int n = static_cast<int>(funcs_.size());
+        choose_inlining();
         // Loop directives on every stage that has loops of its own.
         for (int i = 0; i < n; i++) {
             FuncSpec &fs = funcs_[static_cast<size_t>(i)];
@@ -1402,12 +1434,17 @@ std::string FuzzCase::reproduction() const {
       << "Var x(\"x\"), y(\"y\");\n"
       << "Param<int32_t> p0(\"p0\", 0);\n"
       << algorithm_code << schedule_code << "Realization r = " << output.name() << ".realize({"
-      << output_size[0] << ", " << output_size[1] << "});\n";
+      << output_size[0] << ", " << output_size[1] << "}"
+      << (target.has_gpu_feature() ? ", Target(\"" + target.to_string() + "\")" : "") << ");\n";
     return s.str();
 }
 
 FuzzCase make_case(uint64_t seed) {
     return Generator(seed).build(false);
+}
+
+FuzzCase make_unscheduled_case(uint64_t seed) {
+    return Generator(seed).build(false, false);
 }
 
 FuzzCase make_illegal_case(uint64_t seed) {

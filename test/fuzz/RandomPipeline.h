@@ -23,6 +23,17 @@
 
 namespace dsl::fuzz {
 
+/// A Func of a case, as a scheduler outside the generator sees it (make_gpu_case).
+struct FuzzFunc {
+    Func f;
+    std::string name;
+    bool inlined = false;
+    /// Per stage, its loops innermost first: the name, and whether it is an RVar.
+    std::vector<std::vector<std::pair<std::string, bool>>> stage_loops;
+    /// The stages (Func index, stage) that read it, through inlined Funcs too.
+    std::vector<std::pair<int, int>> users;
+};
+
 struct FuzzCase {
     uint64_t seed = 0;
     Func output;
@@ -51,6 +62,10 @@ struct FuzzCase {
     /// only some of its values): such a case is not compiled ahead of time.
     bool arguments_exact = true;
     int funcs = 0;
+    /// The Funcs (the output last), for make_gpu_case.
+    std::vector<FuzzFunc> func_specs;
+    /// What the case is realized for.
+    Target target = get_jit_target_from_environment();
 
     /// A self-contained C++ reproduction: declarations, algorithm, schedule, realize.
     std::string reproduction() const;
@@ -58,6 +73,14 @@ struct FuzzCase {
 
 /// A random pipeline with a random legal schedule.
 FuzzCase make_case(uint64_t seed);
+
+/// A random pipeline whose Funcs are inlined or not at random, and not scheduled otherwise.
+FuzzCase make_unscheduled_case(uint64_t seed);
+
+/// A random pipeline with a random legal GPU schedule (GPUSchedules.cpp), for OpenCL: stages
+/// at root tiled into blocks and threads (or left on the host), producers computed per block
+/// (in shared memory, by the block's threads or its first) or per thread.
+FuzzCase make_gpu_case(uint64_t seed);
 
 /// A random pipeline with a random legal schedule plus one illegal directive (compute_at a Func
 /// that does not use it, storage inside the compute loop, a loop name that does not exist, a

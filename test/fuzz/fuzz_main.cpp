@@ -5,7 +5,7 @@
 // must be refused with a CompileError naming the Func involved: never a crash, an internal
 // error, a hang or a result.
 //
-//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--aot-every K]
+//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--aot-every K]
 //            [--full-opt-every K] [--disk-cache DIR] [--verbose]
 //
 // LLVM's optimisation passes take most of a case's time and the fuzzer tests the dsl, not
@@ -41,6 +41,7 @@ struct Options {
     long cases = 100;
     double seconds = 0;
     bool illegal = false;
+    bool gpu = false;
     long aot_every = 0;
     long full_opt_every = 16;
     bool verbose = false;
@@ -59,12 +60,13 @@ extern "C" void on_fatal_signal(int sig) {
 
 void usage() {
     std::cerr
-        << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] "
+        << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] "
            "[--aot-every K] [--full-opt-every K] [--disk-cache DIR] [--verbose]\n"
            "  --seed S       seed of the first case (case i uses S + i; default 1)\n"
            "  --cases N      number of cases (default 100)\n"
            "  --seconds T    stop after T seconds instead (with --cases, whichever first)\n"
            "  --illegal      schedule-error fuzzing: every case must be refused\n"
+           "  --gpu          GPU schedules, run through OpenCL (no AOT)\n"
            "  --aot-every K  also run every K-th case through an AOT static library\n"
            "  --full-opt-every K\n"
            "                 JIT at LLVM's O3 when the seed is a multiple of K, else at O0\n"
@@ -118,6 +120,8 @@ bool parse(int argc, char **argv, Options &o) {
             }
         } else if (a == "--illegal") {
             o.illegal = true;
+        } else if (a == "--gpu") {
+            o.gpu = true;
         } else if (a == "--verbose") {
             o.verbose = true;
         } else {
@@ -139,8 +143,8 @@ void report(const FuzzCase &c, const std::string &what) {
     const char *level = std::getenv("DSL_JIT_OPT_LEVEL");
     std::cout << "\n=== FAILURE in case " << c.seed << " (rerun: dsl_fuzz --seed " << c.seed
               << " --cases 1" << (c.illegal_directive.empty() ? "" : " --illegal")
-              << "; the JIT compiled at LLVM O" << (level ? level : "3")
-              << ", which the reproduction gets with DSL_JIT_OPT_LEVEL)\n"
+              << (c.target.has_gpu_feature() ? " --gpu" : "") << "; the JIT compiled at LLVM O"
+              << (level ? level : "3") << ", which the reproduction gets with DSL_JIT_OPT_LEVEL)\n"
               << what << "\n--- reproduction:\n"
               << c.reproduction();
     try {
@@ -186,9 +190,9 @@ bool run_legal(const FuzzCase &c, bool aot, bool &bound_stopped) {
                                      "strided_output");
             }
             r = dsl::Realization(buffers);
-            f.realize(r);
+            f.realize(r, c.target);
         } else {
-            r = f.realize(c.output_size);
+            r = f.realize(c.output_size, c.target);
         }
     } catch (const dsl::Error &e) {
         if (is_bound_error(c, e)) {
@@ -281,7 +285,9 @@ int main(int argc, char **argv) {
                       "\n=== dsl_fuzz: case %llu crashed or hung (rerun: dsl_fuzz --seed %llu "
                       "--cases 1%s)\n",
                       static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed),
-                      o.illegal ? " --illegal" : "");
+                      o.illegal ? " --illegal"
+                      : o.gpu   ? " --gpu"
+                                : "");
         // A case that spins is reported after 120 s of CPU time (SIGPROF), not of wall time: a
         // fuzzer at low priority beside builds may wait minutes for a core. One that blocks
         // without computing is reported after 20 minutes of wall time (SIGALRM).
@@ -293,7 +299,9 @@ int main(int argc, char **argv) {
         bool ok = true;
         FuzzCase c;
         try {
-            c = o.illegal ? dsl::fuzz::make_illegal_case(seed) : dsl::fuzz::make_case(seed);
+            c = o.illegal ? dsl::fuzz::make_illegal_case(seed)
+                : o.gpu   ? dsl::fuzz::make_gpu_case(seed)
+                          : dsl::fuzz::make_case(seed);
         } catch (const dsl::Error &e) {
             std::cout << "\n=== FAILURE in case " << seed << ": building the case threw "
                       << e.what() << "\n";
@@ -310,7 +318,7 @@ int main(int argc, char **argv) {
         } else if (o.illegal) {
             ok = run_illegal(c);
         } else {
-            bool aot = o.aot_every > 0 && (i % o.aot_every == 0 || aot_pending);
+            bool aot = !o.gpu && o.aot_every > 0 && (i % o.aot_every == 0 || aot_pending);
             aot_pending = aot && !c.arguments_exact;
             aot = aot && c.arguments_exact;
             bool bound_stopped = false;

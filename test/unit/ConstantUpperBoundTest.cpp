@@ -1,0 +1,56 @@
+// Constant upper bounds of region sizes (lowering/ConstantUpperBound.h): the footprints of a
+// tile clamped at an image's edges, which GPU kernels need as constants.
+#include <gtest/gtest.h>
+
+#include "dsl/dsl.h"
+#include "ir/IROperator.h"
+#include "lowering/ConstantUpperBound.h"
+
+namespace dsl {
+namespace {
+
+using namespace ir;
+
+class ConstantUpperBoundTest : public ::testing::Test {
+  protected:
+    std::optional<int64_t> bound(const Expr &e) {
+        return lowering::constant_upper_bound(e, loops_);
+    }
+    Expr c = Variable::make(Int(32), "c"), m = Variable::make(Int(32), "m");
+    Expr lo = Variable::make(Int(32), "lo");
+    Scope<ConstantBounds> loops_;
+};
+
+TEST_F(ConstantUpperBoundTest, AClampedRegion) {
+    // [min(c, m), min(c + 17, m)]: 18 points inside, fewer at the edge, none past it.
+    EXPECT_EQ(bound(min(c + 17, m) - min(c, m) + 1), 18);
+    // Clamped below too.
+    EXPECT_EQ(bound(min(max(c + 9, lo), m) - min(max(c, lo), m) + 1), 10);
+}
+
+TEST_F(ConstantUpperBoundTest, OffsetsOutsideTheClamp) {
+    // min(a, m + 2) - (min(c, m) + 2): the constant moves inside to meet the common m.
+    Expr hi = min(max(c + 9, min(max(c, min(c, m)), m) + 2), m + 2);
+    EXPECT_EQ(bound(hi - (min(c, m) + 2) + 1), 8);
+}
+
+TEST_F(ConstantUpperBoundTest, NestedClampsOfTheSameRegion) {
+    Expr inner = min(max(c + 1, lo), m);
+    Expr hi = min(max(c + 8, min(max(c + 1, inner), m)), m);
+    EXPECT_EQ(bound(hi - inner + 1), 8);
+}
+
+TEST_F(ConstantUpperBoundTest, ScaledTerms) {
+    // (c + 8) / 2 - c / 2 is at most 5; 3 * (c + 4) - 3 * c is 12.
+    EXPECT_EQ(bound((c + 8) / 2 - c / 2), 5);
+    EXPECT_EQ(bound((c + 4) * 3 - c * 3), 12);
+}
+
+TEST_F(ConstantUpperBoundTest, NoBoundWhereNoneExists) {
+    // A footprint from c / 3 to c grows with c.
+    EXPECT_FALSE(bound(max(c, c / 3 + 5) - min(c, c / 3 + 5) + 1).has_value());
+    EXPECT_FALSE(bound(m - c).has_value());
+}
+
+}  // namespace
+}  // namespace dsl
