@@ -29,6 +29,12 @@ void schedule_blur(BlurPipeline &p, const Target &target) {
     p.blur_x.compute_at(p.blur_y, xo).vectorize(x, lanes, TailStrategy::ShiftInwards);
 }
 
+void schedule_blur_gpu(BlurPipeline &p) {
+    Var x = p.x, y = p.y, bx("bx"), by("by"), tx("tx"), ty("ty");
+    p.blur_y.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
+    p.blur_x.compute_at(p.blur_y, bx).gpu_threads(x, y);
+}
+
 Buffer<uint16_t> blur_reference(const Buffer<uint16_t> &input) {
     const int w = input.dim(0).extent(), h = input.dim(1).extent();
     const int x0 = input.dim(0).min(), y0 = input.dim(1).min();

@@ -19,6 +19,10 @@ BlurPipeline make_blur(const dsl::ImageParam &input);
 /// The hand-written CPU schedule for `target`.
 void schedule_blur(BlurPipeline &p, const dsl::Target &target);
 
+/// The GPU schedule (any target with a GPU API): blocks of 32 x 8 output pixels, each block's
+/// 32 x 10 rows of blur_x computed by its threads into shared memory.
+void schedule_blur_gpu(BlurPipeline &p);
+
 /// The plain C++ version: the same arithmetic, loop by loop.
 dsl::Buffer<uint16_t> blur_reference(const dsl::Buffer<uint16_t> &input);
 

@@ -28,6 +28,12 @@ UnsharpPipeline make_unsharp(const ImageParam &input, const Expr &amount) {
     return p;
 }
 
+void schedule_unsharp_gpu(UnsharpPipeline &p) {
+    Var x = p.x, y = p.y, c = p.c, bx("bx"), by("by"), tx("tx"), ty("ty");
+    p.output.gpu_tile(x, y, bx, by, tx, ty, 32, 8).gpu_blocks(c);
+    p.blur_x.compute_at(p.output, bx).gpu_threads(x, y);
+}
+
 void schedule_unsharp(UnsharpPipeline &p, const Target &target) {
     // Strips of 32 rows of one channel in parallel (channels and strips fused into one parallel
     // loop, so that both cores have work for a 3-channel image); blur_x is computed per strip

@@ -21,6 +21,11 @@ UnsharpPipeline make_unsharp(const dsl::ImageParam &input, const dsl::Expr &amou
 /// The hand-written CPU schedule for `target`.
 void schedule_unsharp(UnsharpPipeline &p, const dsl::Target &target);
 
+/// The GPU schedule (any target with a GPU API): blocks of 32 x 8 pixels of one channel, the
+/// block's 32 x 12 values of blur_x computed by its threads into shared memory; the vertical
+/// blur and the sharpening inlined into the output.
+void schedule_unsharp_gpu(UnsharpPipeline &p);
+
 /// The plain C++ version, with the same float operations in the same order.
 dsl::Buffer<uint8_t> unsharp_reference(const dsl::Buffer<float> &input, float amount);
 
