@@ -62,6 +62,18 @@ class Target {
         CUDACapability89,
         CUDACapability90
     };
+    // The features as Halide names them (Target::AVX2, Target::CUDA, ...).
+    static constexpr Feature SSE41 = Feature::SSE41, AVX = Feature::AVX, AVX2 = Feature::AVX2,
+                             FMA = Feature::FMA, F16C = Feature::F16C, AVX512 = Feature::AVX512,
+                             AVX512_VNNI = Feature::AVX512_VNNI, NEON = Feature::NEON,
+                             OpenCL = Feature::OpenCL, CUDA = Feature::CUDA,
+                             CUDACapability61 = Feature::CUDACapability61,
+                             CUDACapability70 = Feature::CUDACapability70,
+                             CUDACapability75 = Feature::CUDACapability75,
+                             CUDACapability80 = Feature::CUDACapability80,
+                             CUDACapability86 = Feature::CUDACapability86,
+                             CUDACapability89 = Feature::CUDACapability89,
+                             CUDACapability90 = Feature::CUDACapability90;
 
     /// x86-64-linux with no features beyond the baseline (SSE2).
     Target() = default;

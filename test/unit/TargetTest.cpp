@@ -218,6 +218,10 @@ TEST(Target, GPUFeatures) {
     for (Target::Feature f :
          {Target::Feature::OpenCL, Target::Feature::CUDA, Target::Feature::CUDACapability80})
         EXPECT_FALSE(Target::is_cpu_feature(f)) << Target::feature_name(f);
+    // Halide's spelling of the features.
+    EXPECT_TRUE(cuda.has_feature(Target::CUDA));
+    EXPECT_TRUE(Target("host").with_feature(Target::OpenCL).has_gpu_feature());
+    EXPECT_EQ(Target::cuda_capability_of(Target::CUDACapability80), 80);
     // GPU APIs go with either architecture.
     EXPECT_TRUE(Target("arm-64-linux-neon-cuda_capability_80").has_gpu_feature());
 }
