@@ -178,6 +178,12 @@ class Stage {
     Stage &gpu_threads(const VarOrRVar &x, DeviceAPI api = DeviceAPI::Default_GPU);
     Stage &gpu_threads(const VarOrRVar &x, const VarOrRVar &y,
                        DeviceAPI api = DeviceAPI::Default_GPU);
+    /// Runs the whole stage on the device as one kernel of one block of one thread: for a
+    /// stage no GPU loop can split (a scan), between stages on the device, so that their data
+    /// stays there.
+    Stage &gpu_single_thread(DeviceAPI api = DeviceAPI::Default_GPU);
+    /// Marks `x` as the lanes of a warp: a GPU thread loop (of the launch's dimension 0).
+    Stage &gpu_lanes(const VarOrRVar &x, DeviceAPI api = DeviceAPI::Default_GPU);
     Stage &gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
                        DeviceAPI api = DeviceAPI::Default_GPU);
     /// Splits `x` by `x_size` into the block loop `bx` and the thread loop `tx` (as split, then
@@ -475,6 +481,8 @@ class Func {
     Func &gpu_threads(const VarOrRVar &x, DeviceAPI api = DeviceAPI::Default_GPU);
     Func &gpu_threads(const VarOrRVar &x, const VarOrRVar &y,
                       DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_single_thread(DeviceAPI api = DeviceAPI::Default_GPU);
+    Func &gpu_lanes(const VarOrRVar &x, DeviceAPI api = DeviceAPI::Default_GPU);
     Func &gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
                       DeviceAPI api = DeviceAPI::Default_GPU);
     Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &bx, const VarOrRVar &tx, const Expr &x_size,

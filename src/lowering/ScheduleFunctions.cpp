@@ -339,6 +339,10 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         ranges[v] = {min, max - min + 1};
     }
     if (has_outermost) ranges[schedule::kOutermost] = {make_zero(Int(32)), make_one(Int(32))};
+    for (const schedule::Dim &dim : d.schedule.dims) {
+        if (dim.var == schedule::kGPUSingleThread)
+            ranges[schedule::kGPUSingleThread] = {make_zero(Int(32)), make_one(Int(32))};
+    }
 
     // Apply the splits in order, rewriting the definition in terms of the new loops.
     std::vector<Expr> guards;        // one per split with a tail to guard

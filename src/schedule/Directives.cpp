@@ -317,15 +317,19 @@ Stage &Stage::serial(const VarOrRVar &x) {
 
 namespace {
 
+void check_gpu_api(const Directive &d, DeviceAPI api) {
+    user_assert(api == DeviceAPI::Default_GPU || api == DeviceAPI::OpenCL || api == DeviceAPI::CUDA)
+        << d.where() << ": the device API " << ir::to_string(api)
+        << " is not a GPU API dsl generates code for; use DeviceAPI::Default_GPU (the target's), "
+           "DeviceAPI::OpenCL or DeviceAPI::CUDA.";
+}
+
 /// Marks the loops `vars` (innermost first) as GPU loops of `type` run by `api`.
 void mark_gpu_loops(const std::shared_ptr<lang::FunctionContents> &func, int stage,
                     const char *name, std::initializer_list<const VarOrRVar *> vars,
                     ir::ForType type, DeviceAPI api) {
     Directive d(func, stage, name);
-    user_assert(api == DeviceAPI::Default_GPU || api == DeviceAPI::OpenCL || api == DeviceAPI::CUDA)
-        << d.where() << ": the device API " << ir::to_string(api)
-        << " is not a GPU API dsl generates code for; use DeviceAPI::Default_GPU (the target's), "
-           "DeviceAPI::OpenCL or DeviceAPI::CUDA.";
+    check_gpu_api(d, api);
     for (const VarOrRVar *v : vars) {
         Dim &dim = d.dims()[d.find(*v)];
         dim.for_type = type;
@@ -349,6 +353,30 @@ Stage &Stage::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar
     mark_gpu_loops(func_, stage_, "gpu_blocks", {&x, &y, &z}, ir::ForType::GPUBlock, api);
     return *this;
 }
+Stage &Stage::gpu_single_thread(DeviceAPI api) {
+    Directive d(func_, stage_, "gpu_single_thread");
+    check_gpu_api(d, api);
+    for (const Dim &dim : d.dims()) {
+        user_assert(dim.for_type != ir::ForType::GPUBlock && dim.for_type != ir::ForType::GPUThread)
+            << d.where() << ": the loop \"" << dim.var
+            << "\" is a GPU loop already; a stage runs on one thread (gpu_single_thread) or on "
+               "its GPU loops, not both.";
+    }
+    Dim block;
+    block.var = schedule::kGPUSingleThread;
+    block.for_type = ir::ForType::GPUBlock;
+    block.device_api = api;
+    d.dims().push_back(block);
+    d.done();
+    return *this;
+}
+
+Stage &Stage::gpu_lanes(const VarOrRVar &x, DeviceAPI api) {
+    // The lanes of a warp are its threads: a thread loop, of the launch's dimension 0.
+    mark_gpu_loops(func_, stage_, "gpu_lanes", {&x}, ir::ForType::GPUThread, api);
+    return *this;
+}
+
 Stage &Stage::gpu_threads(const VarOrRVar &x, DeviceAPI api) {
     mark_gpu_loops(func_, stage_, "gpu_threads", {&x}, ir::ForType::GPUThread, api);
     return *this;
@@ -586,6 +614,14 @@ Func &Func::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, DeviceAPI api) {
 }
 Func &Func::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, DeviceAPI api) {
     Stage(contents_, 0).gpu_blocks(x, y, z, api);
+    return *this;
+}
+Func &Func::gpu_single_thread(DeviceAPI api) {
+    Stage(contents_, 0).gpu_single_thread(api);
+    return *this;
+}
+Func &Func::gpu_lanes(const VarOrRVar &x, DeviceAPI api) {
+    Stage(contents_, 0).gpu_lanes(x, api);
     return *this;
 }
 Func &Func::gpu_threads(const VarOrRVar &x, DeviceAPI api) {

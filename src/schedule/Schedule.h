@@ -13,6 +13,9 @@ namespace dsl::schedule {
 /// The name of the loop outside every loop of a stage (Var::outermost()): lowering gives the
 /// stage that loop, of one iteration, when a Func is computed or stored there.
 constexpr const char *kOutermost = "__outermost";
+/// The loop of one iteration that Stage::gpu_single_thread adds outside all the others: the
+/// block loop of a kernel of one block of one thread.
+constexpr const char *kGPUSingleThread = "__gpu_single_thread";
 
 /// Where in the loop nest a Func is computed or stored.
 struct LoopLevel {

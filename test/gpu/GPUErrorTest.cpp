@@ -138,6 +138,15 @@ TEST_F(GPUErrors, TooManyThreadsPerBlock) {
     EXPECT_CONTAINS(m, "at most 1024");
 }
 
+TEST_F(GPUErrors, SingleThreadAndGPULoops) {
+    Func f("single_and_tiled");
+    f(x) = x;
+    f.gpu_tile(x, bx, tx, 8);
+    std::string m = message_of([&] { f.gpu_single_thread(); });
+    EXPECT_CONTAINS(m, "gpu_single_thread");
+    EXPECT_CONTAINS(m, "is a GPU loop already");
+}
+
 TEST(GPUNoDriver, ClearErrorWithoutAnOpenCLDriver) {
     // Run by CTest with DSL_LIBOPENCL naming a file that does not exist (gpu.no_driver).
     const char *library = std::getenv("DSL_LIBOPENCL");

@@ -333,6 +333,34 @@ TEST_P(GPUSchedule, ABufferKeptOnTheDeviceBetweenPipelines) {
     EXPECT_FALSE(middle.has_device_allocation());
 }
 
+TEST_P(GPUSchedule, AScanOnOneThreadBetweenKernels) {
+    // A running sum along x, which no GPU loop can split, on one device thread between stages
+    // tiled on the device: its data stays on the device.
+    Buffer<> input = random_buffer(Int(32), {50, 6}, 19);
+    Func a("before_scan"), s("scan"), b("after_scan");
+    RDom r(1, 49, "r");
+    a(x, y) = input(x, y) * 2;
+    s(x, y) = a(x, y);
+    s(r, y) = s(r - 1, y) + s(r, y);
+    b(x, y) = s(x, y) - 1;
+    a.compute_root().gpu_tile(x, y, bx, by, tx, ty, 16, 2);
+    s.compute_root().gpu_tile(x, y, bx, by, tx, ty, 16, 2);
+    s.update().gpu_single_thread();
+    b.gpu_tile(x, y, bx, by, tx, ty, 16, 2);
+    Buffer<> out = b.realize({50, 6}, gpu_target())[0];
+    EXPECT_TRUE(matches(b, out));
+}
+
+TEST_P(GPUSchedule, LanesOfAWarp) {
+    Buffer<> input = random_buffer(Float(32), {70, 5}, 20);
+    Func f("lanes");
+    Var xo("xo"), xi("xi");
+    f(x, y) = input(x, y) * 3.0f - 1.0f;
+    f.split(x, xo, xi, 32).gpu_blocks(xo, y).gpu_lanes(xi);
+    Buffer<> out = f.realize({70, 5}, gpu_target())[0];
+    EXPECT_TRUE(matches(f, out));
+}
+
 INSTANTIATE_TEST_SUITE_P(APIs, GPUSchedule, ::testing::Values("host-opencl", "host-cuda"),
                          [](const ::testing::TestParamInfo<std::string> &api) {
                              return api.param == "host-opencl" ? std::string("OpenCL")
