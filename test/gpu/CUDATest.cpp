@@ -124,6 +124,23 @@ TEST_F(PTX, LoopsStorageAndEveryTypeAssemble) {
     }
 }
 
+TEST_F(PTX, VectorsInsideTheThreads) {
+    // Each thread computes 4 neighbours as one vector (CUDA only; the OpenCL back end refuses
+    // vectors inside kernels). Its loads and stores are one per lane for now: the buffers'
+    // alignment is not known to allow more.
+    ImageParam in(Float(32), 1, "in");
+    Func f("vectors_in_threads");
+    Var xo("xo"), xi("xi"), v("v");
+    f(x) = in(x)*2.0f + 1.0f;
+    f.split(x, xo, xi, 256).split(xi, tx, v, 4).gpu_blocks(xo).gpu_threads(tx).vectorize(v);
+    std::string ptx = ptx_of(f, "host-cuda_capability_80");
+    EXPECT_NE(ptx.find("ld.global.f32"), std::string::npos) << ptx;
+    if (!ptxas().empty()) {
+        EXPECT_EQ(assemble(ptx, 80, "vectors"), "") << ptx;
+        EXPECT_EQ(assemble(ptx_of(f, "host-cuda_capability_90"), 90, "vectors90"), "");
+    }
+}
+
 TEST_F(PTX, MathComesFromLibdevice) {
     if (codegen::cuda_toolkit_path().empty()) GTEST_SKIP() << "no CUDA toolkit here";
     ImageParam in(Float(32), 1, "in");
