@@ -9,24 +9,11 @@
 #include <string.h>
 
 #include "aot_model.h"
+#include "test_buffers.h" /* CHECK, keep_message (test/aot) */
 
 enum { N = 2, C = 3, H = 17, W = 19, F = 8, PH = H / 2, PW = W / 2, K = 5 };
 
 static int failures = 0;
-#define CHECK(cond, ...)                                    \
-    do {                                                    \
-        if (!(cond)) {                                      \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                   \
-            fprintf(stderr, "\n");                          \
-            failures++;                                     \
-        }                                                   \
-    } while (0)
-
-static char last_message[1024];
-static void keep_message(const char *message) {
-    strncpy(last_message, message, sizeof(last_message) - 1);
-}
 
 /* A dense float buffer of `rank` extents given outermost first (as numpy writes shapes). */
 static dsl_buffer_t make_buffer(float *data, dsl_dimension_t *dim, int rank, const int *shape) {
