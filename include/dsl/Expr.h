@@ -341,6 +341,9 @@ Expr atan2(const Expr &y, const Expr &x);
 /// `a * b + c` rounded once (a fused multiply-add, one instruction where the target has FMA).
 /// Writing it is how a pipeline allows the contraction: `a * b + c` keeps its two roundings.
 Expr fma(const Expr &a, const Expr &b, const Expr &c);
+/// `e` with its float operations rounded as written even in a pipeline compiled with the target
+/// feature `fp_contract` (which may fuse `a * b + c`); without that feature, `e` itself.
+Expr strict_float(const Expr &e);
 Expr floor(const Expr &x);
 Expr ceil(const Expr &x);
 /// Rounds half to even, as IEEE's default rounding does.

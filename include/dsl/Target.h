@@ -21,7 +21,9 @@
 /// multiply-add, rounded once, where the CPU has the instruction (as C compilers do with
 /// `-ffp-contract=fast`, and Halide by default). Results may then differ from the reference
 /// evaluator's in the last bit. Without it every float operation is rounded as written; `fma()`
-/// asks for the fused operation explicitly.
+/// asks for the fused operation explicitly. `strict_float` (Halide's StrictFloat) turns
+/// `fp_contract` off, and `strict_float(e)` keeps the operations of `e` as written in a pipeline
+/// compiled with `fp_contract`.
 ///
 /// A plain target (`x86-64-linux-avx2`) generates code for the architecture's baseline CPU
 /// (`x86-64`, AArch64 `generic`) with exactly the named features. A `host` target generates code
@@ -60,7 +62,8 @@ class Target {
         CUDACapability80,
         CUDACapability86,
         CUDACapability89,
-        CUDACapability90
+        CUDACapability90,
+        StrictFloat
     };
     // The features as Halide names them (Target::AVX2, Target::CUDA, ...).
     static constexpr Feature SSE41 = Feature::SSE41, AVX = Feature::AVX, AVX2 = Feature::AVX2,
@@ -73,7 +76,8 @@ class Target {
                              CUDACapability80 = Feature::CUDACapability80,
                              CUDACapability86 = Feature::CUDACapability86,
                              CUDACapability89 = Feature::CUDACapability89,
-                             CUDACapability90 = Feature::CUDACapability90;
+                             CUDACapability90 = Feature::CUDACapability90,
+                             StrictFloat = Feature::StrictFloat;
 
     /// x86-64-linux with no features beyond the baseline (SSE2).
     Target() = default;
@@ -100,8 +104,8 @@ class Target {
     /// Whether `f` is a feature of the CPU (an instruction set), which code run on a machine
     /// needs that machine to have; `fp_contract` and the GPU APIs are not.
     static bool is_cpu_feature(Feature f) {
-        return f != Feature::FP_CONTRACT && f != Feature::OpenCL && f != Feature::CUDA &&
-               cuda_capability_of(f) == 0;
+        return f != Feature::FP_CONTRACT && f != Feature::StrictFloat && f != Feature::OpenCL &&
+               f != Feature::CUDA && cuda_capability_of(f) == 0;
     }
     /// The compute capability a `cuda_capability_NN` feature names (80 for
     /// CUDACapability80), 0 for other features.

@@ -1097,6 +1097,14 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
         case I::Likely:
         case I::PromiseClamped:
             return codegen(op->args[0]);
+        case I::StrictFloat: {
+            // Without the `contract` flag, LLVM fuses none of the operations inside.
+            llvm::FastMathFlags saved = builder_->getFastMathFlags();
+            builder_->clearFastMathFlags();
+            llvm::Value *v = codegen(op->args[0]);
+            builder_->setFastMathFlags(saved);
+            return v;
+        }
         case I::Print:
             return call_print(op);
         case I::Popcount: {

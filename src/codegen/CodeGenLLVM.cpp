@@ -108,8 +108,9 @@ llvm::TargetOptions target_options(const CpuTarget &target) {
     llvm::TargetOptions options;
     // IEEE semantics: no fast-math unless a pipeline asks for it; contraction of a * b + c into a
     // fused multiply-add only with the target's fp_contract.
+    // (Standard: the operations marked `contract`, which all are but those in strict_float.)
     options.AllowFPOpFusion =
-        target.fp_contract ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
+        target.fp_contract ? llvm::FPOpFusion::Standard : llvm::FPOpFusion::Strict;
     return options;
 }
 
@@ -589,6 +590,7 @@ std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LL
     if (!gpu.ptx.empty()) programs.ptx = embed(gpu.ptx, ".ptx", &programs.ptx_bytes);
     for (const LoweredFunc &f : module.functions) {
         CodeGenLLVM cg(context, *llvm_module, permutes);
+        cg.set_fp_contract(target.fp_contract);
         if (!gpu.kernels.empty()) cg.set_gpu_kernels(&gpu.kernels, programs);
         cg.compile_function(f);
     }

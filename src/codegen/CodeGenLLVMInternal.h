@@ -31,6 +31,13 @@ class CodeGenLLVM : public ir::IRVisitor {
     ~CodeGenLLVM() override;
 
     void compile_function(const ir::LoweredFunc &f);
+    /// Marks the float operations it generates as contractible (the target's fp_contract; the
+    /// target machine fuses only those), except inside strict_float.
+    void set_fp_contract(bool on) {
+        llvm::FastMathFlags flags;
+        flags.setAllowContract(on);
+        builder_->setFastMathFlags(flags);
+    }
     /// One GPU kernel as a PTX entry function of the module (CodeGenPTX.cpp).
     void compile_kernel(const ir::GPUKernel &k);
     /// The programs holding the GPU kernels in the module, per API (globals of the given size

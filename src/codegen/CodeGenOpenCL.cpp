@@ -555,6 +555,7 @@ void OpenCLPrinter::visit(const Call *op) {
         }
         case I::Likely:
         case I::PromiseClamped:
+        case I::StrictFloat:  // every operation is a statement of its own: never contracted
             id_ = arg(0);
             return;
         case I::Print:

@@ -159,7 +159,7 @@ std::string compile_to_ptx(const std::vector<GPUKernel> &kernels, int capability
     user_assert(target) << "The LLVM dsl is linked with has no NVPTX back end (" << error
                         << "); CUDA needs an LLVM 19 built with it (Debian's libLLVM-19.so is).";
     llvm::TargetOptions options;
-    options.AllowFPOpFusion = fp_contract ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
+    options.AllowFPOpFusion = fp_contract ? llvm::FPOpFusion::Standard : llvm::FPOpFusion::Strict;
     std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
         triple, "sm_" + std::to_string(capability), ptx_version(capability), options,
         llvm::Reloc::Static, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
@@ -172,6 +172,7 @@ std::string compile_to_ptx(const std::vector<GPUKernel> &kernels, int capability
     std::string names;
     {
         CodeGenLLVM cg(context, module, CodeGenLLVM::Permutes{});
+        cg.set_fp_contract(fp_contract);
         for (const GPUKernel &k : kernels) {
             cg.compile_kernel(k);
             names += (names.empty() ? "" : ", ") + k.name;

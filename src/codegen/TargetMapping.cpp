@@ -74,7 +74,9 @@ CpuTarget cpu_target_for(const Target &target) {
         }
         cpu.features = added;
     }
-    cpu.fp_contract = target.has_feature(Feature::FP_CONTRACT);
+    // strict_float: every float operation rounded as written, fp_contract or not.
+    cpu.fp_contract =
+        target.has_feature(Feature::FP_CONTRACT) && !target.has_feature(Feature::StrictFloat);
     cpu.opencl = target.has_feature(Feature::OpenCL);
     cpu.cuda_capability = target.cuda_capability();
     cpu.gpu_api = cpu.opencl                ? ir::DeviceAPI::OpenCL

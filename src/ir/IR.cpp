@@ -245,6 +245,8 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "gpu_device_free";
         case Intrinsic::GPUBarrier:
             return "gpu_barrier";
+        case Intrinsic::StrictFloat:
+            return "strict_float";
         case Intrinsic::MakeBuffer:
             return "make_buffer";
     }

@@ -243,6 +243,9 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         Trunc,
         IsNan,
         Likely,  ///< an identity that marks the likely side of a condition for loop partitioning
+        /// (e): e, its float operations rounded as written even where the target has
+        /// fp_contract (no fused multiply-adds inside it).
+        StrictFloat,
         /// (buffer): whether the dsl_buffer_t argument has no host memory, i.e. the caller asks
         /// which region the pipeline needs of it (a bounds query).
         BufferIsBoundsQuery,

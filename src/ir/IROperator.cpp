@@ -739,6 +739,10 @@ Expr fma(const Expr &a, const Expr &b, const Expr &c) {
     match_types(y, z, fn);
     return Call::make(x.type(), Call::Intrinsic::Fma, {x, y, z});
 }
+Expr strict_float(const Expr &e) {
+    user_assert(e.defined()) << "strict_float of an undefined Expr.";
+    return Call::make(e.type(), Call::Intrinsic::StrictFloat, {e});
+}
 Expr atan2(const Expr &y, const Expr &x) {
     return math2(Call::Intrinsic::Atan2, y, x);
 }

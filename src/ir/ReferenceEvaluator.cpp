@@ -739,6 +739,7 @@ Value ReferenceEvaluator::eval(const Expr &e) {
             return r;
         case I::Likely:
         case I::PromiseClamped:
+        case I::StrictFloat:
             return args[0];
         case I::None:
             internal_error << "call to the intrinsic None";

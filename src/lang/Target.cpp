@@ -29,7 +29,8 @@ constexpr Feature all_features[] = {Feature::SSE41,
                                     Feature::CUDACapability80,
                                     Feature::CUDACapability86,
                                     Feature::CUDACapability89,
-                                    Feature::CUDACapability90};
+                                    Feature::CUDACapability90,
+                                    Feature::StrictFloat};
 
 constexpr uint32_t bit(Feature f) {
     return uint32_t(1) << static_cast<int>(f);
@@ -150,6 +151,8 @@ std::string Target::feature_name(Feature f) {
             return "opencl";
         case Feature::CUDA:
             return "cuda";
+        case Feature::StrictFloat:
+            return "strict_float";
         default:
             if (int capability = cuda_capability_of(f))
                 return "cuda_capability_" + std::to_string(capability);

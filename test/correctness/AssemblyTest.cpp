@@ -187,6 +187,39 @@ TEST(Assembly, FpContractFusesMultiplyAdd) {
     EXPECT_EQ(f(3), std::ldexp(1.0f, -40));
 }
 
+// strict_float(e) keeps e's operations apart under fp_contract; Target::StrictFloat turns
+// fp_contract off for the whole pipeline.
+TEST(Assembly, StrictFloatKeepsOperationsApart) {
+    Param<float> a("sf_a"), b("sf_b"), c("sf_c");
+    auto make = [&](const std::string &name, bool strict) {
+        Var x("x");
+        Func f(name);
+        Expr e = a * b + c;
+        f(x) = (strict ? strict_float(e) : e) + cast<float>(x) * 0.0f;
+        f.vectorize(x, 8);
+        return f;
+    };
+    const Target contract =
+        Target("x86-64-linux-avx2-fma").with_feature(Target::Feature::FP_CONTRACT);
+    Func kept = make("sf_kept", true), fused = make("sf_fused", false);
+    EXPECT_EQ(assembly_of(kept, contract).find("vfmadd"), std::string::npos)
+        << "fused inside strict_float";
+    EXPECT_NE(assembly_of(fused, contract).find("vfmadd"), std::string::npos)
+        << "not fused outside strict_float";
+    Func whole = make("sf_whole", false);
+    EXPECT_EQ(assembly_of(whole, contract.with_feature(Target::StrictFloat)).find("vfmadd"),
+              std::string::npos)
+        << "fused with Target::StrictFloat";
+    if (!Target::host().has_feature(Target::Feature::FMA)) GTEST_SKIP() << "the host has no FMA";
+    const float one_plus = 1.0f + 1.0f / (1 << 20);
+    a.set(one_plus);
+    b.set(one_plus);
+    c.set(-(1.0f + 1.0f / (1 << 19)));
+    Buffer<float> k = kept.realize({8}, Target::host().with_feature(Target::Feature::FP_CONTRACT));
+    EXPECT_EQ(k(3), 0.0f);  // two roundings, as the reference evaluator computes
+    EXPECT_TRUE(test::matches_reference(kept, k));
+}
+
 TEST(Assembly, LlvmIrHasVectorTypes) {
     Buffer<int16_t> a(64);
     Var x("x");

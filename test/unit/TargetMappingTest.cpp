@@ -57,5 +57,10 @@ TEST(TargetMapping, HostUsesTheHostCpuPlusAddedFeatures) {
     EXPECT_EQ(vnni.features.rfind("+avx512vnni"), vnni.features.size() - 11);
 }
 
+TEST(TargetMapping, StrictFloatTurnsFpContractOff) {
+    EXPECT_TRUE(cpu_target_for(Target("x86-64-linux-fma-fp_contract")).fp_contract);
+    EXPECT_FALSE(cpu_target_for(Target("x86-64-linux-fma-fp_contract-strict_float")).fp_contract);
+}
+
 }  // namespace
 }  // namespace dsl

@@ -222,6 +222,8 @@ TEST(Target, GPUFeatures) {
     EXPECT_TRUE(cuda.has_feature(Target::CUDA));
     EXPECT_TRUE(Target("host").with_feature(Target::OpenCL).has_gpu_feature());
     EXPECT_EQ(Target::cuda_capability_of(Target::CUDACapability80), 80);
+    EXPECT_EQ(Target("host-strict_float").has_feature(Target::StrictFloat), true);
+    EXPECT_FALSE(Target::is_cpu_feature(Target::StrictFloat));
     // GPU APIs go with either architecture.
     EXPECT_TRUE(Target("arm-64-linux-neon-cuda_capability_80").has_gpu_feature());
 }
