@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <string>
 
+#include "codegen/CodeGenPTX.h"
 #include "dsl/dsl.h"
 
 namespace dsl::test {
@@ -48,6 +50,12 @@ inline std::string gpu_unavailable(const Target &target) {
     }
     known[target.to_string()] = why;
     return why;
+}
+
+/// Whether the CUDA toolkit's libdevice (exp, log, sin, ... of CUDA kernels) is installed.
+inline bool libdevice_installed() {
+    std::string toolkit = codegen::cuda_toolkit_path();
+    return !toolkit.empty() && std::filesystem::exists(toolkit + "/nvvm/libdevice/libdevice.10.bc");
 }
 
 inline std::string opencl_unavailable() {
