@@ -48,43 +48,15 @@ struct BufferContents {
             ~static_cast<uint64_t>(dsl_buffer_flag_host_dirty | dsl_buffer_flag_device_dirty);
     }
     BufferContents &operator=(const BufferContents &) = delete;
-    ~BufferContents() {
-        if (raw.device && raw.device_interface) raw.device_interface->device_free(&raw);
-    }
+    ~BufferContents();
 };
 
-// The device side of buffers, through the buffer's device interface (so that programs that
-// only link a generated library and the runtime can use it); each throws a RuntimeError on
-// failure.
-void buffer_device_failed(const BufferContents &contents, const char *what, int code);
-inline void buffer_copy_to_host(BufferContents &c) {
-    if (!c.raw.device || !(c.raw.flags & dsl_buffer_flag_device_dirty)) return;
-    // The bytes from the first element to the end of the last (strides are not negative on a
-    // device).
-    uint64_t last = 0;
-    for (const dsl_dimension_t &d : c.dims) {
-        if (d.extent <= 0) return;
-        last += static_cast<uint64_t>(d.extent - 1) * static_cast<uint64_t>(d.stride);
-    }
-    uint64_t bytes = (last + 1) * ((c.raw.type.bits + 7) / 8);
-    if (c.raw.host) {
-        if (int code = c.raw.device_interface->copy_to_host(&c.raw, bytes))
-            buffer_device_failed(c, "copy_to_host", code);
-    }
-    c.raw.flags &= ~static_cast<uint64_t>(dsl_buffer_flag_device_dirty);
-}
-inline void buffer_device_free(BufferContents &c) {
-    if (!c.raw.device) return;
-    int code = c.raw.device_interface->device_free(&c.raw);
-    c.raw.device = 0;
-    c.raw.device_interface = nullptr;
-    c.raw.flags &= ~static_cast<uint64_t>(dsl_buffer_flag_device_dirty);
-    if (code) buffer_device_failed(c, "device_free", code);
-}
-inline void buffer_device_sync(BufferContents &c) {
-    if (!c.raw.device) return;
-    if (int code = c.raw.device_interface->sync()) buffer_device_failed(c, "device_sync", code);
-}
+// The device side of buffers (Buffer.cpp), through the runtime's C API (dsl_runtime.h): a
+// buffer with a device copy got it from the runtime, which is then part of the program. Each
+// throws a RuntimeError on failure.
+void buffer_copy_to_host(BufferContents &contents);
+void buffer_device_free(BufferContents &contents);
+void buffer_device_sync(BufferContents &contents);
 /// Needs the compiler's library (it picks the runtime's device interface); BufferDevice.cpp.
 void buffer_copy_to_device(BufferContents &contents, DeviceAPI api, const Target &target);
 

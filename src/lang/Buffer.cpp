@@ -2,8 +2,13 @@
 
 #include <atomic>
 
-// Weak: programs that use Buffer without the runtime (image tools) have no messages to show.
+// Weak: programs that use Buffer without the runtime (image tools) have no device copies, and
+// no messages to show.
 extern "C" const char *dsl_runtime_last_error(void) __attribute__((weak));
+extern "C" void dsl_runtime_clear_last_error(void) __attribute__((weak));
+#pragma weak dsl_buffer_copy_to_host
+#pragma weak dsl_buffer_device_free
+#pragma weak dsl_buffer_device_sync
 
 namespace dsl::detail {
 
@@ -19,14 +24,41 @@ dsl_type_t to_raw_type(Type t) {
     return {static_cast<uint8_t>(t.code()), static_cast<uint8_t>(t.bits()), 1};
 }
 
-void buffer_device_failed(const BufferContents &c, const char *what, int code) {
-    // The runtime's message where this program has the runtime (it says what failed and why).
+namespace {
+
+[[noreturn]] void device_failed(const BufferContents &c, const char *what, int code) {
+    // The runtime's message (it says what failed and why).
     std::string message = dsl_runtime_last_error ? dsl_runtime_last_error() : "";
     if (message.empty()) {
         message = "Error: " + std::string(what) + " of buffer \"" + c.name +
                   "\" failed with code " + std::to_string(code) + ".";
     }
     throw RuntimeError(message);
+}
+
+/// Runs a runtime call on a buffer with a device copy; throws on failure.
+void on_device(BufferContents &c, int (*call)(dsl_buffer_t *), const char *what) {
+    if (!c.raw.device || !call) return;
+    if (dsl_runtime_clear_last_error) dsl_runtime_clear_last_error();
+    if (int code = call(&c.raw)) device_failed(c, what, code);
+}
+
+}  // namespace
+
+BufferContents::~BufferContents() {
+    if (raw.device && dsl_buffer_device_free) dsl_buffer_device_free(&raw);
+}
+
+void buffer_copy_to_host(BufferContents &c) {
+    on_device(c, dsl_buffer_copy_to_host, "copy_to_host");
+}
+
+void buffer_device_free(BufferContents &c) {
+    on_device(c, dsl_buffer_device_free, "device_free");
+}
+
+void buffer_device_sync(BufferContents &c) {
+    on_device(c, dsl_buffer_device_sync, "device_sync");
 }
 
 std::string fresh_buffer_name() {

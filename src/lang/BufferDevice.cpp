@@ -26,8 +26,13 @@ void buffer_copy_to_device(BufferContents &c, DeviceAPI api, const Target &targe
                      "DeviceAPI::OpenCL, DeviceAPI::CUDA or DeviceAPI::Default_GPU.");
     }
     dsl_runtime_clear_last_error();
-    if (int code = dsl_runtime_copy_to_device(&c.raw, device, 0))
-        buffer_device_failed(c, "copy_to_device", code);
+    if (int code = dsl_runtime_copy_to_device(&c.raw, device, 0)) {
+        std::string message = dsl_runtime_last_error();
+        throw RuntimeError(!message.empty()
+                               ? message
+                               : "Error: copy_to_device of buffer \"" + c.name +
+                                     "\" failed with code " + std::to_string(code) + ".");
+    }
 }
 
 }  // namespace dsl::detail

@@ -135,17 +135,16 @@ bool uses_any(const Expr &e, const std::set<std::string> &names) {
     return false;
 }
 
-/// The deepest nesting of GPU thread loops in a statement, and how many outermost ones it has.
+/// The deepest nesting of GPU thread loops in a statement.
 class ThreadNests : public IRVisitor {
   public:
-    int max_depth = 0, nests = 0;
+    int max_depth = 0;
 
   protected:
     using IRVisitor::visit;
     void visit(const For *op) override {
         bool thread = op->for_type == ForType::GPUThread;
         if (thread) {
-            if (depth_ == 0) nests++;
             depth_++;
             max_depth = std::max(max_depth, depth_);
         }

@@ -305,9 +305,10 @@ DSL_RUNTIME_EXPORT int dsl_runtime_cuda_launch(const char *ptx, uint64_t ptx_byt
                                   "supported. Split the kernel's Func into smaller stages.",
                                   kernel_name, (int)count, DSL_CUDA_MAX_ARGS);
     if (!ready()) return dsl_error_device_error;
-    int prepared = dsl_runtime_gpu_prepare_launch(blocks, threads, count, args, kinds,
-                                                  &dsl_cuda_device_interface);
-    if (prepared) return prepared > 0 ? 0 : -prepared;
+    int empty;
+    int status = dsl_runtime_gpu_prepare_launch(blocks, threads, count, args, kinds,
+                                                &dsl_cuda_device_interface, &empty);
+    if (status || empty) return status;
     pthread_mutex_lock(&lock);
     CUfunction function = find_function(ptx, ptx_bytes, kernel_name);
     pthread_mutex_unlock(&lock);

@@ -119,14 +119,16 @@ DSL_RUNTIME_EXPORT int dsl_runtime_device_free(dsl_buffer_t *b) {
 DSL_RUNTIME_EXPORT int dsl_runtime_gpu_prepare_launch(const int32_t *blocks, const int32_t *threads,
                                                       int32_t count, void *const *args,
                                                       const uint8_t *kinds,
-                                                      const dsl_device_interface_t *api) {
+                                                      const dsl_device_interface_t *api,
+                                                      int *empty) {
+    *empty = 0;
     for (int d = 0; d < 3; d++) {
-        if (blocks[d] <= 0 || threads[d] <= 0) return 1;  // nothing to run
+        if (blocks[d] <= 0 || threads[d] <= 0) *empty = 1;  // nothing to run
     }
-    for (int32_t i = 0; i < count; i++) {
+    for (int32_t i = 0; i < count && !*empty; i++) {
         if (!kinds[i]) continue;
         int status = dsl_runtime_copy_to_device((dsl_buffer_t *)args[i], api, kinds[i] == 2);
-        if (status) return -status;
+        if (status) return status;
     }
     return 0;
 }

@@ -327,9 +327,10 @@ DSL_RUNTIME_EXPORT int dsl_runtime_opencl_launch(
     pthread_mutex_unlock(&lock);
     if (!ok) return dsl_error_device_error;
     // Buffers first (outside the lock: copies take it).
-    int prepared = dsl_runtime_gpu_prepare_launch(blocks, threads, count, args, kinds,
-                                                  &dsl_opencl_device_interface);
-    if (prepared) return prepared > 0 ? 0 : -prepared;
+    int empty;
+    int status = dsl_runtime_gpu_prepare_launch(blocks, threads, count, args, kinds,
+                                                &dsl_opencl_device_interface, &empty);
+    if (status || empty) return status;
     pthread_mutex_lock(&lock);
     cl_kernel kernel = find_kernel(source, source_bytes, kernel_name);
     if (!kernel) {

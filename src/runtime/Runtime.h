@@ -99,12 +99,12 @@ uint64_t dsl_runtime_buffer_span(const struct dsl_buffer_t *buffer, int *ok);
 int dsl_runtime_copy_to_device(struct dsl_buffer_t *buffer, const dsl_device_interface_t *api,
                                int overwritten);
 
-/// What every launch does first (GPU.c): returns 1 when the grid is empty (nothing to run),
-/// else puts each buffer argument (kinds[i] nonzero) on the device of `api` and returns 0, or
-/// minus the error code of a failed copy.
+/// What every launch does first (GPU.c): sets *empty when the grid is empty (nothing to run),
+/// else puts each buffer argument (kinds[i] nonzero) on the device of `api`. Returns 0 or the
+/// error code of a failed copy.
 int dsl_runtime_gpu_prepare_launch(const int32_t *blocks, const int32_t *threads, int32_t count,
                                    void *const *args, const uint8_t *kinds,
-                                   const dsl_device_interface_t *api);
+                                   const dsl_device_interface_t *api, int *empty);
 /// What every launch does last: marks the buffers the kernel writes (kinds[i] & 2) as newer on
 /// the device.
 void dsl_runtime_gpu_mark_written(int32_t count, void *const *args, const uint8_t *kinds);

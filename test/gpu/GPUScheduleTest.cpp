@@ -260,6 +260,7 @@ TEST_P(GPUSchedule, ProducerPerBlockOnOneThread) {
     q(x, y) = p(x, y) + p(x, y + 1) * 2;
     q.gpu_tile(x, y, bx, by, tx, ty, 8, 4, TailStrategy::GuardWithIf);
     p.compute_at(q, bx);
+    EXPECT_NE(q.lowered_stmt().find("gpu_barrier"), std::string::npos);
     Buffer<> out = q.realize({43, 21}, gpu_target())[0];
     EXPECT_TRUE(matches(q, out));
 }
@@ -349,6 +350,8 @@ TEST_P(GPUSchedule, AScanOnOneThreadBetweenKernels) {
     s.compute_root().gpu_tile(x, y, bx, by, tx, ty, 16, 2);
     s.update().gpu_single_thread();
     b.gpu_tile(x, y, bx, by, tx, ty, 16, 2);
+    std::string stmt = b.lowered_stmt();
+    EXPECT_NE(stmt.find("scan_s1___gpu_single_thread"), std::string::npos) << stmt;
     Buffer<> out = b.realize({50, 6}, gpu_target())[0];
     EXPECT_TRUE(matches(b, out));
 }

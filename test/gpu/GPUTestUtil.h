@@ -58,10 +58,6 @@ inline bool libdevice_installed() {
     return !toolkit.empty() && std::filesystem::exists(toolkit + "/nvvm/libdevice/libdevice.10.bc");
 }
 
-inline std::string opencl_unavailable() {
-    return gpu_unavailable(opencl_target());
-}
-
 }  // namespace dsl::test
 
 /// Skips the test where no device of `target`'s GPU API can run kernels.
@@ -69,11 +65,4 @@ inline std::string opencl_unavailable() {
     do {                                                                                           \
         std::string why = ::dsl::test::gpu_unavailable(target);                                    \
         if (!why.empty()) GTEST_SKIP() << "no device for " << (target).to_string() << ": " << why; \
-    } while (0)
-
-/// Skips the test where no OpenCL device can run kernels.
-#define DSL_REQUIRE_OPENCL()                                                \
-    do {                                                                    \
-        std::string why = ::dsl::test::opencl_unavailable();                \
-        if (!why.empty()) GTEST_SKIP() << "no OpenCL device here: " << why; \
     } while (0)
