@@ -24,6 +24,7 @@
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -75,64 +76,91 @@ std::string host_target_description() {
     return s + ")";
 }
 
+// How an app is scheduled: by its hand-written schedule, or by the autoscheduler told the
+// benchmark's output size (Pipeline::auto_schedule for the app's target).
+enum class How { Hand, Auto };
+
+template <typename Hand>
+void schedule_app(How how, Func output, const std::string &app, Hand hand) {
+    if (how == How::Hand) {
+        hand();
+        return;
+    }
+    const std::vector<int> &sizes = app_spec(app).output_sizes;
+    for (size_t d = 0; d < sizes.size(); d++)
+        output.set_estimate(output.args()[d], 0, sizes[d]);
+    dsl::AutoSchedulerResults r = dsl::Pipeline(output).auto_schedule(app_target(app));
+    if (const char *dir = std::getenv("DSL_BENCH_DUMP")) {
+        std::FILE *f = std::fopen((std::string(dir) + "/" + app + "_auto.cpp").c_str(), "w");
+        if (f) {
+            std::fputs(r.schedule_source.c_str(), f);
+            std::fclose(f);
+        }
+    }
+}
+
 // Each app's pipeline over its benchmark input, scheduled for the host: a new pipeline (new
 // Funcs) at every call.
-Func build_blur() {
+Func build_blur(How how) {
     ImageParam input(dsl::UInt(16), 2, "input");
     input.set(blur_input());
     dsl_apps::BlurPipeline p = dsl_apps::make_blur(input);
-    dsl_apps::schedule_blur(p, Target::host());
+    schedule_app(how, p.blur_y, "blur", [&] { dsl_apps::schedule_blur(p, Target::host()); });
     return p.blur_y;
 }
 
-Func build_unsharp() {
+Func build_unsharp(How how) {
     ImageParam input(dsl::Float(32), 3, "input");
     input.set(unsharp_input());
     dsl::Param<float> amount("amount", kUnsharpAmount);
     dsl_apps::UnsharpPipeline p = dsl_apps::make_unsharp(input, amount);
-    dsl_apps::schedule_unsharp(p, Target::host());
+    schedule_app(how, p.output, "unsharp", [&] { dsl_apps::schedule_unsharp(p, Target::host()); });
     return p.output;
 }
 
-Func build_histogram_equalize() {
+Func build_histogram_equalize(How how) {
     ImageParam input(dsl::UInt(8), 2, "input");
     input.set(histogram_input());
     dsl_apps::HistogramEqualizePipeline p = dsl_apps::make_histogram_equalize(input);
-    dsl_apps::schedule_histogram_equalize(p, Target::host());
+    schedule_app(how, p.output, "histogram_equalize",
+                 [&] { dsl_apps::schedule_histogram_equalize(p, Target::host()); });
     return p.output;
 }
 
-Func build_harris() {
+Func build_harris(How how) {
     ImageParam input(dsl::Float(32), 3, "input");
     input.set(harris_input());
     dsl_apps::HarrisPipeline p = dsl_apps::make_harris(input);
-    dsl_apps::schedule_harris(p, Target::host());
+    schedule_app(how, p.output, "harris", [&] { dsl_apps::schedule_harris(p, Target::host()); });
     return p.output;
 }
 
-Func build_bilateral_grid() {
+Func build_bilateral_grid(How how) {
     ImageParam input(dsl::Float(32), 2, "input");
     input.set(bilateral_input());
     dsl_apps::BilateralGridPipeline p = dsl_apps::make_bilateral_grid(input);
-    dsl_apps::schedule_bilateral_grid(p, Target::host());
+    schedule_app(how, p.output, "bilateral_grid",
+                 [&] { dsl_apps::schedule_bilateral_grid(p, Target::host()); });
     return p.output;
 }
 
-Func build_camera_pipe() {
+Func build_camera_pipe(How how) {
     ImageParam input(dsl::UInt(16), 2, "input");
     input.set(camera_pipe_input());
     dsl_apps::CameraPipePipeline p = dsl_apps::make_camera_pipe(input);
-    dsl_apps::schedule_camera_pipe(p, Target::host());
+    schedule_app(how, p.output, "camera_pipe",
+                 [&] { dsl_apps::schedule_camera_pipe(p, Target::host()); });
     return p.output;
 }
 
-Func build_local_laplacian() {
+Func build_local_laplacian(How how) {
     ImageParam input(dsl::UInt(16), 3, "input");
     input.set(local_laplacian_input());
     dsl::Param<int> levels("levels", kLaplacianLevels, 2, 32);
     dsl::Param<float> alpha("alpha", kLaplacianAlpha), beta("beta", kLaplacianBeta);
     dsl_apps::LocalLaplacianPipeline p = dsl_apps::make_local_laplacian(input, levels, alpha, beta);
-    dsl_apps::schedule_local_laplacian(p, Target::host());
+    schedule_app(how, p.output, "local_laplacian",
+                 [&] { dsl_apps::schedule_local_laplacian(p, Target::host()); });
     return p.output;
 }
 
@@ -152,7 +180,7 @@ dsl::Buffer<> reference_of(const std::string &app) {
     throw std::invalid_argument("no app named " + app);
 }
 
-using Builder = Func (*)();
+using Builder = Func (*)(How);
 
 Builder builder_of(const std::string &app) {
     static const std::map<std::string, Builder> builders = {
@@ -181,17 +209,19 @@ dsl::Buffer<> new_output(const AppSpec &spec, const dsl::Buffer<> &like) {
 
 // range(0): the threads of the runtime's pool. Google Benchmark calls this several times (to size
 // the timed loop and once per repetition); each call compiles and checks again, untimed.
-void run_app(benchmark::State &state, const std::string &app) {
+void run_app(benchmark::State &state, const std::string &app, How how) {
     const AppSpec &spec = app_spec(app);
     dsl_set_num_threads(static_cast<int>(state.range(0)));
     try {
         const dsl::Buffer<> &expected = reference(app);
         dsl::Buffer<> out = new_output(spec, expected);
-        Func f = builder_of(app)();
+        Func f = builder_of(app)(how);
         f.compile_jit(app_target(app));
         if (const char *dir = std::getenv("DSL_BENCH_DUMP")) {
-            f.compile_to_lowered_stmt(std::string(dir) + "/" + app + "_dsl.stmt");
-            f.compile_to_assembly(std::string(dir) + "/" + app + "_dsl.s", app_target(app));
+            const std::string base =
+                std::string(dir) + "/" + app + (how == How::Auto ? "_dsl_auto" : "_dsl");
+            f.compile_to_lowered_stmt(base + ".stmt");
+            f.compile_to_assembly(base + ".s", app_target(app));
         }
         f.realize(out, app_target(app));
         const std::string mismatch = compare_outputs(expected, out.data(), spec.dsl_vs_reference);
@@ -214,10 +244,25 @@ void run_app(benchmark::State &state, const std::string &app) {
 
 void compile_app(benchmark::State &state, const std::string &app) {
     try {
-        builder_of(app)().compile_jit(app_target(app));  // LLVM's own first-use costs, untimed
+        builder_of(app)(How::Hand).compile_jit(
+            app_target(app));  // LLVM's own first-use costs, untimed
         for (auto _ : state) {
-            Func f = builder_of(app)();
+            Func f = builder_of(app)(How::Hand);
             f.compile_jit(app_target(app));
+            benchmark::DoNotOptimize(f);
+        }
+    } catch (const std::exception &e) {
+        state.SkipWithError(e.what());
+    }
+    state.SetLabel(size_label(app_spec(app)));
+}
+
+// The autoscheduler alone: each iteration builds the algorithm and auto-schedules it (no
+// compilation).
+void auto_schedule_app(benchmark::State &state, const std::string &app) {
+    try {
+        for (auto _ : state) {
+            Func f = builder_of(app)(How::Auto);
             benchmark::DoNotOptimize(f);
         }
     } catch (const std::exception &e) {
@@ -236,9 +281,10 @@ void compile_app_cached(benchmark::State &state, const std::string &app) {
     const fs::path dir = pattern;
     setenv("DSL_CACHE_DIR", dir.c_str(), 1);
     try {
-        builder_of(app)().compile_jit(app_target(app));  // compiles and stores the object, untimed
+        builder_of(app)(How::Hand).compile_jit(
+            app_target(app));  // compiles and stores the object, untimed
         for (auto _ : state) {
-            Func f = builder_of(app)();
+            Func f = builder_of(app)(How::Hand);
             f.compile_jit(app_target(app));
             benchmark::DoNotOptimize(f);
         }
@@ -268,7 +314,14 @@ void register_dsl_benchmarks(const AppSpec &spec) {
     (void)context_added;
     const std::string app = spec.name;
     benchmark::RegisterBenchmark((app + "/dsl").c_str(),
-                                 [app](benchmark::State &s) { run_app(s, app); })
+                                 [app](benchmark::State &s) { run_app(s, app, How::Hand); })
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark((app + "/dsl_auto").c_str(),
+                                 [app](benchmark::State &s) { run_app(s, app, How::Auto); })
         ->ArgName("threads")
         ->Arg(1)
         ->Arg(2)
@@ -280,6 +333,10 @@ void register_dsl_compile_benchmark(const AppSpec &spec) {
     const std::string app = spec.name;
     benchmark::RegisterBenchmark((app + "/dsl_compile").c_str(),
                                  [app](benchmark::State &s) { compile_app(s, app); })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark((app + "/dsl_auto_schedule").c_str(),
+                                 [app](benchmark::State &s) { auto_schedule_app(s, app); })
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark((app + "/dsl_compile_cached").c_str(),
@@ -295,7 +352,7 @@ const dsl::Buffer<> &dsl_output(const std::string &app) {
     const AppSpec &spec = app_spec(app);
     const dsl::Buffer<> &expected = reference(app);
     dsl::Buffer<> out = new_output(spec, expected);
-    builder_of(app)().realize(out, app_target(app));
+    builder_of(app)(How::Hand).realize(out, app_target(app));
     const std::string mismatch = compare_outputs(expected, out.data(), spec.dsl_vs_reference);
     if (!mismatch.empty()) {
         throw std::runtime_error(

@@ -2,6 +2,8 @@
 //
 //   conv_layer/dsl/<shape>/threads:T   the app's hand-written schedule through the JIT (a 1x1
 //                                      layer over the images' rows joined)
+//   conv_layer/dsl_auto/<shape>/...    the same algorithm auto-scheduled (Pipeline::auto_schedule)
+//                                      for those sizes
 //
 // Each reports GFLOP/s and the percentage of the FMA peak that matmul/fma_peak measures. The
 // output is checked against the app's reference on sampled elements before timing (exactly: both
@@ -22,7 +24,7 @@ namespace dsl_bench {
 
 namespace {
 
-void run_dsl(benchmark::State &state, const ConvShape &s, int threads) {
+void run(benchmark::State &state, const ConvShape &s, int threads, bool autoschedule) {
     const dsl_apps::ConvLayerShape shape{s.n,      s.c_in,   s.c_out,    s.width,
                                          s.height, s.kernel, s.depthwise};
     dsl::Buffer<float> input = dsl_apps::conv_layer_random_input(shape, 1),
@@ -40,7 +42,20 @@ void run_dsl(benchmark::State &state, const ConvShape &s, int threads) {
     pw.set(weights);
     pb.set(bias);
     dsl_apps::ConvLayerPipeline p = dsl_apps::make_conv_layer(pi, pw, pb, s.kernel, s.depthwise);
-    dsl_apps::schedule_conv_layer(p, dsl::Target::host());
+    if (autoschedule) {
+        const dsl::Buffer<float> &in = joined ? joined->input : input;
+        const dsl::Buffer<float> &o = result;
+        dsl::Region in_est, out_est;
+        for (int d = 0; d < 4; d++) {
+            in_est.push_back({in.dim(d).min(), in.dim(d).extent()});
+            out_est.push_back({o.dim(d).min(), o.dim(d).extent()});
+        }
+        pi.set_estimates(in_est);
+        p.output.set_estimates(out_est);
+        dsl::Pipeline(p.output).auto_schedule(dsl::Target::host());
+    } else {
+        dsl_apps::schedule_conv_layer(p, dsl::Target::host());
+    }
     p.output.compile_jit();
     dsl_set_num_threads(threads);
     p.output.realize(result);
@@ -60,7 +75,15 @@ void run_dsl(benchmark::State &state, const ConvShape &s, int threads) {
     dsl_set_num_threads(0);
 }
 
-const bool registered = (conv_register("dsl", run_dsl), true);
+void run_dsl(benchmark::State &state, const ConvShape &s, int threads) {
+    run(state, s, threads, false);
+}
+void run_dsl_auto(benchmark::State &state, const ConvShape &s, int threads) {
+    run(state, s, threads, true);
+}
+
+const bool registered =
+    (conv_register("dsl", run_dsl), conv_register("dsl_auto", run_dsl_auto), true);
 
 }  // namespace
 

@@ -86,12 +86,21 @@ std::string format_ratio(double r) {
 
 // The app comparison tables (markdown), for the apps whose two sides both ran.
 void print_summary(const RecordingReporter &reporter, const std::vector<std::string> &apps) {
-    std::vector<std::string> run_rows, compile_rows;
+    std::vector<std::string> run_rows, compile_rows, auto_rows;
     for (const std::string &app : apps) {
         for (int threads : {1, 2}) {
             const std::string args = "threads:" + std::to_string(threads);
-            double ours, theirs;
+            double ours, theirs, automatic, scheduling;
             std::string label;
+            if (reporter.time_ms(app + "/dsl", args, ours, &label) &&
+                reporter.time_ms(app + "/dsl_auto", args, automatic)) {
+                std::string sched = reporter.time_ms(app + "/dsl_auto_schedule", "", scheduling)
+                                        ? format_ms(scheduling)
+                                        : "-";
+                auto_rows.push_back("| " + app + " | " + label + " | " + std::to_string(threads) +
+                                    " | " + format_ms(ours) + " | " + format_ms(automatic) + " | " +
+                                    format_ratio(ours / automatic) + " | " + sched + " |");
+            }
             if (reporter.time_ms(app + "/dsl", args, ours, &label) &&
                 reporter.time_ms(app + "/halide", args, theirs)) {
                 run_rows.push_back("| " + app + " | " + label + " | " + std::to_string(threads) +
@@ -114,6 +123,15 @@ void print_summary(const RecordingReporter &reporter, const std::vector<std::str
         std::printf("| app | size | threads | dsl ms | Halide ms | dsl / Halide |\n");
         std::printf("|---|---|---:|---:|---:|---:|\n");
         for (const std::string &row : run_rows)
+            std::printf("%s\n", row.c_str());
+    }
+    if (!auto_rows.empty()) {
+        std::printf(
+            "\nThe autoscheduler against the hand-written schedules: run time (wall "
+            "clock, median), ms; speed = hand / auto (1 or more: auto as fast)\n\n");
+        std::printf("| app | size | threads | hand ms | auto ms | speed | scheduling ms |\n");
+        std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+        for (const std::string &row : auto_rows)
             std::printf("%s\n", row.c_str());
     }
     if (!compile_rows.empty()) {

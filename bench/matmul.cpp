@@ -1,6 +1,7 @@
 // apps/matmul against OpenBLAS's cblas_sgemm, and both against this machine's FMA peak.
 //
 //   matmul/dsl/M/K/N/threads:T        the app's hand-written schedule through the JIT
+//   matmul/dsl_auto/M/K/N/threads:T   the same algorithm auto-scheduled for those sizes
 //   matmul/openblas/M/K/N/threads:T   cblas_sgemm (matmul_openblas.cpp), when OpenBLAS loads
 //   matmul/fma_peak/threads:1         independent AVX-512 (or AVX2) fused multiply-adds
 //
@@ -91,7 +92,8 @@ void BM_fma_peak(benchmark::State &state) {
                                                      : "AVX2 FMA, 16 chains");
 }
 
-void BM_matmul_dsl(benchmark::State &state) {
+// The app's hand-written schedule, or the autoscheduler's told the sizes (matmul/dsl_auto).
+void run_matmul_dsl(benchmark::State &state, bool autoschedule) {
     const int m = static_cast<int>(state.range(0)), k = static_cast<int>(state.range(1)),
               n = static_cast<int>(state.range(2)), threads = static_cast<int>(state.range(3));
     dsl::Buffer<float> a = dsl_apps::matmul_random_matrix(k, m, 1),
@@ -100,7 +102,14 @@ void BM_matmul_dsl(benchmark::State &state) {
     pa.set(a);
     pb.set(b);
     dsl_apps::MatmulPipeline p = dsl_apps::make_matmul(pa, pb);
-    dsl_apps::schedule_matmul(p, dsl::Target::host());
+    if (autoschedule) {
+        p.output.set_estimate(p.x, 0, n).set_estimate(p.y, 0, m);
+        pa.set_estimates({{0, k}, {0, m}});
+        pb.set_estimates({{0, n}, {0, k}});
+        dsl::Pipeline(p.output).auto_schedule(dsl::Target::host());
+    } else {
+        dsl_apps::schedule_matmul(p, dsl::Target::host());
+    }
     p.output.compile_jit();
     dsl_set_num_threads(threads);
     p.output.realize(c);
@@ -118,7 +127,15 @@ void BM_matmul_dsl(benchmark::State &state) {
 }
 
 BENCHMARK(BM_fma_peak)->Name("matmul/fma_peak")->Iterations(1)->Unit(benchmark::kMillisecond);
+void BM_matmul_dsl(benchmark::State &state) {
+    run_matmul_dsl(state, false);
+}
+void BM_matmul_dsl_auto(benchmark::State &state) {
+    run_matmul_dsl(state, true);
+}
+
 BENCHMARK(BM_matmul_dsl)->Name("matmul/dsl")->Apply(matmul_sizes);
+BENCHMARK(BM_matmul_dsl_auto)->Name("matmul/dsl_auto")->Apply(matmul_sizes);
 
 }  // namespace
 

@@ -34,6 +34,12 @@ class Dimension {
     Dimension set_extent(const Expr &extent) const;
     Dimension set_stride(const Expr &stride) const;
     Dimension set_bounds(const Expr &min, const Expr &extent) const;
+    /// Tells the autoscheduler (Pipeline::auto_schedule) what bounds to expect: constants or
+    /// expressions of Params. Not a constraint: any buffer is still accepted.
+    Dimension set_estimate(const Expr &min, const Expr &extent) const;
+    /// The estimates set, undefined where none is.
+    Expr min_estimate() const;
+    Expr extent_estimate() const;
 
     /// Another dimension of the same buffer, for chaining.
     Dimension dim(int d) const;

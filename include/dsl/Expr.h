@@ -363,4 +363,12 @@ inline Expr make_const(Type t, int v) {
 Expr const_true(int lanes = 1);
 Expr const_false(int lanes = 1);
 
+/// A half-open range of coordinates `[min, min + extent)`; a Region has one per dimension.
+struct Range {
+    Expr min, extent;
+    Range() = default;
+    Range(const Expr &min, const Expr &extent) : min(min), extent(extent) {}
+};
+using Region = std::vector<Range>;
+
 }  // namespace dsl

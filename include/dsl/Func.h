@@ -548,6 +548,13 @@ class Func {
     /// constant extent lets its loops over `var` be unrolled or vectorized without a tail and
     /// its storage live on the stack. Replaces an earlier bound() of `var`. Not for outputs.
     Func &bound_extent(const Var &var, const Expr &extent);
+    /// Tells the autoscheduler (Pipeline::auto_schedule) the region of the pure dimension `var`
+    /// it should expect this Func to be computed over, typically an output's size: `min` and
+    /// `extent` are constants or expressions of Params with estimates. It changes nothing else:
+    /// the compiled code runs on any size. Replaces an earlier estimate of `var`.
+    Func &set_estimate(const Var &var, const Expr &min, const Expr &extent);
+    /// Estimates for every dimension, dimension 0 first.
+    Func &set_estimates(const Region &estimates);
     /// Lays the Func's storage out with the listed dimensions, innermost (stride 1) first, in
     /// the places they occupy now (e.g. reorder_storage(y, x) makes columns contiguous). The
     /// result does not change; locality may. Applies to Funcs that are not outputs (an

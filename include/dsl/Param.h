@@ -23,6 +23,7 @@ void set_param_bits(ir::ParameterContents &p, uint64_t bits);
 uint64_t get_param_bits(const ir::ParameterContents &p);
 void set_param_range(ir::ParameterContents &p, const Expr &default_value, const Expr &min,
                      const Expr &max);
+void set_param_estimate(ir::ParameterContents &p, const Expr &value);
 /// Throws a CompileError naming the Param unless `min_below_max` and `default_inside` hold.
 void check_param_range(const ir::ParameterContents &p, bool min_below_max, bool default_inside,
                        const Expr &default_value, const Expr &min, const Expr &max);
@@ -78,6 +79,9 @@ class Param {
     }
 
     void set(T value) { detail::set_param_bits(*contents_, detail::to_bits(value)); }
+    /// The value the autoscheduler assumes the Param has (Pipeline::auto_schedule); without
+    /// one it takes the default value, or the value set.
+    void set_estimate(T value) { detail::set_param_estimate(*contents_, cast<T>(Expr(value))); }
     T get() const { return detail::from_bits<T>(detail::get_param_bits(*contents_)); }
     const std::string &name() const { return detail::param_name(*contents_); }
     Type type() const { return type_of<T>(); }
@@ -132,6 +136,9 @@ class ImageParam {
     /// Dimension `d` of the buffer: its bounds, and constraints on them
     /// (`input.dim(0).set_stride(1).dim(1).set_min(0)`; see dsl/Dimension.h).
     Dimension dim(int d) const;
+    /// Estimates of the bounds of every dimension, dimension 0 first, for the autoscheduler
+    /// (Dimension::set_estimate).
+    ImageParam &set_estimates(const Region &estimates);
 
     const std::shared_ptr<ir::ParameterContents> &contents() const { return contents_; }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dsl/Argument.h"
+#include "dsl/AutoSchedule.h"
 #include "dsl/Func.h"
 #include "dsl/Target.h"
 
@@ -39,6 +40,34 @@ class Pipeline {
     /// See Func::infer_input_bounds.
     void infer_input_bounds(const std::vector<int> &sizes, const Target &target = Target::host());
     void infer_input_bounds(const Realization &outputs, const Target &target = Target::host());
+
+    /// Every Func the outputs reach, producers before consumers (outputs last). A Func by
+    /// name; a CompileError lists the names when none matches.
+    std::vector<Func> funcs() const;
+    Func get_func(const std::string &name) const;
+    /// The Func at `index` of funcs().
+    Func get_func(size_t index) const;
+
+    /// Schedules every Func of the pipeline for `target` (docs/autoschedule.md): which Funcs
+    /// to inline, to compute at root or per tile of their consumers, the tiles, vectors, unrolled
+    /// loops and parallel loops, from the estimates of the outputs' sizes (Func::set_estimate)
+    /// and of the inputs (ImageParam::dim(d).set_estimate, Param::set_estimate). Replaces the
+    /// Funcs' schedules; the result carries the schedule as C++ source. A CompileError names
+    /// what lacks an estimate.
+    AutoSchedulerResults auto_schedule(const Target &target = Target::host(),
+                                       const MachineParams &params = MachineParams::host());
+    /// The same, for code that names one of Halide's autoschedulers ("Mullapudi2016",
+    /// "Adams2019", "Li2018"): each means the built-in one, as does "dsl".
+    AutoSchedulerResults auto_schedule(const std::string &autoscheduler_name, const Target &target,
+                                       const MachineParams &params = MachineParams::host());
+
+    /// Applies a schedule written as C++ source, as auto_schedule() returns it (and as dsl-tune
+    /// writes it): each Func's schedule is reset, then the source's directives are applied to
+    /// the Funcs it names through get_func(). It reads declarations of Funcs, Vars and RVars
+    /// and chains of directives (split, fuse, reorder, tile, vectorize, unroll, parallel,
+    /// serial, compute_root/at/inline, store_root/at, bound, bound_extent, store_in, rfactor);
+    /// a CompileError names the line of anything else.
+    void apply_schedule_source(const std::string &source);
 
     /// The loop nest (see Func::print_loop_nest), and the lowered statement.
     std::string loop_nest() const;

@@ -34,6 +34,8 @@ inline std::string field_variable(const std::string &buffer, int dim, BufferFiel
 struct DimensionConstraint {
     /// Undefined where unconstrained; Int(32) otherwise.
     Expr min, extent, stride;
+    /// Dimension::set_estimate: what the autoscheduler assumes (not a constraint).
+    Expr estimate_min, estimate_extent;
     Expr &operator[](BufferField f) {
         return f == BufferField::Min ? min : f == BufferField::Extent ? extent : stride;
     }

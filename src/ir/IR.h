@@ -398,11 +398,9 @@ const char *to_string(ForType t);
 const char *to_string(DeviceAPI d);
 const char *to_string(MemoryType m);
 
-/// A half-open range `[min, min + extent)`.
-struct Range {
-    Expr min, extent;
-};
-using Region = std::vector<Range>;
+/// A half-open range `[min, min + extent)` (the public dsl::Range).
+using Range = dsl::Range;
+using Region = dsl::Region;
 
 struct LetStmt : StmtNode<LetStmt, IRNodeType::LetStmt> {
     std::string name;

@@ -22,6 +22,8 @@ struct ParameterContents {
     bool has_value = false;
     /// Optional default / bounds of a scalar (constants of `type`).
     Expr default_value, min_value, max_value;
+    /// Param::set_estimate: the value the autoscheduler assumes (a constant of `type`).
+    Expr estimate;
     /// The buffer bound to an ImageParam.
     Buffer<> buffer;
     /// An ImageParam's constraints (dim(d).set_min(...), ...).

@@ -138,6 +138,30 @@ Dimension Dimension::set_stride(const Expr &stride) const {
 Dimension Dimension::set_bounds(const Expr &min, const Expr &extent) const {
     return set_min(min).set_extent(extent);
 }
+Dimension Dimension::set_estimate(const Expr &min, const Expr &extent) const {
+    BufferConstraints &b = *buffer_;
+    std::string where =
+        b.owner + ": the estimate dim(" + std::to_string(d_) + ").set_estimate(...)";
+    Expr ends[2] = {min, extent};
+    for (Expr &v : ends) {
+        user_assert(v.defined()) << where << " is undefined; give the min and the extent.";
+        user_assert(v.type().is_scalar() && v.type().is_int_or_uint() && !v.type().is_bool())
+            << where << " is " << v << " of type " << v.type() << "; buffer bounds are integers.";
+        CheckConstraint check(where);
+        check.include(v);
+        v = cast(Int(32), v);
+        if (!b.param.expired()) v = ForgetImageParams(b).mutate(v);
+    }
+    b.dims[d_].estimate_min = ends[0];
+    b.dims[d_].estimate_extent = ends[1];
+    return *this;
+}
+Expr Dimension::min_estimate() const {
+    return buffer_->dims[d_].estimate_min;
+}
+Expr Dimension::extent_estimate() const {
+    return buffer_->dims[d_].estimate_extent;
+}
 Dimension Dimension::dim(int d) const {
     return Dimension(buffer_, d);
 }
@@ -170,6 +194,16 @@ Dimension ImageParam::dim(int d) const {
         contents_->constraints->param = contents_;
     }
     return Dimension(contents_->constraints, d);
+}
+
+ImageParam &ImageParam::set_estimates(const Region &estimates) {
+    user_assert(static_cast<int>(estimates.size()) == dimensions())
+        << "ImageParam \"" << name() << "\" has " << dimensions()
+        << " dimensions but set_estimates "
+        << "was given " << estimates.size() << " ranges; give one {min, extent} per dimension.";
+    for (int d = 0; d < dimensions(); d++)
+        dim(d).set_estimate(estimates[d].min, estimates[d].extent);
+    return *this;
 }
 
 std::vector<OutputBuffer> Func::output_buffers() const {

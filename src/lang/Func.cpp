@@ -520,6 +520,34 @@ Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
     return *this;
 }
 
+Func &Func::set_estimate(const Var &var, const Expr &min, const Expr &extent) {
+    bool known = false;
+    for (const std::string &a : contents_->args)
+        known |= a == var.name();
+    user_assert(known) << "Func \"" << name() << "\": set_estimate() of \"" << var.name()
+                       << "\", which is not one of its pure Vars.";
+    for (const Expr *e : {&min, &extent}) {
+        user_assert(e->defined() && e->type().is_int_or_uint() && e->type().is_scalar() &&
+                    !e->type().is_bool())
+            << "Func \"" << name() << "\": the estimate given to set_estimate(" << var.name()
+            << ") must be integers.";
+    }
+    auto &estimates = contents_->schedule.estimates;
+    for (auto it = estimates.begin(); it != estimates.end();)
+        it = it->var == var.name() ? estimates.erase(it) : it + 1;
+    estimates.push_back({var.name(), cast(Int(32), min), cast(Int(32), extent)});
+    return *this;
+}
+
+Func &Func::set_estimates(const Region &estimates) {
+    user_assert(static_cast<int>(estimates.size()) == dimensions())
+        << "Func \"" << name() << "\" has " << dimensions() << " dimensions but set_estimates was "
+        << "given " << estimates.size() << " ranges; give one {min, extent} per dimension.";
+    for (int d = 0; d < dimensions(); d++)
+        set_estimate(Var(contents_->args[d]), estimates[d].min, estimates[d].extent);
+    return *this;
+}
+
 Func &Func::bound_extent(const Var &var, const Expr &extent) {
     bool known = false;
     for (const std::string &a : contents_->args)

@@ -45,6 +45,10 @@ void set_param_range(ir::ParameterContents &p, const Expr &default_value, const 
     lang::bump_pipeline_epoch();
 }
 
+void set_param_estimate(ir::ParameterContents &p, const Expr &value) {
+    p.estimate = value;
+}
+
 void check_param_range(const ir::ParameterContents &p, bool min_below_max, bool default_inside,
                        const Expr &default_value, const Expr &min, const Expr &max) {
     user_assert(min_below_max) << "Param \"" << p.name << "\": the minimum " << min

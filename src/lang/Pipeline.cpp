@@ -3,7 +3,9 @@
 #include "dsl/Pipeline.h"
 
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <set>
 
 #include "aot/AotModule.h"
 #include "ir/Error.h"
@@ -91,6 +93,46 @@ void Pipeline::compile_to_object(const std::string &filename, const std::vector<
 void Pipeline::compile_to_header(const std::string &filename, const std::vector<Argument> &args,
                                  const std::string &fn_name, const Target &target) {
     aot::write_header(functions(outputs_), filename, args, fn_name, target);
+}
+
+std::vector<Func> Pipeline::funcs() const {
+    std::vector<lang::Function> outs;
+    for (const Func &f : outputs_)
+        outs.emplace_back(f.contents());
+    std::map<std::string, lang::Function> all = lang::find_transitive_calls(outs);
+    // Producers first: a depth-first walk from the outputs over each Func's callees.
+    std::vector<Func> order;
+    std::set<std::string> done;
+    std::function<void(const lang::Function &)> visit = [&](const lang::Function &f) {
+        if (!done.insert(f.name()).second) return;
+        std::map<std::string, lang::Function> callees = lang::find_transitive_calls({f});
+        for (const auto &[name, g] : callees) {
+            if (name == f.name()) continue;
+            // Only direct callees need visiting first; visiting all is the same order.
+            visit(g);
+        }
+        order.emplace_back(f.shared());
+    };
+    for (const lang::Function &o : outs)
+        visit(o);
+    return order;
+}
+
+Func Pipeline::get_func(const std::string &name) const {
+    std::string names;
+    for (const Func &f : funcs()) {
+        if (f.name() == name) return f;
+        names += (names.empty() ? "" : ", ") + f.name();
+    }
+    user_error << "Pipeline: no Func is named \"" << name << "\"; its Funcs are " << names << ".";
+    return Func();
+}
+
+Func Pipeline::get_func(size_t index) const {
+    std::vector<Func> all = funcs();
+    user_assert(index < all.size())
+        << "Pipeline: get_func(" << index << ") but the pipeline has " << all.size() << " Funcs.";
+    return all[index];
 }
 
 }  // namespace dsl

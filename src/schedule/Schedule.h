@@ -106,6 +106,8 @@ struct FuncSchedule {
     LoopLevel compute_level;
     LoopLevel store_level;
     std::vector<Bound> bounds;
+    /// Func::set_estimate: the region the autoscheduler assumes, per pure dimension.
+    std::vector<Bound> estimates;
     /// The pure Vars in the order their storage is laid out, innermost (stride 1) first; empty
     /// for the order of the arguments.
     std::vector<std::string> storage_order;

@@ -127,25 +127,45 @@ void expect_close(const Buffer<float> &actual, const Buffer<float> &expected,
     EXPECT_EQ(mismatches, 0) << what;
 }
 
+// How a test schedules an app: not at all, by the app's hand-written schedule, or by the
+// autoscheduler told the output's size (Pipeline::auto_schedule).
+enum class Sched { Naive, Hand, Auto };
+
+template <typename Hand>
+void schedule_as(Sched mode, Func output, const std::vector<int> &sizes, Hand hand) {
+    if (mode == Sched::Hand) hand();
+    if (mode != Sched::Auto) return;
+    for (size_t d = 0; d < sizes.size(); d++)
+        output.set_estimate(output.args()[d], 0, sizes[d]);
+    Pipeline(output).auto_schedule(Target::host());
+}
+
 // ---- blur ----
 
-Buffer<uint16_t> blur_jit(const Buffer<uint16_t> &in, bool scheduled) {
+Buffer<uint16_t> blur_jit(const Buffer<uint16_t> &in, Sched mode) {
     ImageParam input(UInt(16), 2, "input");
     input.set(in);
     BlurPipeline p = make_blur(input);
-    if (scheduled) schedule_blur(p, Target::host());
+    schedule_as(mode, p.blur_y, {in.dim(0).extent(), in.dim(1).extent()},
+                [&] { schedule_blur(p, Target::host()); });
     return p.blur_y.realize({in.dim(0).extent(), in.dim(1).extent()});
 }
 
 TEST(Blur, NaiveMatchesReference) {
     for (const Buffer<uint16_t> &in : {grey_u16(), random_u16(67, 45)}) {
-        expect_equal(blur_jit(in, false), blur_reference(in), "naive blur");
+        expect_equal(blur_jit(in, Sched::Naive), blur_reference(in), "naive blur");
     }
 }
 
 TEST(Blur, ScheduledJitMatchesReference) {
     for (const Buffer<uint16_t> &in : {grey_u16(), random_u16(67, 45)}) {
-        expect_equal(blur_jit(in, true), blur_reference(in), "scheduled blur");
+        expect_equal(blur_jit(in, Sched::Hand), blur_reference(in), "scheduled blur");
+    }
+}
+
+TEST(Blur, AutoScheduledJitMatchesReference) {
+    for (const Buffer<uint16_t> &in : {grey_u16(), random_u16(67, 45)}) {
+        expect_equal(blur_jit(in, Sched::Auto), blur_reference(in), "auto-scheduled blur");
     }
 }
 
@@ -163,23 +183,32 @@ TEST(Blur, AotMatchesReference) {
 
 constexpr float kAmount = 1.5f;
 
-Buffer<uint8_t> unsharp_jit(const Buffer<float> &in, bool scheduled) {
+Buffer<uint8_t> unsharp_jit(const Buffer<float> &in, Sched mode) {
     ImageParam input(Float(32), 3, "input");
     Param<float> amount("amount", kAmount);
     input.set(in);
     UnsharpPipeline p = make_unsharp(input, amount);
-    if (scheduled) schedule_unsharp(p, Target::host());
+    schedule_as(mode, p.output, {in.dim(0).extent(), in.dim(1).extent(), 3},
+                [&] { schedule_unsharp(p, Target::host()); });
     return p.output.realize({in.dim(0).extent(), in.dim(1).extent(), 3});
 }
 
 TEST(Unsharp, NaiveMatchesReference) {
     Buffer<float> in = rgb_float();
-    expect_within_one(unsharp_jit(in, false), unsharp_reference(in, kAmount), "naive unsharp");
+    expect_within_one(unsharp_jit(in, Sched::Naive), unsharp_reference(in, kAmount),
+                      "naive unsharp");
 }
 
 TEST(Unsharp, ScheduledJitMatchesReference) {
     Buffer<float> in = rgb_float();
-    expect_within_one(unsharp_jit(in, true), unsharp_reference(in, kAmount), "scheduled unsharp");
+    expect_within_one(unsharp_jit(in, Sched::Hand), unsharp_reference(in, kAmount),
+                      "scheduled unsharp");
+}
+
+TEST(Unsharp, AutoScheduledJitMatchesReference) {
+    Buffer<float> in = rgb_float();
+    expect_within_one(unsharp_jit(in, Sched::Auto), unsharp_reference(in, kAmount),
+                      "auto-scheduled unsharp");
 }
 
 TEST(Unsharp, AotMatchesReference) {
@@ -193,22 +222,31 @@ TEST(Unsharp, AotMatchesReference) {
 
 // ---- histogram_equalize ----
 
-Buffer<uint8_t> equalize_jit(const Buffer<uint8_t> &in, bool scheduled) {
+Buffer<uint8_t> equalize_jit(const Buffer<uint8_t> &in, Sched mode) {
     ImageParam input(UInt(8), 2, "input");
     input.set(in);
     HistogramEqualizePipeline p = make_histogram_equalize(input);
-    if (scheduled) schedule_histogram_equalize(p, Target::host());
+    schedule_as(mode, p.output, {in.dim(0).extent(), in.dim(1).extent()},
+                [&] { schedule_histogram_equalize(p, Target::host()); });
     return p.output.realize({in.dim(0).extent(), in.dim(1).extent()});
 }
 
 TEST(HistogramEqualize, NaiveMatchesReference) {
     Buffer<uint8_t> in = load_crop("camera.png");
-    expect_equal(equalize_jit(in, false), histogram_equalize_reference(in), "naive equalize");
+    expect_equal(equalize_jit(in, Sched::Naive), histogram_equalize_reference(in),
+                 "naive equalize");
 }
 
 TEST(HistogramEqualize, ScheduledJitMatchesReference) {
     Buffer<uint8_t> in = load_crop("camera.png");
-    expect_equal(equalize_jit(in, true), histogram_equalize_reference(in), "scheduled equalize");
+    expect_equal(equalize_jit(in, Sched::Hand), histogram_equalize_reference(in),
+                 "scheduled equalize");
+}
+
+TEST(HistogramEqualize, AutoScheduledJitMatchesReference) {
+    Buffer<uint8_t> in = load_crop("camera.png");
+    expect_equal(equalize_jit(in, Sched::Auto), histogram_equalize_reference(in),
+                 "auto-scheduled equalize");
 }
 
 TEST(HistogramEqualize, AotMatchesReference) {
@@ -222,22 +260,28 @@ TEST(HistogramEqualize, AotMatchesReference) {
 
 // ---- harris ----
 
-Buffer<float> harris_jit(const Buffer<float> &in, bool scheduled) {
+Buffer<float> harris_jit(const Buffer<float> &in, Sched mode) {
     ImageParam input(Float(32), 3, "input");
     input.set(in);
     HarrisPipeline p = make_harris(input);
-    if (scheduled) schedule_harris(p, Target::host());
+    schedule_as(mode, p.output, {in.dim(0).extent(), in.dim(1).extent()},
+                [&] { schedule_harris(p, Target::host()); });
     return p.output.realize({in.dim(0).extent(), in.dim(1).extent()});
 }
 
 TEST(Harris, NaiveMatchesReference) {
     Buffer<float> in = rgb_float();
-    expect_close(harris_jit(in, false), harris_reference(in), "naive harris");
+    expect_close(harris_jit(in, Sched::Naive), harris_reference(in), "naive harris");
 }
 
 TEST(Harris, ScheduledJitMatchesReference) {
     Buffer<float> in = rgb_float();
-    expect_close(harris_jit(in, true), harris_reference(in), "scheduled harris");
+    expect_close(harris_jit(in, Sched::Hand), harris_reference(in), "scheduled harris");
+}
+
+TEST(Harris, AutoScheduledJitMatchesReference) {
+    Buffer<float> in = rgb_float();
+    expect_close(harris_jit(in, Sched::Auto), harris_reference(in), "auto-scheduled harris");
 }
 
 TEST(Harris, AotMatchesReference) {
@@ -258,24 +302,31 @@ Buffer<float> grey_float() {
     return out;
 }
 
-Buffer<float> bilateral_grid_jit(const Buffer<float> &in, bool scheduled) {
+Buffer<float> bilateral_grid_jit(const Buffer<float> &in, Sched mode) {
     ImageParam input(Float(32), 2, "input");
     input.set(in);
     BilateralGridPipeline p = make_bilateral_grid(input);
-    if (scheduled) schedule_bilateral_grid(p, Target::host());
+    schedule_as(mode, p.output, {in.dim(0).extent(), in.dim(1).extent()},
+                [&] { schedule_bilateral_grid(p, Target::host()); });
     return p.output.realize({in.dim(0).extent(), in.dim(1).extent()});
 }
 
 TEST(BilateralGrid, NaiveMatchesReference) {
     Buffer<float> in = grey_float();
-    expect_close(bilateral_grid_jit(in, false), bilateral_grid_reference(in),
+    expect_close(bilateral_grid_jit(in, Sched::Naive), bilateral_grid_reference(in),
                  "naive bilateral grid");
 }
 
 TEST(BilateralGrid, ScheduledJitMatchesReference) {
     Buffer<float> in = grey_float();
-    expect_close(bilateral_grid_jit(in, true), bilateral_grid_reference(in),
+    expect_close(bilateral_grid_jit(in, Sched::Hand), bilateral_grid_reference(in),
                  "scheduled bilateral grid");
+}
+
+TEST(BilateralGrid, AutoScheduledJitMatchesReference) {
+    Buffer<float> in = grey_float();
+    expect_close(bilateral_grid_jit(in, Sched::Auto), bilateral_grid_reference(in),
+                 "auto-scheduled bilateral grid");
 }
 
 TEST(BilateralGrid, AotMatchesReference) {
@@ -303,22 +354,31 @@ Buffer<uint16_t> raw_bayer() {
     return raw;
 }
 
-Buffer<uint8_t> camera_pipe_jit(const Buffer<uint16_t> &raw, bool scheduled) {
+Buffer<uint8_t> camera_pipe_jit(const Buffer<uint16_t> &raw, Sched mode) {
     ImageParam input(UInt(16), 2, "input");
     input.set(raw);
     CameraPipePipeline p = make_camera_pipe(input);
-    if (scheduled) schedule_camera_pipe(p, Target::host());
+    schedule_as(mode, p.output, {raw.dim(0).extent(), raw.dim(1).extent(), 3},
+                [&] { schedule_camera_pipe(p, Target::host()); });
     return p.output.realize({raw.dim(0).extent(), raw.dim(1).extent(), 3});
 }
 
 TEST(CameraPipe, NaiveMatchesReference) {
     Buffer<uint16_t> raw = raw_bayer();
-    expect_equal(camera_pipe_jit(raw, false), camera_pipe_reference(raw), "naive camera pipe");
+    expect_equal(camera_pipe_jit(raw, Sched::Naive), camera_pipe_reference(raw),
+                 "naive camera pipe");
 }
 
 TEST(CameraPipe, ScheduledJitMatchesReference) {
     Buffer<uint16_t> raw = raw_bayer();
-    expect_equal(camera_pipe_jit(raw, true), camera_pipe_reference(raw), "scheduled camera pipe");
+    expect_equal(camera_pipe_jit(raw, Sched::Hand), camera_pipe_reference(raw),
+                 "scheduled camera pipe");
+}
+
+TEST(CameraPipe, AutoScheduledJitMatchesReference) {
+    Buffer<uint16_t> raw = raw_bayer();
+    expect_equal(camera_pipe_jit(raw, Sched::Auto), camera_pipe_reference(raw),
+                 "auto-scheduled camera pipe");
 }
 
 TEST(CameraPipe, AotMatchesReference) {
@@ -339,7 +399,8 @@ TEST(CameraPipe, HotPixelsAreSuppressed) {
     for (const auto &p : {std::pair{20, 10}, std::pair{31, 10}, std::pair{20, 31},
                           std::pair{41, 33}, std::pair{0, 0}})
         hot(p.first, p.second) = 1023;
-    expect_equal(camera_pipe_jit(hot, true), camera_pipe_jit(grey, true), "hot pixels");
+    expect_equal(camera_pipe_jit(hot, Sched::Hand), camera_pipe_jit(grey, Sched::Hand),
+                 "hot pixels");
     expect_equal(camera_pipe_reference(hot), camera_pipe_reference(grey), "hot pixels, reference");
 }
 
@@ -371,32 +432,37 @@ void expect_within(const Buffer<uint16_t> &actual, const Buffer<uint16_t> &expec
     EXPECT_LT(differences, expected.number_of_elements() / 100) << what;
 }
 
-Buffer<uint16_t> local_laplacian_jit(const Buffer<uint16_t> &in, bool scheduled) {
+Buffer<uint16_t> local_laplacian_jit(const Buffer<uint16_t> &in, Sched mode) {
     ImageParam input(UInt(16), 3, "input");
     input.set(in);
     Param<int> levels("levels", kLevels, 2, 32);
     Param<float> alpha("alpha", kAlpha), beta("beta", kBeta);
     LocalLaplacianPipeline p = make_local_laplacian(input, levels, alpha, beta);
-    if (scheduled) {
-        schedule_local_laplacian(p, Target::host());
-    } else {
-        schedule_local_laplacian_naive(p);
-    }
+    if (mode == Sched::Naive) schedule_local_laplacian_naive(p);
+    schedule_as(mode, p.output, {in.dim(0).extent(), in.dim(1).extent(), 3},
+                [&] { schedule_local_laplacian(p, Target::host()); });
     return p.output.realize({in.dim(0).extent(), in.dim(1).extent(), 3});
 }
 
 TEST(LocalLaplacian, NaiveMatchesReference) {
     Buffer<uint16_t> in = rgb_u16();
-    expect_within(local_laplacian_jit(in, false),
+    expect_within(local_laplacian_jit(in, Sched::Naive),
                   local_laplacian_reference(in, kLevels, kAlpha, kBeta), 8,
                   "naive local Laplacian");
 }
 
 TEST(LocalLaplacian, ScheduledJitMatchesReference) {
     Buffer<uint16_t> in = rgb_u16();
-    expect_within(local_laplacian_jit(in, true),
+    expect_within(local_laplacian_jit(in, Sched::Hand),
                   local_laplacian_reference(in, kLevels, kAlpha, kBeta), 8,
                   "scheduled local Laplacian");
+}
+
+TEST(LocalLaplacian, AutoScheduledJitMatchesReference) {
+    Buffer<uint16_t> in = rgb_u16();
+    expect_within(local_laplacian_jit(in, Sched::Auto),
+                  local_laplacian_reference(in, kLevels, kAlpha, kBeta), 8,
+                  "auto-scheduled local Laplacian");
 }
 
 TEST(LocalLaplacian, AotMatchesReference) {
@@ -438,19 +504,20 @@ const std::vector<std::array<int, 3>> kMatmulSizes = {{13, 37, 70},
                                                       {5, 40, 200},
                                                       {30, 50, 9}};
 
-Buffer<float> matmul_jit(const Buffer<float> &a, const Buffer<float> &b, bool scheduled) {
+Buffer<float> matmul_jit(const Buffer<float> &a, const Buffer<float> &b, Sched mode) {
     ImageParam pa(Float(32), 2, "a"), pb(Float(32), 2, "b");
     pa.set(a);
     pb.set(b);
     MatmulPipeline p = make_matmul(pa, pb);
-    if (scheduled) schedule_matmul(p, Target::host());
+    schedule_as(mode, p.output, {b.dim(0).extent(), a.dim(1).extent()},
+                [&] { schedule_matmul(p, Target::host()); });
     return p.output.realize({b.dim(0).extent(), a.dim(1).extent()});
 }
 
 TEST(Matmul, NaiveMatchesReference) {
     for (const auto &[m, k, n] : kMatmulSizes) {
         Buffer<float> a = matmul_random_matrix(k, m, 1), b = matmul_random_matrix(n, k, 2);
-        expect_equal(matmul_jit(a, b, false), matmul_reference(a, b), "naive matmul");
+        expect_equal(matmul_jit(a, b, Sched::Naive), matmul_reference(a, b), "naive matmul");
     }
 }
 
@@ -458,8 +525,17 @@ TEST(Matmul, ScheduledJitMatchesReference) {
     for (const auto &[m, k, n] : kMatmulSizes) {
         if (!matmul_fits_schedule(m, n)) continue;
         Buffer<float> a = matmul_random_matrix(k, m, 3), b = matmul_random_matrix(n, k, 4);
-        expect_equal(matmul_jit(a, b, true), matmul_reference(a, b),
+        expect_equal(matmul_jit(a, b, Sched::Hand), matmul_reference(a, b),
                      "scheduled matmul " + std::to_string(m) + "x" + std::to_string(k) + "x" +
+                         std::to_string(n));
+    }
+}
+
+TEST(Matmul, AutoScheduledJitMatchesReference) {
+    for (const auto &[m, k, n] : kMatmulSizes) {
+        Buffer<float> a = matmul_random_matrix(k, m, 3), b = matmul_random_matrix(n, k, 4);
+        expect_equal(matmul_jit(a, b, Sched::Auto), matmul_reference(a, b),
+                     "auto-scheduled matmul " + std::to_string(m) + "x" + std::to_string(k) + "x" +
                          std::to_string(n));
     }
 }

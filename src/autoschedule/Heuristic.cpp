@@ -1,0 +1,510 @@
+#include "autoschedule/Heuristic.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "dsl/Error.h"
+#include "ir/Error.h"
+
+namespace dsl::autoschedule {
+
+namespace {
+
+/// Rows per strip a group starts from, and the largest recompute a Func computed per strip may
+/// cost (its points computed over all strips / the points it has).
+constexpr int kStripRows = 32;
+constexpr double kMaxRecompute = 1.5;
+/// Below this many points a stage runs serially: a parallel loop's overhead would dominate.
+constexpr int64_t kMinParallelPoints = 1 << 14;
+/// A reduction with no pure loop is split into parallel partial results (rfactor) above this
+/// many points.
+constexpr int64_t kMinRFactorPoints = 1 << 16;
+
+class Scheduler {
+  public:
+    Scheduler(Model &m, ScheduleWriter &w, const MachineParams &mp) : m_(m), w_(w), mp_(mp) {
+        parallelism_ = std::max(1, mp.parallelism);
+        // A strip's intermediates should stay in the share of the cache one core has (the
+        // last level divided among the threads), and in at most 1 MiB (a core's L2).
+        uint64_t share = mp.last_level_cache_size / static_cast<uint64_t>(parallelism_);
+        budget_ = static_cast<int64_t>(std::min<uint64_t>(share ? share : (1u << 20), 1u << 20));
+    }
+
+    Plan run() {
+        for (const std::string &name : m_.order())
+            w_.add_func(Func(m_.info(name).func.shared()));
+        decide_inlining();
+        effective_costs();
+        decide_groups();
+        for (auto it = m_.order().rbegin(); it != m_.order().rend(); ++it) {
+            if (plan_.placement[*it] == Placement::Root) schedule_group(*it);
+        }
+        plan_.cost = total_cost(false);
+        plan_.baseline = total_cost(true);
+        return plan_;
+    }
+
+  private:
+    int lanes(int bits) const {
+        return std::max(1, m_.target().natural_vector_size(Int(std::max(8, bits))));
+    }
+    /// The vector width of a stage: the natural width of the widest type it computes in; twice
+    /// that when every type is 16 bits or narrower (two registers per vector).
+    int stage_lanes(const StageInfo &s) const {
+        int l = lanes(s.widest_bits);
+        return s.widest_bits <= 16 ? 2 * l : l;
+    }
+
+    bool is_inlined(const std::string &f) const {
+        auto it = plan_.placement.find(f);
+        return it != plan_.placement.end() && it->second == Placement::Inline;
+    }
+
+    void decide_inlining() {
+        for (const std::string &name : m_.order()) {
+            const FuncInfo &f = m_.info(name);
+            plan_.placement[name] = Placement::Root;
+            if (f.is_output || f.stages.size() > 1 || f.consumers.empty()) continue;
+            const StageInfo &s = f.stages[0];
+            bool reads_funcs = !f.producers.empty();
+            bool inline_it = false;
+            if (f.data_dependent) {
+                // Read at computed coordinates (a table, or one of several planes picked by a
+                // value): inlined when computing it per read costs less than computing its
+                // whole region.
+                inline_it = (!reads_funcs && s.ops <= 2) || cheaper_inlined(f);
+            } else if (f.pointwise && (f.consumers.size() == 1 || s.ops + s.loads <= 8)) {
+                inline_it = true;  // nothing computed twice
+            } else if (s.ops <= 2) {
+                inline_it = true;  // cheaper to recompute than to store and load
+            } else if (!reads_funcs && s.loads <= 1 && s.ops <= 8) {
+                inline_it = true;  // an input behind a boundary condition
+            }
+            if (!inline_it && !f.data_dependent) inline_it = cheaper_inlined(f);
+            if (inline_it) plan_.placement[name] = Placement::Inline;
+        }
+    }
+
+    /// Whether `f` computed in every call costs less than computed once over its region,
+    /// stored, and loaded by each call (by a margin: the root version's memory is counted only
+    /// as one store and one load per point).
+    bool cheaper_inlined(const FuncInfo &f) const {
+        const StageInfo &s = f.stages[0];
+        const double per_point = s.ops + s.index_ops / 2 + s.loads;
+        double calls = 0;
+        for (const std::string &c : f.consumers) {
+            const FuncInfo &cf = m_.info(c);
+            for (const StageInfo &cs : cf.stages) {
+                auto it = cs.calls.find(f.name);
+                if (it == cs.calls.end()) continue;
+                double pts = static_cast<double>(points(cf.region));
+                for (const auto &[rv, span] : cs.rvars) {
+                    (void)rv;
+                    pts *= static_cast<double>(span.extent());
+                }
+                calls += pts * it->second;
+            }
+        }
+        double inlined = calls * per_point;
+        double root = static_cast<double>(points(f.region)) * (per_point + 1) + calls;
+        return inlined <= 0.75 * root;
+    }
+
+    /// Adds the arithmetic of inlined Funcs to the stages that call them.
+    void effective_costs() {
+        for (const std::string &name : m_.order()) {
+            FuncInfo &f = m_.info(name);
+            for (StageInfo &s : f.stages) {
+                double ops = s.ops, loads = s.loads;
+                for (const auto &[callee, n] : s.calls) {
+                    if (!is_inlined(callee)) continue;
+                    const StageInfo &c = m_.info(callee).stages[0];
+                    ops += n * c.ops;
+                    s.index_ops += n * c.index_ops;
+                    loads += n * (c.loads - 1);
+                    s.widest_bits = std::max(s.widest_bits, c.widest_bits);
+                }
+                s.ops = ops;
+                s.loads = std::max(0.0, loads);
+            }
+        }
+    }
+
+    /// The Funcs that read `name` once inlined Funcs are substituted.
+    std::set<std::string> effective_consumers(const std::string &name) const {
+        std::set<std::string> out;
+        for (const std::string &c : m_.info(name).consumers) {
+            if (is_inlined(c)) {
+                for (const std::string &cc : effective_consumers(c))
+                    out.insert(cc);
+            } else {
+                out.insert(c);
+            }
+        }
+        return out;
+    }
+
+    /// The Funcs `name` reads once inlined Funcs are substituted.
+    std::set<std::string> effective_producers(const std::string &name) const {
+        std::set<std::string> out;
+        for (const std::string &p : m_.info(name).producers) {
+            if (is_inlined(p)) {
+                for (const std::string &pp : effective_producers(p))
+                    out.insert(pp);
+            } else {
+                out.insert(p);
+            }
+        }
+        return out;
+    }
+
+    std::string root_of(const std::string &f) const {
+        auto it = plan_.group_of.find(f);
+        return it == plan_.group_of.end() ? f : it->second;
+    }
+
+    /// Whether `f` is a reduction that can be computed per register tile of its only consumer:
+    /// a pure definition then updates over RVars that keep every pure Var in place.
+    bool register_tileable(const FuncInfo &f) const {
+        if (f.stages.size() < 2 || f.func.dimensions() < 2 || !f.pointwise) return false;
+        for (size_t i = 1; i < f.stages.size(); i++) {
+            const StageInfo &s = f.stages[i];
+            if (s.rvars.empty() || s.pure_loops.size() != f.func.args().size()) return false;
+        }
+        return f.region[0].extent() >= lanes(f.stages[1].widest_bits);
+    }
+
+    /// The box of one strip of `root`: dimensions inside the strip loop whole, the strip
+    /// dimension `rows` long, dimensions outside it one point.
+    Box strip_box(const FuncInfo &root, int strip_dim, int64_t rows) const {
+        Box b = root.region;
+        if (strip_dim < 0) return b;
+        b[strip_dim].max = std::min(b[strip_dim].max, b[strip_dim].min + rows - 1);
+        for (size_t d = strip_dim + 1; d < b.size(); d++)
+            b[d].max = b[d].min;
+        return b;
+    }
+    int64_t strips(const FuncInfo &root, int strip_dim, int64_t rows) const {
+        if (strip_dim < 0) return 1;
+        int64_t n = (root.region[strip_dim].extent() + rows - 1) / rows;
+        for (size_t d = strip_dim + 1; d < root.region.size(); d++)
+            n *= root.region[d].extent();
+        return n;
+    }
+    /// The dimension a group's strips cut: the outermost one of at least 16 points after
+    /// dimension 0, else dimension 1; -1 for a Func of one dimension.
+    static int strip_dim_of(const FuncInfo &f) {
+        int n = static_cast<int>(f.region.size());
+        if (n < 2) return -1;
+        for (int d = n - 1; d >= 1; d--) {
+            if (f.region[d].extent() >= 16) return d;
+        }
+        return 1;
+    }
+
+    std::set<std::string> inlined_set() const {
+        std::set<std::string> s;
+        for (const auto &[name, p] : plan_.placement) {
+            if (p == Placement::Inline) s.insert(name);
+        }
+        return s;
+    }
+
+    void decide_groups() {
+        const std::set<std::string> through = inlined_set();
+        for (auto it = m_.order().rbegin(); it != m_.order().rend(); ++it) {
+            const std::string &name = *it;
+            FuncInfo &f = m_.info(name);
+            if (is_inlined(name) || f.is_output) continue;
+            std::set<std::string> cons = effective_consumers(name);
+            if (cons.size() == 1 && f.consumers.size() == 1 && register_tileable(f)) {
+                const std::string &c = *cons.begin();
+                const FuncInfo &cf = m_.info(c);
+                if (plan_.placement[c] == Placement::Root && cf.stages.size() == 1 &&
+                    cf.func.dimensions() == f.func.dimensions() && !tiled_.count(c)) {
+                    plan_.placement[name] = Placement::RegisterTile;
+                    plan_.group_of[name] = c;
+                    tiled_[c] = name;
+                    continue;
+                }
+            }
+            if (f.stages.size() > 1 || f.data_dependent) continue;  // at root
+            std::string group;
+            bool same = true;
+            for (const std::string &c : cons) {
+                std::string r = root_of(c);
+                if (!group.empty() && r != group) same = false;
+                group = r;
+            }
+            if (!same || group.empty()) continue;
+            const FuncInfo &root = m_.info(group);
+            // Per strip (per register tile row of strips for a tiled group), what would it cost?
+            int sd = strip_dim_of(root);
+            int64_t rows = sd < 0 ? root.region[0].extent()
+                                  : std::min<int64_t>(kStripRows, root.region[sd].extent());
+            std::set<std::string> members = members_of(group);
+            members.insert(name);
+            std::map<std::string, Box> need =
+                m_.required(group, strip_box(root, sd, rows), members, through);
+            auto mine = need.find(name);
+            if (mine == need.end()) continue;
+            double recompute = static_cast<double>(points(mine->second)) *
+                               static_cast<double>(strips(root, sd, rows)) /
+                               static_cast<double>(std::max<int64_t>(1, points(f.region)));
+            int64_t bytes = 0;
+            for (const auto &[n, b] : need)
+                bytes += points(b) * m_.info(n).bytes_per_point;
+            if (recompute > kMaxRecompute || bytes > budget_) continue;
+            plan_.placement[name] = Placement::Strip;
+            plan_.group_of[name] = group;
+        }
+    }
+
+    std::set<std::string> members_of(const std::string &root) const {
+        std::set<std::string> s;
+        for (const auto &[name, r] : plan_.group_of) {
+            if (r == root && plan_.placement.at(name) == Placement::Strip) s.insert(name);
+        }
+        return s;
+    }
+
+    /// Fuses the loops from `first` outwards (the stage's pure loops in order) into one; returns
+    /// its name.
+    std::string fuse_outwards(const std::string &f, const std::string &first,
+                              const std::vector<std::string> &outer) {
+        std::string loop = first;
+        for (const std::string &o : outer) {
+            std::string fused = loop + "_" + o;
+            w_.fuse(f, 0, loop, o, fused);
+            loop = fused;
+        }
+        return loop;
+    }
+
+    void schedule_group(const std::string &name) {
+        FuncInfo &f = m_.info(name);
+        const std::vector<std::string> &args = f.func.args();
+        const StageInfo &s0 = f.stages[0];
+        if (!f.is_output) w_.compute_root(name);
+        std::set<std::string> members = members_of(name);
+        int64_t total = points(f.region);
+        const int vec = stage_lanes(s0);
+        std::string strip_loop;
+
+        auto tile = tiled_.find(name);
+        if (tile != tiled_.end() && args.size() >= 2) {
+            strip_loop = schedule_register_tiles(f, tile->second);
+        } else if (!args.empty()) {
+            int sd = strip_dim_of(f);
+            if (args.size() == 1) {
+                // One dimension: vectors, then chunks of them in parallel.
+                if (f.region[0].extent() >= vec) w_.vectorize(name, 0, args[0], vec);
+                if (total >= kMinParallelPoints) {
+                    w_.parallel(name, 0, args[0]);
+                }
+                strip_loop = args[0];
+            } else {
+                if (f.region[0].extent() >= vec) w_.vectorize(name, 0, args[0], vec);
+                std::vector<std::string> outer(args.begin() + sd + 1, args.end());
+                std::string loop = args[sd];
+                if (!members.empty() && f.region[sd].extent() > kStripRows) {
+                    std::string so = args[sd] + "o", si = args[sd] + "i";
+                    w_.split(name, 0, args[sd], so, si, kStripRows);
+                    loop = so;
+                }
+                loop = fuse_outwards(name, loop, outer);
+                if (total >= kMinParallelPoints) w_.parallel(name, 0, loop);
+                strip_loop = loop;
+            }
+        }
+        for (const std::string &mname : members) {
+            const FuncInfo &mf = m_.info(mname);
+            w_.compute_at(mname, name, strip_loop);
+            int mv = stage_lanes(mf.stages[0]);
+            // The last vector of a row shifts inwards (overlaps the one before) where the Func
+            // reads only inputs; over a Func computed elsewhere it would read past the region
+            // computed for it, so the tail is guarded there.
+            TailStrategy tail = effective_producers(mname).empty() ? TailStrategy::ShiftInwards
+                                                                   : TailStrategy::Auto;
+            if (!mf.func.args().empty() && mf.region[0].extent() >= mv)
+                w_.vectorize(mname, 0, mf.func.args()[0], mv, tail);
+        }
+        for (size_t i = 1; i < f.stages.size(); i++)
+            schedule_update(f, static_cast<int>(i));
+    }
+
+    /// Tiles of the output `root` summed in registers by the reduction `red` computed per tile;
+    /// returns the loop outside the tiles that runs in parallel.
+    std::string schedule_register_tiles(FuncInfo &root, const std::string &red) {
+        const FuncInfo &r = m_.info(red);
+        const std::vector<std::string> &args = root.func.args();
+        const std::string &x = args[0], &y = args[1];
+        const int vec = lanes(r.stages[1].widest_bits);
+        // Accumulators: three quarters of the vector registers (32 with AVX-512, 16 otherwise).
+        const int registers = m_.target().has_feature(Target::AVX512) ? 32 : 16;
+        int nx = std::min<int64_t>(registers >= 32 ? 4 : 2, root.region[0].extent() / vec);
+        nx = std::max(1, nx);
+        int ny = std::max(
+            1, std::min<int>(registers * 3 / 4 / nx, static_cast<int>(root.region[1].extent())));
+        const int tx = vec * nx, ty = ny;
+        std::string xo = x + "o", xi = x + "i", yo = y + "o", yi = y + "i";
+        w_.split(root.name, 0, x, xo, xi, tx, TailStrategy::ShiftInwards);
+        w_.split(root.name, 0, y, yo, yi, ty, TailStrategy::ShiftInwards);
+        std::vector<std::string> order = {xi, yi, xo, yo};
+        for (size_t d = 2; d < args.size(); d++)
+            order.push_back(args[d]);
+        w_.reorder(root.name, 0, order);
+        w_.vectorize(root.name, 0, xi, vec);
+        w_.unroll(root.name, 0, xi);
+        w_.unroll(root.name, 0, yi);
+        std::vector<std::string> outer(args.begin() + 2, args.end());
+        std::string par = fuse_outwards(root.name, yo, outer);
+        if (points(root.region) >= kMinParallelPoints) w_.parallel(root.name, 0, par);
+
+        const std::string &rx = r.func.args()[0], &ry = r.func.args()[1];
+        w_.compute_at(red, root.name, xo);
+        w_.bound_extent(red, rx, tx);
+        w_.bound_extent(red, ry, ty);
+        w_.vectorize(red, 0, rx, vec);
+        w_.unroll(red, 0, rx);
+        w_.unroll(red, 0, ry);
+        for (size_t i = 1; i < r.stages.size(); i++) {
+            int s = static_cast<int>(i);
+            std::vector<std::string> loops = {rx, ry};
+            for (const auto &[rv, span] : r.stages[i].rvars) {
+                (void)span;
+                w_.mark_rvar(rv);
+                loops.push_back(rv);
+            }
+            w_.reorder(red, s, loops);
+            w_.vectorize(red, s, rx, vec);
+            w_.unroll(red, s, rx);
+            w_.unroll(red, s, ry);
+        }
+        return par;
+    }
+
+    void schedule_update(FuncInfo &f, int stage) {
+        const StageInfo &s = f.stages[stage];
+        const std::string &name = f.name;
+        const int vec = stage_lanes(s);
+        for (const auto &[rv, span] : s.rvars) {
+            (void)span;
+            w_.mark_rvar(rv);
+        }
+        const std::vector<std::string> &pure = s.pure_loops;
+        int64_t pure_points = 1;
+        for (const std::string &p : pure) {
+            for (size_t d = 0; d < f.func.args().size(); d++) {
+                if (f.func.args()[d] == p) pure_points *= f.region[d].extent();
+            }
+        }
+        // Pure loops of a few points (channels) go inside the RVars: the work the RVars' points
+        // share (loads, coordinates) is done once for all of them.
+        std::vector<std::string> small;
+        for (size_t d = 0; d < f.func.args().size(); d++) {
+            const std::string &a = f.func.args()[d];
+            if (std::find(pure.begin(), pure.end(), a) != pure.end() && f.region[d].extent() <= 4)
+                small.push_back(a);
+        }
+        if (!s.rvars.empty() && !small.empty() && small.size() == pure.size()) {
+            std::vector<std::string> order = small;
+            for (const auto &[rv, span] : s.rvars) {
+                (void)span;
+                order.push_back(rv);
+            }
+            w_.reorder(name, stage, order);
+            return;
+        }
+        if (!pure.empty()) {
+            const std::string &x = f.func.args()[0];
+            bool has_x = std::find(pure.begin(), pure.end(), x) != pure.end();
+            if (has_x && f.region[0].extent() >= vec) w_.vectorize(name, stage, x, vec);
+            // The outermost pure loop in parallel (not the vectorized one), when the stage has
+            // the work for it.
+            const std::string &outer = pure.back();
+            int64_t work = pure_points;
+            for (const auto &[rv, span] : s.rvars) {
+                (void)rv;
+                work *= span.extent();
+            }
+            if (!(has_x && outer == x) && work >= kMinParallelPoints)
+                w_.parallel(name, stage, outer);
+            return;
+        }
+        // No pure loop: partial results over chunks of the outermost RVar, in parallel.
+        int64_t rpoints = 1;
+        for (const auto &[rv, span] : s.rvars) {
+            (void)rv;
+            rpoints *= span.extent();
+        }
+        if (s.rvars.empty() || rpoints < kMinRFactorPoints || parallelism_ < 2) return;
+        const auto &[outer_rv, span] = s.rvars.back();
+        int64_t chunk = std::max<int64_t>(1, span.extent() / (4 * parallelism_));
+        if (span.extent() / chunk < 2) return;
+        std::string ro = outer_rv + "o", ri = outer_rv + "i";
+        try {
+            w_.split(name, stage, outer_rv, ro, ri, static_cast<int>(chunk));
+            Func partial = w_.rfactor(name, stage, ro, "u");
+            w_.compute_root(partial.name());
+            w_.parallel(partial.name(), 1, "u");
+            int64_t inits = points(f.region);
+            if (inits >= vec && !partial.args().empty())
+                w_.vectorize(partial.name(), 0, partial.args()[0].name(), vec);
+        } catch (const CompileError &) {
+            // Not associative (or not a pattern rfactor knows): the update stays serial.
+        }
+    }
+
+    double total_cost(bool baseline) const {
+        double cost = 0;
+        const double balance = mp_.balance > 0 ? mp_.balance : 40;
+        for (const std::string &name : m_.order()) {
+            const FuncInfo &f = m_.info(name);
+            Placement p = plan_.placement.at(name);
+            if (!baseline && p == Placement::Inline) continue;
+            for (const StageInfo &s : f.stages) {
+                double pts = 1;
+                for (size_t d = 0; d < f.region.size(); d++) {
+                    bool loop = s.index == 0 || std::find(s.pure_loops.begin(), s.pure_loops.end(),
+                                                          f.func.args()[d]) != s.pure_loops.end();
+                    if (loop) pts *= static_cast<double>(f.region[d].extent());
+                }
+                for (const auto &[rv, span] : s.rvars) {
+                    (void)rv;
+                    pts *= static_cast<double>(span.extent());
+                }
+                double work = pts * (s.ops + s.index_ops / 2 + s.loads + 1);
+                if (!baseline) {
+                    if (f.region.size() > 0 && f.region[0].extent() >= stage_lanes(s))
+                        work /= stage_lanes(s);
+                    if (pts >= kMinParallelPoints) work /= parallelism_;
+                }
+                cost += work;
+            }
+            if (baseline || p == Placement::Root) {
+                double bytes = static_cast<double>(points(f.region)) * f.bytes_per_point;
+                bool spills = bytes > static_cast<double>(mp_.last_level_cache_size);
+                cost += bytes * 2 * (spills ? balance / 8 : 0.25);
+            }
+        }
+        return cost;
+    }
+
+    Model &m_;
+    ScheduleWriter &w_;
+    MachineParams mp_;
+    int parallelism_ = 1;
+    int64_t budget_ = 1 << 20;
+    Plan plan_;
+    /// Group roots computed in register tiles, and the reduction tiled in each.
+    std::map<std::string, std::string> tiled_;
+};
+
+}  // namespace
+
+Plan schedule_pipeline(Model &model, ScheduleWriter &writer, const MachineParams &params) {
+    return Scheduler(model, writer, params).run();
+}
+
+}  // namespace dsl::autoschedule

@@ -1,0 +1,328 @@
+// Pipeline::auto_schedule (dsl/AutoSchedule.h, src/autoschedule/): pipelines of each shape the
+// heuristic handles (stencil chains computed per strip, cheap Funcs inlined, look-up tables at
+// root, reductions in register tiles, reductions without pure loops split by rfactor, Tuples,
+// several outputs) give the reference evaluator's values once auto-scheduled, and the schedule
+// it reports as source says what it did. The estimates and their errors, MachineParams, and
+// Pipeline::get_func are covered too. The image apps auto-scheduled are in test/apps.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/ErrorCheck.h"
+#include "common/PipelineCheck.h"
+#include "dsl/dsl.h"
+
+namespace {
+
+using namespace dsl;
+using dsl::test::matches_reference;
+using dsl::test::message_of;
+using dsl::test::random_buffer;
+
+std::string auto_schedule(const Pipeline &p_in, const Target &t = Target::host()) {
+    Pipeline p = p_in;
+    return p.auto_schedule(t, MachineParams(2, 8u << 20, 40)).schedule_source;
+}
+
+TEST(AutoSchedule, StencilChainIsComputedPerStripAndMatches) {
+    Buffer<> in = random_buffer(Float(32), {203, 157}, 1);
+    ImageParam input(Float(32), 2, "input");
+    input.set(in);
+    Var x("x"), y("y");
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    Func bx("bx"), by("by"), out("out");
+    bx(x, y) = clamped(x - 1, y) + 2.0f * clamped(x, y) + clamped(x + 1, y);
+    by(x, y) = bx(x, y - 1) + 2.0f * bx(x, y) + bx(x, y + 1);
+    out(x, y) = sqrt(by(x, y) * by(x, y) + 1.0f) - by(x, y - 1) * 0.5f;
+    out.set_estimate(x, 0, 203).set_estimate(y, 0, 157);
+    std::string source = auto_schedule(out);
+    // The blurs are computed per strip of the output's rows, which run in parallel; the output
+    // is vectorized; the boundary condition is inlined.
+    EXPECT_CONTAINS(source, "by.compute_at(out, yo)");
+    EXPECT_CONTAINS(source, "bx.compute_at(out, yo)");
+    EXPECT_CONTAINS(source, "out.vectorize(x, ");
+    EXPECT_CONTAINS(source, ".parallel(yo)");
+    EXPECT_EQ(source.find("repeat_edge.compute"), std::string::npos) << source;
+    EXPECT_TRUE(matches_reference(out, out.realize({203, 157}), 1e-5));
+    // Other sizes than the estimate run too (smaller than a strip and than a vector).
+    EXPECT_TRUE(matches_reference(out, out.realize({7, 3}), 1e-5));
+}
+
+TEST(AutoSchedule, PointwiseFuncsAreInlined) {
+    Buffer<> in = random_buffer(Int(32), {100, 80}, 2);
+    Var x("x"), y("y");
+    Func a("a"), b("b"), out("out");
+    a(x, y) = Func(in)(x, y) * 3;
+    b(x, y) = a(x, y) + 7;
+    out(x, y) = b(x, y) * b(x, y);
+    out.set_estimates({{0, 100}, {0, 80}});
+    std::string source = auto_schedule(out);
+    EXPECT_EQ(source.find("a.compute"), std::string::npos) << source;
+    EXPECT_EQ(source.find("b.compute"), std::string::npos) << source;
+    EXPECT_TRUE(matches_reference(out, out.realize({100, 80})));
+}
+
+TEST(AutoSchedule, LookUpTableIsComputedAtRoot) {
+    Buffer<> in = random_buffer(UInt(8), {300, 200}, 3);
+    ImageParam input(UInt(8), 2, "input");
+    input.set(in);
+    input.dim(0).set_estimate(0, 300).dim(1).set_estimate(0, 200);
+    Var x("x"), y("y"), i("i");
+    Func table("table"), out("out");
+    table(i) = cast<uint8_t>(clamp(sqrt(cast<float>(i)) * 16.0f, 0.0f, 255.0f));
+    out(x, y) = table(input(x, y));
+    out.set_estimate(x, 0, 300).set_estimate(y, 0, 200);
+    std::string source = auto_schedule(out);
+    EXPECT_CONTAINS(source, "table.compute_root()");
+    EXPECT_TRUE(matches_reference(out, out.realize({300, 200})));
+}
+
+TEST(AutoSchedule, ReductionIsComputedInRegisterTiles) {
+    const int n = 67, m = 45, k = 33;
+    Buffer<> a = random_buffer(Float(32), {k, m}, 4), b = random_buffer(Float(32), {n, k}, 5);
+    Var x("x"), y("y");
+    RDom r(0, k, "r");
+    Func prod("prod"), out("out");
+    prod(x, y) = 0.0f;
+    prod(x, y) += Func(a)(r, y) * Func(b)(x, r);
+    out(x, y) = max(prod(x, y), 0.0f);
+    out.set_estimate(x, 0, n).set_estimate(y, 0, m);
+    std::string source = auto_schedule(out);
+    EXPECT_CONTAINS(source, "prod.compute_at(out, xo)");
+    EXPECT_CONTAINS(source, "prod.update(0).reorder(x, y, r_x)");
+    EXPECT_CONTAINS(source, ".unroll(yi)");
+    EXPECT_TRUE(matches_reference(out, out.realize({n, m}), 1e-5));
+}
+
+TEST(AutoSchedule, SerialReductionIsSplitByRFactor) {
+    Buffer<> in = random_buffer(UInt(8), {512, 400}, 6);
+    ImageParam input(UInt(8), 2, "input");
+    input.set(in);
+    Var i("i");
+    RDom r(0, 512, 0, 400, "r");
+    Func hist("hist");
+    hist(i) = 0;
+    hist(cast<int>(input(r.x, r.y))) += 1;
+    hist.set_estimate(i, 0, 256);
+    std::string source = auto_schedule(hist);
+    EXPECT_CONTAINS(source, "rfactor(");
+    EXPECT_CONTAINS(source, ".parallel(u)");
+    Buffer<int32_t> h = hist.realize({256});
+    // (The reference evaluator would take a minute over 200,000 points per bin.)
+    std::vector<int> expected(256, 0);
+    Buffer<uint8_t> pixels(in);
+    pixels.for_each_element([&](int x, int y) { expected[pixels(x, y)]++; });
+    for (int b = 0; b < 256; b++)
+        EXPECT_EQ(h(b), expected[b]) << "bin " << b;
+}
+
+TEST(AutoSchedule, TuplesAndSeveralOutputs) {
+    Buffer<> in = random_buffer(Float(32), {90, 70}, 7);
+    Var x("x"), y("y");
+    Func pair("pair"), sum("sum"), diff("diff");
+    Func src(in);
+    pair(x, y) = Tuple(src(x, y) + src(x + 1, y), src(x, y) * 2.0f);
+    sum(x, y) = pair(x, y)[0] + pair(x, y + 1)[1];
+    diff(x, y) = pair(x, y)[0] - pair(x, y + 1)[1];
+    sum.set_estimate(x, 0, 89).set_estimate(y, 0, 69);
+    diff.set_estimate(x, 0, 89).set_estimate(y, 0, 69);
+    Pipeline p({sum, diff});
+    auto_schedule(p);
+    Realization r = p.realize({89, 69});
+    EXPECT_TRUE(matches_reference(sum, r[0], 1e-6));
+    EXPECT_TRUE(matches_reference(diff, r[1], 1e-6));
+}
+
+TEST(AutoSchedule, ReplacesTheScheduleThereWas) {
+    Buffer<> in = random_buffer(Int(16), {64, 64}, 8);
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func f("f"), g("g");
+    f(x, y) = Func(in)(x, y) + Func(in)(x, y + 1) * Func(in)(x + 1, y);
+    g(x, y) = f(x, y) + f(x + 1, y + 1);
+    f.compute_root().split(x, xo, xi, 4).unroll(xi);
+    g.set_estimate(x, 0, 62).set_estimate(y, 0, 62);
+    std::string source = auto_schedule(g);
+    EXPECT_EQ(source.find("unroll"), std::string::npos) << source;
+    EXPECT_EQ(g.loop_nest().find("xi"), std::string::npos) << g.loop_nest();
+    EXPECT_TRUE(matches_reference(g, g.realize({62, 62})));
+}
+
+TEST(AutoSchedule, EstimatesThroughParams) {
+    Buffer<> in = random_buffer(Float(32), {50, 40}, 9);
+    ImageParam input(Float(32), 2, "input");
+    input.set(in);
+    Param<int> width("width");
+    width.set(50);
+    width.set_estimate(50);
+    Var x("x"), y("y");
+    RDom r(0, width, "r");
+    Func rowsum("rowsum"), out("out");
+    rowsum(y) = 0.0f;
+    rowsum(y) += input(r, y);
+    out(x, y) = input(x, y) / (rowsum(y) + 100.0f);
+    out.set_estimate(x, 0, width).set_estimate(y, 0, 40);
+    auto_schedule(out);
+    EXPECT_TRUE(matches_reference(out, out.realize({50, 40}), 1e-5));
+}
+
+TEST(AutoSchedule, ScheduleSourceNamesTheFuncsByName) {
+    Buffer<> in = random_buffer(Float(32), {40, 40}, 10);
+    Var x("x"), y("y");
+    Func f("f"), out("out");
+    f(x, y) = Func(in)(x, y) * Func(in)(x, y + 1) + 1.0f;
+    out(x, y) = f(x, y) + f(x + 1, y) + f(x, y + 1) + f(x + 1, y + 1);
+    out.set_estimate(x, 0, 39).set_estimate(y, 0, 39);
+    Pipeline p(out);
+    AutoSchedulerResults r = p.auto_schedule(Target::host(), MachineParams(4, 1u << 20, 40));
+    EXPECT_EQ(r.scheduler_name, "dsl");
+    EXPECT_EQ(r.machine_params_string, "4,1048576,40");
+    EXPECT_CONTAINS(r.schedule_source, "Func out = pipeline.get_func(\"out\");");
+    EXPECT_CONTAINS(r.schedule_source, "Var ");
+    EXPECT_GT(r.baseline_cost, r.estimated_cost);
+    EXPECT_EQ(p.get_func("f").name(), "f");
+    EXPECT_EQ(p.get_func(p.funcs().size() - 1).name(), "out");
+}
+
+TEST(AutoSchedule, HalideNamesMeanTheBuiltInOne) {
+    Var x("x");
+    Func f("f");
+    f(x) = x * 2;
+    f.set_estimate(x, 0, 1000);
+    Pipeline p(f);
+    EXPECT_EQ(p.auto_schedule("Adams2019", Target::host()).scheduler_name, "dsl");
+    EXPECT_EQ(p.auto_schedule("Mullapudi2016", Target::host(), MachineParams::generic())
+                  .machine_params_string,
+              "16,16777216,40");
+    Buffer<int32_t> out = f.realize({1000});
+    EXPECT_EQ(out(999), 1998);
+}
+
+TEST(AutoScheduleErrors, OutputWithoutEstimate) {
+    Var x("x"), y("y");
+    Func f("blurry");
+    f(x, y) = x + y;
+    f.set_estimate(x, 0, 10);
+    std::string m = message_of([&] { Pipeline(f).auto_schedule(Target::host()); });
+    EXPECT_CONTAINS(m, "\"blurry\" has no estimate of its dimension y");
+    EXPECT_CONTAINS(m, "blurry.set_estimate(y, 0, 1024)");
+}
+
+TEST(AutoScheduleErrors, RDomOverAParamWithoutValue) {
+    Param<int> n("count");
+    Var x("x");
+    RDom r(0, n, "r");
+    Func f("total");
+    f(x) = 0;
+    f(x) += r + x;
+    f.set_estimate(x, 0, 10);
+    std::string m = message_of([&] { Pipeline(f).auto_schedule(Target::host()); });
+    EXPECT_CONTAINS(m, "\"count\"");
+    EXPECT_CONTAINS(m, "set_estimate");
+}
+
+TEST(AutoScheduleErrors, UnboundedLookUp) {
+    Buffer<> in = random_buffer(Int(32), {10}, 11);
+    Var x("x");
+    Func table("table"), f("f");
+    table(x) = x * x;
+    f(x) = table(Func(in)(x));
+    f.set_estimate(x, 0, 10);
+    std::string m = message_of([&] { Pipeline(f).auto_schedule(Target::host()); });
+    EXPECT_CONTAINS(m, "\"f\" reads \"table\" at coordinates that cannot be bounded");
+    EXPECT_CONTAINS(m, "table.set_estimate(x, min, extent)");
+}
+
+TEST(AutoScheduleErrors, BadNamesAndTargets) {
+    Var x("x");
+    Func f("f");
+    f(x) = x;
+    f.set_estimate(x, 0, 10);
+    EXPECT_CONTAINS(message_of([&] { Pipeline(f).auto_schedule("Ansor", Target::host()); }),
+                    "there is no autoscheduler \"Ansor\"");
+    EXPECT_CONTAINS(message_of([&] { Pipeline(f).auto_schedule(Target("host-opencl")); }),
+                    "has a GPU API");
+    EXPECT_CONTAINS(message_of([&] { MachineParams("8,lots,40"); }), "cannot read \"8,lots,40\"");
+    EXPECT_CONTAINS(message_of([&] { f.set_estimate(Var("z"), 0, 4); }),
+                    "set_estimate() of \"z\", which is not one of its pure Vars");
+    EXPECT_CONTAINS(message_of([&] { Pipeline(f).get_func("g"); }), "its Funcs are f");
+}
+
+TEST(MachineParams, StringRoundTrip) {
+    MachineParams p("8,33554432,20");
+    EXPECT_EQ(p.parallelism, 8);
+    EXPECT_EQ(p.last_level_cache_size, 33554432u);
+    EXPECT_EQ(p.balance, 20.0f);
+    EXPECT_EQ(MachineParams(p.to_string()).to_string(), p.to_string());
+    EXPECT_GE(MachineParams::host().parallelism, 1);
+}
+
+// The schedule source applied to a new copy of the algorithm gives the same loop nest.
+TEST(ApplyScheduleSource, RoundTrip) {
+    Buffer<> in = random_buffer(UInt(8), {300, 200}, 12);
+    auto build = [&](Func &out) {
+        ImageParam input(UInt(8), 2, "input");
+        input.set(in);
+        Var x("x"), y("y"), i("i");
+        RDom r(0, 300, 0, 200, "r");
+        Func clamped = BoundaryConditions::repeat_edge(input);
+        Func hist("hist"), blur("blur"), table("table");
+        hist(i) = 0;
+        hist(cast<int>(input(r.x, r.y))) += 1;
+        table(i) = cast<uint8_t>(hist(i) % 251);
+        blur(x, y) = cast<uint16_t>(clamped(x - 1, y)) + clamped(x + 1, y) + clamped(x, y - 1) +
+                     clamped(x, y + 1);
+        out = Func("out");
+        out(x, y) = table(clamped(x, y)) + cast<uint8_t>(blur(x, y) / 4 + blur(x + 1, y + 1) / 4);
+        out.set_estimate(x, 0, 300).set_estimate(y, 0, 200);
+        return Pipeline(out);
+    };
+    Func first, second;
+    Pipeline p1 = build(first);
+    std::string source =
+        p1.auto_schedule(Target::host(), MachineParams(2, 8u << 20, 40)).schedule_source;
+    Pipeline p2 = build(second);
+    p2.apply_schedule_source(source);
+    EXPECT_EQ(first.loop_nest(), second.loop_nest()) << source;
+    EXPECT_TRUE(matches_reference(second, second.realize({300, 200})));
+}
+
+TEST(ApplyScheduleSource, WrittenByHand) {
+    Var x("x"), y("y");
+    Func f("f"), g("g");
+    f(x, y) = x * y;
+    g(x, y) = f(x, y) + f(x + 1, y);
+    Pipeline p(g);
+    p.apply_schedule_source(R"(
+        // Tiles of 8 x 4, f per tile.
+        Func f = pipeline.get_func("f"), g = pipeline.get_func("g");
+        Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+        g.tile(x, y, xo, yo, xi, yi, 8, 4).vectorize(xi).parallel(yo);
+        f.compute_at(g, xo).store_in(MemoryType::Stack);
+    )");
+    EXPECT_CONTAINS(g.loop_nest(), "vectorized for g.s0.xi");
+    EXPECT_CONTAINS(g.loop_nest(), "parallel for g.s0.yo");
+    EXPECT_TRUE(matches_reference(g, g.realize({37, 21})));
+}
+
+TEST(ApplyScheduleSourceErrors, NamesTheLine) {
+    Var x("x");
+    Func f("f");
+    f(x) = x;
+    Pipeline p(f);
+    EXPECT_CONTAINS(message_of([&] {
+                        p.apply_schedule_source(
+                            "Func f = pipeline.get_func(\"f\");\nVar x(\"x\");\nf.spin(x);");
+                    }),
+                    "line 3, at \"spin\": apply_schedule_source does not know the directive spin");
+    EXPECT_CONTAINS(
+        message_of([&] {
+            p.apply_schedule_source("Func f = pipeline.get_func(\"f\");\nf.vectorize(z);");
+        }),
+        "line 2, at \"z\": no Var or RVar \"z\" is declared above");
+    EXPECT_CONTAINS(
+        message_of([&] { p.apply_schedule_source("Func h = pipeline.get_func(\"h\");"); }),
+        "no Func is named \"h\"");
+}
+
+}  // namespace
