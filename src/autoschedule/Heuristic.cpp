@@ -5,6 +5,8 @@
 
 #include "dsl/Error.h"
 #include "ir/Error.h"
+#include "ir/FreeNames.h"
+#include "ir/IR.h"
 
 namespace dsl::autoschedule {
 
@@ -34,7 +36,6 @@ class Scheduler {
         for (const std::string &name : m_.order())
             w_.add_func(Func(m_.info(name).func.shared()));
         decide_inlining();
-        effective_costs();
         decide_groups();
         for (auto it = m_.order().rbegin(); it != m_.order().rend(); ++it) {
             if (plan_.placement[*it] == Placement::Root) schedule_group(*it);
@@ -62,6 +63,8 @@ class Scheduler {
 
     void decide_inlining() {
         for (const std::string &name : m_.order()) {
+            // Producers come first: the costs of those already inlined are known.
+            fold_inlined_costs(m_.info(name));
             const FuncInfo &f = m_.info(name);
             plan_.placement[name] = Placement::Root;
             if (f.is_output || f.stages.size() > 1 || f.consumers.empty()) continue;
@@ -77,8 +80,11 @@ class Scheduler {
                 inline_it = true;  // nothing computed twice
             } else if (s.ops <= 2) {
                 inline_it = true;  // cheaper to recompute than to store and load
-            } else if (!reads_funcs && s.loads <= 1 && s.ops <= 8) {
-                inline_it = true;  // an input behind a boundary condition
+            } else if (!reads_funcs && s.loads <= 1 && s.ops <= 16 &&
+                       calls_of(f) <= 32.0 * static_cast<double>(points(f.region))) {
+                // An input behind a boundary condition, read a few times per point (a stencil,
+                // not every step of a reduction).
+                inline_it = true;
             }
             if (!inline_it && !f.data_dependent) inline_it = cheaper_inlined(f);
             if (inline_it) plan_.placement[name] = Placement::Inline;
@@ -91,6 +97,14 @@ class Scheduler {
     bool cheaper_inlined(const FuncInfo &f) const {
         const StageInfo &s = f.stages[0];
         const double per_point = s.ops + s.index_ops / 2 + s.loads;
+        const double calls = calls_of(f);
+        double inlined = calls * per_point;
+        double root = static_cast<double>(points(f.region)) * (per_point + 1) + calls;
+        return inlined <= 0.75 * root;
+    }
+
+    /// How many times the consumers of `f` call it, over their regions at the estimates.
+    double calls_of(const FuncInfo &f) const {
         double calls = 0;
         for (const std::string &c : f.consumers) {
             const FuncInfo &cf = m_.info(c);
@@ -105,15 +119,12 @@ class Scheduler {
                 calls += pts * it->second;
             }
         }
-        double inlined = calls * per_point;
-        double root = static_cast<double>(points(f.region)) * (per_point + 1) + calls;
-        return inlined <= 0.75 * root;
+        return calls;
     }
 
-    /// Adds the arithmetic of inlined Funcs to the stages that call them.
-    void effective_costs() {
-        for (const std::string &name : m_.order()) {
-            FuncInfo &f = m_.info(name);
+    /// Adds the arithmetic of inlined Funcs to the stages of `f` that call them.
+    void fold_inlined_costs(FuncInfo &f) {
+        {
             for (StageInfo &s : f.stages) {
                 double ops = s.ops, loads = s.loads;
                 for (const auto &[callee, n] : s.calls) {
@@ -166,12 +177,44 @@ class Scheduler {
     /// Whether `f` is a reduction that can be computed per register tile of its only consumer:
     /// a pure definition then updates over RVars that keep every pure Var in place.
     bool register_tileable(const FuncInfo &f) const {
-        if (f.stages.size() < 2 || f.func.dimensions() < 2 || !f.pointwise) return false;
+        if (f.stages.size() < 2 || f.func.dimensions() < 2) return false;
         for (size_t i = 1; i < f.stages.size(); i++) {
             const StageInfo &s = f.stages[i];
             if (s.rvars.empty() || s.pure_loops.size() != f.func.args().size()) return false;
         }
         return f.region[0].extent() >= lanes(f.stages[1].widest_bits);
+    }
+
+    /// The stage of `c` that reads the reduction `f` at the points of a register tile: the only
+    /// stage of `c` that calls it, whose every call reads f(x, y, ...) at c's own first two Vars
+    /// and, further on, at c's own Var of the same place or at coordinates of RVars alone (a
+    /// chunk of a sum, f(x, y, ko)); -1 if there is none.
+    int tile_stage(const FuncInfo &f, const FuncInfo &c) const {
+        int stage = -1;
+        for (const StageInfo &s : c.stages) {
+            if (!s.calls.count(f.name)) continue;
+            if (stage >= 0) return -1;
+            stage = s.index;
+        }
+        if (stage < 0 || c.func.dimensions() < 2) return -1;
+        const StageInfo &s = c.stages[stage];
+        const std::vector<std::string> &cargs = c.func.args();
+        for (int d = 0; d < 2; d++) {
+            if (std::find(s.pure_loops.begin(), s.pure_loops.end(), cargs[d]) == s.pure_loops.end())
+                return -1;
+        }
+        for (const std::vector<Expr> &args : m_.call_args(c.name, stage, f.name)) {
+            for (size_t d = 0; d < args.size(); d++) {
+                const auto *v = args[d].as<ir::Variable>();
+                bool own = v && d < cargs.size() && v->name == cargs[d];
+                if (d < 2 && !own) return -1;
+                if (own) continue;
+                for (const std::string &name : ir::free_names(args[d], false)) {
+                    if (std::find(cargs.begin(), cargs.end(), name) != cargs.end()) return -1;
+                }
+            }
+        }
+        return stage;
     }
 
     /// The box of one strip of `root`: dimensions inside the strip loop whole, the strip
@@ -220,11 +263,14 @@ class Scheduler {
             if (cons.size() == 1 && f.consumers.size() == 1 && register_tileable(f)) {
                 const std::string &c = *cons.begin();
                 const FuncInfo &cf = m_.info(c);
-                if (plan_.placement[c] == Placement::Root && cf.stages.size() == 1 &&
-                    cf.func.dimensions() == f.func.dimensions() && !tiled_.count(c)) {
+                int stage = tile_stage(f, cf);
+                // Funcs computed per strip are computed at loops of the pure definition: a group
+                // has them or tiles of an update, not both.
+                bool fits = stage == 0 || (stage > 0 && members_of(c).empty());
+                if (plan_.placement[c] == Placement::Root && fits && !tiled_[c].count(stage)) {
                     plan_.placement[name] = Placement::RegisterTile;
                     plan_.group_of[name] = c;
-                    tiled_[c] = name;
+                    tiled_[c][stage] = name;
                     continue;
                 }
             }
@@ -237,6 +283,12 @@ class Scheduler {
                 group = r;
             }
             if (!same || group.empty()) continue;
+            bool tiles_an_update = false;
+            for (const auto &[stage, red] : tiled_[group]) {
+                (void)red;
+                tiles_an_update |= stage > 0;
+            }
+            if (tiles_an_update) continue;
             const FuncInfo &root = m_.info(group);
             // Per strip (per register tile row of strips for a tiled group), what would it cost?
             int sd = strip_dim_of(root);
@@ -270,12 +322,12 @@ class Scheduler {
 
     /// Fuses the loops from `first` outwards (the stage's pure loops in order) into one; returns
     /// its name.
-    std::string fuse_outwards(const std::string &f, const std::string &first,
+    std::string fuse_outwards(const std::string &f, int stage, const std::string &first,
                               const std::vector<std::string> &outer) {
         std::string loop = first;
         for (const std::string &o : outer) {
             std::string fused = loop + "_" + o;
-            w_.fuse(f, 0, loop, o, fused);
+            w_.fuse(f, stage, loop, o, fused);
             loop = fused;
         }
         return loop;
@@ -291,9 +343,10 @@ class Scheduler {
         const int vec = stage_lanes(s0);
         std::string strip_loop;
 
-        auto tile = tiled_.find(name);
-        if (tile != tiled_.end() && args.size() >= 2) {
-            strip_loop = schedule_register_tiles(f, tile->second);
+        const std::map<int, std::string> &tiles = tiled_[name];
+        auto tile0 = tiles.find(0);
+        if (tile0 != tiles.end()) {
+            strip_loop = schedule_register_tiles(f, tile0->second, 0);
         } else if (!args.empty()) {
             int sd = strip_dim_of(f);
             if (args.size() == 1) {
@@ -312,7 +365,7 @@ class Scheduler {
                     w_.split(name, 0, args[sd], so, si, kStripRows);
                     loop = so;
                 }
-                loop = fuse_outwards(name, loop, outer);
+                loop = fuse_outwards(name, 0, loop, outer);
                 if (total >= kMinParallelPoints) w_.parallel(name, 0, loop);
                 strip_loop = loop;
             }
@@ -329,42 +382,106 @@ class Scheduler {
             if (!mf.func.args().empty() && mf.region[0].extent() >= mv)
                 w_.vectorize(mname, 0, mf.func.args()[0], mv, tail);
         }
-        for (size_t i = 1; i < f.stages.size(); i++)
-            schedule_update(f, static_cast<int>(i));
+        for (size_t i = 1; i < f.stages.size(); i++) {
+            auto t = tiles.find(static_cast<int>(i));
+            if (t != tiles.end()) {
+                schedule_register_tiles(f, t->second, static_cast<int>(i));
+            } else {
+                schedule_update(f, static_cast<int>(i));
+            }
+        }
     }
 
-    /// Tiles of the output `root` summed in registers by the reduction `red` computed per tile;
-    /// returns the loop outside the tiles that runs in parallel.
-    std::string schedule_register_tiles(FuncInfo &root, const std::string &red) {
+    /// Tiles of stage `stage` of `root` summed in registers by the reduction `red` computed per
+    /// tile; returns the loop outside the tiles that runs in parallel.
+    std::string schedule_register_tiles(FuncInfo &root, const std::string &red, int stage) {
         const FuncInfo &r = m_.info(red);
         const std::vector<std::string> &args = root.func.args();
         const std::string &x = args[0], &y = args[1];
         const int vec = lanes(r.stages[1].widest_bits);
         // Accumulators: three quarters of the vector registers (32 with AVX-512, 16 otherwise).
         const int registers = m_.target().has_feature(Target::AVX512) ? 32 : 16;
-        int nx = std::min<int64_t>(registers >= 32 ? 4 : 2, root.region[0].extent() / vec);
+        // A contraction (each operand varies along one of the tile's dimensions, as A(k, y) and
+        // B(x, k)) loads nx + ny vectors per step for nx * ny multiply-adds: a wide tile. Where
+        // an operand varies along both (a depthwise convolution's input), every accumulator
+        // needs its own load: one vector wide, a column of rows, fewer registers.
+        const std::string &rx0 = r.func.args()[0], &ry0 = r.func.args()[1];
+        bool contraction = true;
+        for (size_t i = 1; i < r.stages.size(); i++) {
+            for (const auto &[callee, vars] : r.stages[i].operand_vars) {
+                // (The accumulator itself is read at the tile's points.)
+                if (callee != red && vars.count(rx0) && vars.count(ry0)) contraction = false;
+            }
+        }
+        int nx = contraction
+                     ? std::min<int64_t>(registers >= 32 ? 4 : 2, root.region[0].extent() / vec)
+                     : 1;
         nx = std::max(1, nx);
-        int ny = std::max(
-            1, std::min<int>(registers * 3 / 4 / nx, static_cast<int>(root.region[1].extent())));
+        int budget = contraction ? registers * 3 / 4 / nx : registers / 4;
+        int ny = std::max(1, std::min<int>(budget, static_cast<int>(root.region[1].extent())));
         const int tx = vec * nx, ty = ny;
         std::string xo = x + "o", xi = x + "i", yo = y + "o", yi = y + "i";
-        w_.split(root.name, 0, x, xo, xi, tx, TailStrategy::ShiftInwards);
-        w_.split(root.name, 0, y, yo, yi, ty, TailStrategy::ShiftInwards);
-        std::vector<std::string> order = {xi, yi, xo, yo};
-        for (size_t d = 2; d < args.size(); d++)
-            order.push_back(args[d]);
-        w_.reorder(root.name, 0, order);
-        w_.vectorize(root.name, 0, xi, vec);
-        w_.unroll(root.name, 0, xi);
-        w_.unroll(root.name, 0, yi);
-        std::vector<std::string> outer(args.begin() + 2, args.end());
-        std::string par = fuse_outwards(root.name, yo, outer);
-        if (points(root.region) >= kMinParallelPoints) w_.parallel(root.name, 0, par);
+        const StageInfo &rs = root.stages[stage];
+        // An update's tail is guarded (the points past the edge must not be added twice); a pure
+        // definition's last tile shifts inwards, so that every tile has the constant size that
+        // lets the reduction's loops unroll.
+        TailStrategy tail = stage == 0 ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf;
+        w_.split(root.name, stage, x, xo, xi, tx, tail);
+        w_.split(root.name, stage, y, yo, yi, ty, tail);
+        // Tiles go down a column (yo inside xo): the column of the operand that varies along x
+        // (B's columns, a block of a convolution's weights) stays in cache for the whole column.
+        std::vector<std::string> order = {xi, yi, yo, xo}, outer;
+        for (size_t d = 2; d < args.size(); d++) {
+            if (stage == 0 || std::find(rs.pure_loops.begin(), rs.pure_loops.end(), args[d]) !=
+                                  rs.pure_loops.end()) {
+                order.push_back(args[d]);
+                outer.push_back(args[d]);
+            }
+        }
+        // An update's RVars (chunks of a sum) outermost: a chunk's operands stay in cache over
+        // all the tiles.
+        for (const auto &[rv, span] : rs.rvars) {
+            (void)span;
+            w_.mark_rvar(rv);
+            order.push_back(rv);
+        }
+        w_.reorder(root.name, stage, order);
+        w_.vectorize(root.name, stage, xi, vec);
+        w_.unroll(root.name, stage, xi);
+        w_.unroll(root.name, stage, yi);
+        std::string par = fuse_outwards(root.name, stage, xo, outer);
+        if (points(root.region) >= kMinParallelPoints) w_.parallel(root.name, stage, par);
 
         const std::string &rx = r.func.args()[0], &ry = r.func.args()[1];
-        w_.compute_at(red, root.name, xo);
+        // An input the reduction reads along x only (B of a product, through a Func that copies
+        // it) is copied per column of tiles into a dense panel, which every tile of the column
+        // then reads in order instead of one strided row after another.
+        if (root.region[1].extent() > 2 * ty) {
+            for (size_t i = 1; i < r.stages.size(); i++) {
+                for (const auto &[callee, vars] : r.stages[i].operand_vars) {
+                    if (!m_.has(callee) || !is_inlined(callee) || panels_.count(callee)) continue;
+                    const FuncInfo &c = m_.info(callee);
+                    const StageInfo &cs = c.stages[0];
+                    bool copy = c.producers.empty() && cs.loads == 1 && cs.ops == 0 &&
+                                c.consumers.size() == 1 && !c.func.args().empty();
+                    if (!copy || !vars.count(rx) || vars.count(ry)) continue;
+                    panels_.insert(callee);
+                    w_.compute_at(callee, root.name, xo);
+                    if (c.region[0].extent() >= vec) w_.vectorize(callee, 0, c.func.args()[0], vec);
+                }
+            }
+        }
+        w_.compute_at(red, root.name, yo);
         w_.bound_extent(red, rx, tx);
         w_.bound_extent(red, ry, ty);
+        // Dimensions read at RVars' coordinates (the chunk of a sum): one point per tile.
+        if (stage > 0) {
+            for (size_t d = 2; d < r.func.args().size(); d++) {
+                bool own = d < args.size() && std::find(rs.pure_loops.begin(), rs.pure_loops.end(),
+                                                        args[d]) != rs.pure_loops.end();
+                if (!own) w_.bound_extent(red, r.func.args()[d], 1);
+            }
+        }
         w_.vectorize(red, 0, rx, vec);
         w_.unroll(red, 0, rx);
         w_.unroll(red, 0, ry);
@@ -497,8 +614,10 @@ class Scheduler {
     int parallelism_ = 1;
     int64_t budget_ = 1 << 20;
     Plan plan_;
-    /// Group roots computed in register tiles, and the reduction tiled in each.
-    std::map<std::string, std::string> tiled_;
+    /// Group roots computed in register tiles: by stage, the reduction tiled in it.
+    std::map<std::string, std::map<int, std::string>> tiled_;
+    /// Copies of inputs computed per column of register tiles.
+    std::set<std::string> panels_;
 };
 
 }  // namespace

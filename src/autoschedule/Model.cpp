@@ -6,6 +6,7 @@
 
 #include "ir/Bounds.h"
 #include "ir/Error.h"
+#include "ir/FreeNames.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
@@ -51,6 +52,7 @@ class CostCounter : public IRVisitor {
     double ops = 0, loads = 0, index_ops = 0;
     int widest = 8, narrowest = 64;
     std::map<std::string, int> calls;
+    std::vector<std::pair<std::string, std::set<std::string>>> operand_vars;
 
   protected:
     using IRVisitor::visit;
@@ -92,6 +94,12 @@ class CostCounter : public IRVisitor {
         if (op->call_type == Call::CallType::Func || op->call_type == Call::CallType::Image) {
             loads += 1;
             if (op->call_type == Call::CallType::Func) calls[op->name]++;
+            std::set<std::string> vars;
+            for (const Expr &a : op->args) {
+                for (const std::string &v : free_names(a, false))
+                    vars.insert(v);
+            }
+            operand_vars.push_back({op->name, std::move(vars)});
             // Coordinates (clamps of a boundary condition, offsets) are address arithmetic:
             // counted apart from the values computed.
             double before = ops;
@@ -194,6 +202,23 @@ Expr value_of(const ParameterContents &p) {
     return make_const(p.type, v);
 }
 
+/// The argument lists of the calls of one Func.
+class CallArgs : public IRVisitor {
+  public:
+    explicit CallArgs(const std::string &callee) : callee_(callee) {}
+    std::vector<std::vector<Expr>> found;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        if (op->call_type == Call::CallType::Func && op->name == callee_) found.push_back(op->args);
+        IRVisitor::visit(op);
+    }
+
+  private:
+    const std::string &callee_;
+};
+
 /// Replaces Params and the bounds of inputs by their estimates.
 class Estimates : public IRMutator {
   protected:
@@ -240,6 +265,13 @@ class FirstParam : public IRVisitor {
 };
 
 }  // namespace
+
+std::vector<std::vector<Expr>> Model::call_args(const std::string &consumer, int stage,
+                                                const std::string &callee) const {
+    CallArgs c(callee);
+    lang::visit_definition(funcs_.at(consumer).func.stage(stage), c);
+    return c.found;
+}
 
 Expr Model::with_estimates(const Expr &e) const {
     if (!e.defined()) return e;
@@ -325,6 +357,7 @@ void Model::analyse_func(const Function &f) {
                 cost.include(a);
         }
         cost.include(d.predicate);
+        st.operand_vars = cost.operand_vars;
         st.ops = cost.ops;
         st.index_ops = cost.index_ops;
         st.loads = cost.loads;

@@ -45,6 +45,9 @@ struct StageInfo {
     int widest_bits = 8, narrowest_bits = 64;
     /// The Funcs the stage calls and how many calls per point.
     std::map<std::string, int> calls;
+    /// For each call of a Func or an input: its name, and the Vars and RVars its coordinates
+    /// use.
+    std::vector<std::pair<std::string, std::set<std::string>>> operand_vars;
 };
 
 struct FuncInfo {
@@ -88,6 +91,10 @@ class Model {
     std::map<std::string, Box> required(const std::string &func, const Box &box,
                                         const std::set<std::string> &into,
                                         const std::set<std::string> &through) const;
+
+    /// The arguments of every call of `callee` in stage `stage` of `consumer`.
+    std::vector<std::vector<Expr>> call_args(const std::string &consumer, int stage,
+                                             const std::string &callee) const;
 
     /// `e` with Params and input bounds replaced by their estimates, simplified; nullopt if it
     /// is not then a constant.

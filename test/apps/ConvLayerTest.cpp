@@ -56,16 +56,27 @@ Buffer<float> reference(const Data &d, const ConvLayerShape &s) {
     return conv_layer_reference(d.input, d.weights, d.bias, s.kernel, s.depthwise);
 }
 
-Buffer<float> jit(const Data &d, const ConvLayerShape &s, bool scheduled) {
+// How jit() schedules the layer: the default, the app's hand-written schedule, or the
+// autoscheduler told the layer's sizes.
+enum class Sched { Naive, Hand, Auto };
+
+Buffer<float> jit(const Data &d, const ConvLayerShape &s, Sched mode) {
     ImageParam input(Float(32), 4, "input"), weights(Float(32), s.depthwise ? 3 : 4, "weights"),
         bias(Float(32), 1, "bias");
     input.set(d.input);
     weights.set(d.weights);
     bias.set(d.bias);
     ConvLayerPipeline p = make_conv_layer(input, weights, bias, s.kernel, s.depthwise);
-    if (scheduled) schedule_conv_layer(p, Target::host());
+    if (mode == Sched::Hand) schedule_conv_layer(p, Target::host());
     Buffer<float> out(s.c_out, s.width, s.height, s.n);
     out.translate(1, d.input.dim(1).min()).translate(2, d.input.dim(2).min());
+    if (mode == Sched::Auto) {
+        Region estimates;
+        for (int k = 0; k < 4; k++)
+            estimates.push_back({out.dim(k).min(), out.dim(k).extent()});
+        p.output.set_estimates(estimates);
+        Pipeline(p.output).auto_schedule(Target::host());
+    }
     p.output.realize(out);
     return out;
 }
@@ -91,7 +102,7 @@ TEST(ConvLayer, DefaultScheduleMatchesReference) {
     shapes.push_back({1, 16, 16, 8, 1, 3, true});  // a single row: lower than the tile
     for (const ConvLayerShape &s : shapes) {
         Data d = random_data(s, 10);
-        expect_same(jit(d, s, false), reference(d, s), "default schedule, " + describe(s));
+        expect_same(jit(d, s, Sched::Naive), reference(d, s), "default schedule, " + describe(s));
     }
 }
 
@@ -102,7 +113,18 @@ TEST(ConvLayer, ScheduledJitMatchesReference) {
         ASSERT_TRUE(conv_layer_fits_schedule(s.depthwise, s.c_out, s.width, s.height))
             << describe(s);
         Data d = random_data(s, 20);
-        expect_same(jit(d, s, true), reference(d, s), "hand-written schedule, " + describe(s));
+        expect_same(jit(d, s, Sched::Hand), reference(d, s),
+                    "hand-written schedule, " + describe(s));
+    }
+}
+
+TEST(ConvLayer, AutoScheduledJitMatchesReference) {
+    std::vector<ConvLayerShape> shapes = kDenseShapes;
+    shapes.insert(shapes.end(), kDepthwiseShapes.begin(), kDepthwiseShapes.end());
+    shapes.push_back({1, 5, 9, 4, 3, 3, false});  // smaller than a register tile
+    for (const ConvLayerShape &s : shapes) {
+        Data d = random_data(s, 30);
+        expect_same(jit(d, s, Sched::Auto), reference(d, s), "auto-scheduled, " + describe(s));
     }
 }
 
@@ -146,8 +168,8 @@ TEST(ConvLayer, ImageThatDoesNotStartAtZero) {
         Data d = random_data(s, 30);
         Buffer<float> expected = reference(d, s);
         d.input.translate(1, 5).translate(2, -3);
-        for (bool scheduled : {false, true}) {
-            Buffer<float> out = jit(d, s, scheduled);
+        for (Sched mode : {Sched::Naive, Sched::Hand, Sched::Auto}) {
+            Buffer<float> out = jit(d, s, mode);
             out.translate(1, -5).translate(2, 3);
             expect_same(out, expected, "shifted, " + describe(s));
         }

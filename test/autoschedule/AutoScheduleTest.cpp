@@ -89,7 +89,7 @@ TEST(AutoSchedule, ReductionIsComputedInRegisterTiles) {
     out(x, y) = max(prod(x, y), 0.0f);
     out.set_estimate(x, 0, n).set_estimate(y, 0, m);
     std::string source = auto_schedule(out);
-    EXPECT_CONTAINS(source, "prod.compute_at(out, xo)");
+    EXPECT_CONTAINS(source, "prod.compute_at(out, yo)");
     EXPECT_CONTAINS(source, "prod.update(0).reorder(x, y, r_x)");
     EXPECT_CONTAINS(source, ".unroll(yi)");
     EXPECT_TRUE(matches_reference(out, out.realize({n, m}), 1e-5));
