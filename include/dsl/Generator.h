@@ -500,7 +500,17 @@ class GeneratorBase {
     std::vector<Argument> arguments() const;
 
     /// What the command line can emit, each to `<dir>/<function_name><extension>`.
-    enum class Emit { StaticLibrary, Header, Object, Stmt, Assembly, LlvmIr, PTX, OpenCL };
+    enum class Emit {
+        StaticLibrary,
+        Header,
+        Object,
+        Stmt,
+        Assembly,
+        LlvmIr,
+        PTX,
+        OpenCL,
+        Schedule
+    };
     /// The word for `e` on the command line ("static_library") and its file extension (".a").
     static std::string emit_word(Emit e);
     static std::string emit_extension(Emit e);
@@ -528,11 +538,26 @@ class GeneratorBase {
     std::vector<detail::GeneratorOutputBase *> outputs_;
     std::string name_;
     std::optional<Func> pipeline_;
+    std::string schedule_source_;
     RegistrationScope registration_scope_;
 
   public:
     /// The target code is generated for ("host" unless set); read it with get_target().
     GeneratorParam<Target> target{"target", Target::host()};
+    /// `autoscheduler=dsl` (or one of Halide's names, which mean the same) schedules the
+    /// pipeline with Pipeline::auto_schedule after schedule() has run (schedule() then only
+    /// gives estimates: see using_autoscheduler()); `auto_schedule=true` is Halide 14's way of
+    /// saying the same. `machine_params=16,16777216,40` says what machine to plan for (this one
+    /// unless set). `-e schedule` writes the schedule it chose as C++ source.
+    GeneratorParam<std::string> autoscheduler{"autoscheduler", ""};
+    GeneratorParam<bool> auto_schedule{"auto_schedule", false};
+    GeneratorParam<std::string> machine_params{"machine_params", ""};
+
+    /// Whether the autoscheduler will schedule the pipeline (autoscheduler or auto_schedule
+    /// set): a schedule() that sees it true gives estimates instead of a schedule.
+    bool using_autoscheduler() const { return !autoscheduler.value().empty() || auto_schedule; }
+    /// The schedule the autoscheduler chose, as C++ source (empty unless it ran).
+    const std::string &auto_schedule_source() const { return schedule_source_; }
 
   protected:
     /// `object_size` is sizeof the derived class: members constructed inside that many bytes

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "dsl/Generator.h"
+#include "dsl/Pipeline.h"
 #include "lang/Function.h"
 #include "lang/Realize.h"
 
@@ -153,6 +154,15 @@ Func GeneratorBase::build_pipeline() {
         call_generate();
         outputs_[0]->check_defined();
         call_schedule();
+        if (using_autoscheduler()) {
+            Func out = outputs_[0]->output_func();
+            MachineParams params = machine_params.value().empty()
+                                       ? MachineParams::host()
+                                       : MachineParams(machine_params.value());
+            const std::string name = autoscheduler.value().empty() ? "dsl" : autoscheduler.value();
+            schedule_source_ =
+                Pipeline(out).auto_schedule(name, get_target(), params).schedule_source;
+        }
     } catch (const CompileError &e) {
         throw CompileError(who + detail::without_error_prefix(e.what()));
     }
@@ -185,6 +195,8 @@ std::string GeneratorBase::emit_word(Emit e) {
             return "ptx";
         case Emit::OpenCL:
             return "cl";
+        case Emit::Schedule:
+            return "schedule";
     }
     return "";
 }
@@ -207,6 +219,8 @@ std::string GeneratorBase::emit_extension(Emit e) {
             return ".ptx";
         case Emit::OpenCL:
             return ".cl";
+        case Emit::Schedule:
+            return ".schedule.h";
     }
     return "";
 }
@@ -247,6 +261,19 @@ void GeneratorBase::emit(const std::string &output_dir, const std::string &funct
                 case Emit::LlvmIr:
                     f.compile_to_llvm_ir(file, t);
                     break;
+                case Emit::Schedule: {
+                    if (!using_autoscheduler()) {
+                        throw CompileError(error_prefix(name_) +
+                                           "-e schedule writes the schedule the autoscheduler "
+                                           "chose, but none ran; add autoscheduler=dsl.");
+                    }
+                    std::ofstream out(file);
+                    out << schedule_source_;
+                    if (!out.good())
+                        throw CompileError(error_prefix(name_) + "cannot write " + in_quotes(file) +
+                                           ".");
+                    break;
+                }
                 case Emit::PTX:
                 case Emit::OpenCL: {
                     bool ptx = e == Emit::PTX;

@@ -169,6 +169,17 @@ class Scheduler {
         return out;
     }
 
+    /// Whether stage `s` reads `f`, directly or through inlined Funcs.
+    bool reads_through_inlined(const StageInfo &s, const std::string &f) const {
+        for (const auto &[callee, n] : s.calls) {
+            (void)n;
+            if (callee == f) return true;
+            if (is_inlined(callee) && reads_through_inlined(m_.info(callee).stages[0], f))
+                return true;
+        }
+        return false;
+    }
+
     std::string root_of(const std::string &f) const {
         auto it = plan_.group_of.find(f);
         return it == plan_.group_of.end() ? f : it->second;
@@ -289,6 +300,13 @@ class Scheduler {
                 tiles_an_update |= stage > 0;
             }
             if (tiles_an_update) continue;
+            // It is computed at a loop of the group's pure definition: an update of the group's
+            // root must not read it.
+            bool read_by_update = false;
+            const FuncInfo &root_info = m_.info(group);
+            for (size_t k = 1; k < root_info.stages.size(); k++)
+                read_by_update |= reads_through_inlined(root_info.stages[k], name);
+            if (read_by_update) continue;
             const FuncInfo &root = m_.info(group);
             // Per strip (per register tile row of strips for a tiled group), what would it cost?
             int sd = strip_dim_of(root);

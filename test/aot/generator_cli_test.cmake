@@ -28,7 +28,7 @@ expect(1 "missing -o <output dir>" -g box_blur)
 expect(1 "-o needs a value" -g box_blur -o)
 expect(1 "no generator named \"blur\". Registered generators: box_blur, pixel_op" -g blur -o ${dir})
 expect(1 "unknown argument \"--frobnicate\"" -g box_blur -o ${dir} --frobnicate)
-expect(1 "no GeneratorParam \"size\". Its GeneratorParams are: target, radius, parallel_rows"
+expect(1 "no GeneratorParam \"size\". Its GeneratorParams are: target, autoscheduler, auto_schedule, machine_params, radius, parallel_rows"
        -g box_blur -o ${dir} size=3)
 expect(1 "\"gain\" is an Input" -g pixel_op -o ${dir} input.type=uint8 gain=2)
 expect(1 "GeneratorParam \"radius\": cannot use \"abc\"; write an integer"
@@ -83,6 +83,29 @@ foreach(pair "blur_cl.cl|__kernel void" "blur_ptx.ptx|\\.target sm_80" "blur_ptx
     endif()
   endif()
 endforeach()
+# The autoscheduler's schedule (autoscheduler=dsl, or Halide 14's auto_schedule=true), as source.
+expect(0 "" -g box_blur -o ${dir} -e static_library,schedule -f blur_auto autoscheduler=dsl
+       machine_params=2,1048576,40)
+expect(0 "" -g box_blur -o ${dir} -e schedule -f blur_auto14 auto_schedule=true)
+foreach(pair "blur_auto.schedule.h|machine 2,1048576,40.*blur_x.compute_at\\(output, "
+             "blur_auto14.schedule.h|pipeline.get_func\\(\"output\"\\)" "blur_auto.a|.")
+  string(REPLACE "|" ";" pair "${pair}")
+  list(GET pair 0 file)
+  list(GET pair 1 pattern)
+  if(NOT EXISTS ${dir}/${file})
+    message(SEND_ERROR "-e wrote no ${dir}/${file}")
+    math(EXPR failures "${failures} + 1")
+  else()
+    file(READ ${dir}/${file} text)
+    if(NOT text MATCHES "${pattern}")
+      message(SEND_ERROR "${dir}/${file} does not match \"${pattern}\"")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  endif()
+endforeach()
+expect(1 "-e schedule writes the schedule the autoscheduler chose, but none ran; add autoscheduler=dsl"
+       -g box_blur -o ${dir} -e schedule)
+expect(1 "MachineParams: cannot read \"lots\"" -g box_blur -o ${dir} autoscheduler=dsl machine_params=lots)
 expect(1 "-e ptx writes the PTX of CUDA kernels, but the target \"[^\"]*\" has no cuda feature"
        -g box_blur -o ${dir} -e ptx)
 # The default function name is the generator's, and the default emits are static_library,h.

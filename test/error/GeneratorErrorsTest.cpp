@@ -122,7 +122,7 @@ TEST(GeneratorErrors, MembersAndParams) {
     EXPECT_CONTAINS(message_of([&] { s.set_param("level", " 3"); }), "cannot use \" 3\"");
     EXPECT_CONTAINS(message_of([&] { s.set_param("levels", "3"); }),
                     "there is no GeneratorParam \"levels\". Its GeneratorParams are: target, "
-                    "level");
+                    "autoscheduler, auto_schedule, machine_params, level");
     s.build_pipeline();
     EXPECT_CONTAINS(message_of([&] { s.set_param("level", "3"); }),
                     "cannot set \"level\" after the pipeline is built");

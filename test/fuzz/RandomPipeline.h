@@ -64,6 +64,8 @@ struct FuzzCase {
     int funcs = 0;
     /// The Funcs (the output last), for make_gpu_case.
     std::vector<FuzzFunc> func_specs;
+    /// Scheduled by the autoscheduler (make_auto_case).
+    bool auto_scheduled = false;
     /// What the case is realized for.
     Target target = get_jit_target_from_environment();
 
@@ -81,6 +83,10 @@ FuzzCase make_unscheduled_case(uint64_t seed);
 /// at root tiled into blocks and threads (or left on the host), producers computed per block
 /// (in shared memory, by the block's threads or its first) or per thread.
 FuzzCase make_gpu_case(uint64_t seed);
+
+/// A random pipeline scheduled by the autoscheduler (AutoSchedules.cpp), told the output's size
+/// or another one.
+FuzzCase make_auto_case(uint64_t seed);
 
 /// A random pipeline with a random legal schedule plus one illegal directive (compute_at a Func
 /// that does not use it, storage inside the compute loop, a loop name that does not exist, a

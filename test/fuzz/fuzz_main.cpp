@@ -5,7 +5,7 @@
 // must be refused with a CompileError naming the Func involved: never a crash, an internal
 // error, a hang or a result.
 //
-//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--aot-every K]
+//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--auto] [--aot-every K]
 //            [--full-opt-every K] [--disk-cache DIR] [--verbose]
 //
 // LLVM's optimisation passes take most of a case's time and the fuzzer tests the dsl, not
@@ -42,6 +42,7 @@ struct Options {
     double seconds = 0;
     bool illegal = false;
     bool gpu = false;
+    bool autoschedule = false;
     long aot_every = 0;
     long full_opt_every = 16;
     bool verbose = false;
@@ -60,13 +61,14 @@ extern "C" void on_fatal_signal(int sig) {
 
 void usage() {
     std::cerr
-        << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] "
+        << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--auto] "
            "[--aot-every K] [--full-opt-every K] [--disk-cache DIR] [--verbose]\n"
            "  --seed S       seed of the first case (case i uses S + i; default 1)\n"
            "  --cases N      number of cases (default 100)\n"
            "  --seconds T    stop after T seconds instead (with --cases, whichever first)\n"
            "  --illegal      schedule-error fuzzing: every case must be refused\n"
            "  --gpu          GPU schedules, run through OpenCL (no AOT)\n"
+           "  --auto         schedules by the autoscheduler (Pipeline::auto_schedule)\n"
            "  --aot-every K  also run every K-th case through an AOT static library\n"
            "  --full-opt-every K\n"
            "                 JIT at LLVM's O3 when the seed is a multiple of K, else at O0\n"
@@ -122,6 +124,8 @@ bool parse(int argc, char **argv, Options &o) {
             o.illegal = true;
         } else if (a == "--gpu") {
             o.gpu = true;
+        } else if (a == "--auto") {
+            o.autoschedule = true;
         } else if (a == "--verbose") {
             o.verbose = true;
         } else {
@@ -143,8 +147,9 @@ void report(const FuzzCase &c, const std::string &what) {
     const char *level = std::getenv("DSL_JIT_OPT_LEVEL");
     std::cout << "\n=== FAILURE in case " << c.seed << " (rerun: dsl_fuzz --seed " << c.seed
               << " --cases 1" << (c.illegal_directive.empty() ? "" : " --illegal")
-              << (c.target.has_gpu_feature() ? " --gpu" : "") << "; the JIT compiled at LLVM O"
-              << (level ? level : "3") << ", which the reproduction gets with DSL_JIT_OPT_LEVEL)\n"
+              << (c.target.has_gpu_feature() ? " --gpu" : "") << (c.auto_scheduled ? " --auto" : "")
+              << "; the JIT compiled at LLVM O" << (level ? level : "3")
+              << ", which the reproduction gets with DSL_JIT_OPT_LEVEL)\n"
               << what << "\n--- reproduction:\n"
               << c.reproduction();
     try {
@@ -285,9 +290,10 @@ int main(int argc, char **argv) {
                       "\n=== dsl_fuzz: case %llu crashed or hung (rerun: dsl_fuzz --seed %llu "
                       "--cases 1%s)\n",
                       static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed),
-                      o.illegal ? " --illegal"
-                      : o.gpu   ? " --gpu"
-                                : "");
+                      o.illegal        ? " --illegal"
+                      : o.gpu          ? " --gpu"
+                      : o.autoschedule ? " --auto"
+                                       : "");
         // A case that spins is reported after 120 s of CPU time (SIGPROF), not of wall time: a
         // fuzzer at low priority beside builds may wait minutes for a core. One that blocks
         // without computing is reported after 20 minutes of wall time (SIGALRM).
@@ -299,9 +305,10 @@ int main(int argc, char **argv) {
         bool ok = true;
         FuzzCase c;
         try {
-            c = o.illegal ? dsl::fuzz::make_illegal_case(seed)
-                : o.gpu   ? dsl::fuzz::make_gpu_case(seed)
-                          : dsl::fuzz::make_case(seed);
+            c = o.illegal        ? dsl::fuzz::make_illegal_case(seed)
+                : o.gpu          ? dsl::fuzz::make_gpu_case(seed)
+                : o.autoschedule ? dsl::fuzz::make_auto_case(seed)
+                                 : dsl::fuzz::make_case(seed);
         } catch (const dsl::Error &e) {
             std::cout << "\n=== FAILURE in case " << seed << ": building the case threw "
                       << e.what() << "\n";

@@ -22,8 +22,9 @@ namespace {
 using dsl::GeneratorBase;
 using Emit = GeneratorBase::Emit;
 
-const std::vector<Emit> kAllEmits = {Emit::StaticLibrary, Emit::Header, Emit::Object, Emit::Stmt,
-                                     Emit::Assembly,      Emit::LlvmIr, Emit::PTX,    Emit::OpenCL};
+const std::vector<Emit> kAllEmits = {Emit::StaticLibrary, Emit::Header,   Emit::Object,
+                                     Emit::Stmt,          Emit::Assembly, Emit::LlvmIr,
+                                     Emit::PTX,           Emit::OpenCL,   Emit::Schedule};
 
 /// A mistake on the command line: printed, then exit status 1.
 struct UsageError {

@@ -1,6 +1,6 @@
 // A (2 radius + 1)^2 box blur of a uint16 image with its edges repeated, as a generator:
 // GeneratorParams for the radius and the parallel schedule, and the target's vector width; a
-// GPU schedule for targets with a GPU API.
+// GPU schedule for targets with a GPU API; estimates for the autoscheduler (autoscheduler=dsl).
 #include "dsl/Generator.h"
 #include "dsl/dsl.h"
 
@@ -30,6 +30,12 @@ class BoxBlur : public Generator<BoxBlur> {
     }
 
     void schedule() {
+        if (using_autoscheduler()) {
+            // autoscheduler=dsl: the sizes to plan for; the autoscheduler does the rest.
+            input.set_estimates({{0, 1920}, {0, 1080}});
+            output.set_estimates({{0, 1920}, {0, 1080}});
+            return;
+        }
         if (get_target().has_gpu_feature()) {
             // Blocks of 16 x 16 outputs; each block's rows in shared memory.
             Var bx("bx"), by("by"), tx("tx"), ty("ty");
