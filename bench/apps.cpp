@@ -8,6 +8,12 @@
 //                         (dsl_set_num_threads). Compiled once with compile_jit() before the
 //                         timed loop, and the output checked against the app's plain C++
 //                         reference (a mismatch stops the benchmark with an error).
+//   <app>/dsl_auto/threads:N
+//                         the same, auto-scheduled (Pipeline::auto_schedule) for the benchmark's
+//                         size; <app>/dsl_auto_schedule times the autoscheduler alone
+//   <app>/dsl_tuned/threads:N
+//                         the same, with the schedule Pipeline::auto_tune found in
+//                         DSL_BENCH_TUNE_SECONDS of search (registered only when that is set)
 //   <app>/dsl_compile     each iteration builds the pipeline from scratch (new Funcs, so the
 //                         JIT's compile cache never hits), schedules it and calls compile_jit().
 //                         main() turns the JIT's disk cache off: LLVM compiles every time.
@@ -77,8 +83,15 @@ std::string host_target_description() {
 }
 
 // How an app is scheduled: by its hand-written schedule, or by the autoscheduler told the
-// benchmark's output size (Pipeline::auto_schedule for the app's target).
-enum class How { Hand, Auto };
+// benchmark's output size (Pipeline::auto_schedule for the app's target), or by the measured
+// tuner (Pipeline::auto_tune, DSL_BENCH_TUNE_SECONDS of search, once per app and process; later
+// builds apply the schedule it found).
+enum class How { Hand, Auto, Tuned };
+
+double tune_seconds() {
+    const char *s = std::getenv("DSL_BENCH_TUNE_SECONDS");
+    return s ? std::atof(s) : 0;
+}
 
 template <typename Hand>
 void schedule_app(How how, Func output, const std::string &app, Hand hand) {
@@ -89,11 +102,30 @@ void schedule_app(How how, Func output, const std::string &app, Hand hand) {
     const std::vector<int> &sizes = app_spec(app).output_sizes;
     for (size_t d = 0; d < sizes.size(); d++)
         output.set_estimate(output.args()[d], 0, sizes[d]);
-    dsl::AutoSchedulerResults r = dsl::Pipeline(output).auto_schedule(app_target(app));
+    dsl::Pipeline p(output);
+    std::string source;
+    if (how == How::Auto) {
+        source = p.auto_schedule(app_target(app)).schedule_source;
+    } else {
+        static std::map<std::string, std::string> tuned;
+        auto it = tuned.find(app);
+        if (it == tuned.end()) {
+            dsl::TuneOptions o;
+            o.seconds = tune_seconds();
+            o.progress = false;
+            if (const char *dir = std::getenv("DSL_BENCH_DUMP"))
+                o.log_file = std::string(dir) + "/" + app + "_tune.jsonl";
+            dsl_set_num_threads(0);  // tuned on every core
+            it = tuned.emplace(app, p.auto_tune(app_target(app), o).schedule_source).first;
+        }
+        source = it->second;
+        p.apply_schedule_source(source);
+    }
     if (const char *dir = std::getenv("DSL_BENCH_DUMP")) {
-        std::FILE *f = std::fopen((std::string(dir) + "/" + app + "_auto.cpp").c_str(), "w");
-        if (f) {
-            std::fputs(r.schedule_source.c_str(), f);
+        const std::string file =
+            std::string(dir) + "/" + app + (how == How::Auto ? "_auto.cpp" : "_tuned.cpp");
+        if (std::FILE *f = std::fopen(file.c_str(), "w")) {
+            std::fputs(source.c_str(), f);
             std::fclose(f);
         }
     }
@@ -218,8 +250,10 @@ void run_app(benchmark::State &state, const std::string &app, How how) {
         Func f = builder_of(app)(how);
         f.compile_jit(app_target(app));
         if (const char *dir = std::getenv("DSL_BENCH_DUMP")) {
-            const std::string base =
-                std::string(dir) + "/" + app + (how == How::Auto ? "_dsl_auto" : "_dsl");
+            const std::string base = std::string(dir) + "/" + app +
+                                     (how == How::Auto    ? "_dsl_auto"
+                                      : how == How::Tuned ? "_dsl_tuned"
+                                                          : "_dsl");
             f.compile_to_lowered_stmt(base + ".stmt");
             f.compile_to_assembly(base + ".s", app_target(app));
         }
@@ -327,6 +361,15 @@ void register_dsl_benchmarks(const AppSpec &spec) {
         ->Arg(2)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
+    if (tune_seconds() > 0) {
+        benchmark::RegisterBenchmark((app + "/dsl_tuned").c_str(),
+                                     [app](benchmark::State &s) { run_app(s, app, How::Tuned); })
+            ->ArgName("threads")
+            ->Arg(1)
+            ->Arg(2)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+    }
 }
 
 void register_dsl_compile_benchmark(const AppSpec &spec) {

@@ -9,6 +9,9 @@
 //                            output is checked against ours (dsl_output) first.
 //   <app>/halide_compile     each iteration builds the pipeline from scratch, schedules it and
 //                            calls compile_jit().
+//   <app>/halide_<name>/threads:N
+//                            the algorithm scheduled by Halide's autoscheduler <name>
+//                            (Mullapudi2016, Adams2019, Li2018), told the benchmark's sizes.
 //
 // Where the two languages differ (see bench/README.md, "Apps against Halide 14"):
 // - Tails. A directive without a tail strategy is GuardWithIf in ours; Halide's default (Auto)
@@ -32,14 +35,17 @@
 
 #include <Halide.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <exception>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "apps_common.h"
+#include "dsl/AutoSchedule.h"
 #include "dsl/Target.h"
 #include "halide_peer.h"
 
@@ -69,9 +75,40 @@ Halide::Buffer<T> wrap(const dsl::Buffer<T> &b) {
     return Halide::Buffer<T>(b.data(), sizes);
 }
 
+// One of Halide 14's autoschedulers (its plugin loaded once) instead of the hand-written
+// schedule: the output's estimates are the benchmark's size, the inputs' their buffers', for a
+// machine of two threads with this machine's last-level cache (the same MachineParams ours gets).
+Func auto_scheduled(Func output, const std::string &app, const std::string &autoscheduler,
+                    std::vector<ImageParam> inputs) {
+    static std::set<std::string> loaded;
+    if (!loaded.count(autoscheduler)) {
+        std::string lib = autoscheduler;
+        for (char &ch : lib)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        Halide::load_plugin(std::string(DSL_HALIDE14_PLUGIN_DIR) + "/libautoschedule_" + lib +
+                            ".so");
+        loaded.insert(autoscheduler);
+    }
+    Halide::Region estimates;
+    for (int size : app_spec(app).output_sizes)
+        estimates.push_back({0, size});
+    output.set_estimates(estimates);
+    for (ImageParam &in : inputs) {
+        Halide::Buffer<> b = in.get();
+        Halide::Region r;
+        for (int d = 0; d < b.dimensions(); d++)
+            r.push_back({b.dim(d).min(), b.dim(d).extent()});
+        in.set_estimates(r);
+    }
+    dsl::MachineParams ours = dsl::MachineParams::host();
+    Halide::MachineParams params(2, ours.last_level_cache_size, 40);
+    Halide::Pipeline(output).auto_schedule(autoscheduler, halide_target(), params);
+    return output;
+}
+
 // ---- blur (apps/blur) ----
 
-Func build_blur() {
+Func build_blur(const std::string &autoscheduler) {
     ImageParam input(Halide::UInt(16), 2, "input");
     input.set(wrap(blur_input()));
     Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
@@ -79,6 +116,8 @@ Func build_blur() {
     Func blur_x("blur_x"), blur_y("blur_y");
     blur_x(x, y) = (in(x - 1, y) + in(x, y) + in(x + 1, y)) / 3;
     blur_y(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3;
+
+    if (!autoscheduler.empty()) return auto_scheduled(blur_y, "blur", autoscheduler, {input});
 
     const int n = 2 * lanes<uint16_t>();
     blur_y.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, n).parallel(yo);
@@ -88,7 +127,7 @@ Func build_blur() {
 
 // ---- unsharp (apps/unsharp) ----
 
-Func build_unsharp() {
+Func build_unsharp(const std::string &autoscheduler) {
     ImageParam input(Halide::Float(32), 3, "input");
     input.set(wrap(unsharp_input()));
     Halide::Param<float> amount("amount", kUnsharpAmount);
@@ -105,6 +144,11 @@ Func build_unsharp() {
     output(x, y, c) =
         Halide::cast<uint8_t>(Halide::clamp(sharpened(x, y, c) * 255.0f + 0.5f, 0.0f, 255.0f));
 
+    if (!autoscheduler.empty()) {
+        amount.set_estimate(kUnsharpAmount);
+        return auto_scheduled(output, "unsharp", autoscheduler, {input});
+    }
+
     const int n = lanes<float>();
     output.split(y, yo, yi, 32).reorder(x, yi, yo, c).fuse(yo, c, t).parallel(t).vectorize(x, n);
     blur_x.compute_at(output, t).vectorize(x, n);
@@ -113,7 +157,7 @@ Func build_unsharp() {
 
 // ---- histogram_equalize (apps/histogram_equalize) ----
 
-Func build_histogram_equalize() {
+Func build_histogram_equalize(const std::string &autoscheduler) {
     ImageParam input(Halide::UInt(8), 2, "input");
     input.set(wrap(histogram_input()));
     Var x("x"), y("y"), i("i"), yo("yo"), yi("yi");
@@ -128,6 +172,9 @@ Func build_histogram_equalize() {
     Expr pixels = input.dim(0).extent() * input.dim(1).extent();
     lut(i) = Halide::cast<uint8_t>(cdf(i) * 255 / pixels);
     output(x, y) = lut(Halide::cast<int32_t>(input(x, y)));
+
+    if (!autoscheduler.empty())
+        return auto_scheduled(output, "histogram_equalize", autoscheduler, {input});
 
     hist.compute_root().vectorize(i, lanes<int32_t>());
     // As ours: a partial histogram per strip of 64 rows, in parallel, each strip's x loop
@@ -155,7 +202,7 @@ Expr box3(const Func &f, const Var &x, const Var &y) {
            f(x - 1, y + 1) + f(x, y + 1) + f(x + 1, y + 1);
 }
 
-Func build_harris() {
+Func build_harris(const std::string &autoscheduler) {
     ImageParam input(Halide::Float(32), 3, "input");
     input.set(wrap(harris_input()));
     const float red = 0.299f, green = 0.587f, blue = 0.114f;
@@ -180,6 +227,8 @@ Func build_harris() {
     Expr det = sxx(x, y) * syy(x, y) - sxy(x, y) * sxy(x, y);
     Expr trace = sxx(x, y) + syy(x, y);
     output(x, y) = det - k * trace * trace;
+
+    if (!autoscheduler.empty()) return auto_scheduled(output, "harris", autoscheduler, {input});
 
     // gray per strip, read only through ix and iy (computed at the same loop).
     const int n = lanes<float>();
@@ -207,7 +256,7 @@ Expr blur5(const Func &f, const std::vector<Expr> &at, int dim) {
     return tap(-2) + tap(-1) * 4.0f + tap(0) * 6.0f + tap(1) * 4.0f + tap(2);
 }
 
-Func build_bilateral_grid() {
+Func build_bilateral_grid(const std::string &autoscheduler) {
     ImageParam input(Halide::Float(32), 2, "input");
     input.set(wrap(bilateral_input()));
     const int s = 8;            // pixels per grid cell in x and y
@@ -244,6 +293,9 @@ Func build_bilateral_grid() {
     interpolated(x, y, c) = lerp_as_ours(plane(zl), plane(zl + 1), zf);
     output(x, y) = interpolated(x, y, 0) / interpolated(x, y, 1);
 
+    if (!autoscheduler.empty())
+        return auto_scheduled(output, "bilateral_grid", autoscheduler, {input});
+
     const int n = lanes<float>();
     histogram.compute_root().parallel(c);
     histogram.update().reorder(c, r.x, r.y);
@@ -256,7 +308,7 @@ Func build_bilateral_grid() {
 
 // ---- camera_pipe (apps/camera_pipe) ----
 
-Func build_camera_pipe() {
+Func build_camera_pipe(const std::string &autoscheduler) {
     ImageParam raw(Halide::UInt(16), 2, "raw");
     raw.set(wrap(camera_pipe_input()));
     const int black = 64, range = 1023 - black;  // 959
@@ -330,6 +382,8 @@ Func build_camera_pipe() {
     Expr v = Halide::cast<int32_t>(curved(x, y, c));
     output(x, y, c) = Halide::cast<uint8_t>(Halide::clamp(2 * v - blur, 0, 255));
 
+    if (!autoscheduler.empty()) return auto_scheduled(output, "camera_pipe", autoscheduler, {raw});
+
     const int n = lanes<float>();
     curve.compute_root().vectorize(i, n);
     curved.compute_root().reorder(c, x, y).bound(c, 0, 3).unroll(c);
@@ -373,7 +427,7 @@ Expr upsample(const Func &f, const std::vector<Var> &vars, const std::string &na
     return 0.25f * up_x(at_xy(a, x, y / 2 - 1 + 2 * (y % 2))) + 0.75f * up_x(at_xy(a, x, y / 2));
 }
 
-Func build_local_laplacian() {
+Func build_local_laplacian(const std::string &autoscheduler) {
     constexpr int J = 8;
     ImageParam input(Halide::UInt(16), 3, "input");
     input.set(wrap(local_laplacian_input()));
@@ -435,6 +489,13 @@ Func build_local_laplacian() {
     Expr color = out_gaussian[0](x, y) * (floating(x, y, c) + 0.01f) / (gray(x, y) + 0.01f);
     output(x, y, c) = Halide::cast<uint16_t>(Halide::clamp(color, 0.0f, 1.0f) * 65535.0f);
 
+    if (!autoscheduler.empty()) {
+        levels.set_estimate(kLaplacianLevels);
+        alpha.set_estimate(kLaplacianAlpha);
+        beta.set_estimate(kLaplacianBeta);
+        return auto_scheduled(output, "local_laplacian", autoscheduler, {input});
+    }
+
     const int n = lanes<float>();
     remap.compute_root().vectorize(x, n);
     gray.compute_root().split(y, yo, yi, 16).parallel(yo).vectorize(x, n);
@@ -453,7 +514,7 @@ Func build_local_laplacian() {
     return output;
 }
 
-using Builder = Func (*)();
+using Builder = Func (*)(const std::string &);
 
 Builder builder_of(const std::string &app) {
     static const std::map<std::string, Builder> builders = {
@@ -476,18 +537,19 @@ Halide::Buffer<> new_output(const AppSpec &spec, const dsl::Buffer<> &like) {
     return Halide::Buffer<>(ht, spec.output_sizes);
 }
 
-void run_app(benchmark::State &state, const std::string &app) {
+void run_app(benchmark::State &state, const std::string &app, const std::string &autoscheduler) {
     const AppSpec &spec = app_spec(app);
     const int threads = static_cast<int>(state.range(0));
     try {
         ensure_pool_of_two();
         const dsl::Buffer<> &expected = dsl_output(app);
         Halide::Buffer<> out = new_output(spec, expected);
-        Func f = builder_of(app)();
+        Func f = builder_of(app)(autoscheduler);
         f.jit_handlers().custom_do_par_for = threads == 1 ? serial_do_par_for : nullptr;
         f.compile_jit(halide_target());
         if (const char *dir = std::getenv("DSL_BENCH_DUMP")) {
-            const std::string prefix = std::string(dir) + "/" + app + "_halide";
+            const std::string prefix = std::string(dir) + "/" + app + "_halide" +
+                                       (autoscheduler.empty() ? "" : "_" + autoscheduler);
             f.compile_to_lowered_stmt(prefix + ".stmt", f.infer_arguments(), Halide::Text,
                                       halide_target());
             f.compile_to_assembly(prefix + ".s", f.infer_arguments(), halide_target());
@@ -511,9 +573,9 @@ void run_app(benchmark::State &state, const std::string &app) {
 
 void compile_app(benchmark::State &state, const std::string &app) {
     try {
-        builder_of(app)().compile_jit(halide_target());  // the JIT runtime's first build, untimed
+        builder_of(app)("").compile_jit(halide_target());  // the JIT runtime's first build, untimed
         for (auto _ : state) {
-            Func f = builder_of(app)();
+            Func f = builder_of(app)("");
             f.compile_jit(halide_target());
             benchmark::DoNotOptimize(f);
         }
@@ -531,12 +593,23 @@ void register_halide_benchmarks(const AppSpec &spec) {
     (void)context_added;
     const std::string app = spec.name;
     benchmark::RegisterBenchmark((app + "/halide").c_str(),
-                                 [app](benchmark::State &s) { run_app(s, app); })
+                                 [app](benchmark::State &s) { run_app(s, app, ""); })
         ->ArgName("threads")
         ->Arg(1)
         ->Arg(2)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
+    // Halide's three autoschedulers (Adams2019 with the weights its plugin ships).
+    for (const char *autoscheduler : {"Mullapudi2016", "Adams2019", "Li2018"}) {
+        std::string name = autoscheduler;
+        benchmark::RegisterBenchmark((app + "/halide_" + name).c_str(),
+                                     [app, name](benchmark::State &s) { run_app(s, app, name); })
+            ->ArgName("threads")
+            ->Arg(1)
+            ->Arg(2)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+    }
 }
 
 void register_halide_compile_benchmark(const AppSpec &spec) {

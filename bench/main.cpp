@@ -97,9 +97,21 @@ void print_summary(const RecordingReporter &reporter, const std::vector<std::str
                 std::string sched = reporter.time_ms(app + "/dsl_auto_schedule", "", scheduling)
                                         ? format_ms(scheduling)
                                         : "-";
-                auto_rows.push_back("| " + app + " | " + label + " | " + std::to_string(threads) +
-                                    " | " + format_ms(ours) + " | " + format_ms(automatic) + " | " +
-                                    format_ratio(ours / automatic) + " | " + sched + " |");
+                std::string row = "| " + app + " | " + label + " | " + std::to_string(threads) +
+                                  " | " + format_ms(ours) + " | " + format_ms(automatic) + " | " +
+                                  format_ratio(ours / automatic) + " | " + sched + " |";
+                double tuned;
+                row += reporter.time_ms(app + "/dsl_tuned", args, tuned)
+                           ? " " + format_ms(tuned) + " (" + format_ratio(ours / tuned) + ") |"
+                           : " - |";
+                // Halide 14's autoschedulers on the same algorithm: their time, and ours / theirs.
+                for (const char *peer : {"Mullapudi2016", "Adams2019", "Li2018"}) {
+                    double t;
+                    row += reporter.time_ms(app + "/halide_" + peer, args, t)
+                               ? " " + format_ms(t) + " (" + format_ratio(automatic / t) + ") |"
+                               : " - |";
+                }
+                auto_rows.push_back(row);
             }
             if (reporter.time_ms(app + "/dsl", args, ours, &label) &&
                 reporter.time_ms(app + "/halide", args, theirs)) {
@@ -127,10 +139,14 @@ void print_summary(const RecordingReporter &reporter, const std::vector<std::str
     }
     if (!auto_rows.empty()) {
         std::printf(
-            "\nThe autoscheduler against the hand-written schedules: run time (wall "
-            "clock, median), ms; speed = hand / auto (1 or more: auto as fast)\n\n");
-        std::printf("| app | size | threads | hand ms | auto ms | speed | scheduling ms |\n");
-        std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+            "\nThe autoscheduler against the hand-written schedules and Halide 14's "
+            "autoschedulers: run time (wall clock, median), ms; speed = hand / auto (1 or "
+            "more: auto as fast); in parentheses, our auto / theirs (below 1: ours is "
+            "faster)\n\n");
+        std::printf(
+            "| app | size | threads | hand ms | auto ms | speed | scheduling ms | "
+            "tuned ms (hand / tuned) | Mullapudi2016 ms | Adams2019 ms | Li2018 ms |\n");
+        std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (const std::string &row : auto_rows)
             std::printf("%s\n", row.c_str());
     }

@@ -55,4 +55,37 @@ struct AutoSchedulerResults {
     double estimated_cost = 0, baseline_cost = 0;
 };
 
+/// How Pipeline::auto_tune searches.
+struct TuneOptions {
+    /// The time budget in seconds (the search stops at the first candidate past it).
+    double seconds = 120;
+    /// The seed of the search: the same seed, budget and machine give the same candidates.
+    uint64_t seed = 1;
+    /// Timed runs per candidate; its time is the fastest.
+    int repetitions = 5;
+    /// Where to append one JSON object per line for every candidate measured (empty: no log).
+    std::string log_file;
+    /// A progress line on standard error, when it is a terminal.
+    bool progress = true;
+    /// The machine to plan for.
+    MachineParams machine = MachineParams::host();
+    /// Float outputs may differ from the reference by this much of their largest magnitude
+    /// (fused multiply-adds round differently); integer outputs must be equal.
+    double tolerance = 1e-4;
+};
+
+/// What Pipeline::auto_tune found.
+struct TuneResults {
+    /// The fastest schedule, as C++ source (see AutoSchedulerResults::schedule_source); the
+    /// pipeline is left scheduled with it.
+    std::string schedule_source;
+    /// Its time, and the built-in autoscheduler's, in milliseconds (fastest of the runs).
+    double best_ms = 0, heuristic_ms = 0;
+    /// Candidates measured besides the built-in schedule (refused ones included), and those
+    /// refused (a compile error, or an output that differed from the built-in schedule's).
+    int measured = 0, rejected = 0;
+    /// The heuristic's parameters that gave the best schedule.
+    std::string best_parameters;
+};
+
 }  // namespace dsl

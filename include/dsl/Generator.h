@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "dsl/Argument.h"
+#include "dsl/AutoSchedule.h"
 #include "dsl/Buffer.h"
 #include "dsl/Error.h"
 #include "dsl/Func.h"
@@ -104,7 +105,14 @@ class GeneratorInputBase : public GeneratorMember {
     /// Called before generate(): an Input whose element type a GeneratorParam gives takes it.
     virtual void prepare(const std::string & /*generator_name*/) {}
     virtual Argument argument() const = 0;
+    /// For GeneratorBase::tune: a buffer Input is bound to a buffer of seeded random values of
+    /// its estimated bounds (scalars keep their value).
+    virtual void bind_for_tuning(const std::string & /*generator_name*/, uint64_t /*seed*/) {}
 };
+
+/// Binds `p` to a buffer of its estimated bounds (dim(d).set_estimate) filled with seeded
+/// random values; a CompileError names the Input and the dimension without an estimate.
+void bind_random_buffer(ImageParam &p, const std::string &generator_name, uint64_t seed);
 
 /// An Output: the Func generate() defines.
 class GeneratorOutputBase : public GeneratorMember {
@@ -417,6 +425,9 @@ class Input<Buffer<T>> : public ImageParam, private detail::GeneratorInputBase {
                " dimensions";
     }
     Argument argument() const override { return Argument(static_cast<const ImageParam &>(*this)); }
+    void bind_for_tuning(const std::string &generator_name, uint64_t seed) override {
+        detail::bind_random_buffer(*this, generator_name, seed);
+    }
 
   private:
     static constexpr Type element_type() {
@@ -558,6 +569,11 @@ class GeneratorBase {
     bool using_autoscheduler() const { return !autoscheduler.value().empty() || auto_schedule; }
     /// The schedule the autoscheduler chose, as C++ source (empty unless it ran).
     const std::string &auto_schedule_source() const { return schedule_source_; }
+    /// Builds the pipeline with the autoscheduler (autoscheduler=dsl unless another was set),
+    /// binds every buffer Input to random values of its estimated size, and runs
+    /// Pipeline::auto_tune: the pipeline, and what emit() then writes (`-e schedule` included),
+    /// have the fastest schedule found. The command line's `--tune SECONDS` calls it.
+    TuneResults tune(const TuneOptions &options);
 
   protected:
     /// `object_size` is sizeof the derived class: members constructed inside that many bytes

@@ -61,6 +61,16 @@ class Pipeline {
     AutoSchedulerResults auto_schedule(const std::string &autoscheduler_name, const Target &target,
                                        const MachineParams &params = MachineParams::host());
 
+    /// Searches for a faster schedule than auto_schedule's by measuring (docs/autoschedule.md):
+    /// the heuristic's parameters (strip heights, recompute limits, inlining margins, vector
+    /// widths, register tile shapes and order, panels, parallel thresholds) are sampled, then
+    /// refined by mutation; the cost model ranks each generation and the fastest candidates by
+    /// the model are compiled, checked against the heuristic's output and timed, at the
+    /// outputs' estimated sizes on the inputs bound to the ImageParams. Leaves the pipeline
+    /// scheduled with the fastest. A CompileError names an ImageParam without a buffer.
+    TuneResults auto_tune(const Target &target = Target::host(),
+                          const TuneOptions &options = TuneOptions());
+
     /// Applies a schedule written as C++ source, as auto_schedule() returns it (and as dsl-tune
     /// writes it): each Func's schedule is reset, then the source's directives are applied to
     /// the Funcs it names through get_func(). It reads declarations of Funcs, Vars and RVars

@@ -1,7 +1,9 @@
 // GeneratorBase: the members a generator declares, its params set from text, and building and
 // compiling its pipeline (dsl/Generator.h).
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "dsl/Generator.h"
 #include "dsl/Pipeline.h"
@@ -169,6 +171,71 @@ Func GeneratorBase::build_pipeline() {
     pipeline_ = outputs_[0]->output_func();
     return *pipeline_;
 }
+
+TuneResults GeneratorBase::tune(const TuneOptions &options) {
+    if (pipeline_) {
+        throw CompileError(error_prefix(name_) +
+                           "tune() builds the pipeline itself; call it before anything else "
+                           "builds it.");
+    }
+    if (!using_autoscheduler()) autoscheduler.set("dsl");
+    Func f = build_pipeline();
+    for (detail::GeneratorInputBase *in : inputs_)
+        in->bind_for_tuning(name_, options.seed);
+    try {
+        Pipeline p(f);
+        TuneResults r = p.auto_tune(get_target(), options);
+        schedule_source_ = r.schedule_source;
+        return r;
+    } catch (const CompileError &e) {
+        throw CompileError(error_prefix(name_) + detail::without_error_prefix(e.what()));
+    }
+}
+
+namespace detail {
+
+void bind_random_buffer(ImageParam &p, const std::string &generator_name, uint64_t seed) {
+    std::vector<int> mins, sizes;
+    for (int d = 0; d < p.dimensions(); d++) {
+        Dimension dim = p.dim(d);
+        if (!dim.min_estimate().defined() || !dim.extent_estimate().defined()) {
+            throw CompileError(error_prefix(generator_name) + "Input " + in_quotes(p.name()) +
+                               " has no estimate of dimension " + std::to_string(d) +
+                               "; the tuner makes an input of the estimated size: give one in "
+                               "schedule(), e.g. " +
+                               p.name() + ".dim(" + std::to_string(d) + ").set_estimate(0, 1024).");
+        }
+        mins.push_back(evaluate<int32_t>(dim.min_estimate()));
+        sizes.push_back(evaluate<int32_t>(dim.extent_estimate()));
+    }
+    Buffer<> b(p.type(), sizes);
+    // Values in [0, 1) for floats, bytes in [0, 255] otherwise (small enough that sums of a
+    // few stay in range; the tuner compares schedules with each other, not with a reference).
+    std::mt19937_64 rng(seed);
+    const size_t n = static_cast<size_t>(b.number_of_elements());
+    const Type t = p.type();
+    if (t.is_float() && t.bits() == 32) {
+        float *v = static_cast<float *>(b.data());
+        for (size_t i = 0; i < n; i++)
+            v[i] = static_cast<float>(rng() % 65536) / 65536.0f;
+    } else if (t.is_float() && t.bits() == 64) {
+        double *v = static_cast<double *>(b.data());
+        for (size_t i = 0; i < n; i++)
+            v[i] = static_cast<double>(rng() % 65536) / 65536.0;
+    } else {
+        uint8_t *v = static_cast<uint8_t *>(b.data());
+        const size_t bytes = static_cast<size_t>(t.bytes());
+        for (size_t i = 0; i < n; i++) {
+            std::memset(v + i * bytes, 0, bytes);
+            v[i * bytes] = static_cast<uint8_t>(rng() % (t.is_bool() ? 2 : 256));
+        }
+    }
+    for (int d = 0; d < p.dimensions(); d++)
+        b.translate(d, mins[d]);
+    p.set(b);
+}
+
+}  // namespace detail
 
 std::vector<Argument> GeneratorBase::arguments() const {
     std::vector<Argument> args;

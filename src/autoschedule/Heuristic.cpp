@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "dsl/Error.h"
 #include "ir/Error.h"
@@ -12,19 +13,10 @@ namespace dsl::autoschedule {
 
 namespace {
 
-/// Rows per strip a group starts from, and the largest recompute a Func computed per strip may
-/// cost (its points computed over all strips / the points it has).
-constexpr int kStripRows = 32;
-constexpr double kMaxRecompute = 1.5;
-/// Below this many points a stage runs serially: a parallel loop's overhead would dominate.
-constexpr int64_t kMinParallelPoints = 1 << 14;
-/// A reduction with no pure loop is split into parallel partial results (rfactor) above this
-/// many points.
-constexpr int64_t kMinRFactorPoints = 1 << 16;
-
 class Scheduler {
   public:
-    Scheduler(Model &m, ScheduleWriter &w, const MachineParams &mp) : m_(m), w_(w), mp_(mp) {
+    Scheduler(Model &m, ScheduleWriter &w, const MachineParams &mp, const Knobs &k)
+        : m_(m), w_(w), mp_(mp), k_(k) {
         parallelism_ = std::max(1, mp.parallelism);
         // A strip's intermediates should stay in the share of the cache one core has (the
         // last level divided among the threads), and in at most 1 MiB (a core's L2).
@@ -53,6 +45,7 @@ class Scheduler {
     /// that when every type is 16 bits or narrower (two registers per vector).
     int stage_lanes(const StageInfo &s) const {
         int l = lanes(s.widest_bits);
+        if (k_.vector_registers > 0) return k_.vector_registers * l;
         return s.widest_bits <= 16 ? 2 * l : l;
     }
 
@@ -81,7 +74,7 @@ class Scheduler {
             } else if (s.ops <= 2) {
                 inline_it = true;  // cheaper to recompute than to store and load
             } else if (!reads_funcs && s.loads <= 1 && s.ops <= 16 &&
-                       calls_of(f) <= 32.0 * static_cast<double>(points(f.region))) {
+                       calls_of(f) <= k_.boundary_reads * static_cast<double>(points(f.region))) {
                 // An input behind a boundary condition, read a few times per point (a stencil,
                 // not every step of a reduction).
                 inline_it = true;
@@ -100,7 +93,7 @@ class Scheduler {
         const double calls = calls_of(f);
         double inlined = calls * per_point;
         double root = static_cast<double>(points(f.region)) * (per_point + 1) + calls;
-        return inlined <= 0.75 * root;
+        return inlined <= k_.inline_margin * root;
     }
 
     /// How many times the consumers of `f` call it, over their regions at the estimates.
@@ -311,7 +304,7 @@ class Scheduler {
             // Per strip (per register tile row of strips for a tiled group), what would it cost?
             int sd = strip_dim_of(root);
             int64_t rows = sd < 0 ? root.region[0].extent()
-                                  : std::min<int64_t>(kStripRows, root.region[sd].extent());
+                                  : std::min<int64_t>(k_.strip_rows, root.region[sd].extent());
             std::set<std::string> members = members_of(group);
             members.insert(name);
             std::map<std::string, Box> need =
@@ -324,7 +317,7 @@ class Scheduler {
             int64_t bytes = 0;
             for (const auto &[n, b] : need)
                 bytes += points(b) * m_.info(n).bytes_per_point;
-            if (recompute > kMaxRecompute || bytes > budget_) continue;
+            if (recompute > k_.max_recompute || bytes > budget_) continue;
             plan_.placement[name] = Placement::Strip;
             plan_.group_of[name] = group;
         }
@@ -370,7 +363,7 @@ class Scheduler {
             if (args.size() == 1) {
                 // One dimension: vectors, then chunks of them in parallel.
                 if (f.region[0].extent() >= vec) w_.vectorize(name, 0, args[0], vec);
-                if (total >= kMinParallelPoints) {
+                if (total >= k_.min_parallel_points) {
                     w_.parallel(name, 0, args[0]);
                 }
                 strip_loop = args[0];
@@ -378,13 +371,13 @@ class Scheduler {
                 if (f.region[0].extent() >= vec) w_.vectorize(name, 0, args[0], vec);
                 std::vector<std::string> outer(args.begin() + sd + 1, args.end());
                 std::string loop = args[sd];
-                if (!members.empty() && f.region[sd].extent() > kStripRows) {
+                if (!members.empty() && f.region[sd].extent() > k_.strip_rows) {
                     std::string so = args[sd] + "o", si = args[sd] + "i";
-                    w_.split(name, 0, args[sd], so, si, kStripRows);
+                    w_.split(name, 0, args[sd], so, si, k_.strip_rows);
                     loop = so;
                 }
                 loop = fuse_outwards(name, 0, loop, outer);
-                if (total >= kMinParallelPoints) w_.parallel(name, 0, loop);
+                if (total >= k_.min_parallel_points) w_.parallel(name, 0, loop);
                 strip_loop = loop;
             }
         }
@@ -431,11 +424,12 @@ class Scheduler {
                 if (callee != red && vars.count(rx0) && vars.count(ry0)) contraction = false;
             }
         }
-        int nx = contraction
-                     ? std::min<int64_t>(registers >= 32 ? 4 : 2, root.region[0].extent() / vec)
-                     : 1;
-        nx = std::max(1, nx);
+        int nx = k_.tile_vectors > 0 ? k_.tile_vectors
+                 : contraction       ? (registers >= 32 ? 4 : 2)
+                                     : 1;
+        nx = std::max<int64_t>(1, std::min<int64_t>(nx, root.region[0].extent() / vec));
         int budget = contraction ? registers * 3 / 4 / nx : registers / 4;
+        if (k_.tile_rows > 0) budget = k_.tile_rows;
         int ny = std::max(1, std::min<int>(budget, static_cast<int>(root.region[1].extent())));
         const int tx = vec * nx, ty = ny;
         std::string xo = x + "o", xi = x + "i", yo = y + "o", yi = y + "i";
@@ -448,7 +442,9 @@ class Scheduler {
         w_.split(root.name, stage, y, yo, yi, ty, tail);
         // Tiles go down a column (yo inside xo): the column of the operand that varies along x
         // (B's columns, a block of a convolution's weights) stays in cache for the whole column.
-        std::vector<std::string> order = {xi, yi, yo, xo}, outer;
+        const std::string &inner_tile = k_.tile_columns ? yo : xo;
+        const std::string &outer_tile = k_.tile_columns ? xo : yo;
+        std::vector<std::string> order = {xi, yi, inner_tile, outer_tile}, outer;
         for (size_t d = 2; d < args.size(); d++) {
             if (stage == 0 || std::find(rs.pure_loops.begin(), rs.pure_loops.end(), args[d]) !=
                                   rs.pure_loops.end()) {
@@ -467,14 +463,14 @@ class Scheduler {
         w_.vectorize(root.name, stage, xi, vec);
         w_.unroll(root.name, stage, xi);
         w_.unroll(root.name, stage, yi);
-        std::string par = fuse_outwards(root.name, stage, xo, outer);
-        if (points(root.region) >= kMinParallelPoints) w_.parallel(root.name, stage, par);
+        std::string par = fuse_outwards(root.name, stage, outer_tile, outer);
+        if (points(root.region) >= k_.min_parallel_points) w_.parallel(root.name, stage, par);
 
         const std::string &rx = r.func.args()[0], &ry = r.func.args()[1];
         // An input the reduction reads along x only (B of a product, through a Func that copies
         // it) is copied per column of tiles into a dense panel, which every tile of the column
         // then reads in order instead of one strided row after another.
-        if (root.region[1].extent() > 2 * ty) {
+        if (k_.panels && k_.tile_columns && root.region[1].extent() > 2 * ty) {
             for (size_t i = 1; i < r.stages.size(); i++) {
                 for (const auto &[callee, vars] : r.stages[i].operand_vars) {
                     if (!m_.has(callee) || !is_inlined(callee) || panels_.count(callee)) continue;
@@ -489,7 +485,7 @@ class Scheduler {
                 }
             }
         }
-        w_.compute_at(red, root.name, yo);
+        w_.compute_at(red, root.name, inner_tile);
         w_.bound_extent(red, rx, tx);
         w_.bound_extent(red, ry, ty);
         // Dimensions read at RVars' coordinates (the chunk of a sum): one point per tile.
@@ -563,7 +559,7 @@ class Scheduler {
                 (void)rv;
                 work *= span.extent();
             }
-            if (!(has_x && outer == x) && work >= kMinParallelPoints)
+            if (!(has_x && outer == x) && work >= k_.min_parallel_points)
                 w_.parallel(name, stage, outer);
             return;
         }
@@ -573,9 +569,10 @@ class Scheduler {
             (void)rv;
             rpoints *= span.extent();
         }
-        if (s.rvars.empty() || rpoints < kMinRFactorPoints || parallelism_ < 2) return;
+        if (s.rvars.empty() || rpoints < k_.min_rfactor_points || parallelism_ < 2) return;
         const auto &[outer_rv, span] = s.rvars.back();
-        int64_t chunk = std::max<int64_t>(1, span.extent() / (4 * parallelism_));
+        int64_t chunk =
+            std::max<int64_t>(1, span.extent() / (k_.rfactor_chunks_per_thread * parallelism_));
         if (span.extent() / chunk < 2) return;
         std::string ro = outer_rv + "o", ri = outer_rv + "i";
         try {
@@ -613,7 +610,7 @@ class Scheduler {
                 if (!baseline) {
                     if (f.region.size() > 0 && f.region[0].extent() >= stage_lanes(s))
                         work /= stage_lanes(s);
-                    if (pts >= kMinParallelPoints) work /= parallelism_;
+                    if (pts >= k_.min_parallel_points) work /= parallelism_;
                 }
                 cost += work;
             }
@@ -629,6 +626,7 @@ class Scheduler {
     Model &m_;
     ScheduleWriter &w_;
     MachineParams mp_;
+    Knobs k_;
     int parallelism_ = 1;
     int64_t budget_ = 1 << 20;
     Plan plan_;
@@ -640,8 +638,21 @@ class Scheduler {
 
 }  // namespace
 
-Plan schedule_pipeline(Model &model, ScheduleWriter &writer, const MachineParams &params) {
-    return Scheduler(model, writer, params).run();
+Plan schedule_pipeline(Model &model, ScheduleWriter &writer, const MachineParams &params,
+                       const Knobs &knobs) {
+    return Scheduler(model, writer, params, knobs).run();
+}
+
+std::string Knobs::to_string() const {
+    std::ostringstream out;
+    out << "strip_rows=" << strip_rows << " max_recompute=" << max_recompute
+        << " min_parallel_points=" << min_parallel_points
+        << " min_rfactor_points=" << min_rfactor_points
+        << " rfactor_chunks_per_thread=" << rfactor_chunks_per_thread
+        << " inline_margin=" << inline_margin << " boundary_reads=" << boundary_reads
+        << " vector_registers=" << vector_registers << " tile_vectors=" << tile_vectors
+        << " tile_rows=" << tile_rows << " tile_columns=" << tile_columns << " panels=" << panels;
+    return out.str();
 }
 
 }  // namespace dsl::autoschedule

@@ -103,6 +103,17 @@ foreach(pair "blur_auto.schedule.h|machine 2,1048576,40.*blur_x.compute_at\\(out
     endif()
   endif()
 endforeach()
+# The measured tuner: a few seconds, its log, and the fastest schedule as source.
+expect(0 "box_blur: tuned for 3 s, [0-9]+ candidates \\([0-9]+ refused\\): [0-9.e+-]+ ms against"
+       -g box_blur -o ${dir} --tune 3 --tune-log ${dir}/tune.jsonl -e static_library,schedule
+       -f blur_tuned machine_params=2,1048576,40)
+foreach(file blur_tuned.schedule.h blur_tuned.a tune.jsonl)
+  if(NOT EXISTS ${dir}/${file})
+    message(SEND_ERROR "--tune wrote no ${dir}/${file}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+expect(1 "--tune: cannot use \"soon\"; write a non-negative number" -g box_blur -o ${dir} --tune soon)
 expect(1 "-e schedule writes the schedule the autoscheduler chose, but none ran; add autoscheduler=dsl"
        -g box_blur -o ${dir} -e schedule)
 expect(1 "MachineParams: cannot read \"lots\"" -g box_blur -o ${dir} autoscheduler=dsl machine_params=lots)

@@ -6,11 +6,13 @@
 // Pipeline::get_func are covered too. The image apps auto-scheduled are in test/apps.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
+#include "common/TempDirectory.h"
 #include "dsl/dsl.h"
 
 namespace {
@@ -323,6 +325,66 @@ TEST(ApplyScheduleSourceErrors, NamesTheLine) {
     EXPECT_CONTAINS(
         message_of([&] { p.apply_schedule_source("Func h = pipeline.get_func(\"h\");"); }),
         "no Func is named \"h\"");
+}
+
+// The measured tuner: a few seconds on a small pipeline measure several candidates, log each as
+// a line of JSON, keep the fastest (never slower than the built-in schedule, which is measured
+// first) and leave the pipeline scheduled with it, computing the same values.
+TEST(AutoTune, MeasuresCandidatesAndKeepsTheFastest) {
+    Buffer<> in = random_buffer(Float(32), {256, 128}, 13);
+    ImageParam input(Float(32), 2, "input");
+    input.set(in);
+    Var x("x"), y("y");
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    Func bx("bx"), by("by"), out("out");
+    bx(x, y) = clamped(x - 1, y) + clamped(x, y) * 2.0f + clamped(x + 1, y);
+    by(x, y) = bx(x, y - 1) + bx(x, y) * 2.0f + bx(x, y + 1);
+    out(x, y) = by(x, y) * 0.0625f;
+    out.set_estimate(x, 0, 256).set_estimate(y, 0, 128);
+    dsl::test::TempDirectory dir;
+    TuneOptions o;
+    o.seconds = 4;
+    o.repetitions = 2;
+    o.progress = false;
+    o.log_file = dir.path() + "/tune.jsonl";
+    o.machine = MachineParams(2, 8u << 20, 40);
+    Pipeline p(out);
+    TuneResults r = p.auto_tune(Target::host(), o);
+    EXPECT_GE(r.measured, 2);
+    EXPECT_LE(r.best_ms, r.heuristic_ms);
+    EXPECT_GT(r.best_ms, 0);
+    EXPECT_CONTAINS(r.schedule_source, "pipeline.get_func(\"out\")");
+    EXPECT_CONTAINS(r.best_parameters, "strip_rows=");
+    std::ifstream log(o.log_file);
+    std::string line;
+    int lines = 0;
+    while (std::getline(log, line)) {
+        EXPECT_EQ(line.front(), '{') << line;
+        EXPECT_CONTAINS(line, "\"ms\": ");
+        lines++;
+    }
+    EXPECT_EQ(lines, r.measured + 1);  // the built-in schedule, then every candidate
+    EXPECT_TRUE(matches_reference(out, out.realize({256, 128}), 1e-5));
+}
+
+TEST(AutoTune, NoBudgetGivesTheBuiltInSchedule) {
+    Buffer<> in = random_buffer(Int(32), {64, 64}, 14);
+    Var x("x"), y("y");
+    Func f("f"), g("g");
+    f(x, y) = Func(in)(x, y) * Func(in)(x, y + 1) + 3;
+    g(x, y) = f(x, y) + f(x + 1, y) + f(x, y + 1);
+    g.set_estimate(x, 0, 63).set_estimate(y, 0, 62);
+    Pipeline p(g);
+    TuneOptions o;
+    o.seconds = 0;
+    o.progress = false;
+    o.machine = MachineParams(2, 8u << 20, 40);
+    TuneResults r = p.auto_tune(Target::host(), o);
+    std::string built_in = p.auto_schedule(Target::host(), o.machine).schedule_source;
+    // The same directives (the headers differ).
+    EXPECT_EQ(r.schedule_source.substr(r.schedule_source.find('\n')),
+              built_in.substr(built_in.find('\n')));
+    EXPECT_EQ(r.best_ms, r.heuristic_ms);
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ std::string usage(const std::string &program) {
     std::ostringstream s;
     s << "usage: " << program
       << " -g <generator> -o <output dir> [-e <emit>[,<emit>...]] [-f <function name>]\n"
+      << "       [--tune <seconds> [--tune-seed <n>] [--tune-log <file>]]\n"
       << "       [target=<target>] [<param>=<value> ...]\n"
       << "       " << program << " --list | --help\n"
       << "  -g  the registered generator to compile\n"
@@ -47,6 +48,10 @@ std::string usage(const std::string &program) {
     }
     s << "  -f  the name of the compiled function (a C identifier); default: the generator's "
          "name\n"
+      << "  --tune <seconds> searches for a faster schedule than the autoscheduler's by measuring\n"
+      << "      candidates on random inputs of the estimated sizes (Pipeline::auto_tune) for that\n"
+      << "      long, and compiles the fastest (-e schedule writes it as C++ source);\n"
+      << "      --tune-seed makes another search, --tune-log appends one JSON line per candidate\n"
       << "  target=<target>  e.g. host, host-avx2, x86-64-linux-avx512; default host\n"
       << "  <param>=<value>  sets a GeneratorParam of the generator (see below)\n";
     return s.str();
@@ -116,7 +121,21 @@ struct CommandLine {
     std::string generator, output_dir, function_name;
     std::vector<Emit> emits = {Emit::StaticLibrary, Emit::Header};
     std::vector<std::pair<std::string, std::string>> params;
+    /// --tune: seconds of measured search (negative: none).
+    double tune_seconds = -1;
+    uint64_t tune_seed = 1;
+    std::string tune_log;
 };
+
+double number_of(const std::string &flag, const std::string &text) {
+    try {
+        size_t used = 0;
+        double v = std::stod(text, &used);
+        if (used == text.size() && v >= 0) return v;
+    } catch (const std::exception &) {
+    }
+    throw UsageError{flag + ": cannot use \"" + text + "\"; write a non-negative number."};
+}
 
 CommandLine parse(int argc, char **argv) {
     CommandLine c;
@@ -140,6 +159,12 @@ CommandLine parse(int argc, char **argv) {
             c.function_name = value("function name");
         } else if (arg == "-e") {
             c.emits = parse_emits(value("emit,..."));
+        } else if (arg == "--tune") {
+            c.tune_seconds = number_of(arg, value("seconds"));
+        } else if (arg == "--tune-seed") {
+            c.tune_seed = static_cast<uint64_t>(number_of(arg, value("n")));
+        } else if (arg == "--tune-log") {
+            c.tune_log = value("file");
         } else if (arg.size() > 1 && arg[0] != '-' && arg.find('=') != std::string::npos &&
                    arg.find('=') > 0) {
             size_t eq = arg.find('=');
@@ -152,7 +177,8 @@ CommandLine parse(int argc, char **argv) {
         } else {
             throw UsageError{
                 "unknown argument \"" + arg +
-                "\"; flags are -g, -o, -e, -f, --list, --help, and GeneratorParams are "
+                "\"; flags are -g, -o, -e, -f, --tune, --tune-seed, --tune-log, --list, --help, "
+                "and GeneratorParams are "
                 "written <param>=<value>."};
         }
     }
@@ -186,6 +212,18 @@ int run(int argc, char **argv) {
         std::unique_ptr<GeneratorBase> g = dsl::create_generator(c.generator);
         for (const auto &[name, value] : c.params)
             g->set_param(name, value);
+        if (c.tune_seconds >= 0) {
+            dsl::TuneOptions o;
+            o.seconds = c.tune_seconds;
+            o.seed = c.tune_seed;
+            o.log_file = c.tune_log;
+            const std::string mp = g->machine_params.value();
+            o.machine = mp.empty() ? dsl::MachineParams::host() : dsl::MachineParams(mp);
+            dsl::TuneResults r = g->tune(o);
+            std::cout << c.generator << ": tuned for " << c.tune_seconds << " s, " << r.measured
+                      << " candidates (" << r.rejected << " refused): " << r.best_ms
+                      << " ms against the autoscheduler's " << r.heuristic_ms << " ms\n";
+        }
         g->emit(c.output_dir, c.function_name, c.emits);
         return 0;
     } catch (const UsageError &e) {

@@ -1,0 +1,328 @@
+// Pipeline::auto_tune: a measured search over the heuristic's parameters (Knobs). Each
+// generation draws candidates (at random at first, then by mutating the fastest so far), lets
+// the heuristic schedule the pipeline with each, drops schedules already seen, ranks the rest by
+// the cost model, and measures the best ranked (and one more at random, so that the model's
+// blind spots get explored): compiled through the JIT (whose caches keep every schedule seen),
+// realized at the outputs' estimated sizes, compared with the built-in schedule's output, and
+// timed as the fastest of several runs.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "autoschedule/Heuristic.h"
+#include "autoschedule/Model.h"
+#include "autoschedule/ScheduleWriter.h"
+#include "dsl/Pipeline.h"
+#include "ir/Error.h"
+
+namespace dsl {
+
+namespace {
+
+using autoschedule::Knobs;
+
+struct Candidate {
+    Knobs knobs;
+    std::string source;
+    double cost = 0;
+    double ms = std::numeric_limits<double>::infinity();
+};
+
+template <typename T>
+T pick(std::mt19937_64 &rng, const std::vector<T> &values) {
+    return values[rng() % values.size()];
+}
+
+/// Changes one of the knobs (all of them when `all`) to a value drawn from its range.
+void mutate(Knobs &k, std::mt19937_64 &rng, bool all) {
+    const int n = 12;
+    int which = static_cast<int>(rng() % n);
+    for (int i = 0; i < n; i++) {
+        if (!all && i != which) continue;
+        switch (i) {
+            case 0:
+                k.strip_rows = pick<int>(rng, {4, 8, 16, 32, 64, 128});
+                break;
+            case 1:
+                k.max_recompute = pick<double>(rng, {1.1, 1.25, 1.5, 2.0, 3.0});
+                break;
+            case 2:
+                k.min_parallel_points = pick<int64_t>(rng, {1 << 12, 1 << 14, 1 << 16});
+                break;
+            case 3:
+                k.inline_margin = pick<double>(rng, {0.5, 0.75, 1.0, 1.5});
+                break;
+            case 4:
+                k.boundary_reads = pick<double>(rng, {4, 16, 32, 1e9});
+                break;
+            case 5:
+                k.vector_registers = pick<int>(rng, {0, 1, 2, 4});
+                break;
+            case 6:
+                k.tile_vectors = pick<int>(rng, {0, 1, 2, 3, 4, 6});
+                break;
+            case 7:
+                k.tile_rows = pick<int>(rng, {0, 2, 4, 6, 8, 12});
+                break;
+            case 8:
+                k.tile_columns = rng() % 2 == 0;
+                break;
+            case 9:
+                k.panels = rng() % 2 == 0;
+                break;
+            case 10:
+                k.rfactor_chunks_per_thread = pick<int>(rng, {1, 2, 4, 8, 16});
+                break;
+            case 11:
+                k.min_rfactor_points = pick<int64_t>(rng, {1 << 12, 1 << 16, 1 << 20});
+                break;
+        }
+    }
+}
+
+/// Whether `actual` matches `expected` (same type and shape): integers equal, floats within
+/// `tolerance` of the largest magnitude.
+bool same_values(const Buffer<> &expected, const Buffer<> &actual, double tolerance) {
+    const size_t n = static_cast<size_t>(expected.number_of_elements());
+    const Type t = expected.type();
+    if (t.is_float() && (t.bits() == 32 || t.bits() == 64)) {
+        auto at = [&](const Buffer<> &b, size_t i) {
+            return t.bits() == 32 ? static_cast<double>(static_cast<const float *>(b.data())[i])
+                                  : static_cast<const double *>(b.data())[i];
+        };
+        double largest = 0;
+        for (size_t i = 0; i < n; i++)
+            largest = std::max(largest, std::fabs(at(expected, i)));
+        for (size_t i = 0; i < n; i++) {
+            double e = at(expected, i), a = at(actual, i);
+            if (std::isnan(e) != std::isnan(a)) return false;
+            if (!std::isnan(e) && std::fabs(e - a) > tolerance * largest) return false;
+        }
+        return true;
+    }
+    return std::memcmp(expected.data(), actual.data(), n * static_cast<size_t>(t.bytes())) == 0;
+}
+
+class Tuner {
+  public:
+    Tuner(Pipeline &p, const Target &target, const TuneOptions &o)
+        : p_(p), target_(target), o_(o), rng_(o.seed) {}
+
+    TuneResults run() {
+        start_ = std::chrono::steady_clock::now();
+        if (!o_.log_file.empty()) {
+            log_.open(o_.log_file, std::ios::app);
+            user_assert(log_.good()) << "auto_tune: cannot write the log " << o_.log_file << ".";
+        }
+        // The built-in schedule: the reference output, and the time to beat.
+        Candidate heuristic = schedule(Knobs());
+        make_outputs();
+        try {
+            p_.compile_jit(target_);
+            p_.realize(outputs_, target_);
+        } catch (const Error &e) {
+            user_error << "auto_tune: the pipeline with the built-in autoscheduler's schedule does "
+                          "not run at the estimated sizes: "
+                       << e.what() << " Bind every ImageParam to a buffer of the size to tune for.";
+        }
+        for (const Buffer<> &b : outputs_.buffers())
+            reference_.push_back(b.copy());
+        heuristic.ms = time_runs();
+        heuristic_ms_ = heuristic.ms;
+        record(heuristic, true);
+        seen_.insert(heuristic.source);
+        measured_.push_back(heuristic);
+        TuneResults r;
+        r.heuristic_ms = heuristic.ms;
+
+        int generation = 0;
+        while (elapsed() < o_.seconds) {
+            std::vector<Candidate> batch;
+            for (int tries = 0; tries < 24 && batch.size() < 12; tries++) {
+                Knobs k;
+                if (generation < 2 || measured_.size() < 4) {
+                    mutate(k, rng_, true);  // sampling
+                } else {
+                    // Refinement: one of the four fastest, one or two knobs changed.
+                    std::sort(measured_.begin(), measured_.end(),
+                              [](const Candidate &a, const Candidate &b) { return a.ms < b.ms; });
+                    k = measured_[rng_() % std::min<size_t>(4, measured_.size())].knobs;
+                    mutate(k, rng_, false);
+                    if (rng_() % 2) mutate(k, rng_, false);
+                }
+                Candidate c = schedule(k);
+                if (seen_.insert(c.source).second) batch.push_back(std::move(c));
+            }
+            generation++;
+            if (batch.empty()) {
+                if (generation > 50) break;  // nothing new left to try
+                continue;
+            }
+            std::sort(batch.begin(), batch.end(),
+                      [](const Candidate &a, const Candidate &b) { return a.cost < b.cost; });
+            std::vector<size_t> chosen = {0};
+            if (batch.size() > 1) chosen.push_back(1);
+            if (batch.size() > 2) chosen.push_back(2 + rng_() % (batch.size() - 2));
+            for (size_t i : chosen) {
+                if (elapsed() >= o_.seconds) break;
+                measure(batch[i]);
+            }
+        }
+        if (o_.progress && isatty(2)) std::fprintf(stderr, "\n");
+
+        auto best =
+            std::min_element(measured_.begin(), measured_.end(),
+                             [](const Candidate &a, const Candidate &b) { return a.ms < b.ms; });
+        Candidate final_choice = schedule(best->knobs);
+        r.schedule_source = final_choice.source;
+        r.best_ms = best->ms;
+        r.measured = static_cast<int>(measured_.size()) - 1 + rejected_;  // past the built-in
+        r.rejected = rejected_;
+        r.best_parameters = best->knobs.to_string();
+        return r;
+    }
+
+  private:
+    double elapsed() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+
+    /// Schedules the pipeline with `k` (through the heuristic) and returns the candidate.
+    Candidate schedule(const Knobs &k) {
+        autoschedule::reset_schedules(p_.outputs());
+        autoschedule::Model model(p_.outputs(), target_);
+        autoschedule::ScheduleWriter writer("dsl auto_tune, target " + target_.to_string() +
+                                            ", machine " + o_.machine.to_string() + "; " +
+                                            k.to_string());
+        autoschedule::Plan plan = autoschedule::schedule_pipeline(model, writer, o_.machine, k);
+        Candidate c;
+        c.knobs = k;
+        c.source = writer.source();
+        c.cost = plan.cost;
+        // The header names the knobs; two knob sets giving the same directives are one schedule.
+        c.source = c.source.substr(c.source.find('\n') + 1);
+        c.source = "// dsl auto_tune, target " + target_.to_string() + ", machine " +
+                   o_.machine.to_string() + "\n" + c.source;
+        return c;
+    }
+
+    void make_outputs() {
+        std::vector<Buffer<>> buffers;
+        autoschedule::Model model(p_.outputs(), target_);
+        for (const Func &f : p_.outputs()) {
+            const autoschedule::Box &region = model.info(f.name()).region;
+            std::vector<int> sizes;
+            for (const autoschedule::Span &s : region)
+                sizes.push_back(static_cast<int>(s.extent()));
+            for (const Type &t : f.types()) {
+                Buffer<> b(t, sizes);
+                for (size_t d = 0; d < region.size(); d++)
+                    b.translate(static_cast<int>(d), static_cast<int>(region[d].min));
+                buffers.push_back(b);
+            }
+        }
+        outputs_ = Realization(buffers);
+    }
+
+    double time_runs() {
+        double best = std::numeric_limits<double>::infinity();
+        for (int i = 0; i < std::max(1, o_.repetitions); i++) {
+            auto t0 = std::chrono::steady_clock::now();
+            p_.realize(outputs_, target_);
+            double ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+            best = std::min(best, ms);
+        }
+        return best;
+    }
+
+    void measure(Candidate &c) {
+        schedule(c.knobs);
+        bool ok = true;
+        std::string why;
+        try {
+            p_.compile_jit(target_);
+            p_.realize(outputs_, target_);
+            for (size_t i = 0; i < reference_.size(); i++) {
+                if (!same_values(reference_[i], outputs_[i], o_.tolerance)) {
+                    ok = false;
+                    why = "the output differs from the built-in schedule's";
+                }
+            }
+            if (ok) c.ms = time_runs();
+        } catch (const Error &e) {
+            ok = false;
+            why = e.what();
+        }
+        if (ok) {
+            measured_.push_back(c);
+        } else {
+            rejected_++;
+        }
+        record(c, ok, why);
+    }
+
+    void record(const Candidate &c, bool ok, const std::string &why = "") {
+        count_++;
+        double best = std::numeric_limits<double>::infinity();
+        for (const Candidate &m : measured_)
+            best = std::min(best, m.ms);
+        if (ok) best = std::min(best, c.ms);
+        if (log_.is_open()) {
+            std::string reason;
+            for (char ch : why) {
+                if (ch == '"' || ch == '\\') reason += '\\';
+                reason += ch == '\n' ? ' ' : ch;
+            }
+            log_ << "{\"candidate\": " << count_ << ", \"seconds\": " << elapsed()
+                 << ", \"ok\": " << (ok ? "true" : "false") << ", \"ms\": " << (ok ? c.ms : -1.0)
+                 << ", \"cost\": " << c.cost << ", \"parameters\": \"" << c.knobs.to_string()
+                 << "\"" << (ok ? "" : ", \"error\": \"" + reason + "\"") << "}\n";
+            log_.flush();
+        }
+        if (o_.progress && isatty(2)) {
+            std::fprintf(stderr,
+                         "\rauto_tune: %d candidates, best %.3f ms (built-in %.3f ms), %.0f / "
+                         "%.0f s   ",
+                         count_, best, heuristic_ms_ > 0 ? heuristic_ms_ : c.ms, elapsed(),
+                         o_.seconds);
+        }
+    }
+
+    Pipeline &p_;
+    Target target_;
+    TuneOptions o_;
+    std::mt19937_64 rng_;
+    std::chrono::steady_clock::time_point start_;
+    Realization outputs_{std::vector<Buffer<>>{}};
+    double heuristic_ms_ = 0;
+    std::vector<Buffer<>> reference_;
+    std::vector<Candidate> measured_;
+    std::set<std::string> seen_;
+    int rejected_ = 0, count_ = 0;
+    std::ofstream log_;
+};
+
+}  // namespace
+
+TuneResults Pipeline::auto_tune(const Target &target, const TuneOptions &options) {
+    user_assert(defined()) << "auto_tune: the Pipeline has no outputs; give it a Func.";
+    user_assert(!target.has_gpu_feature())
+        << "auto_tune: the target " << target.to_string()
+        << " has a GPU API; the autoscheduler schedules for the CPU only so far.";
+    user_assert(options.seconds >= 0 && options.repetitions >= 1)
+        << "auto_tune: the budget must be at least 0 seconds and the repetitions at least 1.";
+    return Tuner(*this, target, options).run();
+}
+
+}  // namespace dsl
