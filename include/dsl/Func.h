@@ -74,6 +74,9 @@ enum class TailStrategy : uint8_t {
     PredicateStores = GuardWithIf
 };
 
+/// The strategy as C++ source names it: "TailStrategy::GuardWithIf".
+const char *tail_strategy_code(TailStrategy t);
+
 /// What a prefetch does where the region it names reaches past the data (the last rows of an
 /// image, with an offset of one row).
 enum class PrefetchBoundStrategy : uint8_t {

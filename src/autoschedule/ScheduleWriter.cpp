@@ -8,24 +8,6 @@
 
 namespace dsl::autoschedule {
 
-namespace {
-const char *tail_name(TailStrategy t) {
-    switch (t) {
-        case TailStrategy::RoundUp:
-            return "TailStrategy::RoundUp";
-        case TailStrategy::GuardWithIf:
-            return "TailStrategy::GuardWithIf";
-        case TailStrategy::ShiftInwards:
-            return "TailStrategy::ShiftInwards";
-        case TailStrategy::PartialTile:
-            return "TailStrategy::PartialTile";
-        case TailStrategy::Auto:
-            break;
-    }
-    return "TailStrategy::Auto";
-}
-}  // namespace
-
 std::string ScheduleWriter::ident(const std::string &name, bool is_func) {
     auto &table = is_func ? func_idents_ : loop_idents_;
     auto it = table.find(name);
@@ -107,7 +89,7 @@ void ScheduleWriter::split(const std::string &f, int s, const std::string &var,
     stage(f, s).split(loop(var), loop(outer), loop(inner), factor, tail);
     std::string d = "split(" + ident(var, false) + ", " + ident(outer, false) + ", " +
                     ident(inner, false) + ", " + std::to_string(factor);
-    if (tail != TailStrategy::Auto) d += std::string(", ") + tail_name(tail);
+    if (tail != TailStrategy::Auto) d += std::string(", ") + tail_strategy_code(tail);
     record(f, s, d + ")");
 }
 
@@ -141,7 +123,7 @@ void ScheduleWriter::vectorize(const std::string &f, int s, const std::string &v
                                TailStrategy tail) {
     stage(f, s).vectorize(loop(var), factor, tail);
     std::string d = "vectorize(" + ident(var, false) + ", " + std::to_string(factor);
-    if (tail != TailStrategy::Auto) d += std::string(", ") + tail_name(tail);
+    if (tail != TailStrategy::Auto) d += std::string(", ") + tail_strategy_code(tail);
     record(f, s, d + ")");
 }
 

@@ -69,19 +69,23 @@ class ForgetImageParams : public ir::IRMutator {
     BufferConstraints &b_;
 };
 
+/// A bound of buffer `b` as a constraint or an estimate stores it: checked (an integer of
+/// constants, Params and buffers' bounds; `where` says which), int32, with ImageParams by name.
+Expr checked_bound(BufferConstraints &b, const std::string &where, const Expr &value) {
+    Expr v = value;
+    user_assert(v.type().is_scalar() && v.type().is_int_or_uint() && !v.type().is_bool())
+        << where << " is " << v << " of type " << v.type() << "; buffer bounds are integers.";
+    CheckConstraint check(where);
+    check.include(v);
+    v = cast(Int(32), v);
+    if (!b.param.expired()) v = ForgetImageParams(b).mutate(v);
+    return v;
+}
+
 void set_constraint(BufferConstraints &b, int d, BufferField f, const Expr &value) {
     std::string where = b.owner + ": the constraint dim(" + std::to_string(d) + ").set_" +
                         ir::field_name(f) + "(...)";
-    Expr v = value;
-    if (v.defined()) {
-        user_assert(v.type().is_scalar() && v.type().is_int_or_uint() && !v.type().is_bool())
-            << where << " is " << v << " of type " << v.type() << "; buffer bounds are integers.";
-        CheckConstraint check(where);
-        check.include(v);
-        v = cast(Int(32), v);
-        if (!b.param.expired()) v = ForgetImageParams(b).mutate(v);
-    }
-    b.dims[d][f] = v;
+    b.dims[d][f] = value.defined() ? checked_bound(b, where, value) : value;
     // Lowering reads the constraints, so compiled pipelines are stale.
     lang::bump_pipeline_epoch();
 }
@@ -142,18 +146,10 @@ Dimension Dimension::set_estimate(const Expr &min, const Expr &extent) const {
     BufferConstraints &b = *buffer_;
     std::string where =
         b.owner + ": the estimate dim(" + std::to_string(d_) + ").set_estimate(...)";
-    Expr ends[2] = {min, extent};
-    for (Expr &v : ends) {
-        user_assert(v.defined()) << where << " is undefined; give the min and the extent.";
-        user_assert(v.type().is_scalar() && v.type().is_int_or_uint() && !v.type().is_bool())
-            << where << " is " << v << " of type " << v.type() << "; buffer bounds are integers.";
-        CheckConstraint check(where);
-        check.include(v);
-        v = cast(Int(32), v);
-        if (!b.param.expired()) v = ForgetImageParams(b).mutate(v);
-    }
-    b.dims[d_].estimate_min = ends[0];
-    b.dims[d_].estimate_extent = ends[1];
+    for (const Expr *v : {&min, &extent})
+        user_assert(v->defined()) << where << " is undefined; give the min and the extent.";
+    b.dims[d_].estimate_min = checked_bound(b, where, min);
+    b.dims[d_].estimate_extent = checked_bound(b, where, extent);
     return *this;
 }
 Expr Dimension::min_estimate() const {

@@ -500,42 +500,54 @@ Func &Func::store_root() {
     return *this;
 }
 
-Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
+const char *tail_strategy_code(TailStrategy t) {
+    switch (t) {
+        case TailStrategy::Auto:
+            return "TailStrategy::Auto";
+        case TailStrategy::RoundUp:
+            return "TailStrategy::RoundUp";
+        case TailStrategy::GuardWithIf:
+            return "TailStrategy::GuardWithIf";
+        case TailStrategy::ShiftInwards:
+            return "TailStrategy::ShiftInwards";
+        case TailStrategy::PartialTile:
+            return "TailStrategy::PartialTile";
+    }
+    return "TailStrategy::Auto";
+}
+
+namespace {
+
+/// Replaces the entry of pure Var `var` in `ranges` (a Func's bounds or estimates) by
+/// [min, min + extent), checking the Var and the types; `what` names the directive.
+void set_range_of(const lang::FunctionContents &f, std::vector<schedule::Bound> &ranges,
+                  const char *what, const Var &var, const Expr &min, const Expr &extent) {
     bool known = false;
-    for (const std::string &a : contents_->args)
+    for (const std::string &a : f.args)
         known |= a == var.name();
-    user_assert(known) << "Func \"" << name() << "\": bound() of \"" << var.name()
+    user_assert(known) << "Func \"" << f.name << "\": " << what << "() of \"" << var.name()
                        << "\", which is not one of its pure Vars.";
     for (const Expr *e : {&min, &extent}) {
         user_assert(e->defined() && e->type().is_int_or_uint() && e->type().is_scalar() &&
                     !e->type().is_bool())
-            << "Func \"" << name() << "\": the bounds given to bound(" << var.name()
+            << "Func \"" << f.name << "\": the bounds given to " << what << "(" << var.name()
             << ") must be integers.";
     }
-    auto &bounds = contents_->schedule.bounds;
-    for (auto it = bounds.begin(); it != bounds.end();)
-        it = it->var == var.name() ? bounds.erase(it) : it + 1;
-    bounds.push_back({var.name(), cast(Int(32), min), cast(Int(32), extent)});
+    for (auto it = ranges.begin(); it != ranges.end();)
+        it = it->var == var.name() ? ranges.erase(it) : it + 1;
+    ranges.push_back({var.name(), cast(Int(32), min), cast(Int(32), extent)});
+}
+
+}  // namespace
+
+Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
+    set_range_of(*contents_, contents_->schedule.bounds, "bound", var, min, extent);
     Function(contents_).touch();
     return *this;
 }
 
 Func &Func::set_estimate(const Var &var, const Expr &min, const Expr &extent) {
-    bool known = false;
-    for (const std::string &a : contents_->args)
-        known |= a == var.name();
-    user_assert(known) << "Func \"" << name() << "\": set_estimate() of \"" << var.name()
-                       << "\", which is not one of its pure Vars.";
-    for (const Expr *e : {&min, &extent}) {
-        user_assert(e->defined() && e->type().is_int_or_uint() && e->type().is_scalar() &&
-                    !e->type().is_bool())
-            << "Func \"" << name() << "\": the estimate given to set_estimate(" << var.name()
-            << ") must be integers.";
-    }
-    auto &estimates = contents_->schedule.estimates;
-    for (auto it = estimates.begin(); it != estimates.end();)
-        it = it->var == var.name() ? estimates.erase(it) : it + 1;
-    estimates.push_back({var.name(), cast(Int(32), min), cast(Int(32), extent)});
+    set_range_of(*contents_, contents_->schedule.estimates, "set_estimate", var, min, extent);
     return *this;
 }
 

@@ -48,8 +48,9 @@ TEST(Generator, MembersAreListedInDeclarationOrder) {
         params.push_back(p->member_name());
     for (const auto *in : g->inputs())
         inputs.push_back(in->member_name());
-    EXPECT_EQ(params,
-              (std::vector<std::string>{"target", "shift", "out_type", "rounding", "label"}));
+    EXPECT_EQ(params, (std::vector<std::string>{"target", "autoscheduler", "auto_schedule",
+                                                "machine_params", "shift", "out_type", "rounding",
+                                                "label"}));
     EXPECT_EQ(inputs, (std::vector<std::string>{"input", "offset"}));
     ASSERT_EQ(g->outputs().size(), 1u);
     std::vector<Argument> args = g->arguments();

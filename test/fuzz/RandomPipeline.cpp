@@ -21,19 +21,7 @@ std::string type_code(Type t) {
 }
 
 const char *tail_code(TailStrategy t) {
-    switch (t) {
-        case TailStrategy::Auto:
-            return "TailStrategy::Auto";
-        case TailStrategy::RoundUp:
-            return "TailStrategy::RoundUp";
-        case TailStrategy::GuardWithIf:
-            return "TailStrategy::GuardWithIf";
-        case TailStrategy::ShiftInwards:
-            return "TailStrategy::ShiftInwards";
-        case TailStrategy::PartialTile:
-            return "TailStrategy::PartialTile";
-    }
-    return "?";
+    return tail_strategy_code(t);
 }
 
 /// An expression and the C++ that builds it.
