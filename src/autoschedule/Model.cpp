@@ -515,6 +515,13 @@ namespace {
 /// storage order stay: they are part of what the user said about the Func, not of a schedule.
 void reset_schedule(const lang::Function &f) {
     lang::FunctionContents &c = f.contents();
+    // rfactor changed the algorithm's updates: the originals come back, and the partial
+    // results' Funcs drop out of the pipeline.
+    // (Their names are free again: the next rfactor's Func is named as the first was.)
+    if (!c.updates_before_rfactor.empty()) c.rfactor_intermediates = 0;
+    for (auto &[index, original] : c.updates_before_rfactor)
+        c.updates[index] = original;
+    c.updates_before_rfactor.clear();
     c.schedule.compute_level = {};
     c.schedule.store_level = {};
     c.schedule.memory_type = ir::MemoryType::Auto;

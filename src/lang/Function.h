@@ -58,6 +58,10 @@ struct FunctionContents {
     uint64_t version = 0;
     /// How many Funcs rfactor has made from this one's updates (they are named after it).
     int rfactor_intermediates = 0;
+    /// The updates rfactor replaced, by index, as they were before the first rfactor: an
+    /// rfactor is a schedule, and resetting a Func's schedule (autoschedule::reset_schedules)
+    /// puts them back.
+    std::map<int, Definition> updates_before_rfactor;
     /// Func::trace_loads(), trace_stores(), trace_realizations(): print a line per event.
     bool trace_loads = false, trace_stores = false, trace_realizations = false;
     /// Func::in(): the wrappers that replace calls to this Func, by the name of the Func whose

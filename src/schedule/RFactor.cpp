@@ -298,6 +298,8 @@ Func Stage::rfactor(std::vector<std::pair<RVar, Var>> preserved) {
                                      FunctionPtr(func_)));
         partial.push_back(intm(partial_args)[i]);
     }
+    // The update as it was, so that resetting the schedule (the autoscheduler does) can undo it.
+    func_->updates_before_rfactor.emplace(stage_ - 1, f.updates()[stage_ - 1]);
     f.replace_update(stage_ - 1, f_args, op->combine(current, partial), kept_domain);
     if (!b.dropped_directives.empty()) {
         std::string loops;

@@ -117,6 +117,14 @@ TEST(AutoSchedule, SerialReductionIsSplitByRFactor) {
     pixels.for_each_element([&](int x, int y) { expected[pixels(x, y)]++; });
     for (int b = 0; b < 256; b++)
         EXPECT_EQ(h(b), expected[b]) << "bin " << b;
+    // Scheduling again undoes the rfactor first: the same schedule, not partials of partials,
+    // and the source applies to a fresh copy of the algorithm.
+    std::string again = auto_schedule(hist);
+    EXPECT_EQ(again, source);
+    EXPECT_EQ(Pipeline(hist).funcs().size(), 2u);  // hist and its one intermediate
+    Buffer<int32_t> h2 = hist.realize({256});
+    for (int b = 0; b < 256; b++)
+        EXPECT_EQ(h2(b), expected[b]) << "bin " << b;
 }
 
 TEST(AutoSchedule, TuplesAndSeveralOutputs) {
