@@ -347,23 +347,13 @@ void register_dsl_benchmarks(const AppSpec &spec) {
         (benchmark::AddCustomContext("dsl_target", host_target_description()), true);
     (void)context_added;
     const std::string app = spec.name;
-    benchmark::RegisterBenchmark((app + "/dsl").c_str(),
-                                 [app](benchmark::State &s) { run_app(s, app, How::Hand); })
-        ->ArgName("threads")
-        ->Arg(1)
-        ->Arg(2)
-        ->UseRealTime()
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark((app + "/dsl_auto").c_str(),
-                                 [app](benchmark::State &s) { run_app(s, app, How::Auto); })
-        ->ArgName("threads")
-        ->Arg(1)
-        ->Arg(2)
-        ->UseRealTime()
-        ->Unit(benchmark::kMillisecond);
-    if (tune_seconds() > 0) {
-        benchmark::RegisterBenchmark((app + "/dsl_tuned").c_str(),
-                                     [app](benchmark::State &s) { run_app(s, app, How::Tuned); })
+    const std::pair<const char *, How> runs[] = {
+        {"/dsl", How::Hand}, {"/dsl_auto", How::Auto}, {"/dsl_tuned", How::Tuned}};
+    for (const auto &[suffix, how] : runs) {
+        if (how == How::Tuned && tune_seconds() <= 0) continue;
+        const How h = how;
+        benchmark::RegisterBenchmark((app + suffix).c_str(),
+                                     [app, h](benchmark::State &s) { run_app(s, app, h); })
             ->ArgName("threads")
             ->Arg(1)
             ->Arg(2)

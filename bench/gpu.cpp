@@ -1,9 +1,9 @@
-// GPU throughput: a 3x3 blur of a uint16 image (GB/s moved: the input read once and the output
-// written once) and a float matrix multiply through shared-memory tiles (GFLOP/s, 2 N^3), on the
-// GPU API of DSL_BENCH_GPU_TARGET (default host-cuda; host-opencl for PoCL). The buffers stay on
-// the device between runs (Buffer::copy_to_device), so each run times the kernels alone, up to
-// device_sync(). A machine without that device skips both with the reason.
-// scripts/gpu_check.sh runs them on a machine with an NVIDIA GPU:
+// GPU throughput: the blur app (apps/blur, 3x3 uint16, its GPU schedule schedule_blur_gpu; GB/s
+// moved: the input read once and the output written once) and a float matrix multiply through
+// shared-memory tiles (GFLOP/s, 2 N^3), on the GPU API of DSL_BENCH_GPU_TARGET (default host-cuda;
+// host-opencl for PoCL). The buffers stay on the device between runs (Buffer::copy_to_device), so
+// each run times the kernels alone, up to device_sync(). A machine without that device skips both
+// with the reason. scripts/gpu_check.sh runs them on a machine with an NVIDIA GPU:
 //   dsl_bench --benchmark_filter=gpu/
 // No peer runs here: cuBLAS is not among this project's dependencies.
 
@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "blur.h"
 #include "dsl/dsl.h"
 
 namespace dsl_bench {
@@ -28,16 +29,14 @@ Target gpu_bench_target() {
 
 void gpu_blur(benchmark::State &state) {
     const int w = static_cast<int>(state.range(0)), h = w;
-    Buffer<uint16_t> in(w + 2, h + 2), out(w, h);
+    Buffer<uint16_t> in(w, h), out(w, h);
     std::mt19937 rng(5);
     in.for_each_element([&](int x, int y) { in(x, y) = static_cast<uint16_t>(rng()); });
-    in.translate({-1, -1});
-    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
-    Func blur_x("blur_x"), blur_y("blur_y");
-    blur_x(x, y) = (in(x - 1, y) + in(x, y) + in(x + 1, y)) / 3;
-    blur_y(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3;
-    blur_y.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
-    blur_x.compute_at(blur_y, bx).gpu_threads(x, y);
+    ImageParam input(UInt(16), 2, "input");
+    input.set(in);
+    dsl_apps::BlurPipeline p = dsl_apps::make_blur(input);
+    dsl_apps::schedule_blur_gpu(p);
+    Func blur_y = p.blur_y;
     const Target target = gpu_bench_target();
     try {
         in.copy_to_device(target);

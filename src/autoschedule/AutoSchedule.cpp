@@ -2,7 +2,6 @@
 // builds the model, lets the heuristic schedule them, and returns the schedule as source.
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <sstream>
 #include <thread>
@@ -75,15 +74,11 @@ AutoSchedulerResults Pipeline::auto_schedule(const std::string &autoscheduler_na
         if (mp.last_level_cache_size == 0) mp.last_level_cache_size = h.last_level_cache_size;
         if (mp.balance <= 0) mp.balance = h.balance;
     }
-    auto start = std::chrono::steady_clock::now();
     autoschedule::reset_schedules(outputs_);
     autoschedule::Model model(outputs_, target);
     autoschedule::ScheduleWriter writer("dsl autoscheduler, target " + target.to_string() +
                                         ", machine " + mp.to_string());
     autoschedule::Plan plan = autoschedule::schedule_pipeline(model, writer, mp);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    (void)seconds;
     AutoSchedulerResults r;
     r.scheduler_name = "dsl";
     r.target = target;

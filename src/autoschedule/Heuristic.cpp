@@ -117,49 +117,38 @@ class Scheduler {
 
     /// Adds the arithmetic of inlined Funcs to the stages of `f` that call them.
     void fold_inlined_costs(FuncInfo &f) {
-        {
-            for (StageInfo &s : f.stages) {
-                double ops = s.ops, loads = s.loads;
-                for (const auto &[callee, n] : s.calls) {
-                    if (!is_inlined(callee)) continue;
-                    const StageInfo &c = m_.info(callee).stages[0];
-                    ops += n * c.ops;
-                    s.index_ops += n * c.index_ops;
-                    loads += n * (c.loads - 1);
-                    s.widest_bits = std::max(s.widest_bits, c.widest_bits);
-                }
-                s.ops = ops;
-                s.loads = std::max(0.0, loads);
+        for (StageInfo &s : f.stages) {
+            for (const auto &[callee, n] : s.calls) {
+                if (!is_inlined(callee)) continue;
+                const StageInfo &c = m_.info(callee).stages[0];
+                s.ops += n * c.ops;
+                s.index_ops += n * c.index_ops;
+                s.loads = std::max(0.0, s.loads + n * (c.loads - 1));
+                s.widest_bits = std::max(s.widest_bits, c.widest_bits);
             }
         }
     }
 
-    /// The Funcs that read `name` once inlined Funcs are substituted.
+    /// The Funcs that read `name` (or that `name` reads, for `producers`) once inlined Funcs
+    /// are substituted.
+    std::set<std::string> effective_neighbours(const std::string &name, bool producers) const {
+        const FuncInfo &f = m_.info(name);
+        std::set<std::string> out;
+        for (const std::string &n : producers ? f.producers : f.consumers) {
+            if (!is_inlined(n)) {
+                out.insert(n);
+                continue;
+            }
+            for (const std::string &nn : effective_neighbours(n, producers))
+                out.insert(nn);
+        }
+        return out;
+    }
     std::set<std::string> effective_consumers(const std::string &name) const {
-        std::set<std::string> out;
-        for (const std::string &c : m_.info(name).consumers) {
-            if (is_inlined(c)) {
-                for (const std::string &cc : effective_consumers(c))
-                    out.insert(cc);
-            } else {
-                out.insert(c);
-            }
-        }
-        return out;
+        return effective_neighbours(name, false);
     }
-
-    /// The Funcs `name` reads once inlined Funcs are substituted.
     std::set<std::string> effective_producers(const std::string &name) const {
-        std::set<std::string> out;
-        for (const std::string &p : m_.info(name).producers) {
-            if (is_inlined(p)) {
-                for (const std::string &pp : effective_producers(p))
-                    out.insert(pp);
-            } else {
-                out.insert(p);
-            }
-        }
-        return out;
+        return effective_neighbours(name, true);
     }
 
     /// Whether stage `s` reads `f`, directly or through inlined Funcs.

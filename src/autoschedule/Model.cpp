@@ -50,7 +50,7 @@ namespace {
 class CostCounter : public IRVisitor {
   public:
     double ops = 0, loads = 0, index_ops = 0;
-    int widest = 8, narrowest = 64;
+    int widest = 8;
     std::map<std::string, int> calls;
     std::vector<std::pair<std::string, std::set<std::string>>> operand_vars;
 
@@ -59,7 +59,6 @@ class CostCounter : public IRVisitor {
     void note(const Type &t) {
         if (t.is_bool() || t.is_handle()) return;
         widest = std::max(widest, t.bits());
-        narrowest = std::min(narrowest, t.bits());
     }
 #define DSL_COUNT_BINARY(T, W)         \
     void visit(const T *op) override { \
@@ -147,35 +146,6 @@ class ReadsValues : public IRVisitor {
             found = true;
         IRVisitor::visit(op);
     }
-};
-
-/// Checks each call of one Func in a stage: pointwise (the stage's own left side) and whether
-/// its coordinates depend on loaded values.
-class CallShapes : public IRVisitor {
-  public:
-    CallShapes(const std::string &callee, const std::vector<Expr> &lhs)
-        : callee_(callee), lhs_(lhs) {}
-    bool pointwise = true, data_dependent = false, found = false;
-
-  protected:
-    using IRVisitor::visit;
-    void visit(const Call *op) override {
-        if (op->call_type == Call::CallType::Func && op->name == callee_) {
-            found = true;
-            if (op->args.size() != lhs_.size()) pointwise = false;
-            for (size_t i = 0; i < op->args.size(); i++) {
-                if (pointwise && !equal(op->args[i], lhs_[i])) pointwise = false;
-                ReadsValues r;
-                r.include(op->args[i]);
-                data_dependent |= r.found;
-            }
-        }
-        IRVisitor::visit(op);
-    }
-
-  private:
-    const std::string &callee_;
-    const std::vector<Expr> &lhs_;
 };
 
 /// The value a scalar Param was set to, as a constant.
@@ -338,16 +308,13 @@ void Model::analyse_func(const Function &f) {
                                   "(Param::set_estimate, ImageParam::dim(d).set_estimate).";
                 }
                 st.rvars.push_back({rv.var, {*lo, *lo + std::max<int64_t>(*ext, 1) - 1}});
-                st.loops.push_back(rv.var);
             }
         }
         for (size_t i = 0; i < f.args().size(); i++) {
             const std::string &a = f.args()[i];
             const auto *v = i < d.args.size() ? d.args[i].as<Variable>() : nullptr;
-            if (s == 0 || (v && v->name == a && !v->reduction_domain.defined())) {
+            if (s == 0 || (v && v->name == a && !v->reduction_domain.defined()))
                 st.pure_loops.push_back(a);
-                st.loops.push_back(a);
-            }
         }
         CostCounter cost;
         for (const Expr &v : d.values)
@@ -361,27 +328,26 @@ void Model::analyse_func(const Function &f) {
         st.ops = cost.ops;
         st.index_ops = cost.index_ops;
         st.loads = cost.loads;
-        int widest = cost.widest, narrowest = cost.narrowest;
-        for (const Type &t : f.output_types()) {
-            widest = std::max(widest, t.bits());
-            narrowest = std::min(narrowest, t.bits());
-        }
-        st.widest_bits = widest;
-        st.narrowest_bits = std::min(narrowest, widest);
+        st.widest_bits = cost.widest;
+        for (const Type &t : f.output_types())
+            st.widest_bits = std::max(st.widest_bits, t.bits());
         for (const auto &[callee, n] : cost.calls) {
             if (callee == f.name()) continue;
             st.calls[callee] = n;
             info.producers.insert(callee);
             FuncInfo &p = funcs_.at(callee);
             p.consumers.insert(f.name());
-            CallShapes shapes(callee, d.args);
-            for (const Expr &v : d.values)
-                shapes.include(v);
-            for (const Expr &a : d.args)
-                shapes.include(a);
-            shapes.include(d.predicate);
-            p.pointwise &= shapes.pointwise && !d.rdom.defined();
-            p.data_dependent |= shapes.data_dependent;
+            // Pointwise: every call at the stage's own left side; data-dependent: some
+            // coordinate reads a Func or an input.
+            for (const std::vector<Expr> &args : call_args(f.name(), s, callee)) {
+                p.pointwise &= !d.rdom.defined() && args.size() == d.args.size();
+                for (size_t i = 0; i < args.size(); i++) {
+                    p.pointwise &= i < d.args.size() && equal(args[i], d.args[i]);
+                    ReadsValues r;
+                    r.include(args[i]);
+                    p.data_dependent |= r.found;
+                }
+            }
         }
         info.stages.push_back(std::move(st));
     }
@@ -428,15 +394,12 @@ Box Model::footprint(const FuncInfo &f, const StageInfo &s, const Box &box,
                     }
                 }
             }
+            // Without an estimate, a whole 8- or 16-bit range (a look-up table) is kept.
             user_assert(found || (lo && hi && *hi - *lo <= (int64_t(1) << 16)))
                 << "auto_schedule: Func \"" << f.name << "\" reads \"" << callee
                 << "\" at coordinates that cannot be bounded in dimension " << i
                 << "; clamp them, or give \"" << callee << "\" an estimate of that dimension ("
                 << callee << ".set_estimate(" << c.func.args()[i] << ", min, extent)).";
-            if (!found) {
-                // A whole type's range of a look-up: bounded, but only the estimate says how
-                // much is used; keep it (a table of 2^16 entries is computed in full).
-            }
         }
         span.min = *lo;
         span.max = *hi;

@@ -29,20 +29,17 @@ void merge(Box &a, const Box &b);
 /// One stage: the pure definition (0) or an update (1, 2, ...).
 struct StageInfo {
     int index = 0;
-    /// The loops, innermost first, as the stage has them before any schedule: pure Vars of an
-    /// update only where its left side has them as they are.
-    std::vector<std::string> loops;
     /// The RVars (innermost first) with their concrete bounds.
     std::vector<std::pair<std::string, Span>> rvars;
     /// The pure Vars of the update's left side that are plain arguments (safe to vectorize and
     /// parallelize): its loops that are not RVars.
     std::vector<std::string> pure_loops;
-    /// Arithmetic per point (weighted operations), loads per point, and the widest and narrowest
-    /// type the stage computes in (bits).
+    /// Arithmetic per point (weighted operations), loads per point, and the widest type the
+    /// stage computes in or stores (bits).
     double ops = 0, loads = 0;
     /// Arithmetic in the coordinates of the calls (boundary conditions' clamps, offsets).
     double index_ops = 0;
-    int widest_bits = 8, narrowest_bits = 64;
+    int widest_bits = 8;
     /// The Funcs the stage calls and how many calls per point.
     std::map<std::string, int> calls;
     /// For each call of a Func or an input: its name, and the Vars and RVars its coordinates

@@ -52,6 +52,7 @@ VarOrRVar ScheduleWriter::loop(const std::string &name) const {
 }
 
 void ScheduleWriter::record(const std::string &f, int s, const std::string &directive) {
+    named_.insert(f);
     std::string head =
         func_idents_.at(f) + (s == 0 ? "" : ".update(" + std::to_string(s - 1) + ")");
     if (lines_.empty() || lines_.back().first != head) lines_.push_back({head, ""});
@@ -71,6 +72,7 @@ void ScheduleWriter::compute_inline(const std::string &f) {
 void ScheduleWriter::compute_at(const std::string &f, const std::string &consumer,
                                 const std::string &l) {
     func(f).compute_at(func(consumer), loop(l));
+    named_.insert(consumer);
     record(f, 0, "compute_at(" + func_idents_.at(consumer) + ", " + ident(l, false) + ")");
 }
 
@@ -141,6 +143,7 @@ Func ScheduleWriter::rfactor(const std::string &f, int s, const std::string &rva
                              const std::string &var) {
     Func intm = stage(f, s).rfactor(RVar(rvar), Var(var));
     std::string head = func_idents_.at(f) + ".update(" + std::to_string(s - 1) + ")";
+    named_.insert(f);
     add_func(intm);
     made_by_[intm.name()] =
         head + ".rfactor(" + ident(rvar, false) + ", " + ident(var, false) + ")";
@@ -153,25 +156,9 @@ std::string ScheduleWriter::source() const {
     out << "// " << header_ << "\n";
     out << "{\n";
     out << "    using namespace dsl;\n";
-    // The Funcs the directives name (the others keep the default schedule).
-    auto named = [&](const std::string &id) {
-        for (const auto &[head, directives] : lines_) {
-            for (const std::string *text : {&head, &directives}) {
-                for (size_t at = text->find(id); at != std::string::npos;
-                     at = text->find(id, at + 1)) {
-                    auto boundary = [](char c) {
-                        return !std::isalnum(static_cast<unsigned char>(c)) && c != '_';
-                    };
-                    bool starts = at == 0 || boundary((*text)[at - 1]);
-                    bool ends = at + id.size() == text->size() || boundary((*text)[at + id.size()]);
-                    if (starts && ends) return true;
-                }
-            }
-        }
-        return false;
-    };
     for (const std::string &f : func_order_) {
-        if (made_by_.count(f) || !named(func_idents_.at(f))) continue;
+        // Only the Funcs the directives name (the others keep the default schedule).
+        if (made_by_.count(f) || !named_.count(f)) continue;
         out << "    Func " << func_idents_.at(f) << " = pipeline.get_func(\"" << f << "\");\n";
     }
     std::string vars, rvars;

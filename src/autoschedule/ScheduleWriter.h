@@ -62,6 +62,8 @@ class ScheduleWriter {
     /// Identifiers given to Funcs and loops, by name.
     std::map<std::string, std::string> func_idents_, loop_idents_;
     std::set<std::string> used_idents_, rvars_;
+    /// The Funcs some directive names (declared in the source).
+    std::set<std::string> named_;
     /// Funcs in the order they were registered, and rfactor's definitions.
     std::vector<std::string> func_order_;
     std::map<std::string, std::string> made_by_;

@@ -200,18 +200,15 @@ class Tuner {
     Candidate schedule(const Knobs &k) {
         autoschedule::reset_schedules(p_.outputs());
         autoschedule::Model model(p_.outputs(), target_);
+        // (The header leaves the knobs out: knob sets giving the same directives are one
+        // schedule, which the search measures once.)
         autoschedule::ScheduleWriter writer("dsl auto_tune, target " + target_.to_string() +
-                                            ", machine " + o_.machine.to_string() + "; " +
-                                            k.to_string());
+                                            ", machine " + o_.machine.to_string());
         autoschedule::Plan plan = autoschedule::schedule_pipeline(model, writer, o_.machine, k);
         Candidate c;
         c.knobs = k;
         c.source = writer.source();
         c.cost = plan.cost;
-        // The header names the knobs; two knob sets giving the same directives are one schedule.
-        c.source = c.source.substr(c.source.find('\n') + 1);
-        c.source = "// dsl auto_tune, target " + target_.to_string() + ", machine " +
-                   o_.machine.to_string() + "\n" + c.source;
         return c;
     }
 

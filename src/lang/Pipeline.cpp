@@ -10,6 +10,7 @@
 #include "aot/AotModule.h"
 #include "ir/Error.h"
 #include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
 #include "lang/Function.h"
 #include "lang/Realize.h"
 #include "lang/StmtHtml.h"
@@ -31,6 +32,21 @@ std::vector<lang::Function> functions(const std::vector<Func> &outputs) {
     }
     return result;
 }
+
+/// The Funcs a definition calls, in the order it calls them (a call of its own Func included).
+class DirectCallees : public ir::IRVisitor {
+  public:
+    std::vector<std::shared_ptr<lang::FunctionContents>> found;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const ir::Call *op) override {
+        if (op->call_type == ir::Call::CallType::Func) {
+            if (auto f = op->func.lock()) found.push_back(std::move(f));
+        }
+        IRVisitor::visit(op);
+    }
+};
 
 }  // namespace
 
@@ -96,25 +112,20 @@ void Pipeline::compile_to_header(const std::string &filename, const std::vector<
 }
 
 std::vector<Func> Pipeline::funcs() const {
-    std::vector<lang::Function> outs;
-    for (const Func &f : outputs_)
-        outs.emplace_back(f.contents());
-    std::map<std::string, lang::Function> all = lang::find_transitive_calls(outs);
-    // Producers first: a depth-first walk from the outputs over each Func's callees.
+    // Producers first: a depth-first walk from the outputs over each Func's direct callees.
     std::vector<Func> order;
-    std::set<std::string> done;
-    std::function<void(const lang::Function &)> visit = [&](const lang::Function &f) {
-        if (!done.insert(f.name()).second) return;
-        std::map<std::string, lang::Function> callees = lang::find_transitive_calls({f});
-        for (const auto &[name, g] : callees) {
-            if (name == f.name()) continue;
-            // Only direct callees need visiting first; visiting all is the same order.
-            visit(g);
-        }
-        order.emplace_back(f.shared());
-    };
-    for (const lang::Function &o : outs)
-        visit(o);
+    std::set<const lang::FunctionContents *> done;
+    std::function<void(const std::shared_ptr<lang::FunctionContents> &)> visit =
+        [&](const std::shared_ptr<lang::FunctionContents> &f) {
+            if (!done.insert(f.get()).second) return;
+            DirectCallees callees;
+            lang::visit_definitions(lang::Function(f), callees);
+            for (const auto &c : callees.found)
+                visit(c);
+            order.emplace_back(f);
+        };
+    for (const Func &o : outputs_)
+        visit(o.contents());
     return order;
 }
 
