@@ -19,7 +19,8 @@ set(api
   dsl_runtime_error_int_param_too_small dsl_runtime_error_int_param_too_large
   dsl_runtime_error_uint_param_too_small dsl_runtime_error_uint_param_too_large
   dsl_runtime_opencl_launch dsl_runtime_cuda_launch dsl_buffer_copy_to_host
-  dsl_buffer_device_free dsl_buffer_set_host_dirty)
+  dsl_buffer_device_free dsl_buffer_set_host_dirty
+  dsl_npu_create dsl_npu_run dsl_npu_encode dsl_npu_decode dsl_npu_malloc)
 
 execute_process(COMMAND ${NM} -A --format=posix ${ARCHIVE}
   OUTPUT_VARIABLE symbols RESULT_VARIABLE status)
