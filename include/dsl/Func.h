@@ -214,6 +214,22 @@ class Stage {
                     const Expr &y_size, const Expr &z_size, TailStrategy tail = TailStrategy::Auto,
                     DeviceAPI api = DeviceAPI::Default_GPU);
 
+    /// The NPU (targets with the feature `npu`; src/npu/README.md). npu(x) runs loop `x` and
+    /// the loops inside it on the NPU's GEMM core; they must be a contraction of int8 values
+    /// into int32, f(n, m) += i32(a(k, m)) * i32(b(n, k)) with any names and layouts: the loop
+    /// whose index the left side lacks is the contraction (k), the one `b` lacks the rows (m),
+    /// the one `a` lacks the output channels (n). Each call copies a and b to the NPU in its
+    /// layouts, runs the instructions written for the call's sizes, and copies f back.
+    /// Anything else inside `x` (other stages, splits with guards, vector loops) is an error
+    /// that says what does not map. npu_gemm() offloads the whole stage.
+    Stage &npu(const VarOrRVar &x);
+    Stage &npu_gemm();
+    /// The rows of f per NPU tile (0, the default: the most the on-chip buffers hold).
+    Stage &npu_tile(int rows);
+    /// Copies of each on-chip tile: 2 (the default) overlaps the load of the next tile and the
+    /// store of the last with this tile's GEMMs; 1 runs them in turn.
+    Stage &npu_pipeline(int copies);
+
     /// At the start of each iteration of loop `at`, asks the CPU to bring into its cache the
     /// data of `f` (a Func or an input) that the same iteration reads when loop `from` is
     /// `offset` iterations further on (`from` is `at` itself or a loop outside it):

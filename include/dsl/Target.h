@@ -16,6 +16,9 @@
 /// implies `cuda`; 75 without one). With both APIs, kernels scheduled with
 /// DeviceAPI::Default_GPU use OpenCL.
 ///
+/// `npu` adds the NPU (src/npu/README.md; simulated): updates scheduled with npu_gemm or npu
+/// run on its GEMM core.
+///
 /// One feature is about the code rather than the CPU, on either architecture: `fp_contract` lets
 /// code generation fuse a float multiply and an add that uses it (`a * b + c`) into one fused
 /// multiply-add, rounded once, where the CPU has the instruction (as C compilers do with
@@ -63,7 +66,8 @@ class Target {
         CUDACapability86,
         CUDACapability89,
         CUDACapability90,
-        StrictFloat
+        StrictFloat,
+        NPU
     };
     // The features as Halide names them (Target::AVX2, Target::CUDA, ...).
     static constexpr Feature SSE41 = Feature::SSE41, AVX = Feature::AVX, AVX2 = Feature::AVX2,
@@ -77,7 +81,7 @@ class Target {
                              CUDACapability86 = Feature::CUDACapability86,
                              CUDACapability89 = Feature::CUDACapability89,
                              CUDACapability90 = Feature::CUDACapability90,
-                             StrictFloat = Feature::StrictFloat;
+                             StrictFloat = Feature::StrictFloat, NPU = Feature::NPU;
 
     /// x86-64-linux with no features beyond the baseline (SSE2).
     Target() = default;
@@ -105,7 +109,7 @@ class Target {
     /// needs that machine to have; `fp_contract` and the GPU APIs are not.
     static bool is_cpu_feature(Feature f) {
         return f != Feature::FP_CONTRACT && f != Feature::StrictFloat && f != Feature::OpenCL &&
-               f != Feature::CUDA && cuda_capability_of(f) == 0;
+               f != Feature::NPU && f != Feature::CUDA && cuda_capability_of(f) == 0;
     }
     /// The compute capability a `cuda_capability_NN` feature names (80 for
     /// CUDACapability80), 0 for other features.

@@ -13,6 +13,7 @@
 #include "dsl/InlineReductions.h"
 #include "dsl/Math.h"
 #include "dsl/MemoryType.h"
+#include "dsl/NPU.h"
 #include "dsl/Param.h"
 #include "dsl/Pipeline.h"
 #include "dsl/Print.h"

@@ -532,6 +532,11 @@ std::string compile_to_assembly_text(const ir::Module &module, const CpuTarget &
 }
 
 GPUCode compile_gpu_kernels(const ir::Module &module, const CpuTarget &target) {
+    user_assert(!module.uses_npu || target.npu)
+        << "Pipeline \"" << module.name << "\" offloads loops to the NPU (npu or npu_gemm in "
+        << "its schedule) but its target has no NPU. Add the feature `npu` to the target (e.g. "
+           "\"host-npu\", or DSL_JIT_TARGET=host-npu for realize()), or schedule those loops "
+           "for the CPU.";
     GPUCode code;
     code.kernels = module.kernels;
     std::vector<GPUKernel> opencl, cuda;

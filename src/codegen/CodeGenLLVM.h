@@ -36,6 +36,8 @@ struct CpuTarget {
     /// `cuda`.
     bool opencl = false;
     int cuda_capability = 0;
+    /// Whether the target has the NPU (`npu`): code may offload loops to it.
+    bool npu = false;
 
     /// The machine this process runs on, with all its features.
     static CpuTarget host();

@@ -79,6 +79,7 @@ CpuTarget cpu_target_for(const Target &target) {
         target.has_feature(Feature::FP_CONTRACT) && !target.has_feature(Feature::StrictFloat);
     cpu.opencl = target.has_feature(Feature::OpenCL);
     cpu.cuda_capability = target.cuda_capability();
+    cpu.npu = target.has_feature(Feature::NPU);
     cpu.gpu_api = cpu.opencl                ? ir::DeviceAPI::OpenCL
                   : cpu.cuda_capability > 0 ? ir::DeviceAPI::CUDA
                                             : ir::DeviceAPI::None;

@@ -58,6 +58,8 @@ struct Module {
     std::vector<LoweredFunc> functions;
     /// The GPU kernels the functions launch, all for one API.
     std::vector<GPUKernel> kernels;
+    /// Whether the functions offload loops to the NPU (its target needs the feature `npu`).
+    bool uses_npu = false;
 };
 
 }  // namespace dsl::ir

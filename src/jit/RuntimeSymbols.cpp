@@ -37,6 +37,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_copy_to_host),
         DSL_RUNTIME_SYMBOL(dsl_runtime_set_host_dirty),
         DSL_RUNTIME_SYMBOL(dsl_runtime_device_free),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_npu_gemm),
 #undef DSL_RUNTIME_SYMBOL
     };
 }

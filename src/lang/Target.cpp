@@ -30,7 +30,8 @@ constexpr Feature all_features[] = {Feature::SSE41,
                                     Feature::CUDACapability86,
                                     Feature::CUDACapability89,
                                     Feature::CUDACapability90,
-                                    Feature::StrictFloat};
+                                    Feature::StrictFloat,
+                                    Feature::NPU};
 
 constexpr uint32_t bit(Feature f) {
     return uint32_t(1) << static_cast<int>(f);
@@ -153,6 +154,8 @@ std::string Target::feature_name(Feature f) {
             return "cuda";
         case Feature::StrictFloat:
             return "strict_float";
+        case Feature::NPU:
+            return "npu";
         default:
             if (int capability = cuda_capability_of(f))
                 return "cuda_capability_" + std::to_string(capability);

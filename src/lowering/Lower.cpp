@@ -19,6 +19,7 @@
 #include "lowering/IndexConstants.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/OffloadGPULoops.h"
+#include "lowering/OffloadNPULoops.h"
 #include "lowering/PartitionLoops.h"
 #include "lowering/RealizationOrder.h"
 #include "lowering/ScheduleFunctions.h"
@@ -183,6 +184,10 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     std::vector<BufferConstraint> constraints = buffer_constraints(env, inputs);
     s = add_buffer_checks(env, inputs, constraints, s);
     log.pass("buffer checks", s);
+
+    // Before the passes that reshape loops (vectors, partitions): the NPU nest as scheduled.
+    s = offload_npu_loops(env, s, result.module);
+    log.pass("offload NPU loops", s);
 
     // Versions for dense and strided buffers, over the buffers whose first stride no
     // constraint fixes.

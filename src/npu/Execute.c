@@ -247,9 +247,16 @@ DSL_NPU_EXPORT uint64_t dsl_npu_cycles(const dsl_npu_config *c, const dsl_npu_op
         case DSL_NPU_STORE: {
             const dsl_npu_memory_op *m = &op->mem;
             const uint64_t element = dsl_npu_element_bytes(c, m->buffer, m->format);
+            const uint64_t moved = (uint64_t)m->y_size * m->x_size;
+            const uint64_t all = op->opcode == DSL_NPU_STORE
+                                     ? moved
+                                     : (uint64_t)(m->pad_top + m->y_size + m->pad_bottom) *
+                                           (m->pad_left + m->x_size + m->pad_right);
+            // A transfer of nothing (which carries tokens) passes through in a cycle.
+            if (all == 0) return 1;
             // Contiguous runs of DRAM: a row when its elements are adjacent, the whole block when
             // its rows are too.
-            uint64_t runs = (uint64_t)m->y_size * m->x_size, run_bytes = element;
+            uint64_t runs = moved, run_bytes = element;
             if (m->x_stride == element || m->x_size == 1) {
                 runs = m->y_size;
                 run_bytes = element * m->x_size;
@@ -262,12 +269,7 @@ DSL_NPU_EXPORT uint64_t dsl_npu_cycles(const dsl_npu_config *c, const dsl_npu_op
             if (m->x_size && m->y_size)
                 cycles +=
                     runs * (c->dma_burst_cycles + ceil_div(run_bytes, c->dma_bytes_per_cycle));
-            if (op->opcode == DSL_NPU_LOAD) {
-                uint64_t all = (uint64_t)(m->pad_top + m->y_size + m->pad_bottom) *
-                               (m->pad_left + m->x_size + m->pad_right);
-                uint64_t pads = all - (uint64_t)m->y_size * m->x_size;
-                cycles += ceil_div(pads * element, c->sram_bytes_per_cycle);
-            }
+            cycles += ceil_div((all - moved) * element, c->sram_bytes_per_cycle);
             return cycles;
         }
         case DSL_NPU_GEMM:

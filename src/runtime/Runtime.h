@@ -134,6 +134,20 @@ int dsl_runtime_copy_to_host(struct dsl_buffer_t *buffer);
 int dsl_runtime_set_host_dirty(struct dsl_buffer_t *buffer);
 int dsl_runtime_device_free(struct dsl_buffer_t *buffer);
 
+/// The NPU offload of a contraction (NPU.c): C(n, m) += sum_k A(k, m) * B(n, k) over
+/// m < `m`, n < `n`, k < `k`, int8 operands and int32 results, each operand given by its first
+/// element's index from its pointer and a stride per loop (in elements). Without `accumulate`
+/// C starts from zero. `tile_rows` (0: the most that fit) and `copies` (1 or 2) are the
+/// schedule's. Runs on the process's simulated NPU; `name` (the Func) names errors.
+int dsl_runtime_npu_gemm(const char *name, const int8_t *a, int64_t a_offset, int64_t a_stride_m,
+                         int64_t a_stride_k, const int8_t *b, int64_t b_offset, int64_t b_stride_n,
+                         int64_t b_stride_k, int32_t *c, int64_t c_offset, int64_t c_stride_n,
+                         int64_t c_stride_m, int32_t m, int32_t n, int32_t k, int32_t accumulate,
+                         int32_t tile_rows, int32_t copies);
+/// The counters and cycles of the last program run on the process's NPU (all zero before one).
+struct dsl_npu_stats;
+int dsl_runtime_npu_last_stats(struct dsl_npu_stats *stats);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif

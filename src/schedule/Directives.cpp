@@ -464,6 +464,58 @@ Stage &Stage::prefetch(const ImageParam &f, const VarOrRVar &at, const VarOrRVar
     return *this;
 }
 
+Stage &Stage::npu(const VarOrRVar &x) {
+    Directive d(func_, stage_, "npu");
+    user_assert(d.stage() > 0)
+        << d.where() << ": a pure definition has no contraction to run on the NPU's GEMM core; "
+        << "schedule the update that accumulates the products (f.update().npu(...)).";
+    for (const Dim &dim : d.dims()) {
+        user_assert(dim.for_type != ir::ForType::NPU || dim.var == x.name())
+            << d.where() << ": the loop \"" << dim.var
+            << "\" runs on the NPU already; one loop of a stage is offloaded, with the loops "
+               "inside it.";
+    }
+    Dim &dim = d.dims()[d.find(x)];
+    user_assert(dim.var != schedule::kOutermost)
+        << d.where() << ": name a loop of the stage, or use npu_gemm() to offload all of it.";
+    dim.for_type = ir::ForType::NPU;
+    dim.device_api = DeviceAPI::NPU;
+    d.done();
+    return *this;
+}
+
+Stage &Stage::npu_gemm() {
+    std::string outermost;
+    {
+        Directive d(func_, stage_, "npu_gemm");
+        for (const Dim &dim : d.dims()) {
+            if (dim.var != schedule::kOutermost) outermost = dim.var;
+        }
+        user_assert(!outermost.empty()) << d.where() << ": the stage has no loops to offload.";
+    }
+    return npu(Var(outermost));
+}
+
+Stage &Stage::npu_tile(int rows) {
+    Directive d(func_, stage_, "npu_tile");
+    user_assert(rows >= 0 && rows <= 65535)
+        << d.where() << ": " << rows
+        << " rows per tile; give 1 to 65535, or 0 for the most the NPU's buffers hold.";
+    d.def().schedule.npu_tile_rows = rows;
+    d.done();
+    return *this;
+}
+
+Stage &Stage::npu_pipeline(int copies) {
+    Directive d(func_, stage_, "npu_pipeline");
+    user_assert(copies == 1 || copies == 2)
+        << d.where() << ": " << copies
+        << " copies of each NPU tile; 1 runs loads, GEMMs and stores in turn, 2 overlaps them.";
+    d.def().schedule.npu_copies = copies;
+    d.done();
+    return *this;
+}
+
 Stage &Stage::allow_race_conditions() {
     Directive d(func_, stage_, "allow_race_conditions");
     if (!d.def().rdom.defined()) {

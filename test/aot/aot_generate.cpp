@@ -43,6 +43,18 @@ int main(int argc, char **argv) {
             scaled.compile_to_static_library(dir + "/aot_scale", {gain, image, offset},
                                              "aot_scale");
         }
+        // An int8 matmul on the NPU: c(n, m) = sum_k a(k, m) * b(n, k), any sizes.
+        {
+            ImageParam a(Int(8), 2, "a"), b(Int(8), 2, "b");
+            Var n("n"), m("m");
+            RDom r(0, a.dim(0).extent(), "r");
+            Func c("c");
+            c(n, m) = 0;
+            c(n, m) += cast<int32_t>(a(r, m)) * cast<int32_t>(b(n, r));
+            c.update().npu_gemm();
+            c.compile_to_static_library(dir + "/aot_npu_matmul", {a, b}, "aot_npu_matmul",
+                                        Target("host-npu"));
+        }
         // The blur on the GPU (OpenCL, and CUDA): two kernels and a device intermediate; the
         // output is left on the device for the caller to copy back.
         for (const char *api : {"opencl", "cuda"}) {

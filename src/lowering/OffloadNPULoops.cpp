@@ -1,0 +1,349 @@
+#include "lowering/OffloadNPULoops.h"
+
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "ir/Error.h"
+#include "ir/IREquality.h"
+#include "ir/IROperator.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+#include "schedule/Schedule.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+
+namespace {
+
+/// One loop of the offloaded nest.
+struct Loop {
+    std::string name;
+    Expr min, extent;
+};
+
+/// How a buffer is indexed in the nest: its first element's index and a stride per loop.
+struct Access {
+    std::string buffer;
+    Expr base;
+    std::vector<Expr> strides;
+    bool uses(size_t loop) const { return !is_const_zero(strides[loop]); }
+};
+
+std::string short_text(const Expr &e) {
+    std::ostringstream s;
+    s << e;
+    std::string t = s.str();
+    return t.size() > 200 ? t.substr(0, 200) + "..." : t;
+}
+
+std::string short_text(const Stmt &st) {
+    std::ostringstream s;
+    s << st;
+    std::string t = s.str();
+    return t.size() > 200 ? t.substr(0, 200) + "..." : t;
+}
+
+/// The coefficient of `var` in `e` when `e` is linear in it (sums, differences, products by
+/// terms without it, integer casts); nothing when it is not.
+std::optional<Expr> coefficient(const Expr &e, const std::string &var) {
+    if (!expr_uses_var(e, var)) return make_zero(e.type());
+    if (const auto *v = e.as<Variable>()) {
+        if (v->name == var) return make_one(e.type());
+        return std::nullopt;
+    }
+    if (const auto *add = e.as<Add>()) {
+        auto a = coefficient(add->a, var), b = coefficient(add->b, var);
+        if (a && b) return simplify(*a + *b);
+    } else if (const auto *sub = e.as<Sub>()) {
+        auto a = coefficient(sub->a, var), b = coefficient(sub->b, var);
+        if (a && b) return simplify(*a - *b);
+    } else if (const auto *mul = e.as<Mul>()) {
+        if (!expr_uses_var(mul->a, var)) {
+            if (auto b = coefficient(mul->b, var)) return simplify(mul->a * *b);
+        } else if (!expr_uses_var(mul->b, var)) {
+            if (auto a = coefficient(mul->a, var)) return simplify(*a * mul->b);
+        }
+    } else if (const auto *c = e.as<Cast>()) {
+        if (c->type.is_int() && c->value.type().is_int() && c->type.is_scalar()) {
+            if (auto inner = coefficient(c->value, var)) return simplify(cast(c->type, *inner));
+        }
+    }
+    return std::nullopt;
+}
+
+class Offloader : public IRMutator {
+  public:
+    explicit Offloader(const Environment &env) : env_(env) {}
+    bool offloaded = false;
+
+  protected:
+    using IRMutator::visit;
+    Stmt visit(const For *op) override {
+        if (op->for_type != ForType::NPU) return IRMutator::visit(op);
+        offloaded = true;
+        return offload(op);
+    }
+
+  private:
+    /// The Func and stage a loop belongs to ("f.s1.y": stage 1 of f), and how to name them.
+    void identify(const std::string &loop) {
+        func_.clear();
+        for (const auto &[name, f] : env_.funcs) {
+            const std::string prefix = name + ".s";
+            if (loop.compare(0, prefix.size(), prefix) != 0) continue;
+            size_t dot = loop.find('.', prefix.size());
+            if (dot == std::string::npos) continue;
+            const std::string digits = loop.substr(prefix.size(), dot - prefix.size());
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+                continue;
+            if (name.size() > func_.size()) {
+                func_ = name;
+                stage_ = std::stoi(digits);
+                var_ = loop.substr(dot + 1);
+            }
+        }
+        internal_assert(!func_.empty()) << "an NPU loop of no Func: " << loop;
+        where_ = stage_ == 0
+                     ? "Func \"" + func_ + "\""
+                     : "update " + std::to_string(stage_ - 1) + " of Func \"" + func_ + "\"";
+        where_ += " (npu at loop \"" + var_ + "\")";
+    }
+
+    /// The index of `index` as a base and a stride per loop; refuses what is not affine. (An
+    /// index whose step along each loop is the same at every point of every loop is affine.)
+    Access analyse(const std::string &buffer, const Expr &index) const {
+        Access a;
+        a.buffer = buffer;
+        std::map<std::string, Expr> at_min;
+        for (const Loop &l : loops_)
+            at_min[l.name] = l.min;
+        a.base = simplify(substitute(at_min, index));
+        for (const Loop &l : loops_) {
+            std::optional<Expr> stride = coefficient(index, l.name);
+            for (const Loop &other : loops_) {
+                user_assert(stride && !expr_uses_var(*stride, other.name))
+                    << where_ << ": the index of \"" << buffer << "\" (" << short_text(index)
+                    << ") is not affine in the loops; the NPU's DMA moves strided blocks, so "
+                       "each coordinate must be a loop times a constant stride plus a constant.";
+            }
+            a.strides.push_back(*stride);
+        }
+        return a;
+    }
+
+    /// Narrows the loops to where `condition` holds: a guard of a split's tail (loop + terms
+    /// outside the nest <= a bound outside the nest), or several joined by &&.
+    void clamp_loops(const Expr &condition) {
+        if (const auto *both = condition.as<And>()) {
+            clamp_loops(both->a);
+            clamp_loops(both->b);
+            return;
+        }
+        // As difference <= 0.
+        Expr difference;
+        if (const auto *le = condition.as<LE>()) difference = le->a - le->b;
+        if (const auto *lt = condition.as<LT>()) difference = lt->a - lt->b + 1;
+        if (const auto *ge = condition.as<GE>()) difference = ge->b - ge->a;
+        if (const auto *gt = condition.as<GT>()) difference = gt->b - gt->a + 1;
+        Loop *loop = nullptr;
+        int sign = 0;
+        if (difference.defined()) {
+            for (Loop &l : loops_) {
+                if (!expr_uses_var(difference, l.name)) continue;
+                std::optional<Expr> c = coefficient(difference, l.name);
+                std::optional<int64_t> k = c ? as_const_int(*c) : std::nullopt;
+                if (loop || !k || (*k != 1 && *k != -1)) {
+                    loop = nullptr;
+                    sign = 0;
+                    break;
+                }
+                loop = &l;
+                sign = static_cast<int>(*k);
+            }
+        }
+        user_assert(loop)
+            << where_ << ": the NPU loop holds a condition (" << short_text(condition)
+            << ") that is not a bound on one of its loops; the NPU runs whole rectangles. Split "
+               "by factors that divide, or offload the loop outside the split.";
+        Expr rest = simplify(substitute(loop->name, make_zero(difference.type()), difference));
+        if (sign > 0) {
+            // loop <= -rest
+            Expr end = Min::make(loop->min + loop->extent, -rest + 1);
+            loop->extent = simplify(Max::make(end - loop->min, 0));
+        } else {
+            // loop >= rest
+            Expr end = loop->min + loop->extent;
+            loop->min = simplify(Max::make(loop->min, rest));
+            loop->extent = simplify(Max::make(end - loop->min, 0));
+        }
+    }
+
+    /// An operand i32(load of int8), or refuses it.
+    const Load *operand(const Expr &e, const Expr &whole) const {
+        const auto *cast = e.as<Cast>();
+        const Load *load = cast ? cast->value.as<Load>() : nullptr;
+        user_assert(cast && load && load->type.is_scalar())
+            << where_ << ": the update is not a contraction the NPU's GEMM core runs; it must be "
+            << "f(...) = f(...) + i32(a(...)) * i32(b(...)) with a and b of type int8, but the "
+            << "product is " << short_text(whole) << ".";
+        user_assert(load->type == Int(8))
+            << where_ << ": \"" << load->name << "\" is " << load->type
+            << "; the NPU's GEMM core multiplies int8 by int8 (a uint8 value with a zero point "
+               "maps once shifted into int8: subtract 128 from it and add 128 times the sum of "
+               "the other operand).";
+        user_assert(is_const_true(load->predicate))
+            << where_ << ": \"" << load->name << "\" is read under a condition, which the GEMM "
+            << "core cannot do; pad the operand instead.";
+        return load;
+    }
+
+    Stmt offload(const For *op) {
+        identify(op->name);
+        const lang::Function &f = env_.func(func_);
+        // The nest: the NPU loop and the serial loops inside it, with the lets between them.
+        loops_.clear();
+        std::map<std::string, Expr> lets;
+        Stmt body = op;
+        for (;;) {
+            if (const auto *loop = body.as<For>()) {
+                user_assert(loop == op || loop->for_type == ForType::Serial)
+                    << where_ << ": the loop \"" << loop->name << "\" inside it is "
+                    << to_string(loop->for_type)
+                    << "; the NPU runs the loops inside npu() itself, so leave them serial.";
+                loops_.push_back(
+                    {loop->name, substitute(lets, loop->min), substitute(lets, loop->extent)});
+                body = loop->body;
+            } else if (const auto *let = body.as<LetStmt>()) {
+                lets[let->name] = substitute(lets, let->value);
+                body = let->body;
+            } else if (const auto *guard = body.as<IfThenElse>();
+                       guard && !guard->else_case.defined()) {
+                clamp_loops(substitute(lets, guard->condition));
+                body = guard->then_case;
+            } else {
+                break;
+            }
+        }
+        const auto *store = body.as<Store>();
+        user_assert(store) << where_
+                           << ": the loops inside the NPU loop must hold only the update, but they "
+                           << "hold " << short_text(body)
+                           << ". Funcs computed inside the NPU loop, and other stages, do not map.";
+        for (const Loop &l : loops_) {
+            for (const Loop &other : loops_) {
+                user_assert(!expr_uses_var(l.min, other.name) &&
+                            !expr_uses_var(l.extent, other.name))
+                    << where_ << ": the bounds of the loop \"" << l.name
+                    << "\" depend on the loop \"" << other.name
+                    << "\"; the NPU runs rectangular nests only.";
+            }
+        }
+        user_assert(loops_.size() == 3)
+            << where_ << ": the NPU loop holds " << loops_.size()
+            << " loops; the GEMM core needs exactly three, rows (m), output channels (n) and "
+               "the contraction (k). Offload the loop just outside those three.";
+        const Expr value = substitute(lets, store->value);
+        const Expr index = substitute(lets, store->index);
+        user_assert(is_const_true(store->predicate))
+            << where_ << ": the update stores under a condition, which the NPU cannot do.";
+        user_assert(value.type() == Int(32)) << where_ << ": the update computes " << value.type()
+                                             << "; the NPU's GEMM core accumulates int32.";
+        // value = c[index] + i32(a[...]) * i32(b[...]), either way round.
+        const auto *add = value.as<Add>();
+        const Load *self = nullptr;
+        Expr product;
+        if (add) {
+            for (const auto &[x, y] : {std::pair{add->a, add->b}, std::pair{add->b, add->a}}) {
+                const auto *l = x.as<Load>();
+                if (!self && l && l->name == store->name && equal(l->index, index)) {
+                    self = l;
+                    product = y;
+                }
+            }
+        }
+        user_assert(self && product.as<Mul>())
+            << where_ << ": the update is not a contraction the NPU's GEMM core runs; it must be "
+            << "f(...) = f(...) + i32(a(...)) * i32(b(...)), but it is " << short_text(value)
+            << ".";
+        const auto *mul = product.as<Mul>();
+        const Load *la = operand(mul->a, product), *lb = operand(mul->b, product);
+        user_assert(la->name != store->name && lb->name != store->name)
+            << where_ << ": the update reads \"" << store->name
+            << "\" as an operand of the product; the NPU's operands must be other buffers.";
+        Access c = analyse(store->name, index);
+        Access a = analyse(la->name, la->index), b = analyse(lb->name, lb->index);
+        // Roles: k is the loop the result lacks, m the one b lacks, n the one a lacks.
+        int m = -1, n = -1, k = -1;
+        for (size_t i = 0; i < loops_.size(); i++) {
+            const bool in_c = c.uses(i), in_a = a.uses(i), in_b = b.uses(i);
+            int *role = !in_c && in_a && in_b   ? &k
+                        : in_c && in_a && !in_b ? &m
+                        : in_c && !in_a && in_b ? &n
+                                                : nullptr;
+            user_assert(role && *role < 0)
+                << where_ << ": the loop \"" << loops_[i].name << "\" is " << (in_c ? "" : "not ")
+                << "in the result's index, " << (in_a ? "" : "not ") << "in \"" << a.buffer
+                << "\"'s and " << (in_b ? "" : "not ") << "in \"" << b.buffer
+                << "\"'s; the GEMM core needs one loop in the result and one operand "
+                << "(rows), one in the result and the other operand (output channels), and one "
+                << "in both operands only (the contraction).";
+            *role = static_cast<int>(i);
+        }
+        // (Three loops, three distinct roles: each is found. The operand with the rows is A.)
+        const schedule::StageSchedule &sched = f.stage(stage_).schedule;
+        // C starts from zero when the pure definition is zero, this is the only update, and the
+        // NPU runs all of it (no host loop around it revisits C).
+        std::string outermost;
+        for (const schedule::Dim &d : sched.dims) {
+            if (d.var != schedule::kOutermost) outermost = d.var;
+        }
+        bool zero_start = stage_ == 1 && f.stages() == 2 && outermost == var_;
+        for (const Expr &v : f.stage(0).values)
+            zero_start = zero_start && is_const_zero(v);
+        auto i64 = [](const Expr &e) { return simplify(cast(Int(64), e)); };
+        auto i32 = [](const Expr &e) { return simplify(cast(Int(32), e)); };
+        std::vector<Expr> args = {StringImm::make(func_),
+                                  Variable::make(Handle(), a.buffer),
+                                  i64(a.base),
+                                  i64(a.strides[m]),
+                                  i64(a.strides[k]),
+                                  Variable::make(Handle(), b.buffer),
+                                  i64(b.base),
+                                  i64(b.strides[n]),
+                                  i64(b.strides[k]),
+                                  Variable::make(Handle(), c.buffer),
+                                  i64(c.base),
+                                  i64(c.strides[n]),
+                                  i64(c.strides[m]),
+                                  i32(loops_[m].extent),
+                                  i32(loops_[n].extent),
+                                  i32(loops_[k].extent),
+                                  Expr(int32_t(zero_start ? 0 : 1)),
+                                  Expr(int32_t(sched.npu_tile_rows)),
+                                  Expr(int32_t(sched.npu_copies))};
+        const std::string status = op->name + ".npu_status";
+        Expr call = Call::make(Int(32), "dsl_runtime_npu_gemm", args, Call::CallType::Extern);
+        Expr result = Variable::make(Int(32), status);
+        return LetStmt::make(status, call, AssertStmt::make(result == 0, result));
+    }
+
+    const Environment &env_;
+    std::vector<Loop> loops_;
+    std::string func_, var_, where_;
+    int stage_ = 0;
+};
+
+}  // namespace
+
+Stmt offload_npu_loops(const Environment &env, const Stmt &s, Module &module) {
+    Offloader offloader(env);
+    Stmt result = offloader.mutate(s);
+    module.uses_npu |= offloader.offloaded;
+    return result;
+}
+
+}  // namespace dsl::lowering

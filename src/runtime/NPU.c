@@ -1,0 +1,316 @@
+// The runtime's NPU: one simulated device for the process (src/npu/), and the GEMM offload that
+// generated code calls for an update scheduled with npu_gemm / npu (lowering/OffloadNPULoops).
+//
+// dsl_runtime_npu_gemm copies its operands into device memory in the NPU's layouts (A as INP
+// rows of 16 k, B as WGT blocks, C as ACC rows of 16 n, each padded with zeros to whole
+// blocks), writes the instruction stream for the shapes it is given, runs it, and copies C
+// back. The stream: B in chunks of as many output blocks as WGT holds; per chunk, tiles of
+// `tile_rows` rows of C, each one LOAD of its A rows, a reset of (or, accumulating, a LOAD of)
+// its accumulators, one GEMM per output block (rows x the whole contraction, two loops), and a
+// STORE; with two copies of the INP and ACC tiles, the load of the next tile and the store of
+// the last overlap this tile's GEMMs. Tokens: load -> compute (tile loaded), compute -> load
+// (its INP copy free), compute -> store (tile computed), store -> compute (its ACC copy free).
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npu/Npu.h"
+#include "runtime/Runtime.h"
+
+static pthread_mutex_t npu_lock = PTHREAD_MUTEX_INITIALIZER;
+static dsl_npu *npu_device;
+static dsl_npu_stats npu_last_stats;
+
+// The process's NPU, made on first use (under npu_lock).
+static dsl_npu *device(void) {
+    if (!npu_device) {
+        char error[256] = "";
+        npu_device = dsl_npu_create(NULL, error, sizeof error);
+        if (!npu_device) dsl_runtime_report(dsl_error_device_error, "%s", error);
+    }
+    return npu_device;
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_npu_last_stats(dsl_npu_stats *stats) {
+    pthread_mutex_lock(&npu_lock);
+    *stats = npu_last_stats;
+    pthread_mutex_unlock(&npu_lock);
+    return 0;
+}
+
+/// An instruction stream being written.
+typedef struct Stream {
+    dsl_npu_insn *code;
+    uint64_t count, capacity;
+    int failed;
+    char error[256];
+} Stream;
+
+static void emit(Stream *s, const dsl_npu_op *op) {
+    if (s->failed) return;
+    if (s->count == s->capacity) {
+        uint64_t capacity = s->capacity ? 2 * s->capacity : 256;
+        dsl_npu_insn *grown = (dsl_npu_insn *)realloc(s->code, capacity * sizeof(dsl_npu_insn));
+        if (!grown) {
+            s->failed = 1;
+            strcpy(s->error, "out of host memory for the instruction stream");
+            return;
+        }
+        s->code = grown;
+        s->capacity = capacity;
+    }
+    if (dsl_npu_encode(op, &s->code[s->count], s->error, sizeof s->error)) {
+        s->failed = 1;
+        return;
+    }
+    s->count++;
+}
+
+static dsl_npu_op memory_op(int opcode, int buffer, uint32_t sram, uint64_t dram, uint32_t y,
+                            uint32_t x, uint32_t y_stride, uint32_t x_stride, int deps) {
+    dsl_npu_op op;
+    memset(&op, 0, sizeof op);
+    op.opcode = (uint8_t)opcode;
+    op.deps = (uint8_t)deps;
+    op.mem.buffer = (uint8_t)buffer;
+    op.mem.sram = sram;
+    op.mem.dram = dram;
+    op.mem.y_size = y;
+    op.mem.x_size = x;
+    op.mem.y_stride = y_stride;
+    op.mem.x_stride = x_stride;
+    return op;
+}
+
+static dsl_npu_op gemm_op(int reset, uint32_t acc, uint32_t inp, uint32_t wgt, uint32_t ext0,
+                          uint32_t ext1, uint32_t acc_f0, uint32_t inp_f0, int deps) {
+    dsl_npu_op op;
+    memset(&op, 0, sizeof op);
+    op.opcode = DSL_NPU_GEMM;
+    op.deps = (uint8_t)deps;
+    op.gemm.reset = (uint8_t)reset;
+    op.gemm.acc = acc;
+    op.gemm.inp = inp;
+    op.gemm.wgt = wgt;
+    op.gemm.ext0 = ext0;
+    op.gemm.ext1 = ext1;
+    op.gemm.acc_f0 = acc_f0;
+    op.gemm.inp_f0 = inp_f0;
+    if (!reset) {
+        op.gemm.inp_f1 = 1;
+        op.gemm.wgt_f1 = 1;
+    } else {
+        op.gemm.acc_f1 = 1;  // a reset walks rows
+    }
+    return op;
+}
+
+/// Pops tokens until `*popped` reaches `need`: the last pop is left to the caller's instruction
+/// (returns 1 if it must pop), the others ride on no-op instructions of the engine.
+static int pops_before(Stream *s, int engine, uint64_t *popped, uint64_t need) {
+    if (*popped >= need) return 0;
+    while (*popped + 1 < need) {
+        dsl_npu_op op;
+        if (engine == DSL_NPU_LOAD_ENGINE) {
+            op = memory_op(DSL_NPU_LOAD, DSL_NPU_INP, 0, 0, 0, 0, 0, 0, DSL_NPU_POP_NEXT);
+        } else {
+            op = gemm_op(1, 0, 0, 0, 0, 0, 0, 0, DSL_NPU_POP_NEXT);
+        }
+        emit(s, &op);
+        (*popped)++;
+    }
+    (*popped)++;
+    return 1;
+}
+
+typedef struct GemmShape {
+    int64_t m, n, k, kb, nb;
+    uint64_t a_at, b_at, c_at; /* device addresses of the packed operands */
+    int accumulate, tile_rows, copies;
+} GemmShape;
+
+// Writes the stream; returns 0, or reports why the shape does not fit and returns an error.
+static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, const char *name) {
+    const int64_t inp_cap = c->inp_bytes / (uint32_t)c->block_in;
+    const int64_t wgt_cap = c->wgt_bytes / (uint32_t)(c->block_in * c->block_out);
+    const int64_t acc_cap = c->acc_bytes / (uint32_t)(4 * c->block_out);
+    const int64_t copies = g->copies;
+    const int64_t kb = g->kb > 0 ? g->kb : 1;
+    if (kb > wgt_cap || kb * copies > inp_cap)
+        return dsl_runtime_report(dsl_error_device_error,
+                                  "NPU GEMM of \"%s\": a contraction of %lld (%lld blocks) does "
+                                  "not fit on chip (%lld WGT blocks, %lld INP rows for %lld "
+                                  "copies); split the reduction and accumulate",
+                                  name, (long long)g->k, (long long)kb, (long long)wgt_cap,
+                                  (long long)inp_cap, (long long)copies);
+    // Output blocks per chunk of weights, and rows per tile.
+    int64_t chunk = wgt_cap / kb;
+    if (chunk > g->nb) chunk = g->nb;
+    if (chunk * copies > acc_cap) chunk = acc_cap / copies;
+    int64_t rows = g->tile_rows;
+    const int64_t most = (inp_cap / (kb * copies)) < (acc_cap / (chunk * copies))
+                             ? inp_cap / (kb * copies)
+                             : acc_cap / (chunk * copies);
+    if (rows <= 0) rows = most < g->m ? most : g->m;
+    if (rows > 65535) rows = 65535;
+    if (rows > most || rows < 1)
+        return dsl_runtime_report(dsl_error_device_error,
+                                  "NPU GEMM of \"%s\": tiles of %lld rows need %lld INP rows and "
+                                  "%lld ACC rows (%lld copies), but the NPU has %lld and %lld; "
+                                  "use npu_tile(%lld) or less",
+                                  name, (long long)rows, (long long)(rows * kb * copies),
+                                  (long long)(rows * chunk * copies), (long long)copies,
+                                  (long long)inp_cap, (long long)acc_cap, (long long)most);
+    const uint32_t inp_row = (uint32_t)c->block_in;
+    const uint32_t wgt_block = (uint32_t)(c->block_in * c->block_out);
+    const uint32_t acc_row = (uint32_t)(4 * c->block_out);
+    uint64_t t = 0, load_popped = 0, compute_popped = 0;
+    for (int64_t n0 = 0; n0 < g->nb; n0 += chunk) {
+        const int64_t nw = g->nb - n0 < chunk ? g->nb - n0 : chunk;
+        for (int64_t m0 = 0; m0 < g->m; m0 += rows, t++) {
+            const int64_t tm = g->m - m0 < rows ? g->m - m0 : rows;
+            const uint64_t slot = t % (uint64_t)copies;
+            const uint32_t inp_base = (uint32_t)(slot * rows * kb);
+            const uint32_t acc_base = (uint32_t)(slot * rows * chunk);
+            dsl_npu_op op;
+            // Load engine: the chunk's weights once every earlier tile is done with the last
+            // chunk's, then this tile's A rows once the tile that last used its copy is done.
+            if (m0 == 0) {
+                int pop = pops_before(s, DSL_NPU_LOAD_ENGINE, &load_popped, t);
+                op = memory_op(DSL_NPU_LOAD, DSL_NPU_WGT, 0,
+                               g->b_at + (uint64_t)(n0 * kb) * wgt_block, 1, (uint32_t)(nw * g->kb),
+                               0, wgt_block, pop ? DSL_NPU_POP_NEXT : 0);
+                emit(s, &op);
+            }
+            int pop = t >= (uint64_t)copies &&
+                      pops_before(s, DSL_NPU_LOAD_ENGINE, &load_popped, t - copies + 1);
+            op = memory_op(DSL_NPU_LOAD, DSL_NPU_INP, inp_base,
+                           g->a_at + (uint64_t)m0 * (uint64_t)g->kb * inp_row, (uint32_t)tm,
+                           (uint32_t)g->kb, (uint32_t)g->kb * inp_row, inp_row,
+                           DSL_NPU_PUSH_NEXT | (pop ? DSL_NPU_POP_NEXT : 0));
+            emit(s, &op);
+            // Compute engine: wait for the tile, and for its ACC copy's last store.
+            pop = t >= (uint64_t)copies &&
+                  pops_before(s, DSL_NPU_COMPUTE_ENGINE, &compute_popped, t - copies + 1);
+            const int deps = DSL_NPU_POP_PREV | (pop ? DSL_NPU_POP_NEXT : 0);
+            const uint64_t c_tile =
+                g->c_at + ((uint64_t)m0 * (uint64_t)g->nb + (uint64_t)n0) * acc_row;
+            if (g->accumulate) {
+                op = memory_op(DSL_NPU_LOAD, DSL_NPU_ACC, acc_base, c_tile, (uint32_t)tm,
+                               (uint32_t)nw, (uint32_t)g->nb * acc_row, acc_row, deps);
+            } else {
+                op = gemm_op(1, acc_base, 0, 0, 1, (uint32_t)(tm * nw), 0, 0, deps);
+            }
+            emit(s, &op);
+            for (int64_t j = 0; j < nw; j++) {
+                const int last = j == nw - 1;
+                op = gemm_op(0, acc_base + (uint32_t)j, inp_base, (uint32_t)(j * kb), (uint32_t)tm,
+                             (uint32_t)g->kb, (uint32_t)nw, (uint32_t)kb,
+                             last ? DSL_NPU_PUSH_PREV | DSL_NPU_PUSH_NEXT : 0);
+                emit(s, &op);
+            }
+            // Store engine.
+            op =
+                memory_op(DSL_NPU_STORE, DSL_NPU_ACC, acc_base, c_tile, (uint32_t)tm, (uint32_t)nw,
+                          (uint32_t)g->nb * acc_row, acc_row, DSL_NPU_POP_PREV | DSL_NPU_PUSH_PREV);
+            emit(s, &op);
+        }
+    }
+    // Every store done before the end.
+    int pop = pops_before(s, DSL_NPU_COMPUTE_ENGINE, &compute_popped, t);
+    dsl_npu_op finish;
+    memset(&finish, 0, sizeof finish);
+    finish.opcode = DSL_NPU_FINISH;
+    finish.deps = (uint8_t)(pop ? DSL_NPU_POP_NEXT : 0);
+    emit(s, &finish);
+    if (s->failed)
+        return dsl_runtime_report(dsl_error_device_error, "NPU GEMM of \"%s\": %s", name, s->error);
+    return 0;
+}
+
+static int64_t blocks(int64_t extent, int32_t block) {
+    return (extent + block - 1) / block;
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(const char *name, const int8_t *a, int64_t a_offset,
+                                            int64_t a_stride_m, int64_t a_stride_k, const int8_t *b,
+                                            int64_t b_offset, int64_t b_stride_n,
+                                            int64_t b_stride_k, int32_t *c, int64_t c_offset,
+                                            int64_t c_stride_n, int64_t c_stride_m, int32_t m,
+                                            int32_t n, int32_t k, int32_t accumulate,
+                                            int32_t tile_rows, int32_t copies) {
+    if (m <= 0 || n <= 0) return 0;
+    if (k < 0) k = 0;
+    pthread_mutex_lock(&npu_lock);
+    dsl_npu *npu = device();
+    if (!npu) {
+        pthread_mutex_unlock(&npu_lock);
+        return dsl_error_device_error;
+    }
+    const dsl_npu_config *cfg = dsl_npu_get_config(npu);
+    const int32_t bi = cfg->block_in, bo = cfg->block_out;
+    GemmShape g;
+    memset(&g, 0, sizeof g);
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.kb = blocks(k, bi);
+    g.nb = blocks(n, bo);
+    g.accumulate = accumulate;
+    g.tile_rows = tile_rows;
+    g.copies = copies == 1 ? 1 : 2;
+    const uint64_t a_bytes = (uint64_t)m * (uint64_t)g.kb * (uint64_t)bi;
+    const uint64_t b_bytes = (uint64_t)g.nb * (uint64_t)g.kb * (uint64_t)(bi * bo);
+    const uint64_t c_bytes = (uint64_t)m * (uint64_t)g.nb * (uint64_t)bo * 4;
+    int status = 0;
+    uint64_t at[3] = {0, 0, 0};
+    const uint64_t sizes[3] = {a_bytes, b_bytes, c_bytes};
+    for (int i = 0; i < 3 && !status; i++) {
+        if (dsl_npu_malloc(npu, sizes[i], &at[i]))
+            status = dsl_runtime_report(dsl_error_out_of_memory, "NPU GEMM of \"%s\": %s", name,
+                                        dsl_npu_last_error(npu));
+    }
+    Stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (!status) {
+        g.a_at = at[0];
+        g.b_at = at[1];
+        g.c_at = at[2];
+        uint8_t *dram = dsl_npu_dram(npu);
+        // The operands in the NPU's layouts (the copies to the device).
+        int8_t *pa = (int8_t *)(dram + g.a_at), *pb = (int8_t *)(dram + g.b_at);
+        int32_t *pc = (int32_t *)(dram + g.c_at);
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t kk = 0; kk < k; kk++)
+                pa[i * g.kb * bi + kk] = a[a_offset + i * a_stride_m + kk * a_stride_k];
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t kk = 0; kk < k; kk++)
+                pb[((j / bo * g.kb + kk / bi) * bo + j % bo) * bi + kk % bi] =
+                    b[b_offset + j * b_stride_n + kk * b_stride_k];
+        if (accumulate) {
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = 0; j < n; j++)
+                    pc[i * g.nb * bo + j] = c[c_offset + i * c_stride_m + j * c_stride_n];
+        }
+        status = write_gemm(&stream, cfg, &g, name);
+    }
+    if (!status) {
+        dsl_npu_run_options options;
+        dsl_npu_default_run_options(&options);
+        if (dsl_npu_run(npu, stream.code, stream.count, &options, &npu_last_stats))
+            status = dsl_runtime_report(dsl_error_device_error, "NPU GEMM of \"%s\": %s", name,
+                                        dsl_npu_last_error(npu));
+    }
+    if (!status) {
+        const int32_t *pc = (const int32_t *)(dsl_npu_dram(npu) + g.c_at);
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++)
+                c[c_offset + i * c_stride_m + j * c_stride_n] = pc[i * g.nb * bo + j];
+    }
+    for (int i = 0; i < 3; i++) {
+        if (at[i]) dsl_npu_free(npu, at[i]);
+    }
+    free(stream.code);
+    pthread_mutex_unlock(&npu_lock);
+    return status;
+}

@@ -1,0 +1,209 @@
+// Schedules that offload to the NPU (Stage::npu, npu_gemm, npu_tile, npu_pipeline) through
+// realize() on host-npu: byte-identical to the CPU schedule of the same algorithm and to a plain
+// C++ loop, for sizes that are and are not multiples of the GEMM block; the errors of what does
+// not map.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "dsl/dsl.h"
+
+using namespace dsl;
+
+namespace {
+
+const Target kNPU("host-npu");
+
+Buffer<int8_t> random_int8(int w, int h, uint32_t seed) {
+    Buffer<int8_t> b(w, h);
+    std::mt19937 rng(seed);
+    b.for_each_element(
+        [&](int x, int y) { b(x, y) = static_cast<int8_t>(int(rng() % 256) - 128); });
+    return b;
+}
+
+/// C(n, m) = sum_k A(k, m) * B(n, k): A is K x M (k innermost), B is N x K (n innermost).
+struct MatmulPipeline {
+    ImageParam a{Int(8), 2, "a"}, b{Int(8), 2, "b"};
+    Var n{"n"}, m{"m"};
+    Func c{"c"};
+    RDom r;
+    explicit MatmulPipeline(int k) : r(0, k, "r") {
+        c(n, m) = 0;
+        c(n, m) += cast<int32_t>(a(r, m)) * cast<int32_t>(b(n, r));
+    }
+};
+
+Buffer<int32_t> reference(const Buffer<int8_t> &a, const Buffer<int8_t> &b) {
+    const int k = a.width(), m = a.height(), n = b.width();
+    Buffer<int32_t> c(n, m);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            int32_t s = 0;
+            for (int q = 0; q < k; q++)
+                s += int32_t(a(q, i)) * int32_t(b(j, q));
+            c(j, i) = s;
+        }
+    return c;
+}
+
+void expect_same(const Buffer<int32_t> &got, const Buffer<int32_t> &want, const std::string &what) {
+    ASSERT_EQ(got.width(), want.width()) << what;
+    ASSERT_EQ(got.height(), want.height()) << what;
+    int wrong = 0;
+    got.for_each_element([&](int x, int y) {
+        if (got(x, y) != want(x, y) && wrong++ < 5)
+            ADD_FAILURE() << what << " at (" << x << ", " << y << "): " << got(x, y) << " vs "
+                          << want(x, y);
+    });
+    EXPECT_EQ(wrong, 0) << what;
+}
+
+std::string compile_error(const std::function<void()> &f) {
+    try {
+        f();
+    } catch (const CompileError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(NpuSchedule, MatmulIsByteIdenticalToTheCPUAndAPlainLoop) {
+    struct Shape {
+        int m, n, k;
+    };
+    for (Shape s : {Shape{64, 64, 64}, Shape{37, 29, 53}, Shape{1, 16, 16}, Shape{100, 3, 200},
+                    Shape{17, 40, 1}}) {
+        const std::string what =
+            std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+        Buffer<int8_t> a = random_int8(s.k, s.m, 1), b = random_int8(s.n, s.k, 2);
+        const Buffer<int32_t> want = reference(a, b);
+        MatmulPipeline cpu(s.k);
+        cpu.a.set(a);
+        cpu.b.set(b);
+        cpu.c.update().vectorize(cpu.n, 8);
+        expect_same(cpu.c.realize({s.n, s.m}), want, "CPU " + what);
+        MatmulPipeline npu(s.k);
+        npu.a.set(a);
+        npu.b.set(b);
+        npu.c.update().npu_gemm();
+        expect_same(npu.c.realize({s.n, s.m}, kNPU), want, "NPU " + what);
+        const NPUStats stats = npu_last_run_stats();
+        EXPECT_EQ(stats.macs % 256, 0u) << what;
+        EXPECT_GE(stats.macs, uint64_t(s.m) * s.n * s.k) << what;
+    }
+}
+
+TEST(NpuSchedule, TilesAndCopiesChangeCyclesNotResults) {
+    const int m = 256, n = 256, k = 256;
+    Buffer<int8_t> a = random_int8(k, m, 3), b = random_int8(n, k, 4);
+    const Buffer<int32_t> want = reference(a, b);
+    uint64_t serial = 0, pipelined = 0;
+    for (int copies : {1, 2}) {
+        for (int rows : {16, 64}) {
+            MatmulPipeline p(k);
+            p.a.set(a);
+            p.b.set(b);
+            p.c.update().npu_gemm().npu_tile(rows).npu_pipeline(copies);
+            expect_same(p.c.realize({n, m}, kNPU), want,
+                        std::to_string(rows) + " rows, " + std::to_string(copies) + " copies");
+            const NPUStats s = npu_last_run_stats();
+            std::printf(
+                "npu_gemm 256^3, npu_tile(%d), npu_pipeline(%d): %llu cycles, GEMM %.1f%%\n", rows,
+                copies, static_cast<unsigned long long>(s.cycles), 100 * s.gemm_utilisation);
+            if (rows == 64) (copies == 1 ? serial : pipelined) = s.cycles;
+        }
+    }
+    EXPECT_LT(pipelined, serial);
+}
+
+TEST(NpuSchedule, AnInnerLoopOffloadedPerRowBlock) {
+    // The rows split on the host; each block of 8 rows is one NPU run, its k loop inside.
+    const int m = 32, n = 48, k = 40;
+    Buffer<int8_t> a = random_int8(k, m, 5), b = random_int8(n, k, 6);
+    MatmulPipeline p(k);
+    p.a.set(a);
+    p.b.set(b);
+    Var mo("mo"), mi("mi");
+    p.c.update().split(p.m, mo, mi, 8).reorder(p.r.x, p.n, mi, mo).npu(mi);
+    expect_same(p.c.realize({n, m}, kNPU), reference(a, b), "per row block");
+}
+
+TEST(NpuSchedule, AccumulatesOntoWhatThePureDefinitionLeaves) {
+    // A bias as the pure definition: the NPU loads it into its accumulators.
+    const int m = 20, n = 24, k = 33;
+    Buffer<int8_t> a = random_int8(k, m, 7), b = random_int8(n, k, 8);
+    MatmulPipeline p(k);
+    p.a.set(a);
+    p.b.set(b);
+    Func biased("biased");
+    RDom r(0, k, "r2");
+    biased(p.n, p.m) = p.n * 1000 - p.m;
+    biased(p.n, p.m) += cast<int32_t>(p.a(r, p.m)) * cast<int32_t>(p.b(p.n, r));
+    biased.update().npu_gemm();
+    Buffer<int32_t> got = biased.realize({n, m}, kNPU);
+    Buffer<int32_t> want = reference(a, b);
+    want.for_each_element([&](int x, int y) { want(x, y) += x * 1000 - y; });
+    expect_same(got, want, "bias");
+}
+
+TEST(NpuSchedule, WhatDoesNotMapIsAnErrorThatSaysWhy) {
+    MatmulPipeline p(16);
+    p.c.update().npu_gemm();
+    std::string e = compile_error([&] { p.c.compile_jit(Target("host")); });
+    EXPECT_NE(e.find("offloads loops to the NPU"), std::string::npos) << e;
+    EXPECT_NE(e.find("host-npu"), std::string::npos) << e;
+
+    // uint8 operands.
+    ImageParam ua(UInt(8), 2, "ua"), ub(Int(8), 2, "ub");
+    Var x("x"), y("y");
+    RDom r(0, 16, "r");
+    Func u("u");
+    u(x, y) = 0;
+    u(x, y) += cast<int32_t>(ua(r, y)) * cast<int32_t>(ub(x, r));
+    u.update().npu_gemm();
+    e = compile_error([&] { u.compile_jit(kNPU); });
+    EXPECT_NE(e.find("update 0 of Func \"u\""), std::string::npos) << e;
+    EXPECT_NE(e.find("\"ua\" is uint8"), std::string::npos) << e;
+
+    // Not a product of two loads.
+    Func s("s");
+    s(x, y) = 0;
+    s(x, y) += cast<int32_t>(ub(r, y)) + 1;
+    s.update().npu_gemm();
+    e = compile_error([&] { s.compile_jit(kNPU); });
+    EXPECT_NE(e.find("not a contraction the NPU's GEMM core runs"), std::string::npos) << e;
+
+    // A parallel loop inside the NPU loop.
+    MatmulPipeline v(32);
+    v.c.update().parallel(v.n).npu_gemm();
+    e = compile_error([&] { v.c.compile_jit(kNPU); });
+    EXPECT_NE(e.find("leave them serial"), std::string::npos) << e;
+
+    // Bad directive arguments.
+    MatmulPipeline t(16);
+    e = compile_error([&] { t.c.update().npu_pipeline(3); });
+    EXPECT_NE(e.find("3 copies of each NPU tile"), std::string::npos) << e;
+}
+
+TEST(NpuSchedule, TooManyRowsPerTileIsARuntimeErrorNamingTheFunc) {
+    const int k = 16 * 200;  // 200 INP rows per row of A: 5 rows fill INP twice
+    Buffer<int8_t> a = random_int8(k, 8, 9), b = random_int8(16, k, 10);
+    MatmulPipeline p(k);
+    p.a.set(a);
+    p.b.set(b);
+    p.c.update().npu_gemm().npu_tile(8);
+    try {
+        p.c.realize({16, 8}, kNPU);
+        ADD_FAILURE() << "expected an error";
+    } catch (const RuntimeError &e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("NPU GEMM of \"c\""), std::string::npos) << what;
+        EXPECT_NE(what.find("npu_tile(5) or less"), std::string::npos) << what;
+    }
+    p.c.update().npu_tile(5);
+    expect_same(p.c.realize({16, 8}, kNPU), reference(a, b), "5 rows per tile");
+}
