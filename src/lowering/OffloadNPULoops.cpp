@@ -19,6 +19,9 @@ using namespace ir;
 
 namespace {
 
+/// Loops of each role (rows, output channels, contraction) the runtime's GEMM takes.
+constexpr size_t kSlots = 4;
+
 /// One loop of the offloaded nest.
 struct Loop {
     std::string name;
@@ -242,10 +245,6 @@ class Offloader : public IRMutator {
                     << "\"; the NPU runs rectangular nests only.";
             }
         }
-        user_assert(loops_.size() == 3)
-            << where_ << ": the NPU loop holds " << loops_.size()
-            << " loops; the GEMM core needs exactly three, rows (m), output channels (n) and "
-               "the contraction (k). Offload the loop just outside those three.";
         const Expr value = substitute(lets, store->value);
         const Expr index = substitute(lets, store->index);
         user_assert(is_const_true(store->predicate))
@@ -276,24 +275,36 @@ class Offloader : public IRMutator {
             << "\" as an operand of the product; the NPU's operands must be other buffers.";
         Access c = analyse(store->name, index);
         Access a = analyse(la->name, la->index), b = analyse(lb->name, lb->index);
-        // Roles: k is the loop the result lacks, m the one b lacks, n the one a lacks.
-        int m = -1, n = -1, k = -1;
+        // Roles: the loops the result lacks are the contraction (k), those b lacks the rows
+        // (m), those a lacks the output channels (n); up to kSlots of each, flattened.
+        std::vector<int> roles[3];  // m, n, k
         for (size_t i = 0; i < loops_.size(); i++) {
             const bool in_c = c.uses(i), in_a = a.uses(i), in_b = b.uses(i);
-            int *role = !in_c && in_a && in_b   ? &k
-                        : in_c && in_a && !in_b ? &m
-                        : in_c && !in_a && in_b ? &n
-                                                : nullptr;
-            user_assert(role && *role < 0)
+            const int role = !in_c && in_a && in_b   ? 2
+                             : in_c && in_a && !in_b ? 0
+                             : in_c && !in_a && in_b ? 1
+                                                     : -1;
+            user_assert(role >= 0)
                 << where_ << ": the loop \"" << loops_[i].name << "\" is " << (in_c ? "" : "not ")
                 << "in the result's index, " << (in_a ? "" : "not ") << "in \"" << a.buffer
-                << "\"'s and " << (in_b ? "" : "not ") << "in \"" << b.buffer
-                << "\"'s; the GEMM core needs one loop in the result and one operand "
-                << "(rows), one in the result and the other operand (output channels), and one "
-                << "in both operands only (the contraction).";
-            *role = static_cast<int>(i);
+                << "\"'s and " << (in_b ? "" : "not ") << "in \"" << b.buffer << "\"'s"
+                << (in_c && in_a && in_b ? " (a loop of all three, as the channels of a depthwise "
+                                           "convolution, does not map yet)"
+                                         : "")
+                << "; the GEMM core needs loops in the result and one operand (rows), in the "
+                   "result and the other operand (output channels), and in both operands only "
+                   "(the contraction).";
+            roles[role].push_back(static_cast<int>(i));
         }
-        // (Three loops, three distinct roles: each is found. The operand with the rows is A.)
+        static const char *const role_names[] = {"rows", "output channels", "contraction"};
+        for (int r = 0; r < 3; r++) {
+            user_assert(!roles[r].empty() && roles[r].size() <= kSlots)
+                << where_ << ": " << roles[r].size() << " loops of " << role_names[r]
+                << "; the GEMM core needs 1 to " << kSlots
+                << " loops of each of rows (in the result and \"" << a.buffer
+                << "\"), output channels (in the result and \"" << b.buffer
+                << "\") and contraction (in both operands only).";
+        }
         const schedule::StageSchedule &sched = f.stage(stage_).schedule;
         // C starts from zero when the pure definition is zero, this is the only update, and the
         // NPU runs all of it (no host loop around it revisits C).
@@ -309,22 +320,25 @@ class Offloader : public IRMutator {
         std::vector<Expr> args = {StringImm::make(func_),
                                   Variable::make(Handle(), a.buffer),
                                   i64(a.base),
-                                  i64(a.strides[m]),
-                                  i64(a.strides[k]),
                                   Variable::make(Handle(), b.buffer),
                                   i64(b.base),
-                                  i64(b.strides[n]),
-                                  i64(b.strides[k]),
                                   Variable::make(Handle(), c.buffer),
-                                  i64(c.base),
-                                  i64(c.strides[n]),
-                                  i64(c.strides[m]),
-                                  i32(loops_[m].extent),
-                                  i32(loops_[n].extent),
-                                  i32(loops_[k].extent),
-                                  Expr(int32_t(zero_start ? 0 : 1)),
-                                  Expr(int32_t(sched.npu_tile_rows)),
-                                  Expr(int32_t(sched.npu_copies))};
+                                  i64(c.base)};
+        // Per role and slot: the extent and the strides of the two buffers the role indexes
+        // (m: a, c; n: b, c; k: a, b); unused slots have extent 1.
+        const Access *indexed[3][2] = {{&a, &c}, {&b, &c}, {&a, &b}};
+        for (int r = 0; r < 3; r++) {
+            for (size_t slot = 0; slot < kSlots; slot++) {
+                const bool used = slot < roles[r].size();
+                const int l = used ? roles[r][slot] : 0;
+                args.push_back(used ? i32(loops_[l].extent) : Expr(int32_t(1)));
+                for (const Access *x : indexed[r])
+                    args.push_back(used ? i64(x->strides[l]) : Expr(int64_t(0)));
+            }
+        }
+        args.push_back(Expr(int32_t(zero_start ? 0 : 1)));
+        args.push_back(Expr(int32_t(sched.npu_tile_rows)));
+        args.push_back(Expr(int32_t(sched.npu_copies)));
         const std::string status = op->name + ".npu_status";
         Expr call = Call::make(Int(32), "dsl_runtime_npu_gemm", args, Call::CallType::Extern);
         Expr result = Variable::make(Int(32), status);

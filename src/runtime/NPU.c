@@ -232,15 +232,79 @@ static int64_t blocks(int64_t extent, int32_t block) {
     return (extent + block - 1) / block;
 }
 
-DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(const char *name, const int8_t *a, int64_t a_offset,
-                                            int64_t a_stride_m, int64_t a_stride_k, const int8_t *b,
-                                            int64_t b_offset, int64_t b_stride_n,
-                                            int64_t b_stride_k, int32_t *c, int64_t c_offset,
-                                            int64_t c_stride_n, int64_t c_stride_m, int32_t m,
-                                            int32_t n, int32_t k, int32_t accumulate,
-                                            int32_t tile_rows, int32_t copies) {
-    if (m <= 0 || n <= 0) return 0;
-    if (k < 0) k = 0;
+static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t *c, int64_t m,
+                    int64_t n, int64_t k, const int64_t *am, const int64_t *ak, const int64_t *bn,
+                    const int64_t *bk, const int64_t *cm, const int64_t *cn, int32_t accumulate,
+                    int32_t tile_rows, int32_t copies);
+
+/* One role's loops (up to 4, the first fastest) flattened: for each flat index, the offsets
+ * it adds to the two buffers the role indexes. */
+static int flatten(const int32_t *extents, const int64_t *strides_x, const int64_t *strides_y,
+                   int64_t count, int64_t **x, int64_t **y) {
+    *x = (int64_t *)malloc((size_t)(count ? count : 1) * sizeof(int64_t));
+    *y = (int64_t *)malloc((size_t)(count ? count : 1) * sizeof(int64_t));
+    if (!*x || !*y) return 0;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t rest = i, ox = 0, oy = 0;
+        for (int s = 0; s < 4; s++) {
+            const int64_t at = rest % extents[s];
+            rest /= extents[s];
+            ox += at * strides_x[s];
+            oy += at * strides_y[s];
+        }
+        (*x)[i] = ox;
+        (*y)[i] = oy;
+    }
+    return 1;
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(
+    const char *name, const int8_t *a, int64_t a_offset, const int8_t *b, int64_t b_offset,
+    int32_t *c, int64_t c_offset, int32_t m0, int64_t m0_a, int64_t m0_c, int32_t m1, int64_t m1_a,
+    int64_t m1_c, int32_t m2, int64_t m2_a, int64_t m2_c, int32_t m3, int64_t m3_a, int64_t m3_c,
+    int32_t n0, int64_t n0_b, int64_t n0_c, int32_t n1, int64_t n1_b, int64_t n1_c, int32_t n2,
+    int64_t n2_b, int64_t n2_c, int32_t n3, int64_t n3_b, int64_t n3_c, int32_t k0, int64_t k0_a,
+    int64_t k0_b, int32_t k1, int64_t k1_a, int64_t k1_b, int32_t k2, int64_t k2_a, int64_t k2_b,
+    int32_t k3, int64_t k3_a, int64_t k3_b, int32_t accumulate, int32_t tile_rows, int32_t copies) {
+    const int32_t me[4] = {m0, m1, m2, m3}, ne[4] = {n0, n1, n2, n3}, ke[4] = {k0, k1, k2, k3};
+    const int64_t ma[4] = {m0_a, m1_a, m2_a, m3_a}, mc[4] = {m0_c, m1_c, m2_c, m3_c};
+    const int64_t nb_[4] = {n0_b, n1_b, n2_b, n3_b}, nc[4] = {n0_c, n1_c, n2_c, n3_c};
+    const int64_t ka[4] = {k0_a, k1_a, k2_a, k3_a}, kb_[4] = {k0_b, k1_b, k2_b, k3_b};
+    int64_t m = 1, n = 1, k = 1;
+    for (int s = 0; s < 4; s++) {
+        if (me[s] <= 0 || ne[s] <= 0) return 0; /* nothing to compute */
+        m *= me[s];
+        n *= ne[s];
+        k *= ke[s] > 0 ? ke[s] : 0;
+    }
+    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
+        return dsl_runtime_report(dsl_error_device_error,
+                                  "NPU GEMM of \"%s\": %lld x %lld x %lld is too large", name,
+                                  (long long)m, (long long)n, (long long)k);
+    int64_t *am = NULL, *cm = NULL, *bn = NULL, *cn = NULL, *ak = NULL, *bk = NULL;
+    int status = 0;
+    if (!flatten(me, ma, mc, m, &am, &cm) || !flatten(ne, nb_, nc, n, &bn, &cn) ||
+        !flatten(ke, ka, kb_, k, &ak, &bk)) {
+        status =
+            dsl_runtime_report(dsl_error_out_of_memory, "NPU GEMM of \"%s\": out of memory", name);
+    } else {
+        status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, m, n, k, am, ak, bn, bk,
+                          cm, cn, accumulate, tile_rows, copies);
+    }
+    free(am);
+    free(cm);
+    free(bn);
+    free(cn);
+    free(ak);
+    free(bk);
+    return status;
+}
+
+/* The GEMM itself, with each operand element's offset from the flattened roles. */
+static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t *c, int64_t m,
+                    int64_t n, int64_t k, const int64_t *am, const int64_t *ak, const int64_t *bn,
+                    const int64_t *bk, const int64_t *cm, const int64_t *cn, int32_t accumulate,
+                    int32_t tile_rows, int32_t copies) {
     pthread_mutex_lock(&npu_lock);
     dsl_npu *npu = device();
     if (!npu) {
@@ -282,15 +346,14 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(const char *name, const int8_t *a, i
         int32_t *pc = (int32_t *)(dram + g.c_at);
         for (int64_t i = 0; i < m; i++)
             for (int64_t kk = 0; kk < k; kk++)
-                pa[i * g.kb * bi + kk] = a[a_offset + i * a_stride_m + kk * a_stride_k];
+                pa[i * g.kb * bi + kk] = a[am[i] + ak[kk]];
         for (int64_t j = 0; j < n; j++)
             for (int64_t kk = 0; kk < k; kk++)
-                pb[((j / bo * g.kb + kk / bi) * bo + j % bo) * bi + kk % bi] =
-                    b[b_offset + j * b_stride_n + kk * b_stride_k];
+                pb[((j / bo * g.kb + kk / bi) * bo + j % bo) * bi + kk % bi] = b[bn[j] + bk[kk]];
         if (accumulate) {
             for (int64_t i = 0; i < m; i++)
                 for (int64_t j = 0; j < n; j++)
-                    pc[i * g.nb * bo + j] = c[c_offset + i * c_stride_m + j * c_stride_n];
+                    pc[i * g.nb * bo + j] = c[cm[i] + cn[j]];
         }
         status = write_gemm(&stream, cfg, &g, name);
     }
@@ -305,7 +368,7 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(const char *name, const int8_t *a, i
         const int32_t *pc = (const int32_t *)(dsl_npu_dram(npu) + g.c_at);
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++)
-                c[c_offset + i * c_stride_m + j * c_stride_n] = pc[i * g.nb * bo + j];
+                c[cm[i] + cn[j]] = pc[i * g.nb * bo + j];
     }
     for (int i = 0; i < 3; i++) {
         if (at[i]) dsl_npu_free(npu, at[i]);

@@ -3,6 +3,7 @@
 /// values x stand for integers q with x = (q - zero_point) * scale. Scales and zero points are
 /// scalars, or 1-D tensors along `axis` (per channel).
 
+#include "dsl/nn/Conv.h"
 #include "dsl/nn/Tensor.h"
 
 namespace dsl::nn {
@@ -20,5 +21,31 @@ struct DynamicQuantization {
     Tensor y, scale, zero_point;
 };
 DynamicQuantization dynamic_quantize_linear(const Tensor &x);
+
+/// TFLite's fixed-point rescaling of an int32 `x` by a real factor M * 2^shift, M = multiplier /
+/// 2^31 in [0.5, 1): MultiplyByQuantizedMultiplier, i.e. x shifted left by max(shift, 0)
+/// (wrapping), then SaturatingRoundingDoublingHighMul by `multiplier` (round half up of x * m /
+/// 2^31), then RoundingDivideByPOT by max(-shift, 0) (halves away from zero). int32.
+Expr multiply_by_quantized_multiplier(const Expr &x, const Expr &multiplier, const Expr &shift);
+
+/// How int32 accumulators of int8 products become int8 outputs, per output channel m, as
+/// TFLite's int8 kernels do: clamp(output_zero_point + multiply_by_quantized_multiplier(acc,
+/// multiplier[m], shift[m]), min, max). Weights are symmetric (zero point 0); the input's zero
+/// point is `input_zero_point`.
+struct Requantization {
+    int32_t input_zero_point = 0, output_zero_point = 0;
+    /// int32 tensors of shape {M}.
+    Tensor multiplier, shift;
+    int32_t min = -128, max = 127;
+};
+
+/// TFLite's int8 convolution (2-D: x (N, C, H, W) int8, weights (M, C, KH, KW) int8, bias {M}
+/// int32 or undefined; `window` as conv's, groups 1): acc = bias[m] + sum (x - x_zero) * w,
+/// with the padding read as the input's zero point, then requantized to int8. Written so that
+/// the accumulation maps onto the NPU's GEMM core: on a target with `npu`, its schedule runs the
+/// sum there (npu_gemm; the zero point folded into the bias, the padded input computed first)
+/// and the requantization on the CPU; elsewhere all of it on the CPU.
+Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window window,
+                      const Requantization &q);
 
 }  // namespace dsl::nn

@@ -2,6 +2,7 @@
 #include "dsl/nn/Conv.h"
 
 #include "dsl/InlineReductions.h"
+#include "dsl/nn/Quantize.h"
 #include "dsl/nn/Reduce.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
@@ -213,6 +214,86 @@ Tensor conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w
     Tensor result =
         compute(unique_name("conv"), s, [&](const Index &i) { return cast(x.type(), init(i)); });
     result.set_schedule(channel_tiles(f, r, x.rank(), acc, m, taps_of(w.kernel)));
+    return result;
+}
+
+Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w,
+                      const Requantization &q) {
+    user_assert(x.rank() == 4 && weights.rank() == 4)
+        << "quantized_conv of \"" << x.func().name() << "\": 2-D convolutions only, x (N, C, H, "
+        << "W) and weights (M, C, KH, KW); got ranks " << x.rank() << " and " << weights.rank()
+        << ".";
+    user_assert(x.type() == Int(8) && weights.type() == Int(8))
+        << "quantized_conv of \"" << x.func().name() << "\": x and the weights \""
+        << weights.func().name() << "\" must be int8 (they are " << x.type() << " and "
+        << weights.type() << ").";
+    user_assert(!bias.defined() || bias.type() == Int(32))
+        << "quantized_conv: the bias \"" << bias.func().name() << "\" must be int32.";
+    user_assert(q.multiplier.defined() && q.shift.defined())
+        << "quantized_conv of \"" << x.func().name()
+        << "\": the requantization needs a multiplier and a shift per output channel.";
+    if (w.kernel.empty()) {
+        for (int i = 0; i < 2; i++) {
+            int64_t v = 0;
+            user_assert(is_const(weights.dim(2 + i), &v))
+                << "quantized_conv: the kernel extents of \"" << weights.func().name()
+                << "\" must be known when compiling.";
+            w.kernel.push_back(static_cast<int>(v));
+        }
+    }
+    complete(w, 2, "quantized_conv");
+    const Expr m = weights.dim(0), channels = weights.dim(1);
+    // The input padded with its zero point, a Func of its own (computed before the sum, so
+    // that the sum reads it at affine coordinates).
+    Shape padded_shape{x.dim(0), x.dim(1), x.dim(2) + w.pads_begin[0] + w.pads_end[0],
+                       x.dim(3) + w.pads_begin[1] + w.pads_end[1]};
+    Tensor padded = compute(unique_name("qconv_padded"), padded_shape, [&](const Index &i) {
+        Expr h = i[2] - w.pads_begin[0], v = i[3] - w.pads_begin[1];
+        Expr inside = h >= 0 && h < x.dim(2) && v >= 0 && v < x.dim(3);
+        Expr value = x({i[0], i[1], clamp(h, 0, x.dim(2) - 1), clamp(v, 0, x.dim(3) - 1)});
+        return select(inside, value, cast<int8_t>(q.input_zero_point));
+    });
+    // sum (x - z) w = sum x w - z sum w: the zero point's part goes into the starting value.
+    Tensor weight_sums = compute(unique_name("qconv_weight_sums"), {m}, [&](const Index &i) {
+        RDom r({{0, w.kernel[1]}, {0, w.kernel[0]}, {0, channels}}, unique_name("qconv_ws"));
+        return sum(cast<int32_t>(weights({i[0], r.z, r.y, r.x})));
+    });
+    Shape s{x.dim(0), m, windows(x.dim(2), w, 0, false), windows(x.dim(3), w, 1, false)};
+    Tensor acc = compute(unique_name("qconv_acc"), s, [&](const Index &o) {
+        Expr start = bias.defined() ? bias({o[1]}) : Expr(0);
+        return start - q.input_zero_point * weight_sums({o[1]});
+    });
+    Func f = acc.func();
+    RDom r = window_domain(w, {{0, channels}}, "qconv_r");
+    Index o;
+    for (int a = 0; a < 4; a++)
+        o.push_back(acc.var(a));
+    Index xi{o[0], r[2]}, wk{o[1], r[2]};
+    for (size_t i = 0; i < 2; i++) {
+        xi.push_back(o[2 + i] * w.strides[i] + tap(r, 2, i) * w.dilations[i]);
+        wk.push_back(tap(r, 2, i));
+    }
+    std::vector<Expr> args(o.rbegin(), o.rend());
+    f(args) = f(args) + cast<int32_t>(padded(xi)) * cast<int32_t>(weights(wk));
+    Tensor result = compute(unique_name("qconv"), s, [&](const Index &i) {
+        Expr v = q.output_zero_point +
+                 multiply_by_quantized_multiplier(acc(i), q.multiplier({i[1]}), q.shift({i[1]}));
+        return cast<int8_t>(clamp(v, q.min, q.max));
+    });
+    Func padded_f = padded.func(), sums_f = weight_sums.func();
+    const Var w_axis = acc.var(3);
+    result.set_schedule([f, padded_f, sums_f, w_axis](Func out, const Target &target) mutable {
+        padded_f.compute_root();
+        sums_f.compute_root();
+        f.compute_root();
+        if (target.has_feature(Target::Feature::NPU)) {
+            f.update().npu_gemm();
+        } else {
+            f.vectorize(w_axis, 8);
+            f.update().vectorize(w_axis, 8);
+        }
+        out.vectorize(out.args()[0], 8);
+    });
     return result;
 }
 
