@@ -38,6 +38,19 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_last_stats(dsl_npu_stats *stats) {
     return 0;
 }
 
+/// DSL_NPU_ORDER=serial, dataflow (the default) or random[:seed]: the order the simulator runs
+/// the engines in (every order gives the same memory; a test runs programs in all of them).
+static void choose_order(dsl_npu_run_options *options) {
+    const char *order = getenv("DSL_NPU_ORDER");
+    if (!order || !order[0]) return;
+    if (!strcmp(order, "serial")) {
+        options->order = DSL_NPU_SERIAL;
+    } else if (!strncmp(order, "random", 6)) {
+        options->order = DSL_NPU_RANDOM;
+        if (order[6] == ':') options->seed = strtoull(order + 7, NULL, 10);
+    }
+}
+
 /// An instruction stream being written.
 typedef struct Stream {
     dsl_npu_insn *code;
@@ -360,6 +373,7 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
     if (!status) {
         dsl_npu_run_options options;
         dsl_npu_default_run_options(&options);
+        choose_order(&options);
         if (dsl_npu_run(npu, stream.code, stream.count, &options, &npu_last_stats))
             status = dsl_runtime_report(dsl_error_device_error, "NPU GEMM of \"%s\": %s", name,
                                         dsl_npu_last_error(npu));

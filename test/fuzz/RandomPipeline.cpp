@@ -1423,7 +1423,10 @@ std::string FuzzCase::reproduction() const {
       << "Param<int32_t> p0(\"p0\", 0);\n"
       << algorithm_code << schedule_code << "Realization r = " << output.name() << ".realize({"
       << output_size[0] << ", " << output_size[1] << "}"
-      << (target.has_gpu_feature() ? ", Target(\"" + target.to_string() + "\")" : "") << ");\n";
+      << (target.has_gpu_feature() || target.has_feature(Target::Feature::NPU)
+              ? ", Target(\"" + target.to_string() + "\")"
+              : "")
+      << ");\n";
     return s.str();
 }
 

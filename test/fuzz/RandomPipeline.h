@@ -84,6 +84,9 @@ FuzzCase make_unscheduled_case(uint64_t seed);
 /// (in shared memory, by the block's threads or its first) or per thread.
 FuzzCase make_gpu_case(uint64_t seed);
 
+/// A random int8 contraction with its update on the NPU (NPUSchedules.cpp), for host-npu.
+FuzzCase make_npu_case(uint64_t seed);
+
 /// A random pipeline scheduled by the autoscheduler (AutoSchedules.cpp), told the output's size
 /// or another one.
 FuzzCase make_auto_case(uint64_t seed);

@@ -5,7 +5,8 @@
 // must be refused with a CompileError naming the Func involved: never a crash, an internal
 // error, a hang or a result.
 //
-//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--auto] [--aot-every K]
+//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--npu] [--auto]
+//            [--aot-every K]
 //            [--full-opt-every K] [--disk-cache DIR] [--verbose]
 //
 // LLVM's optimisation passes take most of a case's time and the fuzzer tests the dsl, not
@@ -42,6 +43,7 @@ struct Options {
     double seconds = 0;
     bool illegal = false;
     bool gpu = false;
+    bool npu = false;
     bool autoschedule = false;
     long aot_every = 0;
     long full_opt_every = 16;
@@ -61,13 +63,15 @@ extern "C" void on_fatal_signal(int sig) {
 
 void usage() {
     std::cerr
-        << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--auto] "
+        << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--npu] "
+           "[--auto] "
            "[--aot-every K] [--full-opt-every K] [--disk-cache DIR] [--verbose]\n"
            "  --seed S       seed of the first case (case i uses S + i; default 1)\n"
            "  --cases N      number of cases (default 100)\n"
            "  --seconds T    stop after T seconds instead (with --cases, whichever first)\n"
            "  --illegal      schedule-error fuzzing: every case must be refused\n"
            "  --gpu          GPU schedules, run through OpenCL (no AOT)\n"
+           "  --npu          int8 contractions offloaded to the NPU (no AOT)\n"
            "  --auto         schedules by the autoscheduler (Pipeline::auto_schedule)\n"
            "  --aot-every K  also run every K-th case through an AOT static library\n"
            "  --full-opt-every K\n"
@@ -124,6 +128,8 @@ bool parse(int argc, char **argv, Options &o) {
             o.illegal = true;
         } else if (a == "--gpu") {
             o.gpu = true;
+        } else if (a == "--npu") {
+            o.npu = true;
         } else if (a == "--auto") {
             o.autoschedule = true;
         } else if (a == "--verbose") {
@@ -147,9 +153,10 @@ void report(const FuzzCase &c, const std::string &what) {
     const char *level = std::getenv("DSL_JIT_OPT_LEVEL");
     std::cout << "\n=== FAILURE in case " << c.seed << " (rerun: dsl_fuzz --seed " << c.seed
               << " --cases 1" << (c.illegal_directive.empty() ? "" : " --illegal")
-              << (c.target.has_gpu_feature() ? " --gpu" : "") << (c.auto_scheduled ? " --auto" : "")
-              << "; the JIT compiled at LLVM O" << (level ? level : "3")
-              << ", which the reproduction gets with DSL_JIT_OPT_LEVEL)\n"
+              << (c.target.has_gpu_feature() ? " --gpu" : "")
+              << (c.target.has_feature(dsl::Target::Feature::NPU) ? " --npu" : "")
+              << (c.auto_scheduled ? " --auto" : "") << "; the JIT compiled at LLVM O"
+              << (level ? level : "3") << ", which the reproduction gets with DSL_JIT_OPT_LEVEL)\n"
               << what << "\n--- reproduction:\n"
               << c.reproduction();
     try {
@@ -292,6 +299,7 @@ int main(int argc, char **argv) {
                       static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed),
                       o.illegal        ? " --illegal"
                       : o.gpu          ? " --gpu"
+                      : o.npu          ? " --npu"
                       : o.autoschedule ? " --auto"
                                        : "");
         // A case that spins is reported after 120 s of CPU time (SIGPROF), not of wall time: a
@@ -307,6 +315,7 @@ int main(int argc, char **argv) {
         try {
             c = o.illegal        ? dsl::fuzz::make_illegal_case(seed)
                 : o.gpu          ? dsl::fuzz::make_gpu_case(seed)
+                : o.npu          ? dsl::fuzz::make_npu_case(seed)
                 : o.autoschedule ? dsl::fuzz::make_auto_case(seed)
                                  : dsl::fuzz::make_case(seed);
         } catch (const dsl::Error &e) {
@@ -325,7 +334,7 @@ int main(int argc, char **argv) {
         } else if (o.illegal) {
             ok = run_illegal(c);
         } else {
-            bool aot = !o.gpu && o.aot_every > 0 && (i % o.aot_every == 0 || aot_pending);
+            bool aot = !o.gpu && !o.npu && o.aot_every > 0 && (i % o.aot_every == 0 || aot_pending);
             aot_pending = aot && !c.arguments_exact;
             aot = aot && c.arguments_exact;
             bool bound_stopped = false;

@@ -207,3 +207,20 @@ TEST(NpuSchedule, TooManyRowsPerTileIsARuntimeErrorNamingTheFunc) {
     p.c.update().npu_tile(5);
     expect_same(p.c.realize({16, 8}, kNPU), reference(a, b), "5 rows per tile");
 }
+
+TEST(NpuSchedule, EveryOrderOfTheEnginesGivesTheSameResult) {
+    // The compiled program run in program order, in the cycle model's order and in random
+    // interleavings (DSL_NPU_ORDER): the same memory, with the race checker on throughout.
+    const int m = 70, n = 40, k = 90;
+    Buffer<int8_t> a = random_int8(k, m, 11), b = random_int8(n, k, 12);
+    const Buffer<int32_t> want = reference(a, b);
+    for (const char *order : {"serial", "dataflow", "random:1", "random:2", "random:3"}) {
+        setenv("DSL_NPU_ORDER", order, 1);
+        MatmulPipeline p(k);
+        p.a.set(a);
+        p.b.set(b);
+        p.c.update().npu_gemm().npu_tile(16);
+        expect_same(p.c.realize({n, m}, kNPU), want, order);
+    }
+    unsetenv("DSL_NPU_ORDER");
+}
