@@ -21,6 +21,8 @@ namespace {
 
 /// Loops of each role (rows, output channels, contraction) the runtime's GEMM takes.
 constexpr size_t kSlots = 4;
+/// And of depthwise channels.
+constexpr size_t kDiagonalSlots = 2;
 
 /// One loop of the offloaded nest.
 struct Loop {
@@ -276,35 +278,44 @@ class Offloader : public IRMutator {
         Access c = analyse(store->name, index);
         Access a = analyse(la->name, la->index), b = analyse(lb->name, lb->index);
         // Roles: the loops the result lacks are the contraction (k), those b lacks the rows
-        // (m), those a lacks the output channels (n); up to kSlots of each, flattened.
-        std::vector<int> roles[3];  // m, n, k
+        // (m), those a lacks the output channels (n), and those of all three the channels of a
+        // depthwise contraction (d, mapped onto diagonal weight blocks); up to kSlots of each
+        // (kDiagonalSlots of d), flattened.
+        std::vector<int> roles[4];  // m, n, k, d
         for (size_t i = 0; i < loops_.size(); i++) {
             const bool in_c = c.uses(i), in_a = a.uses(i), in_b = b.uses(i);
             const int role = !in_c && in_a && in_b   ? 2
                              : in_c && in_a && !in_b ? 0
                              : in_c && !in_a && in_b ? 1
+                             : in_c && in_a && in_b  ? 3
                                                      : -1;
             user_assert(role >= 0)
                 << where_ << ": the loop \"" << loops_[i].name << "\" is " << (in_c ? "" : "not ")
                 << "in the result's index, " << (in_a ? "" : "not ") << "in \"" << a.buffer
-                << "\"'s and " << (in_b ? "" : "not ") << "in \"" << b.buffer << "\"'s"
-                << (in_c && in_a && in_b ? " (a loop of all three, as the channels of a depthwise "
-                                           "convolution, does not map yet)"
-                                         : "")
-                << "; the GEMM core needs loops in the result and one operand (rows), in the "
-                   "result and the other operand (output channels), and in both operands only "
-                   "(the contraction).";
+                << "\"'s and " << (in_b ? "" : "not ") << "in \"" << b.buffer
+                << "\"'s; the GEMM core needs loops in the result and one operand (rows), in the "
+                   "result and the other operand (output channels), in both operands only (the "
+                   "contraction), or in all three (a depthwise convolution's channels).";
             roles[role].push_back(static_cast<int>(i));
         }
-        static const char *const role_names[] = {"rows", "output channels", "contraction"};
-        for (int r = 0; r < 3; r++) {
-            user_assert(!roles[r].empty() && roles[r].size() <= kSlots)
+        static const char *const role_names[] = {"rows", "output channels", "contraction",
+                                                 "depthwise channels"};
+        const bool depthwise = !roles[3].empty();
+        for (int r = 0; r < 4; r++) {
+            const size_t most = r == 3 ? kDiagonalSlots : kSlots;
+            const bool may_be_empty = r == 3 || (r == 1 && depthwise);
+            user_assert((may_be_empty || !roles[r].empty()) && roles[r].size() <= most)
                 << where_ << ": " << roles[r].size() << " loops of " << role_names[r]
                 << "; the GEMM core needs 1 to " << kSlots
                 << " loops of each of rows (in the result and \"" << a.buffer
                 << "\"), output channels (in the result and \"" << b.buffer
-                << "\") and contraction (in both operands only).";
+                << "\") and contraction (in both operands only), and up to " << kDiagonalSlots
+                << " of depthwise channels (in all three) in place of output channels.";
         }
+        user_assert(!depthwise || roles[1].empty())
+            << where_ << ": a depthwise contraction (loops in the result and both operands) with "
+            << "other output channels as well (a channel multiplier) does not map; the NPU maps "
+               "the channels onto diagonal weight blocks.";
         const schedule::StageSchedule &sched = f.stage(stage_).schedule;
         // C starts from zero when the pure definition is zero, this is the only update, and the
         // NPU runs all of it (no host loop around it revisits C).
@@ -324,11 +335,11 @@ class Offloader : public IRMutator {
                                   i64(b.base),
                                   Variable::make(Handle(), c.buffer),
                                   i64(c.base)};
-        // Per role and slot: the extent and the strides of the two buffers the role indexes
-        // (m: a, c; n: b, c; k: a, b); unused slots have extent 1.
-        const Access *indexed[3][2] = {{&a, &c}, {&b, &c}, {&a, &b}};
-        for (int r = 0; r < 3; r++) {
-            for (size_t slot = 0; slot < kSlots; slot++) {
+        // Per role and slot: the extent and the strides of the buffers the role indexes
+        // (m: a, c; n: b, c; k: a, b; d: a, b, c); unused slots have extent 1.
+        const std::vector<const Access *> indexed[4] = {{&a, &c}, {&b, &c}, {&a, &b}, {&a, &b, &c}};
+        for (int r = 0; r < 4; r++) {
+            for (size_t slot = 0; slot < (r == 3 ? kDiagonalSlots : kSlots); slot++) {
                 const bool used = slot < roles[r].size();
                 const int l = used ? roles[r][slot] : 0;
                 args.push_back(used ? i32(loops_[l].extent) : Expr(int32_t(1)));

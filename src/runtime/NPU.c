@@ -139,6 +139,9 @@ static int pops_before(Stream *s, int engine, uint64_t *popped, uint64_t need) {
 typedef struct GemmShape {
     int64_t m, n, k, kb, nb;
     uint64_t a_at, b_at, c_at; /* device addresses of the packed operands */
+    /* A depthwise GEMM's A has one copy per output block (its channels): the bytes between
+     * them; each chunk of weights is then one output block. 0 otherwise. */
+    uint64_t a_chunk_bytes;
     int accumulate, tile_rows, copies;
 } GemmShape;
 
@@ -157,7 +160,7 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
                                   name, (long long)g->k, (long long)kb, (long long)wgt_cap,
                                   (long long)inp_cap, (long long)copies);
     // Output blocks per chunk of weights, and rows per tile.
-    int64_t chunk = wgt_cap / kb;
+    int64_t chunk = g->a_chunk_bytes ? 1 : wgt_cap / kb;
     if (chunk > g->nb) chunk = g->nb;
     if (chunk * copies > acc_cap) chunk = acc_cap / copies;
     int64_t rows = g->tile_rows;
@@ -198,8 +201,9 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
             int pop = t >= (uint64_t)copies &&
                       pops_before(s, DSL_NPU_LOAD_ENGINE, &load_popped, t - copies + 1);
             op = memory_op(DSL_NPU_LOAD, DSL_NPU_INP, inp_base,
-                           g->a_at + (uint64_t)m0 * (uint64_t)g->kb * inp_row, (uint32_t)tm,
-                           (uint32_t)g->kb, (uint32_t)g->kb * inp_row, inp_row,
+                           g->a_at + (uint64_t)n0 * g->a_chunk_bytes +
+                               (uint64_t)m0 * (uint64_t)g->kb * inp_row,
+                           (uint32_t)tm, (uint32_t)g->kb, (uint32_t)g->kb * inp_row, inp_row,
                            DSL_NPU_PUSH_NEXT | (pop ? DSL_NPU_POP_NEXT : 0));
             emit(s, &op);
             // Compute engine: wait for the tile, and for its ACC copy's last store.
@@ -245,28 +249,38 @@ static int64_t blocks(int64_t extent, int32_t block) {
     return (extent + block - 1) / block;
 }
 
-static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t *c, int64_t m,
-                    int64_t n, int64_t k, const int64_t *am, const int64_t *ak, const int64_t *bn,
-                    const int64_t *bk, const int64_t *cm, const int64_t *cn, int32_t accumulate,
-                    int32_t tile_rows, int32_t copies);
+/* The roles flattened: their sizes, and for each flat index the offset it adds to each buffer
+ * it indexes (rows m: a, c; output channels n: b, c; contraction k: a, b; diagonal d, a
+ * depthwise convolution's channels: a, b, c). */
+typedef struct Roles {
+    int64_t m, n, k, d;
+    int64_t *am, *cm, *bn, *cn, *ak, *bk, *ad, *bd, *cd;
+} Roles;
+
+static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t *c, const Roles *r,
+                    int32_t accumulate, int32_t tile_rows, int32_t copies);
 
 /* One role's loops (up to 4, the first fastest) flattened: for each flat index, the offsets
- * it adds to the two buffers the role indexes. */
-static int flatten(const int32_t *extents, const int64_t *strides_x, const int64_t *strides_y,
-                   int64_t count, int64_t **x, int64_t **y) {
-    *x = (int64_t *)malloc((size_t)(count ? count : 1) * sizeof(int64_t));
-    *y = (int64_t *)malloc((size_t)(count ? count : 1) * sizeof(int64_t));
-    if (!*x || !*y) return 0;
+ * it adds to the buffers the role indexes (`z` may be null). */
+static int flatten(const int32_t *extents, const int64_t *sx, const int64_t *sy, const int64_t *sz,
+                   int64_t count, int64_t **x, int64_t **y, int64_t **z) {
+    const size_t bytes = (size_t)(count ? count : 1) * sizeof(int64_t);
+    *x = (int64_t *)malloc(bytes);
+    *y = (int64_t *)malloc(bytes);
+    if (z) *z = (int64_t *)malloc(bytes);
+    if (!*x || !*y || (z && !*z)) return 0;
     for (int64_t i = 0; i < count; i++) {
-        int64_t rest = i, ox = 0, oy = 0;
+        int64_t rest = i, ox = 0, oy = 0, oz = 0;
         for (int s = 0; s < 4; s++) {
             const int64_t at = rest % extents[s];
             rest /= extents[s];
-            ox += at * strides_x[s];
-            oy += at * strides_y[s];
+            ox += at * sx[s];
+            oy += at * sy[s];
+            if (z) oz += at * sz[s];
         }
         (*x)[i] = ox;
         (*y)[i] = oy;
+        if (z) (*z)[i] = oz;
     }
     return 1;
 }
@@ -278,46 +292,84 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(
     int32_t n0, int64_t n0_b, int64_t n0_c, int32_t n1, int64_t n1_b, int64_t n1_c, int32_t n2,
     int64_t n2_b, int64_t n2_c, int32_t n3, int64_t n3_b, int64_t n3_c, int32_t k0, int64_t k0_a,
     int64_t k0_b, int32_t k1, int64_t k1_a, int64_t k1_b, int32_t k2, int64_t k2_a, int64_t k2_b,
-    int32_t k3, int64_t k3_a, int64_t k3_b, int32_t accumulate, int32_t tile_rows, int32_t copies) {
+    int32_t k3, int64_t k3_a, int64_t k3_b, int32_t d0, int64_t d0_a, int64_t d0_b, int64_t d0_c,
+    int32_t d1, int64_t d1_a, int64_t d1_b, int64_t d1_c, int32_t accumulate, int32_t tile_rows,
+    int32_t copies) {
     const int32_t me[4] = {m0, m1, m2, m3}, ne[4] = {n0, n1, n2, n3}, ke[4] = {k0, k1, k2, k3};
+    const int32_t de[4] = {d0, d1, 1, 1};
     const int64_t ma[4] = {m0_a, m1_a, m2_a, m3_a}, mc[4] = {m0_c, m1_c, m2_c, m3_c};
     const int64_t nb_[4] = {n0_b, n1_b, n2_b, n3_b}, nc[4] = {n0_c, n1_c, n2_c, n3_c};
     const int64_t ka[4] = {k0_a, k1_a, k2_a, k3_a}, kb_[4] = {k0_b, k1_b, k2_b, k3_b};
-    int64_t m = 1, n = 1, k = 1;
+    const int64_t da[4] = {d0_a, d1_a, 0, 0}, db[4] = {d0_b, d1_b, 0, 0};
+    const int64_t dc[4] = {d0_c, d1_c, 0, 0};
+    Roles r;
+    memset(&r, 0, sizeof r);
+    r.m = r.n = r.k = r.d = 1;
     for (int s = 0; s < 4; s++) {
-        if (me[s] <= 0 || ne[s] <= 0) return 0; /* nothing to compute */
-        m *= me[s];
-        n *= ne[s];
-        k *= ke[s] > 0 ? ke[s] : 0;
+        if (me[s] <= 0 || ne[s] <= 0 || de[s] <= 0) return 0; /* nothing to compute */
+        r.m *= me[s];
+        r.n *= ne[s];
+        r.d *= de[s];
+        r.k *= ke[s] > 0 ? ke[s] : 0;
     }
-    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
+    if (r.m > INT32_MAX || r.n > INT32_MAX || r.k > INT32_MAX || r.d > INT32_MAX)
         return dsl_runtime_report(dsl_error_device_error,
                                   "NPU GEMM of \"%s\": %lld x %lld x %lld is too large", name,
-                                  (long long)m, (long long)n, (long long)k);
-    int64_t *am = NULL, *cm = NULL, *bn = NULL, *cn = NULL, *ak = NULL, *bk = NULL;
+                                  (long long)r.m, (long long)(r.n * r.d), (long long)r.k);
     int status = 0;
-    if (!flatten(me, ma, mc, m, &am, &cm) || !flatten(ne, nb_, nc, n, &bn, &cn) ||
-        !flatten(ke, ka, kb_, k, &ak, &bk)) {
+    if (!flatten(me, ma, mc, NULL, r.m, &r.am, &r.cm, NULL) ||
+        !flatten(ne, nb_, nc, NULL, r.n, &r.bn, &r.cn, NULL) ||
+        !flatten(ke, ka, kb_, NULL, r.k, &r.ak, &r.bk, NULL) ||
+        !flatten(de, da, db, dc, r.d, &r.ad, &r.bd, &r.cd)) {
         status =
             dsl_runtime_report(dsl_error_out_of_memory, "NPU GEMM of \"%s\": out of memory", name);
     } else {
-        status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, m, n, k, am, ak, bn, bk,
-                          cm, cn, accumulate, tile_rows, copies);
+        status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, &r, accumulate, tile_rows,
+                          copies);
     }
-    free(am);
-    free(cm);
-    free(bn);
-    free(cn);
-    free(ak);
-    free(bk);
+    int64_t *all[] = {r.am, r.cm, r.bn, r.cn, r.ak, r.bk, r.ad, r.bd, r.cd};
+    for (int i = 0; i < 9; i++)
+        free(all[i]);
     return status;
 }
 
-/* The GEMM itself, with each operand element's offset from the flattened roles. */
-static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t *c, int64_t m,
-                    int64_t n, int64_t k, const int64_t *am, const int64_t *ak, const int64_t *bn,
-                    const int64_t *bk, const int64_t *cm, const int64_t *cn, int32_t accumulate,
-                    int32_t tile_rows, int32_t copies) {
+/* The operands in the NPU's layouts (the copies to the device). A GEMM: A as INP rows of
+ * block_in k, B as WGT blocks [n / bo][k / bi][n % bo][k % bi], C as ACC rows of block_out n.
+ * A depthwise one (channels d, no n): per block of channels, A's rows hold one k's channels,
+ * and each WGT block is diagonal (channel j times its own weight); C's rows hold channels. */
+static void pack(const GemmShape *g, const Roles *r, int32_t bi, int32_t bo, const int8_t *a,
+                 const int8_t *b, const int32_t *c, int8_t *pa, int8_t *pb, int32_t *pc) {
+    if (r->d == 1) {
+        for (int64_t i = 0; i < r->m; i++)
+            for (int64_t kk = 0; kk < r->k; kk++)
+                pa[i * g->kb * bi + kk] = a[r->am[i] + r->ak[kk] + r->ad[0]];
+        for (int64_t j = 0; j < r->n; j++)
+            for (int64_t kk = 0; kk < r->k; kk++)
+                pb[((j / bo * g->kb + kk / bi) * bo + j % bo) * bi + kk % bi] =
+                    b[r->bn[j] + r->bk[kk] + r->bd[0]];
+    } else {
+        for (int64_t q = 0; q < r->d; q++) {
+            const int64_t blk = q / bo, lane = q % bo;
+            for (int64_t i = 0; i < r->m; i++)
+                for (int64_t kk = 0; kk < r->k; kk++)
+                    pa[((blk * r->m + i) * r->k + kk) * bi + lane] =
+                        a[r->am[i] + r->ak[kk] + r->ad[q]];
+            for (int64_t kk = 0; kk < r->k; kk++)
+                pb[((blk * r->k + kk) * bo + lane) * bi + lane] =
+                    b[r->bn[0] + r->bk[kk] + r->bd[q]];
+        }
+    }
+    if (!g->accumulate) return;
+    const int64_t columns = r->d == 1 ? r->n : r->d;
+    for (int64_t i = 0; i < r->m; i++)
+        for (int64_t j = 0; j < columns; j++)
+            pc[i * g->nb * bo + j] =
+                c[r->cm[i] + (r->d == 1 ? r->cn[j] + r->cd[0] : r->cn[0] + r->cd[j])];
+}
+
+/* The GEMM itself. */
+static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t *c, const Roles *r,
+                    int32_t accumulate, int32_t tile_rows, int32_t copies) {
     pthread_mutex_lock(&npu_lock);
     dsl_npu *npu = device();
     if (!npu) {
@@ -326,19 +378,30 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
     }
     const dsl_npu_config *cfg = dsl_npu_get_config(npu);
     const int32_t bi = cfg->block_in, bo = cfg->block_out;
+    const int depthwise = r->d > 1;
+    if (depthwise && (r->n != 1 || bi != bo)) {
+        pthread_mutex_unlock(&npu_lock);
+        return dsl_runtime_report(dsl_error_device_error,
+                                  "NPU GEMM of \"%s\": a depthwise contraction maps channels onto "
+                                  "diagonal blocks, which needs no other output channels (a "
+                                  "channel multiplier of 1) and square blocks",
+                                  name);
+    }
     GemmShape g;
     memset(&g, 0, sizeof g);
-    g.m = m;
-    g.n = n;
-    g.k = k;
-    g.kb = blocks(k, bi);
-    g.nb = blocks(n, bo);
+    g.m = r->m;
+    g.n = depthwise ? r->d : r->n;
+    g.k = r->k;
+    g.kb = depthwise ? r->k : blocks(r->k, bi);
+    g.nb = blocks(g.n, bo);
     g.accumulate = accumulate;
     g.tile_rows = tile_rows;
     g.copies = copies == 1 ? 1 : 2;
-    const uint64_t a_bytes = (uint64_t)m * (uint64_t)g.kb * (uint64_t)bi;
+    const uint64_t a_block = (uint64_t)r->m * (uint64_t)g.kb * (uint64_t)bi;
+    g.a_chunk_bytes = depthwise ? a_block : 0;
+    const uint64_t a_bytes = depthwise ? a_block * (uint64_t)g.nb : a_block;
     const uint64_t b_bytes = (uint64_t)g.nb * (uint64_t)g.kb * (uint64_t)(bi * bo);
-    const uint64_t c_bytes = (uint64_t)m * (uint64_t)g.nb * (uint64_t)bo * 4;
+    const uint64_t c_bytes = (uint64_t)r->m * (uint64_t)g.nb * (uint64_t)bo * 4;
     int status = 0;
     uint64_t at[3] = {0, 0, 0};
     const uint64_t sizes[3] = {a_bytes, b_bytes, c_bytes};
@@ -354,20 +417,8 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
         g.b_at = at[1];
         g.c_at = at[2];
         uint8_t *dram = dsl_npu_dram(npu);
-        // The operands in the NPU's layouts (the copies to the device).
-        int8_t *pa = (int8_t *)(dram + g.a_at), *pb = (int8_t *)(dram + g.b_at);
-        int32_t *pc = (int32_t *)(dram + g.c_at);
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t kk = 0; kk < k; kk++)
-                pa[i * g.kb * bi + kk] = a[am[i] + ak[kk]];
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t kk = 0; kk < k; kk++)
-                pb[((j / bo * g.kb + kk / bi) * bo + j % bo) * bi + kk % bi] = b[bn[j] + bk[kk]];
-        if (accumulate) {
-            for (int64_t i = 0; i < m; i++)
-                for (int64_t j = 0; j < n; j++)
-                    pc[i * g.nb * bo + j] = c[cm[i] + cn[j]];
-        }
+        pack(&g, r, bi, bo, a, b, c, (int8_t *)(dram + g.a_at), (int8_t *)(dram + g.b_at),
+             (int32_t *)(dram + g.c_at));
         status = write_gemm(&stream, cfg, &g, name);
     }
     if (!status) {
@@ -380,9 +431,10 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
     }
     if (!status) {
         const int32_t *pc = (const int32_t *)(dsl_npu_dram(npu) + g.c_at);
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n; j++)
-                c[cm[i] + cn[j]] = pc[i * g.nb * bo + j];
+        for (int64_t i = 0; i < r->m; i++)
+            for (int64_t j = 0; j < g.n; j++)
+                c[r->cm[i] + (depthwise ? r->cn[0] + r->cd[j] : r->cn[j] + r->cd[0])] =
+                    pc[i * g.nb * bo + j];
     }
     for (int i = 0; i < 3; i++) {
         if (at[i]) dsl_npu_free(npu, at[i]);

@@ -135,10 +135,11 @@ int dsl_runtime_set_host_dirty(struct dsl_buffer_t *buffer);
 int dsl_runtime_device_free(struct dsl_buffer_t *buffer);
 
 /// The NPU offload of a contraction (NPU.c): C[m, n] += sum_k A[m, k] * B[n, k] with int8
-/// operands and int32 results. Each role (rows m, output channels n, contraction k) is up to
-/// four loops, given by their extents (the first fastest; 1 for an unused one) and the stride
-/// (in elements) of each of the two buffers the role indexes (m: a and c; n: b and c; k: a and
-/// b); `*_offset` is the index of each buffer's first element. Without `accumulate` C starts
+/// operands and int32 results, or, with depthwise channels d, C[m, d] += sum_k A[m, k, d] *
+/// B[k, d]. Each role (rows m, output channels n, contraction k: up to four loops; d: up to
+/// two) is given by its loops' extents (the first fastest; 1 for an unused one) and the stride
+/// (in elements) of each buffer the role indexes (m: a and c; n: b and c; k: a and b; d: a, b
+/// and c); `*_offset` is the index of each buffer's first element. Without `accumulate` C starts
 /// from zero. `tile_rows` (0: the most that fit) and `copies` (1 or 2) are the schedule's. Runs
 /// on the process's simulated NPU; `name` (the Func) names errors.
 int dsl_runtime_npu_gemm(const char *name, const int8_t *a, int64_t a_offset, const int8_t *b,
@@ -149,8 +150,10 @@ int dsl_runtime_npu_gemm(const char *name, const int8_t *a, int64_t a_offset, co
                          int64_t n1_c, int32_t n2, int64_t n2_b, int64_t n2_c, int32_t n3,
                          int64_t n3_b, int64_t n3_c, int32_t k0, int64_t k0_a, int64_t k0_b,
                          int32_t k1, int64_t k1_a, int64_t k1_b, int32_t k2, int64_t k2_a,
-                         int64_t k2_b, int32_t k3, int64_t k3_a, int64_t k3_b, int32_t accumulate,
-                         int32_t tile_rows, int32_t copies);
+                         int64_t k2_b, int32_t k3, int64_t k3_a, int64_t k3_b, int32_t d0,
+                         int64_t d0_a, int64_t d0_b, int64_t d0_c, int32_t d1, int64_t d1_a,
+                         int64_t d1_b, int64_t d1_c, int32_t accumulate, int32_t tile_rows,
+                         int32_t copies);
 /// The counters and cycles of the last program run on the process's NPU (all zero before one).
 struct dsl_npu_stats;
 int dsl_runtime_npu_last_stats(struct dsl_npu_stats *stats);

@@ -5,7 +5,8 @@
 // read by a random epilogue or not. Its update runs on the NPU: all of it (npu_gemm), per block
 // of rows (npu at an inner loop of a split, whose tail is guarded), or per chunk of the
 // contraction (a host loop around the NPU's, which then accumulates); with random tile rows and
-// copies. Compared with the reference evaluator like every case.
+// copies; one case in five is depthwise (the output's x indexes both operands). Compared with
+// the reference evaluator like every case.
 #include <random>
 #include <sstream>
 
@@ -64,6 +65,15 @@ class NPUCaseBuilder {
         // a's coordinates: (k, row) or transposed; the row is y * stride + the tap.
         Expr k = r.x, row = y * stride + r.y;
         const std::string k_code = "rk.x", row_code = "y * " + std::to_string(stride) + " + rk.y";
+        // Depthwise: the output's x (a channel) indexes a too, and the taps move along its rows.
+        const bool depthwise = coin(0.2);
+        if (depthwise) {
+            k = x;
+            row = y * stride + r.x + r.y;
+        }
+        const std::string ka_code = depthwise ? "x" : k_code;
+        const std::string rowa_code =
+            depthwise ? "y * " + std::to_string(stride) + " + rk.x + rk.y" : row_code;
         Expr a_call = a_transposed ? a(row, k) : a(k, row);
         // b's: (n, k') or transposed, k' = k + k1 * tap.
         Expr kb = r.x + k1 * r.y;
@@ -71,7 +81,7 @@ class NPUCaseBuilder {
         Expr b_call = b_transposed ? b(kb, x) : b(x, kb);
         c(x, y) += cast<int32_t>(a_call) * cast<int32_t>(b_call);
         alg_ << "f2(x, y) += cast<int32_t>(f0("
-             << (a_transposed ? row_code + ", " + k_code : k_code + ", " + row_code)
+             << (a_transposed ? rowa_code + ", " + ka_code : ka_code + ", " + rowa_code)
              << ")) * cast<int32_t>(f1(" << (b_transposed ? kb_code + ", x" : "x, " + kb_code)
              << "));\n";
 

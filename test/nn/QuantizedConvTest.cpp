@@ -40,6 +40,7 @@ int32_t rescale(int32_t x, int32_t multiplier, int32_t shift) {
 
 struct Case {
     int n, c, h, w, m, k, stride, pad;
+    bool depthwise = false;  // groups = c = m
 };
 
 struct Data {
@@ -51,7 +52,7 @@ struct Data {
 Data make_data(const Case &k, unsigned seed) {
     Data d;
     d.x = random_ints<int8_t>({k.w, k.h, k.c, k.n}, seed, -128, 127);
-    d.weights = random_ints<int8_t>({k.k, k.k, k.c, k.m}, seed + 1, -128, 127);
+    d.weights = random_ints<int8_t>({k.k, k.k, k.depthwise ? 1 : k.c, k.m}, seed + 1, -128, 127);
     d.bias = random_ints<int32_t>({k.m}, seed + 2, -20000, 20000);
     d.multiplier = random_ints<int32_t>({k.m}, seed + 3, 1 << 30, INT32_MAX);
     d.shift = random_ints<int32_t>({k.m}, seed + 4, -12, 1);
@@ -67,14 +68,15 @@ Buffer<int8_t> reference(const Case &k, const Data &d) {
             for (int i = 0; i < oh; i++)
                 for (int j = 0; j < ow; j++) {
                     int32_t acc = d.bias(m);
-                    for (int c = 0; c < k.c; c++)
+                    for (int c = k.depthwise ? m : 0; c < (k.depthwise ? m + 1 : k.c); c++)
                         for (int a = 0; a < k.k; a++)
                             for (int b = 0; b < k.k; b++) {
                                 const int yy = i * k.stride - k.pad + a,
                                           xx = j * k.stride - k.pad + b;
                                 const bool in = yy >= 0 && yy < k.h && xx >= 0 && xx < k.w;
                                 const int32_t v = in ? d.x(xx, yy, c, n) : d.zx;
-                                acc += (v - d.zx) * int32_t(d.weights(b, a, c, m));
+                                acc +=
+                                    (v - d.zx) * int32_t(d.weights(b, a, k.depthwise ? 0 : c, m));
                             }
                     const int32_t r = d.zy + rescale(acc, d.multiplier(m), d.shift(m));
                     y(j, i, m, n) = static_cast<int8_t>(std::max(-128, std::min(127, r)));
@@ -94,7 +96,7 @@ Buffer<int8_t> run(const Case &k, const Data &d, const Target &target) {
     q.shift = nn::Tensor(Buffer<>(d.shift), "shift");
     nn::Tensor y =
         nn::quantized_conv(nn::Tensor(Buffer<>(d.x), "x"), nn::Tensor(Buffer<>(d.weights), "w"),
-                           nn::Tensor(Buffer<>(d.bias), "bias"), win, q);
+                           nn::Tensor(Buffer<>(d.bias), "bias"), win, q, k.depthwise ? k.c : 1);
     nn::schedule_output(y, target);
     const int oh = (k.h + 2 * k.pad - k.k) / k.stride + 1,
               ow = (k.w + 2 * k.pad - k.k) / k.stride + 1;
@@ -124,6 +126,24 @@ TEST(NNQuantizedConv, MatchesTFLiteOnTheNPUAndTheCPU) {
         EXPECT_EQ(differences(run(k, d, get_host_target()), want), 0) << "CPU " << what;
         EXPECT_EQ(differences(run(k, d, Target("host-npu")), want), 0) << "NPU " << what;
         EXPECT_GT(npu_last_run_stats().macs, 0u) << what;
+    }
+}
+
+TEST(NNQuantizedConv, DepthwiseMapsChannelsOntoDiagonalBlocks) {
+    for (Case k : {Case{1, 20, 9, 11, 20, 3, 1, 1, true}, Case{2, 32, 8, 8, 32, 3, 2, 1, true},
+                   Case{1, 5, 6, 6, 5, 3, 1, 0, true}}) {
+        const std::string what =
+            "depthwise " + std::to_string(k.c) + " stride " + std::to_string(k.stride);
+        Data d = make_data(k, 31);
+        const Buffer<int8_t> want = reference(k, d);
+        EXPECT_EQ(differences(run(k, d, get_host_target()), want), 0) << "CPU " << what;
+        EXPECT_EQ(differences(run(k, d, Target("host-npu")), want), 0) << "NPU " << what;
+        // One GEMM step per output pixel, block of 16 channels and tap.
+        const int oh = (k.h + 2 * k.pad - k.k) / k.stride + 1,
+                  ow = (k.w + 2 * k.pad - k.k) / k.stride + 1;
+        EXPECT_EQ(npu_last_run_stats().gemm_steps,
+                  uint64_t(k.n) * oh * ow * ((k.c + 15) / 16) * k.k * k.k)
+            << what;
     }
 }
 

@@ -39,13 +39,14 @@ struct Requantization {
     int32_t min = -128, max = 127;
 };
 
-/// TFLite's int8 convolution (2-D: x (N, C, H, W) int8, weights (M, C, KH, KW) int8, bias {M}
-/// int32 or undefined; `window` as conv's, groups 1): acc = bias[m] + sum (x - x_zero) * w,
-/// with the padding read as the input's zero point, then requantized to int8. Written so that
-/// the accumulation maps onto the NPU's GEMM core: on a target with `npu`, its schedule runs the
-/// sum there (npu_gemm; the zero point folded into the bias, the padded input computed first)
-/// and the requantization on the CPU; elsewhere all of it on the CPU.
+/// TFLite's int8 convolution (2-D: x (N, C, H, W) int8, weights (M, C / groups, KH, KW) int8,
+/// bias {M} int32 or undefined; `window` as conv's; groups 1, or C for a depthwise convolution
+/// with M = C, which the NPU runs with its channels on diagonal weight blocks): acc = bias[m] + sum
+/// (x - x_zero) * w, with the padding read as the input's zero point, then requantized to int8.
+/// Written so that the accumulation maps onto the NPU's GEMM core: on a target with `npu`, its
+/// schedule runs the sum there (npu_gemm; the zero point folded into the bias, the padded input
+/// computed first) and the requantization on the CPU; elsewhere all of it on the CPU.
 Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window window,
-                      const Requantization &q);
+                      const Requantization &q, int groups = 1);
 
 }  // namespace dsl::nn

@@ -218,7 +218,7 @@ Tensor conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w
 }
 
 Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w,
-                      const Requantization &q) {
+                      const Requantization &q, int groups) {
     user_assert(x.rank() == 4 && weights.rank() == 4)
         << "quantized_conv of \"" << x.func().name() << "\": 2-D convolutions only, x (N, C, H, "
         << "W) and weights (M, C, KH, KW); got ranks " << x.rank() << " and " << weights.rank()
@@ -243,6 +243,16 @@ Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias
     }
     complete(w, 2, "quantized_conv");
     const Expr m = weights.dim(0), channels = weights.dim(1);
+    // Depthwise: one input channel per group, and one output channel per input channel.
+    const bool depthwise = groups > 1;
+    if (depthwise) {
+        int64_t c_in = 0, c_per_group = 0, c_out = 0;
+        user_assert(is_const(x.dim(1), &c_in) && is_const(channels, &c_per_group) &&
+                    is_const(m, &c_out) && c_per_group == 1 && c_in == groups && c_out == groups)
+            << "quantized_conv of \"" << x.func().name() << "\": groups " << groups
+            << " must be 1 or the input's channel count, known when compiling, with one weight "
+               "channel per group and as many output channels (a depthwise convolution).";
+    }
     // The input padded with its zero point, a Func of its own (computed before the sum, so
     // that the sum reads it at affine coordinates).
     Shape padded_shape{x.dim(0), x.dim(1), x.dim(2) + w.pads_begin[0] + w.pads_end[0],
@@ -264,11 +274,12 @@ Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias
         return start - q.input_zero_point * weight_sums({o[1]});
     });
     Func f = acc.func();
-    RDom r = window_domain(w, {{0, channels}}, "qconv_r");
+    RDom r =
+        depthwise ? window_domain(w, {}, "qconv_r") : window_domain(w, {{0, channels}}, "qconv_r");
     Index o;
     for (int a = 0; a < 4; a++)
         o.push_back(acc.var(a));
-    Index xi{o[0], r[2]}, wk{o[1], r[2]};
+    Index xi{o[0], depthwise ? Expr(o[1]) : r[2]}, wk{o[1], depthwise ? Expr(0) : r[2]};
     for (size_t i = 0; i < 2; i++) {
         xi.push_back(o[2 + i] * w.strides[i] + tap(r, 2, i) * w.dilations[i]);
         wk.push_back(tap(r, 2, i));
