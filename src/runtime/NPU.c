@@ -167,7 +167,14 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
     const int64_t most = (inp_cap / (kb * copies)) < (acc_cap / (chunk * copies))
                              ? inp_cap / (kb * copies)
                              : acc_cap / (chunk * copies);
-    if (rows <= 0) rows = most < g->m ? most : g->m;
+    if (rows <= 0) {
+        // By default about eight tiles (at least 16 rows each), so that the first tile's load
+        // and the last one's store, which nothing overlaps, stay short; at most what fits.
+        rows = (g->m + 7) / 8;
+        if (rows < 16) rows = 16;
+        if (rows > g->m) rows = g->m;
+        if (rows > most) rows = most;
+    }
     if (rows > 65535) rows = 65535;
     if (rows > most || rows < 1)
         return dsl_runtime_report(dsl_error_device_error,

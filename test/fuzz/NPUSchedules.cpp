@@ -7,6 +7,7 @@
 // contraction (a host loop around the NPU's, which then accumulates); with random tile rows and
 // copies; one case in five is depthwise (the output's x indexes both operands). Compared with
 // the reference evaluator like every case.
+#include <algorithm>
 #include <random>
 #include <sstream>
 
@@ -125,7 +126,12 @@ class NPUCaseBuilder {
             sched_ << "f2.update().split(rk.x, RVar(\"ko\"), RVar(\"ki\"), " << f
                    << ").reorder(RVar(\"ki\"), x, y, RVar(\"ko\"), rk.y).npu(y);\n";
         }
-        const int rows = coin(0.5) ? 0 : uni(1, 20), copies = uni(1, 2);
+        // Tile rows that fit the default NPU's INP buffer (2048 rows of 16, for two copies):
+        // each row of the tile takes one INP row per block of 16 of the contraction, or per tap
+        // when depthwise. (Larger ones are a runtime error that names the largest that fits.)
+        const int per_row = depthwise ? k1 * k2 : (k1 * k2 + 15) / 16;
+        const int fit = std::max(1, std::min(20, 2048 / (2 * per_row)));
+        const int rows = coin(0.5) ? 0 : uni(1, fit), copies = uni(1, 2);
         u.npu_tile(rows).npu_pipeline(copies);
         sched_ << "f2.update().npu_tile(" << rows << ").npu_pipeline(" << copies << ");\n";
 
