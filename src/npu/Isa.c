@@ -39,6 +39,43 @@ DSL_NPU_EXPORT dsl_npu_engine dsl_npu_engine_of(const dsl_npu_op *op) {
     }
 }
 
+DSL_NPU_EXPORT dsl_npu_op dsl_npu_memory(int opcode, int buffer, uint32_t sram, uint64_t dram,
+                                         uint32_t y_size, uint32_t x_size, uint32_t y_stride,
+                                         uint32_t x_stride, int deps) {
+    dsl_npu_op op;
+    memset(&op, 0, sizeof op);
+    op.opcode = (uint8_t)opcode;
+    op.deps = (uint8_t)deps;
+    op.mem.buffer = (uint8_t)buffer;
+    op.mem.sram = sram;
+    op.mem.dram = dram;
+    op.mem.y_size = y_size;
+    op.mem.x_size = x_size;
+    op.mem.y_stride = y_stride;
+    op.mem.x_stride = x_stride;
+    return op;
+}
+
+DSL_NPU_EXPORT dsl_npu_op dsl_npu_gemm(uint32_t acc, uint32_t inp, uint32_t wgt, uint32_t ext0,
+                                       uint32_t ext1, uint32_t acc_f0, uint32_t acc_f1,
+                                       uint32_t inp_f0, uint32_t inp_f1, uint32_t wgt_f0,
+                                       uint32_t wgt_f1, int deps) {
+    dsl_npu_op op;
+    memset(&op, 0, sizeof op);
+    op.opcode = DSL_NPU_GEMM;
+    op.deps = (uint8_t)deps;
+    const dsl_npu_gemm_op g = {0,      acc,    inp,    wgt,    ext0,   ext1,
+                               acc_f0, acc_f1, inp_f0, inp_f1, wgt_f0, wgt_f1};
+    op.gemm = g;
+    return op;
+}
+
+DSL_NPU_EXPORT dsl_npu_op dsl_npu_reset(uint32_t acc, uint32_t rows, int deps) {
+    dsl_npu_op op = dsl_npu_gemm(acc, 0, 0, rows ? 1 : 0, rows, 0, 1, 0, 0, 0, 0, deps);
+    op.gemm.reset = 1;
+    return op;
+}
+
 // The checks both encode and decode make: everything but the field widths.
 static int check_fields(const dsl_npu_op *op, char *error, size_t n) {
     if (op->opcode > DSL_NPU_FINISH)

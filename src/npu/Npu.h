@@ -196,6 +196,16 @@ int8_t *dsl_npu_inp(dsl_npu *npu);
 int8_t *dsl_npu_wgt(dsl_npu *npu);
 int32_t *dsl_npu_acc(dsl_npu *npu);
 
+/** Builders of decoded instructions (the fields not named are zero). A LOAD or STORE
+ * (`opcode`), a GEMM with its two loops' factors, a reset of `rows` consecutive ACC rows from
+ * `acc` (rows 0: an instruction that only carries its tokens). */
+dsl_npu_op dsl_npu_memory(int opcode, int buffer, uint32_t sram, uint64_t dram, uint32_t y_size,
+                          uint32_t x_size, uint32_t y_stride, uint32_t x_stride, int deps);
+dsl_npu_op dsl_npu_gemm(uint32_t acc, uint32_t inp, uint32_t wgt, uint32_t ext0, uint32_t ext1,
+                        uint32_t acc_f0, uint32_t acc_f1, uint32_t inp_f0, uint32_t inp_f1,
+                        uint32_t wgt_f0, uint32_t wgt_f1, int deps);
+dsl_npu_op dsl_npu_reset(uint32_t acc, uint32_t rows, int deps);
+
 /** Encodes `op` (DSL_NPU_ERROR_ENCODING with the reason in `error` when a field does not fit). */
 int dsl_npu_encode(const dsl_npu_op *op, dsl_npu_insn *insn, char *error, size_t error_bytes);
 int dsl_npu_decode(const dsl_npu_insn *insn, dsl_npu_op *op, char *error, size_t error_bytes);

@@ -79,56 +79,15 @@ static void emit(Stream *s, const dsl_npu_op *op) {
     s->count++;
 }
 
-static dsl_npu_op memory_op(int opcode, int buffer, uint32_t sram, uint64_t dram, uint32_t y,
-                            uint32_t x, uint32_t y_stride, uint32_t x_stride, int deps) {
-    dsl_npu_op op;
-    memset(&op, 0, sizeof op);
-    op.opcode = (uint8_t)opcode;
-    op.deps = (uint8_t)deps;
-    op.mem.buffer = (uint8_t)buffer;
-    op.mem.sram = sram;
-    op.mem.dram = dram;
-    op.mem.y_size = y;
-    op.mem.x_size = x;
-    op.mem.y_stride = y_stride;
-    op.mem.x_stride = x_stride;
-    return op;
-}
-
-static dsl_npu_op gemm_op(int reset, uint32_t acc, uint32_t inp, uint32_t wgt, uint32_t ext0,
-                          uint32_t ext1, uint32_t acc_f0, uint32_t inp_f0, int deps) {
-    dsl_npu_op op;
-    memset(&op, 0, sizeof op);
-    op.opcode = DSL_NPU_GEMM;
-    op.deps = (uint8_t)deps;
-    op.gemm.reset = (uint8_t)reset;
-    op.gemm.acc = acc;
-    op.gemm.inp = inp;
-    op.gemm.wgt = wgt;
-    op.gemm.ext0 = ext0;
-    op.gemm.ext1 = ext1;
-    op.gemm.acc_f0 = acc_f0;
-    op.gemm.inp_f0 = inp_f0;
-    if (!reset) {
-        op.gemm.inp_f1 = 1;
-        op.gemm.wgt_f1 = 1;
-    } else {
-        op.gemm.acc_f1 = 1;  // a reset walks rows
-    }
-    return op;
-}
-
 /// Pops tokens until `*popped` reaches `need`: the last pop is left to the caller's instruction
 /// (returns 1 if it must pop), the others ride on no-op instructions of the engine.
 static int pops_before(Stream *s, int engine, uint64_t *popped, uint64_t need) {
     if (*popped >= need) return 0;
     while (*popped + 1 < need) {
-        dsl_npu_op op;
-        if (engine == DSL_NPU_LOAD_ENGINE) {
-            op = memory_op(DSL_NPU_LOAD, DSL_NPU_INP, 0, 0, 0, 0, 0, 0, DSL_NPU_POP_NEXT);
-        } else {
-            op = gemm_op(1, 0, 0, 0, 0, 0, 0, 0, DSL_NPU_POP_NEXT);
-        }
+        const dsl_npu_op op =
+            engine == DSL_NPU_LOAD_ENGINE
+                ? dsl_npu_memory(DSL_NPU_LOAD, DSL_NPU_INP, 0, 0, 0, 0, 0, 0, DSL_NPU_POP_NEXT)
+                : dsl_npu_reset(0, 0, DSL_NPU_POP_NEXT);
         emit(s, &op);
         (*popped)++;
     }
@@ -200,18 +159,18 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
             // chunk's, then this tile's A rows once the tile that last used its copy is done.
             if (m0 == 0) {
                 int pop = pops_before(s, DSL_NPU_LOAD_ENGINE, &load_popped, t);
-                op = memory_op(DSL_NPU_LOAD, DSL_NPU_WGT, 0,
-                               g->b_at + (uint64_t)(n0 * kb) * wgt_block, 1, (uint32_t)(nw * g->kb),
-                               0, wgt_block, pop ? DSL_NPU_POP_NEXT : 0);
+                op = dsl_npu_memory(
+                    DSL_NPU_LOAD, DSL_NPU_WGT, 0, g->b_at + (uint64_t)(n0 * kb) * wgt_block, 1,
+                    (uint32_t)(nw * g->kb), 0, wgt_block, pop ? DSL_NPU_POP_NEXT : 0);
                 emit(s, &op);
             }
             int pop = t >= (uint64_t)copies &&
                       pops_before(s, DSL_NPU_LOAD_ENGINE, &load_popped, t - copies + 1);
-            op = memory_op(DSL_NPU_LOAD, DSL_NPU_INP, inp_base,
-                           g->a_at + (uint64_t)n0 * g->a_chunk_bytes +
-                               (uint64_t)m0 * (uint64_t)g->kb * inp_row,
-                           (uint32_t)tm, (uint32_t)g->kb, (uint32_t)g->kb * inp_row, inp_row,
-                           DSL_NPU_PUSH_NEXT | (pop ? DSL_NPU_POP_NEXT : 0));
+            op = dsl_npu_memory(DSL_NPU_LOAD, DSL_NPU_INP, inp_base,
+                                g->a_at + (uint64_t)n0 * g->a_chunk_bytes +
+                                    (uint64_t)m0 * (uint64_t)g->kb * inp_row,
+                                (uint32_t)tm, (uint32_t)g->kb, (uint32_t)g->kb * inp_row, inp_row,
+                                DSL_NPU_PUSH_NEXT | (pop ? DSL_NPU_POP_NEXT : 0));
             emit(s, &op);
             // Compute engine: wait for the tile, and for its ACC copy's last store.
             pop = t >= (uint64_t)copies &&
@@ -220,23 +179,24 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
             const uint64_t c_tile =
                 g->c_at + ((uint64_t)m0 * (uint64_t)g->nb + (uint64_t)n0) * acc_row;
             if (g->accumulate) {
-                op = memory_op(DSL_NPU_LOAD, DSL_NPU_ACC, acc_base, c_tile, (uint32_t)tm,
-                               (uint32_t)nw, (uint32_t)g->nb * acc_row, acc_row, deps);
+                op = dsl_npu_memory(DSL_NPU_LOAD, DSL_NPU_ACC, acc_base, c_tile, (uint32_t)tm,
+                                    (uint32_t)nw, (uint32_t)g->nb * acc_row, acc_row, deps);
             } else {
-                op = gemm_op(1, acc_base, 0, 0, 1, (uint32_t)(tm * nw), 0, 0, deps);
+                op = dsl_npu_reset(acc_base, (uint32_t)(tm * nw), deps);
             }
             emit(s, &op);
             for (int64_t j = 0; j < nw; j++) {
                 const int last = j == nw - 1;
-                op = gemm_op(0, acc_base + (uint32_t)j, inp_base, (uint32_t)(j * kb), (uint32_t)tm,
-                             (uint32_t)g->kb, (uint32_t)nw, (uint32_t)kb,
-                             last ? DSL_NPU_PUSH_PREV | DSL_NPU_PUSH_NEXT : 0);
+                // Rows x the contraction: acc row m * nw + j += INP row m * kb + k . WGT k.
+                op = dsl_npu_gemm(acc_base + (uint32_t)j, inp_base, (uint32_t)(j * kb),
+                                  (uint32_t)tm, (uint32_t)g->kb, (uint32_t)nw, 0, (uint32_t)kb, 1,
+                                  0, 1, last ? DSL_NPU_PUSH_PREV | DSL_NPU_PUSH_NEXT : 0);
                 emit(s, &op);
             }
             // Store engine.
-            op =
-                memory_op(DSL_NPU_STORE, DSL_NPU_ACC, acc_base, c_tile, (uint32_t)tm, (uint32_t)nw,
-                          (uint32_t)g->nb * acc_row, acc_row, DSL_NPU_POP_PREV | DSL_NPU_PUSH_PREV);
+            op = dsl_npu_memory(DSL_NPU_STORE, DSL_NPU_ACC, acc_base, c_tile, (uint32_t)tm,
+                                (uint32_t)nw, (uint32_t)g->nb * acc_row, acc_row,
+                                DSL_NPU_POP_PREV | DSL_NPU_PUSH_PREV);
             emit(s, &op);
         }
     }

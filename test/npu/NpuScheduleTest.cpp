@@ -29,7 +29,12 @@ struct MatmulPipeline {
     Var n{"n"}, m{"m"};
     Func c{"c"};
     RDom r;
-    explicit MatmulPipeline(int k) : r(0, k, "r") {
+    /// Over `a` (K x M) and `b` (N x K), or, without them, inputs still to be set.
+    explicit MatmulPipeline(int k, const Buffer<int8_t> &a_data = Buffer<int8_t>(),
+                            const Buffer<int8_t> &b_data = Buffer<int8_t>())
+        : r(0, k, "r") {
+        if (a_data.defined()) a.set(a_data);
+        if (b_data.defined()) b.set(b_data);
         c(n, m) = 0;
         c(n, m) += cast<int32_t>(a(r, m)) * cast<int32_t>(b(n, r));
     }
@@ -81,14 +86,10 @@ TEST(NpuSchedule, MatmulIsByteIdenticalToTheCPUAndAPlainLoop) {
             std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
         Buffer<int8_t> a = random_int8(s.k, s.m, 1), b = random_int8(s.n, s.k, 2);
         const Buffer<int32_t> want = reference(a, b);
-        MatmulPipeline cpu(s.k);
-        cpu.a.set(a);
-        cpu.b.set(b);
+        MatmulPipeline cpu(s.k, a, b);
         cpu.c.update().vectorize(cpu.n, 8);
         expect_same(cpu.c.realize({s.n, s.m}), want, "CPU " + what);
-        MatmulPipeline npu(s.k);
-        npu.a.set(a);
-        npu.b.set(b);
+        MatmulPipeline npu(s.k, a, b);
         npu.c.update().npu_gemm();
         expect_same(npu.c.realize({s.n, s.m}, kNPU), want, "NPU " + what);
         const NPUStats stats = npu_last_run_stats();
@@ -104,9 +105,7 @@ TEST(NpuSchedule, TilesAndCopiesChangeCyclesNotResults) {
     uint64_t serial = 0, pipelined = 0;
     for (int copies : {1, 2}) {
         for (int rows : {16, 64}) {
-            MatmulPipeline p(k);
-            p.a.set(a);
-            p.b.set(b);
+            MatmulPipeline p(k, a, b);
             p.c.update().npu_gemm().npu_tile(rows).npu_pipeline(copies);
             expect_same(p.c.realize({n, m}, kNPU), want,
                         std::to_string(rows) + " rows, " + std::to_string(copies) + " copies");
@@ -124,9 +123,7 @@ TEST(NpuSchedule, AnInnerLoopOffloadedPerRowBlock) {
     // The rows split on the host; each block of 8 rows is one NPU run, its k loop inside.
     const int m = 32, n = 48, k = 40;
     Buffer<int8_t> a = random_int8(k, m, 5), b = random_int8(n, k, 6);
-    MatmulPipeline p(k);
-    p.a.set(a);
-    p.b.set(b);
+    MatmulPipeline p(k, a, b);
     Var mo("mo"), mi("mi");
     p.c.update().split(p.m, mo, mi, 8).reorder(p.r.x, p.n, mi, mo).npu(mi);
     expect_same(p.c.realize({n, m}, kNPU), reference(a, b), "per row block");
@@ -136,9 +133,7 @@ TEST(NpuSchedule, AccumulatesOntoWhatThePureDefinitionLeaves) {
     // A bias as the pure definition: the NPU loads it into its accumulators.
     const int m = 20, n = 24, k = 33;
     Buffer<int8_t> a = random_int8(k, m, 7), b = random_int8(n, k, 8);
-    MatmulPipeline p(k);
-    p.a.set(a);
-    p.b.set(b);
+    MatmulPipeline p(k, a, b);
     Func biased("biased");
     RDom r(0, k, "r2");
     biased(p.n, p.m) = p.n * 1000 - p.m;
@@ -192,9 +187,7 @@ TEST(NpuSchedule, WhatDoesNotMapIsAnErrorThatSaysWhy) {
 TEST(NpuSchedule, TooManyRowsPerTileIsARuntimeErrorNamingTheFunc) {
     const int k = 16 * 200;  // 200 INP rows per row of A: 5 rows fill INP twice
     Buffer<int8_t> a = random_int8(k, 8, 9), b = random_int8(16, k, 10);
-    MatmulPipeline p(k);
-    p.a.set(a);
-    p.b.set(b);
+    MatmulPipeline p(k, a, b);
     p.c.update().npu_gemm().npu_tile(8);
     try {
         p.c.realize({16, 8}, kNPU);
@@ -216,9 +209,7 @@ TEST(NpuSchedule, EveryOrderOfTheEnginesGivesTheSameResult) {
     const Buffer<int32_t> want = reference(a, b);
     for (const char *order : {"serial", "dataflow", "random:1", "random:2", "random:3"}) {
         setenv("DSL_NPU_ORDER", order, 1);
-        MatmulPipeline p(k);
-        p.a.set(a);
-        p.b.set(b);
+        MatmulPipeline p(k, a, b);
         p.c.update().npu_gemm().npu_tile(16);
         expect_same(p.c.realize({n, m}, kNPU), want, order);
     }

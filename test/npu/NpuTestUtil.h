@@ -15,23 +15,13 @@ namespace npu_test {
 
 inline dsl_npu_op load(int buffer, uint32_t sram, uint64_t dram, uint32_t y, uint32_t x,
                        uint32_t y_stride, uint32_t x_stride, int deps = 0) {
-    dsl_npu_op op{};
-    op.opcode = DSL_NPU_LOAD;
-    op.deps = static_cast<uint8_t>(deps);
-    op.mem.buffer = static_cast<uint8_t>(buffer);
-    op.mem.sram = sram;
-    op.mem.dram = dram;
-    op.mem.y_size = y;
-    op.mem.x_size = x;
-    op.mem.y_stride = y_stride;
-    op.mem.x_stride = x_stride;
-    return op;
+    return dsl_npu_memory(DSL_NPU_LOAD, buffer, sram, dram, y, x, y_stride, x_stride, deps);
 }
 
 inline dsl_npu_op store(int format, uint32_t sram, uint64_t dram, uint32_t y, uint32_t x,
                         uint32_t y_stride, uint32_t x_stride, int deps = 0) {
-    dsl_npu_op op = load(DSL_NPU_ACC, sram, dram, y, x, y_stride, x_stride, deps);
-    op.opcode = DSL_NPU_STORE;
+    dsl_npu_op op =
+        dsl_npu_memory(DSL_NPU_STORE, DSL_NPU_ACC, sram, dram, y, x, y_stride, x_stride, deps);
     op.mem.format = static_cast<uint8_t>(format);
     return op;
 }
@@ -40,18 +30,13 @@ inline dsl_npu_op store(int format, uint32_t sram, uint64_t dram, uint32_t y, ui
 inline dsl_npu_op gemm(uint32_t acc, uint32_t inp, uint32_t wgt, uint32_t ext0, uint32_t ext1,
                        uint32_t acc_f0, uint32_t acc_f1, uint32_t inp_f0, uint32_t inp_f1,
                        uint32_t wgt_f0, uint32_t wgt_f1, int deps = 0) {
-    dsl_npu_op op{};
-    op.opcode = DSL_NPU_GEMM;
-    op.deps = static_cast<uint8_t>(deps);
-    op.gemm = {0, acc, inp, wgt, ext0, ext1, acc_f0, acc_f1, inp_f0, inp_f1, wgt_f0, wgt_f1};
-    return op;
+    return dsl_npu_gemm(acc, inp, wgt, ext0, ext1, acc_f0, acc_f1, inp_f0, inp_f1, wgt_f0, wgt_f1,
+                        deps);
 }
 
 /// Zeroes `rows` consecutive ACC rows from `acc`.
 inline dsl_npu_op reset(uint32_t acc, uint32_t rows, int deps = 0) {
-    dsl_npu_op op = gemm(acc, 0, 0, 1, rows, 0, 1, 0, 0, 0, 0, deps);
-    op.gemm.reset = 1;
-    return op;
+    return dsl_npu_reset(acc, rows, deps);
 }
 
 /// ALU fn on `rows` consecutive ACC rows from dst, with an immediate.
