@@ -220,8 +220,10 @@ class Stage {
     /// whose index the left side lacks is the contraction (k), the one `b` lacks the rows (m),
     /// the one `a` lacks the output channels (n). Each call copies a and b to the NPU in its
     /// layouts, runs the instructions written for the call's sizes, and copies f back.
-    /// Anything else inside `x` (other stages, splits with guards, vector loops) is an error
-    /// that says what does not map. npu_gemm() offloads the whole stage.
+    /// An update that requantizes point by point what was accumulated, f = clamp(zp +
+    /// multiply_by_quantized_multiplier(f, m(c), s(c)), lo, hi) (dsl/Math.h), runs on the NPU's
+    /// ALU instead. Anything else inside `x` (other stages, vector loops, other arithmetic) is
+    /// an error that says what does not map. npu_gemm() offloads the whole stage.
     Stage &npu(const VarOrRVar &x);
     Stage &npu_gemm();
     /// The rows of f per NPU tile (0, the default: the most the on-chip buffers hold).

@@ -65,4 +65,11 @@ Expr is_inf(const Expr &x);
 /// Whether `x` is neither infinite nor NaN (true for integers).
 Expr is_finite(const Expr &x);
 
+/// TFLite's fixed-point rescaling of an int32 `x` by a real factor M * 2^shift, M = multiplier /
+/// 2^31 in [0.5, 1): MultiplyByQuantizedMultiplier, i.e. x shifted left by max(shift, 0)
+/// (wrapping), then SaturatingRoundingDoublingHighMul by `multiplier` (round half up of x * m /
+/// 2^31), then RoundingDivideByPOT by max(-shift, 0) (halves away from zero). int32. The NPU's
+/// ALU runs it (SHR, MULH, SHR) where an update requantizes what the NPU accumulated.
+Expr multiply_by_quantized_multiplier(const Expr &x, const Expr &multiplier, const Expr &shift);
+
 }  // namespace dsl

@@ -22,5 +22,10 @@ struct NPUStats {
 
 /// The last program this process ran on its NPU (from realize() or from a compiled library).
 NPUStats npu_last_run_stats();
+/// The sums over every program run since the process started or since npu_reset_stats() (a
+/// layer that runs its sum and then its requantization on the NPU is two programs); its GEMM
+/// utilisation is the steps over all those cycles.
+NPUStats npu_total_stats();
+void npu_reset_stats();
 
 }  // namespace dsl

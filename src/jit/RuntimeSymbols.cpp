@@ -38,6 +38,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_set_host_dirty),
         DSL_RUNTIME_SYMBOL(dsl_runtime_device_free),
         DSL_RUNTIME_SYMBOL(dsl_runtime_npu_gemm),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_npu_requantize),
 #undef DSL_RUNTIME_SYMBOL
     };
 }

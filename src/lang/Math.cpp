@@ -226,4 +226,20 @@ Expr is_finite(const Expr &x) {
     return !is_nan(x) && !is_inf(x);
 }
 
+Expr multiply_by_quantized_multiplier(const Expr &x, const Expr &multiplier, const Expr &shift) {
+    const Expr left = max(shift, 0), right = min(max(-shift, 0), 31);
+    const Expr shifted = cast<int32_t>(cast<uint32_t>(x) << cast<uint32_t>(left));
+    // SaturatingRoundingDoublingHighMul: floor((2 a b + 2^31) / 2^32), INT32_MAX for the one
+    // product that overflows.
+    const Expr twice = cast<int64_t>(shifted) * cast<int64_t>(multiplier) * 2;
+    const Expr high = select(shifted == INT32_MIN && multiplier == INT32_MIN, Expr(INT32_MAX),
+                             cast<int32_t>((twice + (int64_t(1) << 31)) >> 32));
+    // RoundingDivideByPOT: the quotient, plus one where the remainder is past half (halves of
+    // negative values stay, so they round away from zero).
+    const Expr mask = (cast<int64_t>(1) << cast<int64_t>(right)) - 1;
+    const Expr remainder = cast<int64_t>(high) & mask;
+    const Expr threshold = (mask >> 1) + select(high < 0, cast<int64_t>(1), cast<int64_t>(0));
+    return (high >> right) + select(remainder > threshold, 1, 0);
+}
+
 }  // namespace dsl

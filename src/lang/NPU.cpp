@@ -5,9 +5,9 @@
 
 namespace dsl {
 
-NPUStats npu_last_run_stats() {
-    dsl_npu_stats s{};
-    dsl_runtime_npu_last_stats(&s);
+namespace {
+
+NPUStats convert(const dsl_npu_stats &s) {
     NPUStats r;
     r.cycles = s.cycles;
     r.gemm_utilisation = s.gemm_utilisation;
@@ -26,6 +26,24 @@ NPUStats npu_last_run_stats() {
     dsl_npu_format_stats(&s, text, sizeof text);
     r.report = text;
     return r;
+}
+
+}  // namespace
+
+NPUStats npu_last_run_stats() {
+    dsl_npu_stats s{};
+    dsl_runtime_npu_last_stats(&s);
+    return convert(s);
+}
+
+NPUStats npu_total_stats() {
+    dsl_npu_stats s{};
+    dsl_runtime_npu_total_stats(&s, 0);
+    return convert(s);
+}
+
+void npu_reset_stats() {
+    dsl_runtime_npu_total_stats(nullptr, 1);
 }
 
 }  // namespace dsl

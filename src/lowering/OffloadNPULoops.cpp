@@ -4,6 +4,7 @@
 #include <optional>
 #include <sstream>
 
+#include "dsl/Math.h"
 #include "ir/Error.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
@@ -206,6 +207,134 @@ class Offloader : public IRMutator {
         return load;
     }
 
+    /// An update c[index] = clamp(zero_point + multiply_by_quantized_multiplier(c[index],
+    /// m[...], s[...]), lo, hi), with m and s read along one loop (the channels): a call of the
+    /// runtime's requantization on the NPU's ALU; undefined when the update is not one.
+    Stmt requantization(const For *op, const std::string &buffer, const Expr &value,
+                        const Expr &index) {
+        // The clamp: max(min(x, hi), lo) or min(max(x, lo), hi), with constant bounds.
+        Expr x;
+        std::optional<int64_t> lo, hi;
+        if (const auto *mx = value.as<Max>()) {
+            if (const auto *mn = mx->a.as<Min>()) {
+                x = mn->a;
+                hi = as_const_int(mn->b);
+                lo = as_const_int(mx->b);
+            }
+        } else if (const auto *outer = value.as<Min>()) {
+            if (const auto *inner = outer->a.as<Max>()) {
+                x = inner->a;
+                lo = as_const_int(inner->b);
+                hi = as_const_int(outer->b);
+            }
+        }
+        if (!x.defined() || !lo || !hi) return Stmt();
+        // The zero point: zp + y, y + zp, or y alone.
+        Expr y = x;
+        int64_t zero_point = 0;
+        if (const auto *add = x.as<Add>()) {
+            if (auto k = as_const_int(add->a)) {
+                zero_point = *k;
+                y = add->b;
+            } else if (auto k2 = as_const_int(add->b)) {
+                zero_point = *k2;
+                y = add->a;
+            }
+        }
+        // y must be the rescaling of c[index] by two other loads, rebuilt and compared.
+        class Loads : public IRVisitor {
+          public:
+            std::vector<const Load *> found;
+
+          protected:
+            using IRVisitor::visit;
+            void visit(const Load *l) override {
+                for (const Load *f : found) {
+                    if (f->name == l->name && equal(f->index, l->index)) return;
+                }
+                found.push_back(l);
+                IRVisitor::visit(l);
+            }
+        } loads;
+        loads.include(y);
+        const Load *self = nullptr;
+        std::vector<const Load *> others;
+        for (const Load *l : loads.found) {
+            if (l->name == buffer && equal(l->index, index)) {
+                self = l;
+            } else {
+                others.push_back(l);
+            }
+        }
+        if (!self || others.size() != 2) return Stmt();
+        const Load *mult = nullptr, *shift = nullptr;
+        for (int order = 0; order < 2 && !mult; order++) {
+            const Load *m = others[order], *s = others[1 - order];
+            Expr rebuilt = multiply_by_quantized_multiplier(Expr(self), Expr(m), Expr(s));
+            if (equal(rebuilt, y)) {
+                mult = m;
+                shift = s;
+            }
+        }
+        if (!mult) return Stmt();
+        user_assert(mult->type == Int(32) && shift->type == Int(32))
+            << where_ << ": the requantization's multiplier \"" << mult->name << "\" and shift \""
+            << shift->name << "\" must be int32.";
+        Access c = analyse(buffer, index), m = analyse(mult->name, mult->index),
+               s = analyse(shift->name, shift->index);
+        // One loop of channels (the multipliers' and shifts'), the rest rows.
+        int channel = -1;
+        std::vector<int> rows;
+        for (size_t i = 0; i < loops_.size(); i++) {
+            user_assert(c.uses(i))
+                << where_ << ": the loop \"" << loops_[i].name
+                << "\" does not move along the requantized values; the NPU's ALU works on them "
+                   "point by point.";
+            if (m.uses(i) || s.uses(i)) {
+                user_assert(channel < 0)
+                    << where_ << ": the multipliers and shifts vary along two loops (\""
+                    << loops_[channel].name << "\" and \"" << loops_[i].name
+                    << "\"); the NPU's ALU takes them per output channel, one loop.";
+                channel = static_cast<int>(i);
+            } else {
+                rows.push_back(static_cast<int>(i));
+            }
+        }
+        user_assert(channel >= 0 && rows.size() <= kSlots)
+            << where_
+            << ": a requantization on the NPU needs one loop of channels (the "
+               "multipliers' and shifts') and at most "
+            << kSlots << " others.";
+        const schedule::StageSchedule &sched = env_.func(func_).stage(stage_).schedule;
+        auto i64 = [](const Expr &e) { return simplify(cast(Int(64), e)); };
+        auto i32 = [](const Expr &e) { return simplify(cast(Int(32), e)); };
+        std::vector<Expr> args = {StringImm::make(func_), Variable::make(Handle(), buffer),
+                                  i64(c.base)};
+        for (size_t slot = 0; slot < kSlots; slot++) {
+            const bool used = slot < rows.size();
+            const int l = used ? rows[slot] : 0;
+            args.push_back(used ? i32(loops_[l].extent) : Expr(int32_t(1)));
+            args.push_back(used ? i64(c.strides[l]) : Expr(int64_t(0)));
+        }
+        args.push_back(i32(loops_[channel].extent));
+        args.push_back(i64(c.strides[channel]));
+        args.push_back(i64(m.strides[channel]));
+        args.push_back(i64(s.strides[channel]));
+        args.push_back(Variable::make(Handle(), mult->name));
+        args.push_back(i64(m.base));
+        args.push_back(Variable::make(Handle(), shift->name));
+        args.push_back(i64(s.base));
+        args.push_back(Expr(int32_t(zero_point)));
+        args.push_back(Expr(int32_t(*lo)));
+        args.push_back(Expr(int32_t(*hi)));
+        args.push_back(Expr(int32_t(sched.npu_tile_rows)));
+        args.push_back(Expr(int32_t(sched.npu_copies)));
+        const std::string status = op->name + ".npu_status";
+        Expr call = Call::make(Int(32), "dsl_runtime_npu_requantize", args, Call::CallType::Extern);
+        Expr result = Variable::make(Int(32), status);
+        return LetStmt::make(status, call, AssertStmt::make(result == 0, result));
+    }
+
     Stmt offload(const For *op) {
         identify(op->name);
         const lang::Function &f = env_.func(func_);
@@ -253,6 +382,7 @@ class Offloader : public IRMutator {
             << where_ << ": the update stores under a condition, which the NPU cannot do.";
         user_assert(value.type() == Int(32)) << where_ << ": the update computes " << value.type()
                                              << "; the NPU's GEMM core accumulates int32.";
+        if (Stmt r = requantization(op, store->name, value, index); r.defined()) return r;
         // value = c[index] + i32(a[...]) * i32(b[...]), either way round.
         const auto *add = value.as<Add>();
         const Load *self = nullptr;

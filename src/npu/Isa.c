@@ -76,6 +76,25 @@ DSL_NPU_EXPORT dsl_npu_op dsl_npu_reset(uint32_t acc, uint32_t rows, int deps) {
     return op;
 }
 
+DSL_NPU_EXPORT dsl_npu_op dsl_npu_alu(int fn, uint32_t dst, uint32_t rows, uint32_t dst_step,
+                                      uint32_t src, uint32_t src_step, int use_imm, int32_t imm,
+                                      int deps) {
+    dsl_npu_op op;
+    memset(&op, 0, sizeof op);
+    op.opcode = DSL_NPU_ALU;
+    op.deps = (uint8_t)deps;
+    op.alu.fn = (uint8_t)fn;
+    op.alu.use_imm = (uint8_t)(use_imm != 0);
+    op.alu.imm = imm;
+    op.alu.dst = dst;
+    op.alu.src = src;
+    op.alu.ext0 = rows ? 1 : 0;
+    op.alu.ext1 = rows;
+    op.alu.dst_f1 = dst_step;
+    op.alu.src_f1 = src_step;
+    return op;
+}
+
 // The checks both encode and decode make: everything but the field widths.
 static int check_fields(const dsl_npu_op *op, char *error, size_t n) {
     if (op->opcode > DSL_NPU_FINISH)

@@ -205,6 +205,10 @@ dsl_npu_op dsl_npu_gemm(uint32_t acc, uint32_t inp, uint32_t wgt, uint32_t ext0,
                         uint32_t acc_f0, uint32_t acc_f1, uint32_t inp_f0, uint32_t inp_f1,
                         uint32_t wgt_f0, uint32_t wgt_f1, int deps);
 dsl_npu_op dsl_npu_reset(uint32_t acc, uint32_t rows, int deps);
+/** ALU `fn` on `rows` ACC rows from `dst`, `dst_step` apart, with the immediate `imm` (use_imm)
+ * or the ACC rows from `src`, `src_step` apart (0: one row, a per-channel operand). */
+dsl_npu_op dsl_npu_alu(int fn, uint32_t dst, uint32_t rows, uint32_t dst_step, uint32_t src,
+                       uint32_t src_step, int use_imm, int32_t imm, int deps);
 
 /** Encodes `op` (DSL_NPU_ERROR_ENCODING with the reason in `error` when a field does not fit). */
 int dsl_npu_encode(const dsl_npu_op *op, dsl_npu_insn *insn, char *error, size_t error_bytes);

@@ -19,7 +19,27 @@
 
 static pthread_mutex_t npu_lock = PTHREAD_MUTEX_INITIALIZER;
 static dsl_npu *npu_device;
-static dsl_npu_stats npu_last_stats;
+static dsl_npu_stats npu_last_stats, npu_total_stats;
+
+// Adds a run's counters to the totals (under npu_lock).
+static void add_to_totals(const dsl_npu_stats *run) {
+    dsl_npu_stats *t = &npu_total_stats;
+    t->cycles += run->cycles;
+    for (int e = 0; e < 3; e++) {
+        t->engine[e].instructions += run->engine[e].instructions;
+        t->engine[e].busy_cycles += run->engine[e].busy_cycles;
+        t->engine[e].stall_cycles += run->engine[e].stall_cycles;
+    }
+    for (int i = 0; i < 5; i++)
+        t->instructions[i] += run->instructions[i];
+    t->gemm_steps += run->gemm_steps;
+    t->macs += run->macs;
+    t->alu_rows += run->alu_rows;
+    t->dram_bytes_read += run->dram_bytes_read;
+    t->dram_bytes_written += run->dram_bytes_written;
+    t->pad_bytes += run->pad_bytes;
+    t->gemm_utilisation = t->cycles ? (double)t->gemm_steps / (double)t->cycles : 0;
+}
 
 // The process's NPU, made on first use (under npu_lock).
 static dsl_npu *device(void) {
@@ -34,6 +54,14 @@ static dsl_npu *device(void) {
 DSL_RUNTIME_EXPORT int dsl_runtime_npu_last_stats(dsl_npu_stats *stats) {
     pthread_mutex_lock(&npu_lock);
     *stats = npu_last_stats;
+    pthread_mutex_unlock(&npu_lock);
+    return 0;
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_npu_total_stats(dsl_npu_stats *stats, int32_t reset) {
+    pthread_mutex_lock(&npu_lock);
+    if (stats) *stats = npu_total_stats;
+    if (reset) memset(&npu_total_stats, 0, sizeof npu_total_stats);
     pthread_mutex_unlock(&npu_lock);
     return 0;
 }
@@ -102,6 +130,12 @@ typedef struct GemmShape {
      * them; each chunk of weights is then one output block. 0 otherwise. */
     uint64_t a_chunk_bytes;
     int accumulate, tile_rows, copies;
+    /* A requantization after the sum (on the ALU): TFLite's rescaling by per-channel rows at
+     * params_at (per output block: the multipliers, minus the left shifts, the right shifts),
+     * then + zero_point, clamped to [lo, hi]. */
+    int requantize;
+    int32_t zero_point, lo, hi;
+    uint64_t params_at;
 } GemmShape;
 
 // Writes the stream; returns 0, or reports why the shape does not fit and returns an error.
@@ -121,11 +155,15 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
     // Output blocks per chunk of weights, and rows per tile.
     int64_t chunk = g->a_chunk_bytes ? 1 : wgt_cap / kb;
     if (chunk > g->nb) chunk = g->nb;
-    if (chunk * copies > acc_cap) chunk = acc_cap / copies;
+    // The requantization's rows (3 per output block of the chunk) sit at the end of ACC.
+    const int64_t per_block = copies + (g->requantize ? 3 : 0);
+    if (chunk * per_block > acc_cap) chunk = acc_cap / per_block;
+    const int64_t tile_cap = acc_cap - (g->requantize ? 3 * chunk : 0);
+    const uint32_t params_base = (uint32_t)tile_cap;
     int64_t rows = g->tile_rows;
-    const int64_t most = (inp_cap / (kb * copies)) < (acc_cap / (chunk * copies))
+    const int64_t most = (inp_cap / (kb * copies)) < (tile_cap / (chunk * copies))
                              ? inp_cap / (kb * copies)
-                             : acc_cap / (chunk * copies);
+                             : tile_cap / (chunk * copies);
     if (rows <= 0) {
         // By default about eight tiles (at least 16 rows each), so that the first tile's load
         // and the last one's store, which nothing overlaps, stay short; at most what fits.
@@ -142,7 +180,7 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
                                   "use npu_tile(%lld) or less",
                                   name, (long long)rows, (long long)(rows * kb * copies),
                                   (long long)(rows * chunk * copies), (long long)copies,
-                                  (long long)inp_cap, (long long)acc_cap, (long long)most);
+                                  (long long)inp_cap, (long long)tile_cap, (long long)most);
     const uint32_t inp_row = (uint32_t)c->block_in;
     const uint32_t wgt_block = (uint32_t)(c->block_in * c->block_out);
     const uint32_t acc_row = (uint32_t)(4 * c->block_out);
@@ -178,6 +216,13 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
             const int deps = DSL_NPU_POP_PREV | (pop ? DSL_NPU_POP_NEXT : 0);
             const uint64_t c_tile =
                 g->c_at + ((uint64_t)m0 * (uint64_t)g->nb + (uint64_t)n0) * acc_row;
+            if (g->requantize && m0 == 0) {
+                // The chunk's per-channel rows (after the last chunk's ALU work: same engine).
+                op = dsl_npu_memory(DSL_NPU_LOAD, DSL_NPU_ACC, params_base,
+                                    g->params_at + (uint64_t)n0 * 3 * acc_row, 1,
+                                    (uint32_t)(3 * nw), 0, acc_row, 0);
+                emit(s, &op);
+            }
             if (g->accumulate) {
                 op = dsl_npu_memory(DSL_NPU_LOAD, DSL_NPU_ACC, acc_base, c_tile, (uint32_t)tm,
                                     (uint32_t)nw, (uint32_t)g->nb * acc_row, acc_row, deps);
@@ -185,12 +230,33 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
                 op = dsl_npu_reset(acc_base, (uint32_t)(tm * nw), deps);
             }
             emit(s, &op);
-            for (int64_t j = 0; j < nw; j++) {
-                const int last = j == nw - 1;
+            // The tile's last compute instruction tells the load engine its INP copy is free
+            // and the store engine that the tile is ready.
+            const int done = DSL_NPU_PUSH_PREV | DSL_NPU_PUSH_NEXT;
+            for (int64_t j = 0; j < nw && g->kb > 0; j++) {
+                const int last = j == nw - 1 && !g->requantize;
                 // Rows x the contraction: acc row m * nw + j += INP row m * kb + k . WGT k.
                 op = dsl_npu_gemm(acc_base + (uint32_t)j, inp_base, (uint32_t)(j * kb),
                                   (uint32_t)tm, (uint32_t)g->kb, (uint32_t)nw, 0, (uint32_t)kb, 1,
-                                  0, 1, last ? DSL_NPU_PUSH_PREV | DSL_NPU_PUSH_NEXT : 0);
+                                  0, 1, last ? done : 0);
+                emit(s, &op);
+            }
+            for (int64_t j = 0; j < nw && g->requantize; j++) {
+                // x << left, high multiply, rounding >> right, + zero point, clamp.
+                const uint32_t dst = acc_base + (uint32_t)j, p = params_base + 3 * (uint32_t)j;
+                const uint32_t n = (uint32_t)tm, step = (uint32_t)nw;
+                const dsl_npu_op ops[] = {
+                    dsl_npu_alu(DSL_NPU_SHR, dst, n, step, p + 1, 0, 0, 0, 0),
+                    dsl_npu_alu(DSL_NPU_MULH, dst, n, step, p, 0, 0, 0, 0),
+                    dsl_npu_alu(DSL_NPU_SHR, dst, n, step, p + 2, 0, 0, 0, 0),
+                    dsl_npu_alu(DSL_NPU_ADD, dst, n, step, 0, 0, 1, g->zero_point, 0),
+                    dsl_npu_alu(DSL_NPU_MAX, dst, n, step, 0, 0, 1, g->lo, 0),
+                    dsl_npu_alu(DSL_NPU_MIN, dst, n, step, 0, 0, 1, g->hi, j == nw - 1 ? done : 0)};
+                for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+                    emit(s, &ops[i]);
+            }
+            if (g->kb == 0 && !g->requantize) {
+                op = dsl_npu_reset(0, 0, done);  // nothing to compute: pass the tokens on
                 emit(s, &op);
             }
             // Store engine.
@@ -224,8 +290,16 @@ typedef struct Roles {
     int64_t *am, *cm, *bn, *cn, *ak, *bk, *ad, *bd, *cd;
 } Roles;
 
+/* A requantization on the ALU after the sum: per flat output channel, the offsets of its
+ * multiplier and shift from their first elements. */
+typedef struct Requant {
+    const int32_t *multiplier, *shift;
+    int64_t *mo, *so;
+    int32_t zero_point, lo, hi;
+} Requant;
+
 static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t *c, const Roles *r,
-                    int32_t accumulate, int32_t tile_rows, int32_t copies);
+                    const Requant *rq, int32_t accumulate, int32_t tile_rows, int32_t copies);
 
 /* One role's loops (up to 4, the first fastest) flattened: for each flat index, the offsets
  * it adds to the buffers the role indexes (`z` may be null). */
@@ -291,11 +365,53 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(
         status =
             dsl_runtime_report(dsl_error_out_of_memory, "NPU GEMM of \"%s\": out of memory", name);
     } else {
-        status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, &r, accumulate, tile_rows,
-                          copies);
+        status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, &r, NULL, accumulate,
+                          tile_rows, copies);
     }
     int64_t *all[] = {r.am, r.cm, r.bn, r.cn, r.ak, r.bk, r.ad, r.bd, r.cd};
     for (int i = 0; i < 9; i++)
+        free(all[i]);
+    return status;
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_npu_requantize(
+    const char *name, int32_t *c, int64_t c_offset, int32_t m0, int64_t m0_c, int32_t m1,
+    int64_t m1_c, int32_t m2, int64_t m2_c, int32_t m3, int64_t m3_c, int32_t channels,
+    int64_t channel_c, int64_t channel_multiplier, int64_t channel_shift, const int32_t *multiplier,
+    int64_t multiplier_offset, const int32_t *shift, int64_t shift_offset, int32_t zero_point,
+    int32_t lo, int32_t hi, int32_t tile_rows, int32_t copies) {
+    const int32_t me[4] = {m0, m1, m2, m3}, ne[4] = {channels, 1, 1, 1}, none[4] = {0, 1, 1, 1};
+    const int32_t one[4] = {1, 1, 1, 1};
+    const int64_t mc[4] = {m0_c, m1_c, m2_c, m3_c}, zero[4] = {0, 0, 0, 0};
+    const int64_t nc[4] = {channel_c, 0, 0, 0}, nm[4] = {channel_multiplier, 0, 0, 0};
+    const int64_t ns[4] = {channel_shift, 0, 0, 0};
+    Roles r;
+    memset(&r, 0, sizeof r);
+    r.m = (int64_t)m0 * m1 * m2 * m3;
+    r.n = channels;
+    r.k = 0;
+    r.d = 1;
+    if (r.m <= 0 || r.n <= 0) return 0;
+    Requant q;
+    memset(&q, 0, sizeof q);
+    q.multiplier = multiplier + multiplier_offset;
+    q.shift = shift + shift_offset;
+    q.zero_point = zero_point;
+    q.lo = lo;
+    q.hi = hi;
+    int status = 0;
+    if (!flatten(me, zero, mc, NULL, r.m, &r.am, &r.cm, NULL) ||
+        !flatten(ne, zero, nc, NULL, r.n, &r.bn, &r.cn, NULL) ||
+        !flatten(none, zero, zero, NULL, 0, &r.ak, &r.bk, NULL) ||
+        !flatten(one, zero, zero, zero, 1, &r.ad, &r.bd, &r.cd) ||
+        !flatten(ne, nm, ns, NULL, r.n, &q.mo, &q.so, NULL)) {
+        status = dsl_runtime_report(dsl_error_out_of_memory,
+                                    "NPU requantization of \"%s\": out of memory", name);
+    } else {
+        status = run_gemm(name, NULL, NULL, c + c_offset, &r, &q, 1, tile_rows, copies);
+    }
+    int64_t *all[] = {r.am, r.cm, r.bn, r.cn, r.ak, r.bk, r.ad, r.bd, r.cd, q.mo, q.so};
+    for (int i = 0; i < 11; i++)
         free(all[i]);
     return status;
 }
@@ -336,7 +452,7 @@ static void pack(const GemmShape *g, const Roles *r, int32_t bi, int32_t bo, con
 
 /* The GEMM itself. */
 static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t *c, const Roles *r,
-                    int32_t accumulate, int32_t tile_rows, int32_t copies) {
+                    const Requant *rq, int32_t accumulate, int32_t tile_rows, int32_t copies) {
     pthread_mutex_lock(&npu_lock);
     dsl_npu *npu = device();
     if (!npu) {
@@ -369,10 +485,17 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
     const uint64_t a_bytes = depthwise ? a_block * (uint64_t)g.nb : a_block;
     const uint64_t b_bytes = (uint64_t)g.nb * (uint64_t)g.kb * (uint64_t)(bi * bo);
     const uint64_t c_bytes = (uint64_t)r->m * (uint64_t)g.nb * (uint64_t)bo * 4;
+    const uint64_t params_bytes = rq ? (uint64_t)g.nb * 3 * (uint64_t)bo * 4 : 0;
+    if (rq) {
+        g.requantize = 1;
+        g.zero_point = rq->zero_point;
+        g.lo = rq->lo;
+        g.hi = rq->hi;
+    }
     int status = 0;
-    uint64_t at[3] = {0, 0, 0};
-    const uint64_t sizes[3] = {a_bytes, b_bytes, c_bytes};
-    for (int i = 0; i < 3 && !status; i++) {
+    uint64_t at[4] = {0, 0, 0, 0};
+    const uint64_t sizes[4] = {a_bytes, b_bytes, c_bytes, params_bytes};
+    for (int i = 0; i < (rq ? 4 : 3) && !status; i++) {
         if (dsl_npu_malloc(npu, sizes[i], &at[i]))
             status = dsl_runtime_report(dsl_error_out_of_memory, "NPU GEMM of \"%s\": %s", name,
                                         dsl_npu_last_error(npu));
@@ -386,15 +509,30 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
         uint8_t *dram = dsl_npu_dram(npu);
         pack(&g, r, bi, bo, a, b, c, (int8_t *)(dram + g.a_at), (int8_t *)(dram + g.b_at),
              (int32_t *)(dram + g.c_at));
+        if (rq) {
+            // Per output block: the multipliers, minus the left shifts, the right shifts.
+            g.params_at = at[3];
+            int32_t *rows = (int32_t *)(dram + g.params_at);
+            for (int64_t q = 0; q < g.n; q++) {
+                const int64_t base = q / bo * 3 * bo + q % bo;
+                const int32_t e = rq->shift[rq->so[q]];
+                rows[base] = rq->multiplier[rq->mo[q]];
+                rows[base + bo] = e > 0 ? -e : 0;
+                rows[base + 2 * bo] = e > 0 ? 0 : -e;
+            }
+        }
         status = write_gemm(&stream, cfg, &g, name);
     }
     if (!status) {
         dsl_npu_run_options options;
         dsl_npu_default_run_options(&options);
         choose_order(&options);
-        if (dsl_npu_run(npu, stream.code, stream.count, &options, &npu_last_stats))
+        if (dsl_npu_run(npu, stream.code, stream.count, &options, &npu_last_stats)) {
             status = dsl_runtime_report(dsl_error_device_error, "NPU GEMM of \"%s\": %s", name,
                                         dsl_npu_last_error(npu));
+        } else {
+            add_to_totals(&npu_last_stats);
+        }
     }
     if (!status) {
         const int32_t *pc = (const int32_t *)(dsl_npu_dram(npu) + g.c_at);
@@ -403,7 +541,7 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
                 c[r->cm[i] + (depthwise ? r->cn[0] + r->cd[j] : r->cn[j] + r->cd[0])] =
                     pc[i * g.nb * bo + j];
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (at[i]) dsl_npu_free(npu, at[i]);
     }
     free(stream.code);

@@ -154,9 +154,24 @@ int dsl_runtime_npu_gemm(const char *name, const int8_t *a, int64_t a_offset, co
                          int64_t d0_a, int64_t d0_b, int64_t d0_c, int32_t d1, int64_t d1_a,
                          int64_t d1_b, int64_t d1_c, int32_t accumulate, int32_t tile_rows,
                          int32_t copies);
+/// The requantization of int32 values C[m, channel] on the NPU's ALU (NPU.c): TFLite's
+/// rescaling by multiplier[channel] and shift[channel] (dsl::multiply_by_quantized_multiplier),
+/// plus `zero_point`, clamped to [lo, hi], in place. Rows m are up to four loops (extent and
+/// C's stride each; 1 for an unused one), the channel one loop (its extent and the strides of
+/// C, the multipliers and the shifts).
+int dsl_runtime_npu_requantize(const char *name, int32_t *c, int64_t c_offset, int32_t m0,
+                               int64_t m0_c, int32_t m1, int64_t m1_c, int32_t m2, int64_t m2_c,
+                               int32_t m3, int64_t m3_c, int32_t channels, int64_t channel_c,
+                               int64_t channel_multiplier, int64_t channel_shift,
+                               const int32_t *multiplier, int64_t multiplier_offset,
+                               const int32_t *shift, int64_t shift_offset, int32_t zero_point,
+                               int32_t lo, int32_t hi, int32_t tile_rows, int32_t copies);
 /// The counters and cycles of the last program run on the process's NPU (all zero before one).
 struct dsl_npu_stats;
 int dsl_runtime_npu_last_stats(struct dsl_npu_stats *stats);
+/// The sums over every program run since the process started or since the last reset; with
+/// `reset`, starts the sums again (after reading them, if `stats` is not null).
+int dsl_runtime_npu_total_stats(struct dsl_npu_stats *stats, int32_t reset);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -86,6 +86,32 @@ class NPUCaseBuilder {
              << ")) * cast<int32_t>(f1(" << (b_transposed ? kb_code + ", x" : "x, " + kb_code)
              << "));\n";
 
+        // A requantization of the sum (TFLite's, per x), on the NPU's ALU or the CPU, or none.
+        const bool requantize = coin(0.35);
+        if (requantize) {
+            const uint64_t seed_m = rng_();
+            const int zp = uni(-20, 20);
+            Buffer<int32_t> mult(48), shift(48);
+            std::mt19937 pick(static_cast<uint32_t>(seed_m));
+            for (int i = 0; i < 48; i++) {
+                mult(i) = (1 << 30) + static_cast<int32_t>(pick() % (1u << 30));
+                shift(i) = static_cast<int32_t>(pick() % 14) - 11;
+            }
+            Func fm("fm"), fs("fs");
+            fm(x) = mult(x);
+            fs(x) = shift(x);
+            c(x, y) =
+                clamp(zp + multiply_by_quantized_multiplier(c(x, y), fm(x), fs(x)), -128, 127);
+            alg_ << "Buffer<int32_t> mult(48), shift(48);\n"
+                 << "std::mt19937 pick(" << static_cast<uint32_t>(seed_m) << "u);\n"
+                 << "for (int i = 0; i < 48; i++) {\n"
+                 << "    mult(i) = (1 << 30) + static_cast<int32_t>(pick() % (1u << 30));\n"
+                 << "    shift(i) = static_cast<int32_t>(pick() % 14) - 11;\n}\n"
+                 << "Func fm(\"fm\"), fs(\"fs\");\nfm(x) = mult(x);\nfs(x) = shift(x);\n"
+                 << "f2(x, y) = clamp(" << zp
+                 << " + multiply_by_quantized_multiplier(f2(x, y), fm(x), fs(x)), -128, 127);\n";
+        }
+
         // A random epilogue, or none.
         Func out = c;
         const int epilogue = uni(0, 2);
@@ -134,6 +160,10 @@ class NPUCaseBuilder {
         const int rows = coin(0.5) ? 0 : uni(1, fit), copies = uni(1, 2);
         u.npu_tile(rows).npu_pipeline(copies);
         sched_ << "f2.update().npu_tile(" << rows << ").npu_pipeline(" << copies << ");\n";
+        if (requantize && coin(0.7)) {
+            c.update(1).npu_gemm();
+            sched_ << "f2.update(1).npu_gemm();\n";
+        }
 
         c_.output = out;
         c_.output_size = {n, m};

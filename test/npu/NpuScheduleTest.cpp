@@ -4,6 +4,7 @@
 // not map.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <string>
 
@@ -214,4 +215,41 @@ TEST(NpuSchedule, EveryOrderOfTheEnginesGivesTheSameResult) {
         expect_same(p.c.realize({n, m}, kNPU), want, order);
     }
     unsetenv("DSL_NPU_ORDER");
+}
+
+TEST(NpuSchedule, ARequantizationRunsOnTheALU) {
+    // c = clamp(zp + multiply_by_quantized_multiplier(c, m[n], s[n]), -128, 127) after the
+    // sum: with npu_gemm on that update too, a second program of ALU instructions.
+    const int m = 30, n = 40, k = 50;
+    Buffer<int8_t> a = random_int8(k, m, 13), b = random_int8(n, k, 14);
+    Buffer<int32_t> mult(n), shift(n), mult2(n, m);
+    std::mt19937 rng(15);
+    for (int i = 0; i < n; i++) {
+        mult(i) = (1 << 30) + static_cast<int32_t>(rng() % (1u << 30));
+        shift(i) = static_cast<int32_t>(rng() % 16) - 12;
+    }
+    auto build = [&](bool npu, const Expr &multiplier) {
+        auto p = std::make_unique<MatmulPipeline>(k, a, b);
+        p->c(p->n, p->m) =
+            clamp(-7 + multiply_by_quantized_multiplier(p->c(p->n, p->m), multiplier, shift(p->n)),
+                  -128, 127);
+        if (npu) {
+            p->c.update(0).npu_gemm();
+            p->c.update(1).npu_gemm();
+        }
+        return p;
+    };
+    Var vn("n"), vm("m");
+    auto cpu = build(false, mult(vn));
+    const Buffer<int32_t> want = cpu->c.realize({n, m});
+    auto npu = build(true, mult(vn));
+    expect_same(npu->c.realize({n, m}, kNPU), want, "requantized");
+    const NPUStats s = npu_last_run_stats();
+    EXPECT_EQ(s.gemm_steps, 0u);
+    EXPECT_EQ(s.alu_rows, 6u * m * ((n + 15) / 16));
+    // Multipliers that vary along the rows too do not map.
+    auto bad = build(true, mult2(vn, vm));
+    const std::string e = compile_error([&] { bad->c.compile_jit(kNPU); });
+    EXPECT_NE(e.find("update 1 of Func \"c\""), std::string::npos) << e;
+    EXPECT_NE(e.find("per output channel, one loop"), std::string::npos) << e;
 }

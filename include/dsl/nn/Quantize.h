@@ -3,6 +3,7 @@
 /// values x stand for integers q with x = (q - zero_point) * scale. Scales and zero points are
 /// scalars, or 1-D tensors along `axis` (per channel).
 
+#include "dsl/Math.h"
 #include "dsl/nn/Conv.h"
 #include "dsl/nn/Tensor.h"
 
@@ -22,11 +23,8 @@ struct DynamicQuantization {
 };
 DynamicQuantization dynamic_quantize_linear(const Tensor &x);
 
-/// TFLite's fixed-point rescaling of an int32 `x` by a real factor M * 2^shift, M = multiplier /
-/// 2^31 in [0.5, 1): MultiplyByQuantizedMultiplier, i.e. x shifted left by max(shift, 0)
-/// (wrapping), then SaturatingRoundingDoublingHighMul by `multiplier` (round half up of x * m /
-/// 2^31), then RoundingDivideByPOT by max(-shift, 0) (halves away from zero). int32.
-Expr multiply_by_quantized_multiplier(const Expr &x, const Expr &multiplier, const Expr &shift);
+/// TFLite's MultiplyByQuantizedMultiplier (dsl/Math.h).
+using dsl::multiply_by_quantized_multiplier;
 
 /// How int32 accumulators of int8 products become int8 outputs, per output channel m, as
 /// TFLite's int8 kernels do: clamp(output_zero_point + multiply_by_quantized_multiplier(acc,

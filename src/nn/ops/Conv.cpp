@@ -286,11 +286,12 @@ Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias
     }
     std::vector<Expr> args(o.rbegin(), o.rend());
     f(args) = f(args) + cast<int32_t>(padded(xi)) * cast<int32_t>(weights(wk));
-    Tensor result = compute(unique_name("qconv"), s, [&](const Index &i) {
-        Expr v = q.output_zero_point +
-                 multiply_by_quantized_multiplier(acc(i), q.multiplier({i[1]}), q.shift({i[1]}));
-        return cast<int8_t>(clamp(v, q.min, q.max));
-    });
+    // The requantization, a second update of the sum (the NPU runs it on its ALU), then int8.
+    f(args) = clamp(q.output_zero_point + multiply_by_quantized_multiplier(
+                                              f(args), q.multiplier({o[1]}), q.shift({o[1]})),
+                    q.min, q.max);
+    Tensor result =
+        compute(unique_name("qconv"), s, [&](const Index &i) { return cast<int8_t>(acc(i)); });
     Func padded_f = padded.func(), sums_f = weight_sums.func();
     const Var w_axis = acc.var(3);
     result.set_schedule([f, padded_f, sums_f, w_axis](Func out, const Target &target) mutable {
@@ -298,10 +299,12 @@ Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias
         sums_f.compute_root();
         f.compute_root();
         if (target.has_feature(Target::Feature::NPU)) {
-            f.update().npu_gemm();
+            f.update(0).npu_gemm();
+            f.update(1).npu_gemm();
         } else {
             f.vectorize(w_axis, 8);
-            f.update().vectorize(w_axis, 8);
+            f.update(0).vectorize(w_axis, 8);
+            f.update(1).vectorize(w_axis, 8);
         }
         out.vectorize(out.args()[0], 8);
     });
