@@ -327,10 +327,17 @@ class Offloader : public IRMutator {
         args.push_back(Expr(int32_t(zero_point)));
         args.push_back(Expr(int32_t(*lo)));
         args.push_back(Expr(int32_t(*hi)));
+        return runtime_call(op, "dsl_runtime_npu_requantize", args, sched);
+    }
+
+    /// The call of a runtime function `name` with `args` and the schedule's tile rows and
+    /// copies, returning from the pipeline with its error code if it fails.
+    static Stmt runtime_call(const For *op, const char *name, std::vector<Expr> args,
+                             const schedule::StageSchedule &sched) {
         args.push_back(Expr(int32_t(sched.npu_tile_rows)));
         args.push_back(Expr(int32_t(sched.npu_copies)));
         const std::string status = op->name + ".npu_status";
-        Expr call = Call::make(Int(32), "dsl_runtime_npu_requantize", args, Call::CallType::Extern);
+        Expr call = Call::make(Int(32), name, args, Call::CallType::Extern);
         Expr result = Variable::make(Int(32), status);
         return LetStmt::make(status, call, AssertStmt::make(result == 0, result));
     }
@@ -478,12 +485,7 @@ class Offloader : public IRMutator {
             }
         }
         args.push_back(Expr(int32_t(zero_start ? 0 : 1)));
-        args.push_back(Expr(int32_t(sched.npu_tile_rows)));
-        args.push_back(Expr(int32_t(sched.npu_copies)));
-        const std::string status = op->name + ".npu_status";
-        Expr call = Call::make(Int(32), "dsl_runtime_npu_gemm", args, Call::CallType::Extern);
-        Expr result = Variable::make(Int(32), status);
-        return LetStmt::make(status, call, AssertStmt::make(result == 0, result));
+        return runtime_call(op, "dsl_runtime_npu_gemm", args, sched);
     }
 
     const Environment &env_;

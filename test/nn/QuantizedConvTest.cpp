@@ -173,3 +173,38 @@ TEST(NNQuantizedConv, A3x3ConvOf56x56x64Into64OnTheNPU) {
     EXPECT_EQ(s.gemm_steps, 56u * 56 * (64 / 16) * (64 * 9 / 16));
     EXPECT_EQ(differences(npu, run(k, d, get_host_target())), 0);
 }
+
+TEST(NNQuantizedMatmul, MatchesTFLiteOnTheNPUAndTheCPU) {
+    const int m = 37, k = 70, n = 29;
+    const int32_t za = 11, zy = -4;
+    Buffer<int8_t> a = random_ints<int8_t>({k, m}, 41, -128, 127),
+                   b = random_ints<int8_t>({n, k}, 42, -128, 127);
+    Buffer<int32_t> bias = random_ints<int32_t>({n}, 43, -5000, 5000),
+                    mult = random_ints<int32_t>({n}, 44, 1 << 30, INT32_MAX),
+                    shift = random_ints<int32_t>({n}, 45, -12, 1);
+    Buffer<int8_t> want(n, m);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            int32_t acc = bias(j);
+            for (int q = 0; q < k; q++)
+                acc += (int32_t(a(q, i)) - za) * int32_t(b(j, q));
+            want(j, i) = static_cast<int8_t>(
+                std::max(-128, std::min(127, zy + rescale(acc, mult(j), shift(j)))));
+        }
+    for (const Target &target : {get_host_target(), Target("host-npu")}) {
+        nn::Requantization q;
+        q.input_zero_point = za;
+        q.output_zero_point = zy;
+        q.multiplier = nn::Tensor(Buffer<>(mult), "multiplier");
+        q.shift = nn::Tensor(Buffer<>(shift), "shift");
+        nn::Tensor y =
+            nn::quantized_matmul(nn::Tensor(Buffer<>(a), "a"), nn::Tensor(Buffer<>(b), "b"),
+                                 nn::Tensor(Buffer<>(bias), "bias"), q);
+        nn::schedule_output(y, target);
+        Buffer<int8_t> got(n, m);
+        y.func().realize(got, target);
+        int wrong = 0;
+        got.for_each_element([&](int x, int yy) { wrong += got(x, yy) != want(x, yy); });
+        EXPECT_EQ(wrong, 0) << target.to_string();
+    }
+}

@@ -47,4 +47,10 @@ struct Requantization {
 Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window window,
                       const Requantization &q, int groups = 1);
 
+/// TFLite's int8 matrix product: a (M, K) int8 with zero point q.input_zero_point, b (K, N)
+/// int8 (symmetric), bias {N} int32 or undefined; acc = bias[n] + sum (a - z) b, requantized
+/// per output column n. On the NPU as quantized_conv is.
+Tensor quantized_matmul(const Tensor &a, const Tensor &b, const Tensor &bias,
+                        const Requantization &q);
+
 }  // namespace dsl::nn

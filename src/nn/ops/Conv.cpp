@@ -6,6 +6,7 @@
 #include "dsl/nn/Reduce.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/Quantized.h"
 
 namespace dsl::nn {
 
@@ -292,22 +293,7 @@ Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias
                     q.min, q.max);
     Tensor result =
         compute(unique_name("qconv"), s, [&](const Index &i) { return cast<int8_t>(acc(i)); });
-    Func padded_f = padded.func(), sums_f = weight_sums.func();
-    const Var w_axis = acc.var(3);
-    result.set_schedule([f, padded_f, sums_f, w_axis](Func out, const Target &target) mutable {
-        padded_f.compute_root();
-        sums_f.compute_root();
-        f.compute_root();
-        if (target.has_feature(Target::Feature::NPU)) {
-            f.update(0).npu_gemm();
-            f.update(1).npu_gemm();
-        } else {
-            f.vectorize(w_axis, 8);
-            f.update(0).vectorize(w_axis, 8);
-            f.update(1).vectorize(w_axis, 8);
-        }
-        out.vectorize(out.args()[0], 8);
-    });
+    result.set_schedule(quantized_schedule(f, {padded.func(), weight_sums.func()}, acc.var(3)));
     return result;
 }
 

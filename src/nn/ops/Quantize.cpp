@@ -1,9 +1,13 @@
-// Linear quantization and dequantization, per tensor or per channel.
+// Linear quantization and dequantization, per tensor or per channel; TFLite's int8 matrix
+// product.
 #include "dsl/nn/Quantize.h"
+
+#include "dsl/InlineReductions.h"
 
 #include "dsl/nn/Reduce.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/Quantized.h"
 
 namespace dsl::nn {
 
@@ -79,5 +83,61 @@ DynamicQuantization dynamic_quantize_linear(const Tensor &x) {
     return r;
 }
 
+Tensor::Schedule quantized_schedule(Func acc, std::vector<Func> roots, Var inner) {
+    return [acc, roots, inner](Func out, const Target &target) mutable {
+        for (Func &r : roots)
+            r.compute_root();
+        acc.compute_root();
+        if (target.has_feature(Target::Feature::NPU)) {
+            acc.update(0).npu_gemm();
+            acc.update(1).npu_gemm();
+        } else {
+            acc.vectorize(inner, 8);
+            acc.update(0).vectorize(inner, 8);
+            acc.update(1).vectorize(inner, 8);
+        }
+        out.vectorize(out.args()[0], 8);
+    };
+}
+
+Tensor quantized_matmul(const Tensor &a, const Tensor &b, const Tensor &bias,
+                        const Requantization &q) {
+    user_assert(a.rank() == 2 && b.rank() == 2)
+        << "quantized_matmul of \"" << a.func().name() << "\" and \"" << b.func().name()
+        << "\": both must be matrices (ranks " << a.rank() << " and " << b.rank() << ").";
+    user_assert(a.type() == Int(8) && b.type() == Int(8))
+        << "quantized_matmul of \"" << a.func().name() << "\" and \"" << b.func().name()
+        << "\": both must be int8 (they are " << a.type() << " and " << b.type() << ").";
+    user_assert(!bias.defined() || bias.type() == Int(32))
+        << "quantized_matmul: the bias \"" << bias.func().name() << "\" must be int32.";
+    user_assert(q.multiplier.defined() && q.shift.defined())
+        << "quantized_matmul of \"" << a.func().name()
+        << "\": the requantization needs a multiplier and a shift per output column.";
+    const Expr k = a.dim(1);
+    // sum (a - z) b = sum a b - z sum b: the zero point's part is the starting value's.
+    Tensor column_sums =
+        compute(unique_name("qmatmul_column_sums"), {b.dim(1)}, [&](const Index &i) {
+            RDom r(0, k, unique_name("qmatmul_cs"));
+            return sum(cast<int32_t>(b({r.x, i[0]})));
+        });
+    const Shape s{a.dim(0), b.dim(1)};
+    Tensor acc = compute(unique_name("qmatmul_acc"), s, [&](const Index &o) {
+        Expr start = bias.defined() ? bias({o[1]}) : Expr(0);
+        return start - q.input_zero_point * column_sums({o[1]});
+    });
+    Func f = acc.func();
+    RDom r(0, k, unique_name("qmatmul_r"));
+    const Var row = acc.var(0), column = acc.var(1);
+    f(column, row) =
+        f(column, row) + cast<int32_t>(a({row, r.x})) * cast<int32_t>(b({r.x, column}));
+    f(column, row) =
+        clamp(q.output_zero_point + multiply_by_quantized_multiplier(
+                                        f(column, row), q.multiplier({column}), q.shift({column})),
+              q.min, q.max);
+    Tensor result =
+        compute(unique_name("qmatmul"), s, [&](const Index &i) { return cast<int8_t>(acc(i)); });
+    result.set_schedule(quantized_schedule(f, {column_sums.func()}, column));
+    return result;
+}
 
 }  // namespace dsl::nn

@@ -1,0 +1,15 @@
+#pragma once
+// What the quantised operators (quantized_conv, quantized_matmul) share.
+#include <vector>
+
+#include "dsl/nn/Tensor.h"
+
+namespace dsl::nn {
+
+/// The schedule of a quantised operator whose int32 accumulation `acc` has two updates, the sum
+/// and the requantization, read point by point by the int8 output: `roots` (the padded input,
+/// the weights' sums) and `acc` computed at root; on a target with `npu` both updates on the
+/// NPU (the GEMM core, then the ALU), otherwise vectors along `inner`.
+Tensor::Schedule quantized_schedule(Func acc, std::vector<Func> roots, Var inner);
+
+}  // namespace dsl::nn
