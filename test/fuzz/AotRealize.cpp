@@ -46,7 +46,10 @@ Realization aot_realize(const FuzzCase &c, std::string &error) {
     for (size_t i = 0; i < c.inputs.size(); i++)
         if (c.input_read[i]) args.emplace_back(c.inputs[i]);
     try {
-        Func(c.output).compile_to_static_library(prefix, args, "fuzz_case");
+        // The host's code, with the NPU where the case offloads to it.
+        const Target target =
+            c.target.has_feature(Target::Feature::NPU) ? c.target : Target::host();
+        Func(c.output).compile_to_static_library(prefix, args, "fuzz_case", target);
     } catch (const Error &e) {
         error = std::string("compile_to_static_library threw: ") + e.what();
         return Realization({});

@@ -89,27 +89,25 @@ class NPUCaseBuilder {
         // A requantization of the sum (TFLite's, per x), on the NPU's ALU or the CPU, or none.
         const bool requantize = coin(0.35);
         if (requantize) {
-            const uint64_t seed_m = rng_();
+            // Multipliers in [2^30, 2^31) and shifts in [-11, 2] per x, hashed from x (Funcs
+            // computed first, so that the NPU reads them from memory).
+            const uint32_t hm = static_cast<uint32_t>(rng_()), hs = static_cast<uint32_t>(rng_());
             const int zp = uni(-20, 20);
-            Buffer<int32_t> mult(48), shift(48);
-            std::mt19937 pick(static_cast<uint32_t>(seed_m));
-            for (int i = 0; i < 48; i++) {
-                mult(i) = (1 << 30) + static_cast<int32_t>(pick() % (1u << 30));
-                shift(i) = static_cast<int32_t>(pick() % 14) - 11;
-            }
             Func fm("fm"), fs("fs");
-            fm(x) = mult(x);
-            fs(x) = shift(x);
+            fm(x) = (1 << 30) + cast<int32_t>((cast<uint32_t>(x) * 2654435761u + hm) & 0x3fffffffu);
+            fs(x) = cast<int32_t>((cast<uint32_t>(x) * 40503u + hs) % 14u) - 11;
             c(x, y) =
                 clamp(zp + multiply_by_quantized_multiplier(c(x, y), fm(x), fs(x)), -128, 127);
-            alg_ << "Buffer<int32_t> mult(48), shift(48);\n"
-                 << "std::mt19937 pick(" << static_cast<uint32_t>(seed_m) << "u);\n"
-                 << "for (int i = 0; i < 48; i++) {\n"
-                 << "    mult(i) = (1 << 30) + static_cast<int32_t>(pick() % (1u << 30));\n"
-                 << "    shift(i) = static_cast<int32_t>(pick() % 14) - 11;\n}\n"
-                 << "Func fm(\"fm\"), fs(\"fs\");\nfm(x) = mult(x);\nfs(x) = shift(x);\n"
+            fm.compute_root();
+            fs.compute_root();
+            alg_ << "Func fm(\"fm\"), fs(\"fs\");\n"
+                 << "fm(x) = (1 << 30) + cast<int32_t>((cast<uint32_t>(x) * 2654435761u + " << hm
+                 << "u) & 0x3fffffffu);\n"
+                 << "fs(x) = cast<int32_t>((cast<uint32_t>(x) * 40503u + " << hs
+                 << "u) % 14u) - 11;\n"
                  << "f2(x, y) = clamp(" << zp
                  << " + multiply_by_quantized_multiplier(f2(x, y), fm(x), fs(x)), -128, 127);\n";
+            sched_ << "fm.compute_root();\nfs.compute_root();\n";
         }
 
         // A random epilogue, or none.

@@ -71,7 +71,7 @@ void usage() {
            "  --seconds T    stop after T seconds instead (with --cases, whichever first)\n"
            "  --illegal      schedule-error fuzzing: every case must be refused\n"
            "  --gpu          GPU schedules, run through OpenCL (no AOT)\n"
-           "  --npu          int8 contractions offloaded to the NPU (no AOT)\n"
+           "  --npu          int8 contractions offloaded to the NPU\n"
            "  --auto         schedules by the autoscheduler (Pipeline::auto_schedule)\n"
            "  --aot-every K  also run every K-th case through an AOT static library\n"
            "  --full-opt-every K\n"
@@ -334,7 +334,7 @@ int main(int argc, char **argv) {
         } else if (o.illegal) {
             ok = run_illegal(c);
         } else {
-            bool aot = !o.gpu && !o.npu && o.aot_every > 0 && (i % o.aot_every == 0 || aot_pending);
+            bool aot = !o.gpu && o.aot_every > 0 && (i % o.aot_every == 0 || aot_pending);
             aot_pending = aot && !c.arguments_exact;
             aot = aot && c.arguments_exact;
             bool bound_stopped = false;
