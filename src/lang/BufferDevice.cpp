@@ -19,11 +19,13 @@ void buffer_copy_to_device(BufferContents &c, DeviceAPI api, const Target &targe
     }
     const dsl_device_interface_t *device = api == DeviceAPI::OpenCL ? &dsl_opencl_device_interface
                                            : api == DeviceAPI::CUDA ? &dsl_cuda_device_interface
+                                           : api == DeviceAPI::NPU  ? &dsl_npu_device_interface
                                                                     : nullptr;
     if (!device) {
         buffer_error("Buffer \"" + c.name +
-                     "\": copy_to_device to a device API that is not a GPU's; use "
-                     "DeviceAPI::OpenCL, DeviceAPI::CUDA or DeviceAPI::Default_GPU.");
+                     "\": copy_to_device to a device API without device memory; use "
+                     "DeviceAPI::OpenCL, DeviceAPI::CUDA, DeviceAPI::Default_GPU or "
+                     "DeviceAPI::NPU.");
     }
     dsl_runtime_clear_last_error();
     if (int code = dsl_runtime_copy_to_device(&c.raw, device, 0)) {

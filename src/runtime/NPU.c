@@ -66,6 +66,61 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_total_stats(dsl_npu_stats *stats, int32_t
     return 0;
 }
 
+/* The NPU as a device of dsl_buffer_t (dsl_buffer_t's device interface): a buffer's device
+ * handle is its address in the simulator's DRAM; copies are real copies of its span. */
+static int npu_device_malloc(dsl_buffer_t *b, uint64_t bytes) {
+    pthread_mutex_lock(&npu_lock);
+    dsl_npu *npu = device();
+    uint64_t address = 0;
+    int failed = !npu || dsl_npu_malloc(npu, bytes ? bytes : 1, &address);
+    const char *why = npu ? dsl_npu_last_error(npu) : "no NPU";
+    pthread_mutex_unlock(&npu_lock);
+    if (failed)
+        return dsl_runtime_report(dsl_error_out_of_memory, "Error: NPU device memory: %s", why);
+    b->device = address;
+    return 0;
+}
+
+static int npu_device_free(dsl_buffer_t *b) {
+    pthread_mutex_lock(&npu_lock);
+    int failed = !npu_device || dsl_npu_free(npu_device, b->device);
+    pthread_mutex_unlock(&npu_lock);
+    if (failed)
+        return dsl_runtime_report(dsl_error_device_error,
+                                  "Error: 0x%llx is not NPU device memory to release",
+                                  (unsigned long long)b->device);
+    return 0;
+}
+
+static int npu_copy(dsl_buffer_t *b, uint64_t bytes, int to_device) {
+    pthread_mutex_lock(&npu_lock);
+    uint8_t *dram = npu_device ? dsl_npu_dram(npu_device) : NULL;
+    if (dram) {
+        if (to_device) {
+            memcpy(dram + b->device, b->host, bytes);
+        } else {
+            memcpy(b->host, dram + b->device, bytes);
+        }
+    }
+    pthread_mutex_unlock(&npu_lock);
+    return dram ? 0 : dsl_runtime_report(dsl_error_device_error, "Error: no NPU device");
+}
+
+static int npu_copy_to_host(dsl_buffer_t *b, uint64_t bytes) {
+    return npu_copy(b, bytes, 0);
+}
+
+static int npu_copy_to_device(dsl_buffer_t *b, uint64_t bytes) {
+    return npu_copy(b, bytes, 1);
+}
+
+static int npu_sync(void) {
+    return 0;  // every program runs to its end before its call returns
+}
+
+DSL_RUNTIME_EXPORT const dsl_device_interface_t dsl_npu_device_interface = {
+    "NPU", npu_device_malloc, npu_device_free, npu_copy_to_host, npu_copy_to_device, npu_sync};
+
 /// DSL_NPU_ORDER=serial, dataflow (the default) or random[:seed]: the order the simulator runs
 /// the engines in (every order gives the same memory; a test runs programs in all of them).
 static void choose_order(dsl_npu_run_options *options) {

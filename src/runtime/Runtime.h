@@ -166,6 +166,8 @@ int dsl_runtime_npu_requantize(const char *name, int32_t *c, int64_t c_offset, i
                                const int32_t *multiplier, int64_t multiplier_offset,
                                const int32_t *shift, int64_t shift_offset, int32_t zero_point,
                                int32_t lo, int32_t hi, int32_t tile_rows, int32_t copies);
+/// The NPU's device interface (NPU.c): buffers in the simulator's DRAM, copied for real.
+extern const dsl_device_interface_t dsl_npu_device_interface;
 /// The counters and cycles of the last program run on the process's NPU (all zero before one).
 struct dsl_npu_stats;
 int dsl_runtime_npu_last_stats(struct dsl_npu_stats *stats);

@@ -253,3 +253,30 @@ TEST(NpuSchedule, ARequantizationRunsOnTheALU) {
     EXPECT_NE(e.find("update 1 of Func \"c\""), std::string::npos) << e;
     EXPECT_NE(e.find("per output channel, one loop"), std::string::npos) << e;
 }
+
+TEST(NpuSchedule, BuffersLiveInTheNPUsMemory) {
+    // copy_to_device(DeviceAPI::NPU): the buffer's device copy is in the simulator's DRAM;
+    // copies both ways are real, and the host's changes reach it when marked.
+    Buffer<int8_t> b = random_int8(40, 30, 17);
+    Buffer<int8_t> original = random_int8(40, 30, 17);
+    b.copy_to_device(DeviceAPI::NPU, kNPU);
+    ASSERT_TRUE(b.has_device_allocation());
+    EXPECT_STREQ(b.raw_buffer()->device_interface->name, "NPU");
+    // Overwrite the host's copy unmarked, then call the device's newer: back come the values.
+    b.for_each_value([](int8_t &v) { v = 0; });
+    b.set_device_dirty();
+    b.copy_to_host();
+    int wrong = 0;
+    b.for_each_element([&](int x, int y) { wrong += b(x, y) != original(x, y); });
+    EXPECT_EQ(wrong, 0);
+    // The host's changes, marked, go to the device with the next copy_to_device.
+    b(3, 4) = 77;
+    b.set_host_dirty();
+    b.copy_to_device(DeviceAPI::NPU, kNPU);
+    b(3, 4) = 0;
+    b.set_device_dirty();
+    b.copy_to_host();
+    EXPECT_EQ(b(3, 4), 77);
+    EXPECT_EQ(b.device_free(), 0);
+    EXPECT_FALSE(b.has_device_allocation());
+}
