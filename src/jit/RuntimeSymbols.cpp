@@ -39,6 +39,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_device_free),
         DSL_RUNTIME_SYMBOL(dsl_runtime_npu_gemm),
         DSL_RUNTIME_SYMBOL(dsl_runtime_npu_requantize),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_npu_next_requantization),
 #undef DSL_RUNTIME_SYMBOL
     };
 }

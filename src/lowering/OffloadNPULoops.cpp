@@ -93,6 +93,23 @@ class Offloader : public IRMutator {
         offloaded = true;
         return offload(op);
     }
+    Stmt visit(const LetStmt *op) override {
+        // The lets in scope, to close a statement that moves out of their scope (below).
+        Expr value = mutate(op->value);
+        scope_.push_back({op->name, value});
+        Stmt body = mutate(op->body);
+        scope_.pop_back();
+        return LetStmt::make(op->name, value, body);
+    }
+
+  public:
+    /// A contraction whose requantization (the next stage, also on the NPU) had not been met
+    /// yet: its call, closed over the lets around it, to run fused with it.
+    struct Pending {
+        Stmt call;
+        int stage = 0;
+    };
+    std::map<std::string, Pending> pending;
 
   private:
     /// The Func and stage a loop belongs to ("f.s1.y": stage 1 of f), and how to name them.
@@ -211,7 +228,7 @@ class Offloader : public IRMutator {
     /// m[...], s[...]), lo, hi), with m and s read along one loop (the channels): a call of the
     /// runtime's requantization on the NPU's ALU; undefined when the update is not one.
     Stmt requantization(const For *op, const std::string &buffer, const Expr &value,
-                        const Expr &index) {
+                        const Expr &index, bool fused) {
         // The clamp: max(min(x, hi), lo) or min(max(x, lo), hi), with constant bounds.
         Expr x;
         std::optional<int64_t> lo, hi;
@@ -327,7 +344,13 @@ class Offloader : public IRMutator {
         args.push_back(Expr(int32_t(zero_point)));
         args.push_back(Expr(int32_t(*lo)));
         args.push_back(Expr(int32_t(*hi)));
-        return runtime_call(op, "dsl_runtime_npu_requantize", args, sched);
+        if (!fused) return runtime_call(op, "dsl_runtime_npu_requantize", args, sched);
+        // Handed to the contraction's call that follows, which runs it in its own program
+        // (or after it, where the two do not cover the same values).
+        args.push_back(Expr(int32_t(sched.npu_tile_rows)));
+        args.push_back(Expr(int32_t(sched.npu_copies)));
+        return Evaluate::make(Call::make(Int(32), "dsl_runtime_npu_next_requantization", args,
+                                         Call::CallType::Extern));
     }
 
     /// The call of a runtime function `name` with `args` and the schedule's tile rows and
@@ -344,7 +367,6 @@ class Offloader : public IRMutator {
 
     Stmt offload(const For *op) {
         identify(op->name);
-        const lang::Function &f = env_.func(func_);
         // The nest: the NPU loop and the serial loops inside it, with the lets between them.
         loops_.clear();
         std::map<std::string, Expr> lets;
@@ -389,7 +411,30 @@ class Offloader : public IRMutator {
             << where_ << ": the update stores under a condition, which the NPU cannot do.";
         user_assert(value.type() == Int(32)) << where_ << ": the update computes " << value.type()
                                              << "; the NPU's GEMM core accumulates int32.";
-        if (Stmt r = requantization(op, store->name, value, index); r.defined()) return r;
+        // A contraction of the stage before, deferred to run with this stage's requantization.
+        std::optional<Pending> before;
+        if (auto it = pending.find(func_); it != pending.end()) {
+            before = it->second;
+            pending.erase(it);
+        }
+        const bool fuse = before && before->stage == stage_ - 1;
+        if (Stmt r = requantization(op, store->name, value, index, fuse); r.defined())
+            return before ? Block::make(r, before->call) : r;
+        if (before) return Block::make(before->call, offload_contraction(op, store, value, index));
+        return offload_contraction(op, store, value, index);
+    }
+
+    static bool has_specializations(const lang::Function &f) {
+        for (int i = 0; i < f.stages(); i++) {
+            if (!f.stage(i).specializations.empty()) return true;
+        }
+        return false;
+    }
+
+    /// The rest of offload() for a contraction.
+    Stmt offload_contraction(const For *op, const Store *store, const Expr &value,
+                             const Expr &index) {
+        const lang::Function &f = env_.func(func_);
         // value = c[index] + i32(a[...]) * i32(b[...]), either way round.
         const auto *add = value.as<Add>();
         const Load *self = nullptr;
@@ -485,10 +530,28 @@ class Offloader : public IRMutator {
             }
         }
         args.push_back(Expr(int32_t(zero_start ? 0 : 1)));
-        return runtime_call(op, "dsl_runtime_npu_gemm", args, sched);
+        Stmt call = runtime_call(op, "dsl_runtime_npu_gemm", args, sched);
+        // Deferred when the next stage, all of it on the NPU, may be its requantization and
+        // all of this stage is on the NPU (then nothing between the two touches f).
+        const schedule::StageSchedule *next =
+            stage_ + 1 < f.stages() ? &f.stage(stage_ + 1).schedule : nullptr;
+        bool next_on_npu = false;
+        if (next) {
+            for (const schedule::Dim &d : next->dims) {
+                if (d.var != schedule::kOutermost) next_on_npu = d.for_type == ForType::NPU;
+            }
+        }
+        if (next_on_npu && outermost == var_ && !has_specializations(f)) {
+            for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
+                call = substitute(it->first, it->second, call);
+            pending[func_] = {call, stage_};
+            return Evaluate::make(0);
+        }
+        return call;
     }
 
     const Environment &env_;
+    std::vector<std::pair<std::string, Expr>> scope_;
     std::vector<Loop> loops_;
     std::string func_, var_, where_;
     int stage_ = 0;
@@ -499,6 +562,8 @@ class Offloader : public IRMutator {
 Stmt offload_npu_loops(const Environment &env, const Stmt &s, Module &module) {
     Offloader offloader(env);
     Stmt result = offloader.mutate(s);
+    internal_assert(offloader.pending.empty())
+        << "an NPU contraction waited for a requantization that never came";
     module.uses_npu |= offloader.offloaded;
     return result;
 }

@@ -381,6 +381,86 @@ static int flatten(const int32_t *extents, const int64_t *sx, const int64_t *sy,
     return 1;
 }
 
+/* A requantization handed to the next GEMM call of this thread
+ * (dsl_runtime_npu_next_requantization): its arguments, as dsl_runtime_npu_requantize's. */
+typedef struct NextRequant {
+    int active;
+    const char *name;
+    int32_t *c;
+    int64_t c_offset;
+    int32_t rows[4];
+    int64_t rows_c[4];
+    int32_t channels;
+    int64_t channel_c, channel_multiplier, channel_shift;
+    const int32_t *multiplier, *shift;
+    int64_t multiplier_offset, shift_offset;
+    int32_t zero_point, lo, hi, tile_rows, copies;
+} NextRequant;
+
+static _Thread_local NextRequant next_requant;
+
+DSL_RUNTIME_EXPORT int dsl_runtime_npu_next_requantization(
+    const char *name, int32_t *c, int64_t c_offset, int32_t m0, int64_t m0_c, int32_t m1,
+    int64_t m1_c, int32_t m2, int64_t m2_c, int32_t m3, int64_t m3_c, int32_t channels,
+    int64_t channel_c, int64_t channel_multiplier, int64_t channel_shift, const int32_t *multiplier,
+    int64_t multiplier_offset, const int32_t *shift, int64_t shift_offset, int32_t zero_point,
+    int32_t lo, int32_t hi, int32_t tile_rows, int32_t copies) {
+    NextRequant n = {1,
+                     name,
+                     c,
+                     c_offset,
+                     {m0, m1, m2, m3},
+                     {m0_c, m1_c, m2_c, m3_c},
+                     channels,
+                     channel_c,
+                     channel_multiplier,
+                     channel_shift,
+                     multiplier,
+                     shift,
+                     multiplier_offset,
+                     shift_offset,
+                     zero_point,
+                     lo,
+                     hi,
+                     tile_rows,
+                     copies};
+    next_requant = n;
+    return 0;
+}
+
+static int requantize_alone(const NextRequant *n) {
+    return dsl_runtime_npu_requantize(
+        n->name, n->c, n->c_offset, n->rows[0], n->rows_c[0], n->rows[1], n->rows_c[1], n->rows[2],
+        n->rows_c[2], n->rows[3], n->rows_c[3], n->channels, n->channel_c, n->channel_multiplier,
+        n->channel_shift, n->multiplier, n->multiplier_offset, n->shift, n->shift_offset,
+        n->zero_point, n->lo, n->hi, n->tile_rows, n->copies);
+}
+
+/* Whether the requantization covers exactly the GEMM's values, row by row and channel by
+ * channel in the GEMM's order: then it runs in the GEMM's program. */
+static int same_values(const NextRequant *n, const Roles *r, const int32_t *c, int64_t c_offset) {
+    if (n->c != c || n->c_offset != c_offset) return 0;
+    const int64_t columns = r->d > 1 ? r->d : r->n;
+    if (columns != n->channels) return 0;
+    for (int64_t j = 0; j < columns; j++) {
+        const int64_t at = r->d > 1 ? r->cn[0] + r->cd[j] : r->cn[j] + r->cd[0];
+        if (at != j * n->channel_c) return 0;
+    }
+    int64_t rows = 1;
+    for (int s = 0; s < 4; s++)
+        rows *= n->rows[s];
+    if (rows != r->m) return 0;
+    for (int64_t i = 0; i < r->m; i++) {
+        int64_t rest = i, at = 0;
+        for (int s = 0; s < 4; s++) {
+            at += rest % n->rows[s] * n->rows_c[s];
+            rest /= n->rows[s];
+        }
+        if (at != r->cm[i]) return 0;
+    }
+    return 1;
+}
+
 DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(
     const char *name, const int8_t *a, int64_t a_offset, const int8_t *b, int64_t b_offset,
     int32_t *c, int64_t c_offset, int32_t m0, int64_t m0_a, int64_t m0_c, int32_t m1, int64_t m1_a,
@@ -393,6 +473,9 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(
     int32_t copies) {
     const int32_t me[4] = {m0, m1, m2, m3}, ne[4] = {n0, n1, n2, n3}, ke[4] = {k0, k1, k2, k3};
     const int32_t de[4] = {d0, d1, 1, 1};
+    // A requantization handed to this call (taken now, whatever happens).
+    NextRequant pending = next_requant;
+    next_requant.active = 0;
     const int64_t ma[4] = {m0_a, m1_a, m2_a, m3_a}, mc[4] = {m0_c, m1_c, m2_c, m3_c};
     const int64_t nb_[4] = {n0_b, n1_b, n2_b, n3_b}, nc[4] = {n0_c, n1_c, n2_c, n3_c};
     const int64_t ka[4] = {k0_a, k1_a, k2_a, k3_a}, kb_[4] = {k0_b, k1_b, k2_b, k3_b};
@@ -402,7 +485,8 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(
     memset(&r, 0, sizeof r);
     r.m = r.n = r.k = r.d = 1;
     for (int s = 0; s < 4; s++) {
-        if (me[s] <= 0 || ne[s] <= 0 || de[s] <= 0) return 0; /* nothing to compute */
+        if (me[s] <= 0 || ne[s] <= 0 || de[s] <= 0) /* nothing to compute */
+            return pending.active ? requantize_alone(&pending) : 0;
         r.m *= me[s];
         r.n *= ne[s];
         r.d *= de[s];
@@ -419,10 +503,38 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(
         !flatten(de, da, db, dc, r.d, &r.ad, &r.bd, &r.cd)) {
         status =
             dsl_runtime_report(dsl_error_out_of_memory, "NPU GEMM of \"%s\": out of memory", name);
+    } else if (pending.active && same_values(&pending, &r, c, c_offset)) {
+        // The requantization in the GEMM's program: ALU work on each tile before its store.
+        Requant q;
+        memset(&q, 0, sizeof q);
+        const int64_t columns = r.d > 1 ? r.d : r.n;
+        q.multiplier = pending.multiplier + pending.multiplier_offset;
+        q.shift = pending.shift + pending.shift_offset;
+        q.zero_point = pending.zero_point;
+        q.lo = pending.lo;
+        q.hi = pending.hi;
+        q.mo = (int64_t *)malloc((size_t)(columns ? columns : 1) * sizeof(int64_t));
+        q.so = (int64_t *)malloc((size_t)(columns ? columns : 1) * sizeof(int64_t));
+        if (!q.mo || !q.so) {
+            status = dsl_runtime_report(dsl_error_out_of_memory,
+                                        "NPU GEMM of \"%s\": out of memory", name);
+        } else {
+            for (int64_t j = 0; j < columns; j++) {
+                q.mo[j] = j * pending.channel_multiplier;
+                q.so[j] = j * pending.channel_shift;
+            }
+            status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, &r, &q, accumulate,
+                              tile_rows, copies);
+        }
+        free(q.mo);
+        free(q.so);
+        pending.active = 0;
     } else {
         status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, &r, NULL, accumulate,
                           tile_rows, copies);
     }
+    // A requantization that did not fit the GEMM's program runs after it, on its own.
+    if (!status && pending.active) status = requantize_alone(&pending);
     int64_t *all[] = {r.am, r.cm, r.bn, r.cn, r.ak, r.bk, r.ad, r.bd, r.cd};
     for (int i = 0; i < 9; i++)
         free(all[i]);

@@ -166,6 +166,17 @@ int dsl_runtime_npu_requantize(const char *name, int32_t *c, int64_t c_offset, i
                                const int32_t *multiplier, int64_t multiplier_offset,
                                const int32_t *shift, int64_t shift_offset, int32_t zero_point,
                                int32_t lo, int32_t hi, int32_t tile_rows, int32_t copies);
+/// Hands a requantization (dsl_runtime_npu_requantize's arguments) to this thread's next
+/// dsl_runtime_npu_gemm, which runs it in its own program where it covers the same values,
+/// and otherwise after itself.
+int dsl_runtime_npu_next_requantization(const char *name, int32_t *c, int64_t c_offset, int32_t m0,
+                                        int64_t m0_c, int32_t m1, int64_t m1_c, int32_t m2,
+                                        int64_t m2_c, int32_t m3, int64_t m3_c, int32_t channels,
+                                        int64_t channel_c, int64_t channel_multiplier,
+                                        int64_t channel_shift, const int32_t *multiplier,
+                                        int64_t multiplier_offset, const int32_t *shift,
+                                        int64_t shift_offset, int32_t zero_point, int32_t lo,
+                                        int32_t hi, int32_t tile_rows, int32_t copies);
 /// The NPU's device interface (NPU.c): buffers in the simulator's DRAM, copied for real.
 extern const dsl_device_interface_t dsl_npu_device_interface;
 /// The counters and cycles of the last program run on the process's NPU (all zero before one).

@@ -219,7 +219,8 @@ TEST(NpuSchedule, EveryOrderOfTheEnginesGivesTheSameResult) {
 
 TEST(NpuSchedule, ARequantizationRunsOnTheALU) {
     // c = clamp(zp + multiply_by_quantized_multiplier(c, m[n], s[n]), -128, 127) after the
-    // sum: with npu_gemm on that update too, a second program of ALU instructions.
+    // sum, with npu_gemm on that update too: ALU work on each tile in the sum's program; or,
+    // when the sum runs per block of rows on the host, a program of its own afterwards.
     const int m = 30, n = 40, k = 50;
     Buffer<int8_t> a = random_int8(k, m, 13), b = random_int8(n, k, 14);
     Buffer<int32_t> mult(n), shift(n), mult2(n, m);
@@ -228,27 +229,32 @@ TEST(NpuSchedule, ARequantizationRunsOnTheALU) {
         mult(i) = (1 << 30) + static_cast<int32_t>(rng() % (1u << 30));
         shift(i) = static_cast<int32_t>(rng() % 16) - 12;
     }
-    auto build = [&](bool npu, const Expr &multiplier) {
+    enum class How { CPU, Fused, Alone };
+    auto build = [&](How how, const Expr &multiplier) {
         auto p = std::make_unique<MatmulPipeline>(k, a, b);
         p->c(p->n, p->m) =
             clamp(-7 + multiply_by_quantized_multiplier(p->c(p->n, p->m), multiplier, shift(p->n)),
                   -128, 127);
-        if (npu) {
-            p->c.update(0).npu_gemm();
-            p->c.update(1).npu_gemm();
+        if (how == How::Fused) p->c.update(0).npu_gemm();
+        if (how == How::Alone) {
+            Var mo("mo"), mi("mi");
+            p->c.update(0).split(p->m, mo, mi, 8).reorder(p->r.x, p->n, mi, mo).npu(mi);
         }
+        if (how != How::CPU) p->c.update(1).npu_gemm();
         return p;
     };
     Var vn("n"), vm("m");
-    auto cpu = build(false, mult(vn));
-    const Buffer<int32_t> want = cpu->c.realize({n, m});
-    auto npu = build(true, mult(vn));
-    expect_same(npu->c.realize({n, m}, kNPU), want, "requantized");
-    const NPUStats s = npu_last_run_stats();
+    const Buffer<int32_t> want = build(How::CPU, mult(vn))->c.realize({n, m});
+    expect_same(build(How::Fused, mult(vn))->c.realize({n, m}, kNPU), want, "fused");
+    NPUStats s = npu_last_run_stats();
+    EXPECT_EQ(s.gemm_steps, uint64_t(m) * ((n + 15) / 16) * ((k + 15) / 16));
+    EXPECT_EQ(s.alu_rows, 6u * m * ((n + 15) / 16));
+    expect_same(build(How::Alone, mult(vn))->c.realize({n, m}, kNPU), want, "alone");
+    s = npu_last_run_stats();
     EXPECT_EQ(s.gemm_steps, 0u);
     EXPECT_EQ(s.alu_rows, 6u * m * ((n + 15) / 16));
     // Multipliers that vary along the rows too do not map.
-    auto bad = build(true, mult2(vn, vm));
+    auto bad = build(How::Fused, mult2(vn, vm));
     const std::string e = compile_error([&] { bad->c.compile_jit(kNPU); });
     EXPECT_NE(e.find("update 1 of Func \"c\""), std::string::npos) << e;
     EXPECT_NE(e.find("per output channel, one loop"), std::string::npos) << e;
