@@ -16,6 +16,10 @@
 //   4. npu_tile(rows) and npu_pipeline(copies) change the program, not the result: with two
 //      copies of each on-chip tile, the next tile's load and the last tile's store overlap
 //      this tile's GEMMs. npu_last_run_stats() (or DSL_NPU_STATS=1) says what the NPU did.
+//   5. Requantization, as int8 networks do it: a second update rescales each int32 sum to the
+//      int8 range by a per-channel multiplier and shift (multiply_by_quantized_multiplier,
+//      TFLite's arithmetic), adds a zero point and clamps. Scheduled on the NPU too, it runs on
+//      its ALU, inside the sum's program: each tile is requantized before it is stored.
 //
 // Run it: build/tutorials/lesson_18_npu
 
@@ -86,6 +90,33 @@ int main() {
             static_cast<unsigned long long>(stats.stall_cycles[2]));
         if (!same(out, want)) return 1;
     }
+
+    // Step 5: requantized to the int8 range, per output channel, on the NPU's ALU.
+    Buffer<int32_t> multiplier(N), shift(N);
+    for (int n = 0; n < N; n++) {
+        multiplier(n) = (1 << 30) + n * 1000003;  // factors in [0.5, 1) as Q31
+        shift(n) = -8 - n % 4;                    // then divided by 2^8 .. 2^11
+    }
+    Func requantized[2];
+    for (int on_npu : {0, 1}) {
+        Func &r = requantized[on_npu];
+        r = matmul(a, b);
+        Var n = r.args()[0], m = r.args()[1];
+        r(n, m) = clamp(3 + multiply_by_quantized_multiplier(r(n, m), multiplier(n), shift(n)),
+                        -128, 127);
+        if (on_npu) {
+            r.update(0).npu_gemm();
+            r.update(1).npu_gemm();
+        }
+    }
+    Buffer<int32_t> int8_cpu = requantized[0].realize({N, M});
+    Buffer<int32_t> int8_npu = requantized[1].realize({N, M}, Target("host-npu"));
+    stats = npu_last_run_stats();
+    std::printf("requantized on the ALU: %s the CPU's; one program of %llu cycles, %llu ALU rows\n",
+                same(int8_npu, int8_cpu) ? "equals" : "DIFFERS FROM",
+                static_cast<unsigned long long>(stats.cycles),
+                static_cast<unsigned long long>(stats.alu_rows));
+    if (!same(int8_npu, int8_cpu)) return 1;
 
     // A schedule that cannot map says why: here a contraction of uint8 values.
     Buffer<uint8_t> pixels(K, M);
