@@ -128,6 +128,10 @@ TEST(NpuSchedule, AnInnerLoopOffloadedPerRowBlock) {
     Var mo("mo"), mi("mi");
     p.c.update().split(p.m, mo, mi, 8).reorder(p.r.x, p.n, mi, mo).npu(mi);
     expect_same(p.c.realize({n, m}, kNPU), reference(a, b), "per row block");
+    // The blocks in parallel on the host: their NPU runs take turns on the one device.
+    MatmulPipeline q(k, a, b);
+    q.c.update().split(q.m, mo, mi, 8).reorder(q.r.x, q.n, mi, mo).parallel(mo).npu(mi);
+    expect_same(q.c.realize({n, m}, kNPU), reference(a, b), "per row block, in parallel");
 }
 
 TEST(NpuSchedule, AccumulatesOntoWhatThePureDefinitionLeaves) {
