@@ -191,6 +191,7 @@ typedef struct GemmShape {
     int requantize;
     int32_t zero_point, lo, hi;
     uint64_t params_at;
+    int left_shifts; /* whether any channel shifts left (else that SHR is left out) */
 } GemmShape;
 
 // Writes the stream; returns 0, or reports why the shape does not fit and returns an error.
@@ -297,17 +298,25 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
                 emit(s, &op);
             }
             for (int64_t j = 0; j < nw && g->requantize; j++) {
-                // x << left, high multiply, rounding >> right, + zero point, clamp.
+                // x << left, high multiply, rounding >> right, + zero point, clamp (the steps
+                // that change nothing left out).
                 const uint32_t dst = acc_base + (uint32_t)j, p = params_base + 3 * (uint32_t)j;
                 const uint32_t n = (uint32_t)tm, step = (uint32_t)nw;
-                const dsl_npu_op ops[] = {
-                    dsl_npu_alu(DSL_NPU_SHR, dst, n, step, p + 1, 0, 0, 0, 0),
-                    dsl_npu_alu(DSL_NPU_MULH, dst, n, step, p, 0, 0, 0, 0),
-                    dsl_npu_alu(DSL_NPU_SHR, dst, n, step, p + 2, 0, 0, 0, 0),
-                    dsl_npu_alu(DSL_NPU_ADD, dst, n, step, 0, 0, 1, g->zero_point, 0),
-                    dsl_npu_alu(DSL_NPU_MAX, dst, n, step, 0, 0, 1, g->lo, 0),
-                    dsl_npu_alu(DSL_NPU_MIN, dst, n, step, 0, 0, 1, g->hi, j == nw - 1 ? done : 0)};
-                for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+                dsl_npu_op ops[6];
+                int count = 0;
+                if (g->left_shifts)
+                    ops[count++] = dsl_npu_alu(DSL_NPU_SHR, dst, n, step, p + 1, 0, 0, 0, 0);
+                ops[count++] = dsl_npu_alu(DSL_NPU_MULH, dst, n, step, p, 0, 0, 0, 0);
+                ops[count++] = dsl_npu_alu(DSL_NPU_SHR, dst, n, step, p + 2, 0, 0, 0, 0);
+                if (g->zero_point)
+                    ops[count++] =
+                        dsl_npu_alu(DSL_NPU_ADD, dst, n, step, 0, 0, 1, g->zero_point, 0);
+                if (g->lo != INT32_MIN)
+                    ops[count++] = dsl_npu_alu(DSL_NPU_MAX, dst, n, step, 0, 0, 1, g->lo, 0);
+                if (g->hi != INT32_MAX)
+                    ops[count++] = dsl_npu_alu(DSL_NPU_MIN, dst, n, step, 0, 0, 1, g->hi, 0);
+                if (j == nw - 1) ops[count - 1].deps = (uint8_t)done;
+                for (int i = 0; i < count; i++)
                     emit(s, &ops[i]);
             }
             if (g->kb == 0 && !g->requantize) {
@@ -685,6 +694,7 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
                 const int32_t e = rq->shift[rq->so[q]];
                 rows[base] = rq->multiplier[rq->mo[q]];
                 rows[base + bo] = e > 0 ? -e : 0;
+                g.left_shifts |= e > 0;
                 rows[base + 2 * bo] = e > 0 ? 0 : -e;
             }
         }
