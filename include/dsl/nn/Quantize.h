@@ -23,6 +23,17 @@ struct DynamicQuantization {
 };
 DynamicQuantization dynamic_quantize_linear(const Tensor &x);
 
+/// q - zero_point as int32 (ONNX's ConvInteger and MatMulInteger): the zero point undefined
+/// (0), a scalar or one element, or one per index of `axis` of q.
+Tensor subtract_zero_point(const Tensor &q, const Tensor &zero_point, int axis);
+
+/// ONNX's QLinear rescaling of int32 sums `acc` of products of two quantized operands with
+/// scales `scale_a` (per tensor) and `scale_b` (per tensor, or per index of `axis` of acc), into
+/// the zero point's type: saturate(round_half_to_even(acc * (scale_a * scale_b / y_scale)) +
+/// y_zero_point), the factor in float32.
+Tensor requantize_linear(const Tensor &acc, const Tensor &scale_a, const Tensor &scale_b, int axis,
+                         const Tensor &y_scale, const Tensor &y_zero_point);
+
 /// TFLite's MultiplyByQuantizedMultiplier (dsl/Math.h).
 using dsl::multiply_by_quantized_multiplier;
 

@@ -2,6 +2,7 @@
 // strides, dilations, pads, auto_pad) mapped onto dsl/nn/Conv.h.
 #include "dsl/nn/Conv.h"
 #include "dsl/nn/Movement.h"
+#include "dsl/nn/Quantize.h"
 #include "ir/IROperator.h"
 #include "nn/graph/OpBuilder.h"
 
@@ -90,6 +91,29 @@ void add_conv_builders(std::map<std::string, Builder> &t) {
         Tensor b = ctx.has_input(2) ? ctx.input(2) : Tensor();
         Window win = window_of(ctx, x, kernel_of(ctx, w));
         return Outputs{nn::conv(x, w, b, win, static_cast<int>(ctx.attr_int("group", 1)))};
+    };
+    t["ConvInteger"] = [](BuildContext &ctx) {
+        // int32 sum of (x - x_zero_point) (w - w_zero_point); the padding reads x's zero point
+        // (a zero once shifted). w's zero point is one, or one per output channel.
+        Tensor x = ctx.input(0), w = ctx.input(1);
+        Tensor xz = ctx.has_input(2) ? ctx.input(2) : Tensor();
+        Tensor wz = ctx.has_input(3) ? ctx.input(3) : Tensor();
+        Window win = window_of(ctx, x, kernel_of(ctx, w));
+        return Outputs{nn::conv(nn::subtract_zero_point(x, xz, 1),
+                                nn::subtract_zero_point(w, wz, 0), Tensor(), win,
+                                static_cast<int>(ctx.attr_int("group", 1)))};
+    };
+    t["QLinearConv"] = [](BuildContext &ctx) {
+        // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point,
+        // and an int32 bias; w's scale and zero point one or one per output channel.
+        Tensor x = ctx.input(0), w = ctx.input(3);
+        Tensor b = ctx.has_input(8) ? ctx.input(8) : Tensor();
+        Window win = window_of(ctx, x, kernel_of(ctx, w));
+        Tensor acc = nn::conv(nn::subtract_zero_point(x, ctx.input(2), 1),
+                              nn::subtract_zero_point(w, ctx.input(5), 0), b, win,
+                              static_cast<int>(ctx.attr_int("group", 1)));
+        return Outputs{
+            nn::requantize_linear(acc, ctx.input(1), ctx.input(4), 1, ctx.input(6), ctx.input(7))};
     };
     t["ConvTranspose"] = [](BuildContext &ctx) {
         Tensor x = ctx.input(0), w = ctx.input(1);

@@ -3,6 +3,7 @@
 #include "dsl/nn/Elementwise.h"
 #include "dsl/nn/Linear.h"
 #include "dsl/nn/Movement.h"
+#include "dsl/nn/Quantize.h"
 #include "dsl/nn/Reduce.h"
 #include "ir/IROperator.h"
 #include "nn/graph/OpBuilder.h"
@@ -90,6 +91,22 @@ void add_reduce_builders(std::map<std::string, Builder> &t) {
         return Outputs{r.values, r.indices};
     };
     t["MatMul"] = [](BuildContext &ctx) { return Outputs{nn::matmul(ctx.input(0), ctx.input(1))}; };
+    t["QLinearMatMul"] = [](BuildContext &ctx) {
+        // Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
+        Tensor a = ctx.input(0), b = ctx.input(3);
+        Tensor acc = nn::matmul(nn::subtract_zero_point(a, ctx.input(2), a.rank() >= 2 ? -2 : -1),
+                                nn::subtract_zero_point(b, ctx.input(5), -1));
+        return Outputs{
+            nn::requantize_linear(acc, ctx.input(1), ctx.input(4), -1, ctx.input(6), ctx.input(7))};
+    };
+    t["MatMulInteger"] = [](BuildContext &ctx) {
+        // int32 (a - a_zero_point) (b - b_zero_point): A's zero point per row, B's per column.
+        Tensor a = ctx.input(0), b = ctx.input(1);
+        Tensor az = ctx.has_input(2) ? ctx.input(2) : Tensor();
+        Tensor bz = ctx.has_input(3) ? ctx.input(3) : Tensor();
+        return Outputs{nn::matmul(nn::subtract_zero_point(a, az, a.rank() >= 2 ? -2 : -1),
+                                  nn::subtract_zero_point(b, bz, -1))};
+    };
     t["Gemm"] = [](BuildContext &ctx) {
         Tensor c = ctx.has_input(2) ? ctx.input(2) : Tensor();
         return Outputs{nn::gemm(ctx.input(0), ctx.input(1), c,

@@ -83,6 +83,41 @@ DynamicQuantization dynamic_quantize_linear(const Tensor &x) {
     return r;
 }
 
+Tensor requantize_linear(const Tensor &acc, const Tensor &scale_a, const Tensor &scale_b, int axis,
+                         const Tensor &y_scale, const Tensor &y_zero_point) {
+    const Type out = y_zero_point.defined() ? y_zero_point.type() : UInt(8);
+    user_assert(out.is_int() || out.is_uint())
+        << "requantize_linear: the zero point \"" << y_zero_point.func().name()
+        << "\" must hold integers.";
+    if (!per_tensor(scale_b)) axis = normalize_axis(axis, acc.rank(), "requantize_linear");
+    return compute(unique_name("requantize"), acc.shape(), [&](const Index &i) {
+        const Type f = Float(32);
+        Expr factor = cast(f, per_axis(scale_a, i, 0)) * cast(f, per_axis(scale_b, i, axis)) /
+                      cast(f, per_axis(y_scale, i, 0));
+        Expr v = dsl::round(cast(f, acc(i)) * factor);
+        if (y_zero_point.defined()) v = v + cast(f, per_axis(y_zero_point, i, 0));
+        return saturate(v, out);
+    });
+}
+
+Tensor subtract_zero_point(const Tensor &q, const Tensor &zero_point, int axis) {
+    user_assert(q.type().is_int() || q.type().is_uint())
+        << "subtract_zero_point: \"" << q.func().name() << "\" is " << q.type()
+        << ", not an integer type.";
+    const int a = normalize_axis(axis, std::max(q.rank(), 1), "subtract_zero_point");
+    int64_t count = 0;
+    const bool per_axis = zero_point.defined() && zero_point.rank() == 1 &&
+                          !(is_const(zero_point.dim(0), &count) && count == 1);
+    return compute(unique_name("integer"), q.shape(), [&](const Index &i) {
+        Expr v = cast<int32_t>(q(i));
+        if (!zero_point.defined()) return v;
+        Expr z = zero_point.rank() == 0 ? zero_point({})
+                 : per_axis             ? zero_point({i[static_cast<size_t>(a)]})
+                                        : zero_point({Expr(0)});
+        return v - cast<int32_t>(z);
+    });
+}
+
 Tensor::Schedule quantized_schedule(Func acc, std::vector<Func> roots, Var inner) {
     return [acc, roots, inner](Func out, const Target &target) mutable {
         for (Func &r : roots)
