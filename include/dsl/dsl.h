@@ -1,6 +1,17 @@
 #pragma once
 /// The umbrella header: everything a dsl user writes.
 
+// The standard headers a Halide program gets from Halide.h (so that `namespace Halide = dsl;`
+// keeps such a program compiling): C math (sin(int) then calls the C function, not dsl::sin),
+// assert, iostream and printf.
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
 #include "dsl/Argument.h"
 #include "dsl/BoundaryConditions.h"
 #include "dsl/Buffer.h"
