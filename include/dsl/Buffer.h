@@ -363,7 +363,7 @@ class Buffer {
     /// Sets every element to `f(x, y, ...)` (or `f(const int *coords)`), as for_each_element
     /// calls it: `b.fill([](int x, int y) { return x + y; })`.
     template <typename F, typename U = T,
-              typename = std::enable_if_t<!std::is_void_v<U> && !std::is_arithmetic_v<F>>>
+              typename = std::enable_if_t<!std::is_void_v<U> && !is_scalar_type_v<F>>>
     void fill(F f) {
         for_each_position([&](const int *pos) {
             U &value = *reinterpret_cast<U *>(byte_address(pos));

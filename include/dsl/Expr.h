@@ -168,6 +168,9 @@ class Expr : public ir::IntrusivePtr<const ir::BaseExprNode> {
     Expr(uint64_t v);
     Expr(float v);
     Expr(double v);
+    /// A Float(16) or BFloat(16) constant (dsl/Float16.h).
+    Expr(float16_t v);
+    Expr(bfloat16_t v);
     /// A string constant, for messages and extern calls.
     explicit Expr(const std::string &s);
 

@@ -20,6 +20,7 @@
 #include "dsl/DeviceAPI.h"
 #include "dsl/Dimension.h"
 #include "dsl/Expr.h"
+#include "dsl/JIT.h"
 #include "dsl/MemoryType.h"
 #include "dsl/RDom.h"
 #include "dsl/Target.h"
@@ -262,6 +263,14 @@ class Stage {
     /// Others are refused when the pipeline is compiled. This directive turns the check off for
     /// the stage: use it only when you know that the iterations never collide.
     Stage &allow_race_conditions();
+    /// Says that the stage is meant to run as defined, without directives (Halide's marker for
+    /// an update left unscheduled on purpose). A CompileError if a directive has already been
+    /// given to the stage; it changes nothing otherwise.
+    Stage &unscheduled();
+    /// Halide offloads the stage to a Hexagon DSP from loop `x`; dsl has no Hexagon back end, so
+    /// this is a CompileError. (Halide programs call it only when their target has
+    /// Target::HVX, which no dsl target has.)
+    Stage &hexagon(const VarOrRVar &x = Var::outermost());
     /// A second schedule for this stage, used when `condition` (a boolean of Params) holds at
     /// run time; the Stage returned takes its directives, starting from a copy of this stage's
     /// schedule so far. The first specialization whose condition holds is used:
@@ -494,6 +503,8 @@ class Func {
     Func &parallel(const VarOrRVar &x, const Expr &task_size,
                    TailStrategy tail = TailStrategy::Auto);
     Func &serial(const VarOrRVar &x);
+    /// Stage::hexagon of the pure definition: a CompileError (dsl has no Hexagon back end).
+    Func &hexagon(const VarOrRVar &x = Var::outermost());
     Func &gpu_blocks(const VarOrRVar &x, DeviceAPI api = DeviceAPI::Default_GPU);
     Func &gpu_blocks(const VarOrRVar &x, const VarOrRVar &y,
                      DeviceAPI api = DeviceAPI::Default_GPU);
@@ -633,6 +644,13 @@ class Func {
     // Running it (JIT).
     /// Computes the Func over [0, size) in each dimension for the host machine.
     Realization realize(const std::vector<int> &sizes = {}, const Target &target = Target::host());
+    /// The same with the handlers of `context` (dsl/JIT.h) in place of the Func's, where set.
+    Realization realize(JITUserContext *context, const std::vector<int> &sizes = {},
+                        const Target &target = Target::host());
+    void realize(JITUserContext *context, const Realization &outputs,
+                 const Target &target = Target::host());
+    /// The runtime's replacements when realize() runs this Func (dsl/JIT.h).
+    JITHandlers &jit_handlers();
     /// Computes into existing buffers (their mins and extents say where); one per Tuple element.
     void realize(const Realization &outputs, const Target &target = Target::host());
     void realize(const Buffer<> &output, const Target &target = Target::host());

@@ -72,4 +72,84 @@ Expr is_finite(const Expr &x);
 /// ALU runs it (SHR, MULH, SHR) where an update requantizes what the NPU accumulated.
 Expr multiply_by_quantized_multiplier(const Expr &x, const Expr &multiplier, const Expr &shift);
 
+/// `e` converted to `t`, with values outside t's range clamped to its ends instead of wrapping:
+/// int32 300 becomes uint8 255, -5 becomes 0; float 1e10 becomes int32 2147483647 (NaN gives
+/// an unspecified value). Conversions to a float type are plain casts (a float32 too large
+/// for a float16 becomes infinity, as with cast). Vectors convert lane by lane (t's lanes are
+/// e's).
+Expr saturating_cast(Type t, const Expr &e);
+template <typename T>
+Expr saturating_cast(const Expr &e) {
+    return saturating_cast(type_of<T>(), e);
+}
+
+/// 1 / x and 1 / sqrt(x) for floats (Halide's names; dsl computes them exactly).
+Expr fast_inverse(const Expr &x);
+Expr fast_inverse_sqrt(const Expr &x);
+
+/// Short names for casts, as Halide's ConciseCasts: `u8(e)` is cast(UInt(8), e), `u8_sat(e)`
+/// saturating_cast(UInt(8), e). With `using namespace dsl::ConciseCasts;`.
+namespace ConciseCasts {
+inline Expr f64(const Expr &e) {
+    return cast(Float(64, e.type().lanes()), e);
+}
+inline Expr f32(const Expr &e) {
+    return cast(Float(32, e.type().lanes()), e);
+}
+inline Expr f16(const Expr &e) {
+    return cast(Float(16, e.type().lanes()), e);
+}
+inline Expr bf16(const Expr &e) {
+    return cast(BFloat(16, e.type().lanes()), e);
+}
+inline Expr i64(const Expr &e) {
+    return cast(Int(64, e.type().lanes()), e);
+}
+inline Expr i32(const Expr &e) {
+    return cast(Int(32, e.type().lanes()), e);
+}
+inline Expr i16(const Expr &e) {
+    return cast(Int(16, e.type().lanes()), e);
+}
+inline Expr i8(const Expr &e) {
+    return cast(Int(8, e.type().lanes()), e);
+}
+inline Expr u64(const Expr &e) {
+    return cast(UInt(64, e.type().lanes()), e);
+}
+inline Expr u32(const Expr &e) {
+    return cast(UInt(32, e.type().lanes()), e);
+}
+inline Expr u16(const Expr &e) {
+    return cast(UInt(16, e.type().lanes()), e);
+}
+inline Expr u8(const Expr &e) {
+    return cast(UInt(8, e.type().lanes()), e);
+}
+inline Expr i64_sat(const Expr &e) {
+    return saturating_cast(Int(64), e);
+}
+inline Expr i32_sat(const Expr &e) {
+    return saturating_cast(Int(32), e);
+}
+inline Expr i16_sat(const Expr &e) {
+    return saturating_cast(Int(16), e);
+}
+inline Expr i8_sat(const Expr &e) {
+    return saturating_cast(Int(8), e);
+}
+inline Expr u64_sat(const Expr &e) {
+    return saturating_cast(UInt(64), e);
+}
+inline Expr u32_sat(const Expr &e) {
+    return saturating_cast(UInt(32), e);
+}
+inline Expr u16_sat(const Expr &e) {
+    return saturating_cast(UInt(16), e);
+}
+inline Expr u8_sat(const Expr &e) {
+    return saturating_cast(UInt(8), e);
+}
+}  // namespace ConciseCasts
+
 }  // namespace dsl

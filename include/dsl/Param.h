@@ -49,7 +49,8 @@ T from_bits(uint64_t bits) {
 /// The optional minimum and maximum are checked each time the pipeline runs.
 template <typename T>
 class Param {
-    static_assert(std::is_arithmetic_v<T>, "Param<T>: T must be a C++ number type");
+    static_assert(is_scalar_type_v<T>,
+                  "Param<T>: T must be a C++ number type, float16_t or bfloat16_t");
 
   public:
     Param() : Param(detail::fresh_param_name("p")) {}

@@ -32,6 +32,14 @@ class Pipeline {
     /// Computes every output over [0, size) in each dimension (all outputs have as many
     /// dimensions as `sizes`); one buffer per output value, in the order of the outputs.
     Realization realize(const std::vector<int> &sizes = {}, const Target &target = Target::host());
+    /// The same with the handlers of `context` (dsl/JIT.h) in place of the pipeline's.
+    Realization realize(JITUserContext *context, const std::vector<int> &sizes = {},
+                        const Target &target = Target::host());
+    void realize(JITUserContext *context, const Realization &outputs,
+                 const Target &target = Target::host());
+    /// The runtime's replacements when realize() runs the pipeline (dsl/JIT.h): those of its
+    /// first output Func (the same as outputs()[0].jit_handlers()).
+    JITHandlers &jit_handlers();
     /// Computes into existing buffers: one per value of each output, in order (their mins and
     /// extents say where).
     void realize(const Realization &outputs, const Target &target = Target::host());

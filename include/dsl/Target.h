@@ -38,16 +38,35 @@
 #include <string>
 #include <vector>
 
+#include "dsl/DeviceAPI.h"
 #include "dsl/Type.h"
 
 namespace dsl {
 
 class Target {
   public:
-    enum class Arch { X86, ARM };
-    enum class OS { Linux };
-    /// In canonical order (the order `to_string` writes them in).
-    enum class Feature {
+    /// Architectures and operating systems as Halide names them. dsl generates code for X86
+    /// and ARM, 64 bits, on Linux; the other values exist so that programs written for Halide
+    /// can ask (`target.arch == Target::WebAssembly`); compiling for them is a CompileError.
+    enum Arch { ArchUnknown, X86, ARM, MIPS, Hexagon, POWERPC, WebAssembly, RISCV };
+    enum OS {
+        OSUnknown,
+        Linux,
+        Windows,
+        OSX,
+        Android,
+        IOS,
+        QuRT,
+        NoOS,
+        Fuchsia,
+        WebAssemblyRuntime
+    };
+    /// The features dsl supports come first, in canonical order (the order `to_string` writes
+    /// them in). After them, Halide's features that dsl does not support, named so that Halide
+    /// programs that test for them (`if (target.has_feature(Target::HVX))`) compile: no target
+    /// has them (has_feature is false), and adding one (`with_feature`, a target string) is a
+    /// CompileError that says why. Like Halide's, the values are reachable as `Target::AVX2`.
+    enum Feature {
         SSE41,
         AVX,
         AVX2,
@@ -67,21 +86,78 @@ class Target {
         CUDACapability89,
         CUDACapability90,
         StrictFloat,
-        NPU
+        NPU,
+        // Not supported by dsl (see above).
+        JIT,
+        TraceLoads,
+        TraceStores,
+        TraceRealizations,
+        Debug,
+        NoAsserts,
+        NoBoundsQuery,
+        FMA4,
+        ARMv7s,
+        NoNEON,
+        VSX,
+        POWER_ARCH_2_07,
+        CUDACapability30,
+        CUDACapability32,
+        CUDACapability35,
+        CUDACapability50,
+        CLDoubles,
+        CLHalf,
+        CLAtomics64,
+        OpenGLCompute,
+        EGL,
+        UserContext,
+        Profile,
+        NoRuntime,
+        Metal,
+        CPlusPlusMangling,
+        LargeBuffers,
+        HexagonDma,
+        HVX_128,
+        HVX_v62,
+        HVX_v65,
+        HVX_v66,
+        HVX_shared_object,
+        FuzzFloatStores,
+        SoftFloatABI,
+        MSAN,
+        AVX512_KNL,
+        AVX512_Skylake,
+        AVX512_Cannonlake,
+        AVX512_SapphireRapids,
+        TracePipeline,
+        D3D12Compute,
+        TSAN,
+        ASAN,
+        CheckUnsafePromises,
+        EmbedBitcode,
+        EnableLLVMLoopOpt,
+        WasmSimd128,
+        WasmSignExt,
+        WasmSatFloatToInt,
+        WasmThreads,
+        WasmBulkMemory,
+        SVE,
+        SVE2,
+        ARMDotProd,
+        ARMFp16,
+        RVV,
+        ARMv81a,
+        SanitizerCoverage,
+        ProfileByTimer,
+        FeatureEnd,
+        HVX = HVX_128
     };
-    // The features as Halide names them (Target::AVX2, Target::CUDA, ...).
-    static constexpr Feature SSE41 = Feature::SSE41, AVX = Feature::AVX, AVX2 = Feature::AVX2,
-                             FMA = Feature::FMA, F16C = Feature::F16C, AVX512 = Feature::AVX512,
-                             AVX512_VNNI = Feature::AVX512_VNNI, NEON = Feature::NEON,
-                             OpenCL = Feature::OpenCL, CUDA = Feature::CUDA,
-                             CUDACapability61 = Feature::CUDACapability61,
-                             CUDACapability70 = Feature::CUDACapability70,
-                             CUDACapability75 = Feature::CUDACapability75,
-                             CUDACapability80 = Feature::CUDACapability80,
-                             CUDACapability86 = Feature::CUDACapability86,
-                             CUDACapability89 = Feature::CUDACapability89,
-                             CUDACapability90 = Feature::CUDACapability90,
-                             StrictFloat = Feature::StrictFloat, NPU = Feature::NPU;
+
+    /// The architecture, bit width and operating system, public as in Halide (`t.arch`,
+    /// `t.bits`, `t.os`). A Target whose fields name something dsl cannot generate code for
+    /// (another OS, 32 bits) can be built and printed; compiling for it is a CompileError.
+    Arch arch = X86;
+    int bits = 64;
+    OS os = Linux;
 
     /// x86-64-linux with no features beyond the baseline (SSE2).
     Target() = default;
@@ -89,6 +165,9 @@ class Target {
     /// word it does not understand and the words valid in its place.
     explicit Target(const std::string &target);
     static Target from_string(const std::string &target) { return Target(target); }
+    /// Halide's constructor: the fields, then the features (with the ones they imply). A
+    /// CompileError if a feature is not supported or is for another architecture.
+    Target(OS o, Arch a, int b, const std::vector<Feature> &initial_features = {});
 
     /// This machine with all its SIMD features (the same as `Target("host")`).
     static Target host();
@@ -98,19 +177,16 @@ class Target {
     /// features added to the host's.
     std::string to_string() const;
 
-    Arch arch() const { return arch_; }
-    int bits() const { return bits_; }
-    OS os() const { return os_; }
     /// Whether this is a `host` target: code is tuned for this machine's CPU and may use all
     /// its features.
     bool is_host() const { return host_; }
 
     /// Whether `f` is a feature of the CPU (an instruction set), which code run on a machine
     /// needs that machine to have; `fp_contract` and the GPU APIs are not.
-    static bool is_cpu_feature(Feature f) {
-        return f != Feature::FP_CONTRACT && f != Feature::StrictFloat && f != Feature::OpenCL &&
-               f != Feature::NPU && f != Feature::CUDA && cuda_capability_of(f) == 0;
-    }
+    static constexpr bool is_cpu_feature(Feature f) { return f < FP_CONTRACT; }
+    /// Whether dsl can generate code with the feature (see Feature); the others are named for
+    /// Halide programs only, and no target has them.
+    static constexpr bool is_supported_feature(Feature f) { return f >= 0 && f < JIT; }
     /// The compute capability a `cuda_capability_NN` feature names (80 for
     /// CUDACapability80), 0 for other features.
     static int cuda_capability_of(Feature f);
@@ -150,18 +226,43 @@ class Target {
     /// The word for a feature in target strings ("avx512_vnni").
     static std::string feature_name(Feature f);
 
+    /// Whether `has_feature` holds for any (all) of `fs`.
+    bool features_any_of(const std::vector<Feature> &fs) const;
+    bool features_all_of(const std::vector<Feature> &fs) const;
+    /// Adds (or removes) each of `fs`.
+    Target &set_features(const std::vector<Feature> &fs, bool value = true) {
+        for (Feature f : fs)
+            set_feature(f, value);
+        return *this;
+    }
+
+    /// Whether dsl can generate code for this target: x86 or arm, 64 bits, Linux.
+    bool supported() const;
+    /// Whether a target string parses (`Target(s)` would not throw).
+    static bool validate_target_string(const std::string &s);
+    /// Whether code for this target can hold values of `t`: every type dsl has (float16 and
+    /// bfloat16 are computed in float32 where the CPU lacks them); float64 inside OpenCL kernels
+    /// too (dsl's OpenCL kernels declare cl_khr_fp64 when they use it).
+    bool supports_type(const Type &t) const;
+    /// Whether loops scheduled for `api` can run on this target: the host CPU always, OpenCL
+    /// or CUDA with that feature, DeviceAPI::Default_GPU with either; the NPU's loops with `npu`.
+    bool supports_device_api(DeviceAPI api) const;
+    /// The GPU API that DeviceAPI::Default_GPU means here: OpenCL when the target has it, else
+    /// CUDA, else DeviceAPI::None.
+    DeviceAPI get_required_device_api() const;
+    /// The largest buffer, in bytes, code for this target can address: 2^31 - 1 (dsl indexes
+    /// buffers with int32 arithmetic).
+    int64_t maximum_buffer_size() const { return (int64_t(1) << 31) - 1; }
+
     bool operator==(const Target &o) const {
-        return arch_ == o.arch_ && bits_ == o.bits_ && os_ == o.os_ && host_ == o.host_ &&
+        return arch == o.arch && bits == o.bits && os == o.os && host_ == o.host_ &&
                features_ == o.features_;
     }
     bool operator!=(const Target &o) const { return !(*this == o); }
 
   private:
-    Arch arch_ = Arch::X86;
-    int bits_ = 64;
-    OS os_ = OS::Linux;
     bool host_ = false;
-    uint32_t features_ = 0;  ///< bit i: Feature i (closed under implication)
+    uint32_t features_ = 0;  ///< bit i: supported Feature i (closed under implication)
 };
 
 /// The machine this runs on, as Target::host().
@@ -172,5 +273,8 @@ Target get_jit_target_from_environment();
 /// The target to compile ahead of time for: `DSL_TARGET` (or `HL_TARGET`) when set, else the
 /// host.
 Target get_target_from_environment();
+/// Whether this machine can run code for `t`'s device API: its OpenCL or CUDA driver loads and
+/// has a device (no GPU API: true).
+bool host_supports_target_device(const Target &t);
 
 }  // namespace dsl

@@ -104,11 +104,26 @@ constexpr Type Handle(int lanes = 1) {
     return Type(TypeCode::Handle, 64, lanes);
 }
 
+/// 16-bit floats on the host (dsl/Float16.h).
+template <int E, int M>
+class SmallFloat;
+using float16_t = SmallFloat<5, 10>;
+using bfloat16_t = SmallFloat<8, 7>;
+
+/// Whether T is a C++ type of dsl scalar values: a number type, float16_t or bfloat16_t.
+template <typename T>
+constexpr bool is_scalar_type_v =
+    std::is_arithmetic_v<T> || std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>;
+
 /// The dsl type of a C++ scalar type: `type_of<uint8_t>() == UInt(8)`, `type_of<bool>() == Bool()`.
 template <typename T>
 constexpr Type type_of() {
     if constexpr (std::is_same_v<T, bool>) {
         return Bool();
+    } else if constexpr (std::is_same_v<T, float16_t>) {
+        return Float(16);
+    } else if constexpr (std::is_same_v<T, bfloat16_t>) {
+        return BFloat(16);
     } else if constexpr (std::is_floating_point_v<T>) {
         return Float(sizeof(T) * 8);
     } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {

@@ -33,7 +33,7 @@ void write_header(const std::vector<lang::Function> &outputs, const std::string 
 void write_static_library(const std::vector<lang::Function> &outputs, const std::string &prefix,
                           const std::vector<Argument> &args, const std::string &fn_name,
                           const Target &target) {
-    user_assert(target.arch() == Target::host().arch())
+    user_assert(target.arch == Target::host().arch)
         << "compile_to_static_library of \"" << fn_name << "\" for " << target.to_string()
         << ": this compiler carries its runtime for " << Target::host().to_string()
         << " only. Use compile_to_object and link it with the dsl runtime built for that target.";

@@ -3,6 +3,8 @@
 #include <set>
 #include <sstream>
 
+#include "ir/Error.h"
+
 namespace dsl::codegen {
 
 namespace {
@@ -52,6 +54,10 @@ void append(std::string &features, const std::string &feature) {
 }  // namespace
 
 CpuTarget cpu_target_for(const Target &target) {
+    user_assert(target.supported())
+        << "Target \"" << target.to_string()
+        << "\": dsl generates code for x86 and arm, 64 bits, on Linux only; set the target's arch, "
+           "bits and os to one of those (e.g. Target(\"x86-64-linux\") or Target::host()).";
     std::string added;
     for (Feature f : target.features())
         for (const std::string &name : llvm_names(f))
@@ -62,12 +68,12 @@ CpuTarget cpu_target_for(const Target &target) {
         // Later entries win: the added features override the host's "-feature" entries.
         if (!added.empty()) append(cpu.features, added);
     } else {
-        switch (target.arch()) {
+        switch (target.arch) {
             case Target::Arch::X86:
                 cpu.triple = "x86_64-unknown-linux-gnu";
                 cpu.cpu = "x86-64";
                 break;
-            case Target::Arch::ARM:
+            default:
                 cpu.triple = "aarch64-unknown-linux-gnu";
                 cpu.cpu = "generic";
                 break;

@@ -123,12 +123,9 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
         << "Func \"" << c.name << "\" already has a pure definition. Give it an update instead "
         << "(e.g. " << c.name << "(...) = " << c.name << "(...) + ...) or define a new Func.";
     check_values(c.name, values, "the pure definition");
-    for (const Expr &v : values) {
-        user_assert(!is_undef(v))
-            << "Func \"" << c.name << "\": the pure definition has the value undef(); every "
-            << "point needs a value there (undef<T>() is for updates that leave an element as "
-               "it is).";
-    }
+    // A value undef<T>() leaves that element uncomputed here (Halide's way to give a Func
+    // only updates, e.g. one that fills itself in place): its memory holds whatever it held
+    // until an update writes it.
     std::set<std::string> seen;
     for (const std::string &a : args) {
         user_assert(seen.insert(a).second)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dsl/JIT.h"
 #include "ir/BufferConstraints.h"
 #include "ir/IR.h"
 #include "ir/IRVisitor.h"
@@ -44,6 +45,8 @@ struct Specialization {
 
 struct FunctionContents {
     std::string name;
+    /// Func::jit_handlers: the runtime's replacements when realize() runs this Func.
+    JITHandlers jit_handlers;
     /// Names of the pure arguments, dimension 0 first.
     std::vector<std::string> args;
     std::vector<Type> output_types;

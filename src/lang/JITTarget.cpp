@@ -7,11 +7,10 @@
 namespace dsl::lang {
 
 void check_jit_target(const std::string &func, const Target &target, const Target &host) {
-    user_assert(target.arch() == host.arch() && target.bits() == host.bits() &&
-                target.os() == host.os())
+    user_assert(target.arch == host.arch && target.bits == host.bits && target.os == host.os)
         << "realize(\"" << func << "\"): cannot run code for target \"" << target.to_string()
-        << "\" on this machine, which is " << (host.arch() == Target::Arch::X86 ? "x86" : "arm")
-        << "-" << host.bits()
+        << "\" on this machine, which is " << (host.arch == Target::Arch::X86 ? "x86" : "arm")
+        << "-" << host.bits
         << "-linux. realize() only runs code for the host; use the compile_to_* functions "
            "(ahead-of-time compilation, e.g. compile_to_assembly) to generate code for "
         << target.to_string() << ".";

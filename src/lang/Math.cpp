@@ -242,4 +242,45 @@ Expr multiply_by_quantized_multiplier(const Expr &x, const Expr &multiplier, con
     return (high >> right) + select(remainder > threshold, 1, 0);
 }
 
+Expr saturating_cast(Type t, const Expr &e) {
+    user_assert(e.defined()) << "saturating_cast to " << t << " of an undefined expression.";
+    user_assert(!t.is_handle() && !e.type().is_handle())
+        << "saturating_cast to " << t << " of " << e << ": handles have no range.";
+    const Type from = e.type();
+    t = t.with_lanes(from.lanes());
+    if (t == from) return e;
+    if (t.is_float()) return cast(t, e);
+    const Type to_element = t.element_of();
+    if (from.is_float()) {
+        // t's minimum (0 or -2^(bits-1)) and max + 1 (a power of two) are exact in any float
+        // type wide enough to hold them; a float16 holds neither end of int32, so go through
+        // float32.
+        Expr v = from.bits() < 32 ? cast(Float(32, from.lanes()), e) : e;
+        const double lo = t.is_uint() ? 0.0 : std::ldexp(-1.0, t.bits() - 1);
+        const double hi = std::ldexp(1.0, t.is_uint() ? t.bits() : t.bits() - 1);
+        Expr clamped = max(v, make_const(v.type(), lo));
+        return select(v >= make_const(v.type(), hi), cast(t, to_element.max()), cast(t, clamped));
+    }
+    // Integer to integer: clamp in the source type, where t's ends are representable when
+    // the source reaches past them.
+    Expr v = e;
+    const bool below = from.is_int() && (t.is_uint() || t.bits() < from.bits());
+    if (below) v = max(v, cast(from, to_element.min()));
+    const bool above = t.is_uint()
+                           ? (from.is_uint() ? from.bits() > t.bits() : from.bits() - 1 > t.bits())
+                           : (from.is_uint() ? from.bits() >= t.bits() : from.bits() > t.bits());
+    if (above) v = min(v, cast(from, to_element.max()));
+    return cast(t, v);
+}
+
+Expr fast_inverse(const Expr &x) {
+    Expr f = as_float(x, "fast_inverse");
+    return constant_like(f, 1.0) / f;
+}
+
+Expr fast_inverse_sqrt(const Expr &x) {
+    Expr f = as_float(x, "fast_inverse_sqrt");
+    return constant_like(f, 1.0) / sqrt(f);
+}
+
 }  // namespace dsl

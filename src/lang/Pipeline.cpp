@@ -64,6 +64,20 @@ void Pipeline::realize(const Realization &outputs, const Target &target) {
     lang::realize_pipeline(functions(outputs_), outputs.buffers(), target);
 }
 
+Realization Pipeline::realize(JITUserContext *context, const std::vector<int> &sizes,
+                              const Target &target) {
+    return Realization(lang::realize_pipeline(functions(outputs_), sizes, target, context));
+}
+
+void Pipeline::realize(JITUserContext *context, const Realization &outputs, const Target &target) {
+    lang::realize_pipeline(functions(outputs_), outputs.buffers(), target, context);
+}
+
+JITHandlers &Pipeline::jit_handlers() {
+    user_assert(!outputs_.empty()) << "Pipeline::jit_handlers() of a pipeline with no outputs.";
+    return outputs_[0].jit_handlers();
+}
+
 void Pipeline::infer_input_bounds(const std::vector<int> &sizes, const Target &target) {
     lang::infer_input_bounds(functions(outputs_), sizes, target);
 }

@@ -236,8 +236,51 @@ struct BoundsQuery {
     std::vector<std::unique_ptr<Input>> inputs;
 };
 
+/// The runtime hooks that call a JITUserContext's handlers.
+struct HandlerHooks {
+    JITUserContext *context;
+    JITHandlers handlers;
+    dsl_runtime_hooks_t hooks{};
+
+    HandlerHooks(const JITHandlers &of_func, JITUserContext *given) {
+        handlers = of_func;
+        if (given) {
+            const JITHandlers &h = given->handlers;
+            if (h.custom_print) handlers.custom_print = h.custom_print;
+            if (h.custom_error) handlers.custom_error = h.custom_error;
+            if (h.custom_malloc) handlers.custom_malloc = h.custom_malloc;
+            if (h.custom_free) handlers.custom_free = h.custom_free;
+        }
+        own.handlers = handlers;
+        context = given ? given : &own;
+        hooks.context = this;
+        if (handlers.custom_print) hooks.print = print;
+        if (handlers.custom_error) hooks.error = error;
+        if (handlers.custom_malloc) hooks.malloc = allocate;
+        if (handlers.custom_free) hooks.free = release;
+    }
+    bool any() const {
+        return handlers.custom_print || handlers.custom_error || handlers.custom_malloc ||
+               handlers.custom_free;
+    }
+
+  private:
+    JITUserContext own;
+    static HandlerHooks &of(void *c) { return *static_cast<HandlerHooks *>(c); }
+    static void print(void *c, const char *line) {
+        of(c).handlers.custom_print(of(c).context, line);
+    }
+    static void error(void *c, const char *message) {
+        of(c).handlers.custom_error(of(c).context, message);
+    }
+    static void *allocate(void *c, uint64_t bytes) {
+        return of(c).handlers.custom_malloc(of(c).context, static_cast<size_t>(bytes));
+    }
+    static void release(void *c, void *block) { of(c).handlers.custom_free(of(c).context, block); }
+};
+
 void run(const std::string &name, const CompiledPipeline &p, const std::vector<Buffer<>> &outputs,
-         BoundsQuery *query = nullptr) {
+         BoundsQuery *query = nullptr, const HandlerHooks *handlers = nullptr) {
     const ir::LoweredFunc &lf = p.lowered.module.functions[0];
     std::vector<void *> argv;
     std::vector<uint64_t> scalars(lf.args.size());
@@ -291,7 +334,10 @@ void run(const std::string &name, const CompiledPipeline &p, const std::vector<B
             on_device_before[i] = static_cast<dsl_buffer_t *>(argv[i])->device != 0;
     }
     dsl_runtime_clear_last_error();
+    const bool hooked = handlers && handlers->any();
+    const dsl_runtime_hooks_t *outer = hooked ? dsl_runtime_swap_hooks(&handlers->hooks) : nullptr;
     int status = p.jit->argv_function(lf.name)(argv.data());
+    if (hooked) dsl_runtime_swap_hooks(outer);
     // GPU kernels leave their outputs on the device: realize() hands back host buffers, so
     // bring home what it put there and release those copies.
     for (size_t i = 0; i < lf.args.size(); i++) {
@@ -302,6 +348,8 @@ void run(const std::string &name, const CompiledPipeline &p, const std::vector<B
         int freed = dsl_buffer_device_free(raw);
         if (status == 0) status = copied ? copied : freed;
     }
+    // A custom error handler has had the message: realize() returns, as Halide's does.
+    if (status != 0 && hooked && handlers->handlers.custom_error) return;
     if (status != 0) {
         std::string message = dsl_runtime_last_error();
         if (message.empty())
@@ -414,16 +462,18 @@ std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
 }  // namespace
 
 void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
-                      const Target &target) {
+                      const Target &target, JITUserContext *context) {
     require_defined(outputs, "realizing it");
-    run(names_of(outputs), *compiled_for(outputs, buffers, target), buffers);
+    HandlerHooks handlers(outputs[0].contents().jit_handlers, context);
+    run(names_of(outputs), *compiled_for(outputs, buffers, target), buffers, nullptr, &handlers);
 }
 
 std::vector<Buffer<>> realize_pipeline(const std::vector<Function> &outputs,
-                                       const std::vector<int> &sizes, const Target &target) {
+                                       const std::vector<int> &sizes, const Target &target,
+                                       JITUserContext *context) {
     require_defined(outputs, "realizing it");
     std::vector<Buffer<>> buffers = output_buffers(outputs, sizes);
-    realize_pipeline(outputs, buffers, target);
+    realize_pipeline(outputs, buffers, target, context);
     return buffers;
 }
 
@@ -474,6 +524,19 @@ Realization Func::realize(const std::vector<int> &sizes, const Target &target) {
 
 void Func::realize(const Realization &outputs, const Target &target) {
     lang::realize_pipeline({Function(contents_)}, outputs.buffers(), target);
+}
+
+Realization Func::realize(JITUserContext *context, const std::vector<int> &sizes,
+                          const Target &target) {
+    return Realization(lang::realize_pipeline({Function(contents_)}, sizes, target, context));
+}
+
+void Func::realize(JITUserContext *context, const Realization &outputs, const Target &target) {
+    lang::realize_pipeline({Function(contents_)}, outputs.buffers(), target, context);
+}
+
+JITHandlers &Func::jit_handlers() {
+    return contents_->jit_handlers;
 }
 
 void Func::realize(const Buffer<> &output, const Target &target) {

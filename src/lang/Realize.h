@@ -27,12 +27,15 @@ struct JITCounters {
 JITCounters jit_counters();
 
 /// realize() of the pipeline of `outputs` into `buffers` (one per value of each output, in
-/// order) with the JIT: compiled when needed, run, its errors thrown as RuntimeErrors.
+/// order) with the JIT: compiled when needed, run, its errors thrown as RuntimeErrors (or given
+/// to a custom_error handler). `context` (may be null) brings JIT handlers that take the place
+/// of the first output's.
 void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
-                      const Target &target);
+                      const Target &target, JITUserContext *context = nullptr);
 /// The same into new buffers over [0, size) for every value of each output, which it returns.
 std::vector<Buffer<>> realize_pipeline(const std::vector<Function> &outputs,
-                                       const std::vector<int> &sizes, const Target &target);
+                                       const std::vector<int> &sizes, const Target &target,
+                                       JITUserContext *context = nullptr);
 /// infer_input_bounds() of the pipeline of `outputs` computing into `buffers`: every
 /// ImageParam it reads that has no buffer gets one of the region the pipeline needs of it.
 void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,

@@ -12,6 +12,106 @@ namespace {
 
 using Feature = Target::Feature;
 
+/// Halide's features that dsl does not support, with their names in target strings and why.
+struct Unsupported {
+    Feature feature;
+    const char *name;
+    const char *why;
+};
+
+constexpr const char *hexagon_why = "dsl has no Hexagon (HVX) back end";
+constexpr const char *gpu_why =
+    "dsl's GPU APIs are OpenCL (opencl) and CUDA (cuda, cuda_capability_61 and up)";
+constexpr const char *isa_why =
+    "dsl generates code for x86-64 (sse41 ... avx512_vnni) and arm-64 (neon) only";
+constexpr const char *trace_why =
+    "dsl traces the Funcs given trace_loads(), trace_stores() or trace_realizations(), not a whole "
+    "target";
+constexpr const char *aot_why =
+    "it changes Halide's runtime or object files, which dsl does not have";
+
+constexpr Unsupported unsupported_features[] = {
+    {Feature::JIT, "jit", aot_why},
+    {Feature::Debug, "debug", "dsl's runtime has no debug mode"},
+    {Feature::NoAsserts, "no_asserts", "dsl always checks its buffers and parameters"},
+    {Feature::NoBoundsQuery, "no_bounds_query",
+     "dsl's generated functions always answer bounds queries"},
+    {Feature::FMA4, "fma4", isa_why},
+    {Feature::ARMv7s, "armv7s", isa_why},
+    {Feature::NoNEON, "no_neon", isa_why},
+    {Feature::VSX, "vsx", isa_why},
+    {Feature::POWER_ARCH_2_07, "power_arch_2_07", isa_why},
+    {Feature::CUDACapability30, "cuda_capability_30",
+     "dsl's PTX needs compute capability 6.1 or higher"},
+    {Feature::CUDACapability32, "cuda_capability_32",
+     "dsl's PTX needs compute capability 6.1 or higher"},
+    {Feature::CUDACapability35, "cuda_capability_35",
+     "dsl's PTX needs compute capability 6.1 or higher"},
+    {Feature::CUDACapability50, "cuda_capability_50",
+     "dsl's PTX needs compute capability 6.1 or higher"},
+    {Feature::CLDoubles, "cl_doubles",
+     "dsl's OpenCL kernels enable float64 by themselves when they use it"},
+    {Feature::CLHalf, "cl_half", gpu_why},
+    {Feature::CLAtomics64, "cl_atomics64", gpu_why},
+    {Feature::OpenGLCompute, "openglcompute", gpu_why},
+    {Feature::EGL, "egl", gpu_why},
+    {Feature::UserContext, "user_context", aot_why},
+    {Feature::Profile, "profile", "dsl has no profiler in generated code yet"},
+    {Feature::NoRuntime, "no_runtime", aot_why},
+    {Feature::Metal, "metal", gpu_why},
+    {Feature::CPlusPlusMangling, "c_plus_plus_name_mangling", aot_why},
+    {Feature::LargeBuffers, "large_buffers",
+     "dsl indexes buffers with int32 arithmetic (at most 2^31 - 1 bytes)"},
+    {Feature::HexagonDma, "hexagon_dma", hexagon_why},
+    {Feature::HVX_128, "hvx", hexagon_why},
+    {Feature::HVX_v62, "hvx_v62", hexagon_why},
+    {Feature::HVX_v65, "hvx_v65", hexagon_why},
+    {Feature::HVX_v66, "hvx_v66", hexagon_why},
+    {Feature::HVX_shared_object, "hvx_shared_object", hexagon_why},
+    {Feature::FuzzFloatStores, "fuzz_float_stores", "dsl has no float-store fuzzing mode"},
+    {Feature::SoftFloatABI, "soft_float_abi", isa_why},
+    {Feature::MSAN, "msan", "dsl does not instrument generated code for sanitizers"},
+    {Feature::AVX512_KNL, "avx512_knl",
+     "use avx512 (F, BW, DQ, VL, CD: Skylake's set) or avx512_vnni"},
+    {Feature::AVX512_Skylake, "avx512_skylake",
+     "use avx512, which is Skylake's set (F, BW, DQ, VL, CD)"},
+    {Feature::AVX512_Cannonlake, "avx512_cannonlake", "use avx512 or avx512_vnni"},
+    {Feature::AVX512_SapphireRapids, "avx512_sapphirerapids", "use avx512_vnni"},
+    {Feature::TracePipeline, "trace_pipeline", "dsl traces loads, stores and realizations only"},
+    {Feature::TraceLoads, "trace_loads", trace_why},
+    {Feature::TraceStores, "trace_stores", trace_why},
+    {Feature::TraceRealizations, "trace_realizations", trace_why},
+    {Feature::D3D12Compute, "d3d12compute", gpu_why},
+    {Feature::TSAN, "tsan", "dsl does not instrument generated code for sanitizers"},
+    {Feature::ASAN, "asan", "dsl does not instrument generated code for sanitizers"},
+    {Feature::CheckUnsafePromises, "check_unsafe_promises",
+     "dsl has no unsafe_promise_clamped checks"},
+    {Feature::EmbedBitcode, "embed_bitcode", aot_why},
+    {Feature::EnableLLVMLoopOpt, "enable_llvm_loop_opt",
+     "dsl always runs LLVM's loop optimisations"},
+    {Feature::WasmSimd128, "wasm_simd128", isa_why},
+    {Feature::WasmSignExt, "wasm_signext", isa_why},
+    {Feature::WasmSatFloatToInt, "wasm_sat_float_to_int", isa_why},
+    {Feature::WasmThreads, "wasm_threads", isa_why},
+    {Feature::WasmBulkMemory, "wasm_bulk_memory", isa_why},
+    {Feature::SVE, "sve", isa_why},
+    {Feature::SVE2, "sve2", isa_why},
+    {Feature::ARMDotProd, "arm_dot_prod", isa_why},
+    {Feature::ARMFp16, "arm_fp16", isa_why},
+    {Feature::RVV, "rvv", isa_why},
+    {Feature::ARMv81a, "armv81a", isa_why},
+    {Feature::SanitizerCoverage, "sanitizer_coverage",
+     "dsl does not instrument generated code for sanitizers"},
+    {Feature::ProfileByTimer, "profile_by_timer", "dsl has no profiler in generated code yet"},
+};
+
+const Unsupported *unsupported(Feature f) {
+    for (const Unsupported &u : unsupported_features)
+        if (u.feature == f) return &u;
+    return nullptr;
+}
+
+/// The supported features, in canonical order.
 constexpr Feature all_features[] = {Feature::SSE41,
                                     Feature::AVX,
                                     Feature::AVX2,
@@ -32,9 +132,11 @@ constexpr Feature all_features[] = {Feature::SSE41,
                                     Feature::CUDACapability90,
                                     Feature::StrictFloat,
                                     Feature::NPU};
+static_assert(sizeof(all_features) / sizeof(all_features[0]) == Feature::JIT,
+              "the supported features come first, in order");
 
 constexpr uint32_t bit(Feature f) {
-    return uint32_t(1) << static_cast<int>(f);
+    return Target::is_supported_feature(f) ? uint32_t(1) << static_cast<int>(f) : 0;
 }
 
 /// The features `f` builds on directly.
@@ -79,7 +181,49 @@ uint32_t baseline(Target::Arch arch) {
 }
 
 std::string arch_name(Target::Arch arch) {
-    return arch == Target::Arch::X86 ? "x86" : "arm";
+    switch (arch) {
+        case Target::X86:
+            return "x86";
+        case Target::ARM:
+            return "arm";
+        case Target::MIPS:
+            return "mips";
+        case Target::Hexagon:
+            return "hexagon";
+        case Target::POWERPC:
+            return "powerpc";
+        case Target::WebAssembly:
+            return "wasm";
+        case Target::RISCV:
+            return "riscv";
+        default:
+            return "arch_unknown";
+    }
+}
+
+std::string os_name(Target::OS os) {
+    switch (os) {
+        case Target::Linux:
+            return "linux";
+        case Target::Windows:
+            return "windows";
+        case Target::OSX:
+            return "osx";
+        case Target::Android:
+            return "android";
+        case Target::IOS:
+            return "ios";
+        case Target::QuRT:
+            return "qurt";
+        case Target::NoOS:
+            return "noos";
+        case Target::Fuchsia:
+            return "fuchsia";
+        case Target::WebAssemblyRuntime:
+            return "wasmrt";
+        default:
+            return "os_unknown";
+    }
 }
 
 std::string valid_features(Target::Arch arch) {
@@ -157,6 +301,7 @@ std::string Target::feature_name(Feature f) {
         case Feature::NPU:
             return "npu";
         default:
+            if (const Unsupported *u = unsupported(f)) return u->name;
             if (int capability = cuda_capability_of(f))
                 return "cuda_capability_" + std::to_string(capability);
             return "unknown";
@@ -192,10 +337,14 @@ Target::Target(const std::string &target) {
         next = 1;
     } else {
         if (words[0] == "x86") {
-            arch_ = Arch::X86;
+            arch = Arch::X86;
         } else if (words[0] == "arm") {
-            arch_ = Arch::ARM;
+            arch = Arch::ARM;
         } else {
+            for (Arch other : {MIPS, Hexagon, POWERPC, WebAssembly, RISCV})
+                user_assert(words[0] != arch_name(other))
+                    << quoted << "dsl generates code for x86 and arm (64-bit) only, not for "
+                    << words[0] << "; valid architectures: x86, arm." << format_hint;
             user_error << quoted << "unknown architecture \"" << words[0]
                        << "\"; valid architectures: x86, arm (or \"host\" for this machine)."
                        << format_hint;
@@ -206,34 +355,50 @@ Target::Target(const std::string &target) {
                                       << words[0] << "-64-...\" (valid bit widths: 64).";
         user_assert(words[1] == "64") << quoted << "unknown bit width \"" << words[1]
                                       << "\"; valid bit widths: 64." << format_hint;
-        bits_ = 64;
+        bits = 64;
         user_assert(words.size() > 2)
             << quoted << "the operating system is missing after \"" << words[0] << "-" << words[1]
             << "\"; valid operating systems: linux." << format_hint;
+        for (OS other : {Windows, OSX, Android, IOS, QuRT, NoOS, Fuchsia, WebAssemblyRuntime})
+            user_assert(words[2] != os_name(other))
+                << quoted << "dsl generates code for Linux only, not for " << words[2]
+                << "; valid operating systems: linux." << format_hint;
         user_assert(words[2] == "linux") << quoted << "unknown operating system \"" << words[2]
                                          << "\"; valid operating systems: linux." << format_hint;
-        os_ = OS::Linux;
+        os = OS::Linux;
         host_ = false;
-        features_ = baseline(arch_);
+        features_ = baseline(arch);
         next = 3;
     }
     for (size_t i = next; i < words.size(); i++) {
         const std::string &word = words[i];
+        for (const Unsupported &u : unsupported_features)
+            user_assert(word != u.name)
+                << quoted << "the feature \"" << word << "\" is not supported: " << u.why << ".";
         auto known = std::find_if(std::begin(all_features), std::end(all_features),
                                   [&](Feature f) { return feature_name(f) == word; });
         user_assert(known != std::end(all_features))
             << quoted << "unknown feature \"" << word << "\"; valid features for "
-            << arch_name(arch_) << " targets: " << valid_features(arch_) << "." << format_hint;
+            << arch_name(arch) << " targets: " << valid_features(arch) << "." << format_hint;
         *this = with_feature(*known);
     }
+}
+
+Target::Target(OS o, Arch a, int b, const std::vector<Feature> &initial_features) {
+    arch = a;
+    bits = b;
+    os = o;
+    features_ = baseline(a);
+    for (Feature f : initial_features)
+        *this = with_feature(f);
 }
 
 Target Target::host() {
     static const Target host_target = [] {
         Target t;
-        t.arch_ = host_arch();
-        t.bits_ = 64;
-        t.os_ = OS::Linux;
+        t.arch = host_arch();
+        t.bits = 64;
+        t.os = OS::Linux;
         t.host_ = true;
         t.features_ = host_detected();
         return t;
@@ -248,8 +413,8 @@ std::string Target::to_string() const {
         s = "host";
         shown &= ~host_detected();
     } else {
-        s = arch_name(arch_) + "-" + std::to_string(bits_) + "-linux";
-        shown &= ~baseline(arch_);
+        s = arch_name(arch) + "-" + std::to_string(bits) + "-" + os_name(os);
+        shown &= ~baseline(arch);
     }
     for (Feature f : all_features) {
         if (!(shown & bit(f))) continue;
@@ -274,10 +439,15 @@ std::vector<Target::Feature> Target::features() const {
 }
 
 Target Target::with_feature(Feature f) const {
-    user_assert(feature_of(f, arch_))
+    if (const Unsupported *u = unsupported(f))
+        user_error << "Target \"" << to_string() << "\": the feature \"" << u->name
+                   << "\" is not supported: " << u->why << ".";
+    user_assert(is_supported_feature(f))
+        << "Target \"" << to_string() << "\": " << static_cast<int>(f) << " is not a feature.";
+    user_assert(feature_of(f, arch))
         << "Target \"" << to_string() << "\": feature \"" << feature_name(f) << "\" is for "
-        << arch_name(arch_ == Arch::X86 ? Arch::ARM : Arch::X86) << " targets; valid features for "
-        << arch_name(arch_) << " targets: " << valid_features(arch_) << ".";
+        << arch_name(arch == Arch::X86 ? Arch::ARM : Arch::X86) << " targets; valid features for "
+        << arch_name(arch) << " targets: " << valid_features(arch) << ".";
     Target t = *this;
     t.features_ |= closure(f);
     return t;
@@ -285,9 +455,9 @@ Target Target::with_feature(Feature f) const {
 
 Target Target::without_feature(Feature f) const {
     if (!has_feature(f)) return *this;
-    user_assert(!(baseline(arch_) & bit(f)))
+    user_assert(!(baseline(arch) & bit(f)))
         << "Target \"" << to_string() << "\": feature \"" << feature_name(f)
-        << "\" is part of every " << arch_name(arch_) << "-" << bits_
+        << "\" is part of every " << arch_name(arch) << "-" << bits
         << " target and cannot be removed.";
     Target t = *this;
     for (Feature g : all_features)
@@ -300,6 +470,59 @@ Target Target::without_feature(Feature f) const {
 int Target::natural_vector_size(const Type &t) const {
     int vector_bytes = has_feature(Feature::AVX512) ? 64 : has_feature(Feature::AVX) ? 32 : 16;
     return std::max(1, vector_bytes / t.bytes());
+}
+
+bool Target::features_any_of(const std::vector<Feature> &fs) const {
+    for (Feature f : fs)
+        if (has_feature(f)) return true;
+    return false;
+}
+
+bool Target::features_all_of(const std::vector<Feature> &fs) const {
+    for (Feature f : fs)
+        if (!has_feature(f)) return false;
+    return true;
+}
+
+bool Target::supported() const {
+    return (arch == X86 || arch == ARM) && bits == 64 && os == Linux;
+}
+
+bool Target::validate_target_string(const std::string &s) {
+    try {
+        Target t(s);
+        return true;
+    } catch (const CompileError &) {
+        return false;
+    }
+}
+
+bool Target::supports_type(const Type &t) const {
+    return t.lanes() >= 1 && (t.is_bool() || t.is_int() || t.is_uint() || t.is_float() ||
+                              t.is_bfloat() || t.is_handle());
+}
+
+DeviceAPI Target::get_required_device_api() const {
+    if (has_feature(OpenCL)) return DeviceAPI::OpenCL;
+    if (has_feature(CUDA)) return DeviceAPI::CUDA;
+    return DeviceAPI::None;
+}
+
+bool Target::supports_device_api(DeviceAPI api) const {
+    switch (api) {
+        case DeviceAPI::None:
+        case DeviceAPI::Host:
+            return true;
+        case DeviceAPI::Default_GPU:
+            return has_gpu_feature();
+        case DeviceAPI::OpenCL:
+            return has_feature(OpenCL);
+        case DeviceAPI::CUDA:
+            return has_feature(CUDA);
+        case DeviceAPI::NPU:
+            return has_feature(NPU);
+    }
+    return false;
 }
 
 Target get_host_target() {

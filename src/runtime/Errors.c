@@ -52,7 +52,25 @@ DSL_RUNTIME_EXPORT void dsl_set_error_handler(dsl_error_handler_t h) {
     __atomic_store_n(&handler, h, __ATOMIC_RELEASE);
 }
 
+static _Thread_local const dsl_runtime_hooks_t *current_hooks = NULL;
+
+DSL_RUNTIME_EXPORT const dsl_runtime_hooks_t *dsl_runtime_swap_hooks(
+    const dsl_runtime_hooks_t *hooks) {
+    const dsl_runtime_hooks_t *previous = current_hooks;
+    current_hooks = hooks;
+    return previous;
+}
+
+DSL_RUNTIME_EXPORT const dsl_runtime_hooks_t *dsl_runtime_current_hooks(void) {
+    return current_hooks;
+}
+
 DSL_RUNTIME_EXPORT void dsl_runtime_report_error(const char *message) {
+    const dsl_runtime_hooks_t *hooks = current_hooks;
+    if (hooks && hooks->error) {
+        hooks->error(hooks->context, message);
+        return;
+    }
     dsl_error_handler_t h = __atomic_load_n(&handler, __ATOMIC_ACQUIRE);
     if (h) {
         h(message);

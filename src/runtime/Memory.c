@@ -68,7 +68,23 @@ static void shrink_to(uint64_t bytes, int slots) {
     }
 }
 
+/// A block from a hook's malloc, which may align it less than the 64 bytes generated code
+/// assumes: `bytes` plus room to move up to a multiple of 64 with the block's own address
+/// stored just before, where dsl_runtime_free finds it.
+static void *hooked_malloc(const dsl_runtime_hooks_t *hooks, uint64_t bytes) {
+    const uint64_t total = bytes + kAlignment + sizeof(void *);
+    if (total < bytes) return NULL;
+    char *block = (char *)hooks->malloc(hooks->context, total);
+    if (!block) return NULL;
+    uintptr_t start =
+        ((uintptr_t)block + sizeof(void *) + kAlignment - 1) & ~(uintptr_t)(kAlignment - 1);
+    ((void **)start)[-1] = block;
+    return (void *)start;
+}
+
 DSL_RUNTIME_EXPORT void *dsl_runtime_malloc(uint64_t bytes) {
+    const dsl_runtime_hooks_t *hooks = dsl_runtime_current_hooks();
+    if (hooks && hooks->malloc) return hooked_malloc(hooks, bytes);
     // aligned_alloc needs a size that is a multiple of the alignment.
     uint64_t rounded = (bytes + kAlignment - 1) & ~(uint64_t)(kAlignment - 1);
     if (rounded == 0) rounded = kAlignment;
@@ -95,6 +111,18 @@ DSL_RUNTIME_EXPORT void *dsl_runtime_malloc(uint64_t bytes) {
 
 DSL_RUNTIME_EXPORT void dsl_runtime_free(void *pointer) {
     if (!pointer) return;
+    const dsl_runtime_hooks_t *hooks = dsl_runtime_current_hooks();
+    if (hooks && hooks->malloc) {
+        // Allocated by hooked_malloc, under the same hooks (a pipeline frees what it allocates
+        // before it returns).
+        void *block = ((void **)pointer)[-1];
+        if (hooks->free) {
+            hooks->free(hooks->context, block);
+        } else {
+            free(block);
+        }
+        return;
+    }
     const uint64_t usable = malloc_usable_size(pointer);
     if (usable >= DSL_KEEP_FROM) {
         pthread_mutex_lock(&cache_lock);

@@ -109,6 +109,11 @@ DSL_RUNTIME_EXPORT void dsl_runtime_print(const char *format, int32_t count,
     }
     line.text[line.length++] = '\n';
     line.text[line.length] = 0;
+    const dsl_runtime_hooks_t *hooks = dsl_runtime_current_hooks();
+    if (hooks && hooks->print) {
+        hooks->print(hooks->context, line.text);
+        return;
+    }
     dsl_print_handler_t h = __atomic_load_n(&print_handler, __ATOMIC_ACQUIRE);
     if (h) {
         h(line.text);

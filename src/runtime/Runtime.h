@@ -19,6 +19,22 @@ extern "C" {
 void *dsl_runtime_malloc(uint64_t bytes);
 void dsl_runtime_free(void *pointer);
 
+/// Replacements for the runtime's print, error, malloc and free, for one call of a pipeline
+/// (the JIT's JITHandlers, dsl/JIT.h): each non-null function is called with `context` in
+/// place of the runtime's own. They are this thread's while set, and the thread pool hands them
+/// to the workers that run iterations of the parallel loops the thread starts.
+typedef struct dsl_runtime_hooks_t {
+    void *context;
+    void (*print)(void *context, const char *line);
+    void (*error)(void *context, const char *message);
+    void *(*malloc)(void *context, uint64_t bytes);
+    void (*free)(void *context, void *pointer);
+} dsl_runtime_hooks_t;
+/// Makes `hooks` (or none, for NULL) this thread's and returns the ones they replace.
+const dsl_runtime_hooks_t *dsl_runtime_swap_hooks(const dsl_runtime_hooks_t *hooks);
+/// This thread's hooks, or NULL.
+const dsl_runtime_hooks_t *dsl_runtime_current_hooks(void);
+
 /// The message of the last error reported on this thread (default handler only). An error
 /// reported inside an iteration of a parallel loop counts as reported on the thread that called
 /// the loop (the first one, if several iterations fail).

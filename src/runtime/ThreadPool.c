@@ -26,6 +26,7 @@
 typedef struct Job {
     dsl_task_fn fn;
     void *closure;
+    const dsl_runtime_hooks_t *hooks;  // the caller's, for every thread that runs iterations
     int32_t min;
     int64_t total;         // iterations: [min, min + total)
     int64_t chunk;         // iterations handed out at once
@@ -122,6 +123,7 @@ static int threads_wanted(void) {
 static void work_on(Job *job) {
     Job *enclosing = running_job;
     running_job = job;
+    const dsl_runtime_hooks_t *outer_hooks = dsl_runtime_swap_hooks(job->hooks);
     for (;;) {
         int64_t first = __atomic_fetch_add(&job->next, job->chunk, __ATOMIC_RELAXED);
         if (first >= job->total) break;
@@ -140,6 +142,7 @@ static void work_on(Job *job) {
             pthread_mutex_unlock(&pool.mutex);
         }
     }
+    dsl_runtime_swap_hooks(outer_hooks);
     running_job = enclosing;
 }
 
@@ -251,6 +254,7 @@ DSL_RUNTIME_EXPORT int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, i
     Job job;
     job.fn = fn;
     job.closure = closure;
+    job.hooks = dsl_runtime_current_hooks();
     job.min = min;
     job.total = extent;
     job.chunk = 1;

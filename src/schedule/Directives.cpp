@@ -86,7 +86,10 @@ class Directive {
             name = base + std::to_string(k);
         return name;
     }
-    void done() const { f_.touch(); }
+    void done() const {
+        def().schedule.touched = true;
+        f_.touch();
+    }
     std::string where() const { return stage_name(f_, stage_) + ", " + name_; }
     /// The stage (0 for the pure definition), also for a specialization of it.
     int stage() const { return f_.stage_of(stage_); }
@@ -528,6 +531,24 @@ Stage &Stage::allow_race_conditions() {
     return *this;
 }
 
+Stage &Stage::unscheduled() {
+    Directive d(func_, stage_, "unscheduled");
+    user_assert(!d.def().schedule.touched)
+        << d.where()
+        << ": the stage has been given scheduling directives, and unscheduled() says it has "
+           "none; remove the directives or the call to unscheduled().";
+    return *this;
+}
+
+Stage &Stage::hexagon(const VarOrRVar &) {
+    Directive d(func_, stage_, "hexagon");
+    user_error << d.where()
+               << ": dsl has no Hexagon DSP back end, so no loop can be offloaded to one; remove "
+                  "the call (Halide programs guard it with target.has_feature(Target::HVX), "
+                  "which is false for every dsl target).";
+    return *this;
+}
+
 namespace {
 
 /// Refuses conditions a pipeline cannot test once before its loops: anything but a boolean
@@ -650,6 +671,10 @@ Func &Func::parallel(const VarOrRVar &x) {
 }
 Func &Func::parallel(const VarOrRVar &x, const Expr &task_size, TailStrategy tail) {
     Stage(contents_, 0).parallel(x, task_size, tail);
+    return *this;
+}
+Func &Func::hexagon(const VarOrRVar &x) {
+    Stage(contents_, 0).hexagon(x);
     return *this;
 }
 Func &Func::serial(const VarOrRVar &x) {

@@ -162,7 +162,7 @@ TEST_F(DiskCachePipelineTest, ScheduleTargetAndOptLevelMakeOtherEntries) {
     EXPECT_EQ(realize_blur(1).misses, 1u);
     EXPECT_EQ(realize_blur(2).misses, 1u);
     EXPECT_EQ(entries_in(dir_).size(), 3u);
-    if (Target::host().arch() == Target::Arch::X86) {
+    if (Target::host().arch == Target::Arch::X86) {
         // Baseline x86-64 instead of this machine's CPU.
         EXPECT_EQ(realize_blur(1, Target()).misses, 1u);
         EXPECT_EQ(entries_in(dir_).size(), 4u);

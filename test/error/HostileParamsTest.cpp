@@ -214,7 +214,7 @@ TEST(HostileParams, GeneratorParamValues) {
         {"flag", "yes", "write true or false"},
         {"type", "int7", "use one of bool, int8"},
         {"type", "float16x4", "use one of bool, int8"},
-        {"target", "mips-64-linux", "unknown architecture \"mips\""},
+        {"target", "mips-64-linux", "not for mips; valid architectures: x86, arm"},
         {"target", "", "Target string is empty"},
         {"", "3", "there is no GeneratorParam \"\""},
     };

@@ -42,7 +42,7 @@ std::string pipeline_object() {
 }
 
 TEST(ObjectLoader, LoadsCodeThatCallsTheRuntimeAndLibm) {
-    if (Target::host().arch() != Target::Arch::X86) GTEST_SKIP() << "x86-64 objects";
+    if (Target::host().arch != Target::Arch::X86) GTEST_SKIP() << "x86-64 objects";
     const std::string object = pipeline_object();
     std::string problem;
     auto loaded = LoadedObject::load(object.data(), object.size(), &problem);
@@ -67,7 +67,7 @@ TEST(ObjectLoader, LoadsCodeThatCallsTheRuntimeAndLibm) {
 
 // DSL_PERF_MAP=1: the loaded functions are listed for perf, with their addresses.
 TEST(ObjectLoader, WritesAPerfMapWhenAsked) {
-    if (Target::host().arch() != Target::Arch::X86) GTEST_SKIP() << "x86-64 objects";
+    if (Target::host().arch != Target::Arch::X86) GTEST_SKIP() << "x86-64 objects";
     const std::string object = pipeline_object();
     const std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
     std::remove(path.c_str());
@@ -89,7 +89,7 @@ TEST(ObjectLoader, WritesAPerfMapWhenAsked) {
 }
 
 TEST(ObjectLoader, RefusesWhatItCannotLoad) {
-    if (Target::host().arch() != Target::Arch::X86) GTEST_SKIP() << "x86-64 objects";
+    if (Target::host().arch != Target::Arch::X86) GTEST_SKIP() << "x86-64 objects";
     const std::string object = pipeline_object();
     auto refused = [](const std::string &bytes) {
         std::string problem;

@@ -364,7 +364,7 @@ StaticModel compile_model_to_static_library(const std::string &path, const std::
         throw CompileError(path + ": the name of a compiled model must be a C identifier, not \"" +
                            options.name + "\".");
     }
-    if (options.target.arch() != Target::host().arch()) {
+    if (options.target.arch != Target::host().arch) {
         throw CompileError(path + ": a compiled model carries the runtime for " +
                            Target::host().to_string() + " only, not for " +
                            options.target.to_string() + ".");

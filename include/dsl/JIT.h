@@ -1,0 +1,43 @@
+#pragma once
+/// Replacing the runtime's print, error and memory functions for the pipelines realize() runs,
+/// as Halide's JIT handlers do:
+///
+///   void my_error(JITUserContext *, const char *message) { ... }
+///   f.jit_handlers().custom_error = my_error;
+///   f.realize({100});          // an error while it runs goes to my_error; realize() returns
+///
+/// The handlers of a Func (Func::jit_handlers) apply to each realize() of it; those of a
+/// JITUserContext passed to realize() take their place for that call, where set. Handlers run
+/// on whichever thread hits the event (parallel loops run on the thread pool).
+///   custom_print   receives each line print(), print_when() and tracing write (with its '\n').
+///   custom_error   receives the message of an error the pipeline meets while it runs (a buffer
+///                  too small, a failed require()); realize() then returns instead of throwing
+///                  a RuntimeError, and the outputs hold what was written before the error.
+///                  Errors found before it runs (compiling, the sizes given) still throw.
+///   custom_malloc  allocates the pipeline's heap memory (intermediate Funcs computed at root
+///                  or too large for the stack); custom_free releases it (with custom_malloc
+///                  and no custom_free, memory is released with free()). The blocks asked for
+///                  are a little larger than the data, which dsl aligns to 64 bytes itself.
+/// Without handlers the runtime's own are used: dsl_set_print_handler, dsl_set_error_handler
+/// (dsl/runtime/dsl_runtime.h), and its allocator.
+
+#include <cstddef>
+
+namespace dsl {
+
+struct JITUserContext;
+
+struct JITHandlers {
+    void (*custom_print)(JITUserContext *context, const char *line) = nullptr;
+    void (*custom_error)(JITUserContext *context, const char *message) = nullptr;
+    void *(*custom_malloc)(JITUserContext *context, size_t bytes) = nullptr;
+    void (*custom_free)(JITUserContext *context, void *block) = nullptr;
+};
+
+/// Passed to realize(): its handlers are called with a pointer to it, so a program can derive
+/// from it to carry its own state to them.
+struct JITUserContext {
+    JITHandlers handlers;
+};
+
+}  // namespace dsl

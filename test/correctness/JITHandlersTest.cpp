@@ -1,0 +1,144 @@
+// JIT handlers (dsl/JIT.h): custom print, error, malloc and free for the pipelines realize()
+// runs, set on a Func, a Pipeline or a JITUserContext, on the calling thread and on the thread
+// pool's workers.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/ErrorCheck.h"
+#include "dsl/dsl.h"
+
+namespace dsl {
+namespace {
+
+struct Counting : JITUserContext {
+    std::atomic<int> mallocs{0}, frees{0}, lines{0}, errors{0};
+    std::string last_error;
+    std::vector<void *> live;
+};
+
+void *counting_malloc(JITUserContext *c, size_t bytes) {
+    auto *ctx = static_cast<Counting *>(c);
+    ctx->mallocs++;
+    // Deliberately only 8 bytes past a 16-byte boundary: dsl must align what it uses itself.
+    char *block = static_cast<char *>(std::malloc(bytes + 8));
+    return block + 8;
+}
+
+void counting_free(JITUserContext *c, void *block) {
+    static_cast<Counting *>(c)->frees++;
+    std::free(static_cast<char *>(block) - 8);
+}
+
+void counting_print(JITUserContext *c, const char *line) {
+    EXPECT_EQ(std::string(line).back(), '\n');
+    static_cast<Counting *>(c)->lines++;
+}
+
+void counting_error(JITUserContext *c, const char *message) {
+    auto *ctx = static_cast<Counting *>(c);
+    ctx->errors++;
+    ctx->last_error = message;
+}
+
+TEST(JITHandlers, CustomErrorReceivesRuntimeErrorsAndRealizeReturns) {
+    Buffer<float> input(19, "short_input");
+    Var x("x");
+    Func f("reads_past");
+    f(x) = input(x) * 2;
+    // Without a handler, a RuntimeError.
+    EXPECT_THROW(f.realize({23}), RuntimeError);
+
+    Counting ctx;
+    ctx.handlers.custom_error = counting_error;
+    EXPECT_NO_THROW(f.realize(&ctx, {23}));
+    EXPECT_EQ(ctx.errors, 1);
+    EXPECT_NE(ctx.last_error.find("short_input"), std::string::npos) << ctx.last_error;
+    // The same pipeline without the context throws again.
+    EXPECT_THROW(f.realize({23}), RuntimeError);
+    // Errors found before the pipeline runs still throw.
+    EXPECT_THROW(f.realize(&ctx, {1, 2}), CompileError);
+}
+
+bool plain_error_called = false;
+void plain_error(JITUserContext *, const char *) {
+    plain_error_called = true;
+}
+
+TEST(JITHandlers, FuncHandlersApplyToEachRealize) {
+    Buffer<int> input(4, "four");
+    Var x("x");
+    Func f("func_handlers");
+    f(x) = input(x);
+    f.jit_handlers().custom_error = plain_error;
+    f.realize({8});
+    EXPECT_TRUE(plain_error_called);
+    // A Pipeline's are its first output's.
+    Pipeline p(f);
+    EXPECT_EQ(p.jit_handlers().custom_error, plain_error);
+}
+
+TEST(JITHandlers, CustomMallocAndFreeServeHeapAllocationsOnEveryThread) {
+    Var x("x"), y("y");
+    Func producer("heap_producer"), consumer("heap_consumer");
+    producer(x, y) = cast<float>(x + y);
+    consumer(x, y) = producer(x, y) + producer(x + 1, y);
+    producer.compute_at(consumer, y).vectorize(x, 8);
+    consumer.parallel(y).vectorize(x, 8);
+    Func root("heap_root"), out("heap_out");
+    root(x) = x * 3;
+    out(x, y) = consumer(x, y) + cast<float>(root(x));
+    root.compute_root();
+    consumer.compute_root();
+
+    Counting ctx;
+    ctx.handlers.custom_malloc = counting_malloc;
+    ctx.handlers.custom_free = counting_free;
+    // Large enough that the per-row buffers and the roots are on the heap, not the stack.
+    const int width = 100000, height = 8;
+    Buffer<float> result = out.realize(&ctx, {width, height});
+    EXPECT_GT(ctx.mallocs.load(), 0);
+    EXPECT_EQ(ctx.mallocs.load(), ctx.frees.load());
+    for (int yy : {0, height - 1})
+        for (int xx : {0, 17, width - 1})
+            EXPECT_EQ(result(xx, yy), float(2 * (xx + yy) + 1 + 3 * xx)) << xx << ", " << yy;
+}
+
+TEST(JITHandlers, CustomPrintReceivesPrintAndTraceLines) {
+    Var x("x");
+    Func f("printed"), g("traced");
+    f(x) = print(x * 2, "is twice", x);
+    g(x) = f(x) + 1;
+    f.compute_root().parallel(x);
+    g.trace_stores();
+    Counting ctx;
+    ctx.handlers.custom_print = counting_print;
+    Buffer<int> out = g.realize(&ctx, {16});
+    EXPECT_EQ(ctx.lines.load(), 32);  // 16 from print(), 16 traced stores
+    EXPECT_EQ(out(5), 11);
+}
+
+TEST(JITHandlers, ContextHandlersTakeThePlaceOfTheFuncs) {
+    Buffer<int> input(2, "two");
+    Var x("x");
+    Func f("overridden");
+    f(x) = input(x);
+    plain_error_called = false;
+    f.jit_handlers().custom_error = plain_error;
+    Counting ctx;
+    ctx.handlers.custom_error = counting_error;
+    f.realize(&ctx, {4});
+    EXPECT_EQ(ctx.errors, 1);
+    EXPECT_FALSE(plain_error_called);
+    // A context without an error handler leaves the Func's in place.
+    JITUserContext empty;
+    f.realize(&empty, {4});
+    EXPECT_TRUE(plain_error_called);
+}
+
+}  // namespace
+}  // namespace dsl
