@@ -357,9 +357,18 @@ int Function::add_specialization(int id, const Expr &condition) {
 namespace {
 
 /// Walks the conditions of a definition's specializations, nested ones included.
+/// The expressions of a stage's schedule: split factors and prefetch offsets may read Params.
+void visit_schedule(const schedule::StageSchedule &s, IRVisitor &visitor) {
+    for (const schedule::Split &split : s.splits)
+        visitor.include(split.factor);
+    for (const schedule::Prefetch &p : s.prefetches)
+        visitor.include(p.offset);
+}
+
 void visit_specializations(const Definition &d, IRVisitor &visitor) {
     for (const Specialization &s : d.specializations) {
         visitor.include(s.condition);
+        visit_schedule(s.definition.schedule, visitor);
         visit_specializations(s.definition, visitor);
     }
 }
@@ -432,6 +441,7 @@ void visit_definition(const Definition &d, IRVisitor &visitor) {
     for (const Expr &e : d.values)
         visitor.include(e);
     visitor.include(d.predicate);
+    visit_schedule(d.schedule, visitor);
     visit_specializations(d, visitor);
     if (d.rdom.defined()) {
         for (const ReductionVariable &rv : d.rdom.domain()) {
@@ -444,6 +454,11 @@ void visit_definition(const Definition &d, IRVisitor &visitor) {
 void visit_definitions(const Function &f, IRVisitor &visitor) {
     for (int s = 0; s < f.stages(); s++)
         visit_definition(f.stage(s), visitor);
+    // Func::bound and bound_extent may read Params too.
+    for (const schedule::Bound &b : f.schedule().bounds) {
+        visitor.include(b.min);
+        visitor.include(b.extent);
+    }
 }
 
 std::map<std::string, Function> find_transitive_calls(

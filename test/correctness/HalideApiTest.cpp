@@ -350,6 +350,29 @@ TEST(HalideApi, TupleElementUpdatesAndUndef) {
     EXPECT_CONTAINS(message, "uses undef() inside the value");
 }
 
+TEST(HalideApi, ParamsReadOnlyByTheSchedule) {
+    // A Param that only a split factor or a bound reads is still an argument of the pipeline
+    // (it was left unbound: "codegen: the symbol p is not bound").
+    Var x("x"), xo("xo"), xi("xi");
+    Param<int> factor("factor"), extent("extent");
+    Func f("param_f"), g("param_g");
+    f(x) = x * 2;
+    g(x) = f(x) + 1;
+    g.split(x, xo, xi, factor);
+    f.compute_at(g, xo).bound_extent(x, 8).vectorize(x);
+    factor.set(5);
+    Buffer<int> out = g.realize({20});
+    for (int i = 0; i < 20; i++)
+        EXPECT_EQ(out(i), 2 * i + 1);
+    Func h("param_h");
+    h(x) = x;
+    h.bound(x, 0, extent);
+    extent.set(6);
+    EXPECT_EQ(Buffer<int>(h.realize({6}))(5), 5);
+    extent.set(4);
+    EXPECT_THROW(h.realize({6}), RuntimeError);
+}
+
 TEST(HalideApi, ImplicitVariables) {
     Var x("x"), y("y");
     Func g("g");
