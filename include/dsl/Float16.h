@@ -75,10 +75,14 @@ class SmallFloat {
     bool operator<=(SmallFloat o) const { return float(*this) <= float(o); }
     bool operator>=(SmallFloat o) const { return float(*this) >= float(o); }
 
-  private:
-    static constexpr uint16_t sign_bit = 0x8000;
+    /// The layout of the bits.
+    static constexpr int exponent_bits = E, mantissa_bits = M;
+    static constexpr uint16_t sign_mask = 0x8000;
     static constexpr uint16_t exponent_mask = uint16_t(((1u << E) - 1) << M);
     static constexpr uint16_t mantissa_mask = uint16_t((1u << M) - 1);
+
+  private:
+    static constexpr uint16_t sign_bit = sign_mask;
     uint16_t bits_ = 0;
 };
 

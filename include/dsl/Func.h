@@ -326,6 +326,10 @@ class Realization {
     explicit Realization(std::vector<Buffer<>> buffers) : buffers_(std::move(buffers)) {}
     /// `f.realize({a, b})` realizes a Tuple-valued Func into the buffers a and b.
     Realization(std::initializer_list<Buffer<>> buffers) : buffers_(buffers) {}
+    /// `Realization(a, b, ...)` of two or more buffers of any element types.
+    template <typename A, typename B, typename... Rest>
+    Realization(const Buffer<A> &a, const Buffer<B> &b, const Rest &...rest)
+        : buffers_{Buffer<>(a), Buffer<>(b), Buffer<>(rest)...} {}
     size_t size() const { return buffers_.size(); }
     const Buffer<> &operator[](size_t i) const { return buffers_.at(i); }
     /// A single-output realization converts to its buffer.

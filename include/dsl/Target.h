@@ -35,6 +35,7 @@
 /// time but `realize()` refuses to run it).
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -264,6 +265,9 @@ class Target {
     bool host_ = false;
     uint32_t features_ = 0;  ///< bit i: supported Feature i (closed under implication)
 };
+
+/// Writes `t.to_string()`.
+std::ostream &operator<<(std::ostream &out, const Target &t);
 
 /// The machine this runs on, as Target::host().
 Target get_host_target();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ostream>
 
 #include "codegen/TargetMapping.h"
 #include "ir/Error.h"
@@ -523,6 +524,10 @@ bool Target::supports_device_api(DeviceAPI api) const {
             return has_feature(NPU);
     }
     return false;
+}
+
+std::ostream &operator<<(std::ostream &out, const Target &t) {
+    return out << t.to_string();
 }
 
 Target get_host_target() {

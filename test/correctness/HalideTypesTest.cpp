@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <sstream>
 
 #include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
@@ -70,6 +71,27 @@ TEST(HalideTypes, Float16RoundsToNearestEven) {
     EXPECT_EQ(float(float16_t(0.5f) + float16_t(0.25f)), 0.75f);
     EXPECT_TRUE((float16_t::make_from_bits(0x7bff) + float16_t(32.0f)).is_infinity());
     EXPECT_LT(float16_t(1.0f), float16_t(1.5f));
+}
+
+TEST(HalideTypes, LayoutConstantsAndPrinting) {
+    EXPECT_EQ(float16_t::exponent_mask, 0x7c00);
+    EXPECT_EQ(float16_t::mantissa_bits, 10);
+    EXPECT_EQ(bfloat16_t::exponent_mask, 0x7f80);
+    EXPECT_EQ(float16_t(1.0f).to_bits(),
+              (float16_t::exponent_mask >> 1) & float16_t::exponent_mask);
+    std::ostringstream s;
+    s << Target("x86-64-linux-avx2");
+    EXPECT_EQ(s.str(), "x86-64-linux-avx2");
+    // A Realization of buffers of different element types.
+    Var x("x");
+    Func f("two_types");
+    f(x) = Tuple(x, cast<float>(x) / 2);
+    Buffer<int> ints(4);
+    Buffer<float> floats(4);
+    Realization r(ints, floats);
+    f.realize(r);
+    EXPECT_EQ(ints(3), 3);
+    EXPECT_EQ(floats(3), 1.5f);
 }
 
 TEST(HalideTypes, BFloat16IsTheUpperHalfOfAFloat) {
