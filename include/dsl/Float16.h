@@ -39,9 +39,9 @@ class SmallFloat {
         return f;
     }
     static SmallFloat make_zero() { return make_from_bits(0); }
-    static SmallFloat make_negative_zero() { return make_from_bits(sign_bit); }
+    static SmallFloat make_negative_zero() { return make_from_bits(sign_mask); }
     static SmallFloat make_infinity() { return make_from_bits(exponent_mask); }
-    static SmallFloat make_negative_infinity() { return make_from_bits(sign_bit | exponent_mask); }
+    static SmallFloat make_negative_infinity() { return make_from_bits(sign_mask | exponent_mask); }
     /// A quiet NaN.
     static SmallFloat make_nan() { return make_from_bits(exponent_mask | (1u << (M - 1))); }
 
@@ -55,11 +55,11 @@ class SmallFloat {
     bool is_nan() const {
         return (bits_ & exponent_mask) == exponent_mask && (bits_ & mantissa_mask);
     }
-    bool is_infinity() const { return (bits_ & ~sign_bit) == exponent_mask; }
-    bool is_negative() const { return bits_ & sign_bit; }
-    bool is_zero() const { return (bits_ & ~sign_bit) == 0; }
+    bool is_infinity() const { return (bits_ & ~sign_mask) == exponent_mask; }
+    bool is_negative() const { return bits_ & sign_mask; }
+    bool is_zero() const { return (bits_ & ~sign_mask) == 0; }
 
-    SmallFloat operator-() const { return make_from_bits(bits_ ^ sign_bit); }
+    SmallFloat operator-() const { return make_from_bits(bits_ ^ sign_mask); }
     SmallFloat operator+(SmallFloat o) const { return SmallFloat(float(*this) + float(o)); }
     SmallFloat operator-(SmallFloat o) const { return SmallFloat(float(*this) - float(o)); }
     SmallFloat operator*(SmallFloat o) const { return SmallFloat(float(*this) * float(o)); }
@@ -82,7 +82,6 @@ class SmallFloat {
     static constexpr uint16_t mantissa_mask = uint16_t((1u << M) - 1);
 
   private:
-    static constexpr uint16_t sign_bit = sign_mask;
     uint16_t bits_ = 0;
 };
 

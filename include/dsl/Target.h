@@ -241,9 +241,8 @@ class Target {
     bool supported() const;
     /// Whether a target string parses (`Target(s)` would not throw).
     static bool validate_target_string(const std::string &s);
-    /// Whether code for this target can hold values of `t`: every type dsl has (float16 and
-    /// bfloat16 are computed in float32 where the CPU lacks them); float64 inside OpenCL kernels
-    /// too (dsl's OpenCL kernels declare cl_khr_fp64 when they use it).
+    /// Whether code for this target can hold values of `t`: every valid dsl type
+    /// (Type::is_valid; float16 and bfloat16 are computed in float32 where the CPU lacks them).
     bool supports_type(const Type &t) const;
     /// Whether loops scheduled for `api` can run on this target: the host CPU always, OpenCL
     /// or CUDA with that feature, DeviceAPI::Default_GPU with either; the NPU's loops with `npu`.

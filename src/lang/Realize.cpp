@@ -259,6 +259,9 @@ struct HandlerHooks {
         if (handlers.custom_malloc) hooks.malloc = allocate;
         if (handlers.custom_free) hooks.free = release;
     }
+    // hooks.context points at this object: it must stay where it was built.
+    HandlerHooks(const HandlerHooks &) = delete;
+    HandlerHooks &operator=(const HandlerHooks &) = delete;
     bool any() const {
         return handlers.custom_print || handlers.custom_error || handlers.custom_malloc ||
                handlers.custom_free;

@@ -28,6 +28,9 @@ constexpr const char *isa_why =
 constexpr const char *trace_why =
     "dsl traces the Funcs given trace_loads(), trace_stores() or trace_realizations(), not a whole "
     "target";
+constexpr const char *old_cuda_why = "dsl's PTX needs compute capability 6.1 or higher";
+constexpr const char *sanitizer_why = "dsl does not instrument generated code for sanitizers";
+constexpr const char *profiler_why = "dsl has no profiler in generated code yet";
 constexpr const char *aot_why =
     "it changes Halide's runtime or object files, which dsl does not have";
 
@@ -42,14 +45,10 @@ constexpr Unsupported unsupported_features[] = {
     {Feature::NoNEON, "no_neon", isa_why},
     {Feature::VSX, "vsx", isa_why},
     {Feature::POWER_ARCH_2_07, "power_arch_2_07", isa_why},
-    {Feature::CUDACapability30, "cuda_capability_30",
-     "dsl's PTX needs compute capability 6.1 or higher"},
-    {Feature::CUDACapability32, "cuda_capability_32",
-     "dsl's PTX needs compute capability 6.1 or higher"},
-    {Feature::CUDACapability35, "cuda_capability_35",
-     "dsl's PTX needs compute capability 6.1 or higher"},
-    {Feature::CUDACapability50, "cuda_capability_50",
-     "dsl's PTX needs compute capability 6.1 or higher"},
+    {Feature::CUDACapability30, "cuda_capability_30", old_cuda_why},
+    {Feature::CUDACapability32, "cuda_capability_32", old_cuda_why},
+    {Feature::CUDACapability35, "cuda_capability_35", old_cuda_why},
+    {Feature::CUDACapability50, "cuda_capability_50", old_cuda_why},
     {Feature::CLDoubles, "cl_doubles",
      "dsl's OpenCL kernels enable float64 by themselves when they use it"},
     {Feature::CLHalf, "cl_half", gpu_why},
@@ -57,7 +56,7 @@ constexpr Unsupported unsupported_features[] = {
     {Feature::OpenGLCompute, "openglcompute", gpu_why},
     {Feature::EGL, "egl", gpu_why},
     {Feature::UserContext, "user_context", aot_why},
-    {Feature::Profile, "profile", "dsl has no profiler in generated code yet"},
+    {Feature::Profile, "profile", profiler_why},
     {Feature::NoRuntime, "no_runtime", aot_why},
     {Feature::Metal, "metal", gpu_why},
     {Feature::CPlusPlusMangling, "c_plus_plus_name_mangling", aot_why},
@@ -71,7 +70,7 @@ constexpr Unsupported unsupported_features[] = {
     {Feature::HVX_shared_object, "hvx_shared_object", hexagon_why},
     {Feature::FuzzFloatStores, "fuzz_float_stores", "dsl has no float-store fuzzing mode"},
     {Feature::SoftFloatABI, "soft_float_abi", isa_why},
-    {Feature::MSAN, "msan", "dsl does not instrument generated code for sanitizers"},
+    {Feature::MSAN, "msan", sanitizer_why},
     {Feature::AVX512_KNL, "avx512_knl",
      "use avx512 (F, BW, DQ, VL, CD: Skylake's set) or avx512_vnni"},
     {Feature::AVX512_Skylake, "avx512_skylake",
@@ -83,8 +82,8 @@ constexpr Unsupported unsupported_features[] = {
     {Feature::TraceStores, "trace_stores", trace_why},
     {Feature::TraceRealizations, "trace_realizations", trace_why},
     {Feature::D3D12Compute, "d3d12compute", gpu_why},
-    {Feature::TSAN, "tsan", "dsl does not instrument generated code for sanitizers"},
-    {Feature::ASAN, "asan", "dsl does not instrument generated code for sanitizers"},
+    {Feature::TSAN, "tsan", sanitizer_why},
+    {Feature::ASAN, "asan", sanitizer_why},
     {Feature::CheckUnsafePromises, "check_unsafe_promises",
      "dsl has no unsafe_promise_clamped checks"},
     {Feature::EmbedBitcode, "embed_bitcode", aot_why},
@@ -101,9 +100,8 @@ constexpr Unsupported unsupported_features[] = {
     {Feature::ARMFp16, "arm_fp16", isa_why},
     {Feature::RVV, "rvv", isa_why},
     {Feature::ARMv81a, "armv81a", isa_why},
-    {Feature::SanitizerCoverage, "sanitizer_coverage",
-     "dsl does not instrument generated code for sanitizers"},
-    {Feature::ProfileByTimer, "profile_by_timer", "dsl has no profiler in generated code yet"},
+    {Feature::SanitizerCoverage, "sanitizer_coverage", sanitizer_why},
+    {Feature::ProfileByTimer, "profile_by_timer", profiler_why},
 };
 
 const Unsupported *unsupported(Feature f) {
@@ -181,50 +179,49 @@ uint32_t baseline(Target::Arch arch) {
     return arch == Target::Arch::ARM ? bit(Feature::NEON) : 0;
 }
 
+/// The words for architectures and operating systems in target strings (Halide's); dsl
+/// generates code for the first two architectures and the first OS only.
+constexpr std::pair<Target::Arch, const char *> arch_names[] = {
+    {Target::X86, "x86"},         {Target::ARM, "arm"},         {Target::MIPS, "mips"},
+    {Target::Hexagon, "hexagon"}, {Target::POWERPC, "powerpc"}, {Target::WebAssembly, "wasm"},
+    {Target::RISCV, "riscv"}};
+constexpr std::pair<Target::OS, const char *> os_names[] = {{Target::Linux, "linux"},
+                                                            {Target::Windows, "windows"},
+                                                            {Target::OSX, "osx"},
+                                                            {Target::Android, "android"},
+                                                            {Target::IOS, "ios"},
+                                                            {Target::QuRT, "qurt"},
+                                                            {Target::NoOS, "noos"},
+                                                            {Target::Fuchsia, "fuchsia"},
+                                                            {Target::WebAssemblyRuntime, "wasmrt"}};
+
+/// The word for `value` in `names`, or `unknown`.
+template <typename E, size_t N>
+std::string name_in(const std::pair<E, const char *> (&names)[N], E value, const char *unknown) {
+    for (const auto &[e, name] : names)
+        if (e == value) return name;
+    return unknown;
+}
+
+/// Whether `word` names a value in `names`.
+template <typename E, size_t N>
+bool is_name_in(const std::pair<E, const char *> (&names)[N], const std::string &word) {
+    for (const auto &entry : names)
+        if (word == entry.second) return true;
+    return false;
+}
+
 std::string arch_name(Target::Arch arch) {
-    switch (arch) {
-        case Target::X86:
-            return "x86";
-        case Target::ARM:
-            return "arm";
-        case Target::MIPS:
-            return "mips";
-        case Target::Hexagon:
-            return "hexagon";
-        case Target::POWERPC:
-            return "powerpc";
-        case Target::WebAssembly:
-            return "wasm";
-        case Target::RISCV:
-            return "riscv";
-        default:
-            return "arch_unknown";
-    }
+    return name_in(arch_names, arch, "arch_unknown");
 }
 
 std::string os_name(Target::OS os) {
-    switch (os) {
-        case Target::Linux:
-            return "linux";
-        case Target::Windows:
-            return "windows";
-        case Target::OSX:
-            return "osx";
-        case Target::Android:
-            return "android";
-        case Target::IOS:
-            return "ios";
-        case Target::QuRT:
-            return "qurt";
-        case Target::NoOS:
-            return "noos";
-        case Target::Fuchsia:
-            return "fuchsia";
-        case Target::WebAssemblyRuntime:
-            return "wasmrt";
-        default:
-            return "os_unknown";
-    }
+    return name_in(os_names, os, "os_unknown");
+}
+
+/// "the feature "hvx" is not supported: dsl has no Hexagon (HVX) back end."
+std::string not_supported(const Unsupported &u) {
+    return std::string("the feature \"") + u.name + "\" is not supported: " + u.why + ".";
 }
 
 std::string valid_features(Target::Arch arch) {
@@ -342,10 +339,9 @@ Target::Target(const std::string &target) {
         } else if (words[0] == "arm") {
             arch = Arch::ARM;
         } else {
-            for (Arch other : {MIPS, Hexagon, POWERPC, WebAssembly, RISCV})
-                user_assert(words[0] != arch_name(other))
-                    << quoted << "dsl generates code for x86 and arm (64-bit) only, not for "
-                    << words[0] << "; valid architectures: x86, arm." << format_hint;
+            user_assert(!is_name_in(arch_names, words[0]))
+                << quoted << "dsl generates code for x86 and arm (64-bit) only, not for "
+                << words[0] << "; valid architectures: x86, arm." << format_hint;
             user_error << quoted << "unknown architecture \"" << words[0]
                        << "\"; valid architectures: x86, arm (or \"host\" for this machine)."
                        << format_hint;
@@ -360,10 +356,9 @@ Target::Target(const std::string &target) {
         user_assert(words.size() > 2)
             << quoted << "the operating system is missing after \"" << words[0] << "-" << words[1]
             << "\"; valid operating systems: linux." << format_hint;
-        for (OS other : {Windows, OSX, Android, IOS, QuRT, NoOS, Fuchsia, WebAssemblyRuntime})
-            user_assert(words[2] != os_name(other))
-                << quoted << "dsl generates code for Linux only, not for " << words[2]
-                << "; valid operating systems: linux." << format_hint;
+        user_assert(words[2] == "linux" || !is_name_in(os_names, words[2]))
+            << quoted << "dsl generates code for Linux only, not for " << words[2]
+            << "; valid operating systems: linux." << format_hint;
         user_assert(words[2] == "linux") << quoted << "unknown operating system \"" << words[2]
                                          << "\"; valid operating systems: linux." << format_hint;
         os = OS::Linux;
@@ -374,8 +369,7 @@ Target::Target(const std::string &target) {
     for (size_t i = next; i < words.size(); i++) {
         const std::string &word = words[i];
         for (const Unsupported &u : unsupported_features)
-            user_assert(word != u.name)
-                << quoted << "the feature \"" << word << "\" is not supported: " << u.why << ".";
+            user_assert(word != u.name) << quoted << not_supported(u);
         auto known = std::find_if(std::begin(all_features), std::end(all_features),
                                   [&](Feature f) { return feature_name(f) == word; });
         user_assert(known != std::end(all_features))
@@ -441,8 +435,7 @@ std::vector<Target::Feature> Target::features() const {
 
 Target Target::with_feature(Feature f) const {
     if (const Unsupported *u = unsupported(f))
-        user_error << "Target \"" << to_string() << "\": the feature \"" << u->name
-                   << "\" is not supported: " << u->why << ".";
+        user_error << "Target \"" << to_string() << "\": " << not_supported(*u);
     user_assert(is_supported_feature(f))
         << "Target \"" << to_string() << "\": " << static_cast<int>(f) << " is not a feature.";
     user_assert(feature_of(f, arch))
@@ -474,15 +467,11 @@ int Target::natural_vector_size(const Type &t) const {
 }
 
 bool Target::features_any_of(const std::vector<Feature> &fs) const {
-    for (Feature f : fs)
-        if (has_feature(f)) return true;
-    return false;
+    return std::any_of(fs.begin(), fs.end(), [&](Feature f) { return has_feature(f); });
 }
 
 bool Target::features_all_of(const std::vector<Feature> &fs) const {
-    for (Feature f : fs)
-        if (!has_feature(f)) return false;
-    return true;
+    return std::all_of(fs.begin(), fs.end(), [&](Feature f) { return has_feature(f); });
 }
 
 bool Target::supported() const {
@@ -499,8 +488,7 @@ bool Target::validate_target_string(const std::string &s) {
 }
 
 bool Target::supports_type(const Type &t) const {
-    return t.lanes() >= 1 && (t.is_bool() || t.is_int() || t.is_uint() || t.is_float() ||
-                              t.is_bfloat() || t.is_handle());
+    return t.is_valid();
 }
 
 DeviceAPI Target::get_required_device_api() const {

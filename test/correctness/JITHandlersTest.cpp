@@ -75,6 +75,7 @@ TEST(JITHandlers, FuncHandlersApplyToEachRealize) {
     Func f("func_handlers");
     f(x) = input(x);
     f.jit_handlers().custom_error = plain_error;
+    plain_error_called = false;
     f.realize({8});
     EXPECT_TRUE(plain_error_called);
     // A Pipeline's are its first output's.
