@@ -69,6 +69,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
                                                       const std::map<std::string, int> &extents) {
     const bool output = mode == BoundsFor::Output;
     const bool clamp_to_enclosing = mode == BoundsFor::Iteration || mode == BoundsFor::Storage;
+    const bool iteration = mode == BoundsFor::Iteration || mode == BoundsFor::ExactIteration;
     Lets lets;
     Box required = required_in;
     internal_assert(static_cast<int>(required.size()) == f.dimensions())
@@ -135,7 +136,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
     // into the whole pipeline's region, whose loops have that constant extent. Clamped into the
     // whole pipeline's region instead, the extent could not be proved constant. A runtime check
     // (below) makes sure that region holds a window.
-    if (mode == BoundsFor::Iteration && unrolls_whole_region(f)) {
+    if (iteration && unrolls_whole_region(f)) {
         const size_t explicit_windows = fixed.size();
         for (int a = 0; a < f.dimensions(); a++) {
             bool explicit_window = false;
@@ -283,7 +284,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
     // would misalign the storage: a ShiftInwards vector loop would start its rows a vector
     // early).
     Box realized = regions[0];
-    const Regions writes_over = mode == BoundsFor::Iteration ? Regions::One : Regions::Any;
+    const Regions writes_over = iteration ? Regions::One : Regions::Any;
     for (int k = 0; k < f.stages(); k++) {
         Box writes = box_of_writes(f, k, writes_over);
         require_bounded(writes, f.name(), f.name());

@@ -25,7 +25,12 @@ enum class BoundsFor {
     Root,       ///< the whole pipeline's region of a Func that is not an output
     Output,     ///< an output's stages, over its buffer
     Iteration,  ///< one iteration of the consumer's loop the Func is computed in
-    Storage,    ///< the storage of a Func computed further in: every iteration inside it
+    /// One iteration, as Iteration, whose `required` region is known to lie inside the whole
+    /// pipeline's region of the Func (the consumer's loops inside that iteration run only
+    /// points of the consumer's own region): not clamped into it, so that a region of
+    /// constant size stays visibly so.
+    ExactIteration,
+    Storage,  ///< the storage of a Func computed further in: every iteration inside it
 };
 
 /// The lets (outermost first) that define the loop bounds of every stage of `f` and its

@@ -221,23 +221,24 @@ class NestBuilder {
     /// its per-iteration bounds, then produce producer; consume producer { body }. Stored here
     /// too unless it is stored further out (`between`: the loops from here to its storage).
     /// `partial_loops`: the consumer's loops that a PartialTile split's guard may stop short of a
-    /// tile.
+    /// tile. `mode`: Iteration, or ExactIteration where `required` lies inside the producer's
+    /// whole-pipeline region.
     Stmt compute(const Function &producer, const Box &required, const Stmt &body, bool store_here,
                  const std::vector<EnclosingLoop> &between,
-                 const std::set<std::string> &partial_loops) {
+                 const std::set<std::string> &partial_loops, BoundsFor mode) {
         std::vector<Stmt> produce_consume = {produce(producer),
                                              ProducerConsumer::make(producer.name(), false, body)};
         if (store_here) {
             return exact_window_realization(
                 producer, required,
                 [&](const std::map<std::string, int> &extents, std::vector<Stmt> *checks) {
-                    return func_bounds(producer, required, BoundsFor::Iteration, checks, extents);
+                    return func_bounds(producer, required, mode, checks, extents);
                 },
                 produce_consume, [&](const Stmt &s) { return storage(producer, s); },
                 partial_loops);
         }
         std::vector<Stmt> checks;
-        auto lets = func_bounds(producer, required, BoundsFor::Iteration, &checks);
+        auto lets = func_bounds(producer, required, mode, &checks);
         // The storage's bounds come from further out; only the loop bounds are set here.
         std::vector<std::pair<std::string, Expr>> loop_lets;
         for (auto &let : lets) {
@@ -549,6 +550,23 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                         partial.insert(loop_var(loop.var));
                 }
             }
+            // Where every split guard still in force is tested around this loop's body (none
+            // inside it, none as a mask on a vector's lanes: the main part of a partitioned
+            // loop, whose vector or unrolled loop runs whole) and no split rounds up or shifts
+            // inwards, the iterations that reach the body, and the loops inside, run only
+            // points of the stage's region, so what they read lies inside each producer's
+            // whole-pipeline region: the producers' regions per iteration need no clamp into
+            // it, and a tile's region keeps its constant size in sight of the simplifier (a
+            // vector of the consumer needs exactly a vector of the producer: no loop, no tail).
+            bool inside_region = true;
+            for (const schedule::Split &split : d.schedule.splits) {
+                inside_region &= split.kind != schedule::Split::Kind::SplitVar ||
+                                 (split.tail != TailStrategy::RoundUp &&
+                                  split.tail != TailStrategy::ShiftInwards);
+            }
+            for (size_t g = 0; g < split_guards; g++)
+                inside_region &= guards_dropped.count(g) || guard_level[g] >= p;
+            const BoundsFor mode = inside_region ? BoundsFor::ExactIteration : BoundsFor::Iteration;
             if (computed != producers_at.end()) {
                 for (auto it = computed->second.rbegin(); it != computed->second.rend(); ++it) {
                     const Function &producer = env_.func(*it);
@@ -563,7 +581,7 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                             {loop_var(dims[q].var), ranges.at(dims[q].var).min, dims[q].for_type});
                     }
                     body = compute(producer, required_of(producer), body, store_here, between,
-                                   partial);
+                                   partial, mode);
                 }
             }
             if (stored != stored_at.end()) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "dsl/dsl.h"
 
@@ -65,6 +66,38 @@ TEST(HalideSchedules, ProducerUnrolledPerTile) {
         }
         std::string stmt = f.lowered_stmt();
         EXPECT_EQ(stmt.find("for (hs_tile_g.s0.y"), std::string::npos) << stmt;
+    }
+}
+
+// Halide's apps/blur schedule: blur_x computed per vector of blur_y and stored per strip of
+// rows (a sliding window down the strip). In the main part of blur_y's vector loop a vector of
+// blur_y needs exactly a vector of blur_x: blur_x's own loop over x and its tail are gone
+// there (only the last, partial vector keeps them). Widths and heights that are not multiples
+// of the vector and the strip, and an image narrower than a vector, give the same values.
+TEST(HalideSchedules, ProducerPerVectorOfItsConsumer) {
+    for (auto [width, height] : {std::pair{64, 64}, std::pair{70, 37}, std::pair{10, 5}}) {
+        Buffer<int> in = ramp_input(width + 2, height + 2);
+        Var x("x"), y("y"), yi("yi");
+        Func blur_x("hs_vec_x"), blur_y("hs_vec_y");
+        blur_x(x, y) = (in(x, y) + in(x + 1, y) + in(x + 2, y)) / 3;
+        blur_y(x, y) = (blur_x(x, y) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3;
+        blur_y.split(y, y, yi, 32).parallel(y).vectorize(x, 16);
+        blur_x.store_at(blur_y, y).compute_at(blur_y, x).vectorize(x, 16);
+        Buffer<int> out = blur_y.realize({width, height});
+        auto bx = [&](int u, int v) { return (in(u, v) + in(u + 1, v) + in(u + 2, v)) / 3; };
+        for (int v = 0; v < height; v++) {
+            for (int u = 0; u < width; u++) {
+                ASSERT_EQ(out(u, v), (bx(u, v) + bx(u, v + 1) + bx(u, v + 2)) / 3)
+                    << width << "x" << height << " at " << u << ", " << v;
+            }
+        }
+        // The main part of blur_y's loop over vectors runs up to its tail's copy.
+        std::string stmt = blur_y.lowered_stmt();
+        size_t main = stmt.find("for (hs_vec_y.s0.x, 0,");
+        size_t tail = stmt.find("for (hs_vec_y.s0.x", main + 1);
+        ASSERT_NE(tail, std::string::npos) << stmt;
+        EXPECT_EQ(stmt.substr(main, tail - main).find("for (hs_vec_x.s0.x"), std::string::npos)
+            << stmt;
     }
 }
 
