@@ -146,6 +146,16 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
         // The storage then keeps every column: only the outermost slid dimension is folded.
         if (result.slid) continue;
         result.slid = true;
+        // The circular buffer holds the rows of one computation and those the next iteration
+        // of this loop reuses; a loop further in that moves the same dimension (a tile's rows
+        // inside a slide over tiles) computes more rows in between, which would land on the
+        // slots of rows still to be reused: no fold then.
+        bool moved_further_in = false;
+        for (auto inner = loops.begin(); inner != from_outside.base() - 1; ++inner) {
+            moved_further_in |= expr_uses_var(required[a].min, inner->var) ||
+                                expr_uses_var(required[a].max, inner->var);
+        }
+        if (moved_further_in) continue;
         Expr extent = simplify(required[a].max - required[a].min + 1);
         // A bound_extent() window holds more than is read.
         for (const schedule::Bound &b : producer.schedule().bounds) {

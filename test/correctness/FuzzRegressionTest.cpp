@@ -507,5 +507,22 @@ TEST(FuzzRegression, PartitioningDoesNotTreatAStoredValueAsABound) {
     EXPECT_EQ(values(2, 0), -12);  // r = (-2, -1): -14 - 2 * (2 - 3)
 }
 
+// A producer computed per point of a tile and stored per strip of tiles slides over two loops:
+// down the strip's tiles (rows) and along its tiles (columns). Inside each column of tiles a
+// loop walks the tile's rows, so a row computed for one column must survive until the next
+// column reuses it: the rows were folded into one slot and overwritten (case 777065).
+TEST(FuzzRegression, NoFoldWhereALoopInsideTheSlideMovesTheFoldedDimension) {
+    Buffer<> in = random_buffer(Int(16), {30, 20}, 19);
+    Func bounded = BoundaryConditions::repeat_edge(in);
+    Func f("fr19_f"), g("fr19_g");
+    Var yo("yo"), yi("yi"), xo("xo"), xi("xi"), yio("yio"), yii("yii");
+    f(x, y) = cast<int32_t>(bounded(x, y)) * 3 - x;
+    g(x, y) = f(x - 3, y) + f(x - 1, y) * 2 + f(x + 2, y);
+    g.split(y, yo, yi, 3).tile(x, yi, xo, yio, xi, yii, 3, 8);
+    f.compute_at(g, xi).store_at(g, yo);
+    Realization out = g.realize({19, 11});
+    EXPECT_TRUE(matches_reference(g, out));
+}
+
 }  // namespace
 }  // namespace dsl
