@@ -9,6 +9,8 @@
 // f.clone_in(g) makes a copy "f_clone_in_g" of f, definitions and schedule included, that g
 // reads instead: two consumers can then each compute their own copy where it suits them.
 //
+// An ImageParam has in() too: a Func that reads the input, to stage parts of it.
+//
 // Run it: build/tutorials/lesson_13_wrappers_and_clones
 
 #include <cstdio>
@@ -102,6 +104,25 @@ int main() {
         ok &= expect(r(5, 5) == 26 * 24, "the clone computes what f computes");
         ok &= expect(out.loop_nest().find("produce f_clone_in_g") != std::string::npos,
                      "the clone has loops of its own");
+    }
+
+    // 5. An input has wrappers too. input.in(g) is a Func that g reads instead of the input:
+    //    here each row of g first copies the two rows of the input it reads into a small
+    //    buffer (its implicit variables are _0 and _1), which the rest of the row then reads.
+    {
+        Buffer<int> pixels(10, 8);
+        pixels.fill([](int u, int v) { return u + 10 * v; });
+        ImageParam input(Int(32), 2, "input");
+        input.set(pixels);
+        Func g("g");
+        g(x, y) = input(x, y) + input(x + 1, y + 1);
+        input.in(g).compute_at(g, y).vectorize(_0, 4);
+        std::printf("-- two rows of the input copied per row of g:\n");
+        g.print_loop_nest();
+        Buffer<int> r = g.realize({9, 7});
+        ok &= expect(r(8, 6) == 68 + 79, "the wrapper reads what the input holds");
+        ok &= expect(g.loop_nest().find("produce input_in_g") != std::string::npos,
+                     "the input's wrapper has loops of its own");
     }
 
     if (!ok) return 1;

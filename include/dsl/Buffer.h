@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dsl/DeviceAPI.h"
@@ -75,6 +76,37 @@ template <typename X>
 struct NotDeduced {
     using type = X;
 };
+
+/// How many ints a callable takes (1 to 16), or 0 if it takes none of those counts.
+template <typename F, size_t... I>
+constexpr bool takes_ints(std::index_sequence<I...>) {
+    return std::is_invocable_v<F, decltype((void)I, int())...>;
+}
+template <typename F, size_t N = 1>
+constexpr size_t int_arity() {
+    if constexpr (N > 16) {
+        return 0;
+    } else if constexpr (takes_ints<F>(std::make_index_sequence<N>())) {
+        return N;
+    } else {
+        return int_arity<F, N + 1>();
+    }
+}
+template <typename F, size_t... I>
+decltype(auto) call_with_ints(F &f, const int *p, std::index_sequence<I...>) {
+    return f(p[I]...);
+}
+/// `f(p[0], ..., p[N-1])`, or `f(p)` if f takes the coordinates as a pointer.
+template <typename F>
+decltype(auto) call_at(F &f, const int *p) {
+    if constexpr (std::is_invocable_v<F, const int *>) {
+        return f(p);
+    } else {
+        constexpr size_t n = int_arity<F>();
+        static_assert(n > 0, "f must take (const int *) or 1 to 16 ints (one per dimension)");
+        return call_with_ints(f, p, std::make_index_sequence<n>());
+    }
+}
 
 /// The value of `buffer` at symbolic coordinates, as an Expr (see Buffer::operator()).
 Expr buffer_access(const Buffer<void> &buffer, const std::vector<Expr> &coords);
@@ -222,6 +254,15 @@ class Buffer {
     int width() const { return dimensions() > 0 ? dim(0).extent() : 1; }
     int height() const { return dimensions() > 1 ? dim(1).extent() : 1; }
     int channels() const { return dimensions() > 2 ? dim(2).extent() : 1; }
+    /// The bytes from the lowest to the highest element's address, both included (the memory
+    /// the Buffer spans; more than number_of_elements() * bytes when it is not dense).
+    size_t size_in_bytes() const {
+        if (number_of_elements() == 0) return 0;
+        int64_t span = 1;
+        for (int i = 0; i < dimensions(); i++)
+            span += int64_t(dim(i).extent() - 1) * std::abs(int64_t(dim(i).stride()));
+        return static_cast<size_t>(span) * type().bytes();
+    }
     int64_t number_of_elements() const {
         int64_t n = 1;
         for (int i = 0; i < dimensions(); i++)
@@ -366,20 +407,7 @@ class Buffer {
               typename = std::enable_if_t<!std::is_void_v<U> && !is_scalar_type_v<F>>>
     void fill(F f) {
         for_each_position([&](const int *pos) {
-            U &value = *reinterpret_cast<U *>(byte_address(pos));
-            if constexpr (std::is_invocable_v<F, const int *>) {
-                value = static_cast<U>(f(pos));
-            } else if constexpr (std::is_invocable_v<F, int>) {
-                value = static_cast<U>(f(pos[0]));
-            } else if constexpr (std::is_invocable_v<F, int, int>) {
-                value = static_cast<U>(f(pos[0], pos[1]));
-            } else if constexpr (std::is_invocable_v<F, int, int, int>) {
-                value = static_cast<U>(f(pos[0], pos[1], pos[2]));
-            } else {
-                static_assert(std::is_invocable_v<F, int, int, int, int>,
-                              "fill: f must take (const int *) or 1 to 4 ints");
-                value = static_cast<U>(f(pos[0], pos[1], pos[2], pos[3]));
-            }
+            *reinterpret_cast<U *>(byte_address(pos)) = static_cast<U>(detail::call_at(f, pos));
         });
     }
 
@@ -389,25 +417,19 @@ class Buffer {
         for_each_position([&](const int *pos) { f(*reinterpret_cast<U *>(byte_address(pos))); });
     }
 
-    /// Calls `f` once per element with its coordinates: `f(x)`, `f(x, y)`, ... (matching the
-    /// number of dimensions, up to 4), or `f(const int *coords)` for any number.
+    /// Whether every element equals `value`.
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    bool all_equal(typename detail::NotDeduced<U>::type value) const {
+        bool all = true;
+        for_each_value([&](const U &v) { all = all && v == value; });
+        return all;
+    }
+
+    /// Calls `f` once per element with its coordinates: `f(x)`, `f(x, y)`, ... (one int per
+    /// dimension, up to 16), or `f(const int *coords)`.
     template <typename F>
     void for_each_element(F f) const {
-        for_each_position([&](const int *p) {
-            if constexpr (std::is_invocable_v<F, const int *>) {
-                f(p);
-            } else if constexpr (std::is_invocable_v<F, int>) {
-                f(p[0]);
-            } else if constexpr (std::is_invocable_v<F, int, int>) {
-                f(p[0], p[1]);
-            } else if constexpr (std::is_invocable_v<F, int, int, int>) {
-                f(p[0], p[1], p[2]);
-            } else {
-                static_assert(std::is_invocable_v<F, int, int, int, int>,
-                              "for_each_element: f must take (const int *) or 1 to 4 ints");
-                f(p[0], p[1], p[2], p[3]);
-            }
-        });
+        for_each_position([&](const int *p) { detail::call_at(f, p); });
     }
 
     // The device side (GPU targets). A buffer may have a copy in a GPU's memory; two flags say

@@ -714,6 +714,19 @@ class Func {
     /// Writes the C header declaring the generated functions.
     void compile_to_header(const std::string &filename, const std::vector<Argument> &args,
                            const std::string &fn_name = "", const Target &target = Target::host());
+    /// Writes `<prefix>.o` (as compile_to_object) and `<prefix>.h` (as compile_to_header).
+    void compile_to_file(const std::string &prefix, const std::vector<Argument> &args,
+                         const std::string &fn_name = "", const Target &target = Target::host());
+    /// The assembly / the LLVM IR of the AOT function `fn_name` taking `args`, as
+    /// compile_to_object compiles it (the forms without `args` write what the JIT runs).
+    void compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                             const std::string &fn_name, const Target &target = Target::host());
+    void compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                             const Target &target = Target::host());
+    void compile_to_llvm_ir(const std::string &filename, const std::vector<Argument> &args,
+                            const std::string &fn_name, const Target &target = Target::host());
+    void compile_to_llvm_ir(const std::string &filename, const std::vector<Argument> &args,
+                            const Target &target = Target::host());
 
     const std::shared_ptr<lang::FunctionContents> &contents() const { return contents_; }
 

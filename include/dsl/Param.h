@@ -3,6 +3,7 @@
 /// `ImageParam` (a buffer). Changing them does not recompile the pipeline.
 
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@ namespace dsl {
 namespace ir {
 struct ParameterContents;
 }
+namespace lang {
+struct FunctionContents;
+}
+class Func;
 
 namespace detail {
 std::shared_ptr<ir::ParameterContents> make_scalar_param(Type t, const std::string &name);
@@ -56,6 +61,13 @@ class Param {
     Param() : Param(detail::fresh_param_name("p")) {}
     explicit Param(const std::string &name)
         : contents_(detail::make_scalar_param(type_of<T>(), name)) {}
+    /// (So that `Param<bool>("flag")` is a name, not a pointer converted to bool.)
+    explicit Param(const char *name) : Param(std::string(name)) {}
+    /// A Param with a made-up name and a value (Halide's `Param<int> p(3)`).
+    explicit Param(T default_value) : Param(detail::fresh_param_name("p"), default_value) {}
+    /// A made-up name, a value and a range (see the named form below).
+    Param(T default_value, T min, T max)
+        : Param(detail::fresh_param_name("p"), default_value, min, max) {}
     Param(const std::string &name, T default_value) : Param(name) {
         detail::set_param_range(*contents_, Expr(default_value), Expr(), Expr());
         set(default_value);
@@ -141,10 +153,21 @@ class ImageParam {
     /// (Dimension::set_estimate).
     ImageParam &set_estimates(const Region &estimates);
 
+    /// A Func that stands in for this input in the calls of every Func (`in()`), of one
+    /// consumer, or of each of several, so that it can be scheduled: `input.in().compute_root()`
+    /// copies the input once, `input.in(conv).compute_at(conv, x)` stages the part of it that an
+    /// iteration of conv reads. Asked again for the same consumers, it is the same Func. The
+    /// ImageParam (and its copies) keep these Funcs alive.
+    Func in();
+    Func in(const Func &consumer);
+    Func in(const std::vector<Func> &consumers);
+
     const std::shared_ptr<ir::ParameterContents> &contents() const { return contents_; }
 
   private:
     std::shared_ptr<ir::ParameterContents> contents_;
+    std::shared_ptr<std::map<std::string, std::shared_ptr<lang::FunctionContents>>> wrappers_ =
+        std::make_shared<std::map<std::string, std::shared_ptr<lang::FunctionContents>>>();
 };
 
 }  // namespace dsl

@@ -102,6 +102,12 @@ class Pipeline {
                            const std::string &fn_name, const Target &target = Target::host());
     void compile_to_header(const std::string &filename, const std::vector<Argument> &args,
                            const std::string &fn_name, const Target &target = Target::host());
+    void compile_to_file(const std::string &prefix, const std::vector<Argument> &args,
+                         const std::string &fn_name, const Target &target = Target::host());
+    void compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                             const std::string &fn_name, const Target &target = Target::host());
+    void compile_to_llvm_ir(const std::string &filename, const std::vector<Argument> &args,
+                            const std::string &fn_name, const Target &target = Target::host());
 
   private:
     std::vector<Func> outputs_;

@@ -31,6 +31,19 @@ void write_header(const std::vector<lang::Function> &outputs, const std::string 
 void write_static_library(const std::vector<lang::Function> &outputs, const std::string &prefix,
                           const std::vector<Argument> &args, const std::string &fn_name,
                           const Target &target);
+/// Writes `<prefix>.o` and `<prefix>.h` from one lowering (Func::compile_to_file).
+void write_object_and_header(const std::vector<lang::Function> &outputs, const std::string &prefix,
+                             const std::vector<Argument> &args, const std::string &fn_name,
+                             const Target &target);
+/// Writes the assembly or the LLVM IR of the function `fn_name` taking `args`, as
+/// compile_to_object would compile it (Func::compile_to_assembly / compile_to_llvm_ir with
+/// arguments).
+void write_assembly(const std::vector<lang::Function> &outputs, const std::string &filename,
+                    const std::vector<Argument> &args, const std::string &fn_name,
+                    const Target &target);
+void write_llvm_ir(const std::vector<lang::Function> &outputs, const std::string &filename,
+                   const std::vector<Argument> &args, const std::string &fn_name,
+                   const Target &target);
 
 /// Whether `s` is a C identifier (letters, digits and '_', not starting with a digit).
 bool is_c_identifier(const std::string &s);

@@ -1,4 +1,5 @@
-// Func::compile_to_static_library, compile_to_object and compile_to_header, and the writers of
+// Func::compile_to_static_library, compile_to_object, compile_to_header, compile_to_file, and
+// compile_to_assembly / compile_to_llvm_ir of an AOT function, and the writers of
 // one pipeline's object, header and library that they and Pipeline share.
 #include <fstream>
 
@@ -49,6 +50,33 @@ void write_static_library(const std::vector<lang::Function> &outputs, const std:
     write_file(prefix + ".h", c_header(module, fn_name), "compile_to_static_library");
 }
 
+void write_object_and_header(const std::vector<lang::Function> &outputs, const std::string &prefix,
+                             const std::vector<Argument> &args, const std::string &fn_name,
+                             const Target &target) {
+    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_file");
+    write_file(prefix + ".o",
+               codegen::compile_to_object_bytes(module, codegen::cpu_target_for(target),
+                                                target.to_string()),
+               "compile_to_file");
+    write_file(prefix + ".h", c_header(module, fn_name), "compile_to_file");
+}
+
+void write_assembly(const std::vector<lang::Function> &outputs, const std::string &filename,
+                    const std::vector<Argument> &args, const std::string &fn_name,
+                    const Target &target) {
+    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_assembly");
+    write_file(filename, codegen::compile_to_assembly_text(module, codegen::cpu_target_for(target)),
+               "compile_to_assembly");
+}
+
+void write_llvm_ir(const std::vector<lang::Function> &outputs, const std::string &filename,
+                   const std::vector<Argument> &args, const std::string &fn_name,
+                   const Target &target) {
+    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_llvm_ir");
+    write_file(filename, codegen::compile_to_llvm_ir_text(module, codegen::cpu_target_for(target)),
+               "compile_to_llvm_ir");
+}
+
 }  // namespace aot
 
 namespace {
@@ -73,6 +101,34 @@ void Func::compile_to_static_library(const std::string &prefix, const std::vecto
                                      const std::string &fn_name, const Target &target) {
     aot::write_static_library({lang::Function(contents_)}, prefix, args,
                               function_name(*this, fn_name), target);
+}
+
+void Func::compile_to_file(const std::string &prefix, const std::vector<Argument> &args,
+                           const std::string &fn_name, const Target &target) {
+    aot::write_object_and_header({lang::Function(contents_)}, prefix, args,
+                                 function_name(*this, fn_name), target);
+}
+
+void Func::compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                               const std::string &fn_name, const Target &target) {
+    aot::write_assembly({lang::Function(contents_)}, filename, args, function_name(*this, fn_name),
+                        target);
+}
+
+void Func::compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                               const Target &target) {
+    compile_to_assembly(filename, args, "", target);
+}
+
+void Func::compile_to_llvm_ir(const std::string &filename, const std::vector<Argument> &args,
+                              const std::string &fn_name, const Target &target) {
+    aot::write_llvm_ir({lang::Function(contents_)}, filename, args, function_name(*this, fn_name),
+                       target);
+}
+
+void Func::compile_to_llvm_ir(const std::string &filename, const std::vector<Argument> &args,
+                              const Target &target) {
+    compile_to_llvm_ir(filename, args, "", target);
 }
 
 }  // namespace dsl

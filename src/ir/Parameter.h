@@ -2,12 +2,14 @@
 /// The data behind `Param<T>` and `ImageParam`: an input of a pipeline whose value is supplied
 /// when it runs. IR nodes refer to it so that lowering can list a pipeline's arguments.
 
+#include <map>
 #include <memory>
 #include <string>
 
 #include "dsl/Buffer.h"
 #include "dsl/Expr.h"
 #include "ir/BufferConstraints.h"
+#include "ir/FunctionPtr.h"
 
 namespace dsl::ir {
 
@@ -28,6 +30,9 @@ struct ParameterContents {
     Buffer<> buffer;
     /// An ImageParam's constraints (dim(d).set_min(...), ...).
     std::shared_ptr<BufferConstraints> constraints;
+    /// ImageParam::in(): the Funcs that stand in for the buffer's calls, by consumer name ("" for
+    /// every consumer). Weak: the ImageParam keeps them alive, and they read this parameter.
+    std::map<std::string, FunctionPtr> wrappers;
 };
 
 /// A shared handle to a parameter; copies refer to the same parameter.

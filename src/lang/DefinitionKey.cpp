@@ -100,6 +100,16 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         } else {
             out_ += '_';
         }
+        // ImageParam::in(): the Funcs that stand in for the buffer, and their schedules.
+        number(static_cast<int64_t>(c.wrappers.size()));
+        for (const auto &[consumer, stand_in] : c.wrappers) {
+            text(consumer);
+            if (std::shared_ptr<FunctionContents> w = stand_in.lock()) {
+                reference(w);
+            } else {
+                out_ += '_';
+            }
+        }
     }
 
     void constraints(const ir::BufferConstraints &b) {

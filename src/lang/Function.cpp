@@ -379,8 +379,10 @@ namespace {
 
 class RedirectCalls : public IRMutator {
   public:
-    explicit RedirectCalls(const std::function<FunctionPtr(const FunctionContents &)> &target)
-        : target_(target) {}
+    using FuncTarget = std::function<FunctionPtr(const FunctionContents &)>;
+    using ImageTarget = std::function<FunctionPtr(const ir::ParameterContents &)>;
+    explicit RedirectCalls(const FuncTarget &target) : target_(&target) {}
+    explicit RedirectCalls(const ImageTarget &target) : image_target_(&target) {}
     bool changed = false;
 
     void definition(Definition &d) {
@@ -398,10 +400,13 @@ class RedirectCalls : public IRMutator {
     Expr visit(const Call *op) override {
         Expr e = IRMutator::visit(op);
         const auto *c = e.as<Call>();
-        if (c->call_type != Call::CallType::Func) return e;
-        std::shared_ptr<FunctionContents> callee = c->func.lock();
-        if (!callee) return e;
-        FunctionPtr to = target_(*callee);
+        FunctionPtr to;
+        if (c->call_type == Call::CallType::Func && target_) {
+            std::shared_ptr<FunctionContents> callee = c->func.lock();
+            if (callee) to = (*target_)(*callee);
+        } else if (c->call_type == Call::CallType::Image && image_target_ && c->param.defined()) {
+            to = (*image_target_)(*c->param.shared());
+        }
         if (!to.defined()) return e;
         changed = true;
         return Call::make(c->type, to.lock()->name, c->args, Call::CallType::Func, c->value_index,
@@ -409,7 +414,8 @@ class RedirectCalls : public IRMutator {
     }
 
   private:
-    const std::function<FunctionPtr(const FunctionContents &)> &target_;
+    const FuncTarget *target_ = nullptr;
+    const ImageTarget *image_target_ = nullptr;
 };
 
 }  // namespace
@@ -428,6 +434,15 @@ std::set<std::string> output_buffer_fields(const Function &f) {
 
 bool redirect_calls(FunctionContents &f,
                     const std::function<FunctionPtr(const FunctionContents &callee)> &target) {
+    RedirectCalls r(target);
+    r.definition(f.init);
+    for (Definition &d : f.updates)
+        r.definition(d);
+    return r.changed;
+}
+
+bool redirect_image_calls(FunctionContents &f,
+                          const std::function<FunctionPtr(const ir::ParameterContents &)> &target) {
     RedirectCalls r(target);
     r.definition(f.init);
     for (Definition &d : f.updates)

@@ -152,6 +152,12 @@ std::set<std::string> output_buffer_fields(const Function &f);
 bool redirect_calls(FunctionContents &f,
                     const std::function<ir::FunctionPtr(const FunctionContents &callee)> &target);
 
+/// The same for the calls of input buffers (ImageParams): a call of the parameter `param`
+/// becomes a call of the Func `target(param)` when that is defined.
+bool redirect_image_calls(
+    FunctionContents &f,
+    const std::function<ir::FunctionPtr(const ir::ParameterContents &param)> &target);
+
 /// Walks every expression of every definition of `f` with `visitor`: left sides, values,
 /// predicates, specializations' conditions and RDom bounds.
 void visit_definitions(const Function &f, ir::IRVisitor &visitor);

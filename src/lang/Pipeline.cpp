@@ -125,6 +125,21 @@ void Pipeline::compile_to_header(const std::string &filename, const std::vector<
     aot::write_header(functions(outputs_), filename, args, fn_name, target);
 }
 
+void Pipeline::compile_to_file(const std::string &prefix, const std::vector<Argument> &args,
+                               const std::string &fn_name, const Target &target) {
+    aot::write_object_and_header(functions(outputs_), prefix, args, fn_name, target);
+}
+
+void Pipeline::compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                                   const std::string &fn_name, const Target &target) {
+    aot::write_assembly(functions(outputs_), filename, args, fn_name, target);
+}
+
+void Pipeline::compile_to_llvm_ir(const std::string &filename, const std::vector<Argument> &args,
+                                  const std::string &fn_name, const Target &target) {
+    aot::write_llvm_ir(functions(outputs_), filename, args, fn_name, target);
+}
+
 std::vector<Func> Pipeline::funcs() const {
     // Producers first: a depth-first walk from the outputs over each Func's direct callees.
     std::vector<Func> order;

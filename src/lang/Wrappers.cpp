@@ -1,7 +1,9 @@
-// Func::in() and Func::clone_in(): Funcs that stand in for another in the calls of chosen
-// consumers. They are recorded on the wrapped Func; lowering (lowering/Wrappers.cpp) redirects
-// the calls.
+// Func::in(), Func::clone_in() and ImageParam::in(): Funcs that stand in for another Func, or
+// for an input buffer, in the calls of chosen consumers. They are recorded on the wrapped Func
+// (on the parameter, weakly, for an ImageParam); lowering (lowering/Wrappers.cpp) redirects the
+// calls.
 #include "dsl/Func.h"
+#include "dsl/Param.h"
 #include "ir/Error.h"
 #include "ir/IRVisitor.h"
 #include "lang/Function.h"
@@ -121,6 +123,60 @@ Func Func::clone_in(const std::vector<Func> &consumers) {
 
 Func Func::clone_in(const Func &consumer) {
     return clone_in(std::vector<Func>{consumer});
+}
+
+namespace {
+
+/// `wrapper(_0, _1, ...) = input(_0, _1, ...)`.
+std::shared_ptr<FunctionContents> make_image_wrapper(const ImageParam &input,
+                                                     const std::string &name) {
+    Function w = Function::make(name);
+    std::vector<std::string> names;
+    std::vector<Expr> args;
+    for (int d = 0; d < input.dimensions(); d++) {
+        names.push_back(Var::implicit(d).name());
+        args.push_back(Var::implicit(d));
+    }
+    w.define(names, {input(args)});
+    return w.shared();
+}
+
+}  // namespace
+
+Func ImageParam::in(const std::vector<Func> &consumers) {
+    user_assert(!consumers.empty())
+        << "ImageParam \"" << name() << "\".in(...): the list of consumers is empty.";
+    std::shared_ptr<FunctionContents> wrapper;
+    for (const Func &c : consumers) {
+        auto it = wrappers_->find(c.name());
+        if (it == wrappers_->end()) continue;
+        user_assert(!wrapper || wrapper == it->second)
+            << "ImageParam \"" << name() << "\".in(...): the consumers listed already have "
+            << "different in() Funcs (\"" << wrapper->name << "\", \"" << it->second->name
+            << "\"); list each consumer once.";
+        wrapper = it->second;
+    }
+    if (!wrapper) wrapper = make_image_wrapper(*this, name() + "_in_" + joined_names(consumers));
+    for (const Func &c : consumers) {
+        (*wrappers_)[c.name()] = wrapper;
+        contents_->wrappers[c.name()] = FunctionPtr(wrapper).weakened();
+    }
+    lang::bump_pipeline_epoch();
+    return Func(wrapper);
+}
+
+Func ImageParam::in(const Func &consumer) {
+    return in(std::vector<Func>{consumer});
+}
+
+Func ImageParam::in() {
+    std::shared_ptr<FunctionContents> &wrapper = (*wrappers_)[""];
+    if (!wrapper) {
+        wrapper = make_image_wrapper(*this, name() + "_global_wrapper");
+        contents_->wrappers[""] = FunctionPtr(wrapper).weakened();
+        lang::bump_pipeline_epoch();
+    }
+    return Func(wrapper);
 }
 
 }  // namespace dsl

@@ -34,10 +34,29 @@ std::shared_ptr<FunctionContents> stand_in(const FunctionContents &callee,
     return nullptr;
 }
 
+/// The Func that the calls of `consumer` to the input `param` read instead (ImageParam::in()),
+/// or null: a wrapper for the consumer, else the global one (not for the wrappers themselves).
+std::shared_ptr<FunctionContents> image_stand_in(const ParameterContents &param,
+                                                 const FunctionContents &consumer) {
+    for (const auto &entry : param.wrappers) {
+        if (entry.second.lock().get() == &consumer) return nullptr;
+    }
+    for (const std::string &key : {consumer.name, std::string()}) {
+        auto it = param.wrappers.find(key);
+        if (it == param.wrappers.end()) continue;
+        if (std::shared_ptr<FunctionContents> w = it->second.lock()) return w;
+    }
+    return nullptr;
+}
+
 Function redirected(const Function &f) {
     auto copy = std::make_shared<FunctionContents>(f.contents());
     bool changed = lang::redirect_calls(*copy, [&](const FunctionContents &callee) {
         std::shared_ptr<FunctionContents> target = stand_in(callee, f.contents());
+        return target ? FunctionPtr(target) : FunctionPtr();
+    });
+    changed |= lang::redirect_image_calls(*copy, [&](const ParameterContents &param) {
+        std::shared_ptr<FunctionContents> target = image_stand_in(param, f.contents());
         return target ? FunctionPtr(target) : FunctionPtr();
     });
     return changed ? Function(copy) : f;

@@ -343,9 +343,9 @@ TEST(HalideApi, TupleElementUpdatesAndUndef) {
     Buffer<float> sums = in_place.realize({6});
     EXPECT_EQ(sums(5), 2.0f * (0 + 1 + 2 + 3 + 4 + 5));
     std::string message = test::message_of([&] {
-        Func g("g");
-        g(x) = 0;
-        g(x) = undef<int>() + 1;
+        Func h("h");
+        h(x) = 0;
+        h(x) = undef<int>() + 1;
     });
     EXPECT_CONTAINS(message, "uses undef() inside the value");
 }
@@ -546,6 +546,85 @@ TEST(HalideApi, TwoRealizationsOfOneFuncAreDistinctInputs) {
     Buffer<int> out = diff.realize({8});
     for (int i = 0; i < 8; i++)
         EXPECT_EQ(out(i), 4) << i;
+}
+
+// Halide's value-only Param constructors; a name given as a string literal stays a name, also
+// for Param<bool>.
+TEST(HalideApi, ParamFromAValue) {
+    Param<int> three(3);
+    Param<float> ranged(2, 1, 10);
+    Param<bool> flag("hs_flag");
+    EXPECT_EQ(flag.name(), "hs_flag");
+    flag.set(true);
+    Var x("x");
+    Func f("hs_param_value");
+    f(x) = select(flag, three * x, 0) + cast<int>(ranged);
+    Buffer<int> out = f.realize({4});
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ(out(i), 3 * i + 2);
+    ranged.set(11.0f);  // outside [1, 10]: the run refuses it
+    EXPECT_THROW(f.realize({4}), RuntimeError);
+}
+
+// size_in_bytes spans the memory from the first to the last element; all_equal compares every
+// element; for_each_element and fill take one int per dimension, up to 16.
+TEST(HalideApi, BufferBytesEqualityAndManyDimensions) {
+    Buffer<uint16_t> dense(5, 3);
+    EXPECT_EQ(dense.size_in_bytes(), 5u * 3u * 2u);
+    Buffer<uint16_t> column = dense.cropped(0, 1, 2);
+    EXPECT_EQ(column.size_in_bytes(), (5u * 2u + 2u) * 2u);  // rows of 5, two columns of each
+    dense.fill(7);
+    EXPECT_TRUE(dense.all_equal(7));
+    dense(4, 2) = 8;
+    EXPECT_FALSE(dense.all_equal(7));
+    EXPECT_EQ(Buffer<int>(0, 4).size_in_bytes(), 0u);
+
+    Buffer<int> six(2, 2, 2, 2, 2, 2);
+    six.fill([](int a, int b, int c, int d, int e, int f) {
+        return a + 2 * b + 4 * c + 8 * d + 16 * e + 32 * f;
+    });
+    int sum = 0, count = 0;
+    six.for_each_element([&](int a, int b, int c, int d, int e, int f) {
+        EXPECT_EQ(six(a, b, c, d, e, f), a + 2 * b + 4 * c + 8 * d + 16 * e + 32 * f);
+        sum += six(a, b, c, d, e, f);
+        count++;
+    });
+    EXPECT_EQ(count, 64);
+    EXPECT_EQ(sum, 63 * 64 / 2);
+}
+
+// compile_to_file writes an object and its header; compile_to_assembly and compile_to_llvm_ir
+// with arguments write the AOT function of that name.
+TEST(HalideApi, CompileToFileAndAssemblyOfAnAotFunction) {
+    test::TempDirectory dir;
+    ImageParam input(Float(32), 1, "hs_aot_in");
+    Param<float> gain("hs_aot_gain");
+    Var x("x");
+    Func f("hs_aot_f");
+    f(x) = input(x) * gain;
+    f.vectorize(x, 8);
+    f.compile_to_file(dir.path() + "/scaled", {input, gain}, "scaled");
+    std::ifstream header(dir.path() + "/scaled.h");
+    std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+    EXPECT_CONTAINS(text, "int scaled(");
+    std::ifstream object(dir.path() + "/scaled.o", std::ios::binary);
+    char magic[4] = {};
+    object.read(magic, 4);
+    EXPECT_EQ(std::string(magic + 1, 3), "ELF");
+
+    f.compile_to_assembly(dir.path() + "/scaled.s", {input, gain}, "scaled_asm");
+    std::ifstream assembly(dir.path() + "/scaled.s");
+    std::string asm_text((std::istreambuf_iterator<char>(assembly)),
+                         std::istreambuf_iterator<char>());
+    EXPECT_CONTAINS(asm_text, "scaled_asm:");
+    f.compile_to_llvm_ir(dir.path() + "/scaled.ll", {input, gain}, Target::host());
+    std::ifstream ir(dir.path() + "/scaled.ll");
+    std::string ir_text((std::istreambuf_iterator<char>(ir)), std::istreambuf_iterator<char>());
+    EXPECT_CONTAINS(ir_text, "@hs_aot_f(");
+    // An argument missing from the list is refused, naming it.
+    std::string message = test::message_of<CompileError>(
+        [&] { f.compile_to_assembly(dir.path() + "/bad.s", {input}, "bad"); });
+    EXPECT_CONTAINS(message, "hs_aot_gain");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Func::in() and Func::clone_in(): the wrapped calls read the wrapper or the clone, which are
-// scheduled apart from the Func they stand in for; the values never change.
+// Func::in(), Func::clone_in() and ImageParam::in(): the wrapped calls read the wrapper or the
+// clone, which are scheduled apart from the Func they stand in for; the values never change.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -136,6 +136,80 @@ TEST(Clones, ConsumersListedTwiceWithDifferentCopiesAreRefused) {
     std::string message = test::message_of([&] { f.clone_in({g, h}); });
     EXPECT_CONTAINS(message, "f_clone_in_g");
     EXPECT_CONTAINS(message, "f_clone_in_h");
+}
+
+// ImageParam::in(): a Func that reads the input, scheduled apart, in place of the input in every
+// consumer's calls (or one consumer's); the values never change.
+TEST(ImageWrappers, GlobalWrapperCopiesTheInputOnce) {
+    Buffer<int> data(12, 6);
+    data.fill([](int u, int v) { return u * 5 - v * 3; });
+    ImageParam input(Int(32), 2, "iw_in");
+    input.set(data);
+    Var x("x"), y("y");
+    Func f("iw_f");
+    f(x, y) = input(x, y) * 2 + input(x + 1, y);
+    Func copy = input.in();
+    EXPECT_EQ(copy.name(), "iw_in_global_wrapper");
+    EXPECT_TRUE(input.in().contents() == copy.contents());  // the same Func again
+    copy.compute_root();
+    Buffer<int> out = f.realize({11, 6});
+    for (int v = 0; v < 6; v++) {
+        for (int u = 0; u < 11; u++)
+            ASSERT_EQ(out(u, v), data(u, v) * 2 + data(u + 1, v)) << u << ", " << v;
+    }
+    std::string nest = f.loop_nest();
+    EXPECT_TRUE(contains(nest, "produce iw_in_global_wrapper")) << nest;
+    // A copy of the ImageParam refers to the same wrappers.
+    ImageParam same = input;
+    EXPECT_TRUE(same.in().contents() == copy.contents());
+}
+
+TEST(ImageWrappers, OneConsumerStagesItsTileTheOtherReadsTheInput) {
+    Buffer<float> data(20, 9);
+    data.fill([](int u, int v) { return 0.5f * u + v; });
+    ImageParam input(Float(32), 2, "iw2_in");
+    input.set(data);
+    Var x("x"), y("y");
+    Func a("iw2_a"), b("iw2_b"), out("iw2_out");
+    a(x, y) = input(x, y) + input(x, y + 1);
+    b(x, y) = input(x + 2, y) * 3.0f;
+    out(x, y) = a(x, y) - b(x, y);
+    a.compute_root();
+    b.compute_root();
+    Func staged = input.in(a);
+    EXPECT_EQ(staged.name(), "iw2_in_in_iw2_a");
+    staged.compute_at(a, y).vectorize(_0, 4);
+    Buffer<float> result = out.realize({18, 8});
+    for (int v = 0; v < 8; v++) {
+        for (int u = 0; u < 18; u++) {
+            float want = data(u, v) + data(u, v + 1) - data(u + 2, v) * 3.0f;
+            ASSERT_FLOAT_EQ(result(u, v), want) << u << ", " << v;
+        }
+    }
+    std::string nest = out.loop_nest();
+    size_t a_at = nest.find("produce iw2_a"), b_at = nest.find("produce iw2_b");
+    size_t staged_at = nest.find("produce iw2_in_in_iw2_a");
+    ASSERT_NE(staged_at, std::string::npos) << nest;
+    EXPECT_LT(a_at, staged_at) << nest;  // inside a's loops
+    EXPECT_EQ(nest.find("produce iw2_in_in_iw2_a", staged_at + 1), std::string::npos) << nest;
+    EXPECT_NE(b_at, std::string::npos);
+}
+
+TEST(ImageWrappers, CompiledAgainAfterInIsAsked) {
+    Buffer<int> data(8);
+    data.fill([](int u) { return u * u; });
+    ImageParam input(Int(32), 1, "iw3_in");
+    input.set(data);
+    Var x("x");
+    Func f("iw3_f");
+    f(x) = input(x) + 1;
+    Buffer<int> before = f.realize({8});
+    EXPECT_FALSE(contains(f.loop_nest(), "iw3_in_global_wrapper"));
+    input.in().compute_root();
+    EXPECT_TRUE(contains(f.loop_nest(), "produce iw3_in_global_wrapper"));
+    Buffer<int> after = f.realize({8});
+    for (int u = 0; u < 8; u++)
+        EXPECT_EQ(after(u), before(u));
 }
 
 TEST(StoreIn, HeapStackAndRegisterGiveTheSameValues) {
