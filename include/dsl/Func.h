@@ -646,26 +646,40 @@ class Func {
     Func &trace_realizations();
 
     // Running it (JIT).
-    /// Computes the Func over [0, size) in each dimension for the host machine.
-    Realization realize(const std::vector<int> &sizes = {}, const Target &target = Target::host());
+    /// Computes the Func over [0, size) in each dimension. Without a target, for the one the
+    /// last compile_jit() was given, else get_jit_target_from_environment() (DSL_JIT_TARGET or
+    /// HL_JIT_TARGET, else this machine), as Halide does.
+    Realization realize(const std::vector<int> &sizes = {});
+    Realization realize(const std::vector<int> &sizes, const Target &target);
     /// The same with the handlers of `context` (dsl/JIT.h) in place of the Func's, where set.
-    Realization realize(JITUserContext *context, const std::vector<int> &sizes = {},
-                        const Target &target = Target::host());
-    void realize(JITUserContext *context, const Realization &outputs,
-                 const Target &target = Target::host());
+    Realization realize(JITUserContext *context, const std::vector<int> &sizes = {});
+    Realization realize(JITUserContext *context, const std::vector<int> &sizes,
+                        const Target &target);
+    void realize(JITUserContext *context, const Realization &outputs);
+    void realize(JITUserContext *context, const Realization &outputs, const Target &target);
     /// The runtime's replacements when realize() runs this Func (dsl/JIT.h).
     JITHandlers &jit_handlers();
     /// Computes into existing buffers (their mins and extents say where); one per Tuple element.
-    void realize(const Realization &outputs, const Target &target = Target::host());
-    void realize(const Buffer<> &output, const Target &target = Target::host());
+    void realize(const Realization &outputs);
+    void realize(const Realization &outputs, const Target &target);
+    /// Into one buffer. (Templates, so that `f.realize({buffer}, target)`, a braced list, means
+    /// a Realization of one buffer rather than either.)
+    template <typename T>
+    void realize(const Buffer<T> &output) {
+        realize(Realization({Buffer<>(output)}));
+    }
+    template <typename T>
+    void realize(const Buffer<T> &output, const Target &target) {
+        realize(Realization({Buffer<>(output)}), target);
+    }
     /// Lowers and compiles the pipeline now, so that the first realize() runs at once. realize()
     /// compiles when it must, so calling this is never required; it compiles again only after
     /// a Func's definition or schedule, or a Param's range, changed. What it compiles is the
     /// version for buffers dense in their first dimension (stride 1); the first realize() given
     /// a buffer that is not dense compiles the version for any strides, and both are kept.
     /// Code found in the JIT's disk cache (see README) under the key of the definitions is
-    /// loaded instead, without lowering.
-    void compile_jit(const Target &target = Target::host());
+    /// loaded instead, without lowering. realize() without a target then uses `target`.
+    void compile_jit(const Target &target = get_jit_target_from_environment());
     /// Gives every ImageParam the pipeline reads that has no buffer (never set, or reset()) a
     /// new buffer of the region the pipeline needs of it to compute an output of `sizes` (or
     /// into `outputs`), with that region's mins: a bounds query through the compiled code,

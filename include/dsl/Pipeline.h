@@ -31,20 +31,25 @@ class Pipeline {
 
     /// Computes every output over [0, size) in each dimension (all outputs have as many
     /// dimensions as `sizes`); one buffer per output value, in the order of the outputs.
-    Realization realize(const std::vector<int> &sizes = {}, const Target &target = Target::host());
+    /// Without a target, for the one the last compile_jit() was given, else
+    /// get_jit_target_from_environment() (as Func::realize).
+    Realization realize(const std::vector<int> &sizes = {});
+    Realization realize(const std::vector<int> &sizes, const Target &target);
     /// The same with the handlers of `context` (dsl/JIT.h) in place of the pipeline's.
-    Realization realize(JITUserContext *context, const std::vector<int> &sizes = {},
-                        const Target &target = Target::host());
-    void realize(JITUserContext *context, const Realization &outputs,
-                 const Target &target = Target::host());
+    Realization realize(JITUserContext *context, const std::vector<int> &sizes = {});
+    Realization realize(JITUserContext *context, const std::vector<int> &sizes,
+                        const Target &target);
+    void realize(JITUserContext *context, const Realization &outputs);
+    void realize(JITUserContext *context, const Realization &outputs, const Target &target);
     /// The runtime's replacements when realize() runs the pipeline (dsl/JIT.h): those of its
     /// first output Func (the same as outputs()[0].jit_handlers()).
     JITHandlers &jit_handlers();
     /// Computes into existing buffers: one per value of each output, in order (their mins and
     /// extents say where).
-    void realize(const Realization &outputs, const Target &target = Target::host());
+    void realize(const Realization &outputs);
+    void realize(const Realization &outputs, const Target &target);
     /// Lowers and compiles now (see Func::compile_jit).
-    void compile_jit(const Target &target = Target::host());
+    void compile_jit(const Target &target = get_jit_target_from_environment());
     /// See Func::infer_input_bounds.
     void infer_input_bounds(const std::vector<int> &sizes, const Target &target = Target::host());
     void infer_input_bounds(const Realization &outputs, const Target &target = Target::host());

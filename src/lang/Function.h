@@ -5,11 +5,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "dsl/JIT.h"
+#include "dsl/Target.h"
 #include "ir/BufferConstraints.h"
 #include "ir/IR.h"
 #include "ir/IRVisitor.h"
@@ -47,6 +49,8 @@ struct FunctionContents {
     std::string name;
     /// Func::jit_handlers: the runtime's replacements when realize() runs this Func.
     JITHandlers jit_handlers;
+    /// The target of the last compile_jit(): what realize() without a target compiles for.
+    std::optional<Target> jit_target;
     /// Names of the pure arguments, dimension 0 first.
     std::vector<std::string> args;
     std::vector<Type> output_types;

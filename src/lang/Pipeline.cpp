@@ -56,6 +56,31 @@ Pipeline::Pipeline(const std::vector<Func> &outputs) : outputs_(outputs) {
     functions(outputs_);  // checks them
 }
 
+namespace {
+/// The target of the pipeline's last compile_jit() (kept with its first output, as its
+/// handlers are), else get_jit_target_from_environment().
+Target jit_target_of(const std::vector<Func> &outputs) {
+    user_assert(!outputs.empty()) << "realize() of a pipeline with no outputs.";
+    return lang::default_jit_target(lang::Function(outputs[0].contents()));
+}
+}  // namespace
+
+Realization Pipeline::realize(const std::vector<int> &sizes) {
+    return realize(sizes, jit_target_of(outputs_));
+}
+
+void Pipeline::realize(const Realization &outputs) {
+    realize(outputs, jit_target_of(outputs_));
+}
+
+Realization Pipeline::realize(JITUserContext *context, const std::vector<int> &sizes) {
+    return realize(context, sizes, jit_target_of(outputs_));
+}
+
+void Pipeline::realize(JITUserContext *context, const Realization &outputs) {
+    realize(context, outputs, jit_target_of(outputs_));
+}
+
 Realization Pipeline::realize(const std::vector<int> &sizes, const Target &target) {
     return Realization(lang::realize_pipeline(functions(outputs_), sizes, target));
 }
@@ -87,7 +112,9 @@ void Pipeline::infer_input_bounds(const Realization &outputs, const Target &targ
 }
 
 void Pipeline::compile_jit(const Target &target) {
-    lang::compile_pipeline_jit(functions(outputs_), target);
+    std::vector<lang::Function> functions_of = functions(outputs_);
+    functions_of[0].contents().jit_target = target;
+    lang::compile_pipeline_jit(functions_of, target);
 }
 
 std::string Pipeline::loop_nest() const {

@@ -521,17 +521,42 @@ lowering::LoweredPipeline lower_pipeline(const std::vector<Function> &outputs) {
 
 }  // namespace lang
 
+namespace lang {
+
+Target default_jit_target(const Function &f) {
+    const std::optional<Target> &compiled = f.contents().jit_target;
+    return compiled ? *compiled : get_jit_target_from_environment();
+}
+
+}  // namespace lang
+
+Realization Func::realize(const std::vector<int> &sizes) {
+    return realize(sizes, lang::default_jit_target(Function(contents_)));
+}
+
 Realization Func::realize(const std::vector<int> &sizes, const Target &target) {
     return Realization(lang::realize_pipeline({Function(contents_)}, sizes, target));
+}
+
+void Func::realize(const Realization &outputs) {
+    realize(outputs, lang::default_jit_target(Function(contents_)));
 }
 
 void Func::realize(const Realization &outputs, const Target &target) {
     lang::realize_pipeline({Function(contents_)}, outputs.buffers(), target);
 }
 
+Realization Func::realize(JITUserContext *context, const std::vector<int> &sizes) {
+    return realize(context, sizes, lang::default_jit_target(Function(contents_)));
+}
+
 Realization Func::realize(JITUserContext *context, const std::vector<int> &sizes,
                           const Target &target) {
     return Realization(lang::realize_pipeline({Function(contents_)}, sizes, target, context));
+}
+
+void Func::realize(JITUserContext *context, const Realization &outputs) {
+    realize(context, outputs, lang::default_jit_target(Function(contents_)));
 }
 
 void Func::realize(JITUserContext *context, const Realization &outputs, const Target &target) {
@@ -540,10 +565,6 @@ void Func::realize(JITUserContext *context, const Realization &outputs, const Ta
 
 JITHandlers &Func::jit_handlers() {
     return contents_->jit_handlers;
-}
-
-void Func::realize(const Buffer<> &output, const Target &target) {
-    realize(Realization({output}), target);
 }
 
 void Func::infer_input_bounds(const std::vector<int> &sizes, const Target &target) {
@@ -559,6 +580,7 @@ void Func::infer_input_bounds(const Buffer<> &output, const Target &target) {
 }
 
 void Func::compile_jit(const Target &target) {
+    contents_->jit_target = target;
     lang::compile_pipeline_jit({Function(contents_)}, target);
 }
 

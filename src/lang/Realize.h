@@ -45,6 +45,9 @@ void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<
                         const Target &target);
 /// compile_jit() of the pipeline of `outputs`.
 void compile_pipeline_jit(const std::vector<Function> &outputs, const Target &target);
+/// What realize() without a target compiles for: the target of `f`'s last compile_jit(), else
+/// get_jit_target_from_environment().
+Target default_jit_target(const Function &f);
 /// The outputs' names, for messages and symbols: "f" or "f, g".
 std::string names_of(const std::vector<Function> &outputs);
 /// The pipeline lowered as the JIT lowers it (for loop nests and statements).

@@ -6,6 +6,9 @@
 // functions, buffers with mins and strides, symbolic sizes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "GPUTestUtil.h"
 #include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
@@ -63,6 +66,29 @@ TEST_P(GPUSchedule, TailStrategies) {
         Buffer<> out = f.realize({99}, gpu_target())[0];
         EXPECT_TRUE(matches(f, out)) << "tail strategy " << static_cast<int>(tail);
     }
+}
+
+// realize() without a target runs for the target compile_jit() was given (Halide's lessons 12
+// and 19 compile_jit a GPU target, then realize without one); before any compile_jit, for
+// get_jit_target_from_environment(), here the host, which has no GPU API.
+TEST_P(GPUSchedule, RealizeWithoutATargetUsesCompileJitsTarget) {
+    if (std::getenv("DSL_JIT_TARGET") || std::getenv("HL_JIT_TARGET"))
+        GTEST_SKIP() << "a JIT target is set in the environment";
+    Buffer<> input = random_buffer(Int(32), {64}, 5);
+    Func f("jit_target_f");
+    f(x) = input(x) * 2 + 1;
+    f.gpu_tile(x, bx, tx, 16);
+    std::string message = message_of<CompileError>([&] { f.realize({64}); });
+    EXPECT_CONTAINS(message, "no GPU API");
+    f.compile_jit(gpu_target());
+    Buffer<> out = f.realize({64})[0];
+    EXPECT_TRUE(matches(f, out));
+    Buffer<int> into(64);
+    f.realize({into}, gpu_target());  // a braced buffer is a Realization of one
+    Pipeline p(f);
+    p.compile_jit(gpu_target());
+    Buffer<> again = p.realize({64})[0];
+    EXPECT_TRUE(matches(f, again));
 }
 
 TEST_P(GPUSchedule, ProducerOnTheDeviceConsumerOnTheDevice) {
