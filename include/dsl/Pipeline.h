@@ -35,6 +35,13 @@ class Pipeline {
     /// get_jit_target_from_environment() (as Func::realize).
     Realization realize(const std::vector<int> &sizes = {});
     Realization realize(const std::vector<int> &sizes, const Target &target);
+    /// (Braced sizes, `{}` for none, are sizes rather than a Realization.)
+    Realization realize(std::initializer_list<int> sizes) {
+        return realize(std::vector<int>(sizes));
+    }
+    Realization realize(std::initializer_list<int> sizes, const Target &target) {
+        return realize(std::vector<int>(sizes), target);
+    }
     /// The same with the handlers of `context` (dsl/JIT.h) in place of the pipeline's.
     Realization realize(JITUserContext *context, const std::vector<int> &sizes = {});
     Realization realize(JITUserContext *context, const std::vector<int> &sizes,

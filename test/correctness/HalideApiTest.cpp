@@ -627,5 +627,25 @@ TEST(HalideApi, CompileToFileAndAssemblyOfAnAotFunction) {
     EXPECT_CONTAINS(message, "hs_aot_gain");
 }
 
+// Braced arguments of realize() as Halide programs write them: `{}` (a 0-dimensional Func) and
+// `{w}` are sizes, `{buffer}` is a Realization of one buffer; none is ambiguous with a target.
+TEST(HalideApi, RealizeWithBracedArgumentsAndATarget) {
+    const Target t = Target::host();
+    Func s("hs_braced_scalar");
+    s() = 1.5f;
+    EXPECT_EQ(((Buffer<float>)s.realize({}, t))(), 1.5f);
+    Buffer<int> into = Buffer<int>::make_scalar();
+    Func g("hs_braced_into");
+    g() = 7;
+    g.realize({into}, t);
+    EXPECT_EQ(into(), 7);
+    Var x("x");
+    Func f("hs_braced_sizes");
+    f(x) = x * 2;
+    Buffer<int> a = f.realize({5}, t), b = f.realize({5});
+    EXPECT_EQ(a(4), 8);
+    EXPECT_EQ(b(3), 6);
+}
+
 }  // namespace
 }  // namespace dsl
