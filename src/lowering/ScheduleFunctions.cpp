@@ -552,16 +552,20 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             }
             // Where every split guard still in force is tested around this loop's body (none
             // inside it, none as a mask on a vector's lanes: the main part of a partitioned
-            // loop, whose vector or unrolled loop runs whole) and no split rounds up or shifts
-            // inwards, the iterations that reach the body, and the loops inside, run only
+            // loop, whose vector or unrolled loop runs whole), no split rounds up or shifts
+            // inwards and no loops are fused (a fused loop's coordinates are a quotient and a
+            // remainder, whose bounds over an iteration can pass the stage's region: fuzz case
+            // 914817 wrote past a producer's root storage), the iterations that reach the
+            // body, and the loops inside, run only
             // points of the stage's region, so what they read lies inside each producer's
             // whole-pipeline region: the producers' regions per iteration need no clamp into
             // it, and a tile's region keeps its constant size in sight of the simplifier (a
             // vector of the consumer needs exactly a vector of the producer: no loop, no tail).
             bool inside_region = true;
             for (const schedule::Split &split : d.schedule.splits) {
-                inside_region &= split.kind != schedule::Split::Kind::SplitVar ||
-                                 (split.tail != TailStrategy::RoundUp &&
+                inside_region &= split.kind == schedule::Split::Kind::RenameVar ||
+                                 (split.kind == schedule::Split::Kind::SplitVar &&
+                                  split.tail != TailStrategy::RoundUp &&
                                   split.tail != TailStrategy::ShiftInwards);
             }
             for (size_t g = 0; g < split_guards; g++)

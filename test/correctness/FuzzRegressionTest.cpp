@@ -524,5 +524,22 @@ TEST(FuzzRegression, NoFoldWhereALoopInsideTheSlideMovesTheFoldedDimension) {
     EXPECT_TRUE(matches_reference(g, out));
 }
 
+// A producer stored at root and computed per vector of a consumer whose loops are fused: the
+// coordinates of a fused loop are a quotient and a remainder, whose bounds over one vector can
+// pass the consumer's region. Computing that region unclamped wrote past the producer's
+// storage (heap corruption, case 914817).
+TEST(FuzzRegression, ProducerPerVectorOfAFusedLoopStaysInItsStorage) {
+    Buffer<> in = random_buffer(Int(16), {34, 16}, 20);
+    Func bounded = BoundaryConditions::repeat_edge(in);
+    Func f("fr20_f"), g("fr20_g");
+    Var xy("xy");
+    f(x, y) = cast<int32_t>(bounded(x, y)) * 5 + y;
+    g(x, y) = f(x - 2, y + 1) + f(x + 4, y + 1) * 3;
+    g.fuse(x, y, xy).vectorize(xy, 4, TailStrategy::PartialTile);
+    f.compute_at(g, xy).store_root().reorder_storage(y, x);
+    Realization out = g.realize({34, 13});
+    EXPECT_TRUE(matches_reference(g, out));
+}
+
 }  // namespace
 }  // namespace dsl
