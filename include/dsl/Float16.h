@@ -17,21 +17,26 @@
 namespace dsl {
 
 namespace detail {
-/// The bits of `value` rounded to a float of `exponent_bits` and `mantissa_bits` (a sign bit
-/// in front): nearest, ties to even; NaN stays NaN (quiet), overflow becomes infinity.
-uint16_t small_float_bits(double value, int exponent_bits, int mantissa_bits);
+/// The bits of `value` rounded to a float16 (or a bfloat16): nearest, ties to even; NaN stays
+/// NaN (quiet), overflow becomes infinity.
+uint16_t small_float_bits(double value, bool bfloat);
 /// The value of such bits, exactly.
-double small_float_value(uint16_t bits, int exponent_bits, int mantissa_bits);
+double small_float_value(uint16_t bits, bool bfloat);
 }  // namespace detail
 
 /// A 16-bit float of `E` exponent and `M` mantissa bits (float16_t, bfloat16_t below).
 template <int E, int M>
 class SmallFloat {
+    static_assert((E == 5 && M == 10) || (E == 8 && M == 7),
+                  "SmallFloat is float16_t (5, 10) or bfloat16_t (8, 7)");
+
+    static constexpr bool is_bfloat = E == 8;
+
   public:
     SmallFloat() = default;
-    explicit SmallFloat(float v) : bits_(detail::small_float_bits(v, E, M)) {}
-    explicit SmallFloat(double v) : bits_(detail::small_float_bits(v, E, M)) {}
-    explicit SmallFloat(int v) : bits_(detail::small_float_bits(v, E, M)) {}
+    explicit SmallFloat(float v) : bits_(detail::small_float_bits(v, is_bfloat)) {}
+    explicit SmallFloat(double v) : bits_(detail::small_float_bits(v, is_bfloat)) {}
+    explicit SmallFloat(int v) : bits_(detail::small_float_bits(v, is_bfloat)) {}
 
     static SmallFloat make_from_bits(uint16_t bits) {
         SmallFloat f;
@@ -47,9 +52,9 @@ class SmallFloat {
 
     uint16_t to_bits() const { return bits_; }
     explicit operator float() const {
-        return static_cast<float>(detail::small_float_value(bits_, E, M));
+        return static_cast<float>(detail::small_float_value(bits_, is_bfloat));
     }
-    explicit operator double() const { return detail::small_float_value(bits_, E, M); }
+    explicit operator double() const { return detail::small_float_value(bits_, is_bfloat); }
     explicit operator int() const { return static_cast<int>(static_cast<float>(*this)); }
 
     bool is_nan() const {

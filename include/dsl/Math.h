@@ -88,50 +88,44 @@ Expr fast_inverse(const Expr &x);
 Expr fast_inverse_sqrt(const Expr &x);
 
 /// Short names for casts, as Halide's ConciseCasts: `u8(e)` is cast(UInt(8), e), `u8_sat(e)`
-/// saturating_cast(UInt(8), e). With `using namespace dsl::ConciseCasts;`.
-namespace detail {
-/// cast(t, e) with e's lanes.
-inline Expr cast_lanes(Type t, const Expr &e) {
-    return cast(t.with_lanes(e.type().lanes()), e);
-}
-}  // namespace detail
-
+/// saturating_cast(UInt(8), e). With `using namespace dsl::ConciseCasts;`. (cast to a scalar type
+/// keeps a vector's lanes.)
 namespace ConciseCasts {
 inline Expr f64(const Expr &e) {
-    return detail::cast_lanes(Float(64), e);
+    return cast(Float(64), e);
 }
 inline Expr f32(const Expr &e) {
-    return detail::cast_lanes(Float(32), e);
+    return cast(Float(32), e);
 }
 inline Expr f16(const Expr &e) {
-    return detail::cast_lanes(Float(16), e);
+    return cast(Float(16), e);
 }
 inline Expr bf16(const Expr &e) {
-    return detail::cast_lanes(BFloat(16), e);
+    return cast(BFloat(16), e);
 }
 inline Expr i64(const Expr &e) {
-    return detail::cast_lanes(Int(64), e);
+    return cast(Int(64), e);
 }
 inline Expr i32(const Expr &e) {
-    return detail::cast_lanes(Int(32), e);
+    return cast(Int(32), e);
 }
 inline Expr i16(const Expr &e) {
-    return detail::cast_lanes(Int(16), e);
+    return cast(Int(16), e);
 }
 inline Expr i8(const Expr &e) {
-    return detail::cast_lanes(Int(8), e);
+    return cast(Int(8), e);
 }
 inline Expr u64(const Expr &e) {
-    return detail::cast_lanes(UInt(64), e);
+    return cast(UInt(64), e);
 }
 inline Expr u32(const Expr &e) {
-    return detail::cast_lanes(UInt(32), e);
+    return cast(UInt(32), e);
 }
 inline Expr u16(const Expr &e) {
-    return detail::cast_lanes(UInt(16), e);
+    return cast(UInt(16), e);
 }
 inline Expr u8(const Expr &e) {
-    return detail::cast_lanes(UInt(8), e);
+    return cast(UInt(8), e);
 }
 inline Expr i64_sat(const Expr &e) {
     return saturating_cast(Int(64), e);

@@ -262,10 +262,7 @@ struct HandlerHooks {
     // hooks.context points at this object: it must stay where it was built.
     HandlerHooks(const HandlerHooks &) = delete;
     HandlerHooks &operator=(const HandlerHooks &) = delete;
-    bool any() const {
-        return handlers.custom_print || handlers.custom_error || handlers.custom_malloc ||
-               handlers.custom_free;
-    }
+    bool any() const { return hooks.print || hooks.error || hooks.malloc || hooks.free; }
 
   private:
     JITUserContext own;

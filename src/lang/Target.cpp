@@ -156,7 +156,6 @@ std::vector<Feature> direct_implications(Feature f) {
             if (Target::cuda_capability_of(f)) return {Feature::CUDA};
             return {};
     }
-    return {};
 }
 
 /// `f` and every feature it implies.
@@ -203,12 +202,12 @@ std::string name_in(const std::pair<E, const char *> (&names)[N], E value, const
     return unknown;
 }
 
-/// Whether `word` names a value in `names`.
+/// The value `word` names in `names`, or null.
 template <typename E, size_t N>
-bool is_name_in(const std::pair<E, const char *> (&names)[N], const std::string &word) {
+const E *value_named(const std::pair<E, const char *> (&names)[N], const std::string &word) {
     for (const auto &entry : names)
-        if (word == entry.second) return true;
-    return false;
+        if (word == entry.second) return &entry.first;
+    return nullptr;
 }
 
 std::string arch_name(Target::Arch arch) {
@@ -334,18 +333,15 @@ Target::Target(const std::string &target) {
         *this = host();
         next = 1;
     } else {
-        if (words[0] == "x86") {
-            arch = Arch::X86;
-        } else if (words[0] == "arm") {
-            arch = Arch::ARM;
-        } else {
-            user_assert(!is_name_in(arch_names, words[0]))
-                << quoted << "dsl generates code for x86 and arm (64-bit) only, not for "
-                << words[0] << "; valid architectures: x86, arm." << format_hint;
-            user_error << quoted << "unknown architecture \"" << words[0]
-                       << "\"; valid architectures: x86, arm (or \"host\" for this machine)."
-                       << format_hint;
-        }
+        const Arch *named_arch = value_named(arch_names, words[0]);
+        user_assert(named_arch) << quoted << "unknown architecture \"" << words[0]
+                                << "\"; valid architectures: x86, arm (or \"host\" for this "
+                                   "machine)."
+                                << format_hint;
+        user_assert(*named_arch == Arch::X86 || *named_arch == Arch::ARM)
+            << quoted << "dsl generates code for x86 and arm (64-bit) only, not for " << words[0]
+            << "; valid architectures: x86, arm." << format_hint;
+        arch = *named_arch;
         user_assert(words.size() > 1) << quoted << "the bit width is missing after \"" << words[0]
                                       << "\"; valid: 64." << format_hint;
         user_assert(words[1] != "32") << quoted << "32-bit targets are not supported; use \""
@@ -356,11 +352,12 @@ Target::Target(const std::string &target) {
         user_assert(words.size() > 2)
             << quoted << "the operating system is missing after \"" << words[0] << "-" << words[1]
             << "\"; valid operating systems: linux." << format_hint;
-        user_assert(words[2] == "linux" || !is_name_in(os_names, words[2]))
+        const OS *named_os = value_named(os_names, words[2]);
+        user_assert(named_os) << quoted << "unknown operating system \"" << words[2]
+                              << "\"; valid operating systems: linux." << format_hint;
+        user_assert(*named_os == OS::Linux)
             << quoted << "dsl generates code for Linux only, not for " << words[2]
             << "; valid operating systems: linux." << format_hint;
-        user_assert(words[2] == "linux") << quoted << "unknown operating system \"" << words[2]
-                                         << "\"; valid operating systems: linux." << format_hint;
         os = OS::Linux;
         host_ = false;
         features_ = baseline(arch);

@@ -18,25 +18,30 @@ using ContentsMap = std::map<std::string, std::shared_ptr<FunctionContents>>;
 namespace {
 
 /// The Func already recorded for one of `consumers` in `map` (the same for all of them, or a
-/// CompileError), or null.
-std::shared_ptr<FunctionContents> recorded(const Func &f, const ContentsMap &map,
+/// CompileError), or null. `owner` names what is wrapped ("Func \"f\"", "ImageParam \"in\"")
+/// and `self` is its Func, if it is one (which cannot stand in for its own calls).
+std::shared_ptr<FunctionContents> recorded(const std::string &owner, const FunctionContents *self,
+                                           const ContentsMap &map,
                                            const std::vector<Func> &consumers, const char *what) {
     user_assert(!consumers.empty())
-        << "Func \"" << f.name() << "\"." << what << "(): the list of consumers is empty.";
+        << owner << "." << what << "(): the list of consumers is empty.";
     std::shared_ptr<FunctionContents> found;
     for (const Func &c : consumers) {
-        user_assert(c.contents() != f.contents())
-            << "Func \"" << f.name() << "\"." << what << "(" << c.name()
-            << "): a Func cannot stand in for its own calls.";
+        user_assert(c.contents().get() != self) << owner << "." << what << "(" << c.name()
+                                                << "): a Func cannot stand in for its own calls.";
         auto it = map.find(c.name());
         if (it == map.end()) continue;
         user_assert(!found || found == it->second)
-            << "Func \"" << f.name() << "\"." << what << "(...): the consumers listed already have "
-            << "different " << what << "() Funcs (\"" << found->name << "\", \"" << it->second->name
+            << owner << "." << what << "(...): the consumers listed already have different " << what
+            << "() Funcs (\"" << found->name << "\", \"" << it->second->name
             << "\"); list each consumer once.";
         found = it->second;
     }
     return found;
+}
+
+std::string func_owner(const Func &f) {
+    return "Func \"" + f.name() + "\"";
 }
 
 std::string joined_names(const std::vector<Func> &consumers) {
@@ -79,7 +84,7 @@ Func Func::in(const std::vector<Func> &consumers) {
     user_assert(defined()) << "Func \"" << name()
                            << "\".in(...): define the Func before wrapping it.";
     std::shared_ptr<FunctionContents> wrapper =
-        recorded(*this, contents_->wrappers, consumers, "in");
+        recorded(func_owner(*this), contents_.get(), contents_->wrappers, consumers, "in");
     if (!wrapper) wrapper = make_wrapper(contents_, name() + "_in_" + joined_names(consumers));
     for (const Func &c : consumers)
         contents_->wrappers[c.name()] = wrapper;
@@ -105,7 +110,7 @@ Func Func::clone_in(const std::vector<Func> &consumers) {
     user_assert(defined()) << "Func \"" << name()
                            << "\".clone_in(...): define the Func before cloning it.";
     std::shared_ptr<FunctionContents> clone =
-        recorded(*this, contents_->clones, consumers, "clone_in");
+        recorded(func_owner(*this), contents_.get(), contents_->clones, consumers, "clone_in");
     if (!clone) {
         clone = std::make_shared<FunctionContents>(*contents_);
         clone->name = name() + "_clone_in_" + joined_names(consumers);
@@ -144,18 +149,8 @@ std::shared_ptr<FunctionContents> make_image_wrapper(const ImageParam &input,
 }  // namespace
 
 Func ImageParam::in(const std::vector<Func> &consumers) {
-    user_assert(!consumers.empty())
-        << "ImageParam \"" << name() << "\".in(...): the list of consumers is empty.";
-    std::shared_ptr<FunctionContents> wrapper;
-    for (const Func &c : consumers) {
-        auto it = wrappers_->find(c.name());
-        if (it == wrappers_->end()) continue;
-        user_assert(!wrapper || wrapper == it->second)
-            << "ImageParam \"" << name() << "\".in(...): the consumers listed already have "
-            << "different in() Funcs (\"" << wrapper->name << "\", \"" << it->second->name
-            << "\"); list each consumer once.";
-        wrapper = it->second;
-    }
+    std::shared_ptr<FunctionContents> wrapper =
+        recorded("ImageParam \"" + name() + "\"", nullptr, *wrappers_, consumers, "in");
     if (!wrapper) wrapper = make_image_wrapper(*this, name() + "_in_" + joined_names(consumers));
     for (const Func &c : consumers) {
         (*wrappers_)[c.name()] = wrapper;

@@ -195,6 +195,16 @@ TEST(ImageWrappers, OneConsumerStagesItsTileTheOtherReadsTheInput) {
     EXPECT_NE(b_at, std::string::npos);
 }
 
+/// Counts the lines realize() prints that store into `func` (a JITUserContext's custom_print).
+struct StoreLines : JITUserContext {
+    std::string func;
+    int stores = 0;
+};
+void count_stores(JITUserContext *context, const char *line) {
+    auto *c = static_cast<StoreLines *>(context);
+    c->stores += std::string(line).rfind("Store " + c->func + ".", 0) == 0;
+}
+
 TEST(ImageWrappers, CompiledAgainAfterInIsAsked) {
     Buffer<int> data(8);
     data.fill([](int u) { return u * u; });
@@ -203,11 +213,18 @@ TEST(ImageWrappers, CompiledAgainAfterInIsAsked) {
     Var x("x");
     Func f("iw3_f");
     f(x) = input(x) + 1;
-    Buffer<int> before = f.realize({8});
+    StoreLines seen;
+    seen.func = "iw3_in_global_wrapper";
+    seen.handlers.custom_print = count_stores;
+    Buffer<int> before = f.realize(&seen, {8});
     EXPECT_FALSE(contains(f.loop_nest(), "iw3_in_global_wrapper"));
-    input.in().compute_root();
+    EXPECT_EQ(seen.stores, 0);
+    // The code realize() runs next is compiled again: it computes the wrapper, whose stores
+    // it traces.
+    input.in().compute_root().trace_stores();
     EXPECT_TRUE(contains(f.loop_nest(), "produce iw3_in_global_wrapper"));
-    Buffer<int> after = f.realize({8});
+    Buffer<int> after = f.realize(&seen, {8});
+    EXPECT_EQ(seen.stores, 8);
     for (int u = 0; u < 8; u++)
         EXPECT_EQ(after(u), before(u));
 }
