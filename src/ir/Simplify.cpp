@@ -382,6 +382,12 @@ std::optional<int64_t> Simplifier::constant_through_lets(const Expr &e) {
         }
     };
     Expr x = e;
+    struct Restore {
+        bool &flag;
+        bool value;
+        ~Restore() { flag = value; }
+    } restore{through_lets_, through_lets_};
+    through_lets_ = true;
     for (int round = 0; round < kRounds; round++) {
         std::map<std::string, Expr> values;
         for (const std::string &n : variable_names(x)) {

@@ -276,6 +276,13 @@ Expr Simplifier::visit_sub(const Sub *op, ExprInfo *info) {
         const auto *mul_a = a.as<Mul>();
         const auto *mul_b = b.as<Mul>();
         if (equal(a, b)) return rewrite(make_zero(t), info);
+        // A let-bound coordinate minus the same value spelled out (a producer's point inside
+        // its allocation: the store's index minus the allocation's minimum) is a constant that
+        // only the let's value shows.
+        if (!through_lets_ && (let_valued(a) || let_valued(b))) {
+            if (auto c = constant_through_lets(Sub::make(a, b)))
+                return rewrite(int_const(t, *c), info);
+        }
         if (is_const(b)) {
             if (t.is_int()) {
                 // Signed x - c is x + (-c), except where -c does not exist.

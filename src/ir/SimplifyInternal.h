@@ -161,6 +161,15 @@ class Simplifier : public IRMutator {
     /// replaced by their values: a producer's region computed inside a tile of constant size is
     /// `max - min + 1` of two lets that differ by a constant, which only their values show.
     std::optional<int64_t> constant_through_lets(const Expr &e);
+    /// Set while constant_through_lets simplifies an expression with the lets' values in: the
+    /// differences inside are not looked through again (each look would nest another).
+    bool through_lets_ = false;
+    /// Whether `e` is a let-bound name whose value is kept (not substituted where it occurs).
+    bool let_valued(const Expr &e) const {
+        const auto *v = e.as<Variable>();
+        const Expr *value = v ? let_values_.find(v->name) : nullptr;
+        return value && value->defined();
+    }
     /// Binds a name that is not substituted (a loop variable) to what is known about it.
     void bind_opaque(const std::string &name, const ExprInfo &value_info);
     void unbind(const std::string &name);

@@ -130,6 +130,12 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         text(b.name());
         type(b.type());
         number(b.dimensions());
+        // Its layout is compiled into the code (lowering/BufferConstraints).
+        for (int d = 0; d < b.dimensions(); d++) {
+            number(b.min(d));
+            number(b.extent(d));
+            number(b.stride(d));
+        }
     }
 
     void domain(const ReductionDomain &rdom) {

@@ -25,6 +25,18 @@ void add_all(const BufferConstraints &b, std::vector<BufferConstraint> &out) {
     }
 }
 
+/// A Buffer the pipeline reads directly is part of its definition (the key it is compiled
+/// under holds its layout): its minimum, extent and stride in each dimension are constants of
+/// the code, checked on entry like a user's constraints, so that its addresses fold.
+void add_layout(const Buffer<> &b, const std::string &name, std::vector<BufferConstraint> &out) {
+    const std::string owner = "the pipeline, compiled for the layout of the Buffer it reads,";
+    for (int d = 0; d < b.dimensions(); d++) {
+        out.push_back({name, owner, d, BufferField::Min, Expr(b.min(d))});
+        out.push_back({name, owner, d, BufferField::Extent, Expr(b.extent(d))});
+        out.push_back({name, owner, d, BufferField::Stride, Expr(b.stride(d))});
+    }
+}
+
 std::string variable_of(const BufferConstraint &c) {
     return field_variable(c.buffer, c.dim, c.field);
 }
@@ -85,6 +97,7 @@ std::vector<BufferConstraint> buffer_constraints(const Environment &env,
         buffers.insert(in.name);
         if (in.param.defined() && in.param.contents().constraints)
             add_all(*in.param.contents().constraints, result);
+        if (!in.param.defined() && in.buffer.defined()) add_layout(in.buffer, in.name, result);
     }
     for (const std::string &o : env.outputs) {
         const lang::Function &f = env.func(o);

@@ -22,7 +22,7 @@ namespace {
 
 /// Bodies larger than this many nodes (counted as a tree) are not copied: the compile time of
 /// three copies would outweigh what the steady state gains.
-constexpr int kMaxBodyNodes = 20000;
+constexpr int kMaxBodyNodes = 60000;
 /// A loop whose body holds only loops of at most this many iterations is partitioned too: in a
 /// histogram's update over pixels with the channels innermost, the clamps of the pixel's
 /// coordinates are in the loop over pixels.

@@ -329,5 +329,42 @@ TEST(BufferConstraints, ConstraintsArePartOfTheKey) {
     EXPECT_GT(lang::jit_counters().compilations, before.compilations);
 }
 
+// A Buffer the pipeline reads directly is part of its definition: its layout is compiled in
+// (no field of it is read at run time, so its addresses fold), and a Buffer of another layout
+// is another key.
+TEST(BufferConstraints, ABufferReadDirectlyHasItsLayoutCompiledIn) {
+    Buffer<int32_t> table({5, 3}, "layout_table");
+    table.for_each_element([&](int i, int j) { table(i, j) = i * 10 + j; });
+    Func f("layout_f");
+    Var x("x"), y("y");
+    f(x, y) = table(x % 5, y % 3) * 2;
+    // Its fields are read by the checks on entry only, not where it is loaded from.
+    const std::string stmt = f.lowered_stmt();
+    std::istringstream lines(stmt);
+    int loads = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (!contains(line, "layout_table[")) continue;
+        loads++;
+        EXPECT_FALSE(contains(line, "layout_table.")) << line;
+    }
+    EXPECT_GT(loads, 0) << stmt;
+    EXPECT_TRUE(contains(stmt, "layout_table.stride.1 == 5")) << stmt;
+    Buffer<int32_t> out = f.realize({7, 4});
+    int bad = 0;
+    out.for_each_element([&](int i, int j) { bad += out(i, j) != ((i % 5) * 10 + j % 3) * 2; });
+    EXPECT_EQ(bad, 0);
+    auto key = [](const Func &g) {
+        return lang::definition_key(lang::Function(g.contents()))->text;
+    };
+    Buffer<int32_t> wider({6, 3}, "layout_table");
+    Func g("layout_f");
+    g(x, y) = wider(x % 5, y % 3) * 2;
+    Func h("layout_f");
+    Buffer<int32_t> same({5, 3}, "layout_table");
+    h(x, y) = same(x % 5, y % 3) * 2;
+    EXPECT_NE(key(f), key(g)) << "another layout is another key";
+    EXPECT_EQ(key(f), key(h)) << "another Buffer of the same layout is the same key";
+}
+
 }  // namespace
 }  // namespace dsl

@@ -285,16 +285,22 @@ TEST_F(DiskCachePipelineTest, LoadedPipelineReadsTheInputsOfTheNewFuncs) {
     EXPECT_EQ(first.lowerings, 1u);
     check(first, 1, 3, 5, "compiled");
 
-    Run second = run(6, 100, 7, 10, 2);
+    Run second = run(4, 100, 7, 10, 2);
     EXPECT_EQ(second.counts.hits, 1u);
     EXPECT_EQ(second.lowerings, 0u);
     check(second, 100, 7, 2, "loaded, with other inputs");
+
+    // The layout of a Buffer the pipeline reads is compiled into the code.
+    Run other_layout = run(6, 100, 7, 10, 2);
+    EXPECT_EQ(other_layout.counts.misses, 1u) << "a Buffer's layout is part of the key";
+    EXPECT_EQ(other_layout.lowerings, 1u);
+    check(other_layout, 100, 7, 2, "a Buffer of another size");
 
     Run other_range = run(4, 1, 3, 20, 5);
     EXPECT_EQ(other_range.counts.misses, 1u) << "a Param's range is part of the key";
     EXPECT_EQ(other_range.lowerings, 1u);
     check(other_range, 1, 3, 5, "another range");
-    EXPECT_EQ(entries_in(dir_).size(), 2u);
+    EXPECT_EQ(entries_in(dir_).size(), 3u);
 }
 
 // Lowering's warnings are kept with the code and reported again when it is loaded without

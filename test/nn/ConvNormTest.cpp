@@ -6,6 +6,7 @@
 #include <random>
 
 #include "NNTestUtil.h"
+#include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
 #include "dsl/nn/Conv.h"
 #include "dsl/nn/Elementwise.h"
@@ -46,6 +47,58 @@ TEST(NNConv, GroupedStridedDilatedPaddedConvMatchesALoop) {
                         }
                 ASSERT_NEAR(out(j, i, m, 0), acc, 1e-4) << m << " " << i << " " << j;
             }
+}
+
+// A padded convolution compiled once for any image size, as the model compiler builds it:
+// zeros past the edges are a likely condition, so the loop over tiles of a row has a steady
+// state whose loads are neither clamped nor selected; the output buffer must hold the tensor's
+// known extents. Checked against a loop at two sizes from one compile.
+TEST(NNConv, PaddedConvHasASteadyStateAtAnySize) {
+    ImageParam in(Float(32), 4, "pad_x");
+    in.dim(2).set_extent(5);
+    in.dim(3).set_extent(1);
+    nn::Tensor x(in);
+    nn::Shape shape = x.shape();
+    shape[0] = Expr(1);
+    shape[1] = Expr(5);
+    Buffer<float> w = random_buffer({3, 3, 5, 7}, 11), b = random_buffer({7}, 12);
+    nn::Window win;
+    win.strides = {1, 1};
+    win.pads_begin = {Expr(1), Expr(1)};
+    win.pads_end = {Expr(1), Expr(1)};
+    nn::Tensor y = nn::conv(nn::Tensor(x.func(), shape), nn::Tensor(Buffer<>(w), "w"),
+                            nn::Tensor(Buffer<>(b), "b"), win);
+    nn::schedule_output(y, get_host_target());
+    Func f = y.func();
+    const std::string stmt = f.lowered_stmt();
+    EXPECT_NE(stmt.find(".steady_first"), std::string::npos) << "no steady state:\n" << stmt;
+    for (int size : {17, 70}) {
+        Buffer<float> xb = random_buffer({size + 3, size, 5, 1}, 13 + size);
+        in.set(xb);
+        Buffer<float> out({size + 3, size, 7, 1});
+        f.realize(out);
+        int bad = 0;
+        for (int m = 0; m < 7; m++)
+            for (int i = 0; i < size; i++)
+                for (int j = 0; j < size + 3; j++) {
+                    double acc = b(m);
+                    for (int c = 0; c < 5; c++)
+                        for (int ki = 0; ki < 3; ki++)
+                            for (int kj = 0; kj < 3; kj++) {
+                                int yy = i - 1 + ki, xx = j - 1 + kj;
+                                if (yy < 0 || yy >= size || xx < 0 || xx >= size + 3) continue;
+                                acc += double(xb(xx, yy, c, 0)) * w(kj, ki, c, m);
+                            }
+                    bad += std::fabs(out(j, i, m, 0) - acc) > 1e-4;
+                }
+        EXPECT_EQ(bad, 0) << "size " << size;
+    }
+    // The output's channels are known: a buffer of other channels is refused, naming it.
+    Buffer<float> wrong({20, 17, 6, 1});
+    in.set(random_buffer({20, 17, 5, 1}, 14));
+    std::string m = test::message_of<RuntimeError>([&] { f.realize(wrong); });
+    EXPECT_NE(m.find(f.name()), std::string::npos) << m;
+    EXPECT_NE(m.find("extent"), std::string::npos) << m;
 }
 
 TEST(NNConv, TransposedConvScattersEachInputPoint) {

@@ -508,6 +508,22 @@ TEST(Simplify, LoopExtentsConstantThroughLets) {
     EXPECT_FALSE(is_const(varying_loop->extent)) << simplified_varying;
 }
 
+// A producer computed per iteration stores at its coordinate, a let of the region's minimum,
+// minus the allocation's minimum, the same value spelled out (a row of a fused loop: n % h).
+// The difference is a constant only the let's value shows; seen through, the accumulator's index
+// is a constant and the allocation can live in registers.
+TEST(Simplify, DifferenceOfALetAndItsValue) {
+    Expr row = Variable::make(Int(32), "f.row");
+    Stmt s = LetStmt::make("f.row", (x % y) + z, store(x, ((row - ((x % y) + z)) * 16) + 3));
+    Stmt simplified = simplify(s);
+    const auto *st = simplified.as<Store>();
+    ASSERT_TRUE(st) << simplified;
+    EXPECT_TRUE(is_const(st->index, 3)) << simplified;
+    // A let whose value differs by a non-constant stays.
+    Stmt other = LetStmt::make("f.row", (x % y) + z, store(x, row - (x % y)));
+    EXPECT_TRUE(simplify(other).as<LetStmt>()) << simplify(other);
+}
+
 // Chains of LetStmts are simplified as one (SimplifyStmt.cpp): the lets the rest still uses stay,
 // in order, and no others; a let shadowed by an inner one of the same name is judged by what
 // sits between them; a let renamed to avoid capture keeps its renamed uses.

@@ -74,7 +74,10 @@ class Tensor {
 };
 
 /// Schedules `t` as the output of a pipeline for `target`: the operator's own schedule when it
-/// has one, otherwise vectors along the innermost axis and threads over the others.
+/// has one, otherwise vectors along the innermost axis and threads over the others. The output
+/// buffer must then hold the whole tensor from 0 (each dimension's minimum is constrained to 0,
+/// and its extent to the tensor's where that is a constant), which lets loops over known
+/// extents have constant counts.
 void schedule_output(const Tensor &t, const Target &target);
 
 /// A new tensor named `name` of `shape` and type of the values returned, whose element at

@@ -70,21 +70,22 @@ Expr tap(const RDom &r, size_t k, size_t i) {
 /// and the taps (unrolled: per tap, one vector load of the input per vector and one broadcast
 /// weight per channel, folded into the multiply-add); tiles of rows and images in parallel.
 /// The accumulation clamps the channel where it indexes weights, so the last tile of channels
-/// may run past the end. Measured on AVX-512 (one thread): a 1x1 convolution does best with
-/// 2 vectors by 12 channels (24 accumulators; 54 -> 100 GFLOP/s for 384 -> 192 channels at
-/// 40x40), a 3x3 one with 1 vector by 8 channels, or by all channels up to 24 (45 -> 110
-/// GFLOP/s for 96 -> 24 at 160x160).
-Tensor::Schedule channel_tiles(Func f, RDom r, int rank, Type acc, const Expr &m, int64_t taps) {
+/// may run past the end. Measured on AVX-512 (one thread): a dense convolution does best with
+/// 2 vectors by 12 channels (24 accumulators, 14 loads per 24 multiply-adds where 1 vector by
+/// 24 channels needs 25; 54 -> 100 GFLOP/s for a 1x1 of 384 -> 192 channels at 40x40, 100 ->
+/// 160 for a 3x3 of 96 -> 24 at 160x160); a `depthwise` one (no sum over channels) with 1
+/// vector by 8 channels (2 by 12: the PP-OCRv4 detector 10% slower).
+Tensor::Schedule channel_tiles(Func f, RDom r, int rank, Type acc, const Expr &m, int64_t taps,
+                               bool depthwise) {
     int64_t m_const = 0;
     const bool m_known = is_const(m, &m_const);
-    return [f, r, rank, acc, m_known, m_const, taps](Func out, const Target &target) mutable {
+    return [f, r, rank, acc, m_known, m_const, taps, depthwise](Func out,
+                                                                const Target &target) mutable {
         const int vec = std::max(1, target.natural_vector_size(acc));
-        int vw = 1, want_tm = 8;
-        if (taps == 1) {
-            vw = 2;
-            want_tm = 12;
-        } else if (m_known && m_const <= 24) {
-            want_tm = static_cast<int>(m_const);
+        int vw = 2, want_tm = 12;
+        if (depthwise) {
+            vw = 1;
+            want_tm = 8;
         }
         const int tm = m_known ? static_cast<int>(std::min<int64_t>(want_tm, m_const)) : want_tm;
         std::vector<Var> ov = out.args(), fv = f.args();
@@ -210,11 +211,12 @@ Tensor conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w
         wk.push_back(tap(r, k, i));
     }
     std::vector<Expr> args(o.rbegin(), o.rend());
-    f(args) =
-        f(args) + select(inside, cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wk));
+    f(args) = f(args) +
+              select(likely(inside), cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wk));
     Tensor result =
         compute(unique_name("conv"), s, [&](const Index &i) { return cast(x.type(), init(i)); });
-    result.set_schedule(channel_tiles(f, r, x.rank(), acc, m, taps_of(w.kernel)));
+    result.set_schedule(
+        channel_tiles(f, r, x.rank(), acc, m, taps_of(w.kernel), is_const_one(cg) && groups > 1));
     return result;
 }
 
@@ -371,7 +373,7 @@ Tensor conv_transpose_by_phases(const Tensor &x, const Tensor &weights, const Te
     std::vector<int> phase_taps;
     for (size_t i = 0; i < k; i++)
         phase_taps.push_back((w.kernel[i] + w.strides[i] - 1) / w.strides[i]);
-    Tensor::Schedule tiles = channel_tiles(f, r, rank, acc, m, taps_of(phase_taps));
+    Tensor::Schedule tiles = channel_tiles(f, r, rank, acc, m, taps_of(phase_taps), false);
     result.set_schedule([tiles, phases, rank, acc](Func out, const Target &target) mutable {
         phases.compute_root();
         tiles(phases, target);
@@ -452,7 +454,7 @@ Tensor conv_transpose(const Tensor &x, const Tensor &weights, const Tensor &bias
         f(args) + select(valid, cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wk));
     Tensor result = compute(unique_name("conv_transpose"), s,
                             [&](const Index &i) { return cast(x.type(), init(i)); });
-    result.set_schedule(channel_tiles(f, r, x.rank(), acc, m, taps_of(w.kernel)));
+    result.set_schedule(channel_tiles(f, r, x.rank(), acc, m, taps_of(w.kernel), false));
     return result;
 }
 

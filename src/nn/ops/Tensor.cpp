@@ -101,6 +101,15 @@ Var Tensor::var(int axis) const {
 
 void schedule_output(const Tensor &t, const Target &target) {
     Func f = t.func();
+    // The output buffer holds the whole tensor from 0: where an extent is known, the loops
+    // over that axis have a constant count (a register tile of channels that covers them has
+    // no tail, and the clamps of its channels fold).
+    OutputBuffer out = f.output_buffer();
+    for (int d = 0; d < t.rank(); d++) {
+        out.dim(d).set_min(0);
+        int64_t extent = 0;
+        if (is_const(t.dim(t.rank() - 1 - d), &extent)) out.dim(d).set_extent(Expr(extent));
+    }
     if (t.schedule()) {
         t.schedule()(f, target);
         return;
