@@ -32,66 +32,11 @@
 #include "aligned_vector.h"
 #include "conv_layer_bench.h"
 #include "matmul_bench.h"
+#include "onednn_peer.h"
 
 namespace dsl_bench {
 
 namespace {
-
-using OmpSetThreads = void (*)(int);
-using OmpGetMaxThreads = int (*)();
-
-// Sets OpenMP's thread count for the life of the object, then restores the one it found.
-class OmpThreads {
-  public:
-    explicit OmpThreads(int threads) {
-        set_ = reinterpret_cast<OmpSetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-        auto get = reinterpret_cast<OmpGetMaxThreads>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
-        if (!set_ || !get) {
-            set_ = nullptr;
-            return;
-        }
-        saved_ = get();
-        set_(threads);
-    }
-    ~OmpThreads() {
-        if (set_) set_(saved_);
-    }
-    OmpThreads(const OmpThreads &) = delete;
-    OmpThreads &operator=(const OmpThreads &) = delete;
-    bool ok() const { return set_ != nullptr; }
-
-  private:
-    OmpSetThreads set_ = nullptr;
-    int saved_ = 0;
-};
-
-const char *isa_name(dnnl::cpu_isa isa) {
-    using dnnl::cpu_isa;
-    switch (isa) {
-        case cpu_isa::sse41:
-            return "SSE4.1";
-        case cpu_isa::avx:
-            return "AVX";
-        case cpu_isa::avx2:
-            return "AVX2";
-        case cpu_isa::avx2_vnni:
-            return "AVX2 + VNNI";
-        case cpu_isa::avx512_mic:
-            return "AVX-512 (Xeon Phi)";
-        case cpu_isa::avx512_mic_4ops:
-            return "AVX-512 (Xeon Phi, 4FMAPS)";
-        case cpu_isa::avx512_core:
-            return "AVX-512";
-        case cpu_isa::avx512_core_vnni:
-            return "AVX-512 + VNNI";
-        case cpu_isa::avx512_core_bf16:
-            return "AVX-512 + VNNI + BF16";
-        case cpu_isa::avx512_core_amx:
-            return "AVX-512 + AMX";
-        default:
-            return "unknown ISA";
-    }
-}
 
 using Floats = AlignedVector<float>;
 

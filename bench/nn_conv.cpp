@@ -1,0 +1,85 @@
+// The operator library's convolution (nn::conv with its default schedule) on every distinct
+// convolution of the PP-OCRv4 detector (nn_conv_bench.h), against oneDNN (nn_conv_onednn.cpp).
+//
+//   nn_conv/dsl/<shape>/threads:T
+//
+// Built as the ONNX model compiler builds it: the input an ImageParam whose channels and batch
+// are known and whose height and width are symbols (one compiled kernel serves every image
+// size), the weights and bias constants of the pipeline, fused multiply-adds allowed (the
+// model's default). The output is checked on sampled elements against a plain loop before
+// timing; GFLOP/s and the percentage of the FMA peak are reported.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "dsl/dsl.h"
+#include "dsl/nn/Conv.h"
+#include "dsl/nn/Tensor.h"
+#include "dsl/runtime/dsl_runtime.h"
+#include "matmul_bench.h"
+#include "nn_conv_bench.h"
+
+namespace dsl_bench {
+
+namespace {
+
+void run_dsl(benchmark::State &state, const NnConvShape &s, int threads) {
+    using namespace dsl;
+    const int cg = s.c_in / s.groups, out = s.out_size(), pad = (s.kernel - 1) / 2;
+    Buffer<float> input(s.size, s.size, s.c_in, 1), weights(s.kernel, s.kernel, cg, s.c_out),
+        bias(s.c_out), output(out, out, s.c_out, 1);
+    size_t i = 0;
+    input.for_each_value([&](float &v) { v = nn_conv_value(1, i++); });
+    i = 0;
+    weights.for_each_value([&](float &v) { v = nn_conv_value(2, i++); });
+    i = 0;
+    bias.for_each_value([&](float &v) { v = nn_conv_value(3, i++); });
+
+    ImageParam x(Float(32), 4, "x");
+    x.dim(2).set_extent(s.c_in);
+    x.dim(3).set_extent(1);
+    nn::Tensor xt(x);
+    nn::Shape shape = xt.shape();
+    shape[0] = Expr(1);
+    shape[1] = Expr(s.c_in);
+    nn::Window w;
+    w.strides = {s.stride, s.stride};
+    w.pads_begin = {Expr(pad), Expr(pad)};
+    w.pads_end = {Expr(pad), Expr(pad)};
+    nn::Tensor y = nn::conv(nn::Tensor(xt.func(), shape), nn::Tensor(Buffer<>(weights), "w"),
+                            s.bias ? nn::Tensor(Buffer<>(bias), "b") : nn::Tensor(), w, s.groups);
+    const Target target("host-fp_contract");
+    nn::schedule_output(y, target);
+    Func f = y.func();
+    f.compile_jit(target);
+    x.set(input);
+    dsl_set_num_threads(threads);
+    f.realize(output);
+
+    std::mt19937 rng(4);
+    for (int k = 0; k < 256; k++) {
+        const int m = int(rng() % s.c_out), yy = int(rng() % out), xx = int(rng() % out);
+        double want = nn_conv_reference_at(
+            s, [&](int c, int iy, int ix) { return input(ix, iy, c, 0); },
+            [&](int mm, int c, int ky, int kx) { return weights(kx, ky, c, mm); },
+            [&](int mm) { return bias(mm); }, m, yy, xx);
+        if (!(std::fabs(output(xx, yy, m, 0) - want) <= 1e-4 * (1 + std::fabs(want)) * cg)) {
+            state.SkipWithError(("nn_conv/dsl: " + s.name +
+                                 " does not match the reference at m=" + std::to_string(m) +
+                                 " y=" + std::to_string(yy) + " x=" + std::to_string(xx))
+                                    .c_str());
+            dsl_set_num_threads(0);
+            return;
+        }
+    }
+    time_matmul(state, nn_conv_flops(s), threads, [&] { f.realize(output); });
+    dsl_set_num_threads(0);
+}
+
+const bool registered = (nn_conv_register("dsl", run_dsl), true);
+
+}  // namespace
+
+}  // namespace dsl_bench

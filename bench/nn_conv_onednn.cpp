@@ -1,0 +1,125 @@
+// The peer of nn_conv/dsl: oneDNN's convolution primitive on the PP-OCRv4 detector's
+// convolutions (nn_conv_bench.h).
+//
+//   nn_conv/onednn/<shape>/threads:T
+//
+// Each layer is one convolution_forward primitive (forward_inference, convolution_direct) with
+// the bias in the primitive where the model has one. As on our side: the input and output are
+// NCHW (format_tag::nchw, no reorder timed or hidden), the weights are created in ONNX's layout
+// (oihw, goihw for groups) and reordered once, untimed, into the layout the primitive picks (they
+// are constants of the model). The timed call is execute + stream.wait(). The output is checked
+// on sampled elements against the plain loop before timing; the label is the implementation
+// oneDNN chose and its instruction set.
+#include <cmath>
+#include <random>
+#include <string>
+#include <unordered_map>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "aligned_vector.h"
+#include "matmul_bench.h"
+#include "nn_conv_bench.h"
+#include "onednn_peer.h"
+
+namespace dsl_bench {
+
+namespace {
+
+void run_onednn(benchmark::State &state, const NnConvShape &s, int threads) {
+#if DNNL_CPU_RUNTIME != DNNL_RUNTIME_OMP
+    state.SkipWithError("this oneDNN is not built on OpenMP, whose thread count it sets");
+    return;
+#endif
+    OmpThreads omp(threads);
+    if (!omp.ok()) {
+        state.SkipWithError("omp_set_num_threads not found: cannot set oneDNN's thread count");
+        return;
+    }
+    using dnnl::memory;
+    using tag = memory::format_tag;
+    const int cg = s.c_in / s.groups, out = s.out_size(), pad = (s.kernel - 1) / 2;
+    const int k = s.kernel;
+    AlignedVector<float> input(size_t(s.c_in) * s.size * s.size),
+        weights(size_t(s.c_out) * cg * k * k), bias(size_t(s.c_out)),
+        output(size_t(s.c_out) * out * out);
+    for (size_t i = 0; i < input.size(); i++)
+        input[i] = nn_conv_value(1, i);
+    for (size_t i = 0; i < weights.size(); i++)
+        weights[i] = nn_conv_value(2, i);
+    for (size_t i = 0; i < bias.size(); i++)
+        bias[i] = nn_conv_value(3, i);
+    try {
+        dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+        dnnl::stream stream(engine);
+        const memory::dims weight_dims = s.groups > 1
+                                             ? memory::dims{s.groups, s.c_out / s.groups, cg, k, k}
+                                             : memory::dims{s.c_out, cg, k, k};
+        const memory::desc src_md({1, s.c_in, s.size, s.size}, memory::data_type::f32, tag::nchw),
+            dst_md({1, s.c_out, out, out}, memory::data_type::f32, tag::nchw),
+            bias_md({s.c_out}, memory::data_type::f32, tag::a),
+            any_weights_md(weight_dims, memory::data_type::f32, tag::any),
+            user_weights_md(weight_dims, memory::data_type::f32,
+                            s.groups > 1 ? tag::goihw : tag::oihw);
+        const memory::dims strides = {s.stride, s.stride}, pads = {pad, pad};
+        auto desc =
+            s.bias ? dnnl::convolution_forward::desc(
+                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                         src_md, any_weights_md, bias_md, dst_md, strides, pads, pads)
+                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                     dnnl::algorithm::convolution_direct, src_md,
+                                                     any_weights_md, dst_md, strides, pads, pads);
+        dnnl::convolution_forward::primitive_desc pd(desc, engine);
+        memory src_mem(src_md, engine, input.data()), dst_mem(dst_md, engine, output.data()),
+            bias_mem(bias_md, engine, bias.data()),
+            user_weights_mem(user_weights_md, engine, weights.data());
+        memory weights_mem = user_weights_mem;
+        if (pd.weights_desc() != user_weights_md) {
+            weights_mem = memory(pd.weights_desc(), engine);
+            dnnl::reorder(user_weights_mem, weights_mem)
+                .execute(stream, user_weights_mem, weights_mem);
+            stream.wait();
+        }
+        dnnl::convolution_forward conv(pd);
+        std::unordered_map<int, memory> args = {
+            {DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_mem}, {DNNL_ARG_DST, dst_mem}};
+        if (s.bias) args[DNNL_ARG_BIAS] = bias_mem;
+        auto run = [&] {
+            conv.execute(stream, args);
+            stream.wait();
+        };
+        run();
+        std::mt19937 rng(4);
+        for (int i = 0; i < 256; i++) {
+            const int m = int(rng() % s.c_out), y = int(rng() % out), x = int(rng() % out);
+            double want = nn_conv_reference_at(
+                s,
+                [&](int c, int iy, int ix) {
+                    return input[(size_t(c) * s.size + iy) * s.size + ix];
+                },
+                [&](int mm, int c, int ky, int kx) {
+                    return weights[((size_t(mm) * cg + c) * k + ky) * k + kx];
+                },
+                [&](int mm) { return bias[size_t(mm)]; }, m, y, x);
+            const float got = output[(size_t(m) * out + y) * out + x];
+            if (!(std::fabs(got - want) <= 1e-4 * (1 + std::fabs(want)) * cg)) {
+                state.SkipWithError(("oneDNN's " + s.name +
+                                     " does not match the reference at m=" + std::to_string(m) +
+                                     " y=" + std::to_string(y) + " x=" + std::to_string(x))
+                                        .c_str());
+                return;
+            }
+        }
+        time_matmul(state, nn_conv_flops(s), threads, run);
+        state.SetLabel(std::string("oneDNN ") + pd.impl_info_str() + ", " +
+                       isa_name(dnnl::get_effective_cpu_isa()));
+    } catch (const dnnl::error &e) {
+        state.SkipWithError(("oneDNN: " + s.name + ": " + e.what()).c_str());
+    }
+}
+
+const bool registered = (nn_conv_register("onednn", run_onednn), true);
+
+}  // namespace
+
+}  // namespace dsl_bench
