@@ -161,8 +161,25 @@ class Widen : public IRMutator {
     }
 
     Stmt visit(const Store *op) override {
-        Expr value = mutate(op->value), index = mutate(op->index);
-        if (index.type().is_scalar() && !mask_.defined()) {
+        Expr index = mutate(op->index);
+        if (index.type().is_scalar() && mask_.defined()) {
+            // Under a mask, one place for every lane (the tail of a guarded split where a
+            // single lane is left, its coordinate known): a value that does not vary with the
+            // lane is stored once if any lane is on, computed without the mask under that test.
+            Expr mask = mask_;
+            mask_ = Expr();
+            Expr value = mutate(op->value);
+            mask_ = mask;
+            if (value.type().is_vector()) {
+                throw CannotVectorize{"every lane would store to the same place (" + op->name +
+                                      ")"};
+            }
+            return IfThenElse::make(
+                VectorReduce::make(VectorReduce::Op::Or, mask, 1),
+                Store::make(op->name, value, index, op->predicate, op->alignment));
+        }
+        Expr value = mutate(op->value);
+        if (index.type().is_scalar()) {
             if (value.type().is_vector()) {
                 throw CannotVectorize{"every lane would store to the same place (" + op->name +
                                       ")"};
@@ -170,8 +187,6 @@ class Widen : public IRMutator {
             if (value.same_as(op->value) && index.same_as(op->index)) return op;
             return Store::make(op->name, value, index, op->predicate, op->alignment);
         }
-        if (index.type().is_scalar())
-            throw CannotVectorize{"every lane would store to the same place (" + op->name + ")"};
         Expr predicate = mask_.defined() ? mask_ : make_bool(true, lanes_);
         return Store::make(op->name, widen(value), index, predicate, op->alignment);
     }

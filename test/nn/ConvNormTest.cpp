@@ -202,6 +202,38 @@ TEST(NNConv, DefaultSchedulesKeepTheValuesOnOddShapes) {
         };
         expect_schedule_keeps_values(build_t(), build_t());
     }
+    // A convolution of one point per image (a squeeze-and-excitation layer's): rows narrower
+    // than a vector, so vectors of output channels.
+    {
+        Buffer<float> x = random_buffer({1, 1, 20, 2}, 17), w = random_buffer({1, 1, 20, 37}, 18),
+                      b = random_buffer({37}, 19);
+        nn::Window win;
+        win.strides = {1, 1};
+        win.pads_begin = {Expr(0), Expr(0)};
+        win.pads_end = {Expr(0), Expr(0)};
+        auto build = [&] {
+            return nn::relu(nn::conv(nn::Tensor(Buffer<>(x), "x"), nn::Tensor(Buffer<>(w), "w"),
+                                     nn::Tensor(Buffer<>(b), "b"), win));
+        };
+        expect_schedule_keeps_values(build(), build());
+    }
+    // Pooling whose windows are written out tap by tap: 3 x 2 windows with strides 3 x 2 over
+    // rows wider than a vector, and padded 3 x 3 ones (the edges a likely condition).
+    {
+        Buffer<float> x = random_buffer({41, 9, 5, 2}, 20);
+        for (bool padded : {false, true}) {
+            nn::Window win;
+            win.kernel = padded ? std::vector<int>{3, 3} : std::vector<int>{3, 2};
+            win.strides = padded ? std::vector<int>{1, 1} : std::vector<int>{3, 2};
+            const int p = padded ? 1 : 0;
+            win.pads_begin = {Expr(p), Expr(p)};
+            win.pads_end = {Expr(p), Expr(p)};
+            for (nn::PoolKind kind : {nn::PoolKind::Max, nn::PoolKind::Average}) {
+                auto build = [&] { return nn::pool(nn::Tensor(Buffer<>(x), "x"), kind, win); };
+                expect_schedule_keeps_values(build(), build());
+            }
+        }
+    }
     // Batched matrix products of 17 x 5 by 5 x 33, and 3 x 5 by 5 x 1.
     for (int n : {33, 1}) {
         Buffer<float> a = random_buffer({5, n == 1 ? 3 : 17, 2, 1}, 15),

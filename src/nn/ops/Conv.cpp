@@ -64,6 +64,31 @@ Expr tap(const RDom &r, size_t k, size_t i) {
     return r[static_cast<int>(k - 1 - i)];
 }
 
+/// The schedule of a convolution `out` whose rows are narrower than a vector (a squeeze-and-
+/// excitation layer's convolutions of one point): vectors of output channels, each lane
+/// summing its own channel in the accumulation `f` (the weights gathered across channels),
+/// blocks of channels and images in parallel.
+void channel_vectors(Func out, Func f, const RDom &r, int rank, int vec) {
+    std::vector<Var> ov = out.args(), fv = f.args();
+    const size_t last = static_cast<size_t>(rank - 1);
+    Var mo("mo"), mi("mi"), mn("mn");
+    out.split(ov[last - 1], mo, mi, vec, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order{mi};
+    for (size_t i = 0; i + 1 < last; i++)
+        order.push_back(ov[i]);
+    order.push_back(mo);
+    order.push_back(ov[last]);
+    out.reorder(order).vectorize(mi);
+    out.fuse(mo, ov[last], mn).parallel(mn);
+    f.compute_at(out, mn).bound_extent(fv[last - 1], vec).vectorize(fv[last - 1]);
+    std::vector<VarOrRVar> update_order{fv[last - 1]};
+    for (size_t i = 0; i + 1 < last; i++)
+        update_order.push_back(fv[i]);
+    for (int d = 0; d < r.dimensions(); d++)
+        update_order.push_back(r[d]);
+    f.update().reorder(update_order).vectorize(fv[last - 1]);
+}
+
 /// The schedule of a convolution's accumulation `f` (over `r`: the `taps` of the window, then
 /// the input channels) for an output (N, M, spatial...) of `m` channels: register tiles of `vw`
 /// vectors along the innermost spatial axis by `tm` output channels, summed over the channels
@@ -74,14 +99,20 @@ Expr tap(const RDom &r, size_t k, size_t i) {
 /// 2 vectors by 12 channels (24 accumulators, 14 loads per 24 multiply-adds where 1 vector by
 /// 24 channels needs 25; 54 -> 100 GFLOP/s for a 1x1 of 384 -> 192 channels at 40x40, 100 ->
 /// 160 for a 3x3 of 96 -> 24 at 160x160); a `depthwise` one (no sum over channels) with 1
-/// vector by 8 channels (2 by 12: the PP-OCRv4 detector 10% slower).
+/// vector by 8 channels (2 by 12: the PP-OCRv4 detector 10% slower). Rows of a known `width`
+/// narrower than a vector have vectors of channels instead (channel_vectors).
 Tensor::Schedule channel_tiles(Func f, RDom r, int rank, Type acc, const Expr &m, int64_t taps,
-                               bool depthwise) {
-    int64_t m_const = 0;
+                               bool depthwise, const Expr &width) {
+    int64_t m_const = 0, width_const = 0;
     const bool m_known = is_const(m, &m_const);
-    return [f, r, rank, acc, m_known, m_const, taps, depthwise](Func out,
-                                                                const Target &target) mutable {
+    const bool width_known = is_const(width, &width_const);
+    return [f, r, rank, acc, m_known, m_const, taps, depthwise, width_known, width_const](
+               Func out, const Target &target) mutable {
         const int vec = std::max(1, target.natural_vector_size(acc));
+        if (width_known && width_const < vec) {
+            channel_vectors(out, f, r, rank, vec);
+            return;
+        }
         int vw = 2, want_tm = 12;
         if (depthwise) {
             vw = 1;
@@ -215,8 +246,8 @@ Tensor conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w
               select(likely(inside), cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wk));
     Tensor result =
         compute(unique_name("conv"), s, [&](const Index &i) { return cast(x.type(), init(i)); });
-    result.set_schedule(
-        channel_tiles(f, r, x.rank(), acc, m, taps_of(w.kernel), is_const_one(cg) && groups > 1));
+    result.set_schedule(channel_tiles(f, r, x.rank(), acc, m, taps_of(w.kernel),
+                                      is_const_one(cg) && groups > 1, result.dim(-1)));
     return result;
 }
 
@@ -373,7 +404,7 @@ Tensor conv_transpose_by_phases(const Tensor &x, const Tensor &weights, const Te
     std::vector<int> phase_taps;
     for (size_t i = 0; i < k; i++)
         phase_taps.push_back((w.kernel[i] + w.strides[i] - 1) / w.strides[i]);
-    Tensor::Schedule tiles = channel_tiles(f, r, rank, acc, m, taps_of(phase_taps), false);
+    Tensor::Schedule tiles = channel_tiles(f, r, rank, acc, m, taps_of(phase_taps), false, Expr());
     result.set_schedule([tiles, phases, rank, acc](Func out, const Target &target) mutable {
         phases.compute_root();
         tiles(phases, target);
@@ -454,7 +485,8 @@ Tensor conv_transpose(const Tensor &x, const Tensor &weights, const Tensor &bias
         f(args) + select(valid, cast(acc, x(xi)), make_const(acc, 0)) * cast(acc, weights(wk));
     Tensor result = compute(unique_name("conv_transpose"), s,
                             [&](const Index &i) { return cast(x.type(), init(i)); });
-    result.set_schedule(channel_tiles(f, r, x.rank(), acc, m, taps_of(w.kernel), false));
+    result.set_schedule(
+        channel_tiles(f, r, x.rank(), acc, m, taps_of(w.kernel), false, result.dim(-1)));
     return result;
 }
 
@@ -469,6 +501,48 @@ Shape pooled_shape(const Tensor &x, const Window &w, bool ceil_mode) {
     return s;
 }
 
+/// Windows of at most this many taps are pooled as one expression per output point (each tap
+/// a term), so that the output's vectors cover them and the edges are a likely condition.
+constexpr int64_t kMaxUnrolledTaps = 32;
+
+/// Max or average pooling of output point `o` with every tap of the window written out: a
+/// tap outside the input is a likely condition (the loops over the output have a steady
+/// state where none is), and so is its part of the average's count (a constant there).
+Expr unrolled_pool(const Tensor &x, const Index &o, PoolKind kind, const Window &w,
+                   bool count_include_pad, Type acc) {
+    const size_t k = static_cast<size_t>(x.rank() - 2);
+    Expr total, count;
+    std::vector<int> t(k, 0);
+    for (;;) {
+        Expr inside = const_true(), in_padded = const_true();
+        Index xi{o[0], o[1]};
+        for (size_t i = 0; i < k; i++) {
+            Expr in = x.dim(static_cast<int>(2 + i));
+            Expr pos = o[2 + i] * w.strides[i] - w.pads_begin[i] + t[i] * w.dilations[i];
+            inside = inside && pos >= 0 && pos < in;
+            in_padded = in_padded && pos < in + w.pads_end[i];
+            xi.push_back(clamp(pos, 0, in - 1));
+        }
+        Expr v = cast(acc, x(xi));
+        if (kind == PoolKind::Max) {
+            Expr term = select(likely(inside), v, acc.min());
+            total = total.defined() ? max(total, term) : term;
+        } else {
+            Expr term = select(likely(inside), v, make_const(acc, 0));
+            Expr one = select(likely(count_include_pad ? in_padded : inside), make_const(acc, 1),
+                              make_const(acc, 0));
+            total = total.defined() ? total + term : term;
+            count = count.defined() ? count + one : one;
+        }
+        size_t i = k;
+        while (i > 0 && ++t[i - 1] == w.kernel[i - 1])
+            t[--i] = 0;
+        if (i == 0) break;
+    }
+    if (kind == PoolKind::Max) return cast(x.type(), total);
+    return cast(x.type(), total / max(count, make_const(acc, 1)));
+}
+
 }  // namespace
 
 Tensor pool(const Tensor &x, PoolKind kind, Window w, bool ceil_mode, bool count_include_pad,
@@ -479,6 +553,11 @@ Tensor pool(const Tensor &x, PoolKind kind, Window w, bool ceil_mode, bool count
     complete(w, k, "pool");
     Shape s = pooled_shape(x, w, ceil_mode);
     const Type t = x.type(), acc = accumulator_type(t);
+    if (kind != PoolKind::Lp && taps_of(w.kernel) <= kMaxUnrolledTaps) {
+        return compute(unique_name("pool"), s, [&](const Index &o) {
+            return unrolled_pool(x, o, kind, w, count_include_pad, acc);
+        });
+    }
     return compute(unique_name("pool"), s, [&](const Index &o) {
         RDom r = window_domain(w, {}, "pool_r");
         Expr inside = const_true(), in_padded = const_true();

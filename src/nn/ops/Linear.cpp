@@ -70,27 +70,37 @@ Tensor matmul(const Tensor &a_in, const Tensor &b_in) {
     f(args) = f(args) + cast(acc, a(ia)) * cast(acc, b(ib));
     Tensor full =
         compute(unique_name("matmul"), s, [&](const Index &i) { return cast(a.type(), init(i)); });
-    full.set_schedule([f, r, acc](Func out, const Target &target) mutable {
-        // Tiles of two vectors of columns by four rows summed in registers over k (a broadcast
-        // of A and a vector of B per term); tiles of rows (and batches) in parallel.
+    // B's columns run outside A's rows unless A is known to have more rows than B columns: a
+    // tile of B's columns (k by two vectors) then stays in cache over every row, and B, often
+    // a layer's large weights (PP-OCRv4's 120 x 6625 classifier), is read from memory once
+    // (40 x 120 x 6625: 1.33 -> 0.56 ms with eight rows a tile, where four were).
+    int64_t rows_const = 0, cols_const = 0;
+    const bool more_rows =
+        is_const(rows, &rows_const) && is_const(cols, &cols_const) && rows_const > cols_const;
+    full.set_schedule([f, r, acc, more_rows](Func out, const Target &target) mutable {
+        // Tiles of two vectors of columns by eight rows summed in registers over k (a
+        // broadcast of A and a vector of B per term); the outer loop (with batches) in
+        // parallel.
         const int vec = std::max(1, target.natural_vector_size(acc));
-        const int tr = 4;
+        const int tr = 8;
         std::vector<Var> ov = out.args(), fv = f.args();
         Var jo("jo"), ji("ji"), io("io"), ii("ii");
         out.split(ov[0], jo, ji, 2 * vec, TailStrategy::GuardWithIf)
             .split(ov[1], io, ii, tr, TailStrategy::GuardWithIf);
-        std::vector<VarOrRVar> order{ji, ii, jo, io};
+        std::vector<VarOrRVar> order{ji, ii};
+        order.push_back(more_rows ? jo : io);
+        order.push_back(more_rows ? io : jo);
         for (size_t d = 2; d < ov.size(); d++)
             order.push_back(ov[d]);
         out.reorder(order).vectorize(ji, vec).unroll(ji).unroll(ii);
-        Var outer = io;
+        Var outer = more_rows ? io : jo;
         for (size_t d = 2; d < ov.size(); d++) {
             Var fused(outer.name() + "_" + ov[d].name());
             out.fuse(outer, ov[d], fused);
             outer = fused;
         }
         out.parallel(outer);
-        f.compute_at(out, jo)
+        f.compute_at(out, more_rows ? jo : io)
             .bound_extent(fv[0], 2 * vec)
             .bound_extent(fv[1], tr)
             .vectorize(fv[0], vec)
