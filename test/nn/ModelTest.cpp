@@ -2,6 +2,7 @@
 // constants folded while compiling, and hostile files, each a clear error.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -52,6 +53,50 @@ TEST(NNModel, SymbolicBatchRunsAtTwoSizesWithoutCompilingAgain) {
         for (int j = 0; j < n; j++)
             for (int i = 0; i < 5; i++)
                 ASSERT_FLOAT_EQ(y(i, j), std::max(0.0f, x(i, j) * w[i] + b[i]));
+    }
+    EXPECT_EQ(model.compiled_pipelines(), compiled);
+}
+
+// Opset 11's Softmax over its last axis (taken as is, not flattened) and over axis 1 of a 3-D
+// tensor (the trailing axes flattened into one), and Pow by a constant 2 (taken as x * x),
+// against loops, at two sizes of the symbolic axis from one compile (the second run of a size
+// reuses the shapes it computed).
+TEST(NNModel, OldSoftmaxAndASquareMatchLoopsAtTwoSizes) {
+    test::TempDirectory dir;
+    std::string path = dir.path() + "/m.onnx";
+    onnx::ModelProto m = make_model(11);
+    add_input(m, "x", kFloat, {2, "N", 3});
+    add_output(m, "last", kFloat, {2, "N", 3});
+    add_output(m, "all", kFloat, {2, "N", 3});
+    add_float_initializer(m, "two", {}, {2.0f});
+    add_node(m, "Pow", {"x", "two"}, {"sq"});
+    add_int_attr(add_node(m, "Softmax", {"sq"}, {"last"}), "axis", -1);
+    add_int_attr(add_node(m, "Softmax", {"x"}, {"all"}), "axis", 1);
+    save_model(m, path);
+    nn::Model model = nn::Model::load(path);
+    const int compiled = model.compiled_pipelines();
+    for (int n : {5, 18, 5}) {
+        Buffer<float> x(3, n, 2);
+        x.fill([](int i, int j, int k) { return 0.25f * float(i) - 0.125f * float(j) + float(k); });
+        auto out = model.run({{"x", x}});
+        Buffer<float> last = out.at("last"), all = out.at("all");
+        ASSERT_EQ(last.extent(1), n);
+        for (int k = 0; k < 2; k++) {
+            double total = 0;
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < 3; i++)
+                    total += std::exp(double(x(i, j, k)));
+            for (int j = 0; j < n; j++) {
+                double row = 0;
+                for (int i = 0; i < 3; i++)
+                    row += std::exp(double(x(i, j, k)) * x(i, j, k));
+                for (int i = 0; i < 3; i++) {
+                    EXPECT_NEAR(last(i, j, k), std::exp(double(x(i, j, k)) * x(i, j, k)) / row,
+                                1e-5);
+                    EXPECT_NEAR(all(i, j, k), std::exp(double(x(i, j, k))) / total, 1e-5);
+                }
+            }
+        }
     }
     EXPECT_EQ(model.compiled_pipelines(), compiled);
 }

@@ -121,7 +121,20 @@ void add_elementwise_builders(std::map<std::string, Builder> &t) {
     t["Sub"] = binary(nn::sub);
     t["Mul"] = binary(nn::mul);
     t["Div"] = binary(nn::div);
-    t["Pow"] = binary(nn::pow);
+    t["Pow"] = [](BuildContext &ctx) {
+        // A float squared by a constant exponent of 2 (the layer norms exporters write as
+        // Pow(x - mean, 2)) is x * x, exactly what pow gives, without a call per element.
+        Tensor x = ctx.input(0);
+        Buffer<> e = ctx.constant(1);
+        if (x.type().is_float() && e.defined() && e.number_of_elements() == 1 &&
+            e.dimensions() <= x.rank()) {
+            const Expr v = ctx.values(1)[0];
+            std::optional<double> p = ir::as_const_float(v);
+            if (auto i = ir::as_const_int(v)) p = static_cast<double>(*i);
+            if (p && *p == 2.0) return std::vector<Tensor>{nn::mul(x, x)};
+        }
+        return std::vector<Tensor>{nn::pow(x, ctx.input(1))};
+    };
     t["PRelu"] = binary(nn::prelu);
     t["Equal"] = binary(nn::equal);
     t["Less"] = binary(nn::less);

@@ -776,13 +776,13 @@ std::map<std::string, Buffer<>> CompiledModel::run(
     for (const Step &s : steps_) {
         std::vector<Buffer<>> buffers;
         std::vector<const ImageParam *> params;
-        std::map<std::string, Expr> bindings;
+        std::vector<int64_t> key;
         for (size_t j = 0; j < s.inputs.size(); j++) {
             const Buffer<> &b = values.at(s.inputs[j]);
             buffers.push_back(b);
             params.push_back(s.params[j].get());
             for (size_t d = 0; d < s.extent_names[j].size(); d++)
-                bindings[s.extent_names[j][d]] = Expr(b.extent(static_cast<int>(d)));
+                key.push_back(b.extent(static_cast<int>(d)));
         }
         std::vector<std::shared_ptr<ir::ParameterContents>> scalar_params;
         std::vector<uint64_t> scalars;
@@ -799,16 +799,36 @@ std::map<std::string, Buffer<>> CompiledModel::run(
                 uint64_t bits;
                 std::memcpy(&bits, &v, sizeof bits);
                 scalars.push_back(bits);
-                bindings[vp.name] = make_const(Float(64), v);
             } else {
-                int64_t v = element_as_int(b, vp.element);
-                scalars.push_back(static_cast<uint64_t>(v));
-                bindings[vp.name] = make_const(Int(64), v);
+                scalars.push_back(static_cast<uint64_t>(element_as_int(b, vp.element)));
             }
+            key.push_back(static_cast<int64_t>(scalars.back()));
+        }
+        if (!s.memo_valid || key != s.memo_key) {
+            std::map<std::string, Expr> bindings;
+            size_t k = 0;
+            for (size_t j = 0; j < s.inputs.size(); j++) {
+                for (size_t d = 0; d < s.extent_names[j].size(); d++)
+                    bindings[s.extent_names[j][d]] = Expr(static_cast<int32_t>(key[k++]));
+            }
+            for (size_t i = 0; i < s.value_params.size(); i++) {
+                const ValueParam &vp = s.value_params[i];
+                const uint64_t bits = scalars[i];
+                if (vp.is_float) {
+                    double v;
+                    std::memcpy(&v, &bits, sizeof v);
+                    bindings[vp.name] = make_const(Float(64), v);
+                } else {
+                    bindings[vp.name] = make_const(Int(64), static_cast<int64_t>(bits));
+                }
+            }
+            s.memo_extents = s.extents(bindings);
+            s.memo_key = key;
+            s.memo_valid = true;
         }
         std::vector<int> sizes;
         int64_t n = 1;
-        for (int64_t extent : s.extents(bindings)) {
+        for (int64_t extent : s.memo_extents) {
             if (extent < 0 || extent > std::numeric_limits<int32_t>::max()) {
                 throw RuntimeError(s.where + ": output \"" + s.output +
                                    "\" would have an extent of " + std::to_string(extent) +

@@ -67,6 +67,12 @@ class CompiledModel {
         /// The output's extents, innermost first, given the inputs' extents (under
         /// extent_names) and the value params' values (under their names) in `bindings`.
         std::vector<int64_t> extents(const std::map<std::string, Expr> &bindings) const;
+
+        /// The extents of the last run and what they were computed from (the inputs' extents
+        /// and the value params' bits, in order): a run on inputs of the same shapes reuses
+        /// them rather than simplifying the shape again (run() holds the pool's lock).
+        mutable bool memo_valid = false;
+        mutable std::vector<int64_t> memo_key, memo_extents;
     };
 
     /// The most bytes the intermediate tensors held at once, over the runs so far.
