@@ -74,19 +74,25 @@ Type accumulator_type(Type t) {
 
 namespace {
 
-/// Threads over the outermost axis of the accumulation `t` (a Func argument at or after
-/// `first`) that is not known to be 1, in its pure definition and every update.
+/// Threads over the axes of the accumulation `t` from Func argument `first` out, fused into one
+/// loop, in its pure definition and every update: a batch of one (a symbol, not known to be 1)
+/// leaves the rows of a softmax to share out.
 void parallelize_outer(const Tensor &t, size_t first) {
     Func f = t.func();
     std::vector<Var> fv = f.args();
-    for (size_t i = fv.size(); i-- > first;) {
-        int64_t e = 0;
-        if (is_const(t.dim(static_cast<int>(fv.size() - 1 - i)), &e) && e == 1) continue;
-        f.parallel(fv[i]);
-        for (int u = 0; u < f.num_update_definitions(); u++)
-            f.update(u).parallel(fv[i]);
-        return;
-    }
+    if (first >= fv.size()) return;
+    auto fuse_outer = [&](auto &&stage) {
+        Var outer = fv.back();
+        for (size_t i = fv.size() - 1; i-- > first;) {
+            Var fused(outer.name() + "_" + fv[i].name());
+            stage.fuse(fv[i], outer, fused);
+            outer = fused;
+        }
+        stage.parallel(outer);
+    };
+    fuse_outer(f);
+    for (int u = 0; u < f.num_update_definitions(); u++)
+        fuse_outer(f.update(u));
 }
 
 /// An explicit accumulation over the reduced axes: `init`, then `combine(acc, term(o, i))` for
@@ -143,7 +149,7 @@ Tensor accumulate(const Tensor &x, const std::vector<int> &axes, bool keepdims, 
         else
             partial.compute_at(f, f.args()[0]).vectorize(lane);
         partial.update().vectorize(lane);
-        parallelize_outer(t, 0);
+        parallelize_outer(t, f.args().size() > 1 ? 1 : 0);
         return t;
     }
     RDom rd(rs.ranges, unique_name(name + "_r"));
