@@ -101,6 +101,44 @@ TEST(NNModel, OldSoftmaxAndASquareMatchLoopsAtTwoSizes) {
     EXPECT_EQ(model.compiled_pipelines(), compiled);
 }
 
+// The model's Funcs are named the same at every load, so a second load of one model in one
+// process finds each of its pipelines in the disk cache (the key holds the names) instead of
+// compiling it again.
+TEST(NNModel, ASecondLoadInOneProcessCompilesNothing) {
+    test::TempDirectory dir, cache;
+    test::ScopedEnvironmentVariable cache_dir("DSL_CACHE_DIR", cache.path());
+    std::string path = dir.path() + "/m.onnx";
+    onnx::ModelProto m = make_model();
+    add_input(m, "x", kFloat, {1, 2, "H", "W"});
+    add_output(m, "y", kFloat, {1, 3, "H", "W"});
+    add_float_initializer(m, "w", {3, 2, 3, 3}, std::vector<float>(54, 0.25f));
+    add_float_initializer(m, "b", {3}, {1, 2, 3});
+    auto *conv = add_node(m, "Conv", {"x", "w", "b"}, {"c"});
+    add_ints_attr(conv, "pads", {1, 1, 1, 1});
+    add_node(m, "Relu", {"c"}, {"r"});
+    add_int_attr(add_node(m, "Softmax", {"r"}, {"y"}), "axis", 1);
+    save_model(m, path);
+    // The cache's entries (compiled objects, not temporary files).
+    auto entries = [&] {
+        int n = 0;
+        for (const std::string &name : test::list_directory(cache.path()))
+            n += name.size() > 2 && name.compare(name.size() - 2, 2, ".o") == 0 && name[0] != '.';
+        return n;
+    };
+    nn::Model first = nn::Model::load(path);
+    const int compiled = entries();
+    ASSERT_GT(compiled, 0);
+    nn::Model second = nn::Model::load(path);
+    EXPECT_EQ(entries(), compiled) << "the second load compiled pipelines again";
+    Buffer<float> x(9, 7, 2, 1);
+    x.fill([](int i, int j, int c, int) { return 0.1f * float(i - j) + float(c); });
+    Buffer<float> a = first.run({{"x", x}}).at("y"), b = second.run({{"x", x}}).at("y");
+    int differ = 0;
+    a.for_each_element(
+        [&](int i, int j, int c, int n) { differ += a(i, j, c, n) != b(i, j, c, n); });
+    EXPECT_EQ(differ, 0);
+}
+
 TEST(NNModel, AProducerReadWithBroadcastingKeepsItsOwnPipeline) {
     // y = x - ReduceMean(x, axis 1): the mean is read once per row element, so fusing it would
     // recompute the reduction per element; it stays a pipeline of its own.

@@ -23,6 +23,7 @@
 #include "ir/Substitute.h"
 #include "nn/graph/Fusion.h"
 #include "nn/graph/OpBuilder.h"
+#include "nn/ops/NameScope.h"
 
 namespace dsl::nn::model {
 
@@ -664,6 +665,8 @@ void ModelCompiler::materialize(const std::string &name) {
 }
 
 void ModelCompiler::compile() {
+    // The model's Funcs are named the same at every compile (the caches' keys hold names).
+    NameScope names;
     out_->source_ = g_.source;
     declare_inputs();
     fuse_ = graph::values_to_fuse(g_);

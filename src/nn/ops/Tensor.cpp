@@ -8,6 +8,7 @@
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/Simplify.h"
+#include "nn/ops/NameScope.h"
 
 namespace dsl::nn {
 
@@ -132,9 +133,23 @@ void schedule_output(const Tensor &t, const Target &target) {
     }
 }
 
+namespace {
+/// The counter of the innermost NameScope open on this thread, if any.
+thread_local uint64_t *scope_counter = nullptr;
+}  // namespace
+
+NameScope::NameScope() : outer_(scope_counter) {
+    scope_counter = &counter_;
+}
+
+NameScope::~NameScope() {
+    scope_counter = outer_;
+}
+
 std::string unique_name(const std::string &prefix) {
     static std::atomic<uint64_t> counter{0};
-    return prefix + "_" + std::to_string(counter++);
+    const uint64_t n = scope_counter ? (*scope_counter)++ : counter++;
+    return prefix + "_" + std::to_string(n);
 }
 
 int normalize_axis(int axis, int rank, const std::string &op) {
