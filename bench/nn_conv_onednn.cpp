@@ -73,13 +73,7 @@ void run_onednn(benchmark::State &state, const NnConvShape &s, int threads) {
         memory src_mem(src_md, engine, input.data()), dst_mem(dst_md, engine, output.data()),
             bias_mem(bias_md, engine, bias.data()),
             user_weights_mem(user_weights_md, engine, weights.data());
-        memory weights_mem = user_weights_mem;
-        if (pd.weights_desc() != user_weights_md) {
-            weights_mem = memory(pd.weights_desc(), engine);
-            dnnl::reorder(user_weights_mem, weights_mem)
-                .execute(stream, user_weights_mem, weights_mem);
-            stream.wait();
-        }
+        memory weights_mem = primitive_weights(pd, user_weights_mem, engine, stream);
         dnnl::convolution_forward conv(pd);
         std::unordered_map<int, memory> args = {
             {DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_mem}, {DNNL_ARG_DST, dst_mem}};
@@ -111,8 +105,7 @@ void run_onednn(benchmark::State &state, const NnConvShape &s, int threads) {
             }
         }
         time_matmul(state, nn_conv_flops(s), threads, run);
-        state.SetLabel(std::string("oneDNN ") + pd.impl_info_str() + ", " +
-                       isa_name(dnnl::get_effective_cpu_isa()));
+        state.SetLabel(primitive_label(pd));
     } catch (const dnnl::error &e) {
         state.SkipWithError(("oneDNN: " + s.name + ": " + e.what()).c_str());
     }

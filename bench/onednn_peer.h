@@ -5,6 +5,8 @@
 // (libgomp comes with libdnnl).
 #include <dlfcn.h>
 
+#include <string>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 namespace dsl_bench {
@@ -63,6 +65,25 @@ inline const char *isa_name(dnnl::cpu_isa isa) {
         default:
             return "unknown ISA";
     }
+}
+
+/// The weights in the layout the primitive `pd` chose: `user` itself, or (when that differs from
+/// the user's layout) a copy reordered into it once, untimed (a layer's constants).
+inline dnnl::memory primitive_weights(const dnnl::convolution_forward::primitive_desc &pd,
+                                      const dnnl::memory &user, const dnnl::engine &engine,
+                                      dnnl::stream &stream) {
+    if (pd.weights_desc() == user.get_desc()) return user;
+    dnnl::memory weights(pd.weights_desc(), engine);
+    dnnl::memory source = user;
+    dnnl::reorder(source, weights).execute(stream, source, weights);
+    stream.wait();
+    return weights;
+}
+
+/// The benchmark's label: the implementation oneDNN chose for `pd` and its instruction set.
+inline std::string primitive_label(const dnnl::convolution_forward::primitive_desc &pd) {
+    return std::string("oneDNN ") + pd.impl_info_str() + ", " +
+           isa_name(dnnl::get_effective_cpu_isa());
 }
 
 }  // namespace dsl_bench

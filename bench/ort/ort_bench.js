@@ -7,6 +7,7 @@
 // package; scripts/setup.sh installs it into build/peers/ort with DSL_BENCH_PEERS=1.
 'use strict';
 const path = require('path');
+const {seededFeeds} = require('./inputs');
 const dir = process.env.DSL_ORT_DIR;
 const ort = require(dir ? path.resolve(dir, 'node_modules', 'onnxruntime-node') : 'onnxruntime-node');
 
@@ -27,14 +28,7 @@ async function main() {
         executionMode: 'sequential',
     });
     const load = Number(process.hrtime.bigint() - t0) / 1e6;
-    const n = shape.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(n);
-    let state = 7;
-    for (let i = 0; i < n; i++) {
-        state = (state * 1103515245 + 12345) >>> 0;
-        data[i] = state / 2147483648 - 1;
-    }
-    const feeds = {[name]: new ort.Tensor('float32', data, shape)};
+    const feeds = seededFeeds(ort, name, shape);
     await session.run(feeds);  // the first run allocates
     const times = [];
     for (let r = 0; r < runs; r++) {

@@ -11,6 +11,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const {seededFeeds} = require('./inputs');
 const dir = process.env.DSL_ORT_DIR;
 const ort = require(dir ? path.resolve(dir, 'node_modules', 'onnxruntime-node') : 'onnxruntime-node');
 
@@ -42,14 +43,7 @@ async function main() {
         enableProfiling: true,
         profileFilePrefix: prefix,
     });
-    const n = shape.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(n);
-    let state = 7;
-    for (let i = 0; i < n; i++) {
-        state = (state * 1103515245 + 12345) >>> 0;
-        data[i] = state / 2147483648 - 1;
-    }
-    const feeds = {[name]: new ort.Tensor('float32', data, shape)};
+    const feeds = seededFeeds(ort, name, shape);
     for (let r = 0; r < runs; r++) await session.run(feeds);
     await session.release();  // writes the trace
     const traceDir = path.dirname(prefix);
