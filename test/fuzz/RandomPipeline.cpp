@@ -47,6 +47,9 @@ struct StageSpec {
     int parallel_loops = 0;
     std::set<int> calls;   // the Funcs of the pipeline the stage reads
     std::set<int> inputs;  // the inputs it reads itself (not through the Funcs it calls)
+    // The names unroll(x, factor) gave its inner loops: the library never names a loop as one
+    // the stage had (fused away since), so these stay taken.
+    std::set<std::string> unrolled;
 };
 
 struct FuncSpec {
@@ -800,12 +803,14 @@ class Generator {
                     sched_ << sc << ".unroll(" << code(l) << ");\n";
                     return;
                 }
-                if (has_loop(d, l.name + "_unrolled")) return;
+                if (has_loop(d, l.name + "_unrolled") || s.unrolled.count(l.name + "_unrolled"))
+                    return;
                 int factor = uni(2, 4);
                 TailStrategy tail = tail_for(f, k, l, factor);
                 st.unroll(handle(l), factor, tail);
                 sched_ << sc << ".unroll(" << code(l) << ", " << factor << ", " << tail_code(tail)
                        << ");\n";
+                s.unrolled.insert(l.name + "_unrolled");
                 split_in_place(d, i, l.name + "_unrolled", factor);
                 return;
             }
