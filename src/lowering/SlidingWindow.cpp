@@ -126,6 +126,14 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
                 max_value = substitute(it->first, it->second, max_value);
             }
         }
+        // The region moves with the loop only through names bound inside it (a split RVar's
+        // value, `r = ro * k + ri + min`): the previous iteration's bounds cannot be had by
+        // stepping the loop variable back, so this loop does not slide (fuzz case 22142
+        // computed no new column in any iteration but the first).
+        auto hidden = [&](const Expr &bound, const Expr &value) {
+            return expr_uses_var(bound, loop.var) && !expr_uses_var(value, loop.var);
+        };
+        if (hidden(required[a].min, min_value) || hidden(required[a].max, max_value)) continue;
         if (!non_decreasing(is_monotonic(min_value, loop.var)) ||
             !non_decreasing(is_monotonic(max_value, loop.var))) {
             continue;

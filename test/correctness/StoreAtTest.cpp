@@ -78,6 +78,27 @@ TEST(StoreAt, SlidingWindowOverColumns) {
     EXPECT_CONTAINS(f.loop_nest(), "folded: y mod 2");
 }
 
+// A producer computed per iteration of a split RVar: its region moves with the inner loop only
+// through the RVar's value (r = ro * 6 + ri + 1, a name bound inside), so stepping the loop
+// variable back does not give the previous iteration's region. That loop must not slide (it
+// computed no new column after the first, fuzz case 22142); the rows still slide.
+TEST(StoreAt, RegionMovingThroughASplitRVarSlidesOnlyTheRows) {
+    Func g("rv_g"), f("rv_f");
+    Var x("x"), y("y");
+    g(x, y) = cast(UInt(16), x * 7 + y * 13);
+    RDom r(1, 6, "rv_r");
+    f(x, y) = cast(UInt(16), 5);
+    f(r, y) = f(r - 1, y) + g(r - 2, y - 1) + g(r + 2, y - 1) + g(r, y) * 3;
+    f.update(0).split(RVar(r.x), RVar("ro"), RVar("ri"), 6);
+    g.compute_at(f, RVar("ri")).store_root();
+    f.bound(x, 0, 24);
+    Buffer<uint16_t> out = f.realize({24, 4});
+    EXPECT_TRUE(matches_reference(f, out));
+    std::string nest = f.loop_nest();
+    EXPECT_CONTAINS(nest, "sliding window over rv_f.s1.y)");
+    EXPECT_EQ(nest.find("and rv_f.s1.ri"), std::string::npos) << nest;
+}
+
 TEST(StoreAt, RegionMovingBackwardsIsNotSlid) {
     Buffer<> in = random_buffer(Int(32), {16, 16}, 10);
     Func g("back_g"), f("back_f");
