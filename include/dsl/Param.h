@@ -3,7 +3,6 @@
 /// `ImageParam` (a buffer). Changing them does not recompile the pipeline.
 
 #include <cstring>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -166,8 +165,10 @@ class ImageParam {
 
   private:
     std::shared_ptr<ir::ParameterContents> contents_;
-    std::shared_ptr<std::map<std::string, std::shared_ptr<lang::FunctionContents>>> wrappers_ =
-        std::make_shared<std::map<std::string, std::shared_ptr<lang::FunctionContents>>>();
+    /// Keeps the Funcs of in() alive (the parameter, which they read, records them weakly, by
+    /// consumer).
+    std::shared_ptr<std::vector<std::shared_ptr<lang::FunctionContents>>> wrappers_ =
+        std::make_shared<std::vector<std::shared_ptr<lang::FunctionContents>>>();
 };
 
 }  // namespace dsl

@@ -61,20 +61,32 @@ void write_object_and_header(const std::vector<lang::Function> &outputs, const s
     write_file(prefix + ".h", c_header(module, fn_name), "compile_to_file");
 }
 
+namespace {
+
+/// Writes to `filename` the text `emit` makes of the AOT function's module (`what` is the
+/// user's call, for messages).
+template <typename Emit>
+void write_text(const std::vector<lang::Function> &outputs, const std::string &filename,
+                const std::vector<Argument> &args, const std::string &fn_name, const Target &target,
+                const char *what, Emit emit) {
+    ir::Module module = lower_for_aot(outputs, args, fn_name, what);
+    write_file(filename, emit(module, codegen::cpu_target_for(target)), what);
+}
+
+}  // namespace
+
 void write_assembly(const std::vector<lang::Function> &outputs, const std::string &filename,
                     const std::vector<Argument> &args, const std::string &fn_name,
                     const Target &target) {
-    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_assembly");
-    write_file(filename, codegen::compile_to_assembly_text(module, codegen::cpu_target_for(target)),
-               "compile_to_assembly");
+    write_text(outputs, filename, args, fn_name, target, "compile_to_assembly",
+               codegen::compile_to_assembly_text);
 }
 
 void write_llvm_ir(const std::vector<lang::Function> &outputs, const std::string &filename,
                    const std::vector<Argument> &args, const std::string &fn_name,
                    const Target &target) {
-    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_llvm_ir");
-    write_file(filename, codegen::compile_to_llvm_ir_text(module, codegen::cpu_target_for(target)),
-               "compile_to_llvm_ir");
+    write_text(outputs, filename, args, fn_name, target, "compile_to_llvm_ir",
+               codegen::compile_to_llvm_ir_text);
 }
 
 }  // namespace aot

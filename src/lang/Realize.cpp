@@ -516,10 +516,6 @@ lowering::LoweredPipeline lower_pipeline(const std::vector<Function> &outputs) {
     return lowering::lower(outputs, symbol_name(names_of(outputs)));
 }
 
-}  // namespace lang
-
-namespace lang {
-
 Target default_jit_target(const Function &f) {
     const std::optional<Target> &compiled = f.contents().jit_target;
     return compiled ? *compiled : get_jit_target_from_environment();

@@ -148,14 +148,28 @@ std::shared_ptr<FunctionContents> make_image_wrapper(const ImageParam &input,
 
 }  // namespace
 
-Func ImageParam::in(const std::vector<Func> &consumers) {
-    std::shared_ptr<FunctionContents> wrapper =
-        recorded("ImageParam \"" + name() + "\"", nullptr, *wrappers_, consumers, "in");
-    if (!wrapper) wrapper = make_image_wrapper(*this, name() + "_in_" + joined_names(consumers));
-    for (const Func &c : consumers) {
-        (*wrappers_)[c.name()] = wrapper;
-        contents_->wrappers[c.name()] = FunctionPtr(wrapper).weakened();
+namespace {
+
+/// ImageParam::in()'s Funcs recorded on `param`, by consumer ("" for every consumer).
+ContentsMap image_wrappers(const ParameterContents &param) {
+    ContentsMap map;
+    for (const auto &[consumer, w] : param.wrappers) {
+        if (std::shared_ptr<FunctionContents> live = w.lock()) map[consumer] = live;
     }
+    return map;
+}
+
+}  // namespace
+
+Func ImageParam::in(const std::vector<Func> &consumers) {
+    std::shared_ptr<FunctionContents> wrapper = recorded(
+        "ImageParam \"" + name() + "\"", nullptr, image_wrappers(*contents_), consumers, "in");
+    if (!wrapper) {
+        wrapper = make_image_wrapper(*this, name() + "_in_" + joined_names(consumers));
+        wrappers_->push_back(wrapper);
+    }
+    for (const Func &c : consumers)
+        contents_->wrappers[c.name()] = FunctionPtr(wrapper).weakened();
     lang::bump_pipeline_epoch();
     return Func(wrapper);
 }
@@ -165,12 +179,14 @@ Func ImageParam::in(const Func &consumer) {
 }
 
 Func ImageParam::in() {
-    std::shared_ptr<FunctionContents> &wrapper = (*wrappers_)[""];
-    if (!wrapper) {
-        wrapper = make_image_wrapper(*this, name() + "_global_wrapper");
-        contents_->wrappers[""] = FunctionPtr(wrapper).weakened();
-        lang::bump_pipeline_epoch();
-    }
+    ContentsMap recorded_wrappers = image_wrappers(*contents_);
+    auto it = recorded_wrappers.find("");
+    if (it != recorded_wrappers.end()) return Func(it->second);
+    std::shared_ptr<FunctionContents> wrapper =
+        make_image_wrapper(*this, name() + "_global_wrapper");
+    wrappers_->push_back(wrapper);
+    contents_->wrappers[""] = FunctionPtr(wrapper).weakened();
+    lang::bump_pipeline_epoch();
     return Func(wrapper);
 }
 

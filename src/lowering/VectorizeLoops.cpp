@@ -162,10 +162,10 @@ class Widen : public IRMutator {
 
     Stmt visit(const Store *op) override {
         Expr index = mutate(op->index);
-        if (index.type().is_scalar() && mask_.defined()) {
-            // Under a mask, one place for every lane (the tail of a guarded split where a
-            // single lane is left, its coordinate known): a value that does not vary with the
-            // lane is stored once if any lane is on, computed without the mask under that test.
+        if (index.type().is_scalar()) {
+            // One place for every lane: a value that does not vary with the lane is stored
+            // once; under a mask (the tail of a guarded split where a single lane is left, its
+            // coordinate known), if any lane is on, computed without the mask under that test.
             Expr mask = mask_;
             mask_ = Expr();
             Expr value = mutate(op->value);
@@ -174,19 +174,13 @@ class Widen : public IRMutator {
                 throw CannotVectorize{"every lane would store to the same place (" + op->name +
                                       ")"};
             }
-            return IfThenElse::make(
-                VectorReduce::make(VectorReduce::Op::Or, mask, 1),
-                Store::make(op->name, value, index, op->predicate, op->alignment));
+            Stmt store = value.same_as(op->value) && index.same_as(op->index)
+                             ? Stmt(op)
+                             : Store::make(op->name, value, index, op->predicate, op->alignment);
+            if (!mask.defined()) return store;
+            return IfThenElse::make(VectorReduce::make(VectorReduce::Op::Or, mask, 1), store);
         }
         Expr value = mutate(op->value);
-        if (index.type().is_scalar()) {
-            if (value.type().is_vector()) {
-                throw CannotVectorize{"every lane would store to the same place (" + op->name +
-                                      ")"};
-            }
-            if (value.same_as(op->value) && index.same_as(op->index)) return op;
-            return Store::make(op->name, value, index, op->predicate, op->alignment);
-        }
         Expr predicate = mask_.defined() ? mask_ : make_bool(true, lanes_);
         return Store::make(op->name, widen(value), index, predicate, op->alignment);
     }

@@ -60,7 +60,8 @@ Builder softmax_like(Tensor (*f)(const Tensor &, int)) {
         int axis = static_cast<int>(ctx.attr_int("axis", 1));
         // Over the last axis alone the two are one: no reshapes, whose index arithmetic in
         // symbolic sizes (divisions per element) cost PP-OCRv4's recogniser 0.35 ms a softmax.
-        if (axis == x.rank() - 1 || (axis == -1 && x.rank() > 0)) return Outputs{f(x, axis)};
+        if (x.rank() > 0 && normalize_axis(axis, x.rank(), ctx.node().op_type) == x.rank() - 1)
+            return Outputs{f(x, axis)};
         Tensor flat = nn::flatten(x, axis);
         return Outputs{nn::reshape(f(flat, 1), x.shape())};
     };

@@ -807,7 +807,7 @@ std::map<std::string, Buffer<>> CompiledModel::run(
             }
             key.push_back(static_cast<int64_t>(scalars.back()));
         }
-        if (!s.memo_valid || key != s.memo_key) {
+        if (s.memo_key != key) {
             std::map<std::string, Expr> bindings;
             size_t k = 0;
             for (size_t j = 0; j < s.inputs.size(); j++) {
@@ -827,7 +827,6 @@ std::map<std::string, Buffer<>> CompiledModel::run(
             }
             s.memo_extents = s.extents(bindings);
             s.memo_key = key;
-            s.memo_valid = true;
         }
         std::vector<int> sizes;
         int64_t n = 1;

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,8 +72,8 @@ class CompiledModel {
         /// The extents of the last run and what they were computed from (the inputs' extents
         /// and the value params' bits, in order): a run on inputs of the same shapes reuses
         /// them rather than simplifying the shape again (run() holds the pool's lock).
-        mutable bool memo_valid = false;
-        mutable std::vector<int64_t> memo_key, memo_extents;
+        mutable std::optional<std::vector<int64_t>> memo_key;
+        mutable std::vector<int64_t> memo_extents;
     };
 
     /// The most bytes the intermediate tensors held at once, over the runs so far.

@@ -501,6 +501,33 @@ Shape pooled_shape(const Tensor &x, const Window &w, bool ceil_mode) {
     return s;
 }
 
+/// Where one tap of a pooling window reads: for output point `o` and the tap `taps[i]` along
+/// each spatial axis i, the input index (clamped into the input), whether it lies inside the
+/// input, and whether inside the input and its trailing padding.
+struct PoolTap {
+    Index index;
+    Expr inside, in_padded;
+};
+PoolTap pool_tap(const Tensor &x, const Index &o, const Window &w, const std::vector<Expr> &taps) {
+    PoolTap t{{o[0], o[1]}, const_true(), const_true()};
+    for (size_t i = 0; i < taps.size(); i++) {
+        Expr in = x.dim(static_cast<int>(2 + i));
+        Expr pos = o[2 + i] * w.strides[i] - w.pads_begin[i] + taps[i] * w.dilations[i];
+        t.inside = t.inside && pos >= 0 && pos < in;
+        t.in_padded = t.in_padded && pos < in + w.pads_end[i];
+        t.index.push_back(clamp(pos, 0, in - 1));
+    }
+    return t;
+}
+
+/// The taps of the window `r` along each spatial axis (of `k`), outermost first.
+std::vector<Expr> window_taps(const RDom &r, size_t k) {
+    std::vector<Expr> taps;
+    for (size_t i = 0; i < k; i++)
+        taps.push_back(tap(r, k, i));
+    return taps;
+}
+
 /// Windows of at most this many taps are pooled as one expression per output point (each tap
 /// a term), so that the output's vectors cover them and the edges are a likely condition.
 constexpr int64_t kMaxUnrolledTaps = 32;
@@ -514,23 +541,15 @@ Expr unrolled_pool(const Tensor &x, const Index &o, PoolKind kind, const Window 
     Expr total, count;
     std::vector<int> t(k, 0);
     for (;;) {
-        Expr inside = const_true(), in_padded = const_true();
-        Index xi{o[0], o[1]};
-        for (size_t i = 0; i < k; i++) {
-            Expr in = x.dim(static_cast<int>(2 + i));
-            Expr pos = o[2 + i] * w.strides[i] - w.pads_begin[i] + t[i] * w.dilations[i];
-            inside = inside && pos >= 0 && pos < in;
-            in_padded = in_padded && pos < in + w.pads_end[i];
-            xi.push_back(clamp(pos, 0, in - 1));
-        }
-        Expr v = cast(acc, x(xi));
+        const PoolTap p = pool_tap(x, o, w, std::vector<Expr>(t.begin(), t.end()));
+        Expr v = cast(acc, x(p.index));
         if (kind == PoolKind::Max) {
-            Expr term = select(likely(inside), v, acc.min());
+            Expr term = select(likely(p.inside), v, acc.min());
             total = total.defined() ? max(total, term) : term;
         } else {
-            Expr term = select(likely(inside), v, make_const(acc, 0));
-            Expr one = select(likely(count_include_pad ? in_padded : inside), make_const(acc, 1),
-                              make_const(acc, 0));
+            Expr term = select(likely(p.inside), v, make_const(acc, 0));
+            Expr one = select(likely(count_include_pad ? p.in_padded : p.inside),
+                              make_const(acc, 1), make_const(acc, 0));
             total = total.defined() ? total + term : term;
             count = count.defined() ? count + one : one;
         }
@@ -560,16 +579,9 @@ Tensor pool(const Tensor &x, PoolKind kind, Window w, bool ceil_mode, bool count
     }
     return compute(unique_name("pool"), s, [&](const Index &o) {
         RDom r = window_domain(w, {}, "pool_r");
-        Expr inside = const_true(), in_padded = const_true();
-        Index xi{o[0], o[1]};
-        for (size_t i = 0; i < k; i++) {
-            Expr in = x.dim(static_cast<int>(2 + i));
-            Expr pos = o[2 + i] * w.strides[i] - w.pads_begin[i] + tap(r, k, i) * w.dilations[i];
-            inside = inside && pos >= 0 && pos < in;
-            in_padded = in_padded && pos < in + w.pads_end[i];
-            xi.push_back(clamp(pos, 0, in - 1));
-        }
-        Expr v = cast(acc, x(xi));
+        const PoolTap tap_at = pool_tap(x, o, w, window_taps(r, k));
+        const Expr &inside = tap_at.inside, &in_padded = tap_at.in_padded;
+        Expr v = cast(acc, x(tap_at.index));
         switch (kind) {
             case PoolKind::Max:
                 return cast(t, maximum(select(inside, v, acc.min())));
@@ -599,16 +611,9 @@ Tensor max_pool_indices(const Tensor &x, Window w, bool ceil_mode, bool column_m
     const Type acc = accumulator_type(x.type());
     return compute(unique_name("max_pool_indices"), s, [&](const Index &o) {
         auto positions = [&](const RDom &r, Expr *inside) {
-            Index xi{o[0], o[1]};
-            *inside = const_true();
-            for (size_t i = 0; i < k; i++) {
-                Expr in = x.dim(static_cast<int>(2 + i));
-                Expr pos =
-                    o[2 + i] * w.strides[i] - w.pads_begin[i] + tap(r, k, i) * w.dilations[i];
-                *inside = *inside && pos >= 0 && pos < in;
-                xi.push_back(clamp(pos, 0, in - 1));
-            }
-            return xi;
+            PoolTap t = pool_tap(x, o, w, window_taps(r, k));
+            *inside = t.inside;
+            return t.index;
         };
         RDom r1 = window_domain(w, {}, "argmax_pool_v");
         Expr in1;
