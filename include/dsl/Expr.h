@@ -89,6 +89,7 @@ enum class IRNodeType : uint8_t {
     Block,
     IfThenElse,
     Evaluate,
+    Atomic,
 };
 
 /// The base of every IR node: a reference count and the node's kind. Nodes are immutable once

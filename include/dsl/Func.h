@@ -263,6 +263,17 @@ class Stage {
     /// Others are refused when the pipeline is compiled. This directive turns the check off for
     /// the stage: use it only when you know that the iterations never collide.
     Stage &allow_race_conditions();
+    /// Lets the update's loops over RVars run at the same time even where iterations update the
+    /// same point, by folding their terms into it as one indivisible step each. The update must
+    /// be associative, `f(args) = op(f(args), term)` with op one of + * min max & | ^ && ||
+    /// (Halide's atomic()); `override_associativity_test` skips that check. A vectorized loop
+    /// over RVars then sums (or mins, ...) its lanes' terms in registers before folding them in,
+    /// and a vectorized pure Var outside it widens the result, e.g. an int8 dot product
+    ///   f(x) += i32(a(r, x)) * i32(b(r, x));
+    ///   f.update().atomic().vectorize(r, 4).vectorize(x, 16);
+    /// which becomes one `vpdpbusd` per 16 x 4 products on targets with avx512_vnni (u8 times
+    /// i8). Terms are folded in another grouping, so float sums round differently.
+    Stage &atomic(bool override_associativity_test = false);
     /// Says that the stage is meant to run as defined, without directives (Halide's marker for
     /// an update left unscheduled on purpose). A CompileError if a directive has already been
     /// given to the stage; it changes nothing otherwise.

@@ -508,6 +508,7 @@ void reset_schedule(const lang::Function &f) {
             }
         }
         fresh.allow_race_conditions = d.schedule.allow_race_conditions;
+        fresh.atomic = d.schedule.atomic;
         d.schedule = fresh;
     }
     c.specialization_paths.clear();

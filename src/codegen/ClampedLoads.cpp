@@ -84,7 +84,7 @@ void CodeGenLLVM::sum_terms(const Expr &e, bool negated,
 }
 
 llvm::Intrinsic::ID CodeGenLLVM::permute_intrinsic(int bits, int lanes) const {
-    const Permutes &p = permutes_;
+    const X86Features &p = x86_;
     llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
     switch (bits * 1000 + lanes) {
         case 32008:

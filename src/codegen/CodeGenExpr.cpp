@@ -140,6 +140,14 @@ void CodeGenLLVM::visit(const Variable *op) {
 // Arithmetic
 
 void CodeGenLLVM::visit(const Add *op) {
+    for (const auto &[acc, sum] : {std::pair(op->a, op->b), std::pair(op->b, op->a)}) {
+        const auto *reduce = sum.as<VectorReduce>();
+        if (!reduce) continue;
+        if (llvm::Value *v = dot_product(acc, reduce)) {
+            value_ = v;
+            return;
+        }
+    }
     llvm::Value *a = codegen(op->a), *b = codegen(op->b);
     Type t = op->type;
     if (t.is_float()) {
@@ -549,6 +557,11 @@ void CodeGenLLVM::visit(const Load *op) {
             return;
         }
     }
+    if (atomic_old_.value && op->name == atomic_old_.buffer && op->type.is_scalar() &&
+        equal(op->index, atomic_old_.index)) {
+        value_ = atomic_old_.value;  // the running value of an atomic update (Atomics.cpp)
+        return;
+    }
     Type t = op->type;
     llvm::Type *mem = memory_type(t);
     llvm::Align align(t.element_of().bytes());
@@ -878,12 +891,55 @@ llvm::Value *CodeGenLLVM::vector_reduce(VectorReduce::Op op, Type elem, llvm::Va
 }
 
 void CodeGenLLVM::visit(const VectorReduce *op) {
+    if (llvm::Value *d = dot_product(Expr(), op)) {
+        value_ = d;
+        return;
+    }
     llvm::Value *v = codegen(op->value);
     Type elem = op->type.element_of();
     int out_lanes = op->type.lanes();
     int group = op->value.type().lanes() / out_lanes;
     bool narrow = is_narrow_float(elem) &&
                   (op->op == VectorReduce::Op::Add || op->op == VectorReduce::Op::Mul);
+    if (out_lanes > 1 && !is_narrow_float(elem)) {
+        // Several output lanes: fold the k-th lane of every group in turn, whole vectors at a
+        // time (the same left-to-right order as lane by lane).
+        Type vt = op->type;
+        auto fold = [&](llvm::Value *a, llvm::Value *b) -> llvm::Value * {
+            bool fl = elem.is_float();
+            switch (op->op) {
+                case VectorReduce::Op::Add:
+                    return fl ? float_op(vt, a, b, &CodeGenLLVM::fadd) : builder_->CreateAdd(a, b);
+                case VectorReduce::Op::Mul:
+                    return fl ? float_op(vt, a, b, &CodeGenLLVM::fmul) : builder_->CreateMul(a, b);
+                case VectorReduce::Op::Min:
+                    if (fl) return float_op(vt, a, b, &CodeGenLLVM::fmin);
+                    return builder_->CreateSelect(elem.is_int() ? builder_->CreateICmpSLT(a, b)
+                                                                : builder_->CreateICmpULT(a, b),
+                                                  a, b);
+                case VectorReduce::Op::Max:
+                    if (fl) return float_op(vt, a, b, &CodeGenLLVM::fmax);
+                    return builder_->CreateSelect(elem.is_int() ? builder_->CreateICmpSGT(a, b)
+                                                                : builder_->CreateICmpUGT(a, b),
+                                                  a, b);
+                case VectorReduce::Op::And:
+                    return builder_->CreateAnd(a, b);
+                case VectorReduce::Op::Or:
+                    return builder_->CreateOr(a, b);
+            }
+            return nullptr;
+        };
+        llvm::Value *r = nullptr;
+        for (int k = 0; k < group; k++) {
+            std::vector<int> idx;
+            for (int j = 0; j < out_lanes; j++)
+                idx.push_back(j * group + k);
+            llvm::Value *part = builder_->CreateShuffleVector(v, idx);
+            r = r ? fold(r, part) : part;
+        }
+        value_ = r;
+        return;
+    }
     std::vector<llvm::Value *> results;
     for (int j = 0; j < out_lanes; j++) {
         std::vector<int> idx;

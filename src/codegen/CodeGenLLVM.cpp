@@ -181,8 +181,8 @@ void optimize_llvm_module(llvm::Module &module, llvm::TargetMachine &target_mach
 // ---------------------------------------------------------------------------------------------
 // Types and small helpers
 
-CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext &context, llvm::Module &module, Permutes permutes)
-    : permutes_(permutes),
+CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext &context, llvm::Module &module, X86Features x86)
+    : x86_(x86),
       context_(context),
       module_(module),
       builder_(std::make_unique<llvm::IRBuilder<>>(context)) {}
@@ -391,7 +391,7 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
 
     // A stencil's shifted taps share two loads where a shuffle of two vectors is one
     // instruction (ShiftedLoads.h).
-    const bool two_vector_permutes = permutes_.avx512f && permutes_.avx512vl;
+    const bool two_vector_permutes = x86_.avx512f && x86_.avx512vl;
     codegen(two_vector_permutes ? share_loads_of_shifted_windows(f.body) : f.body);
     if (!builder_->GetInsertBlock()->getTerminator())
         builder_->CreateRet(llvm::ConstantInt::get(i32, 0));
@@ -569,15 +569,16 @@ std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LL
     auto llvm_module = std::make_unique<llvm::Module>(module.name, context);
     llvm_module->setTargetTriple(target_machine.getTargetTriple().str());
     llvm_module->setDataLayout(target_machine.createDataLayout());
-    CodeGenLLVM::Permutes permutes;
+    CodeGenLLVM::X86Features x86;
     if (target_machine.getTargetTriple().isX86()) {
         const llvm::MCSubtargetInfo *sub = target_machine.getMCSubtargetInfo();
-        permutes.ssse3 = sub->checkFeatures("+ssse3");
-        permutes.avx2 = sub->checkFeatures("+avx2");
-        permutes.avx512f = sub->checkFeatures("+avx512f");
-        permutes.avx512bw = sub->checkFeatures("+avx512bw");
-        permutes.avx512vl = sub->checkFeatures("+avx512vl");
-        permutes.avx512vbmi = sub->checkFeatures("+avx512vbmi");
+        x86.ssse3 = sub->checkFeatures("+ssse3");
+        x86.avx2 = sub->checkFeatures("+avx2");
+        x86.avx512f = sub->checkFeatures("+avx512f");
+        x86.avx512bw = sub->checkFeatures("+avx512bw");
+        x86.avx512vl = sub->checkFeatures("+avx512vl");
+        x86.avx512vbmi = sub->checkFeatures("+avx512vbmi");
+        x86.avx512vnni = sub->checkFeatures("+avx512vnni");
     }
     // The GPU kernels: one OpenCL C program and one PTX module, constants of the module.
     GPUCode gpu = compile_gpu_kernels(module, target);
@@ -594,7 +595,7 @@ std::unique_ptr<llvm::Module> compile_to_llvm(const ir::Module &module, llvm::LL
         programs.opencl = embed(gpu.opencl, ".opencl_source", &programs.opencl_bytes);
     if (!gpu.ptx.empty()) programs.ptx = embed(gpu.ptx, ".ptx", &programs.ptx_bytes);
     for (const LoweredFunc &f : module.functions) {
-        CodeGenLLVM cg(context, *llvm_module, permutes);
+        CodeGenLLVM cg(context, *llvm_module, x86);
         cg.set_fp_contract(target.fp_contract);
         if (!gpu.kernels.empty()) cg.set_gpu_kernels(&gpu.kernels, programs);
         cg.compile_function(f);

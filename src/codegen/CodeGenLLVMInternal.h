@@ -22,12 +22,12 @@ class CodeGenLLVM : public ir::IRVisitor {
   public:
     /// Which dynamic (run-time indexed) lane permutations the target has in one instruction;
     /// see dynamic_permute. x86 only; all false elsewhere.
-    struct Permutes {
+    struct X86Features {
         bool ssse3 = false, avx2 = false, avx512f = false, avx512bw = false, avx512vl = false,
-             avx512vbmi = false;
+             avx512vbmi = false, avx512vnni = false;
     };
 
-    CodeGenLLVM(llvm::LLVMContext &context, llvm::Module &module, Permutes permutes);
+    CodeGenLLVM(llvm::LLVMContext &context, llvm::Module &module, X86Features x86);
     ~CodeGenLLVM() override;
 
     void compile_function(const ir::LoweredFunc &f);
@@ -140,8 +140,12 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// The vectors (or one-lane vectors) `parts` end to end, in order; any widths.
     llvm::Value *concat_vectors(std::vector<llvm::Value *> parts);
     llvm::Value *vector_reduce(ir::VectorReduce::Op op, Type elem, llvm::Value *v);
+    /// `accumulator + op` (accumulator may be undefined: 0) when op sums groups of products of
+    /// integers widened to int32 from at most 16 bits, by the target's dot-product
+    /// instructions (vpdpbusd, vpmaddwd); null otherwise (DotProducts.cpp).
+    llvm::Value *dot_product(const Expr &accumulator, const ir::VectorReduce *op);
 
-    Permutes permutes_;
+    X86Features x86_;
     llvm::LLVMContext &context_;
     llvm::Module &module_;
     std::unique_ptr<llvm::IRBuilder<>> builder_;
@@ -157,6 +161,18 @@ class CodeGenLLVM : public ir::IRVisitor {
         std::vector<std::pair<std::string, llvm::Value *>> uses;
     };
     ir::Scope<ClampLet> clamp_lets_;
+    /// The buffer whose stores are atomic read-modify-writes here (inside an ir::Atomic), and,
+    /// while an atomic store's compare-and-swap loop computes its new value, the running value
+    /// that replaces the load of the element it updates (Atomics.cpp).
+    std::string atomic_buffer_;
+    struct AtomicOld {
+        std::string buffer;
+        Expr index;
+        llvm::Value *value = nullptr;
+    } atomic_old_;
+    /// A scalar store to atomic_buffer_ as one atomic instruction (atomicrmw) when it adds,
+    /// subtracts, or takes the min or max of a term, else as a compare-and-swap loop.
+    void atomic_store(const ir::Store *op);
     /// The value of the let `name` if it is in clamp_lets_ and every name its value uses is
     /// still bound as it was; undefined otherwise.
     Expr clamp_let_value(const std::string &name) const;

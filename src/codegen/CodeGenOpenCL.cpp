@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ir/Error.h"
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Scope.h"
@@ -192,6 +193,11 @@ class OpenCLPrinter : public IRVisitor {
     }
     void visit(const Load *op) override {
         check_type(op->type);
+        if (!atomic_old_.buffer.empty() && op->name == atomic_old_.buffer &&
+            equal(op->index, atomic_old_.index)) {
+            id_ = atomic_old_.value;  // the running value of an atomic update
+            return;
+        }
         std::string index = expr(op->index);
         std::string element = element_ref(op->name, op->type, index);
         if (op->type.is_bool()) element = "(" + element + " != 0)";
@@ -246,7 +252,58 @@ class OpenCLPrinter : public IRVisitor {
         indent_--;
         line() << "}\n";
     }
+    void visit(const Atomic *op) override {
+        std::string saved = atomic_;
+        atomic_ = op->name;
+        include(op->body);
+        atomic_ = saved;
+    }
+    /// A store to the buffer of an enclosing Atomic: a compare-and-swap loop on the element's
+    /// 32 bits that recomputes the new value from the one it found (OpenCL 1.2's atomics are
+    /// on 32-bit integers; floats go through their bits).
+    void atomic_store(const Store *op) {
+        Type t = op->value.type();
+        const Buffer *b = buffers_.find(op->name);
+        internal_assert(b) << "OpenCL: buffer " << op->name << " is not bound in kernel "
+                           << kernel_;
+        user_assert(t.bits() == 32)
+            << "GPU kernel " << kernel_ << " updates \"" << op->name
+            << "\" atomically, which OpenCL does for 32-bit values only; it holds " << t
+            << ". Accumulate in int32, uint32 or float32.";
+        const std::string space = b->local ? "__local" : "__global";
+        std::string index = expr(op->index);
+        std::string element = element_ref(op->name, t, index);
+        if (!is_const_true(op->predicate)) {
+            line() << "if (" << expr(op->predicate) << ") {\n";
+        } else {
+            line() << "{\n";
+        }
+        indent_++;
+        std::string p = fresh("atomic_ptr"), old = fresh("atomic_old"),
+                    value = fresh("atomic_value"), next = fresh("atomic_new");
+        line() << "volatile " << space << " uint *" << p << " = (volatile " << space << " uint *)&"
+               << element << ";\n";
+        line() << "uint " << old << ", " << next << ";\n";
+        line() << "do {\n";
+        indent_++;
+        line() << old << " = *" << p << ";\n";
+        line() << "const " << type_name(t) << " " << value << " = as_" << type_name(t) << "(" << old
+               << ");\n";
+        atomic_old_ = {op->name, op->index, value};
+        std::string v = expr(op->value);
+        atomic_old_ = {};
+        line() << next << " = as_uint(" << v << ");\n";
+        indent_--;
+        line() << "} while (atomic_cmpxchg(" << p << ", " << old << ", " << next << ") != " << old
+               << ");\n";
+        indent_--;
+        line() << "}\n";
+    }
     void visit(const Store *op) override {
+        if (!atomic_.empty() && op->name == atomic_ && !buffers_.find(op->name)->private_array) {
+            atomic_store(op);
+            return;
+        }
         Type t = op->value.type();
         check_type(t);
         std::string index = expr(op->index), value = expr(op->value);
@@ -278,7 +335,8 @@ class OpenCLPrinter : public IRVisitor {
             id = fresh(op->name);
             line() << type_name(t) << " " << id << "[" << std::max<int64_t>(elements, 1) << "];\n";
         }
-        ScopedBinding<Buffer> bind(buffers_, op->name, {id, t, true});
+        ScopedBinding<Buffer> bind(buffers_, op->name,
+                                   {id, t, true, op->memory_type == MemoryType::GPUShared});
         include(op->body);
     }
     void visit(const Free *) override {}
@@ -314,7 +372,8 @@ class OpenCLPrinter : public IRVisitor {
     struct Buffer {
         std::string id;
         Type type;
-        bool private_array = false;
+        bool private_array = false;  ///< declared in the kernel (private or __local)
+        bool local = false;          ///< in __local memory (shared by the block)
     };
 
     std::string expr(const Expr &e) {
@@ -426,6 +485,14 @@ class OpenCLPrinter : public IRVisitor {
     std::map<const Allocate *, std::string> shared_;
     Scope<std::string> names_;
     Scope<Buffer> buffers_;
+    /// The buffer whose stores are atomic here, and the running value that replaces the load of
+    /// the element an atomic store updates while its new value is computed.
+    std::string atomic_;
+    struct {
+        std::string buffer;
+        Expr index;
+        std::string value;
+    } atomic_old_;
 };
 
 void OpenCLPrinter::visit(const Call *op) {

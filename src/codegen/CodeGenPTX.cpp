@@ -171,7 +171,7 @@ std::string compile_to_ptx(const std::vector<GPUKernel> &kernels, int capability
     module.setDataLayout(tm->createDataLayout());
     std::string names;
     {
-        CodeGenLLVM cg(context, module, CodeGenLLVM::Permutes{});
+        CodeGenLLVM cg(context, module, CodeGenLLVM::X86Features{});
         cg.set_fp_contract(fp_contract);
         for (const GPUKernel &k : kernels) {
             cg.compile_kernel(k);

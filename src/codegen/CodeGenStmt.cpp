@@ -194,6 +194,10 @@ void CodeGenLLVM::visit(const Store *op) {
             return;
         }
     }
+    if (!atomic_buffer_.empty() && op->name == atomic_buffer_) {
+        atomic_store(op);
+        return;
+    }
     Type t = op->value.type();
     llvm::Value *value = codegen(op->value);
     llvm::Type *mem = memory_type(t);

@@ -585,6 +585,14 @@ Stmt IfThenElse::make(Expr condition, Stmt then_case, Stmt else_case) {
     return n;
 }
 
+Stmt Atomic::make(const std::string &name, Stmt body) {
+    internal_assert(body.defined()) << "Atomic of " << name << " without a body";
+    auto *n = new Atomic;
+    n->name = name;
+    n->body = std::move(body);
+    return n;
+}
+
 Stmt Evaluate::make(Expr value) {
     internal_assert(value.defined()) << "Evaluate of undefined";
     auto *n = new Evaluate;

@@ -498,6 +498,15 @@ struct IfThenElse : StmtNode<IfThenElse, IRNodeType::IfThenElse> {
     static Stmt make(Expr condition, Stmt then_case, Stmt else_case = Stmt());
 };
 
+/// The stores to the buffer `name` inside `body` each update one element indivisibly (an atomic
+/// read-modify-write), as iterations running at the same time may update the same element: the
+/// parallel or GPU loops over RVars of a stage scheduled atomic().
+struct Atomic : StmtNode<Atomic, IRNodeType::Atomic> {
+    std::string name;
+    Stmt body;
+    static Stmt make(const std::string &name, Stmt body);
+};
+
 /// Evaluates an expression for its side effects (usually an extern call).
 struct Evaluate : StmtNode<Evaluate, IRNodeType::Evaluate> {
     Expr value;

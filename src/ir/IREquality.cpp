@@ -204,6 +204,11 @@ class Comparer {
             }
             case IRNodeType::Evaluate:
                 return cmp(a.as<Evaluate>()->value, b.as<Evaluate>()->value);
+            case IRNodeType::Atomic: {
+                const auto *x = a.as<Atomic>(), *y = b.as<Atomic>();
+                if (x->name != y->name) return x->name < y->name ? -1 : 1;
+                return cmp(x->body, y->body);
+            }
             default:
                 internal_error << "expression node inside a Stmt";
         }

@@ -409,6 +409,12 @@ void IRPrinter::visit(const IfThenElse *op) {
     }
 }
 
+void IRPrinter::visit(const Atomic *op) {
+    indent();
+    os_ << "atomic " << op->name;
+    print_block(op->body);
+}
+
 void IRPrinter::visit(const Evaluate *op) {
     indent();
     include(op->value);

@@ -156,6 +156,9 @@ void IRVisitor::visit(const IfThenElse *op) {
 void IRVisitor::visit(const Evaluate *op) {
     include(op->value);
 }
+void IRVisitor::visit(const Atomic *op) {
+    include(op->body);
+}
 
 // ---------------------------------------------------------------------------------------------
 // IRMutator
@@ -397,6 +400,12 @@ Stmt IRMutator::visit(const Evaluate *op) {
     Expr value = mutate(op->value);
     if (value.same_as(op->value)) return op;
     return Evaluate::make(std::move(value));
+}
+
+Stmt IRMutator::visit(const Atomic *op) {
+    Stmt body = mutate(op->body);
+    if (body.same_as(op->body)) return op;
+    return Atomic::make(op->name, std::move(body));
 }
 
 namespace {

@@ -52,7 +52,8 @@ namespace dsl::ir {
     X(Realize)                    \
     X(Block)                      \
     X(IfThenElse)                 \
-    X(Evaluate)
+    X(Evaluate)                   \
+    X(Atomic)
 
 /// Visits every node of a tree. Override the `visit` of the nodes you care about and call the
 /// base version to keep walking into children.

@@ -274,6 +274,11 @@ class KeyWriter : public ir::IRVisitor {
         out_ += "EVALUATE";
         include(op->value);
     }
+    void visit(const ir::Atomic *op) override {
+        out_ += "ATOMIC";
+        text(op->name);
+        include(op->body);
+    }
 
   protected:
     std::string &out_;

@@ -187,6 +187,7 @@ class DefinitionKeyWriter : public jit::KeyWriter {
             number(int(d.is_rvar));
         }
         number(int(s.allow_race_conditions));
+        number(int(s.atomic));
         number(s.npu_tile_rows);
         number(s.npu_copies);
         number(static_cast<int64_t>(s.prefetches.size()));

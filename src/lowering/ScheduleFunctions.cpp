@@ -499,6 +499,15 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         [&](int p, const std::set<size_t> &dropped) -> Stmt {
         if (p < 0) {
             Stmt body = Provide::make(f.name(), d.values, d.args, make_bool(true));
+            // atomic() with loops over RVars whose iterations run at the same time (threads or
+            // GPU threads): each update of a point is one indivisible read-modify-write.
+            bool concurrent_rvar = false;
+            for (const schedule::Dim &loop : dims) {
+                concurrent_rvar |= loop.is_rvar && (loop.for_type == ForType::Parallel ||
+                                                    loop.for_type == ForType::GPUBlock ||
+                                                    loop.for_type == ForType::GPUThread);
+            }
+            if (d.schedule.atomic && concurrent_rvar) body = Atomic::make(f.name(), body);
             Expr condition = simplify(at_store);
             body = is_const_true(condition) ? body : IfThenElse::make(condition, body);
             return guarded(-1, dropped, body);

@@ -1,12 +1,16 @@
 #include "lowering/VectorizeLoops.h"
 
 #include <iostream>
+#include <optional>
 
 #include "ir/Error.h"
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "ir/Scope.h"
+#include "ir/Simplify.h"
+#include "ir/StoreFold.h"
 #include "ir/Substitute.h"
 
 namespace dsl::lowering {
@@ -20,9 +24,17 @@ struct CannotVectorize {
     std::string reason;
 };
 
-/// Widens the body of one vectorized loop: the loop variable becomes a ramp of `lanes` lanes,
-/// and every expression that depends on it becomes a vector. Scalars meeting vectors are
-/// broadcast. Stores and loads under a condition that differs between lanes are predicated.
+/// Widens the body of one vectorized loop: the loop variable becomes a ramp of `L` lanes, and
+/// every expression that depends on it becomes a vector. Scalars meeting vectors are broadcast.
+/// Stores and loads under a condition that differs between lanes are predicated.
+///
+/// The body may already hold vectors of `n` lanes (a vectorized loop inside this one): such an
+/// expression becomes `n * L` lanes, lane `k * n + i` being lane `i` at the loop's k-th value,
+/// so the inner loop's lanes stay adjacent (a VectorReduce over them keeps its groups).
+///
+/// A store whose place does not depend on the lane, of an associative update (an RVar loop
+/// the race check let through: atomic() or allow_race_conditions()), folds the lanes' terms
+/// with a VectorReduce before folding them into the running value.
 class Widen : public IRMutator {
   public:
     Widen(const std::string &var, Expr min, int lanes) : var_(var), lanes_(lanes) {
@@ -33,8 +45,29 @@ class Widen : public IRMutator {
   protected:
     using IRMutator::visit;
 
-    Expr widen(const Expr &e) const {
-        return e.type().is_vector() ? e : Broadcast::make(e, lanes_);
+    static int lanes_of(const Expr &e) { return e.type().lanes(); }
+
+    /// `e`, the mutated form of an expression of `before` lanes, as a value of `target * L`
+    /// lanes where `target` is the lanes of the expression it meets (`before` is 1 or
+    /// `target`): unchanged values are repeated, widened scalars spread over the inner lanes.
+    Expr fit(const Expr &e, int before, int target) const {
+        int want = target * lanes_;
+        if (lanes_of(e) == want) return e;
+        if (lanes_of(e) == before) {
+            return before == 1 ? Broadcast::make(e, want) : Broadcast::make(e, lanes_);
+        }
+        internal_assert(before == 1 && lanes_of(e) == lanes_)
+            << "vectorizing: " << lanes_of(e) << " lanes where " << before << " or " << want
+            << " were expected";
+        std::vector<int> indices;
+        for (int k = 0; k < lanes_; k++) {
+            for (int i = 0; i < target; i++)
+                indices.push_back(k);
+        }
+        return Shuffle::make({e}, indices);
+    }
+    bool widened(const Expr &mutated, const Expr &original) const {
+        return lanes_of(mutated) != lanes_of(original);
     }
 
     Expr visit(const Variable *op) override {
@@ -44,14 +77,15 @@ class Widen : public IRMutator {
         return op;
     }
 
-#define DSL_WIDEN_BINARY(T)                                  \
-    Expr visit(const T *op) override {                       \
-        Expr a = mutate(op->a), b = mutate(op->b);           \
-        if (a.same_as(op->a) && b.same_as(op->b)) return op; \
-        if (a.type().is_vector() || b.type().is_vector()) {  \
-            return T::make(widen(a), widen(b));              \
-        }                                                    \
-        return T::make(a, b);                                \
+#define DSL_WIDEN_BINARY(T)                                                         \
+    Expr visit(const T *op) override {                                              \
+        Expr a = mutate(op->a), b = mutate(op->b);                                  \
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;                        \
+        if (widened(a, op->a) || widened(b, op->b)) {                               \
+            int n = lanes_of(op->a);                                                \
+            return T::make(fit(a, lanes_of(op->a), n), fit(b, lanes_of(op->b), n)); \
+        }                                                                           \
+        return T::make(a, b);                                                       \
     }
     DSL_WIDEN_BINARY(Add)
     DSL_WIDEN_BINARY(Sub)
@@ -85,21 +119,39 @@ class Widen : public IRMutator {
         Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
         if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
             return op;
-        bool vector = c.type().is_vector() || t.type().is_vector() || f.type().is_vector();
-        if (!vector) return Select::make(c, t, f);
-        return Select::make(c, widen(t), widen(f));  // a scalar condition may pick vectors
+        if (!widened(c, op->condition) && !widened(t, op->true_value) &&
+            !widened(f, op->false_value)) {
+            return Select::make(c, t, f);
+        }
+        int n = lanes_of(op->true_value);
+        // A scalar condition that stays scalar may pick vectors.
+        Expr cond = widened(c, op->condition) || n == lanes_of(op->condition)
+                        ? fit(c, lanes_of(op->condition), n)
+                        : c;
+        return Select::make(cond, fit(t, n, n), fit(f, n, n));
     }
 
     Expr visit(const Load *op) override {
         Expr index = mutate(op->index);
-        if (index.type().is_scalar() && !mask_.defined()) {
-            if (index.same_as(op->index)) return op;
-            return Load::make(op->type, op->name, index, op->predicate, op->alignment);
+        int n = lanes_of(op->index);
+        if (n == 1) {
+            if (index.type().is_scalar() && !mask_.defined()) {
+                if (index.same_as(op->index)) return op;
+                return Load::make(op->type, op->name, index, op->predicate, op->alignment);
+            }
+            // Lanes past a guarded tail must not touch memory: loads share the active mask.
+            Expr predicate = mask_.defined() ? mask_ : make_bool(true, lanes_);
+            return Load::make(op->type.with_lanes(lanes_), op->name, fit(index, 1, 1), predicate,
+                              op->alignment);
         }
-        internal_assert(op->type.is_scalar()) << "vectorizing a load that is already a vector";
-        // Lanes past a guarded tail must not touch memory: loads share the active mask.
-        Expr predicate = mask_.defined() ? mask_ : make_bool(true, lanes_);
-        return Load::make(op->type.with_lanes(lanes_), op->name, widen(index), predicate,
+        Expr predicate = mutate(op->predicate);
+        if (!widened(index, op->index) && !widened(predicate, op->predicate) && !mask_.defined()) {
+            if (index.same_as(op->index) && predicate.same_as(op->predicate)) return op;
+            return Load::make(op->type, op->name, index, predicate, op->alignment);
+        }
+        predicate = fit(predicate, lanes_of(op->predicate), n);
+        if (mask_.defined()) predicate = And::make(predicate, fit(mask_, 1, n));
+        return Load::make(op->type.with_lanes(n * lanes_), op->name, fit(index, n, n), predicate,
                           op->alignment);
     }
 
@@ -108,8 +160,8 @@ class Widen : public IRMutator {
         bool changed = mutate_exprs(op->args, &args);
         if (!changed) return op;
         bool vector = false;
-        for (const Expr &a : args)
-            vector |= a.type().is_vector();
+        for (size_t i = 0; i < args.size(); i++)
+            vector |= widened(args[i], op->args[i]);
         if (!vector) return op->with_args(args);
         if (op->call_type != Call::CallType::Intrinsic)
             throw CannotVectorize{"it calls the extern function " + op->name};
@@ -118,14 +170,19 @@ class Widen : public IRMutator {
             Type t = args.size() > 2 ? args[2].type() : op->type;
             return Call::make(t, op->intrinsic, args);
         }
-        for (Expr &a : args)
-            a = widen(a);
-        return Call::make(op->type.with_lanes(lanes_), op->intrinsic, args);
+        int n = op->type.lanes();
+        for (size_t i = 0; i < args.size(); i++) {
+            int before = lanes_of(op->args[i]);
+            if (before != 1 && before != n)
+                throw CannotVectorize{"it calls " + op->name + " on vectors of another width"};
+            args[i] = fit(args[i], before, n);
+        }
+        return Call::make(op->type.with_lanes(n * lanes_), op->intrinsic, args);
     }
 
     Expr visit(const Let *op) override {
         Expr value = mutate(op->value);
-        if (value.type().is_vector()) {
+        if (widened(value, op->value)) {
             ScopedBinding<Expr> bind(widened_lets_, op->name, value);
             Expr body = mutate(op->body);
             return Let::make(op->name, value, body);
@@ -135,22 +192,90 @@ class Widen : public IRMutator {
         return Let::make(op->name, value, body);
     }
 
-    Expr visit(const Ramp *) override {
-        throw CannotVectorize{"it already holds vectors"};
+    Expr visit(const Ramp *op) override {
+        Expr base = mutate(op->base), stride = mutate(op->stride);
+        if (!widened(base, op->base) && !widened(stride, op->stride)) {
+            if (base.same_as(op->base) && stride.same_as(op->stride)) return op;
+            return Ramp::make(base, stride, op->lanes);
+        }
+        if (lanes_of(op->base) != 1) throw CannotVectorize{"it holds a ramp of vectors"};
+        int n = op->lanes;
+        if (!widened(stride, op->stride)) {
+            // base + j * stride for j < n, at base = b + k * s for k < L: one ramp when s is
+            // n strides (an inner vector of a row, and the outer loop over whole rows).
+            Expr joined = simplify(base);
+            if (const auto *outer = joined.as<Ramp>()) {
+                Expr gap = simplify(
+                    Sub::make(outer->stride, Mul::make(stride, make_const(stride.type(), n))));
+                if (is_const_zero(gap)) return Ramp::make(outer->base, stride, n * lanes_);
+            }
+            return Add::make(
+                fit(base, 1, n),
+                Broadcast::make(Ramp::make(make_zero(op->base.type()), stride, n), lanes_));
+        }
+        Expr steps = Broadcast::make(
+            Ramp::make(make_zero(op->base.type()), make_one(op->base.type()), n), lanes_);
+        return Add::make(fit(base, 1, n), Mul::make(fit(stride, 1, n), steps));
     }
-    Expr visit(const Broadcast *) override {
-        throw CannotVectorize{"it already holds vectors"};
+    Expr visit(const Broadcast *op) override {
+        Expr value = mutate(op->value);
+        if (!widened(value, op->value)) {
+            return value.same_as(op->value) ? Expr(op) : Broadcast::make(value, op->lanes);
+        }
+        // Lane k * (m * count) + i is lane i % m of the value at the k-th value of the loop.
+        int m = lanes_of(op->value), n = lanes_of(op->value) * op->lanes;
+        std::vector<int> indices;
+        for (int k = 0; k < lanes_; k++) {
+            for (int i = 0; i < n; i++)
+                indices.push_back(k * m + i % m);
+        }
+        return Shuffle::make({value}, indices);
     }
-    Expr visit(const Shuffle *) override {
-        throw CannotVectorize{"it already holds vectors"};
+    Expr visit(const Shuffle *op) override {
+        std::vector<Expr> vectors;
+        bool changed = mutate_exprs(op->vectors, &vectors);
+        if (!changed) return op;
+        bool any = false;
+        for (size_t v = 0; v < vectors.size(); v++)
+            any |= widened(vectors[v], op->vectors[v]);
+        if (!any) return Shuffle::make(vectors, op->indices);
+        // Where each original lane lives: its vector, and its lane there.
+        std::vector<int> offset;
+        int total = 0;
+        for (size_t v = 0; v < vectors.size(); v++) {
+            int n = lanes_of(op->vectors[v]);
+            vectors[v] = fit(vectors[v], n, n);
+            offset.push_back(total);
+            total += n * lanes_;
+        }
+        std::vector<int> indices;
+        for (int k = 0; k < lanes_; k++) {
+            for (int idx : op->indices) {
+                size_t v = 0;
+                int first = 0;
+                while (idx >= first + lanes_of(op->vectors[v])) {
+                    first += lanes_of(op->vectors[v]);
+                    v++;
+                }
+                int n = lanes_of(op->vectors[v]);
+                indices.push_back(offset[v] + k * n + (idx - first));
+            }
+        }
+        return Shuffle::make(vectors, indices);
     }
-    Expr visit(const VectorReduce *) override {
-        throw CannotVectorize{"it already holds vectors"};
+    Expr visit(const VectorReduce *op) override {
+        Expr value = mutate(op->value);
+        if (!widened(value, op->value)) {
+            return value.same_as(op->value) ? Expr(op)
+                                            : VectorReduce::make(op->op, value, op->type.lanes());
+        }
+        // Groups of adjacent lanes stay adjacent: one group per output lane, as before.
+        return VectorReduce::make(op->op, value, op->type.lanes() * lanes_);
     }
 
     Stmt visit(const LetStmt *op) override {
         Expr value = mutate(op->value);
-        if (value.type().is_vector()) {
+        if (widened(value, op->value)) {
             ScopedBinding<Expr> bind(widened_lets_, op->name, value);
             Stmt body = mutate(op->body);
             return LetStmt::make(op->name, value, body);
@@ -160,29 +285,70 @@ class Widen : public IRMutator {
         return LetStmt::make(op->name, value, body);
     }
 
+    /// The store of a fold whose place does not change with the lane: the lanes' terms are
+    /// folded together first (lanes past a guarded tail give the identity), then into the
+    /// running value, once. `n` is the lanes of the store as it was (its running value too).
+    Stmt fold_lanes(const Store *op, const StoreFold &fold, Expr term, int n) {
+        term = fit(term, lanes_of(fold.term), n);
+        Expr mask = mask_;
+        if (mask.defined()) {
+            term = Select::make(fit(mask, 1, n), term, fold_identity(fold.op, term.type()));
+        }
+        if (n > 1) {
+            // Lanes k * n + i for k < L hold the terms of lane i: gather them side by side.
+            std::vector<int> indices;
+            for (int i = 0; i < n; i++) {
+                for (int k = 0; k < lanes_; k++)
+                    indices.push_back(k * n + i);
+            }
+            term = Shuffle::make({term}, indices);
+        }
+        Expr folded = VectorReduce::make(fold.op, term, n);
+        Expr value = fold.subtract ? Sub::make(fold.running, folded)
+                                   : fold_combine(fold.op, fold.running, folded);
+        Stmt store = Store::make(op->name, value, op->index, op->predicate, op->alignment);
+        if (!mask.defined()) return store;
+        return IfThenElse::make(VectorReduce::make(VectorReduce::Op::Or, mask, 1), store);
+    }
+
     Stmt visit(const Store *op) override {
         Expr index = mutate(op->index);
-        if (index.type().is_scalar()) {
-            // One place for every lane: a value that does not vary with the lane is stored
-            // once; under a mask (the tail of a guarded split where a single lane is left, its
-            // coordinate known), if any lane is on, computed without the mask under that test.
+        int n = lanes_of(op->index);
+        if (!widened(index, op->index)) {
+            // One place for every lane. A fold of the lanes' terms into it (an associative
+            // update over an RVar) reduces them first.
+            if (auto fold = find_store_fold(op)) {
+                Expr term = mutate(fold->term);
+                if (widened(term, fold->term)) return fold_lanes(op, *fold, term, n);
+            }
+            // A value that does not vary with the lane is stored once; under a mask (the tail
+            // of a guarded split where a single lane is left, its coordinate known), if any
+            // lane is on, computed without the mask under that test.
             Expr mask = mask_;
             mask_ = Expr();
             Expr value = mutate(op->value);
             mask_ = mask;
-            if (value.type().is_vector()) {
+            Expr predicate = mutate(op->predicate);
+            if (widened(value, op->value) || widened(predicate, op->predicate)) {
                 throw CannotVectorize{"every lane would store to the same place (" + op->name +
                                       ")"};
             }
-            Stmt store = value.same_as(op->value) && index.same_as(op->index)
+            Stmt store = value.same_as(op->value) && index.same_as(op->index) &&
+                                 predicate.same_as(op->predicate)
                              ? Stmt(op)
-                             : Store::make(op->name, value, index, op->predicate, op->alignment);
+                             : Store::make(op->name, value, index, predicate, op->alignment);
             if (!mask.defined()) return store;
             return IfThenElse::make(VectorReduce::make(VectorReduce::Op::Or, mask, 1), store);
         }
         Expr value = mutate(op->value);
-        Expr predicate = mask_.defined() ? mask_ : make_bool(true, lanes_);
-        return Store::make(op->name, widen(value), index, predicate, op->alignment);
+        Expr predicate = n == 1 ? make_bool(true, lanes_)
+                                : fit(mutate(op->predicate), lanes_of(op->predicate), n);
+        if (mask_.defined()) {
+            Expr m = fit(mask_, 1, n);
+            predicate = n == 1 ? m : And::make(predicate, m);
+        }
+        return Store::make(op->name, fit(value, lanes_of(op->value), n), index, predicate,
+                           op->alignment);
     }
 
     Stmt visit(const IfThenElse *op) override {
@@ -216,6 +382,11 @@ class Widen : public IRMutator {
     Stmt visit(const Allocate *op) override {
         throw CannotVectorize{"it allocates " + op->name};
     }
+    Stmt visit(const Atomic *op) override {
+        throw CannotVectorize{"its stores to " + op->name +
+                              " are atomic (a stage scheduled atomic() with a parallel loop "
+                              "over its RVars), one element at a time"};
+    }
     Stmt visit(const AssertStmt *) override {
         throw CannotVectorize{"it holds an assertion"};
     }
@@ -231,12 +402,30 @@ class Widen : public IRMutator {
     Scope<Expr> widened_lets_;
 };
 
+/// Whether a statement holds a vector (a vectorized loop inside it, already widened).
+bool holds_vectors(const Stmt &s) {
+    class Finder : public IRVisitor {
+      public:
+        bool found = false;
+
+      protected:
+        using IRVisitor::visit;
+        void visit(const Ramp *) override { found = true; }
+        void visit(const Broadcast *) override { found = true; }
+    } finder;
+    finder.include(s);
+    return finder.found;
+}
+
 class VectorizeLoops : public IRMutator {
   protected:
     using IRMutator::visit;
     Stmt visit(const For *op) override {
         if (op->for_type != ForType::Vectorized) return IRMutator::visit(op);
         Stmt body = mutate(op->body);
+        // A vectorized loop inside: fold its ramps first (ramp(0, 1, 4) + x4(b) is ramp(b, 1,
+        // 4)), so that widening them again can join whole rows into one dense ramp.
+        if (holds_vectors(body)) body = simplify(body);
         auto extent = as_const_int(op->extent);
         user_assert(extent)
             << "cannot vectorize the loop " << op->name << ": its extent " << op->extent

@@ -8,6 +8,7 @@
 
 #include "dsl/Func.h"
 #include "dsl/Param.h"
+#include "ir/Associativity.h"
 #include "ir/BufferConstraints.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
@@ -527,6 +528,29 @@ Stage &Stage::allow_race_conditions() {
                         "directive has no effect.";
     }
     d.def().schedule.allow_race_conditions = true;
+    d.done();
+    return *this;
+}
+
+Stage &Stage::atomic(bool override_associativity_test) {
+    Directive d(func_, stage_, "atomic");
+    user_assert(stage_ > 0) << d.where()
+                            << ": atomic() applies to an update (a pure definition writes each "
+                               "point once); call it on f.update(i).";
+    const lang::Definition &def = d.def();
+    if (!override_associativity_test) {
+        std::string why;
+        auto op = ir::find_associative_update(func_->name, def.args, def.values, &why);
+        user_assert(op) << d.where() << " cannot be made atomic: " << why
+                        << ". atomic() needs an update that folds a term into the point it "
+                           "writes with an associative operator, such as f(x) = f(x) + e or f(x) "
+                           "= max(f(x), e); pass true (atomic(true)) if you know the order does "
+                           "not matter.";
+        user_assert(!ir::calls_func(def.predicate, func_->name))
+            << d.where() << ": the where() condition of its RDom reads " << func_->name
+            << ", so the order of its iterations matters; it cannot be made atomic.";
+    }
+    d.def().schedule.atomic = true;
     d.done();
     return *this;
 }

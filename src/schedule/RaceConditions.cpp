@@ -132,6 +132,25 @@ void check_stage(const lang::Function &f, int stage, const lang::Definition &d) 
             if (rvars.count(v)) over_rvars.insert(v);
         }
         if (over_rvars.empty()) continue;
+        // atomic(): a vectorized loop folds its lanes' terms together before folding them in;
+        // threads and GPU threads update each point with one indivisible read-modify-write.
+        // A vectorized loop's lanes are folded together only where they update one point (no
+        // coordinate depends on the loop); lanes that scatter (a histogram) must be provably
+        // apart, as without atomic().
+        bool scatters = false;
+        for (const Expr &arg : d.args) {
+            for (const std::string &v : over_rvars)
+                scatters |= expr_uses_var(arg, v);
+        }
+        if (d.schedule.atomic && !(dim.for_type == ForType::Vectorized && scatters)) {
+            user_assert(dim.for_type == ForType::Vectorized || d.values.size() == 1)
+                << "Func \"" << f.name() << "\" update " << stage - 1 << " is atomic() with the "
+                << (dim.for_type == ForType::Parallel ? "parallel" : "GPU") << " loop \"" << dim.var
+                << "\", but it updates a Tuple of " << d.values.size()
+                << " values, which no single atomic instruction updates together. Keep that "
+                   "loop serial, or split the reduction with rfactor.";
+            continue;
+        }
         // Everything that changes from one iteration to another: this loop's variables and
         // those of every loop inside it.
         std::set<std::string> changing;

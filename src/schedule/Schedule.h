@@ -93,6 +93,8 @@ struct StageSchedule {
     std::vector<Dim> dims;
     std::vector<Prefetch> prefetches;
     bool allow_race_conditions = false;
+    /// Stage::atomic: loops over RVars may run at once, each update folded in indivisibly.
+    bool atomic = false;
     /// Whether a directive has been given to the stage (Stage::unscheduled refuses it).
     bool touched = false;
     /// NPU offload (Stage::npu): rows per tile (0: the most that fit) and copies of each tile.

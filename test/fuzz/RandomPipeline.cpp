@@ -58,7 +58,11 @@ struct FuncSpec {
     std::vector<Type> types;
     std::vector<StageSpec> stages;
     bool inlined = false;
-    int cost = 1;  // producer reads after inlining
+    // Whether its update folds terms into the point with an associative operator (a window's
+    // sum, min or max; a histogram's count), so that it may be scheduled atomic().
+    bool associative = false;
+    bool scatters = false;  // the histogram: its written point depends on the RVars
+    int cost = 1;           // producer reads after inlining
     std::set<int> inputs_read;
     bool param_read = false;
     // Where it is computed: -1 for root, else the consumer, its stage and loop.
@@ -95,9 +99,13 @@ class Generator {
         : rng_(seed),
           bound_rng_(seed * 0x9e3779b97f4a7c15ULL + 1),
           constraint_rng_(seed * 0xbf58476d1ce4e5b9ULL + 7),
-          prefetch_rng_(seed * 0x94d049bb133111ebULL + 11) {
+          prefetch_rng_(seed * 0x94d049bb133111ebULL + 11),
+          atomic_rng_(seed * 0xd6e8feb86659fd93ULL + 13) {
         c_.seed = seed;
     }
+    /// Schedules associative updates atomic() with a loop over their RVars vectorized or
+    /// parallel (make_atomic_case); the choices draw from a stream of their own.
+    void set_atomic() { atomic_ = true; }
 
     FuzzCase build(bool illegal, bool scheduled = true) {
         make_inputs();
@@ -551,6 +559,7 @@ class Generator {
                 std::string vs = "cast(Int(32), " + in->name + "_b(" + rn + ".x, " + rn + ".y))";
                 Expr ix = v & 3, iy = (v / 4) & 1;
                 fs.f(ix, iy) = fs.f(ix, iy) + 1;
+                fs.associative = fs.scatters = true;
                 if (is_output) min_width_ = 4, min_height_ = 2;
                 alg_ << "{ Expr v = " << vs << ", ix = v & 3, iy = (v / 4) & 1;\n  " << f
                      << "(ix, iy) = " << f << "(ix, iy) + 1; }\n";
@@ -591,7 +600,8 @@ class Generator {
                               expr(t, 1));
                     E self{fs.f(x_, y_), f + "(x, y)"};
                     E value;
-                    switch (uni(0, 2)) {
+                    const int op = uni(0, 2);
+                    switch (op) {
                         case 0:
                             value = bin([](Expr p, Expr q) { return p + q; }, "+", self, v);
                             break;
@@ -603,6 +613,9 @@ class Generator {
                             break;
                     }
                     fs.f(x_, y_) = value.e;
+                    // Float sums folded in another order round differently, which a cast
+                    // further on can turn into any difference: not drawn atomic().
+                    fs.associative = !(t.is_float() && op == 0);
                     alg_ << f << "(x, y) = " << value.s << ";\n";
                     end_stage(fs,
                               {Loop{rn + ".x", true}, Loop{rn + ".y", true}, Loop{"x"}, Loop{"y"}});
@@ -695,6 +708,49 @@ class Generator {
         if (l.extent > 0) l.extent = (l.extent + factor - 1) / factor;
         d.insert(d.begin() + i, in);
         return d[static_cast<size_t>(i)];
+    }
+
+    /// atomic() on Func `f`'s update, and a loop over its RVars vectorized (by a width, or
+    /// whole when short: the lanes are folded in registers, inside or outside a vectorized pure
+    /// loop) or parallel (atomic read-modify-writes). A histogram's loops scatter: they stay
+    /// parallel only.
+    void atomic_directive(int f) {
+        FuncSpec &fs = funcs_[static_cast<size_t>(f)];
+        StageSpec &u = fs.stages[1];
+        std::vector<Loop> &d = u.dims;
+        std::vector<int> candidates;
+        for (int i = 0; i < static_cast<int>(d.size()); i++) {
+            const Loop &l = d[static_cast<size_t>(i)];
+            if (l.rvar && !l.vectorized && !l.parallel) candidates.push_back(i);
+        }
+        if (candidates.empty()) return;
+        Stage st = stage_of(f, 1);
+        const std::string sc = stage_code(f, 1);
+        st.atomic();
+        sched_ << sc << ".atomic();\n";
+        int i = candidates[atomic_rng_() % candidates.size()];
+        Loop &l = d[static_cast<size_t>(i)];
+        bool vectorize = !fs.scatters && atomic_rng_() % 2 == 0 && !has_parallel_inside(d, i);
+        if (vectorize) {
+            if (l.constant && l.extent > 0 && l.extent <= 16 && atomic_rng_() % 2 == 0) {
+                st.vectorize(handle(l));
+                sched_ << sc << ".vectorize(" << code(l) << ");\n";
+                l.vectorized = true;
+            } else {
+                if (has_loop(d, l.name + "_vectorized")) return;
+                const int width = 2 << (atomic_rng_() % 3);
+                st.vectorize(handle(l), width);
+                sched_ << sc << ".vectorize(" << code(l) << ", " << width << ");\n";
+                split_in_place(d, i, l.name + "_vectorized", width).vectorized = true;
+            }
+            u.vectorized = true;
+            return;
+        }
+        if (has_vector_outside(d, i) || u.parallel_loops >= 2) return;
+        st.parallel(handle(l));
+        sched_ << sc << ".parallel(" << code(l) << ");\n";
+        l.parallel = true;
+        u.parallel_loops++;
     }
 
     /// One random loop directive on stage `k` of Func `f`.
@@ -956,6 +1012,7 @@ class Generator {
                                    stage_of(i, static_cast<int>(k)),
                                    stage_code(i, static_cast<int>(k)), false);
             }
+            if (atomic_ && fs.associative) atomic_directive(i);
         }
         // Placement, consumers first.
         for (int i = n - 2; i >= 0; i--) {
@@ -1398,6 +1455,8 @@ class Generator {
     std::mt19937_64 bound_rng_;
     std::mt19937_64 constraint_rng_;
     std::mt19937_64 prefetch_rng_;
+    std::mt19937_64 atomic_rng_;
+    bool atomic_ = false;
     FuzzCase c_;
     std::vector<FuncSpec> funcs_;
     std::vector<InputSpec> inputs_;
@@ -1441,6 +1500,14 @@ FuzzCase make_case(uint64_t seed) {
 
 FuzzCase make_unscheduled_case(uint64_t seed) {
     return Generator(seed).build(false, false);
+}
+
+FuzzCase make_atomic_case(uint64_t seed) {
+    Generator g(seed);
+    g.set_atomic();
+    FuzzCase c = g.build(false);
+    c.atomic_scheduled = true;
+    return c;
 }
 
 FuzzCase make_illegal_case(uint64_t seed) {

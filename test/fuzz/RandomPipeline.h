@@ -66,6 +66,8 @@ struct FuzzCase {
     std::vector<FuzzFunc> func_specs;
     /// Scheduled by the autoscheduler (make_auto_case).
     bool auto_scheduled = false;
+    /// Given atomic() schedules (make_atomic_case).
+    bool atomic_scheduled = false;
     /// What the case is realized for.
     Target target = get_jit_target_from_environment();
 
@@ -75,6 +77,10 @@ struct FuzzCase {
 
 /// A random pipeline with a random legal schedule.
 FuzzCase make_case(uint64_t seed);
+
+/// make_case's pipeline and schedule, plus atomic() on its associative updates (window sums,
+/// minima and maxima, histograms) with a loop over their RVars vectorized or parallel.
+FuzzCase make_atomic_case(uint64_t seed);
 
 /// A random pipeline whose Funcs are inlined or not at random, and not scheduled otherwise.
 FuzzCase make_unscheduled_case(uint64_t seed);

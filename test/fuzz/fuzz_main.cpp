@@ -5,7 +5,7 @@
 // must be refused with a CompileError naming the Func involved: never a crash, an internal
 // error, a hang or a result.
 //
-//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--npu] [--auto]
+//   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--npu] [--auto] [--atomic]
 //            [--aot-every K]
 //            [--full-opt-every K] [--disk-cache DIR] [--verbose]
 //
@@ -45,6 +45,7 @@ struct Options {
     bool gpu = false;
     bool npu = false;
     bool autoschedule = false;
+    bool atomic = false;
     long aot_every = 0;
     long full_opt_every = 16;
     bool verbose = false;
@@ -64,7 +65,7 @@ extern "C" void on_fatal_signal(int sig) {
 void usage() {
     std::cerr
         << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--npu] "
-           "[--auto] "
+           "[--auto] [--atomic] "
            "[--aot-every K] [--full-opt-every K] [--disk-cache DIR] [--verbose]\n"
            "  --seed S       seed of the first case (case i uses S + i; default 1)\n"
            "  --cases N      number of cases (default 100)\n"
@@ -73,6 +74,8 @@ void usage() {
            "  --gpu          GPU schedules, run through OpenCL (no AOT)\n"
            "  --npu          int8 contractions offloaded to the NPU\n"
            "  --auto         schedules by the autoscheduler (Pipeline::auto_schedule)\n"
+           "  --atomic       also atomic() on associative updates, an RVar loop vectorized or\n"
+           "                 parallel\n"
            "  --aot-every K  also run every K-th case through an AOT static library\n"
            "  --full-opt-every K\n"
            "                 JIT at LLVM's O3 when the seed is a multiple of K, else at O0\n"
@@ -132,6 +135,8 @@ bool parse(int argc, char **argv, Options &o) {
             o.npu = true;
         } else if (a == "--auto") {
             o.autoschedule = true;
+        } else if (a == "--atomic") {
+            o.atomic = true;
         } else if (a == "--verbose") {
             o.verbose = true;
         } else {
@@ -155,8 +160,9 @@ void report(const FuzzCase &c, const std::string &what) {
               << " --cases 1" << (c.illegal_directive.empty() ? "" : " --illegal")
               << (c.target.has_gpu_feature() ? " --gpu" : "")
               << (c.target.has_feature(dsl::Target::Feature::NPU) ? " --npu" : "")
-              << (c.auto_scheduled ? " --auto" : "") << "; the JIT compiled at LLVM O"
-              << (level ? level : "3") << ", which the reproduction gets with DSL_JIT_OPT_LEVEL)\n"
+              << (c.auto_scheduled ? " --auto" : "") << (c.atomic_scheduled ? " --atomic" : "")
+              << "; the JIT compiled at LLVM O" << (level ? level : "3")
+              << ", which the reproduction gets with DSL_JIT_OPT_LEVEL)\n"
               << what << "\n--- reproduction:\n"
               << c.reproduction();
     try {
@@ -301,6 +307,7 @@ int main(int argc, char **argv) {
                       : o.gpu          ? " --gpu"
                       : o.npu          ? " --npu"
                       : o.autoschedule ? " --auto"
+                      : o.atomic       ? " --atomic"
                                        : "");
         // A case that spins is reported after 120 s of CPU time (SIGPROF), not of wall time: a
         // fuzzer at low priority beside builds may wait minutes for a core. One that blocks
@@ -317,6 +324,7 @@ int main(int argc, char **argv) {
                 : o.gpu          ? dsl::fuzz::make_gpu_case(seed)
                 : o.npu          ? dsl::fuzz::make_npu_case(seed)
                 : o.autoschedule ? dsl::fuzz::make_auto_case(seed)
+                : o.atomic       ? dsl::fuzz::make_atomic_case(seed)
                                  : dsl::fuzz::make_case(seed);
         } catch (const dsl::Error &e) {
             std::cout << "\n=== FAILURE in case " << seed << ": building the case threw "

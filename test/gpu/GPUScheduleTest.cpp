@@ -6,8 +6,10 @@
 // functions, buffers with mins and strides, symbolic sizes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "GPUTestUtil.h"
 #include "common/ErrorCheck.h"
@@ -129,6 +131,47 @@ TEST_P(GPUSchedule, UpdatesAndReductions) {
     f.update(1).gpu_blocks(y).gpu_threads(x);
     Buffer<> out = f.realize({60, 20}, gpu_target())[0];
     EXPECT_TRUE(matches(f, out, 1e-6));
+}
+
+// atomic(): GPU threads over an RVar update the same bins, each update one atomic operation
+// (a compare-and-swap on OpenCL; atomicrmw add and a compare-and-swap loop in PTX): an integer
+// histogram, a float sum per bin and a float maximum per bin, against a loop.
+TEST_P(GPUSchedule, AtomicHistogramsOverGPUThreads) {
+    const int n = 3000, bins = 16;
+    Buffer<int32_t> in = random_buffer(Int(32), {n}, 21);
+    Buffer<float> v = random_buffer(Float(32), {n}, 22);
+    RDom r(0, n, "r");
+    Var ro("ro"), ri("ri");
+    Expr bin = clamp(in(r) + 8, 0, bins - 1);
+    Func count("gpu_atomic_count"), total("gpu_atomic_total"), top("gpu_atomic_top");
+    count(x) = 0;
+    count(bin) += 1;
+    total(x) = 0.0f;
+    total(bin) += v(r);
+    top(x) = -100.0f;
+    top(bin) = max(top(bin), v(r));
+    for (Func *f : {&count, &total, &top})
+        f->update().atomic().split(r, ro, ri, 64).gpu_blocks(ro).gpu_threads(ri);
+    Buffer<int32_t> c = count.realize({bins}, gpu_target());
+    Buffer<float> t = total.realize({bins}, gpu_target()), m = top.realize({bins}, gpu_target());
+    if (!kernels_run()) return;
+    c.copy_to_host();
+    t.copy_to_host();
+    m.copy_to_host();
+    std::vector<int32_t> want_c(bins, 0);
+    std::vector<double> want_t(bins, 0.0);
+    std::vector<float> want_m(bins, -100.0f);
+    for (int i = 0; i < n; i++) {
+        int b = std::min(std::max(in(i) + 8, 0), bins - 1);
+        want_c[b]++;
+        want_t[b] += v(i);
+        want_m[b] = std::max(want_m[b], v(i));
+    }
+    for (int b = 0; b < bins; b++) {
+        EXPECT_EQ(c(b), want_c[b]) << b;
+        EXPECT_NEAR(t(b), want_t[b], 1e-3 * n) << b;
+        EXPECT_EQ(m(b), want_m[b]) << b;
+    }
 }
 
 TEST_P(GPUSchedule, ProducerComputedPerThread) {
