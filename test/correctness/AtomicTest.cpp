@@ -299,6 +299,21 @@ TEST(AtomicParallel, OverriddenAssociativityTestRunsAsCompareAndSwap) {
     EXPECT_EQ(out(2), 2);
 }
 
+// A vectorized histogram's lanes may scatter to the same bin in one vector: refused as without
+// atomic() (its loop may run on threads instead).
+TEST(AtomicErrors, AVectorizedScatterIsRefused) {
+    Buffer<int32_t> in = random_buffer(Int(32), {64}, 312);
+    Var x("x");
+    RDom r(0, 64, "r");
+    Func h("atomic_vector_histogram");
+    h(x) = 0;
+    h(clamp(in(r), 0, 7)) += 1;
+    h.update().atomic().vectorize(r, 8);
+    std::string m = test::message_of([&] { h.realize({8}); });
+    EXPECT_CONTAINS(m, "atomic_vector_histogram");
+    EXPECT_CONTAINS(m, "may write the same point");
+}
+
 TEST(AtomicErrors, ParallelTupleUpdatesAreRefused) {
     Buffer<int32_t> in = random_buffer(Int(32), {30}, 309);
     RDom r(0, 30, "r");

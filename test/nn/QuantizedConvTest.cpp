@@ -4,6 +4,9 @@
 // both signs, a bias, and channel counts that 16 does not divide.
 #include <climits>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <type_traits>
 
 #include "NNTestUtil.h"
 #include "dsl/nn/Conv.h"
@@ -210,4 +213,78 @@ TEST(NNQuantizedMatmul, MatchesTFLiteOnTheNPUAndTheCPU) {
         got.for_each_element([&](int x, int yy) { wrong += got(x, yy) != want(x, yy); });
         EXPECT_EQ(wrong, 0) << target.to_string();
     }
+}
+
+namespace {
+
+/// integer_matmul of a (batch x m x k) and b (k x n) realized for `target`, against a loop.
+template <typename A, typename B>
+void check_integer_matmul(int batch, int m, int k, int n, bool a_zero, bool b_per_column,
+                          const Target &target, bool b_constant = true) {
+    const int lo_a = std::is_signed<A>::value ? -128 : 0,
+              lo_b = std::is_signed<B>::value ? -128 : 0;
+    Buffer<A> a = random_ints<A>({k, m, batch}, 51 + k, lo_a, lo_a + 255);
+    Buffer<B> b = random_ints<B>({n, k}, 52 + n, lo_b, lo_b + 255);
+    // The extremes in the first row and column: no saturation anywhere.
+    for (int q = 0; q < k; q++) {
+        a(q, 0, 0) = static_cast<A>(lo_a + 255);
+        b(0, q) = static_cast<B>(lo_b);
+    }
+    Buffer<A> za = random_ints<A>({m}, 53, lo_a, lo_a + 255);
+    Buffer<B> zb = random_ints<B>({b_per_column ? n : 1}, 54, lo_b, lo_b + 255);
+    nn::Tensor ta(Buffer<>(a), "a"), tb(Buffer<>(b), "b");
+    // A constant B is packed when the pipeline is built; any other in the pipeline.
+    if (!b_constant) tb = nn::Tensor(tb.func(), tb.shape());
+    nn::Tensor y =
+        nn::integer_matmul(ta, tb, a_zero ? nn::Tensor(Buffer<>(za), "za") : nn::Tensor(),
+                           nn::Tensor(Buffer<>(zb), "zb"));
+    nn::schedule_output(y, target);
+    Buffer<int32_t> got(n, m, batch);
+    y.func().realize(got, target);
+    int wrong = 0;
+    for (int c = 0; c < batch; c++)
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                int32_t want = 0;
+                for (int q = 0; q < k; q++) {
+                    int32_t x = int32_t(a(q, i, c)) - (a_zero ? int32_t(za(i)) : 0);
+                    want += x * (int32_t(b(j, q)) - int32_t(zb(b_per_column ? j : 0)));
+                }
+                wrong += got(j, i, c) != want;
+            }
+    EXPECT_EQ(wrong, 0) << target.to_string() << ": " << batch << "x" << m << "x" << k << " by "
+                        << k << "x" << n;
+}
+
+}  // namespace
+
+// Every pair of byte types, K with and without a multiple of 4, tiles past the last row and
+// column, zero points per row and per column, a batch: on the host (vpdpbusd where it has
+// avx512_vnni) and on AVX2 (vpmaddwd).
+TEST(NNIntegerMatmul, EveryByteTypeAndZeroPointMatchesALoop) {
+    std::vector<Target> targets{get_host_target()};
+    if (get_host_target().has_feature(Target::Feature::AVX2))
+        targets.push_back(Target("x86-64-linux-avx2"));
+    for (const Target &t : targets) {
+        check_integer_matmul<uint8_t, int8_t>(1, 37, 64, 45, true, true, t);
+        check_integer_matmul<uint8_t, uint8_t>(2, 9, 70, 33, true, false, t);
+        check_integer_matmul<int8_t, int8_t>(1, 20, 13, 16, false, true, t);
+        check_integer_matmul<int8_t, uint8_t>(1, 3, 8, 70, true, true, t);
+        check_integer_matmul<uint8_t, int8_t>(1, 37, 64, 45, true, true, t, false);
+        check_integer_matmul<uint8_t, uint8_t>(2, 9, 70, 33, false, true, t, false);
+    }
+}
+
+TEST(NNIntegerMatmul, IsVpdpbusdWithVnni) {
+    Buffer<uint8_t> a(64, 16);
+    Buffer<int8_t> b(32, 64);
+    nn::Tensor y = nn::integer_matmul(nn::Tensor(Buffer<>(a), "a"), nn::Tensor(Buffer<>(b), "b"),
+                                      nn::Tensor(), nn::Tensor());
+    Target vnni("x86-64-linux-avx512-avx512_vnni");
+    nn::schedule_output(y, vnni);
+    std::string path = ::testing::TempDir() + "dsl_integer_matmul.s";
+    y.func().compile_to_assembly(path, vnni);
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("vpdpbusd"), std::string::npos);
 }

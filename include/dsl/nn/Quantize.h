@@ -27,6 +27,15 @@ DynamicQuantization dynamic_quantize_linear(const Tensor &x);
 /// (0), a scalar or one element, or one per index of `axis` of q.
 Tensor subtract_zero_point(const Tensor &q, const Tensor &zero_point, int axis);
 
+/// The int32 matrix product sum_k (a - a_zero_point)(b - b_zero_point) of 8-bit integers (ONNX's
+/// MatMulInteger, and QLinearMatMul's sums): a (..., M, K) uint8 or int8, b (K, N) uint8 or int8;
+/// A's zero point undefined (0), one value, or one per row (M); B's undefined, one value, or one
+/// per column (N). Computed as a dot product of unsigned by signed bytes (an int8 operand is
+/// shifted by 128 and a uint8 weight by -128, which the zero points' terms absorb) plus
+/// per-row and per-column terms, with B packed four k at a time per column: on a target with
+/// avx512_vnni each 16 x 4 products are one vpdpbusd, elsewhere vpmaddwd.
+Tensor integer_matmul(const Tensor &a, const Tensor &b, const Tensor &a_zero_point,
+                      const Tensor &b_zero_point);
 /// ONNX's QLinear rescaling of int32 sums `acc` of products of two quantized operands with
 /// scales `scale_a` (per tensor) and `scale_b` (per tensor, or per index of `axis` of acc), into
 /// the zero point's type: saturate(round_half_to_even(acc * (scale_a * scale_b / y_scale)) +

@@ -58,6 +58,9 @@ class Tensor {
     /// The Func's argument for `axis` when the Func was made by `compute()` (its pure
     /// definition's Var for that axis).
     Var var(int axis) const;
+    /// The buffer of a tensor made from one (weights and other constants), which operators may
+    /// repack when the pipeline is built; undefined for every other tensor.
+    const Buffer<> &data() const { return data_; }
 
     /// How the work of an operator with a schedule of its own (a convolution's or a matrix
     /// product's accumulation) is scheduled, given the Func computed at root that reads this
@@ -71,6 +74,7 @@ class Tensor {
     Func func_;
     Shape shape_;
     Schedule schedule_;
+    Buffer<> data_;
 };
 
 /// Schedules `t` as the output of a pipeline for `target`: the operator's own schedule when it

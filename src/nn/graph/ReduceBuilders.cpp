@@ -67,6 +67,17 @@ Builder softmax_like(Tensor (*f)(const Tensor &, int)) {
     };
 }
 
+/// int32 (a - a_zero_point)(b - b_zero_point), A's zero point per row, B's per column: on the
+/// dot-product instructions where B is a matrix and A has rows, else by matmul.
+Tensor integer_product(const Tensor &a, const Tensor &b, const Tensor &az, const Tensor &bz) {
+    if (a.rank() >= 2 && b.rank() == 2 && (!az.defined() || az.rank() <= 1) &&
+        (!bz.defined() || bz.rank() <= 1)) {
+        return nn::integer_matmul(a, b, az, bz);
+    }
+    return nn::matmul(nn::subtract_zero_point(a, az, a.rank() >= 2 ? -2 : -1),
+                      nn::subtract_zero_point(b, bz, -1));
+}
+
 }  // namespace
 
 void add_reduce_builders(std::map<std::string, Builder> &t) {
@@ -98,8 +109,7 @@ void add_reduce_builders(std::map<std::string, Builder> &t) {
     t["QLinearMatMul"] = [](BuildContext &ctx) {
         // Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
         Tensor a = ctx.input(0), b = ctx.input(3);
-        Tensor acc = nn::matmul(nn::subtract_zero_point(a, ctx.input(2), a.rank() >= 2 ? -2 : -1),
-                                nn::subtract_zero_point(b, ctx.input(5), -1));
+        Tensor acc = integer_product(a, b, ctx.input(2), ctx.input(5));
         return Outputs{
             nn::requantize_linear(acc, ctx.input(1), ctx.input(4), -1, ctx.input(6), ctx.input(7))};
     };
@@ -108,8 +118,7 @@ void add_reduce_builders(std::map<std::string, Builder> &t) {
         Tensor a = ctx.input(0), b = ctx.input(1);
         Tensor az = ctx.has_input(2) ? ctx.input(2) : Tensor();
         Tensor bz = ctx.has_input(3) ? ctx.input(3) : Tensor();
-        return Outputs{nn::matmul(nn::subtract_zero_point(a, az, a.rank() >= 2 ? -2 : -1),
-                                  nn::subtract_zero_point(b, bz, -1))};
+        return Outputs{integer_product(a, b, az, bz)};
     };
     t["Gemm"] = [](BuildContext &ctx) {
         Tensor c = ctx.has_input(2) ? ctx.input(2) : Tensor();

@@ -67,6 +67,7 @@ Tensor::Tensor(const Buffer<> &data, const std::string &name) {
     }
     func_(args) = data(call);
     shape_ = simplified(std::move(shape));
+    data_ = data;
 }
 
 Type Tensor::type() const {
