@@ -290,25 +290,39 @@ class Widen : public IRMutator {
     /// running value, once. `n` is the lanes of the store as it was (its running value too).
     Stmt fold_lanes(const Store *op, const StoreFold &fold, Expr term, int n) {
         term = fit(term, lanes_of(fold.term), n);
-        Expr mask = mask_;
-        if (mask.defined()) {
-            term = Select::make(fit(mask, 1, n), term, fold_identity(fold.op, term.type()));
+        // Which lanes contribute: the store's predicate, where it now differs between this
+        // loop's lanes (an inner vector's mask naming this loop's variable), and the mask.
+        Expr predicate = mutate(op->predicate);
+        const bool per_lane = widened(predicate, op->predicate);
+        Expr active = per_lane ? fit(predicate, lanes_of(op->predicate), n) : Expr();
+        if (mask_.defined()) {
+            Expr m = fit(mask_, 1, n);
+            active = active.defined() ? And::make(active, m) : m;
         }
-        if (n > 1) {
-            // Lanes k * n + i for k < L hold the terms of lane i: gather them side by side.
+        if (active.defined()) {
+            term = Select::make(active, term, fold_identity(fold.op, term.type()));
+        }
+        // Lanes k * n + i for k < L hold the terms of lane i: gather them side by side.
+        auto by_place = [&](const Expr &v) {
+            if (n == 1) return v;
             std::vector<int> indices;
             for (int i = 0; i < n; i++) {
                 for (int k = 0; k < lanes_; k++)
                     indices.push_back(k * n + i);
             }
-            term = Shuffle::make({term}, indices);
-        }
-        Expr folded = VectorReduce::make(fold.op, term, n);
-        Expr value = fold.subtract ? Sub::make(fold.running, folded)
-                                   : fold_combine(fold.op, fold.running, folded);
-        Stmt store = Store::make(op->name, value, op->index, op->predicate, op->alignment);
-        if (!mask.defined()) return store;
-        return IfThenElse::make(VectorReduce::make(VectorReduce::Op::Or, mask, 1), store);
+            return Shuffle::make({v}, indices);
+        };
+        Expr folded = VectorReduce::make(fold.op, by_place(term), n);
+        // A place is stored (and its running value loaded) where any of its lanes is active.
+        Expr stored =
+            per_lane ? VectorReduce::make(VectorReduce::Op::Or, by_place(active), n) : predicate;
+        const auto *load = fold.running.as<Load>();
+        Expr running = Load::make(load->type, load->name, load->index, stored, load->alignment);
+        Expr value =
+            fold.subtract ? Sub::make(running, folded) : fold_combine(fold.op, running, folded);
+        Stmt store = Store::make(op->name, value, op->index, stored, op->alignment);
+        if (!mask_.defined() || per_lane) return store;
+        return IfThenElse::make(VectorReduce::make(VectorReduce::Op::Or, mask_, 1), store);
     }
 
     Stmt visit(const Store *op) override {

@@ -105,6 +105,24 @@ TEST(Atomic, RVarLanesInsideVectorizedColumns) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
+// A vectorized RVar loop outside a vectorized pure loop with a partial tile, under a where()
+// on the RVar: the inner vector's mask names the RVar's loop, whose lanes then decide which
+// terms count and which places are stored (fuzz case 40122 left that name unbound).
+TEST(Atomic, InnerVectorMaskNamingTheRVarLoop) {
+    Var x("x"), y("y");
+    Buffer<uint16_t> in = random_buffer(UInt(16), {64, 40}, 313);
+    Func f("atomic_masked_min");
+    f(x, y) = cast<uint16_t>(x * 100);
+    RDom r(-2, 2, -1, 3, "r");
+    r.where(r.x <= x % 3 - 1);
+    f(x, y) = min(f(x, y), in(x + r.x + 4, y + r.y + 4));
+    f.update(0).reorder({y, x, r.x, r.y});
+    f.update(0).vectorize(x, 16, TailStrategy::PartialTile);
+    f.update(0).atomic().vectorize(r.x, 4);
+    Buffer<uint16_t> out = f.realize({40, 18});
+    EXPECT_TRUE(matches_reference(f, out));
+}
+
 // The RVar's lanes outside the pure Var's: lanes k * 8 + i belong to column i.
 TEST(Atomic, VectorizedRVarOutsideVectorizedColumns) {
     const int k = 4, w = 24;
