@@ -288,3 +288,68 @@ TEST(NNIntegerMatmul, IsVpdpbusdWithVnni) {
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("vpdpbusd"), std::string::npos);
 }
+
+namespace {
+
+/// integer_conv of x (1 x c x h x w) by a constant k x k kernel into m channels, realized for
+/// `target`, against a loop of ONNX's ConvInteger arithmetic (plus a bias).
+template <typename X, typename W>
+void check_integer_conv(int c, int h, int w, int m, int k, int stride, int pad, bool per_channel,
+                        const Target &target) {
+    const int lo_x = std::is_signed<X>::value ? -128 : 0,
+              lo_w = std::is_signed<W>::value ? -128 : 0;
+    Buffer<X> x = random_ints<X>({w, h, c, 1}, 61 + c, lo_x, lo_x + 255);
+    Buffer<W> wt = random_ints<W>({k, k, c, m}, 62 + m, lo_w, lo_w + 255);
+    Buffer<X> zx = random_ints<X>({1}, 63, lo_x, lo_x + 255);
+    Buffer<W> zw = random_ints<W>({per_channel ? m : 1}, 64, lo_w, lo_w + 255);
+    Buffer<int32_t> bias = random_ints<int32_t>({m}, 65, -1000, 1000);
+    nn::Window win;
+    win.kernel = {k, k};
+    win.strides = {stride, stride};
+    win.pads_begin = {Expr(pad), Expr(pad)};
+    win.pads_end = {Expr(pad), Expr(pad)};
+    nn::Tensor tx(Buffer<>(x), "x"), tw(Buffer<>(wt), "w");
+    ASSERT_TRUE(nn::integer_conv_applies(tx, tw, nn::Tensor(Buffer<>(zx), "zx"), win, 1));
+    nn::Tensor y =
+        nn::integer_conv(tx, tw, nn::Tensor(Buffer<>(zx), "zx"), nn::Tensor(Buffer<>(zw), "zw"),
+                         nn::Tensor(Buffer<>(bias), "bias"), win);
+    nn::schedule_output(y, target);
+    const int oh = (h + 2 * pad - k) / stride + 1, ow = (w + 2 * pad - k) / stride + 1;
+    Buffer<int32_t> got(ow, oh, m, 1);
+    y.func().realize(got, target);
+    int wrong = 0;
+    for (int o = 0; o < m; o++)
+        for (int oy = 0; oy < oh; oy++)
+            for (int ox = 0; ox < ow; ox++) {
+                int32_t want = bias(o);
+                for (int ch = 0; ch < c; ch++)
+                    for (int ky = 0; ky < k; ky++)
+                        for (int kx = 0; kx < k; kx++) {
+                            int iy = oy * stride - pad + ky, ix = ox * stride - pad + kx;
+                            bool in = iy >= 0 && iy < h && ix >= 0 && ix < w;
+                            int32_t xv = in ? int32_t(x(ix, iy, ch, 0)) : int32_t(zx(0));
+                            want += (xv - int32_t(zx(0))) *
+                                    (int32_t(wt(kx, ky, ch, o)) - int32_t(zw(per_channel ? o : 0)));
+                        }
+                wrong += got(ox, oy, o, 0) != want;
+            }
+    EXPECT_EQ(wrong, 0) << target.to_string() << ": " << c << " -> " << m << ", " << k << "x" << k
+                        << " stride " << stride << " pad " << pad;
+}
+
+}  // namespace
+
+// Every pair of byte types; 1x1, 3x3 and 5x5, strides 1 and 2, padding read as the zero point,
+// channel counts 4 does not divide, output channels and columns past a tile; on the host
+// (vpdpbusd where it has avx512_vnni) and on AVX2 (vpmaddwd).
+TEST(NNIntegerConv, EveryByteTypeKernelAndStrideMatchesALoop) {
+    std::vector<Target> targets{get_host_target()};
+    if (get_host_target().has_feature(Target::Feature::AVX2))
+        targets.push_back(Target("x86-64-linux-avx2"));
+    for (const Target &t : targets) {
+        check_integer_conv<uint8_t, int8_t>(16, 9, 37, 24, 3, 1, 1, true, t);
+        check_integer_conv<uint8_t, uint8_t>(6, 11, 20, 13, 1, 1, 0, false, t);
+        check_integer_conv<int8_t, int8_t>(3, 13, 15, 8, 3, 2, 1, true, t);
+        check_integer_conv<int8_t, uint8_t>(5, 8, 10, 30, 5, 1, 2, false, t);
+    }
+}

@@ -36,6 +36,17 @@ Tensor subtract_zero_point(const Tensor &q, const Tensor &zero_point, int axis);
 /// avx512_vnni each 16 x 4 products are one vpdpbusd, elsewhere vpmaddwd.
 Tensor integer_matmul(const Tensor &a, const Tensor &b, const Tensor &a_zero_point,
                       const Tensor &b_zero_point);
+/// The int32 2-D convolution sum (x - x_zero_point)(w - w_zero_point) + bias of 8-bit integers
+/// (ONNX's ConvInteger, and QLinearConv's sums): x (N, C, H, W) uint8 or int8 with one zero
+/// point, its padding read as that zero point; w (M, C, KH, KW) uint8 or int8, a constant, with
+/// one zero point or one per output channel; bias {M} int32 or undefined; groups 1, dilation 1.
+/// As integer_matmul: unsigned by signed bytes on vpdpbusd (vpmaddwd without avx512_vnni), x
+/// packed four channels per pixel in the pipeline, w on the host when the pipeline is built.
+Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point,
+                    const Tensor &w_zero_point, const Tensor &bias, Window window);
+/// Whether integer_conv takes these operands (else conv of subtract_zero_point does).
+bool integer_conv_applies(const Tensor &x, const Tensor &w, const Tensor &x_zero_point,
+                          const Window &window, int groups);
 /// ONNX's QLinear rescaling of int32 sums `acc` of products of two quantized operands with
 /// scales `scale_a` (per tensor) and `scale_b` (per tensor, or per index of `axis` of acc), into
 /// the zero point's type: saturate(round_half_to_even(acc * (scale_a * scale_b / y_scale)) +

@@ -99,9 +99,11 @@ void add_conv_builders(std::map<std::string, Builder> &t) {
         Tensor xz = ctx.has_input(2) ? ctx.input(2) : Tensor();
         Tensor wz = ctx.has_input(3) ? ctx.input(3) : Tensor();
         Window win = window_of(ctx, x, kernel_of(ctx, w));
+        const int groups = static_cast<int>(ctx.attr_int("group", 1));
+        if (nn::integer_conv_applies(x, w, xz, win, groups))
+            return Outputs{nn::integer_conv(x, w, xz, wz, Tensor(), win)};
         return Outputs{nn::conv(nn::subtract_zero_point(x, xz, 1),
-                                nn::subtract_zero_point(w, wz, 0), Tensor(), win,
-                                static_cast<int>(ctx.attr_int("group", 1)))};
+                                nn::subtract_zero_point(w, wz, 0), Tensor(), win, groups)};
     };
     t["QLinearConv"] = [](BuildContext &ctx) {
         // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point,
@@ -109,9 +111,11 @@ void add_conv_builders(std::map<std::string, Builder> &t) {
         Tensor x = ctx.input(0), w = ctx.input(3);
         Tensor b = ctx.has_input(8) ? ctx.input(8) : Tensor();
         Window win = window_of(ctx, x, kernel_of(ctx, w));
-        Tensor acc = nn::conv(nn::subtract_zero_point(x, ctx.input(2), 1),
-                              nn::subtract_zero_point(w, ctx.input(5), 0), b, win,
-                              static_cast<int>(ctx.attr_int("group", 1)));
+        const int groups = static_cast<int>(ctx.attr_int("group", 1));
+        Tensor acc = nn::integer_conv_applies(x, w, ctx.input(2), win, groups)
+                         ? nn::integer_conv(x, w, ctx.input(2), ctx.input(5), b, win)
+                         : nn::conv(nn::subtract_zero_point(x, ctx.input(2), 1),
+                                    nn::subtract_zero_point(w, ctx.input(5), 0), b, win, groups);
         return Outputs{
             nn::requantize_linear(acc, ctx.input(1), ctx.input(4), 1, ctx.input(6), ctx.input(7))};
     };
