@@ -16,6 +16,7 @@
 
 #include "dsl/dsl.h"
 #include "dsl/nn/Conv.h"
+#include "dsl/nn/Quantize.h"
 #include "dsl/nn/Tensor.h"
 #include "dsl/runtime/dsl_runtime.h"
 #include "matmul_bench.h"
@@ -78,7 +79,64 @@ void run_dsl(benchmark::State &state, const NnConvShape &s, int threads) {
     dsl_set_num_threads(0);
 }
 
-const bool registered = (nn_conv_register("dsl", run_dsl), true);
+/// nn_conv/dsl_int8: nn::integer_conv of uint8 input (zero point 0) by int8 weights, int32
+/// out with the bias, the model's layer quantised (for speed only: the values are the float
+/// benchmark's scaled to bytes).
+void run_dsl_int8(benchmark::State &state, const NnConvShape &s, int threads) {
+    using namespace dsl;
+    const int out = s.out_size(), pad = (s.kernel - 1) / 2;
+    Buffer<uint8_t> input(s.size, s.size, s.c_in, 1);
+    Buffer<int8_t> weights(s.kernel, s.kernel, s.c_in, s.c_out);
+    Buffer<int32_t> bias(s.c_out), output(out, out, s.c_out, 1);
+    size_t i = 0;
+    input.for_each_value([&](uint8_t &v) { v = nn_conv_u8(1, i++); });
+    i = 0;
+    weights.for_each_value([&](int8_t &v) { v = nn_conv_s8(2, i++); });
+    i = 0;
+    bias.for_each_value([&](int32_t &v) { v = int32_t(nn_conv_s8(3, i++)) * 100; });
+    ImageParam x(UInt(8), 4, "x");
+    x.dim(2).set_extent(s.c_in);
+    x.dim(3).set_extent(1);
+    nn::Tensor xt(x);
+    nn::Shape shape = xt.shape();
+    shape[0] = Expr(1);
+    shape[1] = Expr(s.c_in);
+    nn::Window w;
+    w.kernel = {s.kernel, s.kernel};
+    w.strides = {s.stride, s.stride};
+    w.pads_begin = {Expr(pad), Expr(pad)};
+    w.pads_end = {Expr(pad), Expr(pad)};
+    nn::Tensor y = nn::integer_conv(nn::Tensor(xt.func(), shape),
+                                    nn::Tensor(Buffer<>(weights), "w"), nn::Tensor(), nn::Tensor(),
+                                    s.bias ? nn::Tensor(Buffer<>(bias), "b") : nn::Tensor(), w);
+    const Target target("host");
+    nn::schedule_output(y, target);
+    Func f = y.func();
+    f.compile_jit(target);
+    x.set(input);
+    dsl_set_num_threads(threads);
+    f.realize(output);
+    std::mt19937 rng(4);
+    for (int k = 0; k < 256; k++) {
+        const int m = int(rng() % s.c_out), yy = int(rng() % out), xx = int(rng() % out);
+        double want = nn_conv_reference_at(
+            s, [&](int c, int iy, int ix) { return double(input(ix, iy, c, 0)); },
+            [&](int mm, int c, int ky, int kx) { return double(weights(kx, ky, c, mm)); },
+            [&](int mm) { return double(bias(mm)); }, m, yy, xx);
+        if (double(output(xx, yy, m, 0)) != want) {
+            state.SkipWithError(
+                ("nn_conv/dsl_int8: " + s.name + " does not match the reference").c_str());
+            dsl_set_num_threads(0);
+            return;
+        }
+    }
+    time_matmul(state, nn_conv_flops(s), threads, [&] { f.realize(output); });
+    state.counters.erase("%peak");
+    dsl_set_num_threads(0);
+}
+
+const bool registered =
+    (nn_conv_register("dsl", run_dsl), nn_conv_register("dsl_int8", run_dsl_int8, true), true);
 
 }  // namespace
 

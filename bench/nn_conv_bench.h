@@ -77,10 +77,22 @@ inline float nn_conv_value(uint32_t seed, size_t index) {
     return static_cast<float>(h & 0xffffff) / float(1 << 23) - 1.0f;
 }
 
-/// Registers a benchmark per shape and thread count (1, 2).
+/// The int8 versions of the values (nn_conv/*_int8): the input as uint8 in [0, 255], the
+/// weights as int8 in [-127, 127], the bias as int32.
+inline uint8_t nn_conv_u8(uint32_t seed, size_t index) {
+    return static_cast<uint8_t>((nn_conv_value(seed, index) + 1.0f) * 127.5f);
+}
+inline int8_t nn_conv_s8(uint32_t seed, size_t index) {
+    return static_cast<int8_t>(nn_conv_value(seed, index) * 127.0f);
+}
+
+/// Registers a benchmark per shape and thread count (1, 2); `dense_only`: the shapes of one
+/// group (the int8 sides).
 inline void nn_conv_register(const std::string &side,
-                             void (*run)(benchmark::State &, const NnConvShape &, int threads)) {
+                             void (*run)(benchmark::State &, const NnConvShape &, int threads),
+                             bool dense_only = false) {
     for (const NnConvShape &shape : nn_conv_shapes()) {
+        if (dense_only && shape.groups != 1) continue;
         for (int threads : {1, 2}) {
             benchmark::RegisterBenchmark(
                 ("nn_conv/" + side + "/" + shape.name + "/threads:" + std::to_string(threads))

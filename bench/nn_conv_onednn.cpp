@@ -111,7 +111,91 @@ void run_onednn(benchmark::State &state, const NnConvShape &s, int threads) {
     }
 }
 
-const bool registered = (nn_conv_register("onednn", run_onednn), true);
+/// nn_conv/onednn_int8: the int8 version (uint8 input, int8 weights, int32 bias and output).
+/// The input and output are NHWC, oneDNN's layout for int8 (with NCHW it runs its reference
+/// implementation, about 1000x slower): a model kept in NHWC throughout, no reorder timed. The
+/// weights are reordered once into the primitive's layout.
+void run_onednn_int8(benchmark::State &state, const NnConvShape &s, int threads) {
+#if DNNL_CPU_RUNTIME != DNNL_RUNTIME_OMP
+    state.SkipWithError("this oneDNN is not built on OpenMP, whose thread count it sets");
+    return;
+#endif
+    OmpThreads omp(threads);
+    if (!omp.ok()) {
+        state.SkipWithError("omp_set_num_threads not found: cannot set oneDNN's thread count");
+        return;
+    }
+    using dnnl::memory;
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    const int out = s.out_size(), pad = (s.kernel - 1) / 2, k = s.kernel;
+    AlignedVector<uint8_t> input(size_t(s.c_in) * s.size * s.size);
+    AlignedVector<int8_t> weights(size_t(s.c_out) * s.c_in * k * k);
+    AlignedVector<int32_t> bias(size_t(s.c_out)), output(size_t(s.c_out) * out * out);
+    for (size_t i = 0; i < input.size(); i++)
+        input[i] = nn_conv_u8(1, i);
+    for (size_t i = 0; i < weights.size(); i++)
+        weights[i] = nn_conv_s8(2, i);
+    for (size_t i = 0; i < bias.size(); i++)
+        bias[i] = int32_t(nn_conv_s8(3, i)) * 100;
+    try {
+        dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+        dnnl::stream stream(engine);
+        const memory::dims weight_dims{s.c_out, s.c_in, k, k};
+        const memory::desc src_md({1, s.c_in, s.size, s.size}, dt::u8, tag::nhwc),
+            dst_md({1, s.c_out, out, out}, dt::s32, tag::nhwc), bias_md({s.c_out}, dt::s32, tag::a),
+            any_weights_md(weight_dims, dt::s8, tag::any),
+            user_weights_md(weight_dims, dt::s8, tag::oihw);
+        const memory::dims strides = {s.stride, s.stride}, pads = {pad, pad};
+        auto desc =
+            s.bias ? dnnl::convolution_forward::desc(
+                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                         src_md, any_weights_md, bias_md, dst_md, strides, pads, pads)
+                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                     dnnl::algorithm::convolution_direct, src_md,
+                                                     any_weights_md, dst_md, strides, pads, pads);
+        dnnl::convolution_forward::primitive_desc pd(desc, engine);
+        memory src_mem(src_md, engine, input.data()), dst_mem(dst_md, engine, output.data()),
+            bias_mem(bias_md, engine, bias.data()),
+            user_weights_mem(user_weights_md, engine, weights.data());
+        memory weights_mem = primitive_weights(pd, user_weights_mem, engine, stream);
+        dnnl::convolution_forward conv(pd);
+        std::unordered_map<int, memory> args = {
+            {DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_mem}, {DNNL_ARG_DST, dst_mem}};
+        if (s.bias) args[DNNL_ARG_BIAS] = bias_mem;
+        auto run = [&] {
+            conv.execute(stream, args);
+            stream.wait();
+        };
+        run();
+        std::mt19937 rng(4);
+        for (int i = 0; i < 256; i++) {
+            const int m = int(rng() % s.c_out), y = int(rng() % out), x = int(rng() % out);
+            double want = nn_conv_reference_at(
+                s,
+                [&](int c, int iy, int ix) {
+                    return double(input[(size_t(iy) * s.size + ix) * s.c_in + c]);
+                },
+                [&](int mm, int c, int ky, int kx) {
+                    return double(weights[((size_t(mm) * s.c_in + c) * k + ky) * k + kx]);
+                },
+                [&](int mm) { return double(bias[size_t(mm)]); }, m, y, x);
+            if (double(output[(size_t(y) * out + x) * s.c_out + m]) != want) {
+                state.SkipWithError(
+                    ("oneDNN's int8 " + s.name + " does not match the reference").c_str());
+                return;
+            }
+        }
+        time_matmul(state, nn_conv_flops(s), threads, run);
+        state.counters.erase("%peak");
+        state.SetLabel(primitive_label(pd));
+    } catch (const dnnl::error &e) {
+        state.SkipWithError(("oneDNN int8: " + s.name + ": " + e.what()).c_str());
+    }
+}
+
+const bool registered = (nn_conv_register("onednn", run_onednn),
+                         nn_conv_register("onednn_int8", run_onednn_int8, true), true);
 
 }  // namespace
 

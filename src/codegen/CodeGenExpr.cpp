@@ -412,6 +412,10 @@ bool clamped_into(const Expr &e, double lo, double hi) {
 }  // namespace
 
 void CodeGenLLVM::visit(const Cast *op) {
+    if (llvm::Value *v = bytes_of_words(op)) {
+        value_ = v;
+        return;
+    }
     Type from = op->value.type(), to = op->type;
     if (from.is_float() && !from.is_bfloat() && from.bits() >= 32 && to.is_int_or_uint() &&
         (to.bits() == 8 || to.bits() == 16)) {

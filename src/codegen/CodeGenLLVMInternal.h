@@ -144,6 +144,10 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// integers widened to int32 from at most 16 bits, by the target's dot-product
     /// instructions (vpdpbusd, vpmaddwd); null otherwise (DotProducts.cpp).
     llvm::Value *dot_product(const Expr &accumulator, const ir::VectorReduce *op);
+    /// `u8(spread(v) >> repeat(ramp(0, 8, 4)))` of 32-bit words v (each word's bytes in order,
+    /// as a word-packed operand of a dot product reads them) as a bitcast of v; null otherwise
+    /// (DotProducts.cpp).
+    llvm::Value *bytes_of_words(const ir::Cast *op);
 
     X86Features x86_;
     llvm::LLVMContext &context_;

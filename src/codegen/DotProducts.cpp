@@ -46,7 +46,51 @@ std::optional<std::pair<Expr, Expr>> widened_product(const Expr &e) {
     return std::pair(*a, *b);
 }
 
+/// Whether `e` is `spread(v) >> repeat(ramp(0, 8, 4))` over 32-bit words v: byte t of each
+/// word, in order, lane 4k + t (the bytes of the words, little-endian); v if so.
+std::optional<Expr> bytes_of_words(const Expr &e) {
+    const auto *shift = e.as<Call>();
+    if (!shift || shift->call_type != Call::CallType::Intrinsic ||
+        shift->intrinsic != Call::Intrinsic::ShiftRight || shift->args.size() != 2) {
+        return std::nullopt;
+    }
+    const Expr &words = shift->args[0], &amounts = shift->args[1];
+    if (words.type().bits() != 32 || words.type().lanes() % 4 != 0) return std::nullopt;
+    const int n = words.type().lanes() / 4;
+    // The amounts: 0, 8, 16, 24 repeated.
+    const Ramp *steps = nullptr;
+    if (const auto *b = amounts.as<Broadcast>(); b && b->lanes == n) steps = b->value.as<Ramp>();
+    if (n == 1) steps = amounts.as<Ramp>();
+    if (!steps || steps->lanes != 4 || !is_const_zero(steps->base) || !is_const(steps->stride) ||
+        *as_const_int(steps->stride) != 8) {
+        return std::nullopt;
+    }
+    // The words: each repeated four times.
+    if (n == 1) {
+        if (const auto *b = words.as<Broadcast>(); b && b->value.type().is_scalar())
+            return b->value;
+        return std::nullopt;
+    }
+    const auto *spread = words.as<Shuffle>();
+    if (!spread || spread->vectors.size() != 1 || spread->vectors[0].type().lanes() != n)
+        return std::nullopt;
+    for (int i = 0; i < 4 * n; i++) {
+        if (spread->indices[i] != i / 4) return std::nullopt;
+    }
+    return spread->vectors[0];
+}
+
 }  // namespace
+
+llvm::Value *CodeGenLLVM::bytes_of_words(const Cast *op) {
+    if (op->type.bits() != 8 || op->type.is_float()) return nullptr;
+    auto words = dsl::codegen::bytes_of_words(op->value);
+    if (!words) return nullptr;
+    llvm::Value *v = codegen(*words);
+    llvm::Type *bytes = llvm::FixedVectorType::get(builder_->getInt8Ty(), op->type.lanes());
+    if (op->type.is_scalar()) bytes = builder_->getInt8Ty();
+    return builder_->CreateBitCast(v, bytes);
+}
 
 llvm::Value *CodeGenLLVM::dot_product(const Expr &accumulator, const VectorReduce *op) {
     Type t = op->type;

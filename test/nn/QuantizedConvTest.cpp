@@ -220,7 +220,7 @@ namespace {
 /// integer_matmul of a (batch x m x k) and b (k x n) realized for `target`, against a loop.
 template <typename A, typename B>
 void check_integer_matmul(int batch, int m, int k, int n, bool a_zero, bool b_per_column,
-                          const Target &target, bool b_constant = true) {
+                          const Target &target, bool b_constant = true, bool symmetric = false) {
     const int lo_a = std::is_signed<A>::value ? -128 : 0,
               lo_b = std::is_signed<B>::value ? -128 : 0;
     Buffer<A> a = random_ints<A>({k, m, batch}, 51 + k, lo_a, lo_a + 255);
@@ -232,6 +232,7 @@ void check_integer_matmul(int batch, int m, int k, int n, bool a_zero, bool b_pe
     }
     Buffer<A> za = random_ints<A>({m}, 53, lo_a, lo_a + 255);
     Buffer<B> zb = random_ints<B>({b_per_column ? n : 1}, 54, lo_b, lo_b + 255);
+    if (symmetric) zb.fill(0);  // no row sums needed
     nn::Tensor ta(Buffer<>(a), "a"), tb(Buffer<>(b), "b");
     // A constant B is packed when the pipeline is built; any other in the pipeline.
     if (!b_constant) tb = nn::Tensor(tb.func(), tb.shape());
@@ -272,6 +273,7 @@ TEST(NNIntegerMatmul, EveryByteTypeAndZeroPointMatchesALoop) {
         check_integer_matmul<int8_t, uint8_t>(1, 3, 8, 70, true, true, t);
         check_integer_matmul<uint8_t, int8_t>(1, 37, 64, 45, true, true, t, false);
         check_integer_matmul<uint8_t, uint8_t>(2, 9, 70, 33, false, true, t, false);
+        check_integer_matmul<int8_t, int8_t>(1, 21, 36, 40, true, false, t, true, true);
     }
 }
 
@@ -295,13 +297,14 @@ namespace {
 /// `target`, against a loop of ONNX's ConvInteger arithmetic (plus a bias).
 template <typename X, typename W>
 void check_integer_conv(int c, int h, int w, int m, int k, int stride, int pad, bool per_channel,
-                        const Target &target) {
+                        const Target &target, bool symmetric = false) {
     const int lo_x = std::is_signed<X>::value ? -128 : 0,
               lo_w = std::is_signed<W>::value ? -128 : 0;
     Buffer<X> x = random_ints<X>({w, h, c, 1}, 61 + c, lo_x, lo_x + 255);
     Buffer<W> wt = random_ints<W>({k, k, c, m}, 62 + m, lo_w, lo_w + 255);
     Buffer<X> zx = random_ints<X>({1}, 63, lo_x, lo_x + 255);
     Buffer<W> zw = random_ints<W>({per_channel ? m : 1}, 64, lo_w, lo_w + 255);
+    if (symmetric) zw.fill(0);  // no window sums needed
     Buffer<int32_t> bias = random_ints<int32_t>({m}, 65, -1000, 1000);
     nn::Window win;
     win.kernel = {k, k};
@@ -351,5 +354,25 @@ TEST(NNIntegerConv, EveryByteTypeKernelAndStrideMatchesALoop) {
         check_integer_conv<uint8_t, uint8_t>(6, 11, 20, 13, 1, 1, 0, false, t);
         check_integer_conv<int8_t, int8_t>(3, 13, 15, 8, 3, 2, 1, true, t);
         check_integer_conv<int8_t, uint8_t>(5, 8, 10, 30, 5, 1, 2, false, t);
+        check_integer_conv<uint8_t, int8_t>(20, 10, 33, 16, 3, 2, 1, true, t, true);
     }
+}
+
+// The packed input's words are read as their bytes (a bitcast, not shifts) by vpdpbusd.
+TEST(NNIntegerConv, IsVpdpbusdOnPackedWordsWithVnni) {
+    Buffer<uint8_t> x(20, 6, 8, 1);
+    Buffer<int8_t> w(3, 3, 8, 16);
+    nn::Window win;
+    win.kernel = {3, 3};
+    win.pads_begin = {Expr(1), Expr(1)};
+    win.pads_end = {Expr(1), Expr(1)};
+    nn::Tensor y = nn::integer_conv(nn::Tensor(Buffer<>(x), "x"), nn::Tensor(Buffer<>(w), "w"),
+                                    nn::Tensor(), nn::Tensor(), nn::Tensor(), win);
+    Target vnni("x86-64-linux-avx512-avx512_vnni");
+    nn::schedule_output(y, vnni);
+    std::string path = ::testing::TempDir() + "dsl_integer_conv.s";
+    y.func().compile_to_assembly(path, vnni);
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("vpdpbusd"), std::string::npos);
 }

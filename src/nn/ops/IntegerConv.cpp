@@ -17,6 +17,7 @@
 #include "dsl/nn/Quantize.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/Quantized.h"
 
 namespace dsl::nn {
 
@@ -72,6 +73,17 @@ Expr channel_zero_point(const Tensor &z, const Expr &m) {
 
 }  // namespace
 
+bool zero_constant(const Tensor &z) {
+    if (!z.defined()) return true;
+    const Buffer<> &b = z.data();
+    if (!b.defined()) return false;
+    const auto *p = static_cast<const uint8_t *>(b.data());
+    for (size_t i = 0; i < b.size_in_bytes(); i++) {
+        if (p[i] != 0) return false;
+    }
+    return true;
+}
+
 bool integer_conv_applies(const Tensor &x, const Tensor &w, const Tensor &x_zero_point,
                           const Window &window, int groups) {
     int64_t one = 0;
@@ -103,23 +115,34 @@ Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point
     const Expr hp = h + pt + window.pads_end[0], wp = wd + pl + window.pads_end[1];
     const Expr oh = (hp - kh) / sy + 1, ow = (wp - kw) / sx + 1;
     const bool x_signed = x.type().is_int();
+    const bool symmetric = w.type().is_int() && zero_constant(w_zero_point);
     const Expr zx = scalar_of(x_zero_point) + (x_signed ? 128 : 0);
 
-    // x' padded and packed: (n, channel block, row, column phase, column / stride, t). Column
-    // ix sits at phase ix % sx, position ix / sx, so that a vector of output columns reads
-    // consecutive positions for every tap at any stride.
+    // x' padded and packed: (n, channel block, row, column phase, column / stride), four
+    // channels' bytes in one 32-bit word (channel 4b + t in byte t). Column ix sits at phase
+    // ix % sx, position ix / sx, so that a vector of output columns reads consecutive words for
+    // every tap at any stride; a vector of words is built from four dense rows of bytes.
     const int blocks = (channels + 3) / 4;
     const Expr wj = (wp + sx - 1) / sx;
     Tensor packed_x = compute(
-        unique_name("iconv_input"), {n, Expr(blocks), hp, Expr(sx), wj, Expr(4)},
-        [&](const Index &i) {
-            Expr c = i[1] * 4 + i[5], iy = i[2] - pt, ix = i[4] * sx + i[3] - pl;
+        unique_name("iconv_input"), {n, Expr(blocks), hp, Expr(sx), wj}, [&](const Index &i) {
+            Expr iy = i[2] - pt, ix = i[4] * sx + i[3] - pl;
             Expr inside = iy >= 0 && iy < h && ix >= 0 && ix < wd;
-            Expr v = x({i[0], min(c, channels - 1), clamp(iy, 0, h - 1), clamp(ix, 0, wd - 1)});
-            if (x_signed) v = cast<uint8_t>(cast<int16_t>(v) + 128);
-            Expr pad = cast<uint8_t>(zx);
-            return select(c < channels, select(inside, v, pad), cast<uint8_t>(0));
+            Expr word = make_const(UInt(32), 0);
+            for (int t = 0; t < 4; t++) {
+                Expr c = i[1] * 4 + t;
+                Expr v = x({i[0], min(c, channels - 1), clamp(iy, 0, h - 1), clamp(ix, 0, wd - 1)});
+                if (x_signed) v = cast<uint8_t>(cast<int16_t>(v) + 128);
+                Expr byte =
+                    select(c < channels, select(inside, v, cast<uint8_t>(zx)), cast<uint8_t>(0));
+                word = word | (cast<uint32_t>(byte) << make_const(UInt(32), 8 * t));
+            }
+            return word;
         });
+    // Byte t of a packed word.
+    auto x_byte = [&](const Index &i, const Expr &t) {
+        return cast<uint8_t>(packed_x(i) >> (cast<uint32_t>(t) * make_const(UInt(32), 8)));
+    };
     PackedConvWeights pw = w.type().is_uint() ? pack_conv_weights(Buffer<uint8_t>(w.data()))
                                               : pack_conv_weights(Buffer<int8_t>(w.data()));
 
@@ -127,7 +150,7 @@ Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point
     Tensor column_sums =
         compute(unique_name("iconv_channel_sums"), {n, hp, Expr(sx), wj}, [&](const Index &i) {
             RDom r(0, 4, 0, blocks, unique_name("iconv_cs"));
-            return sum(cast<int32_t>(packed_x({i[0], r.y, i[1], i[2], i[3], r.x})));
+            return sum(cast<int32_t>(x_byte({i[0], r.y, i[1], i[2], i[3]}, r.x)));
         });
     Tensor window_sums =
         compute(unique_name("iconv_window_sums"), {n, oh, ow}, [&](const Index &i) {
@@ -143,28 +166,31 @@ Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point
     const Var bx = init.var(3), by = init.var(2), bm = init.var(1), bn = init.var(0);
     f(bx, by, bm, bn) =
         f(bx, by, bm, bn) +
-        cast<int32_t>(packed_x({bn, r[3], by * sy + r[2], r[1] % sx, bx + r[1] / sx, r[0]})) *
+        cast<int32_t>(x_byte({bn, r[3], by * sy + r[2], r[1] % sx, bx + r[1] / sx}, r[0])) *
             cast<int32_t>(pw.packed({r[3], r[2], r[1], bm, r[0]}));
 
     const int64_t terms = int64_t(channels) * kh * kw;
     Tensor out = compute(unique_name("iconv"), {n, Expr(outputs), oh, ow}, [&](const Index &i) {
         Expr zw = channel_zero_point(w_zero_point, i[1]) - (w.type().is_uint() ? 128 : 0);
-        Expr v = init(i) - zw * window_sums({i[0], i[2], i[3]}) - zx * pw.sums({i[1]}) +
-                 make_const(Int(32), terms) * zx * zw;
+        // Symmetric int8 weights (zero point 0) need no window sums.
+        Expr v = init(i) - (symmetric ? Expr(0) : zw * window_sums({i[0], i[2], i[3]})) -
+                 zx * pw.sums({i[1]}) + make_const(Int(32), terms) * zx * zw;
         if (bias.defined()) v = v + cast<int32_t>(bias({i[1]}));
         return v;
     });
 
     Func px = packed_x.func(), cs = column_sums.func(), ws = window_sums.func();
-    out.set_schedule([f, r, px, cs, ws](Func y, const Target &target) mutable {
+    out.set_schedule([f, r, px, cs, ws, symmetric](Func y, const Target &target) mutable {
         const int vec = std::max(4, target.natural_vector_size(Int(32)));
         std::vector<Var> pv = px.args(), cv = cs.args(), wv = ws.args(), fv = f.args(),
                          ov = y.args();
         // The packed input a row at a time, its four channels' bytes a vector of 4 inside a
         // vector of columns (a dense store); the sums vectorized along the columns.
-        px.compute_root().bound(pv[0], 0, 4).vectorize(pv[0]).vectorize(pv[1], 16).parallel(pv[3]);
-        cs.compute_root().vectorize(cv[0], vec).parallel(cv[2]);
-        ws.compute_root().vectorize(wv[0], vec).parallel(wv[1]);
+        px.compute_root().reorder(pv[0], pv[1], pv[3], pv[2]).vectorize(pv[0], vec).parallel(pv[2]);
+        if (!symmetric) {
+            cs.compute_root().vectorize(cv[0], vec).parallel(cv[2]);
+            ws.compute_root().vectorize(wv[0], vec).parallel(wv[1]);
+        }
         // Output tiles: two vectors of columns by twelve channels, rows (and images) in
         // parallel; the accumulation per tile in registers.
         Var xo("xo"), xi("xi"), mo("mo"), mi("mi");

@@ -15,6 +15,7 @@
 #include "dsl/nn/Quantize.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/Quantized.h"
 
 namespace dsl::nn {
 
@@ -80,6 +81,8 @@ Tensor integer_matmul(const Tensor &a, const Tensor &b, const Tensor &a_zero_poi
                               << " rows.";
     }
     const bool a_signed = a.type().is_int(), b_unsigned = b.type().is_uint();
+    // Symmetric int8 B (zero point 0): zb' is 0, and A's row sums are not needed.
+    const bool symmetric = !b_unsigned && zero_constant(b_zero_point);
     auto a_bytes = [&](const Index &i) {
         Expr v = a(i);
         return a_signed ? cast<uint8_t>(cast<int16_t>(v) + 128) : v;
@@ -150,69 +153,72 @@ Tensor integer_matmul(const Tensor &a, const Tensor &b, const Tensor &a_zero_poi
         Index ir(i.begin(), i.end() - 1);
         Expr za = zero_point_at(a_zero_point, m) + (a_signed ? 128 : 0);
         Expr zb = zero_point_at(b_zero_point, n) - (b_unsigned ? 128 : 0);
-        return init(i) - zb * row_sums(ir) - za * column_sums({n}) + k32 * za * zb;
+        Expr v = init(i) - za * column_sums({n}) + k32 * za * zb;
+        return symmetric ? v : v - zb * row_sums(ir);
     });
 
     int64_t rows_const = 0, cols_const = 0;
     const bool more_rows =
         is_const(rows, &rows_const) && is_const(cols, &cols_const) && rows_const > cols_const;
     Func pf = packed.func(), cf = column_sums.func();
-    out.set_schedule(
-        [f, r, pf, cf, rf, rr, on_host, more_rows](Func y, const Target &target) mutable {
-            const int vec = std::max(4, target.natural_vector_size(Int(32)));
-            // Packing (when B is not a constant): four rows of B interleaved, 16 columns at a
-            // time, and B's column sums vectorized along its rows, each in parallel; A's row
-            // sums (M x K, small next to the product) on one thread.
-            if (!on_host) {
-                std::vector<Var> pv = pf.args(), cv = cf.args();
-                pf.compute_root()
-                    .bound(pv[0], 0, 4)
-                    .vectorize(pv[0])
-                    .vectorize(pv[1], 16)
-                    .parallel(pv[2]);
-                Var cvo("cvo");
-                cf.compute_root().vectorize(cv[0], vec);
-                cf.update().split(cv[0], cvo, cv[0], 4 * vec).vectorize(cv[0], vec).parallel(cvo);
-            }
+    out.set_schedule([f, r, pf, cf, rf, rr, on_host, symmetric, more_rows](
+                         Func y, const Target &target) mutable {
+        const int vec = std::max(4, target.natural_vector_size(Int(32)));
+        // Packing (when B is not a constant): four rows of B interleaved, 16 columns at a
+        // time, and B's column sums vectorized along its rows, each in parallel; A's row
+        // sums (M x K, small next to the product) on one thread.
+        if (!on_host) {
+            std::vector<Var> pv = pf.args(), cv = cf.args();
+            pf.compute_root()
+                .bound(pv[0], 0, 4)
+                .vectorize(pv[0])
+                .vectorize(pv[1], 16)
+                .parallel(pv[2]);
+            Var cvo("cvo");
+            cf.compute_root().vectorize(cv[0], vec);
+            cf.update().split(cv[0], cvo, cv[0], 4 * vec).vectorize(cv[0], vec).parallel(cvo);
+        }
+        if (!symmetric) {
             rf.compute_root();
             rf.update().atomic().vectorize(rr.x, 4 * vec);
-            // Tiles of two vectors of columns by eight rows, summed in registers over the blocks
-            // of four k: per block, two loads of packed B and eight broadcasts of A's four bytes
-            // feed sixteen dot-product instructions. The outer loop (with batches) in parallel.
-            const int tr = 8;
-            std::vector<Var> ov = y.args(), fv = f.args();
-            Var jo("jo"), ji("ji"), io("io"), ii("ii");
-            y.split(ov[0], jo, ji, 2 * vec, TailStrategy::GuardWithIf)
-                .split(ov[1], io, ii, tr, TailStrategy::GuardWithIf);
-            std::vector<VarOrRVar> order{ji, ii};
-            order.push_back(more_rows ? jo : io);
-            order.push_back(more_rows ? io : jo);
-            for (size_t d = 2; d < ov.size(); d++)
-                order.push_back(ov[d]);
-            y.reorder(order).vectorize(ji, vec).unroll(ji).unroll(ii);
-            Var outer = more_rows ? io : jo;
-            for (size_t d = 2; d < ov.size(); d++) {
-                Var fused(outer.name() + "_" + ov[d].name());
-                y.fuse(outer, ov[d], fused);
-                outer = fused;
-            }
-            y.parallel(outer);
-            f.compute_at(y, more_rows ? jo : io)
-                .bound_extent(fv[0], 2 * vec)
-                .bound_extent(fv[1], tr)
-                .vectorize(fv[0], vec)
-                .unroll(fv[0])
-                .unroll(fv[1]);
-            Var co("co"), ci("ci");
-            f.update()
-                .atomic()
-                .split(fv[0], co, ci, vec)
-                .reorder(r.x, ci, co, fv[1], r.y)
-                .vectorize(r.x)
-                .vectorize(ci)
-                .unroll(co)
-                .unroll(fv[1]);
-        });
+        }
+        // Tiles of two vectors of columns by eight rows, summed in registers over the blocks
+        // of four k: per block, two loads of packed B and eight broadcasts of A's four bytes
+        // feed sixteen dot-product instructions. The outer loop (with batches) in parallel.
+        const int tr = 8;
+        std::vector<Var> ov = y.args(), fv = f.args();
+        Var jo("jo"), ji("ji"), io("io"), ii("ii");
+        y.split(ov[0], jo, ji, 2 * vec, TailStrategy::GuardWithIf)
+            .split(ov[1], io, ii, tr, TailStrategy::GuardWithIf);
+        std::vector<VarOrRVar> order{ji, ii};
+        order.push_back(more_rows ? jo : io);
+        order.push_back(more_rows ? io : jo);
+        for (size_t d = 2; d < ov.size(); d++)
+            order.push_back(ov[d]);
+        y.reorder(order).vectorize(ji, vec).unroll(ji).unroll(ii);
+        Var outer = more_rows ? io : jo;
+        for (size_t d = 2; d < ov.size(); d++) {
+            Var fused(outer.name() + "_" + ov[d].name());
+            y.fuse(outer, ov[d], fused);
+            outer = fused;
+        }
+        y.parallel(outer);
+        f.compute_at(y, more_rows ? jo : io)
+            .bound_extent(fv[0], 2 * vec)
+            .bound_extent(fv[1], tr)
+            .vectorize(fv[0], vec)
+            .unroll(fv[0])
+            .unroll(fv[1]);
+        Var co("co"), ci("ci");
+        f.update()
+            .atomic()
+            .split(fv[0], co, ci, vec)
+            .reorder(r.x, ci, co, fv[1], r.y)
+            .vectorize(r.x)
+            .vectorize(ci)
+            .unroll(co)
+            .unroll(fv[1]);
+    });
     return out;
 }
 

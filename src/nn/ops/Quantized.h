@@ -12,4 +12,8 @@ namespace dsl::nn {
 /// NPU (the GEMM core, then the ALU), otherwise vectors along `inner`.
 Tensor::Schedule quantized_schedule(Func acc, std::vector<Func> roots, Var inner);
 
+/// Whether a zero point is known to be 0: undefined, or a constant buffer of zeros (symmetric
+/// int8 weights, whose products need no sums of the other operand).
+bool zero_constant(const Tensor &z);
+
 }  // namespace dsl::nn
