@@ -26,9 +26,33 @@ namespace dsl_bench {
 
 namespace {
 
+/// The layer's input as the model compiler builds it: channels known, height and width
+/// symbols.
+dsl::nn::Tensor layer_input(dsl::ImageParam &x, const NnConvShape &s) {
+    using namespace dsl;
+    x.dim(2).set_extent(s.c_in);
+    x.dim(3).set_extent(1);
+    nn::Tensor xt(x);
+    nn::Shape shape = xt.shape();
+    shape[0] = Expr(1);
+    shape[1] = Expr(s.c_in);
+    return nn::Tensor(xt.func(), shape);
+}
+
+/// The layer's window: its kernel, stride, and pads of (kernel - 1) / 2.
+dsl::nn::Window layer_window(const NnConvShape &s) {
+    const int pad = (s.kernel - 1) / 2;
+    dsl::nn::Window w;
+    w.kernel = {s.kernel, s.kernel};
+    w.strides = {s.stride, s.stride};
+    w.pads_begin = {dsl::Expr(pad), dsl::Expr(pad)};
+    w.pads_end = {dsl::Expr(pad), dsl::Expr(pad)};
+    return w;
+}
+
 void run_dsl(benchmark::State &state, const NnConvShape &s, int threads) {
     using namespace dsl;
-    const int cg = s.c_in / s.groups, out = s.out_size(), pad = (s.kernel - 1) / 2;
+    const int cg = s.c_in / s.groups, out = s.out_size();
     Buffer<float> input(s.size, s.size, s.c_in, 1), weights(s.kernel, s.kernel, cg, s.c_out),
         bias(s.c_out), output(out, out, s.c_out, 1);
     size_t i = 0;
@@ -39,18 +63,9 @@ void run_dsl(benchmark::State &state, const NnConvShape &s, int threads) {
     bias.for_each_value([&](float &v) { v = nn_conv_value(3, i++); });
 
     ImageParam x(Float(32), 4, "x");
-    x.dim(2).set_extent(s.c_in);
-    x.dim(3).set_extent(1);
-    nn::Tensor xt(x);
-    nn::Shape shape = xt.shape();
-    shape[0] = Expr(1);
-    shape[1] = Expr(s.c_in);
-    nn::Window w;
-    w.strides = {s.stride, s.stride};
-    w.pads_begin = {Expr(pad), Expr(pad)};
-    w.pads_end = {Expr(pad), Expr(pad)};
-    nn::Tensor y = nn::conv(nn::Tensor(xt.func(), shape), nn::Tensor(Buffer<>(weights), "w"),
-                            s.bias ? nn::Tensor(Buffer<>(bias), "b") : nn::Tensor(), w, s.groups);
+    nn::Tensor y = nn::conv(layer_input(x, s), nn::Tensor(Buffer<>(weights), "w"),
+                            s.bias ? nn::Tensor(Buffer<>(bias), "b") : nn::Tensor(),
+                            layer_window(s), s.groups);
     const Target target("host-fp_contract");
     nn::schedule_output(y, target);
     Func f = y.func();
@@ -84,7 +99,7 @@ void run_dsl(benchmark::State &state, const NnConvShape &s, int threads) {
 /// benchmark's scaled to bytes).
 void run_dsl_int8(benchmark::State &state, const NnConvShape &s, int threads) {
     using namespace dsl;
-    const int out = s.out_size(), pad = (s.kernel - 1) / 2;
+    const int out = s.out_size();
     Buffer<uint8_t> input(s.size, s.size, s.c_in, 1);
     Buffer<int8_t> weights(s.kernel, s.kernel, s.c_in, s.c_out);
     Buffer<int32_t> bias(s.c_out), output(out, out, s.c_out, 1);
@@ -95,20 +110,9 @@ void run_dsl_int8(benchmark::State &state, const NnConvShape &s, int threads) {
     i = 0;
     bias.for_each_value([&](int32_t &v) { v = int32_t(nn_conv_s8(3, i++)) * 100; });
     ImageParam x(UInt(8), 4, "x");
-    x.dim(2).set_extent(s.c_in);
-    x.dim(3).set_extent(1);
-    nn::Tensor xt(x);
-    nn::Shape shape = xt.shape();
-    shape[0] = Expr(1);
-    shape[1] = Expr(s.c_in);
-    nn::Window w;
-    w.kernel = {s.kernel, s.kernel};
-    w.strides = {s.stride, s.stride};
-    w.pads_begin = {Expr(pad), Expr(pad)};
-    w.pads_end = {Expr(pad), Expr(pad)};
-    nn::Tensor y = nn::integer_conv(nn::Tensor(xt.func(), shape),
-                                    nn::Tensor(Buffer<>(weights), "w"), nn::Tensor(), nn::Tensor(),
-                                    s.bias ? nn::Tensor(Buffer<>(bias), "b") : nn::Tensor(), w);
+    nn::Tensor y = nn::integer_conv(
+        layer_input(x, s), nn::Tensor(Buffer<>(weights), "w"), nn::Tensor(), nn::Tensor(),
+        s.bias ? nn::Tensor(Buffer<>(bias), "b") : nn::Tensor(), layer_window(s));
     const Target target("host");
     nn::schedule_output(y, target);
     Func f = y.func();

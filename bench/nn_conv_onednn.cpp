@@ -26,19 +26,59 @@ namespace dsl_bench {
 
 namespace {
 
-void run_onednn(benchmark::State &state, const NnConvShape &s, int threads) {
-#if DNNL_CPU_RUNTIME != DNNL_RUNTIME_OMP
-    state.SkipWithError("this oneDNN is not built on OpenMP, whose thread count it sets");
-    return;
-#endif
-    OmpThreads omp(threads);
-    if (!omp.ok()) {
-        state.SkipWithError("omp_set_num_threads not found: cannot set oneDNN's thread count");
-        return;
+/// One layer's convolution primitive (forward inference, direct) on the caller's buffers: the
+/// input and output in `layout`, the weights created in ONNX's layout and reordered once,
+/// untimed, into the one the primitive picks (they are constants of the model).
+struct OnednnConvLayer {
+    dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+    dnnl::stream stream{engine};
+    dnnl::convolution_forward::primitive_desc pd;
+    dnnl::convolution_forward conv;
+    std::unordered_map<int, dnnl::memory> args;
+
+    OnednnConvLayer(const NnConvShape &s, dnnl::memory::format_tag layout,
+                    dnnl::memory::data_type data, dnnl::memory::data_type weight,
+                    dnnl::memory::data_type result, void *input, void *weights, void *bias,
+                    void *output) {
+        using dnnl::memory;
+        using tag = memory::format_tag;
+        const int cg = s.c_in / s.groups, out = s.out_size(), pad = (s.kernel - 1) / 2;
+        const int k = s.kernel;
+        const memory::dims weight_dims = s.groups > 1
+                                             ? memory::dims{s.groups, s.c_out / s.groups, cg, k, k}
+                                             : memory::dims{s.c_out, cg, k, k};
+        const memory::desc src_md({1, s.c_in, s.size, s.size}, data, layout),
+            dst_md({1, s.c_out, out, out}, result, layout), bias_md({s.c_out}, result, tag::a),
+            any_weights_md(weight_dims, weight, tag::any),
+            user_weights_md(weight_dims, weight, s.groups > 1 ? tag::goihw : tag::oihw);
+        const memory::dims strides = {s.stride, s.stride}, pads = {pad, pad};
+        auto desc =
+            s.bias ? dnnl::convolution_forward::desc(
+                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                         src_md, any_weights_md, bias_md, dst_md, strides, pads, pads)
+                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                     dnnl::algorithm::convolution_direct, src_md,
+                                                     any_weights_md, dst_md, strides, pads, pads);
+        pd = dnnl::convolution_forward::primitive_desc(desc, engine);
+        memory user_weights_mem(user_weights_md, engine, weights);
+        args = {{DNNL_ARG_SRC, memory(src_md, engine, input)},
+                {DNNL_ARG_WEIGHTS, primitive_weights(pd, user_weights_mem, engine, stream)},
+                {DNNL_ARG_DST, memory(dst_md, engine, output)}};
+        if (s.bias) args[DNNL_ARG_BIAS] = memory(bias_md, engine, bias);
+        conv = dnnl::convolution_forward(pd);
     }
+    void run() {
+        conv.execute(stream, args);
+        stream.wait();
+    }
+};
+
+void run_onednn(benchmark::State &state, const NnConvShape &s, int threads) {
+    OmpThreads omp(threads);
+    if (!onednn_threads_set(state, omp)) return;
     using dnnl::memory;
     using tag = memory::format_tag;
-    const int cg = s.c_in / s.groups, out = s.out_size(), pad = (s.kernel - 1) / 2;
+    const int cg = s.c_in / s.groups, out = s.out_size();
     const int k = s.kernel;
     AlignedVector<float> input(size_t(s.c_in) * s.size * s.size),
         weights(size_t(s.c_out) * cg * k * k), bias(size_t(s.c_out)),
@@ -50,38 +90,10 @@ void run_onednn(benchmark::State &state, const NnConvShape &s, int threads) {
     for (size_t i = 0; i < bias.size(); i++)
         bias[i] = nn_conv_value(3, i);
     try {
-        dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-        dnnl::stream stream(engine);
-        const memory::dims weight_dims = s.groups > 1
-                                             ? memory::dims{s.groups, s.c_out / s.groups, cg, k, k}
-                                             : memory::dims{s.c_out, cg, k, k};
-        const memory::desc src_md({1, s.c_in, s.size, s.size}, memory::data_type::f32, tag::nchw),
-            dst_md({1, s.c_out, out, out}, memory::data_type::f32, tag::nchw),
-            bias_md({s.c_out}, memory::data_type::f32, tag::a),
-            any_weights_md(weight_dims, memory::data_type::f32, tag::any),
-            user_weights_md(weight_dims, memory::data_type::f32,
-                            s.groups > 1 ? tag::goihw : tag::oihw);
-        const memory::dims strides = {s.stride, s.stride}, pads = {pad, pad};
-        auto desc =
-            s.bias ? dnnl::convolution_forward::desc(
-                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                         src_md, any_weights_md, bias_md, dst_md, strides, pads, pads)
-                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                     dnnl::algorithm::convolution_direct, src_md,
-                                                     any_weights_md, dst_md, strides, pads, pads);
-        dnnl::convolution_forward::primitive_desc pd(desc, engine);
-        memory src_mem(src_md, engine, input.data()), dst_mem(dst_md, engine, output.data()),
-            bias_mem(bias_md, engine, bias.data()),
-            user_weights_mem(user_weights_md, engine, weights.data());
-        memory weights_mem = primitive_weights(pd, user_weights_mem, engine, stream);
-        dnnl::convolution_forward conv(pd);
-        std::unordered_map<int, memory> args = {
-            {DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_mem}, {DNNL_ARG_DST, dst_mem}};
-        if (s.bias) args[DNNL_ARG_BIAS] = bias_mem;
-        auto run = [&] {
-            conv.execute(stream, args);
-            stream.wait();
-        };
+        OnednnConvLayer layer(s, tag::nchw, memory::data_type::f32, memory::data_type::f32,
+                              memory::data_type::f32, input.data(), weights.data(), bias.data(),
+                              output.data());
+        auto run = [&] { layer.run(); };
         run();
         std::mt19937 rng(4);
         for (int i = 0; i < 256; i++) {
@@ -105,7 +117,7 @@ void run_onednn(benchmark::State &state, const NnConvShape &s, int threads) {
             }
         }
         time_matmul(state, nn_conv_flops(s), threads, run);
-        state.SetLabel(primitive_label(pd));
+        state.SetLabel(primitive_label(layer.pd));
     } catch (const dnnl::error &e) {
         state.SkipWithError(("oneDNN: " + s.name + ": " + e.what()).c_str());
     }
@@ -116,19 +128,12 @@ void run_onednn(benchmark::State &state, const NnConvShape &s, int threads) {
 /// implementation, about 1000x slower): a model kept in NHWC throughout, no reorder timed. The
 /// weights are reordered once into the primitive's layout.
 void run_onednn_int8(benchmark::State &state, const NnConvShape &s, int threads) {
-#if DNNL_CPU_RUNTIME != DNNL_RUNTIME_OMP
-    state.SkipWithError("this oneDNN is not built on OpenMP, whose thread count it sets");
-    return;
-#endif
     OmpThreads omp(threads);
-    if (!omp.ok()) {
-        state.SkipWithError("omp_set_num_threads not found: cannot set oneDNN's thread count");
-        return;
-    }
+    if (!onednn_threads_set(state, omp)) return;
     using dnnl::memory;
     using tag = memory::format_tag;
     using dt = memory::data_type;
-    const int out = s.out_size(), pad = (s.kernel - 1) / 2, k = s.kernel;
+    const int out = s.out_size(), k = s.kernel;
     AlignedVector<uint8_t> input(size_t(s.c_in) * s.size * s.size);
     AlignedVector<int8_t> weights(size_t(s.c_out) * s.c_in * k * k);
     AlignedVector<int32_t> bias(size_t(s.c_out)), output(size_t(s.c_out) * out * out);
@@ -139,34 +144,9 @@ void run_onednn_int8(benchmark::State &state, const NnConvShape &s, int threads)
     for (size_t i = 0; i < bias.size(); i++)
         bias[i] = int32_t(nn_conv_s8(3, i)) * 100;
     try {
-        dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-        dnnl::stream stream(engine);
-        const memory::dims weight_dims{s.c_out, s.c_in, k, k};
-        const memory::desc src_md({1, s.c_in, s.size, s.size}, dt::u8, tag::nhwc),
-            dst_md({1, s.c_out, out, out}, dt::s32, tag::nhwc), bias_md({s.c_out}, dt::s32, tag::a),
-            any_weights_md(weight_dims, dt::s8, tag::any),
-            user_weights_md(weight_dims, dt::s8, tag::oihw);
-        const memory::dims strides = {s.stride, s.stride}, pads = {pad, pad};
-        auto desc =
-            s.bias ? dnnl::convolution_forward::desc(
-                         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                         src_md, any_weights_md, bias_md, dst_md, strides, pads, pads)
-                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                     dnnl::algorithm::convolution_direct, src_md,
-                                                     any_weights_md, dst_md, strides, pads, pads);
-        dnnl::convolution_forward::primitive_desc pd(desc, engine);
-        memory src_mem(src_md, engine, input.data()), dst_mem(dst_md, engine, output.data()),
-            bias_mem(bias_md, engine, bias.data()),
-            user_weights_mem(user_weights_md, engine, weights.data());
-        memory weights_mem = primitive_weights(pd, user_weights_mem, engine, stream);
-        dnnl::convolution_forward conv(pd);
-        std::unordered_map<int, memory> args = {
-            {DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_mem}, {DNNL_ARG_DST, dst_mem}};
-        if (s.bias) args[DNNL_ARG_BIAS] = bias_mem;
-        auto run = [&] {
-            conv.execute(stream, args);
-            stream.wait();
-        };
+        OnednnConvLayer layer(s, tag::nhwc, dt::u8, dt::s8, dt::s32, input.data(), weights.data(),
+                              bias.data(), output.data());
+        auto run = [&] { layer.run(); };
         run();
         std::mt19937 rng(4);
         for (int i = 0; i < 256; i++) {
@@ -188,7 +168,7 @@ void run_onednn_int8(benchmark::State &state, const NnConvShape &s, int threads)
         }
         time_matmul(state, nn_conv_flops(s), threads, run);
         state.counters.erase("%peak");
-        state.SetLabel(primitive_label(pd));
+        state.SetLabel(primitive_label(layer.pd));
     } catch (const dnnl::error &e) {
         state.SkipWithError(("oneDNN int8: " + s.name + ": " + e.what()).c_str());
     }

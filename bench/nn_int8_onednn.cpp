@@ -18,15 +18,8 @@ namespace dsl_bench {
 namespace {
 
 void run_onednn(benchmark::State &state, const Int8Shape &s, int threads) {
-#if DNNL_CPU_RUNTIME != DNNL_RUNTIME_OMP
-    state.SkipWithError("this oneDNN is not built on OpenMP, whose thread count it sets");
-    return;
-#endif
     OmpThreads omp(threads);
-    if (!omp.ok()) {
-        state.SkipWithError("omp_set_num_threads not found: cannot set oneDNN's thread count");
-        return;
-    }
+    if (!onednn_threads_set(state, omp)) return;
     using dnnl::memory;
     using tag = memory::format_tag;
     using dt = memory::data_type;

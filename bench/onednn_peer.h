@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include <benchmark/benchmark.h>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 namespace dsl_bench {
@@ -38,6 +40,20 @@ class OmpThreads {
     OmpSetThreads set_ = nullptr;
     int saved_ = 0;
 };
+
+/// Whether oneDNN's thread count is set by `omp` (an OmpThreads made for the benchmark); if
+/// not, the benchmark is marked skipped with the reason.
+inline bool onednn_threads_set(benchmark::State &state, const OmpThreads &omp) {
+#if DNNL_CPU_RUNTIME != DNNL_RUNTIME_OMP
+    state.SkipWithError("this oneDNN is not built on OpenMP, whose thread count it sets");
+    return false;
+#endif
+    if (!omp.ok()) {
+        state.SkipWithError("omp_set_num_threads not found: cannot set oneDNN's thread count");
+        return false;
+    }
+    return true;
+}
 
 inline const char *isa_name(dnnl::cpu_isa isa) {
     using dnnl::cpu_isa;

@@ -15,6 +15,7 @@
 #include "dsl/nn/Quantize.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/MatrixTiles.h"
 #include "nn/ops/Quantized.h"
 
 namespace dsl::nn {
@@ -185,30 +186,8 @@ Tensor integer_matmul(const Tensor &a, const Tensor &b, const Tensor &a_zero_poi
         // Tiles of two vectors of columns by eight rows, summed in registers over the blocks
         // of four k: per block, two loads of packed B and eight broadcasts of A's four bytes
         // feed sixteen dot-product instructions. The outer loop (with batches) in parallel.
-        const int tr = 8;
-        std::vector<Var> ov = y.args(), fv = f.args();
-        Var jo("jo"), ji("ji"), io("io"), ii("ii");
-        y.split(ov[0], jo, ji, 2 * vec, TailStrategy::GuardWithIf)
-            .split(ov[1], io, ii, tr, TailStrategy::GuardWithIf);
-        std::vector<VarOrRVar> order{ji, ii};
-        order.push_back(more_rows ? jo : io);
-        order.push_back(more_rows ? io : jo);
-        for (size_t d = 2; d < ov.size(); d++)
-            order.push_back(ov[d]);
-        y.reorder(order).vectorize(ji, vec).unroll(ji).unroll(ii);
-        Var outer = more_rows ? io : jo;
-        for (size_t d = 2; d < ov.size(); d++) {
-            Var fused(outer.name() + "_" + ov[d].name());
-            y.fuse(outer, ov[d], fused);
-            outer = fused;
-        }
-        y.parallel(outer);
-        f.compute_at(y, more_rows ? jo : io)
-            .bound_extent(fv[0], 2 * vec)
-            .bound_extent(fv[1], tr)
-            .vectorize(fv[0], vec)
-            .unroll(fv[0])
-            .unroll(fv[1]);
+        schedule_matrix_tiles(y, f, vec, more_rows);
+        std::vector<Var> fv = f.args();
         Var co("co"), ci("ci");
         f.update()
             .atomic()

@@ -5,6 +5,7 @@
 #include "dsl/nn/Movement.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/MatrixTiles.h"
 
 namespace dsl::nn {
 
@@ -13,6 +14,33 @@ Type accumulator_type(Type t) {
     return t.is_float() && t.bits() == 16 ? Float(32) : t;
 }
 }  // namespace
+
+void schedule_matrix_tiles(Func out, Func acc, int vec, bool more_rows) {
+    const int tr = 8;
+    std::vector<Var> ov = out.args(), fv = acc.args();
+    Var jo("jo"), ji("ji"), io("io"), ii("ii");
+    out.split(ov[0], jo, ji, 2 * vec, TailStrategy::GuardWithIf)
+        .split(ov[1], io, ii, tr, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order{ji, ii};
+    order.push_back(more_rows ? jo : io);
+    order.push_back(more_rows ? io : jo);
+    for (size_t d = 2; d < ov.size(); d++)
+        order.push_back(ov[d]);
+    out.reorder(order).vectorize(ji, vec).unroll(ji).unroll(ii);
+    Var outer = more_rows ? io : jo;
+    for (size_t d = 2; d < ov.size(); d++) {
+        Var fused(outer.name() + "_" + ov[d].name());
+        out.fuse(outer, ov[d], fused);
+        outer = fused;
+    }
+    out.parallel(outer);
+    acc.compute_at(out, more_rows ? jo : io)
+        .bound_extent(fv[0], 2 * vec)
+        .bound_extent(fv[1], tr)
+        .vectorize(fv[0], vec)
+        .unroll(fv[0])
+        .unroll(fv[1]);
+}
 
 Tensor matmul(const Tensor &a_in, const Tensor &b_in) {
     user_assert(a_in.rank() >= 1 && b_in.rank() >= 1)
@@ -82,30 +110,8 @@ Tensor matmul(const Tensor &a_in, const Tensor &b_in) {
         // broadcast of A and a vector of B per term); the outer loop (with batches) in
         // parallel.
         const int vec = std::max(1, target.natural_vector_size(acc));
-        const int tr = 8;
-        std::vector<Var> ov = out.args(), fv = f.args();
-        Var jo("jo"), ji("ji"), io("io"), ii("ii");
-        out.split(ov[0], jo, ji, 2 * vec, TailStrategy::GuardWithIf)
-            .split(ov[1], io, ii, tr, TailStrategy::GuardWithIf);
-        std::vector<VarOrRVar> order{ji, ii};
-        order.push_back(more_rows ? jo : io);
-        order.push_back(more_rows ? io : jo);
-        for (size_t d = 2; d < ov.size(); d++)
-            order.push_back(ov[d]);
-        out.reorder(order).vectorize(ji, vec).unroll(ji).unroll(ii);
-        Var outer = more_rows ? io : jo;
-        for (size_t d = 2; d < ov.size(); d++) {
-            Var fused(outer.name() + "_" + ov[d].name());
-            out.fuse(outer, ov[d], fused);
-            outer = fused;
-        }
-        out.parallel(outer);
-        f.compute_at(out, more_rows ? jo : io)
-            .bound_extent(fv[0], 2 * vec)
-            .bound_extent(fv[1], tr)
-            .vectorize(fv[0], vec)
-            .unroll(fv[0])
-            .unroll(fv[1]);
+        schedule_matrix_tiles(out, f, vec, more_rows);
+        std::vector<Var> fv = f.args();
         f.update().reorder(fv[0], fv[1], r.x).vectorize(fv[0], vec).unroll(fv[0]).unroll(fv[1]);
     });
     if (a_in.rank() == 1 && b_in.rank() == 1) return squeeze(full, {-2, -1});
