@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 
 #include "OnnxModels.h"
 #include "common/ErrorCheck.h"
@@ -97,6 +98,66 @@ TEST(NNModel, OldSoftmaxAndASquareMatchLoopsAtTwoSizes) {
                 }
             }
         }
+    }
+    EXPECT_EQ(model.compiled_pipelines(), compiled);
+}
+
+// ConvInteger and MatMulInteger with their weights as initializers take the dot-product kernels
+// (integer_conv, integer_matmul: weights packed when the model is loaded), at two sizes of the
+// symbolic axes from one compile, against loops of ONNX's arithmetic.
+TEST(NNModel, IntegerConvAndMatMulWithConstantWeightsMatchLoops) {
+    test::TempDirectory dir;
+    std::string path = dir.path() + "/m.onnx";
+    onnx::ModelProto m = make_model(13);
+    const int kU8 = onnx::TensorProto::UINT8, kI8 = onnx::TensorProto::INT8,
+              kI32 = onnx::TensorProto::INT32;
+    add_input(m, "x", kU8, {1, 6, "H", "W"});
+    add_input(m, "a", kU8, {"M", 24});
+    add_output(m, "y", kI32, {1, 10, "H", "W"});
+    add_output(m, "z", kI32, {"M", 20});
+    std::vector<int8_t> w(10 * 6 * 3 * 3), b(24 * 20);
+    for (size_t i = 0; i < w.size(); i++)
+        w[i] = static_cast<int8_t>(int(i * 37 % 255) - 127);
+    for (size_t i = 0; i < b.size(); i++)
+        b[i] = static_cast<int8_t>(int(i * 53 % 255) - 127);
+    add_raw_initializer(m, "w", kI8, {10, 6, 3, 3}, w);
+    add_raw_initializer(m, "b", kI8, {24, 20}, b);
+    add_raw_initializer(m, "xz", kU8, {}, std::vector<uint8_t>{7});
+    add_raw_initializer(m, "az", kU8, {}, std::vector<uint8_t>{200});
+    add_ints_attr(add_node(m, "ConvInteger", {"x", "w", "xz"}, {"y"}), "pads", {1, 1, 1, 1});
+    add_node(m, "MatMulInteger", {"a", "b", "az"}, {"z"});
+    save_model(m, path);
+    nn::Model model = nn::Model::load(path);
+    const int compiled = model.compiled_pipelines();
+    for (auto [h, wd, rows] : {std::tuple(9, 21, 5), std::tuple(4, 37, 17)}) {
+        Buffer<uint8_t> x(wd, h, 6, 1), a(24, rows);
+        x.fill([](int i, int j, int c, int) { return uint8_t((i * 31 + j * 17 + c * 7) % 256); });
+        a.fill([](int k, int r) { return uint8_t((k * 13 + r * 29) % 256); });
+        auto out = model.run({{"x", x}, {"a", a}});
+        Buffer<int32_t> y = out.at("y"), z = out.at("z");
+        int wrong = 0;
+        for (int o = 0; o < 10; o++)
+            for (int j = 0; j < h; j++)
+                for (int i = 0; i < wd; i++) {
+                    int32_t want = 0;
+                    for (int c = 0; c < 6; c++)
+                        for (int ky = 0; ky < 3; ky++)
+                            for (int kx = 0; kx < 3; kx++) {
+                                int iy = j + ky - 1, ix = i + kx - 1;
+                                bool in = iy >= 0 && iy < h && ix >= 0 && ix < wd;
+                                int32_t v = in ? int32_t(x(ix, iy, c, 0)) : 7;
+                                want += (v - 7) * w[size_t(((o * 6 + c) * 3 + ky) * 3 + kx)];
+                            }
+                    wrong += y(i, j, o, 0) != want;
+                }
+        for (int r = 0; r < rows; r++)
+            for (int n = 0; n < 20; n++) {
+                int32_t want = 0;
+                for (int k = 0; k < 24; k++)
+                    want += (int32_t(a(k, r)) - 200) * b[size_t(k * 20 + n)];
+                wrong += z(n, r) != want;
+            }
+        EXPECT_EQ(wrong, 0) << h << "x" << wd << ", " << rows << " rows";
     }
     EXPECT_EQ(model.compiled_pipelines(), compiled);
 }

@@ -109,6 +109,20 @@ inline void add_int64_initializer(onnx::ModelProto &m, const std::string &name,
         t->add_int64_data(v);
 }
 
+/// An initializer of ONNX element type `data_type` holding `values` (raw data, of the matching
+/// C++ type: uint8_t for UINT8, int8_t for INT8, int32_t for INT32, ...).
+template <typename T>
+void add_raw_initializer(onnx::ModelProto &m, const std::string &name, int data_type,
+                         const std::vector<int64_t> &dims, const std::vector<T> &values) {
+    auto *t = m.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(data_type);
+    for (int64_t d : dims)
+        t->add_dims(d);
+    t->set_raw_data(
+        std::string(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(T)));
+}
+
 inline void save_model(const onnx::ModelProto &m, const std::string &path) {
     std::ofstream out(path, std::ios::binary);
     m.SerializeToOstream(&out);
