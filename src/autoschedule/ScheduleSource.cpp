@@ -311,6 +311,17 @@ class Reader {
                 }
             } else if (d == "serial") {
                 stage.serial(loop_arg());
+            } else if (d == "atomic") {
+                bool override_test = false;
+                if (peek().kind == Token::Ident) {
+                    const Token &bt = peek();
+                    std::string b = ident();
+                    if (b != "true" && b != "false") fail(bt, "atomic takes true or false");
+                    override_test = b == "true";
+                }
+                stage.atomic(override_test);
+            } else if (d == "allow_race_conditions") {
+                stage.allow_race_conditions();
             } else if (d == "compute_root" || d == "store_root" || d == "compute_inline") {
                 func_only();
                 d == "compute_root" ? f.compute_root()
@@ -341,7 +352,8 @@ class Reader {
             } else {
                 fail(dt, "apply_schedule_source does not know the directive " + d +
                              "; it reads split, fuse, reorder, tile, vectorize, unroll, parallel, "
-                             "serial, compute_root, compute_at, compute_inline, store_root, "
+                             "serial, atomic, allow_race_conditions, compute_root, compute_at, "
+                             "compute_inline, store_root, "
                              "store_at, bound, bound_extent and store_in");
             }
             expect(")");

@@ -315,6 +315,23 @@ TEST(ApplyScheduleSource, WrittenByHand) {
     EXPECT_TRUE(matches_reference(g, g.realize({37, 21})));
 }
 
+// atomic() and allow_race_conditions() read back: a sum over an RVar folded as vectors.
+TEST(ApplyScheduleSource, AtomicUpdates) {
+    Var x("x");
+    RDom r(0, 50, "r");
+    Func f("atomic_src");
+    f(x) = 0;
+    f(x) += x * r;
+    Pipeline p(f);
+    p.apply_schedule_source(R"(
+        Func f = pipeline.get_func("atomic_src");
+        RVar r("r.x");
+        f.update(0).atomic(false).vectorize(r, 8);
+    )");
+    EXPECT_CONTAINS(f.lowered_stmt(), "vector_reduce");
+    EXPECT_TRUE(matches_reference(f, f.realize({10})));
+}
+
 TEST(ApplyScheduleSourceErrors, NamesTheLine) {
     Var x("x");
     Func f("f");
