@@ -242,9 +242,13 @@ TEST(AtomicErrors, NamesTheFuncAndTheFix) {
     std::string m = test::message_of([&] { f.update().atomic(); });
     EXPECT_CONTAINS(m, "not_associative");
     EXPECT_CONTAINS(m, "atomic(true)");
+    // A pure definition writes each point once: atomic() applies to updates only.
     Func g("pure_only");
     g(x) = x;
-    EXPECT_CONTAINS(test::message_of([&] { g.update(0); }), "pure_only");
+    Param<int> p("p");
+    std::string pure = test::message_of([&] { g.specialize(p > 0).atomic(); });
+    EXPECT_CONTAINS(pure, "pure_only");
+    EXPECT_CONTAINS(pure, "applies to an update");
 }
 
 // Threads updating the same points: a histogram (one atomicrmw add per pixel), a float sum

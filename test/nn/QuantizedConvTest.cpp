@@ -375,4 +375,6 @@ TEST(NNIntegerConv, IsVpdpbusdOnPackedWordsWithVnni) {
     std::ifstream in(path);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("vpdpbusd"), std::string::npos);
+    // The words' bytes are their bits, not shifted out one at a time.
+    EXPECT_EQ(text.find("vpsrl"), std::string::npos);
 }

@@ -55,22 +55,6 @@ PackedConvWeights pack_conv_weights(const Buffer<T> &w) {
             Tensor(Buffer<>(sums), unique_name("iconv_weight_sums"))};
 }
 
-bool is_byte(Type t) {
-    return (t.is_int() || t.is_uint()) && t.bits() == 8;
-}
-
-Expr scalar_of(const Tensor &z) {
-    if (!z.defined()) return Expr(0);
-    return cast<int32_t>(z.rank() == 0 ? z({}) : z({Expr(0)}));
-}
-
-/// The weights' zero point of output channel m: one for all, or one per channel.
-Expr channel_zero_point(const Tensor &z, const Expr &m) {
-    int64_t e = 0;
-    if (!z.defined() || z.rank() == 0 || (is_const(z.dim(0), &e) && e == 1)) return scalar_of(z);
-    return cast<int32_t>(z({m}));
-}
-
 }  // namespace
 
 bool zero_constant(const Tensor &z) {
@@ -116,7 +100,7 @@ Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point
     const Expr oh = (hp - kh) / sy + 1, ow = (wp - kw) / sx + 1;
     const bool x_signed = x.type().is_int();
     const bool symmetric = w.type().is_int() && zero_constant(w_zero_point);
-    const Expr zx = scalar_of(x_zero_point) + (x_signed ? 128 : 0);
+    const Expr zx = zero_point_at(x_zero_point, Expr(0)) + (x_signed ? 128 : 0);
 
     // x' padded and packed: (n, channel block, row, column phase, column / stride), four
     // channels' bytes in one 32-bit word (channel 4b + t in byte t). Column ix sits at phase
@@ -171,7 +155,7 @@ Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point
 
     const int64_t terms = int64_t(channels) * kh * kw;
     Tensor out = compute(unique_name("iconv"), {n, Expr(outputs), oh, ow}, [&](const Index &i) {
-        Expr zw = channel_zero_point(w_zero_point, i[1]) - (w.type().is_uint() ? 128 : 0);
+        Expr zw = zero_point_at(w_zero_point, i[1]) - (w.type().is_uint() ? 128 : 0);
         // Symmetric int8 weights (zero point 0) need no window sums.
         Expr v = init(i) - (symmetric ? Expr(0) : zw * window_sums({i[0], i[2], i[3]})) -
                  zx * pw.sums({i[1]}) + make_const(Int(32), terms) * zx * zw;

@@ -22,20 +22,6 @@ namespace dsl::nn {
 
 namespace {
 
-bool is_byte(Type t) {
-    return (t.is_int() || t.is_uint()) && t.bits() == 8;
-}
-
-/// A zero point's value at index `i` of its axis, as int32: 0 when undefined, else its only
-/// element or element i.
-Expr zero_point_at(const Tensor &z, const Expr &i) {
-    if (!z.defined()) return Expr(0);
-    if (z.rank() == 0) return cast<int32_t>(z({}));
-    int64_t n = 0;
-    if (is_const(z.dim(0), &n) && n == 1) return cast<int32_t>(z({Expr(0)}));
-    return cast<int32_t>(z({i}));
-}
-
 /// B' packed on the host, for B a constant (a layer's weights): blocks x N' x 4 with N' a
 /// multiple of 64 (the widest tile of columns divides it), zero past K and N; and the sums of
 /// its columns. Built once when the pipeline is built, not at every run.
@@ -64,6 +50,18 @@ HostPacking pack_on_host(const Buffer<T> &b) {
 }
 
 }  // namespace
+
+bool is_byte(Type t) {
+    return (t.is_int() || t.is_uint()) && t.bits() == 8;
+}
+
+Expr zero_point_at(const Tensor &z, const Expr &i) {
+    if (!z.defined()) return Expr(0);
+    if (z.rank() == 0) return cast<int32_t>(z({}));
+    int64_t n = 0;
+    if (is_const(z.dim(0), &n) && n == 1) return cast<int32_t>(z({Expr(0)}));
+    return cast<int32_t>(z({i}));
+}
 
 Tensor integer_matmul(const Tensor &a, const Tensor &b, const Tensor &a_zero_point,
                       const Tensor &b_zero_point) {

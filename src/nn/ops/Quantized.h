@@ -12,6 +12,13 @@ namespace dsl::nn {
 /// NPU (the GEMM core, then the ALU), otherwise vectors along `inner`.
 Tensor::Schedule quantized_schedule(Func acc, std::vector<Func> roots, Var inner);
 
+/// Whether `t` is uint8 or int8.
+bool is_byte(Type t);
+
+/// A zero point's value at index `i` of its axis, as int32: 0 when undefined, else its only
+/// element (one value for the whole tensor) or element i.
+Expr zero_point_at(const Tensor &z, const Expr &i);
+
 /// Whether a zero point is known to be 0: undefined, or a constant buffer of zeros (symmetric
 /// int8 weights, whose products need no sums of the other operand).
 bool zero_constant(const Tensor &z);
