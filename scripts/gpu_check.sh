@@ -1,35 +1,102 @@
 #!/usr/bin/env bash
 # The GPU checks, for a machine with an NVIDIA GPU (and anywhere else: CUDA tests then skip).
-# Installs what is missing, builds the library, the GPU tests and dsl_bench (no apps or
-# tutorials) into build-gpu/, runs the tests labelled "gpu" (every GPU schedule through OpenCL
-# and, where the CUDA driver finds a GPU, through CUDA; the PTX through ptxas), then prints the
-# throughput table of bench/gpu.cpp (blur GB/s, matmul GFLOP/s) on CUDA. Extra arguments are
-# passed to ctest.
-set -euo pipefail
+#
+#   scripts/gpu_check.sh [ctest arguments]
+#       Installs what is missing, builds the library, the GPU tests, dsl_fuzz and dsl_gpu_bench
+#       (no tutorials) into build-gpu/, runs the tests labelled "gpu" (every GPU schedule through
+#       OpenCL and, where the CUDA driver finds a GPU, through CUDA; the PTX through ptxas), then
+#       the CUDA checks below.
+#   scripts/gpu_check.sh --prebuilt ARCHIVE|DIR
+#       For a GPU machine that cannot build the project (no LLVM 19 or no package registry): runs
+#       the programs that scripts/gpu_bundle.sh built and packed elsewhere, with no set-up.
+#
+# The CUDA checks: every GPU schedule test on CUDA (each compared with the CPU), the AOT CUDA
+# library called from C, GPU schedules drawn by the fuzzer and run on CUDA for
+# DSL_GPU_CHECK_FUZZ_SECONDS (default 60), the OpenCL schedule tests too where the machine has
+# an OpenCL driver, and the table of dsl_gpu_bench: blur GB/s and matmul GFLOP/s, each as a
+# share of the device's peak, beside cuBLAS's SGEMM where the CUDA toolkit's libraries are found.
+set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-DSL_BUILD_DIR="${DSL_GPU_BUILD_DIR:-$DSL_ROOT/build-gpu}"
+status=0
+step() { echo; echo "=== gpu_check: $*"; }
+check() {
+    "$@" || {
+        echo "gpu_check: FAILED: $*"
+        status=1
+    }
+}
 
-"$DSL_ROOT/scripts/setup.sh"
 if command -v nvidia-smi >/dev/null 2>&1; then
-    nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader || true
+    nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader || true
 else
     echo "gpu_check: no nvidia-smi here; the CUDA schedule tests will skip."
 fi
-jobs="$(nproc 2>/dev/null || echo 2)"
-cmake -S "$DSL_ROOT" -B "$DSL_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$DSL_BUILD_TYPE" \
-    -DDSL_BUILD_TESTS=ON -DDSL_BUILD_TUTORIALS=OFF -DDSL_BUILD_APPS=OFF \
-    -DDSL_BUILD_BENCHMARKS=ON
-targets=(gpu_tests fake_cuda aot_gpu_test aot_gpu_cuda_test dsl_fuzz)
-if cmake --build "$DSL_BUILD_DIR" --target help | grep -q dsl_bench; then targets+=(dsl_bench); fi
-cmake --build "$DSL_BUILD_DIR" --parallel "$jobs" --target "${targets[@]}"
-cd "$DSL_BUILD_DIR"
-# The CUDA schedule tests' summary: run, or skipped and why.
-./test/gpu_tests --gtest_filter='*/CUDA' 2>&1 | grep -E 'no device for|PASSED|SKIPPED|FAILED' |
-    head -5 || true
-status=0
-ctest --output-on-failure --parallel "$jobs" -L gpu "$@" || status=$?
-if [ -x bench/dsl_bench ]; then
-    echo "gpu_check: throughput on ${DSL_BENCH_GPU_TARGET:-host-cuda}"
-    bench/dsl_bench --benchmark_filter='gpu/' || true
+
+if [ "${1:-}" = "--prebuilt" ]; then
+    bundle="${2:?--prebuilt needs the archive or folder that scripts/gpu_bundle.sh wrote}"
+    shift 2
+    if [ -f "$bundle" ]; then
+        unpacked="$(mktemp -d)"
+        tar -C "$unpacked" -xJf "$bundle" || exit 1
+        bundle="$unpacked/gpu-bundle"
+    fi
+    bin="$bundle/bin"
+    echo "gpu_check: prebuilt programs of revision $(cat "$bundle/REVISION" 2>/dev/null || echo '?')"
+    export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # The C++ runtime it was built with, only where this machine's is older.
+    if ! "$bin/gpu_tests" --gtest_list_tests >/dev/null 2>&1; then
+        export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$bundle/lib/compat"
+    fi
+    gpu_tests="$bin/gpu_tests" apps_tests="$bin/apps_tests" aot_cuda="$bin/aot_gpu_cuda_test" fuzz="$bin/dsl_fuzz"
+    gpu_bench="$bin/dsl_gpu_bench"
+else
+    DSL_BUILD_DIR="${DSL_GPU_BUILD_DIR:-$DSL_ROOT/build-gpu}"
+    "$DSL_ROOT/scripts/setup.sh" || exit 1
+    jobs="$(nproc 2>/dev/null || echo 2)"
+    cmake -S "$DSL_ROOT" -B "$DSL_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$DSL_BUILD_TYPE" \
+        -DDSL_BUILD_TESTS=ON -DDSL_BUILD_TUTORIALS=OFF -DDSL_BUILD_APPS=ON \
+        -DDSL_BUILD_BENCHMARKS=ON || exit 1
+    cmake --build "$DSL_BUILD_DIR" --parallel "$jobs" --target gpu_tests apps_tests fake_cuda \
+        aot_gpu_test aot_gpu_cuda_test dsl_fuzz dsl_gpu_bench || exit 1
+    step "the tests labelled gpu"
+    (cd "$DSL_BUILD_DIR" && ctest --output-on-failure --parallel "$jobs" -L gpu "$@") || status=1
+    gpu_tests="$DSL_BUILD_DIR/test/gpu_tests" apps_tests="$DSL_BUILD_DIR/test/apps_tests"
+    aot_cuda="$DSL_BUILD_DIR/test/aot/aot_gpu_cuda_test"
+    fuzz="$DSL_BUILD_DIR/test/fuzz/dsl_fuzz" gpu_bench="$DSL_BUILD_DIR/bench/dsl_gpu_bench"
 fi
+
+# cuBLAS for the benchmark's peer: the toolkit's libraries, or those of a Python CUDA package.
+if [ -z "${DSL_LIBCUBLAS:-}" ]; then
+    for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+        $(find / -xdev -type d -path '*nvidia/cu*/lib' 2>/dev/null | head -20); do
+        blas="$(ls "$dir"/libcublas.so.[0-9]* 2>/dev/null | head -1)"
+        [ -n "$blas" ] || continue
+        export DSL_LIBCUBLAS="$blas" LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+        rt="$(ls "$dir"/libcudart.so.[0-9]* 2>/dev/null | head -1)"
+        [ -n "$rt" ] || rt="$(find / -xdev -name 'libcudart.so.[0-9]*' 2>/dev/null | head -1)"
+        [ -n "$rt" ] && export DSL_LIBCUDART="$rt" LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$rt")"
+        break
+    done
+fi
+
+step "every GPU schedule test on CUDA, against the CPU"
+check "$gpu_tests" --gtest_filter='*/CUDA:GPUErrors.*' --gtest_brief=1
+step "the apps' GPU schedules on CUDA, against their C++ references"
+check "$apps_tests" --gtest_filter='*AppsGPU*/CUDA' --gtest_brief=1
+step "the AOT CUDA library, called from C"
+"$aot_cuda"
+case $? in 0) ;; 77) echo "gpu_check: the AOT CUDA test skipped (no CUDA device)" ;; *) status=1 ;; esac
+if [ -e /etc/OpenCL/vendors ] && ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
+    step "every GPU schedule test on OpenCL ($(cat /etc/OpenCL/vendors/*.icd | tr '\n' ' '))"
+    check "$gpu_tests" --gtest_filter='*/OpenCL' --gtest_brief=1
+    check "$apps_tests" --gtest_filter='*AppsGPU*/OpenCL' --gtest_brief=1
+else
+    echo "gpu_check: no OpenCL driver registered in /etc/OpenCL/vendors; the OpenCL tests skip here"
+fi
+step "GPU schedules drawn by the fuzzer, on CUDA, for ${DSL_GPU_CHECK_FUZZ_SECONDS:-60} s"
+DSL_FUZZ_GPU_TARGET=host-cuda "$fuzz" --gpu --seed "${DSL_GPU_CHECK_FUZZ_SEED:-7000}" \
+    --seconds "${DSL_GPU_CHECK_FUZZ_SECONDS:-60}"
+case $? in 0 | 77) ;; *) echo "gpu_check: FAILED: the fuzzer on CUDA" && status=1 ;; esac
+step "throughput (dsl_gpu_bench) on ${DSL_BENCH_GPU_TARGET:-host-cuda}"
+"$gpu_bench" --benchmark_counters_tabular=true || true
 exit "$status"

@@ -4,8 +4,9 @@
 // kernel, in shared memory, by the block's threads or by its first thread, or per thread. Each
 // stage of a Func at root is tiled into blocks and threads over its pure loops in one or two
 // dimensions, with random sizes and tails, or left on the host; so is each of its update stages, on
-// its own.
+// its own. They run through OpenCL, or the GPU API of the target DSL_FUZZ_GPU_TARGET names.
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <sstream>
@@ -44,7 +45,7 @@ class GPUScheduler {
             }
         }
         c_.schedule_code += code_.str();
-        c_.target = Target("host-opencl");
+        c_.target = gpu_fuzz_target();
     }
 
   private:
@@ -174,6 +175,26 @@ class GPUScheduler {
 };
 
 }  // namespace
+
+Target gpu_fuzz_target() {
+    // DSL_FUZZ_GPU_TARGET (e.g. host-cuda on a machine with an NVIDIA GPU) overrides OpenCL,
+    // which runs everywhere through PoCL.
+    const char *target = std::getenv("DSL_FUZZ_GPU_TARGET");
+    return Target(target && *target ? target : "host-opencl");
+}
+
+std::string gpu_fuzz_unavailable() {
+    Var x("x"), bx("bx"), tx("tx");
+    Func probe("gpu_probe");
+    probe(x) = x;
+    probe.gpu_tile(x, bx, tx, 4);
+    try {
+        probe.realize({4}, gpu_fuzz_target());
+    } catch (const RuntimeError &e) {
+        return e.what();
+    }
+    return "";
+}
 
 FuzzCase make_gpu_case(uint64_t seed) {
     FuzzCase c = make_unscheduled_case(seed);

@@ -89,6 +89,10 @@ FuzzCase make_unscheduled_case(uint64_t seed);
 /// at root tiled into blocks and threads (or left on the host), producers computed per block
 /// (in shared memory, by the block's threads or its first) or per thread.
 FuzzCase make_gpu_case(uint64_t seed);
+/// The target of make_gpu_case's cases: host-opencl, or what DSL_FUZZ_GPU_TARGET names.
+Target gpu_fuzz_target();
+/// An empty string when kernels of gpu_fuzz_target() run on this machine, else why not.
+std::string gpu_fuzz_unavailable();
 
 /// A random int8 contraction with its update on the NPU (NPUSchedules.cpp), for host-npu.
 FuzzCase make_npu_case(uint64_t seed);

@@ -71,7 +71,9 @@ void usage() {
            "  --cases N      number of cases (default 100)\n"
            "  --seconds T    stop after T seconds instead (with --cases, whichever first)\n"
            "  --illegal      schedule-error fuzzing: every case must be refused\n"
-           "  --gpu          GPU schedules, run through OpenCL (no AOT)\n"
+           "  --gpu          GPU schedules, run through OpenCL (no AOT; "
+           "DSL_FUZZ_GPU_TARGET=host-cuda\n"
+           "                 runs them through CUDA instead)\n"
            "  --npu          int8 contractions offloaded to the NPU\n"
            "  --auto         schedules by the autoscheduler (Pipeline::auto_schedule)\n"
            "  --atomic       also atomic() on associative updates, an RVar loop vectorized or\n"
@@ -287,6 +289,14 @@ int main(int argc, char **argv) {
         action.sa_handler = on_fatal_signal;
         action.sa_flags = SA_ONSTACK;
         sigaction(sig, &action, nullptr);
+    }
+    if (o.gpu) {
+        const std::string why = dsl::fuzz::gpu_fuzz_unavailable();
+        if (!why.empty()) {
+            std::cout << "dsl_fuzz: GPU schedules on " << dsl::fuzz::gpu_fuzz_target().to_string()
+                      << " cannot run on this machine, so none were drawn: " << why << "\n";
+            return 77;  // CTest's and scripts/gpu_check.sh's code for a skip
+        }
     }
     auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] {
