@@ -21,6 +21,7 @@
 #include "lowering/OffloadGPULoops.h"
 #include "lowering/OffloadNPULoops.h"
 #include "lowering/PartitionLoops.h"
+#include "lowering/RegisterAccumulators.h"
 #include "lowering/RealizationOrder.h"
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SpecializeDenseBuffers.h"
@@ -221,6 +222,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = partition_loops(s);
     s = simplify(s);
     log.pass("partition loops", s);
+
+    s = keep_accumulators_in_registers(s);
+    log.pass("accumulators in registers", s);
 
     s = transpose_gathers(s);
     log.pass("transposed gathers", s);

@@ -205,6 +205,73 @@ struct StmtContents : IRVisitor {
     }
 };
 
+/// The buffers a statement loads and stores. A call that is not pure (a print, a barrier)
+/// counts as a store to every buffer, "*".
+struct BufferAccesses : IRVisitor {
+    std::set<std::string> loaded, stored;
+    explicit BufferAccesses(const Stmt &s) { include(s); }
+    /// Whether the threads of `later` must wait for those of this statement: `later` reads
+    /// what this wrote, or writes what this read or wrote.
+    bool conflicts_with(const BufferAccesses &later) const {
+        if (stored.count("*") || later.stored.count("*")) return true;
+        for (const std::string &name : stored)
+            if (later.loaded.count(name) || later.stored.count(name)) return true;
+        for (const std::string &name : later.stored)
+            if (loaded.count(name)) return true;
+        return false;
+    }
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Load *op) override {
+        loaded.insert(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const Store *op) override {
+        stored.insert(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const Call *op) override {
+        if (!op->is_pure()) stored.insert("*");
+        IRVisitor::visit(op);
+    }
+};
+
+/// Whether the iterations of the loop `op` (around thread loops) may need a barrier between
+/// them: one reads what another wrote or writes what another read, or two may write one
+/// element (a store whose index does not change with the loop).
+bool iterations_conflict(const For *op) {
+    BufferAccesses a(op->body);
+    if (a.stored.count("*")) return true;
+    for (const std::string &name : a.stored)
+        if (a.loaded.count(name)) return true;
+    struct FixedStore : IRVisitor {
+        std::set<std::string> varying;  // the loop's variable and the lets that use it
+        bool found = false;
+        explicit FixedStore(const std::string &loop) { varying.insert(loop); }
+        bool varies(const Expr &e) const {
+            for (const std::string &name : varying)
+                if (expr_uses_var(e, name)) return true;
+            return false;
+        }
+        using IRVisitor::visit;
+        void visit(const LetStmt *l) override {
+            if (varies(l->value)) varying.insert(l->name);
+            IRVisitor::visit(l);
+        }
+        void visit(const Let *l) override {
+            if (varies(l->value)) varying.insert(l->name);
+            IRVisitor::visit(l);
+        }
+        void visit(const Store *st) override {
+            found |= !varies(st->index);
+            IRVisitor::visit(st);
+        }
+    } fixed(op->name);
+    fixed.include(op->body);
+    return fixed.found;
+}
+
 /// Whether `op` is the buffer_too_large check that storage flattening puts before an
 /// allocation.
 bool is_size_check(const Stmt &s) {
@@ -224,6 +291,7 @@ class KernelBuilder : public IRMutator {
   public:
     /// The body of the kernel of the block loop nest at `op`.
     Stmt build(const For *op) {
+        since_barrier_.reset();
         // The block loops and the lets between them, outermost first.
         std::vector<Stmt> layers;
         Stmt s = op;
@@ -365,26 +433,41 @@ class KernelBuilder : public IRMutator {
         StmtContents contents(s);
         if (!contents.threads) {
             Stmt m = mutate(s);
-            if (!contents.stores) return m;
-            // One thread stores; the others would race to store the same values.
-            Expr first = thread_index(0) == 0;
-            for (int d = 1; d < thread_dims_; d++)
-                first = first && thread_index(d) == 0;
-            return IfThenElse::make(first, m, Stmt());
+            if (contents.stores) {
+                // One thread stores; the others would race to store the same values.
+                Expr first = thread_index(0) == 0;
+                for (int d = 1; d < thread_dims_; d++)
+                    first = first && thread_index(d) == 0;
+                m = IfThenElse::make(first, m, Stmt());
+            }
+            return wait_before(BufferAccesses(s), m);
         }
         if (const auto *f = s.as<For>()) {
-            if (f->for_type == ForType::GPUThread) return mutate(s);
+            if (f->for_type == ForType::GPUThread) return wait_before(BufferAccesses(s), mutate(s));
             user_assert(f->for_type == ForType::Serial || f->for_type == ForType::Unrolled)
                 << describe_loop(f->name) << " is a " << to_string(f->for_type)
                 << " loop around GPU thread loops in the kernel of " << where_
                 << "; around thread loops, a loop must be serial. Make it serial, or move the "
                    "thread loops out of it.";
+            // What ran before the loop and does not conflict with the loop as a whole conflicts
+            // with no part of it: the body starts with nothing to wait for.
+            BufferAccesses whole(s);
+            bool wait = since_barrier_ && since_barrier_->conflicts_with(whole);
+            std::optional<BufferAccesses> before = wait ? std::nullopt : since_barrier_;
+            since_barrier_.reset();
             facts_.push_loop(f->name, f->min, f->extent);
             Stmt body = block_level(f->body);
             facts_.pop_loop(f->name);
-            // The next iteration may overwrite what this one's threads still read.
-            body = Block::make(body, barrier());
-            return For::make(f->name, f->min, f->extent, ForType::Serial, f->device_api, body);
+            // The next iteration may overwrite what this one's threads still read, or read what
+            // this one's threads wrote. Not so where no iteration reads what the loop writes (a
+            // producer's tile loaded in rows by fewer threads than it has): the iterations
+            // then need no barrier between them, only one before what reads the tile.
+            if (iterations_conflict(f)) body = Block::make(body, barrier());
+            // After the loop (which may run no iteration), what ran before it and in it.
+            since_barrier_ = before;
+            record(whole);
+            Stmt loop = For::make(f->name, f->min, f->extent, ForType::Serial, f->device_api, body);
+            return wait ? Block::make(barrier(), loop) : loop;
         }
         if (const auto *l = s.as<LetStmt>()) {
             facts_.push_let(l->name, l->value);
@@ -396,8 +479,19 @@ class KernelBuilder : public IRMutator {
         if (const auto *pc = s.as<ProducerConsumer>())
             return ProducerConsumer::make(pc->name, pc->is_producer, block_level(pc->body));
         if (const auto *i = s.as<IfThenElse>()) {
-            return IfThenElse::make(mutate(i->condition), block_level(i->then_case),
-                                    i->else_case.defined() ? block_level(i->else_case) : Stmt());
+            // The condition is the same for the block's threads (no thread index is bound
+            // here), so barriers inside a branch are met by all of them or none.
+            BufferAccesses whole(s);
+            bool wait = since_barrier_ && since_barrier_->conflicts_with(whole);
+            if (wait) since_barrier_.reset();
+            std::optional<BufferAccesses> before = since_barrier_;
+            Stmt then_case = block_level(i->then_case);
+            since_barrier_ = before;
+            Stmt else_case = i->else_case.defined() ? block_level(i->else_case) : Stmt();
+            since_barrier_ = before;
+            record(whole);
+            Stmt branch = IfThenElse::make(mutate(i->condition), then_case, else_case);
+            return wait ? Block::make(barrier(), branch) : branch;
         }
         if (s.as<Block>()) {
             std::vector<Stmt> parts;
@@ -418,13 +512,30 @@ class KernelBuilder : public IRMutator {
                 if (is_size_check(parts[i]) && i + 1 < parts.size() && parts[i + 1].as<Allocate>())
                     continue;
                 Stmt part = block_level(parts[i]);
-                if (StmtContents(parts[i]).stores && i + 1 < parts.size())
-                    part = Block::make(part, barrier());
                 result = result.defined() ? Block::make(result, part) : part;
             }
             return result;
         }
-        return mutate(s);
+        return wait_before(BufferAccesses(s), mutate(s));
+    }
+
+    /// A barrier before `built` (the code of a part of the block level that reads or writes
+    /// `accesses`) where it conflicts with what ran since the last barrier: it reads what that
+    /// wrote, or writes what that read or wrote. A tile of A and one of B then load one after
+    /// the other without one, and the products that read them wait.
+    Stmt wait_before(const BufferAccesses &accesses, const Stmt &built) {
+        bool wait = since_barrier_ && since_barrier_->conflicts_with(accesses);
+        if (wait) since_barrier_.reset();
+        record(accesses);
+        return wait ? Block::make(barrier(), built) : built;
+    }
+    void record(const BufferAccesses &accesses) {
+        if (!since_barrier_) {
+            since_barrier_ = accesses;
+            return;
+        }
+        since_barrier_->loaded.insert(accesses.loaded.begin(), accesses.loaded.end());
+        since_barrier_->stored.insert(accesses.stored.begin(), accesses.stored.end());
     }
 
     /// The constant number of elements storage inside the kernel needs (its bound where the
@@ -566,6 +677,8 @@ class KernelBuilder : public IRMutator {
     /// The block loop the kernel starts at, in the user's words (for errors).
     std::string where_;
     KernelFacts facts_;
+    /// What the block's code read and wrote since the last barrier (none: nothing to wait for).
+    std::optional<BufferAccesses> since_barrier_;
     std::vector<Expr> block_extents_, thread_extents_;
     int depth_ = 0, thread_dims_ = 0, nest_depth_ = 0;
     int64_t shared_bytes_ = 0;

@@ -415,6 +415,11 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                                                  later.old_var) != from_inner.end();
                 }
                 int o = inner_rounds_up ? -1 : position(split.outer);
+                // Nor when the outer loop is a GPU loop: a kernel is one loop nest over its
+                // blocks and threads, and each thread tests its own lanes.
+                if (o >= 0 && (d.schedule.dims[o].for_type == ForType::GPUBlock ||
+                               d.schedule.dims[o].for_type == ForType::GPUThread))
+                    o = -1;
                 for (const std::string &v : from_inner) {
                     int i = position(v);
                     if (i < 0 || o <= i) continue;

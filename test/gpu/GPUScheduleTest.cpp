@@ -365,6 +365,71 @@ TEST_P(GPUSchedule, TiledMatrixMultiplyThroughSharedMemory) {
     EXPECT_TRUE(matches(c, out, 1e-5));
 }
 
+TEST_P(GPUSchedule, RegisterBlockedMatrixMultiply) {
+    // Each thread sums a 4 x 4 tile of outputs over each step of the reduction, from the tiles
+    // of A and B in shared memory; its 16 sums stay in registers over the step (the output's
+    // elements are read before it and written after it, as its row stride is only known at run
+    // time), and threads whose tile is whole run the step without the edge's guards. Outputs
+    // of 100 x 72 end in partial tiles on both sides.
+    const int w = 100, h = 72, k = 48;
+    Buffer<> a = random_buffer(Float(32), {k, h}, 19);
+    Buffer<> b = random_buffer(Float(32), {w, k}, 20);
+    Func A("a"), B("b"), c("matmul");
+    A(x, y) = a(x, y);
+    B(x, y) = b(x, y);
+    RDom r(0, k, "r");
+    c(x, y) = 0.0f;
+    c(x, y) = fma(A(r, y), B(x, r), c(x, y));
+    Var xi("xi"), yi("yi"), xii("xii"), yii("yii"), xo("xo"), yo("yo");
+    RVar ro("ro"), ri("ri");
+    c.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
+    c.update()
+        .split(x, bx, xi, 32)
+        .split(y, by, yi, 32)
+        .split(xi, tx, xii, 4)
+        .split(yi, ty, yii, 4)
+        .split(r, ro, ri, 16)
+        .reorder(xii, yii, ri, tx, ty, ro, bx, by)
+        .gpu_blocks(bx, by)
+        .gpu_threads(tx, ty)
+        .unroll(xii)
+        .unroll(yii);
+    A.compute_at(c, ro).split(y, yo, yi, 8).reorder(x, yi, yo).gpu_threads(x, yi);
+    B.compute_at(c, ro).split(x, xo, xi, 8).reorder(xi, y, xo).gpu_threads(xi, y);
+    std::string stmt = c.lowered_stmt();
+    EXPECT_NE(stmt.find("matmul.accumulators"), std::string::npos) << stmt;
+    // The two tiles load one after the other with no barrier between them (neither reads the
+    // other); the products wait for both.
+    const size_t a_tile = stmt.find("produce a {"), b_tile = stmt.find("produce b {", a_tile);
+    ASSERT_NE(b_tile, std::string::npos) << stmt;
+    EXPECT_EQ(stmt.substr(a_tile, b_tile - a_tile).find("gpu_barrier"), std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("gpu_barrier", b_tile), std::string::npos) << stmt;
+    Buffer<> out = c.realize({w, h}, gpu_target())[0];
+    EXPECT_TRUE(matches(c, out, 1e-5));
+}
+
+TEST_P(GPUSchedule, FourRowsPerThread) {
+    // A 3 x 3 blur whose threads each compute four rows of a 32 x 32 tile, with the rows of
+    // the horizontal pass in shared memory, or inlined (each thread reading its inputs).
+    Buffer<> input = random_buffer(UInt(16), {70, 53}, 21);
+    for (bool shared : {true, false}) {
+        Func bx_("blur_x"), out("blur_y");
+        bx_(x, y) = (input(x, y) + input(x + 1, y) + input(x + 2, y)) / 3;
+        out(x, y) = (bx_(x, y) + bx_(x, y + 1) + bx_(x, y + 2)) / 3;
+        Var xi("xi"), yi("yi"), yii("yii"), yo("yo"), yt("yt");
+        out.tile(x, y, bx, by, xi, yi, 32, 32)
+            .split(yi, ty, yii, 4)
+            .reorder(yii, xi, ty, bx, by)
+            .gpu_blocks(bx, by)
+            .gpu_threads(xi, ty)
+            .unroll(yii);
+        if (shared)
+            bx_.compute_at(out, bx).split(y, yo, yt, 8).reorder(x, yt, yo).gpu_threads(x, yt);
+        Buffer<> result = out.realize({68, 51}, gpu_target())[0];
+        EXPECT_TRUE(matches(out, result)) << (shared ? "shared" : "inlined");
+    }
+}
+
 TEST_P(GPUSchedule, ABufferKeptOnTheDeviceBetweenPipelines) {
     // A buffer the caller put on the device stays there: the first pipeline writes it there,
     // the second reads it there, and the host sees it after copy_to_host().

@@ -1,0 +1,420 @@
+#include "lowering/RegisterAccumulators.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/IREquality.h"
+#include "ir/IROperator.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+
+namespace {
+
+/// An index as a sum of products of atoms (variables, and anything that is not +, -, or *)
+/// with integer coefficients: (by * 64 + ty * 4 + 1) * stride becomes 64 by stride + 4 ty stride
+/// + stride, so that two elements' difference is plain (stride, or 3 + 2 stride).
+class Polynomial {
+  public:
+    /// Each product's atoms (by their printed form, sorted) and its coefficient.
+    std::map<std::vector<std::string>, int64_t> terms;
+    std::map<std::string, Expr> atoms;
+
+    static Polynomial of(const Expr &e) {
+        Polynomial p;
+        if (auto c = as_const_int(e)) {
+            p.terms[{}] = *c;
+        } else if (const auto *add = e.as<Add>()) {
+            p = of(add->a);
+            p.add(of(add->b), 1);
+        } else if (const auto *sub = e.as<Sub>()) {
+            p = of(sub->a);
+            p.add(of(sub->b), -1);
+        } else if (const auto *mul = e.as<Mul>()) {
+            p = of(mul->a).times(of(mul->b));
+        } else {
+            const std::string key = to_string(e);
+            p.atoms[key] = e;
+            p.terms[{key}] = 1;
+        }
+        return p;
+    }
+    void add(const Polynomial &q, int64_t sign) {
+        for (const auto &[k, c] : q.terms)
+            terms[k] += sign * c;
+        atoms.insert(q.atoms.begin(), q.atoms.end());
+    }
+    Polynomial times(const Polynomial &q) const {
+        Polynomial r;
+        for (const auto &[ka, ca] : terms) {
+            for (const auto &[kb, cb] : q.terms) {
+                std::vector<std::string> k = ka;
+                k.insert(k.end(), kb.begin(), kb.end());
+                std::sort(k.begin(), k.end());
+                r.terms[k] += ca * cb;
+            }
+        }
+        r.atoms = atoms;
+        r.atoms.insert(q.atoms.begin(), q.atoms.end());
+        return r;
+    }
+    /// The constant term, if that is all there is.
+    std::optional<int64_t> constant() const {
+        int64_t value = 0;
+        for (const auto &[k, c] : terms) {
+            if (c == 0) continue;
+            if (!k.empty()) return std::nullopt;
+            value = c;
+        }
+        return value;
+    }
+    Expr to_expr(Type t) const {
+        Expr sum;
+        for (const auto &[k, c] : terms) {
+            if (c == 0) continue;
+            Expr term = make_const(t, c);
+            for (const std::string &atom : k)
+                term = is_const_one(term) ? atoms.at(atom) : term * atoms.at(atom);
+            sum = sum.defined() ? sum + term : term;
+        }
+        return sum.defined() ? sum : make_zero(t);
+    }
+};
+
+/// Where an element is accessed: its index and the conditions of the ifs around the access,
+/// outermost first.
+struct Site {
+    Expr index;
+    std::vector<Expr> conditions;
+};
+
+bool same_conditions(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); i++)
+        if (!equal(a[i], b[i])) return false;
+    return true;
+}
+
+/// The accesses of a loop body, by buffer, and whether the body has a shape this pass keeps to:
+/// straight-line code (lets, ifs, stores) with no loop, allocation, side effect or atomic.
+class Accesses : public IRVisitor {
+  public:
+    explicit Accesses(const std::string &loop) { inner_.insert(loop); }
+
+    bool simple = true;
+    std::map<std::string, std::vector<Site>> stores, loads;
+    /// The conditions of the ifs without an else that do not change in the loop.
+    std::vector<Expr> invariant_ifs;
+    std::set<std::string> unsuitable;  // buffers with an access this pass cannot keep
+
+  private:
+    std::set<std::string> inner_;  // the loop's variable and the lets inside
+    std::vector<Expr> conditions_;
+
+    bool invariant(const Expr &e) const {
+        for (const std::string &name : inner_)
+            if (expr_uses_var(e, name)) return false;
+        return true;
+    }
+    bool invariant_conditions() const {
+        for (const Expr &c : conditions_)
+            if (!invariant(c)) return false;
+        return true;
+    }
+
+    using IRVisitor::visit;
+    void visit(const For *) override { simple = false; }
+    void visit(const Allocate *) override { simple = false; }
+    void visit(const Atomic *) override { simple = false; }
+    void visit(const Realize *) override { simple = false; }
+    void visit(const Provide *) override { simple = false; }
+    void visit(const AssertStmt *) override { simple = false; }
+    void visit(const Call *op) override {
+        if (!op->is_pure()) simple = false;
+        IRVisitor::visit(op);
+    }
+    void visit(const LetStmt *op) override {
+        include(op->value);
+        inner_.insert(op->name);
+        include(op->body);
+    }
+    void visit(const Let *op) override {
+        include(op->value);
+        inner_.insert(op->name);
+        include(op->body);
+    }
+    void visit(const IfThenElse *op) override {
+        if (!op->else_case.defined() && invariant(op->condition)) {
+            bool seen = false;
+            for (const Expr &c : invariant_ifs)
+                seen |= equal(c, op->condition);
+            if (!seen) invariant_ifs.push_back(op->condition);
+        }
+        include(op->condition);
+        conditions_.push_back(op->condition);
+        include(op->then_case);
+        conditions_.pop_back();
+        if (op->else_case.defined()) {
+            conditions_.push_back(!op->condition);
+            include(op->else_case);
+            conditions_.pop_back();
+        }
+    }
+    void visit(const Select *op) override {
+        // A load in one side of a select may be out of the buffer where the other is taken.
+        include(op->condition);
+        conditions_.push_back(op->condition);
+        include(op->true_value);
+        conditions_.pop_back();
+        conditions_.push_back(!op->condition);
+        include(op->false_value);
+        conditions_.pop_back();
+    }
+    void record(const std::string &name, const Type &t, const Expr &index, const Expr &predicate,
+                std::map<std::string, std::vector<Site>> &into) {
+        if (!t.is_scalar() || !is_const_true(predicate) || !invariant(index) ||
+            !invariant_conditions()) {
+            unsuitable.insert(name);
+            return;
+        }
+        into[name].push_back({index, conditions_});
+    }
+    void visit(const Load *op) override {
+        IRVisitor::visit(op);
+        record(op->name, op->type, op->index, op->predicate, loads);
+    }
+    void visit(const Store *op) override {
+        IRVisitor::visit(op);
+        record(op->name, op->value.type(), op->index, op->predicate, stores);
+    }
+};
+
+/// One kept element: its index, the conditions under which the loop touches it, and its slot in
+/// the local array.
+struct Kept {
+    Expr index;
+    std::vector<Expr> conditions;
+};
+
+/// Points the loads and stores of `buffer` at the kept elements' slots of `local`.
+class ToLocal : public IRMutator {
+  public:
+    ToLocal(const std::string &buffer, const std::string &local, const std::vector<Kept> &kept)
+        : buffer_(buffer), local_(local), kept_(kept) {}
+
+  private:
+    const std::string &buffer_, &local_;
+    const std::vector<Kept> &kept_;
+
+    int slot(const Expr &index) const {
+        for (size_t k = 0; k < kept_.size(); k++)
+            if (equal(kept_[k].index, index) || is_const_zero(simplify(kept_[k].index - index)))
+                return static_cast<int>(k);
+        return -1;
+    }
+    using IRMutator::visit;
+    Expr visit(const Load *op) override {
+        if (op->name != buffer_) return IRMutator::visit(op);
+        int k = slot(op->index);
+        internal_assert(k >= 0) << "a kept element of " << buffer_ << " has no slot";
+        return Load::make(op->type, local_, Expr(k), op->predicate);
+    }
+    Stmt visit(const Store *op) override {
+        if (op->name != buffer_) return IRMutator::visit(op);
+        int k = slot(op->index);
+        internal_assert(k >= 0) << "a kept element of " << buffer_ << " has no slot";
+        return Store::make(local_, mutate(op->value), Expr(k), op->predicate);
+    }
+};
+
+/// The body with the ifs on `conditions` (which hold) left out.
+class DropIfs : public IRMutator {
+  public:
+    explicit DropIfs(const std::vector<Expr> &conditions) : conditions_(conditions) {}
+
+  private:
+    const std::vector<Expr> &conditions_;
+    using IRMutator::visit;
+    Stmt visit(const IfThenElse *op) override {
+        if (!op->else_case.defined()) {
+            for (const Expr &c : conditions_)
+                if (equal(c, op->condition)) return mutate(op->then_case);
+        }
+        return IRMutator::visit(op);
+    }
+};
+
+Stmt guarded(const std::vector<Expr> &conditions, const Stmt &s) {
+    Expr all;
+    for (const Expr &c : conditions)
+        all = all.defined() ? (all && c) : c;
+    return all.defined() ? IfThenElse::make(all, s) : s;
+}
+
+/// The most elements kept per buffer: a tile of accumulators, not an array.
+constexpr size_t kMaxKept = 64;
+
+class KeepAccumulators : public IRMutator {
+    using IRMutator::visit;
+    int counter_ = 0;
+    int threads_ = 0;  // GPU thread loops around
+
+    Stmt visit(const For *op) override {
+        if (op->for_type == ForType::GPUThread) {
+            threads_++;
+            Stmt s = IRMutator::visit(op);
+            threads_--;
+            return s;
+        }
+        Stmt s = IRMutator::visit(op);
+        op = s.as<For>();
+        // Only inside a GPU kernel's threads for now (storage at a kernel's block level is the
+        // block's shared memory, not a thread's registers; CPU loops are left to LLVM, which
+        // keeps a tile in registers where the tile is an allocation of constant strides).
+        if (!op || op->for_type != ForType::Serial || threads_ == 0) return s;
+        Accesses a(op->name);
+        a.include(op->body);
+        if (!a.simple) return s;
+        Stmt loop = s, before, after;
+        Expr distinct = simplify(op->extent > 0);
+        struct Local {
+            std::string name;
+            Type type;
+            int size;
+        };
+        std::vector<Local> locals;
+        for (const auto &[buffer, sites] : a.stores) {
+            if (a.unsuitable.count(buffer)) continue;
+            // The elements, one per index that differs from the others.
+            std::vector<Kept> kept;
+            bool ok = true;
+            for (const Site &site : sites) {
+                bool found = false;
+                for (Kept &k : kept) {
+                    if (is_const_zero(simplify(k.index - site.index))) {
+                        found = true;
+                        ok &= same_conditions(k.conditions, site.conditions);
+                    }
+                }
+                if (!found) kept.push_back({site.index, site.conditions});
+            }
+            // Every load of the buffer reads a kept element, under the same conditions (so that
+            // the element is read before the loop wherever the loop reads it).
+            auto loads = a.loads.find(buffer);
+            if (loads != a.loads.end()) {
+                for (const Site &site : loads->second) {
+                    bool found = false;
+                    for (const Kept &k : kept) {
+                        if (is_const_zero(simplify(k.index - site.index))) {
+                            found = true;
+                            ok &= same_conditions(k.conditions, site.conditions);
+                        }
+                    }
+                    ok &= found;
+                }
+            }
+            if (!ok || kept.empty() || kept.size() > kMaxKept) continue;
+            // The elements must differ at run time; what cannot be proved is tested, each
+            // difference once.
+            std::vector<Polynomial> indices;
+            for (const Kept &k : kept)
+                indices.push_back(Polynomial::of(k.index));
+            std::vector<Expr> tests;
+            for (size_t i = 0; i < kept.size() && ok; i++) {
+                for (size_t j = i + 1; j < kept.size(); j++) {
+                    Polynomial d = indices[i];
+                    d.add(indices[j], -1);
+                    if (auto c = d.constant()) {
+                        ok &= *c != 0;  // equal ones were merged above, unless written oddly
+                        continue;
+                    }
+                    // d and -d test the same thing: keep the one whose first coefficient is
+                    // positive.
+                    for (const auto &[k, c] : d.terms) {
+                        if (c == 0) continue;
+                        if (c < 0) {
+                            Polynomial negated;
+                            negated.add(d, -1);
+                            d = negated;
+                        }
+                        break;
+                    }
+                    Expr test = simplify(d.to_expr(kept[i].index.type()) != 0);
+                    bool seen = false;
+                    for (const Expr &t : tests)
+                        seen |= equal(t, test);
+                    if (!seen) tests.push_back(test);
+                }
+            }
+            if (!ok) continue;
+            for (const Expr &t : tests)
+                distinct = distinct && t;
+            // The element type, from a store.
+            struct StoredType : IRVisitor {
+                const std::string &name;
+                Type found;
+                explicit StoredType(const std::string &n) : name(n) {}
+                using IRVisitor::visit;
+                void visit(const Store *st) override {
+                    if (st->name == name) found = st->value.type();
+                    IRVisitor::visit(st);
+                }
+            } stored(buffer);
+            stored.include(op->body);
+            const Type type = stored.found;
+            const std::string local = buffer + ".accumulators." + std::to_string(counter_++);
+            loop = ToLocal(buffer, local, kept).mutate(loop);
+            std::vector<Stmt> reads, writes;
+            for (size_t k = 0; k < kept.size(); k++) {
+                Expr slot(static_cast<int>(k));
+                reads.push_back(guarded(
+                    kept[k].conditions,
+                    Store::make(local, Load::make(type, buffer, kept[k].index, make_bool(true)),
+                                slot, make_bool(true))));
+                writes.push_back(
+                    guarded(kept[k].conditions,
+                            Store::make(buffer, Load::make(type, local, slot, make_bool(true)),
+                                        kept[k].index, make_bool(true))));
+            }
+            before =
+                before.defined() ? Block::make(before, Block::make(reads)) : Block::make(reads);
+            after = after.defined() ? Block::make(after, Block::make(writes)) : Block::make(writes);
+            locals.push_back({local, type, static_cast<int>(kept.size())});
+        }
+        if (locals.empty()) return s;
+        Stmt kept_loop = Block::make(Block::make(before, loop), after);
+        // Where every if in the loop that does not change holds (a thread's whole tile is
+        // inside the output), the loop runs without them: straight-line code.
+        if (!a.invariant_ifs.empty()) {
+            Expr all;
+            for (const Expr &c : a.invariant_ifs)
+                all = all.defined() ? (all && c) : c;
+            kept_loop =
+                IfThenElse::make(all, DropIfs(a.invariant_ifs).mutate(kept_loop), kept_loop);
+        }
+        for (const Local &local : locals) {
+            kept_loop = Allocate::make(local.name, local.type, MemoryType::Stack,
+                                       {Expr(local.size)}, make_bool(true), kept_loop);
+        }
+        distinct = simplify(distinct);
+        if (is_const_true(distinct)) return kept_loop;
+        return IfThenElse::make(distinct, kept_loop, s);
+    }
+};
+
+}  // namespace
+
+Stmt keep_accumulators_in_registers(const Stmt &s) {
+    return KeepAccumulators().mutate(s);
+}
+
+}  // namespace dsl::lowering
