@@ -12,7 +12,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -47,7 +49,13 @@ void report_peak_share(benchmark::State &state, const Target &target, double rat
     state.SetLabel(target.to_string() + " on " + cuda_peak().name);
 }
 
-void gpu_blur(benchmark::State &state) {
+/// The blur's GPU schedules: the app's (schedule_blur_gpu: 32 x 32 tiles on 32 x 8 threads,
+/// four rows per thread, blur_x per block in shared memory), one output per thread (32 x 8
+/// tiles, as the app had before), and four rows per thread with blur_x inlined (each thread
+/// reads its 6 x 3 inputs; neighbours share them through the L1 cache).
+enum class BlurSchedule { App, OneRow, RowsInline };
+
+void gpu_blur(benchmark::State &state, BlurSchedule schedule) {
     const int w = static_cast<int>(state.range(0)), h = w;
     Buffer<uint16_t> in(w, h), out(w, h);
     std::mt19937 rng(5);
@@ -55,17 +63,45 @@ void gpu_blur(benchmark::State &state) {
     ImageParam input(UInt(16), 2, "input");
     input.set(in);
     dsl_apps::BlurPipeline p = dsl_apps::make_blur(input);
-    dsl_apps::schedule_blur_gpu(p);
+    Var x = p.x, y = p.y, bx("bx"), by("by"), tx("tx"), ty("ty"), xi("xi"), yi("yi"), yii("yii");
+    if (schedule == BlurSchedule::App) {
+        dsl_apps::schedule_blur_gpu(p);
+    } else if (schedule == BlurSchedule::OneRow) {
+        p.blur_y.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
+        p.blur_x.compute_at(p.blur_y, bx).gpu_threads(x, y);
+    } else {
+        p.blur_y.tile(x, y, bx, by, xi, yi, 32, 32)
+            .split(yi, ty, yii, 4)
+            .reorder(yii, xi, ty, bx, by)
+            .gpu_blocks(bx, by)
+            .gpu_threads(xi, ty)
+            .unroll(yii);
+    }
     Func blur_y = p.blur_y;
     const Target target = gpu_bench_target();
     try {
         in.copy_to_device(target);
         out.copy_to_device(target);
         blur_y.realize(out, target);  // compiles, and warms the device up
-        out.device_sync();
+        out.copy_to_host();
     } catch (const Error &e) {
         state.SkipWithError(e.what());
         return;
+    }
+    // A timing is only worth reporting for a right result: points sampled across the image.
+    auto at = [&](int col, int row) {
+        return int(in(std::clamp(col, 0, w - 1), std::clamp(row, 0, h - 1)));
+    };
+    for (int i = 0; i < 256; i++) {
+        const int col = int(rng() % w), row = int(rng() % h);
+        int rows[3];
+        for (int d = -1; d <= 1; d++)
+            rows[d + 1] =
+                uint16_t(at(col - 1, row + d) + at(col, row + d) + at(col + 1, row + d)) / 3;
+        if (out(col, row) != uint16_t(rows[0] + rows[1] + rows[2]) / 3) {
+            state.SkipWithError("the GPU's blur differs from the C++ reference");
+            return;
+        }
     }
     const auto start = std::chrono::steady_clock::now();
     for (auto _ : state) {
@@ -78,7 +114,10 @@ void gpu_blur(benchmark::State &state) {
                       cuda_peak().gbytes_per_s);
 }
 
-void gpu_matmul(benchmark::State &state) {
+/// The matrix multiply on 16 x 16 threads, each summing `px` x `py` outputs (blocks of 16 px x
+/// 16 py), the reduction in steps of 16 whose tiles of A and B the threads load into shared
+/// memory. A thread's outputs stay in registers over each step (lowering/RegisterAccumulators).
+void gpu_matmul(benchmark::State &state, int px, int py) {
     const int n = static_cast<int>(state.range(0));
     Buffer<float> a(n, n), b(n, n), c(n, n);
     std::mt19937 rng(6);
@@ -92,29 +131,44 @@ void gpu_matmul(benchmark::State &state) {
     RDom r(0, n, "r");
     RVar ro("ro"), ri("ri");
     prod(x, y) = 0.0f;
-    prod(x, y) += A(r, y) * B(x, r);
-    // Blocks of 16 x 16 outputs; the reduction in steps of 16, each step's tiles of A and B
-    // loaded by the block's threads into shared memory.
+    prod(x, y) = fma(A(r, y), B(x, r), prod(x, y));
     prod.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
+    Var xii("xii"), yii("yii"), yo("yo"), xo("xo");
     prod.update()
-        .split(x, bx, xi, 16)
-        .split(y, by, yi, 16)
+        .split(x, bx, xi, 16 * px)
+        .split(y, by, yi, 16 * py)
+        .split(xi, tx, xii, px)
+        .split(yi, ty, yii, py)
         .split(r, ro, ri, 16)
-        .reorder(ri, xi, yi, ro, bx, by)
+        .reorder(xii, yii, ri, tx, ty, ro, bx, by)
         .gpu_blocks(bx, by)
-        .gpu_threads(xi, yi);
-    A.compute_at(prod, ro).gpu_threads(x, y);
-    B.compute_at(prod, ro).gpu_threads(x, y);
+        .gpu_threads(tx, ty)
+        .unroll(xii)
+        .unroll(yii);
+    // The tiles of A (16 x 16 py) and B (16 px x 16), loaded by the threads in rows of 16.
+    A.compute_at(prod, ro).split(y, yo, yi, 16).reorder(x, yi, yo).gpu_threads(x, yi);
+    B.compute_at(prod, ro).split(x, xo, xi, 16).reorder(xi, y, xo).gpu_threads(xi, y);
     const Target target = gpu_bench_target();
     try {
         a.copy_to_device(target);
         b.copy_to_device(target);
         c.copy_to_device(target);
         prod.realize(c, target);
-        c.device_sync();
+        c.copy_to_host();
     } catch (const Error &e) {
         state.SkipWithError(e.what());
         return;
+    }
+    // A timing is only worth reporting for a right result: points sampled across C.
+    for (int i = 0; i < 64; i++) {
+        const int col = int(rng() % n), row = int(rng() % n);
+        double sum = 0;
+        for (int k = 0; k < n; k++)
+            sum += double(a(k, row)) * b(col, k);
+        if (std::abs(sum - c(col, row)) > 1e-3 * std::sqrt(double(n))) {
+            state.SkipWithError("the GPU's matrix product differs from the C++ reference");
+            return;
+        }
     }
     const auto start = std::chrono::steady_clock::now();
     for (auto _ : state) {
@@ -152,17 +206,59 @@ void gpu_matmul_cublas(benchmark::State &state) {
 
 }  // namespace
 
-BENCHMARK(gpu_blur)->Name("gpu/blur")->Arg(4096)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(gpu_matmul)
-    ->Name("gpu/matmul")
+BENCHMARK_CAPTURE(gpu_blur, app, BlurSchedule::App)
+    ->Name("gpu/blur")
+    ->Arg(4096)
+    ->Arg(8192)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(gpu_blur, one_row, BlurSchedule::OneRow)
+    ->Name("gpu/blur_one_row")
+    ->Arg(8192)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(gpu_blur, rows_inline, BlurSchedule::RowsInline)
+    ->Name("gpu/blur_rows_inline")
+    ->Arg(8192)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(gpu_matmul, tiles_1x1, 1, 1)
+    ->Name("gpu/matmul_1x1")
     ->Arg(1024)
     ->Arg(2048)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(gpu_matmul, tiles_4x4, 4, 4)
+    ->Name("gpu/matmul_4x4")
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(gpu_matmul, tiles_8x4, 8, 4)
+    ->Name("gpu/matmul_8x4")
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(gpu_matmul, tiles_4x8, 4, 8)
+    ->Name("gpu/matmul_4x8")
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(gpu_matmul, tiles_8x8, 8, 8)
+    ->Name("gpu/matmul_8x8")
+    ->Arg(2048)
+    ->Arg(4096)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(gpu_matmul_cublas)
     ->Name("gpu/matmul_cublas")
     ->Arg(1024)
     ->Arg(2048)
+    ->Arg(4096)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

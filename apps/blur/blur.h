@@ -19,8 +19,9 @@ BlurPipeline make_blur(const dsl::ImageParam &input);
 /// The hand-written CPU schedule for `target`.
 void schedule_blur(BlurPipeline &p, const dsl::Target &target);
 
-/// The GPU schedule (any target with a GPU API): blocks of 32 x 8 output pixels, each block's
-/// 32 x 10 rows of blur_x computed by its threads into shared memory.
+/// The GPU schedule (any target with a GPU API): blocks of 32 x 32 output pixels on 32 x 8
+/// threads, four rows each; each block's 32 x 34 rows of blur_x computed by its threads into
+/// shared memory, eight rows at a time.
 void schedule_blur_gpu(BlurPipeline &p);
 
 /// The plain C++ version: the same arithmetic, loop by loop.

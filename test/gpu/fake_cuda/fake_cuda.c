@@ -196,8 +196,9 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsign
     (void)stream;
     (void)extra;
     const Function *f = (const Function *)function;
-    if (record.launch_count == FAKE_CUDA_MAX_LAUNCHES) return 1;
-    FakeCudaLaunch *l = &record.launches[record.launch_count++];
+    /* The last FAKE_CUDA_MAX_LAUNCHES launches are kept, launch n at n % FAKE_CUDA_MAX_LAUNCHES
+       (a benchmark on this driver launches without end). */
+    FakeCudaLaunch *l = &record.launches[record.launch_count++ % FAKE_CUDA_MAX_LAUNCHES];
     snprintf(l->kernel, sizeof(l->kernel), "%s", f->name);
     l->grid[0] = gx;
     l->grid[1] = gy;

@@ -24,6 +24,7 @@ typedef struct FakeCudaRecord {
     int inits, module_loads, function_lookups, synchronizes;
     int allocations, live_allocations, copies_to_device, copies_to_host;
     int launch_count;
+    /* Launch n is at n % FAKE_CUDA_MAX_LAUNCHES: the last ones are kept. */
     FakeCudaLaunch launches[FAKE_CUDA_MAX_LAUNCHES];
 } FakeCudaRecord;
 
