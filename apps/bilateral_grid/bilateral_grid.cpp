@@ -80,6 +80,28 @@ void schedule_bilateral_grid(BilateralGridPipeline &p, const Target &target) {
     p.output.split(y, yo, yi, 32).parallel(yo).vectorize(x, lanes);
 }
 
+void schedule_bilateral_grid_gpu(BilateralGridPipeline &p) {
+    // Each stage at root in its own kernels. The splat runs one thread per grid cell: the pixel
+    // loops split by the cell size, the cells' columns across threads and their rows across
+    // blocks, so that each thread sums its own 8 x 8 pixels in the reference's order. The
+    // checker cannot see that the cells are disjoint, so the update is atomic() (uncontended).
+    // The blurs and the slicing run a thread per cell column or pixel, z and c in each thread.
+    Var x = p.x, y = p.y, z = p.z, c = p.c, bx("bx"), by("by"), tx("tx"), ty("ty");
+    RVar rxo("rxo"), rxi("rxi"), ryo("ryo"), ryi("ryi"), rxb("rxb"), rxt("rxt");
+    p.histogram.compute_root().reorder(c, z, x, y).gpu_tile(x, y, bx, by, tx, ty, 8, 8);
+    p.histogram.update()
+        .split(p.r.x, rxo, rxi, kS)
+        .split(p.r.y, ryo, ryi, kS)
+        .split(rxo, rxb, rxt, 64)
+        .reorder(c, rxi, ryi, rxt, rxb, ryo)
+        .atomic()
+        .gpu_blocks(rxb, ryo)
+        .gpu_threads(rxt);
+    for (Func f : {p.blur_z, p.blur_x, p.blur_y})
+        f.compute_root().reorder(c, z, x, y).gpu_tile(x, y, bx, by, tx, ty, 8, 8);
+    p.output.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
+}
+
 Buffer<float> bilateral_grid_reference(const Buffer<float> &input) {
     const int w = input.dim(0).extent(), h = input.dim(1).extent();
     const int x0 = input.dim(0).min(), y0 = input.dim(1).min();

@@ -25,6 +25,10 @@ BilateralGridPipeline make_bilateral_grid(const dsl::ImageParam &input);
 /// The hand-written CPU schedule for `target`.
 void schedule_bilateral_grid(BilateralGridPipeline &p, const dsl::Target &target);
 
+/// The GPU schedule (any target with a GPU API): every stage at root, a thread per grid cell
+/// for the splat (atomic, uncontended), per cell column for the blurs, per pixel for the slice.
+void schedule_bilateral_grid_gpu(BilateralGridPipeline &p);
+
 /// The plain C++ version, with the same float operations in the same order.
 dsl::Buffer<float> bilateral_grid_reference(const dsl::Buffer<float> &input);
 

@@ -110,6 +110,20 @@ void schedule_camera_pipe(CameraPipePipeline &p, const Target &target) {
     p.output.split(y, yo, yi, 32).parallel(yo).vectorize(x, lanes);
 }
 
+void schedule_camera_pipe_gpu(CameraPipePipeline &p) {
+    // Each stage at root in its own kernel, a thread per pixel (per entry of the tone curve),
+    // the colour channels unrolled in each thread: the hot-pixel suppression of the four
+    // half-resolution planes, the curved image (demosaic, colour correction and curve), and the
+    // sharpened output.
+    Var x = p.x, y = p.y, c = p.c, bx("bx"), by("by"), tx("tx"), ty("ty"), bi("bi"), ti("ti");
+    p.curve.compute_root().gpu_tile(p.i, bi, ti, 64);
+    for (Func *plane : {&p.d_gr, &p.d_r, &p.d_b, &p.d_gb})
+        plane->compute_root().gpu_tile(x, y, bx, by, tx, ty, 32, 8);
+    p.curved.compute_root().reorder(c, x, y).bound(c, 0, 3).unroll(c);
+    p.curved.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
+    p.output.reorder(c, x, y).bound(c, 0, 3).unroll(c).gpu_tile(x, y, bx, by, tx, ty, 32, 8);
+}
+
 Buffer<uint8_t> camera_pipe_reference(const Buffer<uint16_t> &raw) {
     const int w = raw.dim(0).extent(), h = raw.dim(1).extent();
     const int x0 = raw.dim(0).min(), y0 = raw.dim(1).min();

@@ -31,6 +31,9 @@ CameraPipePipeline make_camera_pipe(const dsl::ImageParam &raw);
 /// The hand-written CPU schedule for `target`.
 void schedule_camera_pipe(CameraPipePipeline &p, const dsl::Target &target);
 
+/// The GPU schedule (any target with a GPU API): every stage at root, a thread per pixel.
+void schedule_camera_pipe_gpu(CameraPipePipeline &p);
+
 /// The plain C++ version, with the same operations in the same order.
 dsl::Buffer<uint8_t> camera_pipe_reference(const dsl::Buffer<uint16_t> &raw);
 

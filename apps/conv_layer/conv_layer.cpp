@@ -68,6 +68,15 @@ bool conv_layer_fits_schedule(bool depthwise, int channels_out, int width, int h
     return channels_out >= kConvTileChannels && width >= kConvTileX;
 }
 
+void schedule_conv_layer_gpu(ConvLayerPipeline &p) {
+    // A thread per output: 32 channels (the threads of a warp, which read consecutive weights and
+    // the same input) by 8 pixels of a row per block, the rows and images across blocks; each
+    // thread sums its bias and terms in a register, in the reference's order.
+    Var c = p.c, x = p.x, y = p.y, n = p.n, bc("bc"), bx("bx"), tc("tc"), tx("tx"), yn("yn");
+    p.output.fuse(y, n, yn).gpu_tile(c, x, bc, bx, tc, tx, 32, 8).gpu_blocks(yn);
+    p.conv.compute_at(p.output, tc);
+}
+
 void schedule_conv_layer(ConvLayerPipeline &p, const Target &target) {
     const int vec = target.natural_vector_size<float>();
     Var c = p.c, x = p.x, y = p.y, n = p.n;

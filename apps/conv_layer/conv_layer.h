@@ -46,6 +46,9 @@ ConvLayerPipeline make_conv_layer(const dsl::ImageParam &input, const dsl::Image
 /// parallel. It needs at least one tile (`conv_layer_fits_schedule` says whether the sizes allow
 /// it).
 void schedule_conv_layer(ConvLayerPipeline &p, const dsl::Target &target);
+/// The GPU schedule (any target with a GPU API): a thread per output, 32 channels by 8 pixels
+/// per block, the sum in a register.
+void schedule_conv_layer_gpu(ConvLayerPipeline &p);
 bool conv_layer_fits_schedule(bool depthwise, int channels_out, int width, int height);
 
 /// A 1x1 layer reads each pixel alone. Where the rows of an image lie one after another in both

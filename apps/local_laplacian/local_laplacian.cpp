@@ -155,6 +155,23 @@ void schedule_local_laplacian(LocalLaplacianPipeline &p, const Target &target) {
     p.output.reorder(x, c, y).split(y, yo, yi, 8).parallel(yo).vectorize(x, lanes);
 }
 
+void schedule_local_laplacian_gpu(LocalLaplacianPipeline &p) {
+    // What the CPU schedule computes at root, each in its own kernel of 16 x 8 threads; the
+    // pyramids of the remapped image in three dimensions (x, y and the intensity level, one
+    // level per block), the finest one included (on a GPU the whole of it fits), the output's
+    // three channels likewise. The rest is inlined, as on the CPU.
+    Var x = p.x, y = p.y, c = p.c, k = p.k, bx("bx"), by("by"), bz("bz"), tx("tx"), ty("ty"),
+        tz("tz");
+    p.remap.compute_root().gpu_tile(x, bx, tx, 64);
+    p.gray.compute_root().gpu_tile(x, y, bx, by, tx, ty, 16, 8);
+    for (int j = 0; j < J; j++) {
+        p.processed[j].compute_root().gpu_tile(x, y, k, bx, by, bz, tx, ty, tz, 16, 8, 1);
+        if (j > 0) p.in_gaussian[j].compute_root().gpu_tile(x, y, bx, by, tx, ty, 16, 8);
+        if (j < J - 1) p.out_gaussian[j].compute_root().gpu_tile(x, y, bx, by, tx, ty, 16, 8);
+    }
+    p.output.gpu_tile(x, y, c, bx, by, bz, tx, ty, tz, 16, 8, 1);
+}
+
 void schedule_local_laplacian_naive(LocalLaplacianPipeline &p) {
     p.remap.compute_root();
     for (int j = 0; j < J; j++) {

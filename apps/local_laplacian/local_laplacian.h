@@ -56,6 +56,10 @@ void schedule_local_laplacian(LocalLaplacianPipeline &p, const dsl::Target &targ
 /// output pixel, which no compiler can build.)
 void schedule_local_laplacian_naive(LocalLaplacianPipeline &p);
 
+/// The GPU schedule (any target with a GPU API): every pyramid level at root, one kernel each,
+/// the remapped levels in three dimensions.
+void schedule_local_laplacian_gpu(LocalLaplacianPipeline &p);
+
 /// The plain C++ version, with the same float operations in the same order.
 dsl::Buffer<uint16_t> local_laplacian_reference(const dsl::Buffer<uint16_t> &input, int levels,
                                                 float alpha, float beta);

@@ -5,9 +5,13 @@
 
 #include <random>
 
+#include "bilateral_grid.h"
 #include "blur.h"
+#include "camera_pipe.h"
+#include "conv_layer.h"
 #include "dsl/dsl.h"
 #include "gpu/GPUTestUtil.h"
+#include "local_laplacian.h"
 #include "unsharp.h"
 
 namespace {
@@ -66,6 +70,112 @@ TEST_P(AppsGPU, UnsharpMatchesReference) {
                           << ", expected " << +expected(x, y, c);
     });
     EXPECT_EQ(mismatches, 0);
+}
+
+TEST_P(AppsGPU, BilateralGridMatchesReference) {
+    // A splat of every pixel into its grid cell (one thread per cell, atomic adds), three blurs
+    // of the grid and the slice, all on the device; odd sizes leave partial cells and tiles.
+    Buffer<float> in(157, 93);
+    std::mt19937 rng(13);
+    in.for_each_element([&](int x, int y) { in(x, y) = (rng() % 1000) / 999.0f; });
+    ImageParam input(Float(32), 2, "input");
+    input.set(in);
+    BilateralGridPipeline p = make_bilateral_grid(input);
+    schedule_bilateral_grid_gpu(p);
+    Buffer<float> out = p.output.realize({157, 93}, target());
+    if (!kernels_run()) return;
+    // Each cell's pixels are summed in the reference's order by one thread: equal but for the
+    // division's rounding.
+    Buffer<float> expected = bilateral_grid_reference(in);
+    int mismatches = 0;
+    expected.for_each_element([&](int x, int y) {
+        if (std::abs(out(x, y) - expected(x, y)) > 1e-5f && mismatches++ < 5)
+            ADD_FAILURE() << "bilateral_grid at (" << x << ", " << y << "): " << out(x, y)
+                          << ", expected " << expected(x, y);
+    });
+    EXPECT_EQ(mismatches, 0);
+}
+
+TEST_P(AppsGPU, CameraPipeMatchesReference) {
+    // Hot-pixel suppression, demosaic, colour correction, tone curve and sharpening on the
+    // device, from a random 12-bit mosaic (odd numbers of quads: partial tiles).
+    Buffer<uint16_t> raw(2 * 79, 2 * 47);
+    std::mt19937 rng(14);
+    raw.for_each_element([&](int x, int y) { raw(x, y) = static_cast<uint16_t>(rng() % 1024); });
+    ImageParam input(UInt(16), 2, "raw");
+    input.set(raw);
+    CameraPipePipeline p = make_camera_pipe(input);
+    schedule_camera_pipe_gpu(p);
+    Buffer<uint8_t> out = p.output.realize({raw.width(), raw.height(), 3}, target());
+    if (!kernels_run()) return;
+    // The same integer and float operations in the same order: bit-exact.
+    Buffer<uint8_t> expected = camera_pipe_reference(raw);
+    int mismatches = 0;
+    expected.for_each_element([&](int x, int y, int c) {
+        if (out(x, y, c) != expected(x, y, c) && mismatches++ < 5)
+            ADD_FAILURE() << "camera_pipe at (" << x << ", " << y << ", " << c
+                          << "): " << +out(x, y, c) << ", expected " << +expected(x, y, c);
+    });
+    EXPECT_EQ(mismatches, 0);
+}
+
+TEST_P(AppsGPU, LocalLaplacianMatchesReference) {
+    // Three pyramids of eight levels, every level a kernel, the remapped ones over the eight
+    // intensity levels too; a random 16-bit colour image of odd size.
+    Buffer<uint16_t> in(123, 77, 3);
+    std::mt19937 rng(15);
+    in.for_each_element([&](int x, int y, int c) { in(x, y, c) = static_cast<uint16_t>(rng()); });
+    ImageParam input(UInt(16), 3, "input");
+    input.set(in);
+    Param<int> levels("levels", 8);
+    Param<float> alpha("alpha", 1.0f), beta("beta", 1.0f);
+    LocalLaplacianPipeline p = make_local_laplacian(input, levels, alpha, beta);
+    schedule_local_laplacian_gpu(p);
+    Buffer<uint16_t> out = p.output.realize({123, 77, 3}, target());
+    if (!kernels_run()) return;
+    // Float pyramids in the same order as the reference but for the rounding of exp and the
+    // like on the device (OpenCL's bounds): within 8 of 65535, as the CPU's tests allow.
+    Buffer<uint16_t> expected = local_laplacian_reference(in, 8, 1.0f, 1.0f);
+    int mismatches = 0;
+    expected.for_each_element([&](int x, int y, int c) {
+        if (std::abs(int(out(x, y, c)) - int(expected(x, y, c))) > 8 && mismatches++ < 5)
+            ADD_FAILURE() << "local_laplacian at (" << x << ", " << y << ", " << c
+                          << "): " << out(x, y, c) << ", expected " << expected(x, y, c);
+    });
+    EXPECT_EQ(mismatches, 0);
+}
+
+TEST_P(AppsGPU, ConvLayerMatchesReference) {
+    // Dense 3x3 and 1x1 layers and a depthwise 3x3 one, NHWC, channel counts that do not fill
+    // the 32 threads of a block, two images.
+    for (ConvLayerShape shape :
+         {ConvLayerShape{2, 19, 40, 13, 9, 3, false}, ConvLayerShape{1, 24, 33, 11, 6, 1, false},
+          ConvLayerShape{2, 45, 45, 10, 7, 3, true}}) {
+        Buffer<float> in = conv_layer_random_input(shape, 1);
+        Buffer<float> w = conv_layer_random_weights(shape, 2);
+        Buffer<float> b = conv_layer_random_bias(shape, 3);
+        ImageParam input(Float(32), 4, "input"),
+            weights(Float(32), shape.depthwise ? 3 : 4, "weights"), bias(Float(32), 1, "bias");
+        input.set(in);
+        weights.set(w);
+        bias.set(b);
+        ConvLayerPipeline p = make_conv_layer(input, weights, bias, shape.kernel, shape.depthwise);
+        schedule_conv_layer_gpu(p);
+        Buffer<float> out =
+            p.output.realize({shape.c_out, shape.width, shape.height, shape.n}, target());
+        if (!kernels_run()) continue;
+        // The same fused multiply-adds in the same order: bit-exact.
+        Buffer<float> expected = conv_layer_reference(in, w, b, shape.kernel, shape.depthwise);
+        int mismatches = 0;
+        expected.for_each_element([&](int c, int x, int y, int n) {
+            if (out(c, x, y, n) != expected(c, x, y, n) && mismatches++ < 5)
+                ADD_FAILURE() << "conv_layer (K " << shape.kernel
+                              << (shape.depthwise ? ", depthwise" : "") << ") at (" << c << ", "
+                              << x << ", " << y << ", " << n << "): " << out(c, x, y, n)
+                              << ", expected " << expected(c, x, y, n);
+        });
+        EXPECT_EQ(mismatches, 0);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(APIs, AppsGPU, ::testing::Values("host-opencl", "host-cuda"),

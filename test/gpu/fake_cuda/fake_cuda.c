@@ -67,6 +67,33 @@ int cuCtxSynchronize(void) {
     return 0;
 }
 
+/// Whether the log of `ptxas -v` reports a kernel that spills registers to local memory
+/// ("N bytes spill stores" with N > 0); the log then says so on its last line.
+static int spills(const char *log_path) {
+    FILE *l = fopen(log_path, "r");
+    if (!l) return 0;
+    char line[512];
+    int found = 0;
+    while (fgets(line, sizeof(line), l)) {
+        const char *at = strstr(line, " bytes spill stores");
+        if (!at) continue;
+        const char *number = at;
+        while (number > line && number[-1] >= '0' && number[-1] <= '9')
+            number--;
+        if (atoi(number) > 0) found = 1;
+    }
+    fclose(l);
+    if (found) {
+        l = fopen(log_path, "a");
+        if (l) {
+            fputs("fake_cuda: a kernel spills registers to local memory (FAKE_CUDA_NO_SPILLS)\n",
+                  l);
+            fclose(l);
+        }
+    }
+    return found;
+}
+
 /// Whether `ptxas` assembles `ptx` for sm_80 and for sm_90; if not, its messages go to the
 /// error log buffer among `options` (as the driver's own assembler would put them).
 static int assembles(const char *ptxas, const char *ptx, unsigned count, const int *options,
@@ -81,10 +108,13 @@ static int assembles(const char *ptxas, const char *ptx, unsigned count, const i
     fputs(ptx, f);
     fclose(f);
     int ok = 1;
+    const char *no_spills = getenv("FAKE_CUDA_NO_SPILLS");
     for (int arch = 80; arch <= 90 && ok; arch += 10) {
-        snprintf(command, sizeof(command), "'%s' -arch=sm_%d '%s' -o '%s/module.cubin' > '%s' 2>&1",
-                 ptxas, arch, path, dir, log_path);
+        snprintf(command, sizeof(command),
+                 "'%s' -v -arch=sm_%d '%s' -o '%s/module.cubin' > '%s' 2>&1", ptxas, arch, path,
+                 dir, log_path);
         ok = system(command) == 0;
+        if (ok && no_spills && *no_spills == '1') ok = !spills(log_path);
     }
     if (!ok) {
         char *log = NULL;
