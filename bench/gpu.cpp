@@ -63,19 +63,14 @@ void gpu_blur(benchmark::State &state, BlurSchedule schedule) {
     ImageParam input(UInt(16), 2, "input");
     input.set(in);
     dsl_apps::BlurPipeline p = dsl_apps::make_blur(input);
-    Var x = p.x, y = p.y, bx("bx"), by("by"), tx("tx"), ty("ty"), xi("xi"), yi("yi"), yii("yii");
+    Var x = p.x, y = p.y, bx("bx"), by("by"), tx("tx"), ty("ty");
     if (schedule == BlurSchedule::App) {
         dsl_apps::schedule_blur_gpu(p);
     } else if (schedule == BlurSchedule::OneRow) {
         p.blur_y.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
         p.blur_x.compute_at(p.blur_y, bx).gpu_threads(x, y);
     } else {
-        p.blur_y.tile(x, y, bx, by, xi, yi, 32, 32)
-            .split(yi, ty, yii, 4)
-            .reorder(yii, xi, ty, bx, by)
-            .gpu_blocks(bx, by)
-            .gpu_threads(xi, ty)
-            .unroll(yii);
+        dsl_apps::schedule_blur_gpu(p, false);
     }
     Func blur_y = p.blur_y;
     const Target target = gpu_bench_target();

@@ -29,7 +29,7 @@ void schedule_blur(BlurPipeline &p, const Target &target) {
     p.blur_x.compute_at(p.blur_y, xo).vectorize(x, lanes, TailStrategy::ShiftInwards);
 }
 
-void schedule_blur_gpu(BlurPipeline &p) {
+void schedule_blur_gpu(BlurPipeline &p, bool blur_x_in_shared_memory) {
     // Four rows per thread: with one, each thread's few bytes in flight left the H200 at a ninth
     // of its memory bandwidth; with four (unrolled), a quarter (bench/README.md).
     Var x = p.x, y = p.y, bx("bx"), by("by"), tx("tx"), ty("ty"), xi("xi"), yi("yi"), yii("yii");
@@ -39,6 +39,7 @@ void schedule_blur_gpu(BlurPipeline &p) {
         .gpu_blocks(bx, by)
         .gpu_threads(xi, ty)
         .unroll(yii);
+    if (!blur_x_in_shared_memory) return;  // inlined: each thread reads its 6 x 3 inputs
     Var yo("yo"), yt("yt");
     p.blur_x.compute_at(p.blur_y, bx).split(y, yo, yt, 8).reorder(x, yt, yo).gpu_threads(x, yt);
 }

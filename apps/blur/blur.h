@@ -21,8 +21,9 @@ void schedule_blur(BlurPipeline &p, const dsl::Target &target);
 
 /// The GPU schedule (any target with a GPU API): blocks of 32 x 32 output pixels on 32 x 8
 /// threads, four rows each; each block's 32 x 34 rows of blur_x computed by its threads into
-/// shared memory, eight rows at a time.
-void schedule_blur_gpu(BlurPipeline &p);
+/// shared memory, eight rows at a time (or, without `blur_x_in_shared_memory`, inlined: each
+/// thread reads its inputs, neighbours sharing them through the L1 cache).
+void schedule_blur_gpu(BlurPipeline &p, bool blur_x_in_shared_memory = true);
 
 /// The plain C++ version: the same arithmetic, loop by loop.
 dsl::Buffer<uint16_t> blur_reference(const dsl::Buffer<uint16_t> &input);
