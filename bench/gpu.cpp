@@ -21,6 +21,7 @@
 
 #include "blur.h"
 #include "dsl/dsl.h"
+#include "gpu_bench.h"
 #include "gpu_cuda_peer.h"
 
 namespace dsl_bench {
@@ -34,11 +35,6 @@ using namespace dsl;
 double seconds_per_run(const benchmark::State &state, std::chrono::steady_clock::time_point start) {
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     return state.iterations() ? elapsed.count() / double(state.iterations()) : 0.0;
-}
-
-Target gpu_bench_target() {
-    const char *name = std::getenv("DSL_BENCH_GPU_TARGET");
-    return Target(name && *name ? name : "host-cuda");
 }
 
 /// The share of the device's peak `rate` reached, as the counter "peak%", on CUDA targets whose
@@ -200,6 +196,11 @@ void gpu_matmul_cublas(benchmark::State &state) {
 }
 
 }  // namespace
+
+Target gpu_bench_target() {
+    const char *name = std::getenv("DSL_BENCH_GPU_TARGET");
+    return Target(name && *name ? name : "host-cuda");
+}
 
 BENCHMARK_CAPTURE(gpu_blur, app, BlurSchedule::App)
     ->Name("gpu/blur")

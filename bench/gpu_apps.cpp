@@ -7,7 +7,6 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -18,6 +17,7 @@
 #include "conv_layer.h"
 #include "conv_layer_bench.h"
 #include "dsl/dsl.h"
+#include "gpu_bench.h"
 #include "local_laplacian.h"
 
 namespace dsl_bench {
@@ -28,17 +28,12 @@ using namespace dsl;
 
 constexpr int kWidth = 1536, kHeight = 2560;
 
-Target gpu_app_target() {
-    const char *name = std::getenv("DSL_BENCH_GPU_TARGET");
-    return Target(name && *name ? name : "host-cuda");
-}
-
 /// Times `output.realize(out)` with the inputs and `out` on the device; false (and the
 /// benchmark skipped) where the device is missing or the pipeline fails.
 template <typename T>
 void time_on_device(benchmark::State &state, Func output, Buffer<T> &out,
                     std::vector<Buffer<>> inputs) {
-    const Target target = gpu_app_target();
+    const Target target = gpu_bench_target();
     try {
         for (Buffer<> &in : inputs)
             in.copy_to_device(target);

@@ -179,7 +179,10 @@ class KernelFacts {
     ConstantBounds bounds_of(const Expr &e) const {
         Expr x = expand(e);
         ConstantBounds b = constant_bounds(x, loops_);
-        if (!b.max || *b.max >= kLooseBound) b.max = constant_upper_bound(x, loops_);
+        // Sides bounded apart may give a loose bound (a reduction's last partial step): the
+        // differences taken apart may give a tighter one.
+        std::optional<int64_t> apart = constant_upper_bound(x, loops_);
+        if (!b.max || *b.max >= kLooseBound || (apart && *apart < *b.max)) b.max = apart;
         return b;
     }
 

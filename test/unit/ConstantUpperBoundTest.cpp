@@ -28,6 +28,15 @@ TEST_F(ConstantUpperBoundTest, AClampedRegion) {
     EXPECT_EQ(bound(min(max(c + 9, lo), m) - min(max(c, lo), m) + 1), 10);
 }
 
+TEST_F(ConstantUpperBoundTest, TighterThanTheSidesApart) {
+    // A step of 16 of a reduction of 200, the last one partial: with i in [0, 12] the sides
+    // bounded apart give 200; taken apart, the step is at most 16.
+    Expr i = Variable::make(Int(32), "i");
+    loops_.push("i", ConstantBounds::range(0, 12));
+    EXPECT_EQ(bound(min(i * 16 + 15, 199) - i * 16 + 1), 16);
+    loops_.pop("i");
+}
+
 TEST_F(ConstantUpperBoundTest, OffsetsOutsideTheClamp) {
     // min(a, m + 2) - (min(c, m) + 2): the constant moves inside to meet the common m.
     Expr hi = min(max(c + 9, min(max(c, min(c, m)), m) + 2), m + 2);
