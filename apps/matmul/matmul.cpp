@@ -86,6 +86,23 @@ void schedule_matmul(MatmulPipeline &p, const Target &target) {
     p.output.update(1).reorder(x, p.kt, y).vectorize(x, vec).parallel(y);
 }
 
+void schedule_matmul_gpu(MatmulPipeline &p) {
+    // A thread per element of C, in blocks of 16 x 16, each stage its own kernel: the first
+    // chunk's sum (in a register of the thread, B read in place), then each further chunk's sum
+    // added (computed per chunk in the thread), then the terms past the last chunk. The same
+    // fused multiply-adds in the same order as the CPU's. (bench/gpu.cpp's register-blocked
+    // products through shared memory are faster: this schedule is the app's algorithm as it
+    // is.)
+    Var x = p.x, y = p.y;
+    Var bx("bx"), by("by"), tx("tx"), ty("ty"), bx1("bx1"), by1("by1"), tx1("tx1"), ty1("ty1"),
+        bx2("bx2"), by2("by2"), tx2("tx2"), ty2("ty2");
+    p.output.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
+    p.first.compute_at(p.output, tx);
+    p.output.update(0).gpu_tile(x, y, bx1, by1, tx1, ty1, 16, 16);
+    p.chunk.compute_at(p.output, p.ko);
+    p.output.update(1).gpu_tile(x, y, bx2, by2, tx2, ty2, 16, 16);
+}
+
 Buffer<float> matmul_random_matrix(int columns, int rows, unsigned seed) {
     Buffer<float> m(columns, rows);
     std::mt19937 rng(seed);

@@ -37,6 +37,10 @@ struct MatmulPipeline {
 /// The algorithm over `a` and `b` (float32, 2 dimensions, as above).
 MatmulPipeline make_matmul(const dsl::ImageParam &a, const dsl::ImageParam &b);
 
+/// The GPU schedule (any target with a GPU API): a thread per element of C, the sums in
+/// registers, B read in place.
+void schedule_matmul_gpu(MatmulPipeline &p);
+
 /// The hand-written CPU schedule: tiles of kMatmulTileX x kMatmulTileY summed in registers,
 /// columns of tiles in parallel. It needs C at least one tile large (M >= kMatmulTileY,
 /// N >= kMatmulTileX); `matmul_fits_schedule` says whether it is.

@@ -12,6 +12,7 @@
 #include "dsl/dsl.h"
 #include "gpu/GPUTestUtil.h"
 #include "local_laplacian.h"
+#include "matmul.h"
 #include "unsharp.h"
 
 namespace {
@@ -176,6 +177,28 @@ TEST_P(AppsGPU, ConvLayerMatchesReference) {
         });
         EXPECT_EQ(mismatches, 0);
     }
+}
+
+TEST_P(AppsGPU, MatmulMatchesReference) {
+    // K = 2100: the first chunk of 1024, one further chunk, and 52 terms past it, each stage a
+    // kernel; C of 45 x 37 ends in partial blocks.
+    Buffer<float> a = matmul_random_matrix(2100, 37, 16), b = matmul_random_matrix(45, 2100, 17);
+    ImageParam pa(Float(32), 2, "a"), pb(Float(32), 2, "b");
+    pa.set(a);
+    pb.set(b);
+    MatmulPipeline p = make_matmul(pa, pb);
+    schedule_matmul_gpu(p);
+    Buffer<float> out = p.output.realize({45, 37}, target());
+    if (!kernels_run()) return;
+    // The same fused multiply-adds in the same order: bit-exact.
+    Buffer<float> expected = matmul_reference(a, b);
+    int mismatches = 0;
+    expected.for_each_element([&](int x, int y) {
+        if (out(x, y) != expected(x, y) && mismatches++ < 5)
+            ADD_FAILURE() << "matmul at (" << x << ", " << y << "): " << out(x, y) << ", expected "
+                          << expected(x, y);
+    });
+    EXPECT_EQ(mismatches, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(APIs, AppsGPU, ::testing::Values("host-opencl", "host-cuda"),
