@@ -125,10 +125,14 @@ class Accesses : public IRVisitor {
             if (expr_uses_var(e, name)) return false;
         return true;
     }
-    bool invariant_conditions() const {
+    /// The conditions around an access that do not change in the loop. (Those that do, a
+    /// where() of the RDom, choose iterations, not elements: the element an access names at a
+    /// fixed index is inside its buffer in every iteration or in none.)
+    std::vector<Expr> invariant_conditions() const {
+        std::vector<Expr> fixed;
         for (const Expr &c : conditions_)
-            if (!invariant(c)) return false;
-        return true;
+            if (invariant(c)) fixed.push_back(c);
+        return fixed;
     }
 
     using IRVisitor::visit;
@@ -181,12 +185,11 @@ class Accesses : public IRVisitor {
     }
     void record(const std::string &name, const Type &t, const Expr &index, const Expr &predicate,
                 std::map<std::string, std::vector<Site>> &into) {
-        if (!t.is_scalar() || !is_const_true(predicate) || !invariant(index) ||
-            !invariant_conditions()) {
+        if (!t.is_scalar() || !is_const_true(predicate) || !invariant(index)) {
             unsuitable.insert(name);
             return;
         }
-        into[name].push_back({index, conditions_});
+        into[name].push_back({index, invariant_conditions()});
     }
     void visit(const Load *op) override {
         IRVisitor::visit(op);

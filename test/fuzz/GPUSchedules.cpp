@@ -70,7 +70,11 @@ class GPUScheduler {
         TailStrategy tail = coin(0.5) ? TailStrategy::GuardWithIf : TailStrategy::Auto;
         const char *tail_code = tail == TailStrategy::Auto ? "Auto" : "GuardWithIf";
         Stage s = stage_of(f, k);
-        if (pure.size() >= 2 && coin(0.7)) {
+        const bool two_d = pure.size() >= 2 && coin(0.7);
+        const std::string &v =
+            two_d ? pure[0] : pure[static_cast<size_t>(uni(0, int(pure.size()) - 1))];
+        unroll_inside_rvars(f, k, v, s);
+        if (two_d) {
             int sx = size(), sy = size();
             while (sx * sy > 256)
                 sy /= 2;
@@ -82,7 +86,6 @@ class GPUScheduler {
                   << ", TailStrategy::" << tail_code << ");\n";
             gpu_[{i, k}] = {bx.name(), tx.name(), true};
         } else {
-            const std::string &v = pure[static_cast<size_t>(uni(0, int(pure.size()) - 1))];
             int sv = size();
             Var bx(prefix + "bx"), tx(prefix + "tx");
             s.gpu_tile(Var(v), bx, tx, sv, tail);
@@ -91,6 +94,28 @@ class GPUScheduler {
                   << ");\n";
             gpu_[{i, k}] = {bx.name(), tx.name(), false};
         }
+    }
+
+    /// For an update over RVars, sometimes: a few consecutive points of `v` unrolled inside
+    /// the RVar loops, so that each thread updates several fixed points over a serial loop (its
+    /// sums kept in registers, lowering/RegisterAccumulators) with a guard at the edge. Drawn
+    /// from a stream of its own, so that every seed keeps the rest of the schedule it had.
+    void unroll_inside_rvars(const FuzzFunc &f, int k, const std::string &v, Stage &s) {
+        std::vector<VarOrRVar> order;
+        std::string rvars;
+        for (const auto &[name, rvar] : f.stage_loops[static_cast<size_t>(k)]) {
+            if (!rvar) continue;
+            order.push_back(RVar(name));
+            rvars += ", RVar(\"" + name + "\")";
+        }
+        if (order.empty() || !std::bernoulli_distribution(0.35)(unroll_rng_)) return;
+        const int u = std::uniform_int_distribution<int>(2, 4)(unroll_rng_);
+        Var vu(f.name + "_s" + std::to_string(k) + "_" + v + "u");
+        order.insert(order.begin(), vu);
+        s.split(Var(v), Var(v), vu, u, TailStrategy::GuardWithIf).reorder(order).unroll(vu);
+        code_ << stage_code(f, k) << ".split(Var(\"" << v << "\"), Var(\"" << v << "\"), Var(\""
+              << vu.name() << "\"), " << u << ", TailStrategy::GuardWithIf).reorder({Var(\""
+              << vu.name() << "\")" << rvars << "}).unroll(Var(\"" << vu.name() << "\"));\n";
     }
 
     /// Computes Func `i` per block or per thread of its only reader's kernel; false when it
@@ -170,6 +195,7 @@ class GPUScheduler {
 
     FuzzCase &c_;
     std::mt19937_64 rng_;
+    std::mt19937_64 unroll_rng_{c_.seed * 0xbf58476d1ce4e5b9ULL + 11};
     std::ostringstream code_;
     std::map<std::pair<int, int>, GPUStage> gpu_;
 };
