@@ -37,12 +37,14 @@ double seconds_per_run(const benchmark::State &state, std::chrono::steady_clock:
     return state.iterations() ? elapsed.count() / double(state.iterations()) : 0.0;
 }
 
-/// The share of the device's peak `rate` reached, as the counter "peak%", on CUDA targets whose
-/// device reported its attributes.
-void report_peak_share(benchmark::State &state, const Target &target, double rate, double peak) {
-    if (!target.has_feature(Target::Feature::CUDA) || peak <= 0) return;
-    state.counters["peak%"] = 100.0 * rate / peak;
-    state.SetLabel(target.to_string() + " on " + cuda_peak().name);
+/// The share of the CUDA device's peak `rate` reached, as the counter "peak%", where the device
+/// reported its attributes and ran the benchmark (not on OpenCL, whose device may be another).
+void report_peak_share(benchmark::State &state, double rate, double peak, bool on_cuda) {
+    if (on_cuda && peak > 0) state.counters["peak%"] = 100.0 * rate / peak;
+}
+
+bool on_cuda() {
+    return gpu_bench_target().has_feature(Target::Feature::CUDA);
 }
 
 /// The blur's GPU schedules: the app's (schedule_blur_gpu: 32 x 32 tiles on 32 x 8 threads,
@@ -68,17 +70,7 @@ void gpu_blur(benchmark::State &state, BlurSchedule schedule) {
     } else {
         dsl_apps::schedule_blur_gpu(p, false);
     }
-    Func blur_y = p.blur_y;
-    const Target target = gpu_bench_target();
-    try {
-        in.copy_to_device(target);
-        out.copy_to_device(target);
-        blur_y.realize(out, target);  // compiles, and warms the device up
-        out.copy_to_host();
-    } catch (const Error &e) {
-        state.SkipWithError(e.what());
-        return;
-    }
+    if (!first_run_on_device(state, p.blur_y, out, {in})) return;
     // A timing is only worth reporting for a right result: points sampled across the image.
     auto at = [&](int col, int row) {
         return int(in(std::clamp(col, 0, w - 1), std::clamp(row, 0, h - 1)));
@@ -94,15 +86,10 @@ void gpu_blur(benchmark::State &state, BlurSchedule schedule) {
             return;
         }
     }
-    const auto start = std::chrono::steady_clock::now();
-    for (auto _ : state) {
-        blur_y.realize(out, target);
-        out.device_sync();
-    }
+    const double seconds = time_on_device(state, p.blur_y, out);
     state.SetBytesProcessed(state.iterations() * int64_t(w) * h * 2 * 2);
-    state.SetLabel(target.to_string());
-    report_peak_share(state, target, double(w) * h * 2 * 2 / seconds_per_run(state, start) / 1e9,
-                      cuda_peak().gbytes_per_s);
+    report_peak_share(state, double(w) * h * 2 * 2 / seconds / 1e9, cuda_peak().gbytes_per_s,
+                      on_cuda());
 }
 
 /// The matrix multiply on 16 x 16 threads, each summing `px` x `py` outputs (blocks of 16 px x
@@ -139,17 +126,7 @@ void gpu_matmul(benchmark::State &state, int px, int py) {
     // The tiles of A (16 x 16 py) and B (16 px x 16), loaded by the threads in rows of 16.
     A.compute_at(prod, ro).split(y, yo, yi, 16).reorder(x, yi, yo).gpu_threads(x, yi);
     B.compute_at(prod, ro).split(x, xo, xi, 16).reorder(xi, y, xo).gpu_threads(xi, y);
-    const Target target = gpu_bench_target();
-    try {
-        a.copy_to_device(target);
-        b.copy_to_device(target);
-        c.copy_to_device(target);
-        prod.realize(c, target);
-        c.copy_to_host();
-    } catch (const Error &e) {
-        state.SkipWithError(e.what());
-        return;
-    }
+    if (!first_run_on_device(state, prod, c, {a, b})) return;
     // A timing is only worth reporting for a right result: points sampled across C.
     for (int i = 0; i < 64; i++) {
         const int col = int(rng() % n), row = int(rng() % n);
@@ -161,16 +138,10 @@ void gpu_matmul(benchmark::State &state, int px, int py) {
             return;
         }
     }
-    const auto start = std::chrono::steady_clock::now();
-    for (auto _ : state) {
-        prod.realize(c, target);
-        c.device_sync();
-    }
+    const double seconds = time_on_device(state, prod, c);
     state.counters["GFLOP/s"] =
         benchmark::Counter(2.0 * n * n * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
-    state.SetLabel(target.to_string());
-    report_peak_share(state, target, 2.0 * n * n * n / seconds_per_run(state, start) / 1e9,
-                      cuda_peak().gflops);
+    report_peak_share(state, 2.0 * n * n * n / seconds / 1e9, cuda_peak().gflops, on_cuda());
 }
 
 /// cuBLAS's SGEMM of the same size (no TF32), the peer of gpu/matmul.
@@ -190,9 +161,8 @@ void gpu_matmul_cublas(benchmark::State &state) {
     state.counters["GFLOP/s"] =
         benchmark::Counter(2.0 * n * n * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
     state.SetLabel("cuBLAS on " + cuda_peak().name);
-    if (cuda_peak().gflops > 0)
-        state.counters["peak%"] =
-            100.0 * 2.0 * n * n * n / seconds_per_run(state, start) / 1e9 / cuda_peak().gflops;
+    report_peak_share(state, 2.0 * n * n * n / seconds_per_run(state, start) / 1e9,
+                      cuda_peak().gflops, true);
 }
 
 }  // namespace
@@ -200,6 +170,34 @@ void gpu_matmul_cublas(benchmark::State &state) {
 Target gpu_bench_target() {
     const char *name = std::getenv("DSL_BENCH_GPU_TARGET");
     return Target(name && *name ? name : "host-cuda");
+}
+
+bool first_run_on_device(benchmark::State &state, Func output, Buffer<> out,
+                         const std::vector<Buffer<>> &inputs) {
+    const Target target = gpu_bench_target();
+    try {
+        for (Buffer<> in : inputs)
+            in.copy_to_device(target);
+        out.copy_to_device(target);
+        output.realize(out, target);
+        out.copy_to_host();
+    } catch (const Error &e) {
+        state.SkipWithError(e.what());
+        return false;
+    }
+    return true;
+}
+
+double time_on_device(benchmark::State &state, Func output, Buffer<> out) {
+    const Target target = gpu_bench_target();
+    const auto start = std::chrono::steady_clock::now();
+    for (auto _ : state) {
+        output.realize(out, target);
+        out.device_sync();
+    }
+    const bool named = on_cuda() && !cuda_peak().name.empty();
+    state.SetLabel(target.to_string() + (named ? " on " + cuda_peak().name : ""));
+    return seconds_per_run(state, start);
 }
 
 BENCHMARK_CAPTURE(gpu_blur, app, BlurSchedule::App)

@@ -28,27 +28,10 @@ using namespace dsl;
 
 constexpr int kWidth = 1536, kHeight = 2560;
 
-/// Times `output.realize(out)` with the inputs and `out` on the device; false (and the
-/// benchmark skipped) where the device is missing or the pipeline fails.
-template <typename T>
-void time_on_device(benchmark::State &state, Func output, Buffer<T> &out,
-                    std::vector<Buffer<>> inputs) {
-    const Target target = gpu_bench_target();
-    try {
-        for (Buffer<> &in : inputs)
-            in.copy_to_device(target);
-        out.copy_to_device(target);
-        output.realize(out, target);  // compiles, and warms the device up
-        out.device_sync();
-    } catch (const Error &e) {
-        state.SkipWithError(e.what());
-        return;
-    }
-    for (auto _ : state) {
-        output.realize(out, target);
-        out.device_sync();
-    }
-    state.SetLabel(target.to_string());
+/// Times `output.realize(out)` with the inputs and `out` on the device.
+void time_app(benchmark::State &state, Func output, Buffer<> out,
+              const std::vector<Buffer<>> &inputs) {
+    if (first_run_on_device(state, output, out, inputs)) time_on_device(state, output, out);
 }
 
 template <typename T>
@@ -71,7 +54,7 @@ void gpu_bilateral_grid(benchmark::State &state) {
     input.set(in);
     dsl_apps::BilateralGridPipeline p = dsl_apps::make_bilateral_grid(input);
     dsl_apps::schedule_bilateral_grid_gpu(p);
-    time_on_device(state, p.output, out, {in});
+    time_app(state, p.output, out, {in});
 }
 
 void gpu_camera_pipe(benchmark::State &state) {
@@ -81,7 +64,7 @@ void gpu_camera_pipe(benchmark::State &state) {
     input.set(raw);
     dsl_apps::CameraPipePipeline p = dsl_apps::make_camera_pipe(input);
     dsl_apps::schedule_camera_pipe_gpu(p);
-    time_on_device(state, p.output, out, {raw});
+    time_app(state, p.output, out, {raw});
 }
 
 void gpu_local_laplacian(benchmark::State &state) {
@@ -93,7 +76,7 @@ void gpu_local_laplacian(benchmark::State &state) {
     Param<float> alpha("alpha", 1.0f), beta("beta", 1.0f);
     dsl_apps::LocalLaplacianPipeline p = dsl_apps::make_local_laplacian(input, levels, alpha, beta);
     dsl_apps::schedule_local_laplacian_gpu(p);
-    time_on_device(state, p.output, out, {in});
+    time_app(state, p.output, out, {in});
 }
 
 void gpu_conv_layer(benchmark::State &state, const ConvShape &s) {
@@ -111,7 +94,7 @@ void gpu_conv_layer(benchmark::State &state, const ConvShape &s) {
     dsl_apps::ConvLayerPipeline p =
         dsl_apps::make_conv_layer(input, weights, bias, s.kernel, s.depthwise);
     dsl_apps::schedule_conv_layer_gpu(p);
-    time_on_device(state, p.output, out, {in, w, b});
+    time_app(state, p.output, out, {in, w, b});
     state.counters["GFLOP/s"] = benchmark::Counter(conv_flops(s) * double(state.iterations()) / 1e9,
                                                    benchmark::Counter::kIsRate);
 }

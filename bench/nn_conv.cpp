@@ -50,6 +50,32 @@ dsl::nn::Window layer_window(const NnConvShape &s) {
     return w;
 }
 
+/// Whether `output` (x, y, channel, image) matches nn_conv_reference_at at 256 points sampled
+/// with a fixed seed, `close(got, want)` at each; if not, the benchmark is skipped with the
+/// first point that differs.
+template <typename In, typename W, typename B, typename Out, typename Close>
+bool matches_at_samples(benchmark::State &state, const std::string &side, const NnConvShape &s,
+                        const dsl::Buffer<In> &input, const dsl::Buffer<W> &weights,
+                        const dsl::Buffer<B> &bias, const dsl::Buffer<Out> &output, Close close) {
+    const int out = s.out_size();
+    std::mt19937 rng(4);
+    for (int k = 0; k < 256; k++) {
+        const int m = int(rng() % s.c_out), yy = int(rng() % out), xx = int(rng() % out);
+        const double want = nn_conv_reference_at(
+            s, [&](int c, int iy, int ix) { return double(input(ix, iy, c, 0)); },
+            [&](int mm, int c, int ky, int kx) { return double(weights(kx, ky, c, mm)); },
+            [&](int mm) { return double(bias(mm)); }, m, yy, xx);
+        if (!close(double(output(xx, yy, m, 0)), want)) {
+            state.SkipWithError(("nn_conv/" + side + ": " + s.name +
+                                 " does not match the reference at m=" + std::to_string(m) +
+                                 " y=" + std::to_string(yy) + " x=" + std::to_string(xx))
+                                    .c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
 void run_dsl(benchmark::State &state, const NnConvShape &s, int threads) {
     using namespace dsl;
     const int cg = s.c_in / s.groups, out = s.out_size();
@@ -74,21 +100,12 @@ void run_dsl(benchmark::State &state, const NnConvShape &s, int threads) {
     dsl_set_num_threads(threads);
     f.realize(output);
 
-    std::mt19937 rng(4);
-    for (int k = 0; k < 256; k++) {
-        const int m = int(rng() % s.c_out), yy = int(rng() % out), xx = int(rng() % out);
-        double want = nn_conv_reference_at(
-            s, [&](int c, int iy, int ix) { return input(ix, iy, c, 0); },
-            [&](int mm, int c, int ky, int kx) { return weights(kx, ky, c, mm); },
-            [&](int mm) { return bias(mm); }, m, yy, xx);
-        if (!(std::fabs(output(xx, yy, m, 0) - want) <= 1e-4 * (1 + std::fabs(want)) * cg)) {
-            state.SkipWithError(("nn_conv/dsl: " + s.name +
-                                 " does not match the reference at m=" + std::to_string(m) +
-                                 " y=" + std::to_string(yy) + " x=" + std::to_string(xx))
-                                    .c_str());
-            dsl_set_num_threads(0);
-            return;
-        }
+    if (!matches_at_samples(state, "dsl", s, input, weights, bias, output,
+                            [&](double got, double want) {
+                                return std::fabs(got - want) <= 1e-4 * (1 + std::fabs(want)) * cg;
+                            })) {
+        dsl_set_num_threads(0);
+        return;
     }
     time_matmul(state, nn_conv_flops(s), threads, [&] { f.realize(output); });
     dsl_set_num_threads(0);
@@ -120,19 +137,10 @@ void run_dsl_int8(benchmark::State &state, const NnConvShape &s, int threads) {
     x.set(input);
     dsl_set_num_threads(threads);
     f.realize(output);
-    std::mt19937 rng(4);
-    for (int k = 0; k < 256; k++) {
-        const int m = int(rng() % s.c_out), yy = int(rng() % out), xx = int(rng() % out);
-        double want = nn_conv_reference_at(
-            s, [&](int c, int iy, int ix) { return double(input(ix, iy, c, 0)); },
-            [&](int mm, int c, int ky, int kx) { return double(weights(kx, ky, c, mm)); },
-            [&](int mm) { return double(bias(mm)); }, m, yy, xx);
-        if (double(output(xx, yy, m, 0)) != want) {
-            state.SkipWithError(
-                ("nn_conv/dsl_int8: " + s.name + " does not match the reference").c_str());
-            dsl_set_num_threads(0);
-            return;
-        }
+    if (!matches_at_samples(state, "dsl_int8", s, input, weights, bias, output,
+                            [](double got, double want) { return got == want; })) {
+        dsl_set_num_threads(0);
+        return;
     }
     time_matmul(state, nn_conv_flops(s), threads, [&] { f.realize(output); });
     state.counters.erase("%peak");

@@ -1,8 +1,8 @@
 #pragma once
-// What the benchmarks against oneDNN (conv_layer_onednn.cpp, nn_conv_onednn.cpp) share: its
-// thread count, and the name of the instruction set it runs on. oneDNN 2.6 (Debian libdnnl-dev)
-// runs on OpenMP, whose thread count is set with omp_set_num_threads, looked up with dlsym
-// (libgomp comes with libdnnl).
+// What the benchmarks against oneDNN (conv_layer_onednn.cpp, nn_conv_onednn.cpp,
+// nn_int8_onednn.cpp) share: its thread count, and the name of the instruction set it runs on.
+// oneDNN 2.6 (Debian libdnnl-dev) runs on OpenMP, whose thread count is set with
+// omp_set_num_threads, looked up with dlsym (libgomp comes with libdnnl).
 #include <dlfcn.h>
 
 #include <string>

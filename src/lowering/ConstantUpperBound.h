@@ -18,9 +18,9 @@ namespace dsl::lowering {
 constexpr int64_t kLooseBound = int64_t(1) << 24;
 
 /// A constant upper bound of the integer expression `e` (below kLooseBound), where the loop
-/// variables in `loops` lie within their bounds: the simplifier's where it has one, else one
-/// found by taking differences apart at their mins and maxes (min(h, m) - min(l, m) is at most
-/// max(h - l, 0) whatever m is). Empty when neither finds one.
+/// variables in `loops` lie within their bounds: the smaller of the simplifier's and one found
+/// by taking sums and differences apart at their mins and maxes (min(h, m) - min(l, m) is at
+/// most max(h - l, 0) whatever m is). Empty when neither finds one.
 std::optional<int64_t> constant_upper_bound(const Expr &e,
                                             const ir::Scope<ir::ConstantBounds> &loops);
 

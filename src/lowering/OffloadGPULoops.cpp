@@ -179,10 +179,9 @@ class KernelFacts {
     ConstantBounds bounds_of(const Expr &e) const {
         Expr x = expand(e);
         ConstantBounds b = constant_bounds(x, loops_);
-        // Sides bounded apart may give a loose bound (a reduction's last partial step): the
-        // differences taken apart may give a tighter one.
-        std::optional<int64_t> apart = constant_upper_bound(x, loops_);
-        if (!b.max || *b.max >= kLooseBound || (apart && *apart < *b.max)) b.max = apart;
+        // The simplifier's maximum, or a tighter one where differences taken apart give it (a
+        // tile at a reduction's last partial step), or one where the simplifier has none.
+        b.max = constant_upper_bound(x, loops_);
         return b;
     }
 
@@ -287,9 +286,10 @@ bool is_size_check(const Stmt &s) {
 /// launch sizes. Every thread of a block runs the code at the block level (inside the block
 /// loops, outside the thread loops): each nest of thread loops there runs on the threads its
 /// loops need (the launch has as many as the largest nest), statements that store outside any
-/// thread loop run on thread 0 alone, and a barrier follows each part that stores, so that
-/// the next part sees what it wrote. Storage allocated at the block level is shared by the
-/// block's threads (GPU shared memory); storage inside the thread loops is each thread's own.
+/// thread loop run on thread 0 alone, and a barrier goes before each part that reads what the
+/// parts since the last barrier wrote or writes what they read (wait_before). Storage allocated
+/// at the block level is shared by the block's threads (GPU shared memory); storage inside the
+/// thread loops is each thread's own.
 class KernelBuilder : public IRMutator {
   public:
     /// The body of the kernel of the block loop nest at `op`.

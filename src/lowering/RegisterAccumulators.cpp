@@ -95,6 +95,7 @@ class Polynomial {
 struct Site {
     Expr index;
     std::vector<Expr> conditions;
+    Type type;
 };
 
 bool same_conditions(const std::vector<Expr> &a, const std::vector<Expr> &b) {
@@ -189,7 +190,7 @@ class Accesses : public IRVisitor {
             unsuitable.insert(name);
             return;
         }
-        into[name].push_back({index, invariant_conditions()});
+        into[name].push_back({index, invariant_conditions(), t});
     }
     void visit(const Load *op) override {
         IRVisitor::visit(op);
@@ -201,41 +202,112 @@ class Accesses : public IRVisitor {
     }
 };
 
-/// One kept element: its index, the conditions under which the loop touches it, and its slot in
-/// the local array.
-struct Kept {
-    Expr index;
-    std::vector<Expr> conditions;
-};
+/// Whether two indices name one element.
+bool same_element(const Expr &a, const Expr &b) {
+    return equal(a, b) || is_const_zero(simplify(a - b));
+}
+
+/// The position in `sites` of the element `index` names, or -1.
+int element_of(const std::vector<Site> &sites, const Expr &index) {
+    for (size_t k = 0; k < sites.size(); k++)
+        if (same_element(sites[k].index, index)) return static_cast<int>(k);
+    return -1;
+}
+
+/// All of `conditions` (undefined for none).
+Expr conjunction(const std::vector<Expr> &conditions) {
+    Expr all;
+    for (const Expr &c : conditions)
+        all = all.defined() ? (all && c) : c;
+    return all;
+}
+
+Stmt guarded(const std::vector<Expr> &conditions, const Stmt &s) {
+    Expr all = conjunction(conditions);
+    return all.defined() ? IfThenElse::make(all, s) : s;
+}
+
+/// The elements a loop's `stores` and `loads` of one buffer touch, one Site each (the first
+/// access's), where the pass can keep them: every access of an element under the same fixed
+/// conditions (so that the element is read before the loop wherever the loop reads it), and
+/// every load of an element the loop stores.
+std::optional<std::vector<Site>> kept_elements(const std::vector<Site> &stores,
+                                               const std::vector<Site> &loads) {
+    std::vector<Site> kept;
+    for (const Site &site : stores) {
+        int k = element_of(kept, site.index);
+        if (k < 0) {
+            kept.push_back(site);
+        } else if (!same_conditions(kept[static_cast<size_t>(k)].conditions, site.conditions)) {
+            return std::nullopt;
+        }
+    }
+    for (const Site &site : loads) {
+        int k = element_of(kept, site.index);
+        if (k < 0 || !same_conditions(kept[static_cast<size_t>(k)].conditions, site.conditions))
+            return std::nullopt;
+    }
+    return kept;
+}
+
+/// What must hold at run time for the `kept` elements to be distinct, each difference tested
+/// once (true when the differences are constants); none where two are provably the same.
+std::optional<Expr> distinct_at_run_time(const std::vector<Site> &kept) {
+    std::vector<Polynomial> indices;
+    for (const Site &k : kept)
+        indices.push_back(Polynomial::of(k.index));
+    std::vector<Expr> tests;
+    for (size_t i = 0; i < kept.size(); i++) {
+        for (size_t j = i + 1; j < kept.size(); j++) {
+            Polynomial d = indices[i];
+            d.add(indices[j], -1);
+            if (auto c = d.constant()) {
+                if (*c == 0) return std::nullopt;  // the same element, written differently
+                continue;
+            }
+            // d and -d test the same thing: keep the one whose first coefficient is positive.
+            for (const auto &[k, c] : d.terms) {
+                if (c == 0) continue;
+                if (c < 0) {
+                    Polynomial negated;
+                    negated.add(d, -1);
+                    d = negated;
+                }
+                break;
+            }
+            Expr test = simplify(d.to_expr(kept[i].index.type()) != 0);
+            if (std::none_of(tests.begin(), tests.end(),
+                             [&](const Expr &t) { return equal(t, test); }))
+                tests.push_back(test);
+        }
+    }
+    Expr all = conjunction(tests);
+    return all.defined() ? all : make_bool(true);
+}
 
 /// Points the loads and stores of `buffer` at the kept elements' slots of `local`.
 class ToLocal : public IRMutator {
   public:
-    ToLocal(const std::string &buffer, const std::string &local, const std::vector<Kept> &kept)
+    ToLocal(const std::string &buffer, const std::string &local, const std::vector<Site> &kept)
         : buffer_(buffer), local_(local), kept_(kept) {}
 
   private:
     const std::string &buffer_, &local_;
-    const std::vector<Kept> &kept_;
+    const std::vector<Site> &kept_;
 
-    int slot(const Expr &index) const {
-        for (size_t k = 0; k < kept_.size(); k++)
-            if (equal(kept_[k].index, index) || is_const_zero(simplify(kept_[k].index - index)))
-                return static_cast<int>(k);
-        return -1;
+    Expr slot(const Expr &index) const {
+        int k = element_of(kept_, index);
+        internal_assert(k >= 0) << "a kept element of " << buffer_ << " has no slot";
+        return Expr(k);
     }
     using IRMutator::visit;
     Expr visit(const Load *op) override {
         if (op->name != buffer_) return IRMutator::visit(op);
-        int k = slot(op->index);
-        internal_assert(k >= 0) << "a kept element of " << buffer_ << " has no slot";
-        return Load::make(op->type, local_, Expr(k), op->predicate);
+        return Load::make(op->type, local_, slot(op->index), op->predicate);
     }
     Stmt visit(const Store *op) override {
         if (op->name != buffer_) return IRMutator::visit(op);
-        int k = slot(op->index);
-        internal_assert(k >= 0) << "a kept element of " << buffer_ << " has no slot";
-        return Store::make(local_, mutate(op->value), Expr(k), op->predicate);
+        return Store::make(local_, mutate(op->value), slot(op->index), op->predicate);
     }
 };
 
@@ -255,13 +327,6 @@ class DropIfs : public IRMutator {
         return IRMutator::visit(op);
     }
 };
-
-Stmt guarded(const std::vector<Expr> &conditions, const Stmt &s) {
-    Expr all;
-    for (const Expr &c : conditions)
-        all = all.defined() ? (all && c) : c;
-    return all.defined() ? IfThenElse::make(all, s) : s;
-}
 
 /// The most elements kept per buffer: a tile of accumulators, not an array.
 constexpr size_t kMaxKept = 64;
@@ -287,130 +352,52 @@ class KeepAccumulators : public IRMutator {
         Accesses a(op->name);
         a.include(op->body);
         if (!a.simple) return s;
-        Stmt loop = s, before, after;
-        Expr distinct = simplify(op->extent > 0);
+        Stmt loop = s;
+        Expr distinct = op->extent > 0;
+        std::vector<Stmt> reads, writes;
         struct Local {
             std::string name;
             Type type;
             int size;
         };
         std::vector<Local> locals;
-        for (const auto &[buffer, sites] : a.stores) {
+        for (const auto &[buffer, stores] : a.stores) {
             if (a.unsuitable.count(buffer)) continue;
-            // The elements, one per index that differs from the others.
-            std::vector<Kept> kept;
-            bool ok = true;
-            for (const Site &site : sites) {
-                bool found = false;
-                for (Kept &k : kept) {
-                    if (is_const_zero(simplify(k.index - site.index))) {
-                        found = true;
-                        ok &= same_conditions(k.conditions, site.conditions);
-                    }
-                }
-                if (!found) kept.push_back({site.index, site.conditions});
-            }
-            // Every load of the buffer reads a kept element, under the same conditions (so that
-            // the element is read before the loop wherever the loop reads it).
             auto loads = a.loads.find(buffer);
-            if (loads != a.loads.end()) {
-                for (const Site &site : loads->second) {
-                    bool found = false;
-                    for (const Kept &k : kept) {
-                        if (is_const_zero(simplify(k.index - site.index))) {
-                            found = true;
-                            ok &= same_conditions(k.conditions, site.conditions);
-                        }
-                    }
-                    ok &= found;
-                }
-            }
-            if (!ok || kept.empty() || kept.size() > kMaxKept) continue;
-            // The elements must differ at run time; what cannot be proved is tested, each
-            // difference once.
-            std::vector<Polynomial> indices;
-            for (const Kept &k : kept)
-                indices.push_back(Polynomial::of(k.index));
-            std::vector<Expr> tests;
-            for (size_t i = 0; i < kept.size() && ok; i++) {
-                for (size_t j = i + 1; j < kept.size(); j++) {
-                    Polynomial d = indices[i];
-                    d.add(indices[j], -1);
-                    if (auto c = d.constant()) {
-                        ok &= *c != 0;  // equal ones were merged above, unless written oddly
-                        continue;
-                    }
-                    // d and -d test the same thing: keep the one whose first coefficient is
-                    // positive.
-                    for (const auto &[k, c] : d.terms) {
-                        if (c == 0) continue;
-                        if (c < 0) {
-                            Polynomial negated;
-                            negated.add(d, -1);
-                            d = negated;
-                        }
-                        break;
-                    }
-                    Expr test = simplify(d.to_expr(kept[i].index.type()) != 0);
-                    bool seen = false;
-                    for (const Expr &t : tests)
-                        seen |= equal(t, test);
-                    if (!seen) tests.push_back(test);
-                }
-            }
-            if (!ok) continue;
-            for (const Expr &t : tests)
-                distinct = distinct && t;
-            // The element type, from a store.
-            struct StoredType : IRVisitor {
-                const std::string &name;
-                Type found;
-                explicit StoredType(const std::string &n) : name(n) {}
-                using IRVisitor::visit;
-                void visit(const Store *st) override {
-                    if (st->name == name) found = st->value.type();
-                    IRVisitor::visit(st);
-                }
-            } stored(buffer);
-            stored.include(op->body);
-            const Type type = stored.found;
+            auto kept =
+                kept_elements(stores, loads == a.loads.end() ? std::vector<Site>() : loads->second);
+            if (!kept || kept->size() > kMaxKept) continue;
+            auto differ = distinct_at_run_time(*kept);
+            if (!differ) continue;
+            distinct = distinct && *differ;
+            const std::vector<Site> &elements = *kept;
             const std::string local = buffer + ".accumulators." + std::to_string(counter_++);
-            loop = ToLocal(buffer, local, kept).mutate(loop);
-            std::vector<Stmt> reads, writes;
-            for (size_t k = 0; k < kept.size(); k++) {
-                Expr slot(static_cast<int>(k));
+            loop = ToLocal(buffer, local, elements).mutate(loop);
+            for (size_t k = 0; k < elements.size(); k++) {
+                const Site &e = elements[k];
+                Expr slot(static_cast<int>(k)), always = make_bool(true);
                 reads.push_back(guarded(
-                    kept[k].conditions,
-                    Store::make(local, Load::make(type, buffer, kept[k].index, make_bool(true)),
-                                slot, make_bool(true))));
-                writes.push_back(
-                    guarded(kept[k].conditions,
-                            Store::make(buffer, Load::make(type, local, slot, make_bool(true)),
-                                        kept[k].index, make_bool(true))));
+                    e.conditions,
+                    Store::make(local, Load::make(e.type, buffer, e.index, always), slot, always)));
+                writes.push_back(guarded(
+                    e.conditions,
+                    Store::make(buffer, Load::make(e.type, local, slot, always), e.index, always)));
             }
-            before =
-                before.defined() ? Block::make(before, Block::make(reads)) : Block::make(reads);
-            after = after.defined() ? Block::make(after, Block::make(writes)) : Block::make(writes);
-            locals.push_back({local, type, static_cast<int>(kept.size())});
+            locals.push_back({local, elements.front().type, static_cast<int>(elements.size())});
         }
         if (locals.empty()) return s;
-        Stmt kept_loop = Block::make(Block::make(before, loop), after);
+        Stmt kept_loop = Block::make({Block::make(reads), loop, Block::make(writes)});
         // Where every if in the loop that does not change holds (a thread's whole tile is
         // inside the output), the loop runs without them: straight-line code.
-        if (!a.invariant_ifs.empty()) {
-            Expr all;
-            for (const Expr &c : a.invariant_ifs)
-                all = all.defined() ? (all && c) : c;
+        if (Expr all = conjunction(a.invariant_ifs); all.defined())
             kept_loop =
                 IfThenElse::make(all, DropIfs(a.invariant_ifs).mutate(kept_loop), kept_loop);
-        }
         for (const Local &local : locals) {
             kept_loop = Allocate::make(local.name, local.type, MemoryType::Stack,
                                        {Expr(local.size)}, make_bool(true), kept_loop);
         }
         distinct = simplify(distinct);
-        if (is_const_true(distinct)) return kept_loop;
-        return IfThenElse::make(distinct, kept_loop, s);
+        return is_const_true(distinct) ? kept_loop : IfThenElse::make(distinct, kept_loop, s);
     }
 };
 
