@@ -32,9 +32,14 @@ namespace lang {
 struct FunctionContents;
 }
 
+class ExternFuncArgument;
 class Func;
 class FuncRef;
 class ImageParam;
+
+/// How an extern stage's function is named in the object code (Func::define_extern): C
+/// names only (`extern "C"`); CPlusPlus is refused with a CompileError.
+enum class NameMangling { Default, C, CPlusPlus };
 
 /// The formats of Func::compile_to_lowered_stmt (unscoped, as Halide's: `HTML`).
 enum StmtOutputFormat { Text, HTML };
@@ -559,6 +564,49 @@ class Func {
                    PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
     /// A second schedule for the pure definition when `condition` holds (see Stage::specialize).
     Stage specialize(const Expr &condition);
+
+    /// Makes this Func an extern stage: its values over a region are computed by the C
+    /// function `function_name` of the program (dsl/Extern.h has ExternFuncArgument):
+    ///
+    ///     extern "C" int fn(<scalars and dsl_buffer_t *s of `params`, in order>,
+    ///                       dsl_buffer_t *out0, ...);  // one output per type in `types`
+    ///
+    /// It returns 0, or an error code that realize() reports. It is first called for a
+    /// bounds query: every buffer has no host memory (`host == NULL`); the outputs hold the
+    /// region the pipeline needs, and the function may set the min and extent of each input
+    /// Func's buffer to the region it will read (left alone, that is the output's region, for
+    /// the dimensions the input shares with the output, and nothing beyond). Then it is
+    /// called with the inputs computed over that region and the outputs' host memory set, to
+    /// fill the outputs' regions. JIT-compiled pipelines find the function by its name in the
+    /// program when it is declared with DSL_EXTERN_STAGE(name) (dsl/Extern.h), or exported
+    /// (-rdynamic). The Func has `dimensionality` pure Vars (or `arguments`),
+    /// no updates, and is computed at root unless scheduled at a consumer's loop; its Func
+    /// inputs must be computed (compute_root, or compute_at the same loop or further out),
+    /// not inlined. Extern stages run on the host (DeviceAPI::Host), and have no loops of
+    /// their own to split or vectorize.
+    void define_extern(const std::string &function_name,
+                       const std::vector<ExternFuncArgument> &params, Type type, int dimensionality,
+                       NameMangling mangling = NameMangling::Default,
+                       DeviceAPI device_api = DeviceAPI::Host);
+    void define_extern(const std::string &function_name,
+                       const std::vector<ExternFuncArgument> &params,
+                       const std::vector<Type> &types, int dimensionality,
+                       NameMangling mangling = NameMangling::Default,
+                       DeviceAPI device_api = DeviceAPI::Host);
+    void define_extern(const std::string &function_name,
+                       const std::vector<ExternFuncArgument> &params, Type type,
+                       const std::vector<Var> &arguments,
+                       NameMangling mangling = NameMangling::Default,
+                       DeviceAPI device_api = DeviceAPI::Host);
+    void define_extern(const std::string &function_name,
+                       const std::vector<ExternFuncArgument> &params,
+                       const std::vector<Type> &types, const std::vector<Var> &arguments,
+                       NameMangling mangling = NameMangling::Default,
+                       DeviceAPI device_api = DeviceAPI::Host);
+    /// Whether this Func is an extern stage (define_extern).
+    bool is_extern() const;
+    /// The name of an extern stage's function.
+    std::string extern_function_name() const;
 
     /// Computes the whole Func before its consumers, outside all their loops.
     Func &compute_root();

@@ -18,6 +18,7 @@
 #include "dsl/Dimension.h"
 #include "dsl/Error.h"
 #include "dsl/Expr.h"
+#include "dsl/Extern.h"
 #include "dsl/Float16.h"
 #include "dsl/Func.h"
 #include "dsl/Generator.h"

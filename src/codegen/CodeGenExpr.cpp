@@ -1093,6 +1093,7 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
     using I = Call::Intrinsic;
     Type t = op->type;
     if (llvm::Value *gpu = call_gpu_intrinsic(op)) return gpu;
+    if (llvm::Value *stage = call_extern_stage_intrinsic(op)) return stage;
     switch (op->intrinsic) {
         case I::BitwiseAnd:
             return builder_->CreateAnd(codegen(op->args[0]), codegen(op->args[1]));
@@ -1270,7 +1271,25 @@ void CodeGenLLVM::visit(const Call *op) {
             }
             llvm::FunctionCallee fn = module_.getOrInsertFunction(
                 op->name, llvm::FunctionType::get(llvm_type(op->type), types, false));
-            value_ = builder_->CreateCall(fn, args);
+            llvm::CallInst *call = builder_->CreateCall(fn, args);
+            // The C calling convention's view of narrow integers: the caller extends them.
+            auto extension = [](Type t) {
+                if (!(t.is_int() || t.is_uint()) || t.bits() >= 32) return llvm::Attribute::None;
+                return t.is_int() ? llvm::Attribute::SExt : llvm::Attribute::ZExt;
+            };
+            for (size_t i = 0; i < op->args.size(); i++) {
+                if (auto kind = extension(op->args[i].type()); kind != llvm::Attribute::None)
+                    call->addParamAttr(static_cast<unsigned>(i), kind);
+            }
+            if (auto kind = extension(op->type); kind != llvm::Attribute::None)
+                call->addRetAttr(kind);
+            if (op->call_type == Call::CallType::PureExtern) {
+                // DSL_PURE_EXTERN: LLVM may combine and hoist such calls.
+                call->setDoesNotAccessMemory();
+                call->setDoesNotThrow();
+                call->addFnAttr(llvm::Attribute::WillReturn);
+            }
+            value_ = call;
             return;
         }
         case Call::CallType::Func:

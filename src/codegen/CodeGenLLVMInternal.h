@@ -191,6 +191,9 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// The intrinsics of GPU offload (launches, copies, device buffers) on the host side;
     /// null when `op` is none of them (CodeGenGPUHost.cpp).
     llvm::Value *call_gpu_intrinsic(const ir::Call *op);
+    /// The intrinsics of extern stages (descriptors, addresses, bounds queries); null when
+    /// `op` is none of them (CodeGenExternStages.cpp).
+    llvm::Value *call_extern_stage_intrinsic(const ir::Call *op);
     /// Continues if `status` is 0; otherwise returns it (the runtime reported the error).
     void return_unless_zero(llvm::Value *status, const std::string &what);
     const std::vector<ir::GPUKernel> *gpu_kernels_ = nullptr;

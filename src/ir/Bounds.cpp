@@ -531,6 +531,13 @@ void BoundsOfExpr::visit(const Call *op) {
         result = get(op->args[0]);
         return;
     }
+    if (op->intrinsic == I::ExternBoundsQuery) {
+        // What an extern stage asks for: itself, unless it depends on what varies here.
+        ScopeUse use(scope);
+        use.include(Expr(op));
+        result = use.uses_scope ? type_range(t) : point(op);
+        return;
+    }
     if (op->intrinsic == I::PromiseClamped) {
         // The promised range, where it is tighter than what the value is known to be.
         Interval promised(get(op->args[1]).min, get(op->args[2]).max);

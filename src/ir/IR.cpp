@@ -249,6 +249,16 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "strict_float";
         case Intrinsic::MakeBuffer:
             return "make_buffer";
+        case Intrinsic::ExternArg:
+            return "extern_arg";
+        case Intrinsic::ExternStage:
+            return "extern_stage";
+        case Intrinsic::ExternBoundsQuery:
+            return "extern_bounds_query";
+        case Intrinsic::MakeDescriptor:
+            return "make_descriptor";
+        case Intrinsic::AddressOf:
+            return "address_of";
     }
     return "unknown";
 }

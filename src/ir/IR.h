@@ -301,6 +301,30 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// of one dimension over `elements` elements at `host`, for an allocation that GPU
         /// kernels use.
         MakeBuffer,
+        /// (kind, ...): one argument of an extern stage (Func::define_extern), inside its
+        /// ExternStage value: (0, e) a scalar; (1, f(min...), f(max...)) a Func, called at the
+        /// corners of the region the stage needs of it (ExternBoundsQuery coordinates), which is
+        /// how bounds inference and the realization order see what it reads; (2, input(...)) an
+        /// input buffer, called at its own minimum. Only inside ExternStage.
+        ExternArg,
+        /// (function, ExternArg...): the value of an extern stage's Func, whose stage is a call
+        /// of the C function named by the StringImm `function` (built by lowering from these
+        /// arguments, never evaluated).
+        ExternStage,
+        /// (function, func, k, d, want_max, query args...): int32, the min (want_max 0) or max of
+        /// dimension `d` of the k-th argument's dsl_buffer_t after calling `function` on `query
+        /// args` (scalars and MakeDescriptor buffers without host memory): the region the extern
+        /// stage of Func `func` asks of that input (a bounds query). Returns from the pipeline
+        /// with an error if the function's status is not 0.
+        ExternBoundsQuery,
+        /// (host, zero of the element type, d0.min, d0.extent, d0.stride, d1.min, ...): a
+        /// `dsl_buffer_t *` on the stack describing that memory (host 0: a bounds query). Before
+        /// storage flattening, `host` may be AddressOf(a call of a Func or an input) whose
+        /// strides storage flattening fills in.
+        MakeDescriptor,
+        /// (element): the address of `element` (a call of a Func or an input, a Load once
+        /// storage is flattened), a Handle.
+        AddressOf,
     };
 
     std::string name;
@@ -339,6 +363,8 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
             case Intrinsic::GPUDeviceFree:
             case Intrinsic::GPUBarrier:
             case Intrinsic::MakeBuffer:
+            case Intrinsic::MakeDescriptor:
+            case Intrinsic::ExternStage:
                 return false;
             default:
                 return true;

@@ -619,6 +619,11 @@ Value ReferenceEvaluator::eval(const Expr &e) {
             eval(op->args[i]);
         return op->args.size() > 2 ? eval(op->args[2]) : eval(make_zero(Int(32)));
     }
+    user_assert(!op->is_intrinsic(Call::Intrinsic::ExternStage))
+        << "The reference evaluator cannot compute an extern stage (the function \""
+        << op->args[0].as<StringImm>()->value
+        << "\" of Func::define_extern fills buffers it does not see); compare "
+        << "such a pipeline with plain C++ loops.";
     std::vector<Value> args;
     bool undefined = false;
     for (const Expr &a : op->args) {

@@ -18,12 +18,15 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <dlfcn.h>
+
 #include <chrono>
 #include <cstdlib>
 
 #include "codegen/OptLevel.h"
 #include "ir/Error.h"
 #include "jit/DiskCache.h"
+#include "jit/ExternFunctions.h"
 #include "jit/ObjectLoader.h"
 #include "jit/PipelineKey.h"
 #include "jit/RuntimeSymbols.h"
@@ -162,6 +165,12 @@ std::string JITModule::Impl::link(const std::vector<std::string> &functions,
         runtime[lljit.mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
                                                   llvm::JITSymbolFlags::Exported};
     }
+    // The program's functions that pipelines call (DSL_EXTERN), by address as well: they may
+    // have C++ linkage, or the program may not export them.
+    for (const ExternFunction &f : extern_functions()) {
+        runtime[lljit.mangleAndIntern(f.name)] = {llvm::orc::ExecutorAddr::fromPtr(f.address),
+                                                  llvm::JITSymbolFlags::Exported};
+    }
     if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
         internal_error << "JIT: " << to_string(std::move(err));
     }
@@ -189,8 +198,8 @@ std::string JITModule::disk_cache_key(const std::string &key, const codegen::Cpu
            "\ncpu: " + target.cpu + "\nfeatures: " + target.features +
            "\nopt level: " + std::to_string(target.opt_level) +
            "\nfp contract: " + (target.fp_contract ? "yes" : "no") +
-           "\ngpu: " + ir::to_string(target.gpu_api) + (target.opencl ? " opencl" : "") +
-           " cuda " + std::to_string(target.cuda_capability) + "\n" + key;
+           "\ngpu: " + ir::to_string(target.gpu_api) + (target.opencl ? " opencl" : "") + " cuda " +
+           std::to_string(target.cuda_capability) + "\n" + key;
 }
 
 std::shared_ptr<JITModule> JITModule::compile(const ir::Module &module,
@@ -271,6 +280,19 @@ std::shared_ptr<JITModule> JITModule::compile(const LazyModule &lazy,
     start = std::chrono::steady_clock::now();
     codegen::optimize_llvm_module(*llvm_module, *tm);
     times.optimize = seconds_since(start);
+
+    // A C function the pipeline calls (an extern stage's, a DSL_EXTERN's) must be found.
+    for (const llvm::Function &f : *llvm_module) {
+        if (!f.isDeclaration() || f.isIntrinsic()) continue;
+        std::string name = f.getName().str();
+        user_assert(is_runtime_symbol(name) || find_extern_function(name) ||
+                    dlsym(RTLD_DEFAULT, name.c_str()))
+            << "The pipeline calls the C function \"" << name
+            << "\", which this process does not define. Declare it with "
+            << "DSL_EXTERN_STAGE(" << name << ") (or DSL_EXTERN for one called in expressions, "
+            << "dsl/Extern.h), or link the program with -rdynamic so that its symbols are "
+            << "exported.";
+    }
 
     start = std::chrono::steady_clock::now();
     auto jit_tm = jit_target_machine_builder(target).createTargetMachine();

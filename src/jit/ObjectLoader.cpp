@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "jit/ExternFunctions.h"
 #include "jit/RuntimeSymbols.h"
 
 namespace dsl::jit {
@@ -157,7 +158,11 @@ std::unique_ptr<LoadedObject> LoadedObject::load(const char *bytes, size_t size,
         if (sym.st_shndx == SHN_UNDEF) {
             std::string name = name_of(sym);
             auto found = runtime.find(name);
-            void *p = found != runtime.end() ? found->second : dlsym(RTLD_DEFAULT, name.c_str());
+            void *p = found != runtime.end() ? found->second : nullptr;
+            if (!p) {
+                auto user = find_extern_function(name);  // DSL_EXTERN
+                p = user ? user->address : dlsym(RTLD_DEFAULT, name.c_str());
+            }
             if (!p && ELF64_ST_BIND(sym.st_info) != STB_WEAK)
                 return fail("the symbol \"" + name + "\" is not defined in this process");
             address[i] = reinterpret_cast<uint64_t>(p);

@@ -1,5 +1,7 @@
 #include "jit/RuntimeSymbols.h"
 
+#include <set>
+
 #include "runtime/Runtime.h"
 
 namespace dsl::jit {
@@ -21,6 +23,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_output_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bound_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_region_smaller_than_window),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_extern_stage_failed),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_large),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_int_param_too_small),
@@ -42,6 +45,16 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_npu_next_requantization),
 #undef DSL_RUNTIME_SYMBOL
     };
+}
+
+bool is_runtime_symbol(const std::string &name) {
+    static const std::set<std::string> names = [] {
+        std::set<std::string> all;
+        for (const RuntimeSymbol &s : runtime_symbols())
+            all.insert(s.name);
+        return all;
+    }();
+    return names.count(name) > 0;
 }
 
 }  // namespace dsl::jit

@@ -15,4 +15,7 @@ struct RuntimeSymbol {
 /// Every runtime function generated code may call, with its address in this process.
 std::vector<RuntimeSymbol> runtime_symbols();
 
+/// Whether `name` is one of runtime_symbols().
+bool is_runtime_symbol(const std::string &name);
+
 }  // namespace dsl::jit

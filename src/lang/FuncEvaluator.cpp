@@ -1,5 +1,7 @@
 #include "lang/FuncEvaluator.h"
 
+#include "jit/ExternFunctions.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -118,7 +120,37 @@ Value FuncEvaluator::variable(const Variable *op) {
     return Value();
 }
 
+/// A call of a DSL_EXTERN function: made lane by lane through its recorded signature.
+Value FuncEvaluator::call_extern(const Call *op, const std::vector<Value> &args) {
+    auto f = jit::find_extern_function(op->name);
+    user_assert(f && f->invoker)
+        << "The reference evaluator cannot call the extern function \"" << op->name
+        << "\": declare it with DSL_EXTERN or DSL_PURE_EXTERN (dsl/Extern.h), which records how "
+        << "to call it.";
+    internal_assert(f->args.size() == args.size()) << "extern " << op->name << ": argument count";
+    const int lanes = op->type.lanes();
+    Value r;
+    r.type = op->type;
+    for (int lane = 0; lane < lanes; lane++) {
+        std::vector<uint64_t> storage(args.size());
+        std::vector<const void *> pointers(args.size());
+        for (size_t i = 0; i < args.size(); i++) {
+            const int from = args[i].lanes.size() == 1 ? 0 : lane;
+            r.undefined |= args[i].undefined;
+            // Little-endian: the low bytes of the 64-bit word are the C value of the type.
+            storage[i] = scalar_bits(args[i].type.element_of(), args[i].lanes[from]);
+            pointers[i] = &storage[i];
+        }
+        uint64_t result = 0;
+        f->invoker(f->address, pointers.data(), &result);
+        r.lanes.push_back(scalar_from_bits(op->type.element_of(), result));
+    }
+    return r;
+}
+
 Value FuncEvaluator::call(const Call *op, const std::vector<Value> &args) {
+    if (op->call_type == Call::CallType::Extern || op->call_type == Call::CallType::PureExtern)
+        return call_extern(op, args);
     std::vector<int64_t> coords;
     for (const Value &a : args)
         coords.push_back(as_coordinate(a));

@@ -37,6 +37,7 @@ class FuncEvaluator {
   private:
     struct Materialized;
     ir::Value call(const ir::Call *op, const std::vector<ir::Value> &args);
+    ir::Value call_extern(const ir::Call *op, const std::vector<ir::Value> &args);
     ir::Value variable(const ir::Variable *op);
     ir::Value pure_value(const Function &f, const std::vector<int64_t> &coords, int value_index);
     Materialized &materialize(const Function &f, const std::vector<int64_t> &coords);

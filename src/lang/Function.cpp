@@ -170,6 +170,35 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
     touch();
 }
 
+void Function::define_extern(const std::string &function, const std::vector<std::string> &args,
+                             const std::vector<Expr> &values) {
+    FunctionContents &c = contents();
+    user_assert(!c.has_pure_definition)
+        << "Func \"" << c.name << "\" already has a definition; define_extern must be its only "
+        << "one. Use a new Func for the extern stage.";
+    std::vector<Expr> prepared;
+    for (const Expr &v : values) {
+        prepared.push_back(
+            with_strong_references(v, "the extern stage of Func \"" + c.name + "\""));
+    }
+    c.args = args;
+    c.extern_function = function;
+    c.output_types.clear();
+    for (const Expr &v : values)
+        c.output_types.push_back(v.type());
+    c.init.args.clear();
+    for (const std::string &a : args)
+        c.init.args.push_back(Variable::make(Int(32), a));
+    c.init.values = prepared;
+    c.init.predicate = make_bool(true);
+    c.init.schedule.dims.clear();
+    for (const std::string &a : args)
+        c.init.schedule.dims.push_back({a});
+    c.has_pure_definition = true;
+    c.schedule.compute_level = schedule::LoopLevel::root();
+    touch();
+}
+
 void Function::define_update(const std::vector<Expr> &args, const std::vector<Expr> &values,
                              const ReductionDomain &rdom) {
     Definition d = checked_update(args, values, rdom);
@@ -194,6 +223,9 @@ Definition Function::checked_update(const std::vector<Expr> &args,
     FunctionContents &c = contents();
     internal_assert(c.has_pure_definition)
         << "update of " << c.name << " without a pure definition";
+    user_assert(c.extern_function.empty())
+        << "Func \"" << c.name << "\" is an extern stage (define_extern of \"" << c.extern_function
+        << "\"), which has no updates. Update a Func that reads it instead.";
     user_assert(static_cast<int>(args.size()) == dimensions())
         << "Func \"" << c.name << "\" has " << dimensions() << " dimension"
         << (dimensions() == 1 ? "" : "s") << " (" << join(c.args) << ") but its update gives "

@@ -55,6 +55,9 @@ struct FunctionContents {
     std::vector<std::string> args;
     std::vector<Type> output_types;
     bool has_pure_definition = false;
+    /// An extern stage's C function (Func::define_extern; its arguments are in the ExternStage
+    /// value of the pure definition); empty for other Funcs.
+    std::string extern_function;
     Definition init;
     std::vector<Definition> updates;
     schedule::FuncSchedule schedule;
@@ -129,6 +132,11 @@ class Function {
     /// schedule starts afresh.
     void replace_update(int index, const std::vector<Expr> &args, const std::vector<Expr> &values,
                         const ir::ReductionDomain &rdom = {});
+    /// Makes the Func an extern stage of `function` over the pure Vars `args`, whose value
+    /// per output type is `values` (ExternStage calls); computed at root by default.
+    void define_extern(const std::string &function, const std::vector<std::string> &args,
+                       const std::vector<Expr> &values);
+    bool is_extern() const { return !contents_->extern_function.empty(); }
     /// Marks a change of definition or schedule (see pipeline_epoch()).
     void touch() const;
 

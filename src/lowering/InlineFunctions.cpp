@@ -4,6 +4,7 @@
 
 #include "ir/Error.h"
 #include "ir/FreeNames.h"
+#include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 #include "lowering/Wrappers.h"
@@ -147,8 +148,27 @@ bool is_inlined(const Function &f) {
     return f.schedule().compute_level.is_inlined();
 }
 
+std::map<std::string, std::string> extern_stage_inputs(
+    const std::map<std::string, Function> &funcs) {
+    std::map<std::string, std::string> inputs;
+    for (const auto &[name, f] : funcs) {
+        if (!f.is_extern()) continue;
+        const auto *stage = f.init().values[0].as<Call>();
+        internal_assert(stage && stage->is_intrinsic(Call::Intrinsic::ExternStage))
+            << "extern stage " << name << " without its call";
+        for (size_t i = 1; i < stage->args.size(); i++) {
+            const auto *arg = stage->args[i].as<Call>();
+            if (!arg || !is_const(arg->args[0], 1)) continue;
+            const auto *input = arg->args[1].as<Call>();
+            if (input && input->call_type == Call::CallType::Func) inputs[input->name] = name;
+        }
+    }
+    return inputs;
+}
+
 void inline_functions(Environment &env, const std::vector<Function> &outputs) {
     std::map<std::string, Function> originals = pipeline_funcs(outputs);
+    const std::map<std::string, std::string> read_by_extern = extern_stage_inputs(originals);
     for (const Function &o : outputs) {
         user_assert(o.has_pure_definition())
             << "Func \"" << o.name() << "\" has no definition; define it before realizing it.";
@@ -158,9 +178,32 @@ void inline_functions(Environment &env, const std::vector<Function> &outputs) {
         Function f = private_copy(original);
         LoopLevel &level = f.schedule().compute_level;
         bool output = env.is_output(name);
+        auto reader = read_by_extern.find(name);
         if (level.is_default()) {
-            level =
-                (output || f.has_update_definition()) ? LoopLevel::root() : LoopLevel::inlined();
+            // An extern stage reads a buffer of what it needs: its inputs are computed.
+            level = (output || f.has_update_definition() || reader != read_by_extern.end())
+                        ? LoopLevel::root()
+                        : LoopLevel::inlined();
+        }
+        user_assert(!level.is_inlined() || reader == read_by_extern.end())
+            << "Func \"" << name << "\" is read by the extern stage \"" << reader->second
+            << "\", which takes it as a buffer, so it cannot be computed inline. Remove "
+            << "compute_inline(), or schedule it compute_root() or compute_at(...).";
+        if (f.is_extern()) {
+            user_assert(!level.is_inlined())
+                << "Func \"" << name
+                << "\" is an extern stage (its values come from the function \""
+                << f.contents().extern_function << "\"), so it cannot be computed inline. Schedule "
+                << "it compute_root() or compute_at(...).";
+            const schedule::StageSchedule &sched = f.init().schedule;
+            bool plain = sched.splits.empty();
+            for (const schedule::Dim &dim : sched.dims)
+                plain &= dim.for_type == ForType::Serial && dim.device_api == DeviceAPI::None;
+            user_assert(plain)
+                << "Func \"" << name << "\" is an extern stage (the function \""
+                << f.contents().extern_function << "\" computes its whole region in one call), so "
+                << "it has no loops to split, reorder, vectorize, unroll or parallelize. Schedule "
+                << "the Func that reads it instead.";
         }
         if (level.is_inlined()) {
             user_assert(!output)

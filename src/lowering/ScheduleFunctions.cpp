@@ -18,6 +18,7 @@
 #include "lowering/BoundsInference.h"
 #include "lowering/ComputedInside.h"
 #include "lowering/ExactWindows.h"
+#include "lowering/ExternStages.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/LinearBounds.h"
 #include "lowering/Prefetches.h"
@@ -165,6 +166,8 @@ class NestBuilder {
 
     /// produce f { every stage's loops }
     Stmt produce(const Function &f) {
+        if (f.is_extern())
+            return ProducerConsumer::make(f.name(), true, extern_stage_call(env_, f));
         std::vector<Stmt> stages;
         for (int s = 0; s < f.stages(); s++)
             stages.push_back(stage(f, s));
@@ -253,7 +256,8 @@ class NestBuilder {
         // specialization, each part of a partitioned loop), each with its own region per
         // iteration: its storage folds only if every copy allows it, by the largest factor.
         std::optional<Fold> mine;
-        if (slide.slid && slide.fold.dimension >= 0) mine = slide.fold;
+        // An extern stage sees storage through strides: nothing it reads or writes folds.
+        if (slide.slid && slide.fold.dimension >= 0 && !extern_related(producer)) mine = slide.fold;
         auto [it, first] = folds_.emplace(producer.name(), mine);
         if (!first) {
             std::optional<Fold> &all = it->second;
@@ -282,8 +286,15 @@ class NestBuilder {
         return wrap_lets(lets, storage(producer, body));
     }
 
+    /// Whether `f` is an extern stage or read by one.
+    bool extern_related(const Function &f) {
+        if (!extern_inputs_) extern_inputs_ = extern_stage_inputs(env_.funcs);
+        return f.is_extern() || extern_inputs_->count(f.name());
+    }
+
     Environment &env_;
     std::map<std::string, std::optional<Fold>> folds_;
+    std::optional<std::map<std::string, std::string>> extern_inputs_;
 };
 
 Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &variant) {

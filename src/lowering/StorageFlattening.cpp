@@ -134,6 +134,7 @@ class FlattenStorage : public IRMutator {
     }
 
     Expr visit(const Call *op) override {
+        if (op->is_intrinsic(Call::Intrinsic::MakeDescriptor)) return descriptor(op);
         if (op->call_type != Call::CallType::Func && op->call_type != Call::CallType::Image) {
             return IRMutator::visit(op);
         }
@@ -155,6 +156,26 @@ class FlattenStorage : public IRMutator {
     }
 
   private:
+    /// A descriptor of a Func's storage (an extern stage's argument): its element's address
+    /// and the strides of the Func's layout.
+    Expr descriptor(const Call *op) {
+        std::vector<Expr> args;
+        mutate_exprs(op->args, &args);
+        const auto *address = op->args[0].as<Call>();
+        if (!address || !address->is_intrinsic(Call::Intrinsic::AddressOf))
+            return Call::make(op->type, op->intrinsic, args);
+        const auto *element = address->args[0].as<Call>();
+        internal_assert(element && element->call_type == Call::CallType::Func)
+            << "a descriptor of something other than a Func: " << address->args[0];
+        const lang::Function &f = env_.func(element->name);
+        std::string b = names::func_buffer(f.name(), element->value_index, f.outputs());
+        internal_assert(layouts_.contains(b)) << "a descriptor of " << b << " outside its storage";
+        const Layout &layout = layouts_.get(b);
+        for (size_t d = 0; d < layout.strides.size(); d++)
+            args[2 + 3 * d + 2] = layout.strides[d];
+        return Call::make(op->type, op->intrinsic, args);
+    }
+
     const Environment &env_;
     Scope<Layout> layouts_;
 };

@@ -163,8 +163,12 @@ class Widen : public IRMutator {
         for (size_t i = 0; i < args.size(); i++)
             vector |= widened(args[i], op->args[i]);
         if (!vector) return op->with_args(args);
+        if (op->call_type == Call::CallType::Extern ||
+            op->call_type == Call::CallType::PureExtern) {
+            return scalarized_extern_call(op, args);
+        }
         if (op->call_type != Call::CallType::Intrinsic)
-            throw CannotVectorize{"it calls the extern function " + op->name};
+            throw CannotVectorize{"it calls " + op->name};
         if (op->intrinsic == Call::Intrinsic::Print) {
             // Prints the vectors as they are; its value is its first value's.
             Type t = args.size() > 2 ? args[2].type() : op->type;
@@ -178,6 +182,35 @@ class Widen : public IRMutator {
             args[i] = fit(args[i], before, n);
         }
         return Call::make(op->type.with_lanes(n * lanes_), op->intrinsic, args);
+    }
+
+    /// A C function takes scalars: one call per lane, in lane order, on each argument's lane
+    /// (the vectors bound to lets first, so that each is computed once).
+    Expr scalarized_extern_call(const Call *op, std::vector<Expr> args) {
+        internal_assert(op->type.is_scalar()) << "a vector-valued extern call " << op->name;
+        const int n = lanes_;
+        std::vector<std::pair<std::string, Expr>> lets;
+        for (size_t i = 0; i < args.size(); i++) {
+            args[i] = fit(args[i], lanes_of(op->args[i]), 1);
+            if (args[i].as<Variable>() || args[i].as<Broadcast>()) continue;
+            std::string name = op->name + ".arg" + std::to_string(i) + "." + var_ + "." +
+                               std::to_string(extern_lets_++);
+            lets.push_back({name, args[i]});
+            args[i] = Variable::make(args[i].type(), name);
+        }
+        std::vector<Expr> lanes;
+        for (int lane = 0; lane < n; lane++) {
+            std::vector<Expr> scalar;
+            for (const Expr &a : args) {
+                const auto *b = a.as<Broadcast>();
+                scalar.push_back(b ? b->value : Shuffle::make_extract_element(a, lane));
+            }
+            lanes.push_back(op->with_args(scalar));
+        }
+        Expr e = Shuffle::make_concat(lanes);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+            e = Let::make(it->first, it->second, e);
+        return e;
     }
 
     Expr visit(const Let *op) override {
@@ -411,6 +444,7 @@ class Widen : public IRMutator {
   private:
     std::string var_;
     int lanes_;
+    int extern_lets_ = 0;  // names the lets of scalarized extern calls
     Expr ramp_;
     Expr mask_;
     Scope<Expr> widened_lets_;

@@ -183,6 +183,17 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_bound_too_small(const char *func, const
         func, need_min, need_max, var, var, bound_min, bound_max);
 }
 
+DSL_RUNTIME_EXPORT int dsl_runtime_error_extern_stage_failed(const char *func, const char *function,
+                                                             int status, int bounds_query) {
+    return dsl_runtime_report(
+        dsl_error_extern_stage_failed,
+        "Error: the extern stage \"%s\" of Func \"%s\" returned %d%s. "
+        "Its function decides what that means; it must return 0 on "
+        "success.",
+        function, func, status,
+        bounds_query ? " when asked which region it reads (a bounds query)" : "");
+}
+
 DSL_RUNTIME_EXPORT int dsl_runtime_error_region_smaller_than_window(const char *func,
                                                                     const char *var, int window,
                                                                     int have_min, int have_max) {

@@ -90,6 +90,8 @@ int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min
                                        int have_min, int have_max);
 int dsl_runtime_error_bound_too_small(const char *func, const char *var, int need_min, int need_max,
                                       int bound_min, int bound_max);
+int dsl_runtime_error_extern_stage_failed(const char *func, const char *function, int status,
+                                          int bounds_query);
 int dsl_runtime_error_region_smaller_than_window(const char *func, const char *var, int window,
                                                  int have_min, int have_max);
 int dsl_runtime_error_param_too_small(const char *param, double value, double min);

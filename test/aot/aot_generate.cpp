@@ -43,6 +43,21 @@ int main(int argc, char **argv) {
             scaled.compile_to_static_library(dir + "/aot_scale", {gain, image, offset},
                                              "aot_scale");
         }
+        // An extern stage whose C function the test program defines: out(x) = in(-x) + offset
+        // over a Func computed per tile, with the ImageParam's values added after it.
+        {
+            ImageParam base(Int(32), 1, "base");
+            Param<int32_t> offset("offset");
+            Var x("x"), xo("xo"), xi("xi");
+            Func squares("squares"), mirrored("mirrored"), total("total");
+            squares(x) = x * x;
+            mirrored.define_extern("aot_test_mirror", {squares, offset}, Int(32), {x});
+            total(x) = mirrored(x) + base(x);
+            total.split(x, xo, xi, 16).parallel(xo);
+            squares.compute_at(total, xo);
+            mirrored.compute_at(total, xo);
+            total.compile_to_static_library(dir + "/aot_extern", {base, offset}, "aot_extern");
+        }
         // An int8 matmul on the NPU: c(n, m) = sum_k a(k, m) * b(n, k), any sizes.
         {
             ImageParam a(Int(8), 2, "a"), b(Int(8), 2, "b");

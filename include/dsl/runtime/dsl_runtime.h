@@ -81,9 +81,10 @@ typedef enum dsl_error_code_t {
     dsl_error_param_too_large = -9,
     dsl_error_buffer_too_large = -10,
     dsl_error_device_error = -11,
-    dsl_error_buffer_overlaps = -12,    /* an output whose elements share memory */
-    dsl_error_bad_stride = -13,         /* a stride the code was not compiled for */
-    dsl_error_constraint_violated = -14 /* a buffer that breaks a dim(d).set_...() constraint */
+    dsl_error_buffer_overlaps = -12,     /* an output whose elements share memory */
+    dsl_error_bad_stride = -13,          /* a stride the code was not compiled for */
+    dsl_error_constraint_violated = -14, /* a buffer that breaks a dim(d).set_...() constraint */
+    dsl_error_extern_stage_failed = -15  /* an extern stage's function returned non-zero */
 } dsl_error_code_t;
 
 /** Device memory (GPU targets). A pipeline whose kernels write an output buffer leaves the

@@ -1,0 +1,98 @@
+#include "lowering/ExternStages.h"
+
+#include "ir/Error.h"
+#include "ir/IROperator.h"
+#include "ir/Names.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+using lang::Function;
+
+namespace {
+
+/// A descriptor of value `index` of Func `callee` (as `call` calls it) over `mins` and
+/// `extents`; storage flattening fills in the strides and the address.
+Expr descriptor(const Call *call, const Function &callee, int index, const std::vector<Expr> &mins,
+                const std::vector<Expr> &extents) {
+    Type t = callee.output_types()[index];
+    Expr element = Call::make(t, callee.name(), mins, Call::CallType::Func, index, call->func);
+    std::vector<Expr> args = {Call::make(Handle(), Call::Intrinsic::AddressOf, {element}),
+                              make_zero(t)};
+    for (size_t d = 0; d < mins.size(); d++) {
+        args.push_back(mins[d]);
+        args.push_back(extents[d]);
+        args.push_back(make_zero(Int(32)));
+    }
+    return Call::make(Handle(), Call::Intrinsic::MakeDescriptor, args);
+}
+
+/// The region of `f`'s storage: its buffer's for an output, its realization's otherwise.
+void storage_region(const Environment &env, const Function &f, std::vector<Expr> &mins,
+                    std::vector<Expr> &extents) {
+    for (int d = 0; d < f.dimensions(); d++) {
+        const std::string &var = f.args()[d];
+        if (env.is_output(f.name())) {
+            std::string b = names::func_buffer(f.name(), 0, f.outputs());
+            mins.push_back(Variable::make(Int(32), names::buffer_min(b, d)));
+            extents.push_back(Variable::make(Int(32), names::buffer_extent(b, d)));
+        } else {
+            mins.push_back(Variable::make(Int(32), names::realized_min(f.name(), var)));
+            extents.push_back(Variable::make(Int(32), names::realized_extent(f.name(), var)));
+        }
+    }
+}
+
+}  // namespace
+
+Stmt extern_stage_call(const Environment &env, const Function &f) {
+    const auto *stage = f.init().values[0].as<Call>();
+    internal_assert(stage && stage->is_intrinsic(Call::Intrinsic::ExternStage))
+        << "extern stage " << f.name() << " without its call";
+    const std::string function = stage->args[0].as<StringImm>()->value;
+    std::vector<Expr> args;
+    for (size_t i = 1; i < stage->args.size(); i++) {
+        const auto *arg = stage->args[i].as<Call>();
+        internal_assert(arg && arg->is_intrinsic(Call::Intrinsic::ExternArg))
+            << "extern stage " << f.name() << ": argument " << i;
+        const int64_t kind = *as_const_int(arg->args[0]);
+        if (kind == 0) {
+            args.push_back(arg->args[1]);
+        } else if (kind == 1) {
+            const auto *call = arg->args[1].as<Call>();
+            internal_assert(call && call->call_type == Call::CallType::Func)
+                << "extern stage " << f.name() << ": a Func argument that is not a call";
+            const Function &input = env.func(call->name);
+            std::vector<Expr> mins, extents;
+            storage_region(env, input, mins, extents);
+            for (int k = 0; k < input.outputs(); k++)
+                args.push_back(descriptor(call, input, k, mins, extents));
+        } else {
+            const auto *call = arg->args[1].as<Call>();
+            internal_assert(call && call->call_type == Call::CallType::Image)
+                << "extern stage " << f.name() << ": an input argument that is not a call";
+            args.push_back(Variable::make(Handle(), names::buffer_struct(call->name)));
+        }
+    }
+    std::vector<Expr> mins, extents;
+    for (const std::string &var : f.args()) {
+        std::string loop = names::stage_var(f.name(), 0, var);
+        Expr min = Variable::make(Int(32), names::min_of(loop));
+        mins.push_back(min);
+        extents.push_back(Variable::make(Int(32), names::max_of(loop)) - min + 1);
+    }
+    for (int k = 0; k < f.outputs(); k++)
+        args.push_back(descriptor(stage, f, k, mins, extents));
+    // The status, checked like every runtime condition.
+    std::string status_name = f.name() + ".extern_status";
+    Expr status = Variable::make(Int(32), status_name);
+    Expr report =
+        Call::make(Int(32), "dsl_runtime_error_extern_stage_failed",
+                   {StringImm::make(f.name()), StringImm::make(function), status, Expr(0)},
+                   Call::CallType::Extern);
+    Stmt check = AssertStmt::make(status == 0, report);
+    return LetStmt::make(status_name, Call::make(Int(32), function, args, Call::CallType::Extern),
+                         check);
+}
+
+}  // namespace dsl::lowering

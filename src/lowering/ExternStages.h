@@ -1,0 +1,14 @@
+#pragma once
+/// The stage of an extern Func (Func::define_extern): a call of its C function on descriptors
+/// of its inputs' and outputs' storage, with its status checked.
+
+#include "ir/IR.h"
+#include "lowering/Environment.h"
+
+namespace dsl::lowering {
+
+/// The statement that computes extern Func `f` over its stage's region (`<f>.s0.<x>.min` ..
+/// `.max`): the inputs' descriptors cover their whole storage; the outputs' the region.
+ir::Stmt extern_stage_call(const Environment &env, const lang::Function &f);
+
+}  // namespace dsl::lowering

@@ -1,0 +1,118 @@
+// Calls of the program's own C and C++ functions from expressions (DSL_EXTERN, dsl/Extern.h).
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+
+#include "common/ErrorCheck.h"
+#include "common/PipelineCheck.h"
+#include "dsl/dsl.h"
+
+namespace {
+
+std::atomic<int> calls_made{0};
+
+}  // namespace
+
+// A function with a side effect: it counts its calls.
+extern "C" int extern_test_count_call(int x, int y) {
+    calls_made++;
+    return x * 10 + y;
+}
+DSL_EXTERN(int, extern_test_count_call, int, int);
+
+// A pure C++ function (C++ linkage, not exported): found through its registration.
+static float extern_test_gain(float v, uint8_t channel) {
+    return v * (1.0f + 0.25f * channel);
+}
+DSL_PURE_EXTERN(float, extern_test_gain, float, uint8_t);
+
+// Halide's spelling.
+extern "C" double extern_test_hypot3(double a, double b, double c) {
+    return std::sqrt(a * a + b * b + c * c);
+}
+HalidePureExtern_3(double, extern_test_hypot3, double, double, double);
+
+namespace dsl {
+namespace {
+
+using test::matches_reference;
+
+TEST(ExternCall, ImpureFunctionIsCalledOncePerPointComputed) {
+    Func f("counted");
+    Var x("x"), y("y");
+    f(x, y) = extern_test_count_call(x, y) + 1;
+    calls_made = 0;
+    Buffer<int> out = f.realize({7, 5});
+    EXPECT_EQ(calls_made.load(), 35);
+    for (int j = 0; j < 5; j++) {
+        for (int i = 0; i < 7; i++)
+            ASSERT_EQ(out(i, j), i * 10 + j + 1) << i << ", " << j;
+    }
+    EXPECT_TRUE(matches_reference(f, out));
+}
+
+TEST(ExternCall, VectorizedLoopCallsOncePerLane) {
+    Func f("counted_vectors");
+    Var x("x"), y("y");
+    f(x, y) = extern_test_count_call(x * 2, y);
+    f.vectorize(x, 8);
+    calls_made = 0;
+    Buffer<int> out = f.realize({20, 3});  // 20 is not a multiple of 8: a tail
+    for (int j = 0; j < 3; j++) {
+        for (int i = 0; i < 20; i++)
+            ASSERT_EQ(out(i, j), i * 20 + j) << i << ", " << j;
+    }
+    // Each point once, plus the lanes of the tail's last vector that are not stored (a
+    // vectorized loop calls the function for every lane it computes).
+    EXPECT_GE(calls_made.load(), 60);
+    EXPECT_LE(calls_made.load(), 3 * 24);
+}
+
+TEST(ExternCall, PureFunctionOfMixedTypesMatchesReference) {
+    Buffer<float> in = test::random_buffer(Float(32), {37, 3}, 7);
+    Func f("gained");
+    Var x("x"), c("c");
+    f(x, c) = extern_test_gain(in(x, c), cast<uint8_t>(c)) +
+              cast<float>(extern_test_hypot3(cast<double>(x), 1.0, cast<double>(c)));
+    f.vectorize(x, 8).parallel(c);
+    Buffer<float> out = f.realize({37, 3});
+    for (int ch = 0; ch < 3; ch++) {
+        for (int i = 0; i < 37; i++) {
+            float want = in(i, ch) * (1.0f + 0.25f * ch) +
+                         static_cast<float>(std::sqrt(double(i) * i + 1.0 + double(ch) * ch));
+            ASSERT_EQ(out(i, ch), want) << i << ", " << ch;
+        }
+    }
+    EXPECT_TRUE(matches_reference(f, out));
+}
+
+TEST(ExternCall, PureCallsMayBeHoistedImpureOnesNot) {
+    Func f("hoisted");
+    Var x("x"), y("y");
+    f(x, y) = extern_test_hypot3(cast<double>(y), 0.0, 0.0) + cast<double>(x);
+    std::string ir = test::llvm_ir_of(f, get_host_target());
+    EXPECT_NE(ir.find("memory(none)"), std::string::npos) << ir;
+    Func g("not_hoisted");
+    g(x, y) = extern_test_count_call(0, y) + x;
+    calls_made = 0;
+    g.realize({4, 3});
+    EXPECT_EQ(calls_made.load(), 12);
+}
+
+TEST(ExternCall, ArgumentOfTheWrongTypeIsAnErrorThatNamesTheFunction) {
+    Var x("x");
+    std::string message = test::message_of([&] { extern_test_gain(cast<float>(x), x); });
+    EXPECT_NE(message.find("extern_test_gain"), std::string::npos) << message;
+    EXPECT_NE(message.find("argument 2"), std::string::npos) << message;
+    EXPECT_NE(message.find("uint8"), std::string::npos) << message;
+    // A C++ number takes the parameter's type.
+    Func f("literal");
+    f(x) = extern_test_gain(2.0f, 4);
+    Buffer<float> out = f.realize({2});
+    EXPECT_EQ(out(1), 4.0f);
+}
+
+}  // namespace
+}  // namespace dsl

@@ -1,0 +1,236 @@
+// Extern stages: Funcs whose values a C function of the program computes over buffers
+// (Func::define_extern), with bounds queries, scheduling around them, and their errors.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "common/ErrorCheck.h"
+#include "dsl/dsl.h"
+
+namespace {
+
+std::atomic<int> produced{0}, queried{0};
+// The last output region asked for (dimension 0).
+std::atomic<int> last_min{0}, last_extent{0};
+
+int32_t &at(dsl_buffer_t *b, int x, int y = 0) {
+    int32_t *base = reinterpret_cast<int32_t *>(b->host);
+    int64_t offset = int64_t(x - b->dim[0].min) * b->dim[0].stride;
+    if (b->dimensions > 1) offset += int64_t(y - b->dim[1].min) * b->dim[1].stride;
+    return base[offset];
+}
+
+}  // namespace
+
+// No inputs: fills its output with x * 1000 + y.
+extern "C" int extern_test_make_data(dsl_buffer_t *out) {
+    if (!out->host) return 0;  // nothing to ask for
+    produced++;
+    last_min = out->dim[0].min;
+    last_extent = out->dim[0].extent;
+    for (int y = out->dim[1].min; y < out->dim[1].min + out->dim[1].extent; y++) {
+        for (int x = out->dim[0].min; x < out->dim[0].min + out->dim[0].extent; x++)
+            at(out, x, y) = x * 1000 + y;
+    }
+    return 0;
+}
+DSL_EXTERN_STAGE(extern_test_make_data);
+
+// out(x) = in(-x) + offset: asks for the mirror image of its output's region.
+extern "C" int extern_test_mirror(dsl_buffer_t *in, int32_t offset, dsl_buffer_t *out) {
+    const int min = out->dim[0].min, extent = out->dim[0].extent;
+    if (!in->host) {
+        queried++;
+        in->dim[0].min = -(min + extent - 1);
+        in->dim[0].extent = extent;
+        return 0;
+    }
+    produced++;
+    // The input holds at least what was asked for.
+    if (in->dim[0].min > -(min + extent - 1) || in->dim[0].min + in->dim[0].extent < -min + 1)
+        return 7;
+    for (int x = min; x < min + extent; x++)
+        at(out, x) = at(in, -x) + offset;
+    return 0;
+}
+DSL_EXTERN_STAGE(extern_test_mirror);
+
+// Copies its input (which it asks for over the output's region, by not answering), and
+// writes a second output of float halves; checks the strides it is given.
+extern "C" int extern_test_copy_and_halve(dsl_buffer_t *in, dsl_buffer_t *out, dsl_buffer_t *half) {
+    if (!in->host) return 0;
+    if (out->type.code != dsl_type_int || out->type.bits != 32 ||
+        half->type.code != dsl_type_float || in->dimensions != 2)
+        return 3;
+    for (int y = out->dim[1].min; y < out->dim[1].min + out->dim[1].extent; y++) {
+        for (int x = out->dim[0].min; x < out->dim[0].min + out->dim[0].extent; x++) {
+            at(out, x, y) = at(in, x, y);
+            float *h = reinterpret_cast<float *>(half->host);
+            h[(x - half->dim[0].min) * half->dim[0].stride +
+              (y - half->dim[1].min) * half->dim[1].stride] = at(in, x, y) * 0.5f;
+        }
+    }
+    return 0;
+}
+DSL_EXTERN_STAGE(extern_test_copy_and_halve);
+
+extern "C" int extern_test_fails(dsl_buffer_t *out) {
+    return out->host ? 42 : 0;
+}
+DSL_EXTERN_STAGE(extern_test_fails);
+
+namespace dsl {
+namespace {
+
+TEST(ExternStage, ProducerWithoutInputsFillsWhatItsConsumerReads) {
+    Func source("source"), sink("sink");
+    Var x("x"), y("y");
+    source.define_extern("extern_test_make_data", {}, Int(32), 2);
+    sink(x, y) = source(x + 1, y) - source(x, y);
+    produced = 0;
+    Buffer<int> out = sink.realize({10, 4});
+    EXPECT_EQ(produced.load(), 1);
+    EXPECT_EQ(last_min.load(), 0);
+    EXPECT_EQ(last_extent.load(), 11);
+    for (int j = 0; j < 4; j++) {
+        for (int i = 0; i < 10; i++)
+            ASSERT_EQ(out(i, j), 1000);
+    }
+    EXPECT_TRUE(source.is_extern());
+    EXPECT_EQ(source.extern_function_name(), "extern_test_make_data");
+}
+
+TEST(ExternStage, ProducerComputedPerTileOfItsConsumer) {
+    Func source("tiled_source"), sink("tiled_sink");
+    Var x("x"), y("y"), xi("xi"), yi("yi");
+    source.define_extern("extern_test_make_data", {}, Int(32), {x, y});
+    sink(x, y) = source(x, y) * 2;
+    sink.tile(x, y, xi, yi, 8, 8);
+    source.compute_at(sink, x);
+    produced = 0;
+    Buffer<int> out = sink.realize({20, 16});
+    EXPECT_EQ(produced.load(), 3 * 2);
+    for (int j = 0; j < 16; j++) {
+        for (int i = 0; i < 20; i++)
+            ASSERT_EQ(out(i, j), 2 * (i * 1000 + j)) << i << ", " << j;
+    }
+}
+
+TEST(ExternStage, BoundsQueryDecidesTheRegionOfItsInput) {
+    Func f("squares"), g("mirrored"), h("h");
+    Var x("x");
+    f(x) = x * x;
+    g.define_extern("extern_test_mirror", {f, 5}, Int(32), {x});
+    h(x) = g(x) + g(x + 2);
+    queried = produced = 0;
+    Buffer<int> out = h.realize({30});
+    EXPECT_GT(queried.load(), 0);
+    EXPECT_EQ(produced.load(), 1);
+    for (int i = 0; i < 30; i++)
+        ASSERT_EQ(out(i), (i * i + 5) + ((i + 2) * (i + 2) + 5)) << i;
+}
+
+TEST(ExternStage, ExternAndItsInputComputedInsideAParallelLoop) {
+    Func f("par_squares"), g("par_mirrored"), h("par_h");
+    Var x("x"), xo("xo"), xi("xi");
+    Param<int32_t> offset("offset");
+    f(x) = x * x;
+    g.define_extern("extern_test_mirror", {f, offset}, Int(32), {x});
+    h(x) = g(x) * 2;
+    h.split(x, xo, xi, 8).parallel(xo).vectorize(xi, 4);
+    f.compute_at(h, xo);
+    g.compute_at(h, xo);
+    offset.set(-3);
+    produced = 0;
+    Buffer<int> out = h.realize({50});
+    EXPECT_EQ(produced.load(), 7);  // one call per tile of 8
+    for (int i = 0; i < 50; i++)
+        ASSERT_EQ(out(i), 2 * (i * i - 3)) << i;
+}
+
+TEST(ExternStage, TwoOutputsAndAnInputOfReorderedStorage) {
+    Buffer<int> in(12, 6);
+    for (int y = 0; y < 6; y++) {
+        for (int x = 0; x < 12; x++)
+            in(x, y) = x + 100 * y;
+    }
+    Func staged("staged"), both("both"), out("out");
+    Var x("x"), y("y");
+    staged(x, y) = in(x, y) + 1;
+    staged.compute_root().reorder_storage(y, x);
+    both.define_extern("extern_test_copy_and_halve", {staged}, {Int(32), Float(32)}, {x, y});
+    out(x, y) = cast<float>(both(x, y)[0]) + both(x, y)[1];
+    Buffer<float> result = out.realize({12, 6});
+    for (int j = 0; j < 6; j++) {
+        for (int i = 0; i < 12; i++)
+            ASSERT_EQ(result(i, j), 1.5f * (i + 100 * j + 1)) << i << ", " << j;
+    }
+}
+
+TEST(ExternStage, InputBufferAndImageParamArguments) {
+    Buffer<int> data(40);
+    for (int i = 0; i < 40; i++)
+        data(i) = 3 * i;
+    data.set_min(-20);
+    Func from_buffer("from_buffer");
+    Var x("x");
+    from_buffer.define_extern("extern_test_mirror", {data, 1}, Int(32), {x});
+    Buffer<int> out = from_buffer.realize({10});
+    for (int i = 0; i < 10; i++)
+        ASSERT_EQ(out(i), data(-i) + 1) << i;
+
+    ImageParam image(Int(32), 1, "image");
+    Func from_param("from_param");
+    from_param.define_extern("extern_test_mirror", {image, 2}, Int(32), {x});
+    image.set(data);
+    Buffer<int> out2 = from_param.realize({10});
+    for (int i = 0; i < 10; i++)
+        ASSERT_EQ(out2(i), data(-i) + 2) << i;
+}
+
+TEST(ExternStage, FailureIsARuntimeErrorNamingTheFunction) {
+    Func f("failing");
+    f.define_extern("extern_test_fails", {}, Int(32), 1);
+    std::string message = test::message_of<RuntimeError>([&] { f.realize({4}); });
+    EXPECT_CONTAINS(message, "extern_test_fails");
+    EXPECT_CONTAINS(message, "failing");
+    EXPECT_CONTAINS(message, "42");
+}
+
+TEST(ExternStage, SchedulesItCannotHaveAreErrors) {
+    Var x("x"), xo("xo"), xi("xi");
+    {
+        Func f("inlined_input"), g("reads_inlined");
+        f(x) = x;
+        f.compute_inline();
+        g.define_extern("extern_test_mirror", {f, 0}, Int(32), {x});
+        std::string message = test::message_of([&] { g.realize({4}); });
+        EXPECT_CONTAINS(message, "inlined_input");
+        EXPECT_CONTAINS(message, "compute_root");
+    }
+    {
+        Func g("split_extern");
+        g.define_extern("extern_test_make_data", {}, Int(32), {x});
+        g.split(x, xo, xi, 4);
+        std::string message = test::message_of([&] { g.realize({8}); });
+        EXPECT_CONTAINS(message, "split_extern");
+        EXPECT_CONTAINS(message, "extern stage");
+    }
+    {
+        Func g("updated_extern");
+        g.define_extern("extern_test_make_data", {}, Int(32), {x});
+        std::string message = test::message_of([&] { g(x) += 1; });
+        EXPECT_CONTAINS(message, "updated_extern");
+    }
+    {
+        Func g("mangled");
+        std::string message = test::message_of([&] {
+            g.define_extern("extern_test_make_data", {}, Int(32), 1, NameMangling::CPlusPlus);
+        });
+        EXPECT_CONTAINS(message, "extern \"C\"");
+    }
+}
+
+}  // namespace
+}  // namespace dsl
