@@ -227,6 +227,13 @@ class Buffer {
         wrap(t, static_cast<uint8_t *>(data), dims, name);
     }
 
+    /// Wraps the memory an existing `dsl_buffer_t` describes (e.g. an argument of an extern
+    /// stage's function): its host pointer, type, mins, extents and strides, which the caller
+    /// keeps alive. Without host memory (a bounds query) it wraps none.
+    explicit Buffer(const dsl_buffer_t &raw, const std::string &name = "")
+        : Buffer(detail::buffer_type(raw), raw.host,
+                 std::vector<dsl_dimension_t>(raw.dim, raw.dim + raw.dimensions), name) {}
+
     /// Converts between typed and untyped handles; checks the element type.
     template <typename U>
     Buffer(const Buffer<U> &other) : contents_(other.contents()) {  // NOLINT: implicit by design

@@ -46,6 +46,9 @@ namespace dsl {
 class ExternFuncArgument {
   public:
     enum class Kind { Func, Buffer, ImageParam, Expr };
+    /// An undefined Expr argument (to be assigned; defining an extern stage with it is an
+    /// error).
+    ExternFuncArgument() : kind(Kind::Expr) {}
     ExternFuncArgument(const Func &f) : kind(Kind::Func), func(f) {}
     ExternFuncArgument(const Buffer<> &b) : kind(Kind::Buffer), buffer(b) {}
     template <typename T>

@@ -305,7 +305,8 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// ExternStage value: (0, e) a scalar; (1, f(min...), f(max...)) a Func, called at the
         /// corners of the region the stage needs of it (ExternBoundsQuery coordinates), which is
         /// how bounds inference and the realization order see what it reads; (2, input(...)) an
-        /// input buffer, called at its own minimum. Only inside ExternStage.
+        /// input buffer, called at the corners of the region the stage asks of it. Only inside
+        /// ExternStage.
         ExternArg,
         /// (function, ExternArg...): the value of an extern stage's Func, whose stage is a call
         /// of the C function named by the StringImm `function` (built by lowering from these

@@ -66,7 +66,7 @@ void Func::define_extern(const std::string &function_name,
         size_t param;
         int position;
     };
-    std::vector<FuncInput> func_inputs;
+    std::vector<FuncInput> func_inputs, image_inputs;
     for (size_t i = 0; i < params.size(); i++) {
         const ExternFuncArgument &p = params[i];
         switch (p.kind) {
@@ -111,6 +111,7 @@ void Func::define_extern(const std::string &function_name,
                         extents.push_back(p.image_param->extent(d));
                     }
                 }
+                image_inputs.push_back({i, static_cast<int>(query.size())});
                 query.push_back(query_descriptor(t, mins, extents));
                 break;
             }
@@ -128,8 +129,19 @@ void Func::define_extern(const std::string &function_name,
             args.push_back(e);
         return Call::make(Int(32), Call::Intrinsic::ExternArg, args);
     };
+    // The corners of the region the function asks of the buffer argument at `position`.
+    auto corner = [&](int position, int dims_of_input, bool want_max) {
+        std::vector<Expr> at;
+        for (int d = 0; d < dims_of_input; d++) {
+            std::vector<Expr> args = {StringImm::make(function_name), StringImm::make(me),
+                                      Expr(position), Expr(d), Expr(want_max ? 1 : 0)};
+            args.insert(args.end(), query.begin(), query.end());
+            at.push_back(Call::make(Int(32), Call::Intrinsic::ExternBoundsQuery, args));
+        }
+        return at;
+    };
     std::vector<Expr> stage_args = {StringImm::make(function_name)};
-    size_t next_func = 0;
+    size_t next_func = 0, next_image = 0;
     for (size_t i = 0; i < params.size(); i++) {
         const ExternFuncArgument &p = params[i];
         if (p.kind == ExternFuncArgument::Kind::Expr) {
@@ -137,29 +149,24 @@ void Func::define_extern(const std::string &function_name,
         } else if (p.kind == ExternFuncArgument::Kind::Func) {
             const FuncInput &in = func_inputs[next_func++];
             lang::Function input(p.func.contents());
-            std::vector<Expr> lo, hi;
-            for (int d = 0; d < input.dimensions(); d++) {
-                std::vector<Expr> common = {StringImm::make(function_name), StringImm::make(me),
-                                            Expr(in.position), Expr(d)};
-                std::vector<Expr> min_args = common, max_args = common;
-                min_args.push_back(Expr(0));
-                max_args.push_back(Expr(1));
-                min_args.insert(min_args.end(), query.begin(), query.end());
-                max_args.insert(max_args.end(), query.begin(), query.end());
-                lo.push_back(Call::make(Int(32), Call::Intrinsic::ExternBoundsQuery, min_args));
-                hi.push_back(Call::make(Int(32), Call::Intrinsic::ExternBoundsQuery, max_args));
-            }
+            std::vector<Expr> lo = corner(in.position, input.dimensions(), false);
+            std::vector<Expr> hi = corner(in.position, input.dimensions(), true);
             Func f = p.func;
             Expr low = input.outputs() == 1 ? Expr(f(lo)) : Expr(f(lo)[0]);
             Expr high = input.outputs() == 1 ? Expr(f(hi)) : Expr(f(hi)[0]);
             stage_args.push_back(tagged(1, {low, high}));
         } else {
+            // What it asks of the input (left alone, the whole input) is what the pipeline
+            // checks the input covers, and what infer_input_bounds reports.
+            const FuncInput &in = image_inputs[next_image++];
             const bool is_buffer = p.kind == ExternFuncArgument::Kind::Buffer;
             const int n = is_buffer ? p.buffer.dimensions() : p.image_param->dimensions();
-            std::vector<Expr> at;
-            for (int d = 0; d < n; d++)
-                at.push_back(is_buffer ? Expr(p.buffer.dim(d).min()) : p.image_param->min(d));
-            stage_args.push_back(tagged(2, {is_buffer ? p.buffer(at) : (*p.image_param)(at)}));
+            std::vector<Expr> lo = corner(in.position, n, false), hi = corner(in.position, n, true);
+            if (is_buffer) {
+                stage_args.push_back(tagged(2, {p.buffer(lo), p.buffer(hi)}));
+            } else {
+                stage_args.push_back(tagged(2, {(*p.image_param)(lo), (*p.image_param)(hi)}));
+            }
         }
     }
     std::vector<Expr> values;

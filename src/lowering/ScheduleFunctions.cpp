@@ -822,6 +822,11 @@ void resolve_compute_levels(Environment &env) {
             << "\" is not computed in this pipeline (is it inlined?). "
             << "Compute it at root, or compute \"" << name << "\" at root.";
         const Function &c = env.func(level.func);
+        user_assert(!c.is_extern())
+            << where << ", but \"" << level.func << "\" is an extern stage (its function \""
+            << c.contents().extern_function << "\" computes its whole region in one call), which "
+            << "has no loops. Compute \"" << name << "\" at root, or at a loop of a Func that "
+            << "reads \"" << level.func << "\".";
         // The stages of c that read it, directly or through Funcs computed inside their loops.
         auto all_loops = [&](int k) {
             std::set<std::string> loops{schedule::kOutermost};
@@ -915,9 +920,11 @@ void resolve_compute_levels(Environment &env) {
 
 Stmt schedule_functions(Environment &env) {
     NestBuilder builder(env);
+    // Outputs in realization order: one may read another (Pipeline({h, g}) where h reads g).
     std::vector<Stmt> outputs;
-    for (const std::string &o : env.outputs)
-        outputs.push_back(builder.produce(env.func(o)));
+    for (const std::string &o : env.order) {
+        if (env.is_output(o)) outputs.push_back(builder.produce(env.func(o)));
+    }
     Stmt s = Block::make(outputs);
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         if (env.is_output(*it)) continue;

@@ -75,6 +75,29 @@ extern "C" int extern_test_copy_and_halve(dsl_buffer_t *in, dsl_buffer_t *out, d
 }
 DSL_EXTERN_STAGE(extern_test_copy_and_halve);
 
+// Written as Halide's extern stages are, with the C++ helpers of dsl_buffer_t and a Buffer
+// that wraps it: out(x, y) = in(x + 1, y) * 2, asking for the shifted region.
+extern "C" int extern_test_shift_double(dsl_buffer_t *in, dsl_buffer_t *out) {
+    if (in->is_bounds_query()) {
+        in->dim[0].min = out->dim[0].min + 1;
+        in->dim[0].extent = out->dim[0].extent;
+        in->dim[1] = out->dim[1];
+        in->dim[1].stride = 0;
+        return 0;
+    }
+    if (in->type != out->type || in->type.bytes() != 4) return 9;
+    dsl::Buffer<int32_t> input(*in), output(*out);
+    for (int y = output.dim(1).min(); y <= output.dim(1).max(); y++) {
+        for (int x = output.dim(0).min(); x <= output.dim(0).max(); x++) {
+            int pos[2] = {x + 1, y};
+            output(x, y) = *reinterpret_cast<int32_t *>(in->address_of(pos)) * 2;
+        }
+    }
+    out->set_host_dirty();
+    return 0;
+}
+DSL_EXTERN_STAGE(extern_test_shift_double);
+
 extern "C" int extern_test_fails(dsl_buffer_t *out) {
     return out->host ? 42 : 0;
 }
@@ -189,6 +212,52 @@ TEST(ExternStage, InputBufferAndImageParamArguments) {
         ASSERT_EQ(out2(i), data(-i) + 2) << i;
 }
 
+TEST(ExternStage, OutputOfAPipelineThatAnotherOutputReads) {
+    Func f("out_squares"), g("out_mirrored"), h("out_doubled");
+    Var x("x");
+    f(x) = x * x;
+    g.define_extern("extern_test_mirror", {f, 0}, Int(32), {x});
+    h(x) = g(x) * 2;
+    Buffer<int> hb(20), gb(20);
+    Pipeline({h, g}).realize({hb, gb});
+    for (int i = 0; i < 20; i++) {
+        ASSERT_EQ(gb(i), i * i) << i;
+        ASSERT_EQ(hb(i), 2 * i * i) << i;
+    }
+}
+
+TEST(ExternStage, HalideStyleFunctionWithBufferHelpers) {
+    Func f("ramp2d"), g("shifted"), h("shifted_sum");
+    Var x("x"), y("y");
+    f(x, y) = x + 10 * y;
+    g.define_extern("extern_test_shift_double", {f}, Int(32), {x, y});
+    h(x, y) = g(x, y) + 1;
+    Buffer<int> out = h.realize({9, 4});
+    for (int j = 0; j < 4; j++) {
+        for (int i = 0; i < 9; i++)
+            ASSERT_EQ(out(i, j), 2 * (i + 1 + 10 * j) + 1) << i << ", " << j;
+    }
+}
+
+TEST(ExternStage, WhatItAsksOfAnInputIsCheckedAndInferred) {
+    ImageParam image(Int(32), 2, "asked_image");
+    Func g("asks_image");
+    Var x("x"), y("y");
+    g.define_extern("extern_test_shift_double", {image}, Int(32), {x, y});
+    // infer_input_bounds: the region the function asked for (one column to the right).
+    g.infer_input_bounds({8, 3});
+    Buffer<int> inferred = image.get();
+    ASSERT_TRUE(inferred.defined());
+    EXPECT_EQ(inferred.dim(0).min(), 1);
+    EXPECT_EQ(inferred.dim(0).extent(), 8);
+    EXPECT_EQ(inferred.dim(1).extent(), 3);
+    // An input smaller than that is a runtime error naming it.
+    Buffer<int> small(8, 3);
+    image.set(small);
+    std::string message = test::message_of<RuntimeError>([&] { g.realize({8, 3}); });
+    EXPECT_CONTAINS(message, "asked_image");
+}
+
 TEST(ExternStage, FailureIsARuntimeErrorNamingTheFunction) {
     Func f("failing");
     f.define_extern("extern_test_fails", {}, Int(32), 1);
@@ -216,6 +285,15 @@ TEST(ExternStage, SchedulesItCannotHaveAreErrors) {
         std::string message = test::message_of([&] { g.realize({8}); });
         EXPECT_CONTAINS(message, "split_extern");
         EXPECT_CONTAINS(message, "extern stage");
+    }
+    {
+        Func f("at_extern"), g("has_no_loops");
+        f(x) = x;
+        g.define_extern("extern_test_mirror", {f, 0}, Int(32), {x});
+        f.compute_at(g, x);
+        std::string message = test::message_of([&] { g.realize({4}); });
+        EXPECT_CONTAINS(message, "has_no_loops");
+        EXPECT_CONTAINS(message, "no loops");
     }
     {
         Func g("updated_extern");

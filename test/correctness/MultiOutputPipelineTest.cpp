@@ -104,5 +104,17 @@ TEST(MultiOutputPipeline, StaticLibraryWithTwoOutputs) {
     EXPECT_CONTAINS(text, "int two(dsl_buffer_t *in, dsl_buffer_t *twice, dsl_buffer_t *plus)");
 }
 
+TEST(MultiOutputPipeline, OutputListedFirstMayReadTheSecond) {
+    // Outputs are computed in realization order, not in the order they are listed.
+    Func g("plain_g"), h("plain_h");
+    Var x("x");
+    g(x) = x * 3;
+    h(x) = g(x) + g(x + 1);
+    Buffer<int> hb(10), gb(11);
+    Pipeline({h, g}).realize({hb, gb});
+    for (int i = 0; i < 10; i++)
+        ASSERT_EQ(hb(i), 6 * i + 3) << i;
+}
+
 }  // namespace
 }  // namespace dsl

@@ -24,6 +24,19 @@ typedef struct dsl_type_t {
     uint8_t code; /* a dsl_type_code_t */
     uint8_t bits;
     uint16_t lanes;
+#ifdef __cplusplus
+    /* Helpers for C++ code (extern stages' functions); the layout is the C one. */
+    bool operator==(const dsl_type_t &o) const {
+        return code == o.code && bits == o.bits && lanes == o.lanes;
+    }
+    bool operator!=(const dsl_type_t &o) const {
+        return !(*this == o);
+    }
+    /** Bytes per element (a bool takes one). */
+    int bytes() const {
+        return (bits + 7) / 8;
+    }
+#endif
 } dsl_type_t;
 
 /** One dimension of a buffer: the coordinates [min, min + extent) at `stride` elements apart. */
@@ -32,6 +45,14 @@ typedef struct dsl_dimension_t {
     int32_t extent;
     int32_t stride;
     uint32_t flags; /* reserved, 0 */
+#ifdef __cplusplus
+    bool operator==(const dsl_dimension_t &o) const {
+        return min == o.min && extent == o.extent && stride == o.stride && flags == o.flags;
+    }
+    bool operator!=(const dsl_dimension_t &o) const {
+        return !(*this == o);
+    }
+#endif
 } dsl_dimension_t;
 
 struct dsl_buffer_t;
@@ -65,6 +86,41 @@ typedef struct dsl_buffer_t {
     int32_t dimensions;
     dsl_dimension_t *dim; /* `dimensions` entries */
     void *reserved;       /* 0 */
+#ifdef __cplusplus
+    /** Neither host nor device memory: a bounds query (an extern stage's function is asked
+     * which region it reads; see dsl/Func.h, define_extern). */
+    bool is_bounds_query() const {
+        return host == nullptr && device == 0;
+    }
+    /** The address of the element at coordinates `pos` (one per dimension). */
+    uint8_t *address_of(const int *pos) const {
+        int64_t offset = 0;
+        for (int i = 0; i < dimensions; i++)
+            offset += int64_t(pos[i] - dim[i].min) * dim[i].stride;
+        return host + offset * type.bytes();
+    }
+    /** The number of elements of the region (the product of the extents). */
+    int64_t number_of_elements() const {
+        int64_t n = 1;
+        for (int i = 0; i < dimensions; i++)
+            n *= dim[i].extent;
+        return n;
+    }
+    bool host_dirty() const {
+        return (flags & dsl_buffer_flag_host_dirty) != 0;
+    }
+    bool device_dirty() const {
+        return (flags & dsl_buffer_flag_device_dirty) != 0;
+    }
+    void set_host_dirty(bool dirty = true) {
+        flags = dirty ? (flags | dsl_buffer_flag_host_dirty)
+                      : (flags & ~uint64_t(dsl_buffer_flag_host_dirty));
+    }
+    void set_device_dirty(bool dirty = true) {
+        flags = dirty ? (flags | dsl_buffer_flag_device_dirty)
+                      : (flags & ~uint64_t(dsl_buffer_flag_device_dirty));
+    }
+#endif
 } dsl_buffer_t;
 
 /** Error codes returned by generated functions and the runtime. */
