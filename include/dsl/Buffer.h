@@ -432,6 +432,27 @@ class Buffer {
         return all;
     }
 
+    /// Copies the elements of `other` (same element type and dimensions) where its region
+    /// overlaps this buffer's; the rest is left as it is.
+    template <typename U>
+    void copy_from(const Buffer<U> &other) {
+        if (!defined() || !other.defined())
+            detail::buffer_error("Buffer: copy of an undefined buffer.");
+        if (other.type() != type() || other.dimensions() != dimensions()) {
+            detail::buffer_error("Buffer \"" + name() +
+                                 "\": copy_from a buffer of another type or "
+                                 "number of dimensions (\"" +
+                                 other.name() + "\").");
+        }
+        const int bytes = type().bytes();
+        for_each_position([&](const int *pos) {
+            for (int d = 0; d < dimensions(); d++) {
+                if (pos[d] < other.dim(d).min() || pos[d] > other.dim(d).max()) return;
+            }
+            std::memcpy(byte_address(pos), other.byte_address(pos), static_cast<size_t>(bytes));
+        });
+    }
+
     /// Calls `f` once per element with its coordinates: `f(x)`, `f(x, y)`, ... (one int per
     /// dimension, up to 16), or `f(const int *coords)`.
     template <typename F>

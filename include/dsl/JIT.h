@@ -40,4 +40,16 @@ struct JITUserContext {
     JITHandlers handlers;
 };
 
+/// A function of the program that a JIT-compiled pipeline calls under some name, bound per
+/// pipeline (Pipeline::set_jit_externs): `JITExtern{my_function}`.
+class JITExtern {
+  public:
+    template <typename R, typename... A>
+    JITExtern(R (*function)(A...)) : address_(reinterpret_cast<void *>(function)) {}
+    void *address() const { return address_; }
+
+  private:
+    void *address_;
+};
+
 }  // namespace dsl

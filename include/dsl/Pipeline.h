@@ -8,12 +8,14 @@
 ///
 /// A Func converts to the Pipeline of itself, so whatever takes a Pipeline takes a Func.
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "dsl/Argument.h"
 #include "dsl/AutoSchedule.h"
 #include "dsl/Func.h"
+#include "dsl/JIT.h"
 #include "dsl/Target.h"
 
 namespace dsl {
@@ -51,6 +53,12 @@ class Pipeline {
     /// The runtime's replacements when realize() runs the pipeline (dsl/JIT.h): those of its
     /// first output Func (the same as outputs()[0].jit_handlers()).
     JITHandlers &jit_handlers();
+    /// Binds the C functions this pipeline calls by name (extern stages, DSL_EXTERN calls) to
+    /// these functions when it is JIT-compiled, in place of the ones recorded by DSL_EXTERN /
+    /// DSL_EXTERN_STAGE or exported by the program. Held by the first output Func. (The
+    /// reference evaluator still calls the DSL_EXTERN function.)
+    void set_jit_externs(const std::map<std::string, JITExtern> &externs);
+    const std::map<std::string, JITExtern> &get_jit_externs();
     /// Computes into existing buffers: one per value of each output, in order (their mins and
     /// extents say where).
     void realize(const Realization &outputs);

@@ -44,4 +44,37 @@ std::vector<ExternFunction> extern_functions() {
     return all;
 }
 
+namespace {
+thread_local const std::map<std::string, void *> *bound = nullptr;
+}  // namespace
+
+ScopedJITExterns::ScopedJITExterns(const std::map<std::string, void *> &externs)
+    : previous_(bound) {
+    bound = &externs;
+}
+
+ScopedJITExterns::~ScopedJITExterns() {
+    bound = previous_;
+}
+
+void *jit_extern_address(const std::string &name) {
+    if (bound) {
+        auto it = bound->find(name);
+        if (it != bound->end()) return it->second;
+    }
+    auto recorded = find_extern_function(name);
+    return recorded ? recorded->address : nullptr;
+}
+
+std::map<std::string, void *> jit_extern_addresses() {
+    std::map<std::string, void *> all;
+    for (const ExternFunction &f : extern_functions())
+        all[f.name] = f.address;
+    if (bound) {
+        for (const auto &[name, address] : *bound)
+            all[name] = address;
+    }
+    return all;
+}
+
 }  // namespace dsl::jit

@@ -167,9 +167,9 @@ std::string JITModule::Impl::link(const std::vector<std::string> &functions,
     }
     // The program's functions that pipelines call (DSL_EXTERN), by address as well: they may
     // have C++ linkage, or the program may not export them.
-    for (const ExternFunction &f : extern_functions()) {
-        runtime[lljit.mangleAndIntern(f.name)] = {llvm::orc::ExecutorAddr::fromPtr(f.address),
-                                                  llvm::JITSymbolFlags::Exported};
+    for (const auto &[name, address] : jit_extern_addresses()) {
+        runtime[lljit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                                llvm::JITSymbolFlags::Exported};
     }
     if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
         internal_error << "JIT: " << to_string(std::move(err));
@@ -285,7 +285,7 @@ std::shared_ptr<JITModule> JITModule::compile(const LazyModule &lazy,
     for (const llvm::Function &f : *llvm_module) {
         if (!f.isDeclaration() || f.isIntrinsic()) continue;
         std::string name = f.getName().str();
-        user_assert(is_runtime_symbol(name) || find_extern_function(name) ||
+        user_assert(is_runtime_symbol(name) || jit_extern_address(name) ||
                     dlsym(RTLD_DEFAULT, name.c_str()))
             << "The pipeline calls the C function \"" << name
             << "\", which this process does not define. Declare it with "

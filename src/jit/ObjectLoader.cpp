@@ -160,8 +160,8 @@ std::unique_ptr<LoadedObject> LoadedObject::load(const char *bytes, size_t size,
             auto found = runtime.find(name);
             void *p = found != runtime.end() ? found->second : nullptr;
             if (!p) {
-                auto user = find_extern_function(name);  // DSL_EXTERN
-                p = user ? user->address : dlsym(RTLD_DEFAULT, name.c_str());
+                p = jit_extern_address(name);  // DSL_EXTERN, set_jit_externs
+                if (!p) p = dlsym(RTLD_DEFAULT, name.c_str());
             }
             if (!p && ELF64_ST_BIND(sym.st_info) != STB_WEAK)
                 return fail("the symbol \"" + name + "\" is not defined in this process");

@@ -154,6 +154,12 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
         prepared.push_back(with_strong_references(lower_random(v, coordinates),
                                                   "the definition of Func \"" + c.name + "\""));
     }
+    set_pure_definition(args, prepared);
+}
+
+void Function::set_pure_definition(const std::vector<std::string> &args,
+                                   const std::vector<Expr> &values) {
+    FunctionContents &c = contents();
     c.args = args;
     c.output_types.clear();
     for (const Expr &v : values)
@@ -161,7 +167,7 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
     c.init.args.clear();
     for (const std::string &a : args)
         c.init.args.push_back(Variable::make(Int(32), a));
-    c.init.values = prepared;
+    c.init.values = values;
     c.init.predicate = make_bool(true);
     c.init.schedule.dims.clear();
     for (const std::string &a : args)
@@ -181,22 +187,9 @@ void Function::define_extern(const std::string &function, const std::vector<std:
         prepared.push_back(
             with_strong_references(v, "the extern stage of Func \"" + c.name + "\""));
     }
-    c.args = args;
     c.extern_function = function;
-    c.output_types.clear();
-    for (const Expr &v : values)
-        c.output_types.push_back(v.type());
-    c.init.args.clear();
-    for (const std::string &a : args)
-        c.init.args.push_back(Variable::make(Int(32), a));
-    c.init.values = prepared;
-    c.init.predicate = make_bool(true);
-    c.init.schedule.dims.clear();
-    for (const std::string &a : args)
-        c.init.schedule.dims.push_back({a});
-    c.has_pure_definition = true;
     c.schedule.compute_level = schedule::LoopLevel::root();
-    touch();
+    set_pure_definition(args, prepared);
 }
 
 void Function::define_update(const std::vector<Expr> &args, const std::vector<Expr> &values,

@@ -49,6 +49,8 @@ struct FunctionContents {
     std::string name;
     /// Func::jit_handlers: the runtime's replacements when realize() runs this Func.
     JITHandlers jit_handlers;
+    /// Pipeline::set_jit_externs: functions bound by name when realize() compiles this Func.
+    std::map<std::string, JITExtern> jit_externs;
     /// The target of the last compile_jit(): what realize() without a target compiles for.
     std::optional<Target> jit_target;
     /// Names of the pure arguments, dimension 0 first.
@@ -141,6 +143,8 @@ class Function {
     void touch() const;
 
   private:
+    /// Sets the pure definition `f(args) = values` (values ready: references strong).
+    void set_pure_definition(const std::vector<std::string> &args, const std::vector<Expr> &values);
     Definition checked_update(const std::vector<Expr> &args, const std::vector<Expr> &values,
                               const ir::ReductionDomain &rdom) const;
     Definition &specialization(int id) const;

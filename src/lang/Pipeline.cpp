@@ -98,6 +98,16 @@ void Pipeline::realize(JITUserContext *context, const Realization &outputs, cons
     lang::realize_pipeline(functions(outputs_), outputs.buffers(), target, context);
 }
 
+void Pipeline::set_jit_externs(const std::map<std::string, JITExtern> &externs) {
+    user_assert(!outputs_.empty()) << "Pipeline::set_jit_externs of a pipeline with no outputs.";
+    outputs_[0].contents()->jit_externs = externs;
+}
+
+const std::map<std::string, JITExtern> &Pipeline::get_jit_externs() {
+    user_assert(!outputs_.empty()) << "Pipeline::get_jit_externs of a pipeline with no outputs.";
+    return outputs_[0].contents()->jit_externs;
+}
+
 JITHandlers &Pipeline::jit_handlers() {
     user_assert(!outputs_.empty()) << "Pipeline::jit_handlers() of a pipeline with no outputs.";
     return outputs_[0].jit_handlers();

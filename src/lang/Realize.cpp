@@ -26,6 +26,8 @@
 #include "lang/JITCompile.h"
 #include "lang/JITTarget.h"
 #include "lang/Realize.h"
+
+#include "jit/ExternFunctions.h"
 #include "lang/StmtHtml.h"
 #include "lang/StoredArguments.h"
 #include "lowering/Lower.h"
@@ -206,6 +208,15 @@ std::shared_ptr<CompiledPipeline> compile(const std::vector<Function> &outputs,
     // The cache is by the first output; the others are part of what is compiled.
     for (size_t i = 1; i < outputs.size(); i++)
         target_key += " +" + outputs[i].name();
+    // Functions bound by Pipeline::set_jit_externs are linked in: part of the key.
+    std::map<std::string, void *> bound;
+    for (const auto &[name, function] : outputs[0].contents().jit_externs) {
+        bound[name] = function.address();
+        std::ostringstream address;
+        address << function.address();
+        target_key += " extern " + name + "=" + address.str();
+    }
+    jit::ScopedJITExterns bind(bound);
     // Never destroyed: JIT modules must not outlive LLVM's own statics at exit.
     static CompileCache *cache = new CompileCache;
     // Read before lowering: a change made meanwhile (by another thread) makes the entry stale.

@@ -34,6 +34,14 @@ extern "C" double extern_test_hypot3(double a, double b, double c) {
 }
 HalidePureExtern_3(double, extern_test_hypot3, double, double, double);
 
+// Two functions of one signature for Pipeline::set_jit_externs to choose between.
+extern "C" int extern_test_plus_one(int x, int y) {
+    return x + y + 1;
+}
+extern "C" int extern_test_times_two(int x, int y) {
+    return (x + y) * 2;
+}
+
 namespace dsl {
 namespace {
 
@@ -99,6 +107,28 @@ TEST(ExternCall, PureCallsMayBeHoistedImpureOnesNot) {
     calls_made = 0;
     g.realize({4, 3});
     EXPECT_EQ(calls_made.load(), 12);
+}
+
+TEST(ExternCall, PipelinesBindTheNameToTheirOwnFunctions) {
+    Var x("x"), y("y");
+    Func f("bound_one"), g("bound_two"), h("unbound");
+    f(x, y) = extern_test_count_call(x, y);
+    g(x, y) = extern_test_count_call(x, y);
+    h(x, y) = extern_test_count_call(x, y);
+    Pipeline pf(f), pg(g);
+    pf.set_jit_externs({{"extern_test_count_call", JITExtern{extern_test_plus_one}}});
+    pg.set_jit_externs({{"extern_test_count_call", JITExtern{extern_test_times_two}}});
+    EXPECT_EQ(pf.get_jit_externs().size(), 1u);
+    Buffer<int> a = pf.realize({3, 2})[0];
+    Buffer<int> b = pg.realize({3, 2})[0];
+    Buffer<int> c = h.realize({3, 2});
+    EXPECT_EQ(a(2, 1), 4);
+    EXPECT_EQ(b(2, 1), 6);
+    EXPECT_EQ(c(2, 1), 21);  // the DSL_EXTERN function
+    // Rebinding replaces the function the next realize() links.
+    pf.set_jit_externs({{"extern_test_count_call", JITExtern{extern_test_times_two}}});
+    Buffer<int> d = pf.realize({3, 2})[0];
+    EXPECT_EQ(d(2, 1), 6);
 }
 
 TEST(ExternCall, ArgumentOfTheWrongTypeIsAnErrorThatNamesTheFunction) {

@@ -239,6 +239,22 @@ TEST(ExternStage, HalideStyleFunctionWithBufferHelpers) {
     }
 }
 
+TEST(ExternStage, BufferCopyFromCopiesTheOverlap) {
+    // What extern functions use to copy an input into their output (Halide's copy_from).
+    Buffer<int> src(6, 4), dst(4, 6);
+    src.fill([](int x, int y) { return x + 10 * y; });
+    dst.fill(-1);
+    dst.set_min({2, 1});
+    dst.copy_from(src);
+    for (int y = 1; y < 7; y++) {
+        for (int x = 2; x < 6; x++)
+            ASSERT_EQ(dst(x, y), y < 4 ? x + 10 * y : -1) << x << ", " << y;
+    }
+    Buffer<float> other(6, 4);
+    std::string message = test::message_of<RuntimeError>([&] { dst.copy_from(other); });
+    EXPECT_CONTAINS(message, "another type");
+}
+
 TEST(ExternStage, WhatItAsksOfAnInputIsCheckedAndInferred) {
     ImageParam image(Int(32), 2, "asked_image");
     Func g("asks_image");
