@@ -1,7 +1,7 @@
 // Code generation of what extern stages need (Func::define_extern): dsl_buffer_t descriptors
-// on the stack, the address of an element, and the bounds query.
+// on the stack (also those of allocations that GPU kernels use), the address of an element,
+// and the bounds query.
 
-#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include "codegen/CodeGenLLVMInternal.h"
@@ -27,7 +27,8 @@ llvm::Value *CodeGenLLVM::call_extern_stage_intrinsic(const Call *op) {
             return element_pointer(load->name, load->type, index_value(load->index));
         }
         case I::MakeDescriptor: {
-            // (host, zero of the type, then min, extent, stride per dimension).
+            // (host, zero of the type, then min, extent, stride per dimension), in the entry
+            // block: reused when made in a loop (each iteration is done with it at its end).
             const int dims = static_cast<int>(op->args.size() - 2) / 3;
             llvm::IRBuilder<> entry(&function_->getEntryBlock(),
                                     function_->getEntryBlock().begin());
@@ -89,22 +90,14 @@ llvm::Value *CodeGenLLVM::call_extern_stage_intrinsic(const Call *op) {
             llvm::FunctionCallee fn =
                 module_.getOrInsertFunction(function, llvm::FunctionType::get(i32, types, false));
             llvm::Value *status = builder_->CreateCall(fn, args);
-            llvm::BasicBlock *ok = llvm::BasicBlock::Create(context_, "query_ok", function_);
-            llvm::BasicBlock *failed =
-                llvm::BasicBlock::Create(context_, "query_failed", function_);
-            builder_->CreateCondBr(builder_->CreateICmpEQ(status, llvm::ConstantInt::get(i32, 0)),
-                                   ok, failed,
-                                   llvm::MDBuilder(context_).createLikelyBranchWeights());
-            builder_->SetInsertPoint(failed);
-            llvm::FunctionCallee report = module_.getOrInsertFunction(
-                "dsl_runtime_error_extern_stage_failed",
-                llvm::FunctionType::get(i32, {ptr, ptr, i32, i32}, false));
-            llvm::Value *code =
-                builder_->CreateCall(report, {builder_->CreateGlobalStringPtr(func),
-                                              builder_->CreateGlobalStringPtr(function), status,
-                                              llvm::ConstantInt::get(i32, 1)});
-            return_freeing_heap(code);
-            builder_->SetInsertPoint(ok);
+            return_unless_zero(status, "bounds_query", [&] {
+                llvm::FunctionCallee report = module_.getOrInsertFunction(
+                    "dsl_runtime_error_extern_stage_failed",
+                    llvm::FunctionType::get(i32, {ptr, ptr, i32, i32}, false));
+                return builder_->CreateCall(report, {builder_->CreateGlobalStringPtr(func),
+                                                     builder_->CreateGlobalStringPtr(function),
+                                                     status, llvm::ConstantInt::get(i32, 1)});
+            });
             llvm::StructType *bt = dsl_buffer_type();
             llvm::StructType *dt = dsl_dimension_type();
             llvm::Value *shape =

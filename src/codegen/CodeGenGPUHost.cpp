@@ -13,14 +13,15 @@ namespace dsl::codegen {
 
 using namespace ir;
 
-void CodeGenLLVM::return_unless_zero(llvm::Value *status, const std::string &what) {
+void CodeGenLLVM::return_unless_zero(llvm::Value *status, const std::string &what,
+                                     const std::function<llvm::Value *()> &error_code) {
     llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
     llvm::BasicBlock *ok = llvm::BasicBlock::Create(context_, what + "_ok", function_);
     llvm::BasicBlock *failed = llvm::BasicBlock::Create(context_, what + "_failed", function_);
     builder_->CreateCondBr(builder_->CreateICmpEQ(status, llvm::ConstantInt::get(i32, 0)), ok,
                            failed, llvm::MDBuilder(context_).createLikelyBranchWeights());
     builder_->SetInsertPoint(failed);
-    return_freeing_heap(status);
+    return_freeing_heap(error_code ? error_code() : status);
     builder_->SetInsertPoint(ok);
 }
 
@@ -105,50 +106,6 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
             return runtime_call("dsl_runtime_set_host_dirty", codegen(op->args[0]));
         case I::GPUDeviceFree:
             return runtime_call("dsl_runtime_device_free", codegen(op->args[0]));
-        case I::MakeBuffer: {
-            // A dsl_buffer_t and its one dimension, in the entry block (reused when the
-            // allocation is in a loop: each iteration releases its device memory at its end).
-            llvm::IRBuilder<> entry(&function_->getEntryBlock(),
-                                    function_->getEntryBlock().begin());
-            llvm::Value *buffer = entry.CreateAlloca(dsl_buffer_type());
-            llvm::Value *dim = entry.CreateAlloca(dsl_dimension_type());
-            llvm::Value *host = codegen(op->args[0]);
-            llvm::Value *elements = builder_->CreateIntCast(codegen(op->args[1]), i32, true);
-            auto bytes = as_const_int(op->args[2]);
-            internal_assert(bytes) << "make_buffer with element size " << op->args[2];
-            llvm::StructType *bt = dsl_buffer_type();
-            builder_->CreateStore(llvm::ConstantInt::get(i64, 0),
-                                  builder_->CreateStructGEP(bt, buffer, 0));
-            builder_->CreateStore(
-                llvm::ConstantPointerNull::get(llvm::PointerType::get(context_, 0)),
-                builder_->CreateStructGEP(bt, buffer, 1));
-            builder_->CreateStore(host, builder_->CreateStructGEP(bt, buffer, 2));
-            builder_->CreateStore(llvm::ConstantInt::get(i64, 0),
-                                  builder_->CreateStructGEP(bt, buffer, 3));
-            llvm::Value *type = builder_->CreateStructGEP(bt, buffer, 4);
-            llvm::Type *type_struct = bt->getElementType(4);
-            builder_->CreateStore(llvm::ConstantInt::get(i8, 1),  // uint
-                                  builder_->CreateStructGEP(type_struct, type, 0));
-            builder_->CreateStore(llvm::ConstantInt::get(i8, *bytes * 8),
-                                  builder_->CreateStructGEP(type_struct, type, 1));
-            builder_->CreateStore(llvm::ConstantInt::get(llvm::Type::getInt16Ty(context_), 1),
-                                  builder_->CreateStructGEP(type_struct, type, 2));
-            builder_->CreateStore(llvm::ConstantInt::get(i32, 1),
-                                  builder_->CreateStructGEP(bt, buffer, 5));
-            builder_->CreateStore(dim, builder_->CreateStructGEP(bt, buffer, 6));
-            builder_->CreateStore(
-                llvm::ConstantPointerNull::get(llvm::PointerType::get(context_, 0)),
-                builder_->CreateStructGEP(bt, buffer, 7));
-            llvm::StructType *dt = dsl_dimension_type();
-            builder_->CreateStore(llvm::ConstantInt::get(i32, 0),
-                                  builder_->CreateStructGEP(dt, dim, 0));
-            builder_->CreateStore(elements, builder_->CreateStructGEP(dt, dim, 1));
-            builder_->CreateStore(llvm::ConstantInt::get(i32, 1),
-                                  builder_->CreateStructGEP(dt, dim, 2));
-            builder_->CreateStore(llvm::ConstantInt::get(i32, 0),
-                                  builder_->CreateStructGEP(dt, dim, 3));
-            return buffer;
-        }
         case I::GPUBlockIndex:
         case I::GPUThreadIndex: {
             internal_assert(in_kernel_) << "a GPU index outside a kernel";

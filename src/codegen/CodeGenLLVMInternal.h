@@ -1,12 +1,12 @@
 #pragma once
-
-#include <map>
 /// The LLVM code generator class, shared by the files of src/codegen. Includes LLVM headers: only
 /// codegen's own .cpp files may include it.
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -194,8 +194,10 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// The intrinsics of extern stages (descriptors, addresses, bounds queries); null when
     /// `op` is none of them (CodeGenExternStages.cpp).
     llvm::Value *call_extern_stage_intrinsic(const ir::Call *op);
-    /// Continues if `status` is 0; otherwise returns it (the runtime reported the error).
-    void return_unless_zero(llvm::Value *status, const std::string &what);
+    /// Continues if `status` is 0; otherwise returns it (the runtime reported the error), or
+    /// what `error_code` returns (code emitted on the failing path: a report of the error).
+    void return_unless_zero(llvm::Value *status, const std::string &what,
+                            const std::function<llvm::Value *()> &error_code = nullptr);
     const std::vector<ir::GPUKernel> *gpu_kernels_ = nullptr;
     GPUPrograms gpu_programs_;
     /// Whether a GPU kernel is being generated (GPU indices read the PTX special registers).

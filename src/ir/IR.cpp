@@ -247,8 +247,6 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "gpu_barrier";
         case Intrinsic::StrictFloat:
             return "strict_float";
-        case Intrinsic::MakeBuffer:
-            return "make_buffer";
         case Intrinsic::ExternArg:
             return "extern_arg";
         case Intrinsic::ExternStage:

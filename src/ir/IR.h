@@ -297,10 +297,6 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// shared and global memory before it visible to all; 0. Only in GPU kernels, where
         /// every thread of the block reaches it (lowering/OffloadGPULoops.cpp).
         GPUBarrier,
-        /// (host, elements, element_bytes): a `dsl_buffer_t *` (on the stack of the function)
-        /// of one dimension over `elements` elements at `host`, for an allocation that GPU
-        /// kernels use.
-        MakeBuffer,
         /// (kind, ...): one argument of an extern stage (Func::define_extern), inside its
         /// ExternStage value: (0, e) a scalar; (1, f(min...), f(max...)) a Func, called at the
         /// corners of the region the stage needs of it (ExternBoundsQuery coordinates), which is
@@ -363,7 +359,6 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
             case Intrinsic::GPUSetHostDirty:
             case Intrinsic::GPUDeviceFree:
             case Intrinsic::GPUBarrier:
-            case Intrinsic::MakeBuffer:
             case Intrinsic::MakeDescriptor:
             case Intrinsic::ExternStage:
                 return false;

@@ -59,14 +59,11 @@ void Func::define_extern(const std::string &function_name,
         out_extents.push_back(max - min + 1);
     }
 
-    // The arguments of the bounds query, in the function's order: scalars, then a descriptor
-    // per buffer, then the outputs'. `func_positions` records where each Func's first buffer is.
+    // The arguments of the bounds query, in the function's order: a scalar or a descriptor
+    // per argument (one per value of a Tuple Func), then the outputs'. `position[i]` is where
+    // the (first) descriptor of buffer argument i is.
     std::vector<Expr> query;
-    struct FuncInput {
-        size_t param;
-        int position;
-    };
-    std::vector<FuncInput> func_inputs, image_inputs;
+    std::vector<int> position(params.size(), -1);
     for (size_t i = 0; i < params.size(); i++) {
         const ExternFuncArgument &p = params[i];
         switch (p.kind) {
@@ -82,7 +79,7 @@ void Func::define_extern(const std::string &function_name,
                     << "Func \"" << me << "\": argument " << i + 1 << " of the extern stage \""
                     << function_name << "\" is the Func \"" << input.name()
                     << "\", which has no definition yet. Define it first.";
-                func_inputs.push_back({i, static_cast<int>(query.size())});
+                position[i] = static_cast<int>(query.size());
                 std::vector<Expr> mins, extents;
                 for (int d = 0; d < input.dimensions(); d++) {
                     // Left unanswered, the query asks for the output's region.
@@ -111,7 +108,7 @@ void Func::define_extern(const std::string &function_name,
                         extents.push_back(p.image_param->extent(d));
                     }
                 }
-                image_inputs.push_back({i, static_cast<int>(query.size())});
+                position[i] = static_cast<int>(query.size());
                 query.push_back(query_descriptor(t, mins, extents));
                 break;
             }
@@ -129,28 +126,27 @@ void Func::define_extern(const std::string &function_name,
             args.push_back(e);
         return Call::make(Int(32), Call::Intrinsic::ExternArg, args);
     };
-    // The corners of the region the function asks of the buffer argument at `position`.
-    auto corner = [&](int position, int dims_of_input, bool want_max) {
+    // The corners of the region the function asks of the buffer argument at query position
+    // `at_position`.
+    auto corner = [&](int at_position, int dims_of_input, bool want_max) {
         std::vector<Expr> at;
         for (int d = 0; d < dims_of_input; d++) {
             std::vector<Expr> args = {StringImm::make(function_name), StringImm::make(me),
-                                      Expr(position), Expr(d), Expr(want_max ? 1 : 0)};
+                                      Expr(at_position), Expr(d), Expr(want_max ? 1 : 0)};
             args.insert(args.end(), query.begin(), query.end());
             at.push_back(Call::make(Int(32), Call::Intrinsic::ExternBoundsQuery, args));
         }
         return at;
     };
     std::vector<Expr> stage_args = {StringImm::make(function_name)};
-    size_t next_func = 0, next_image = 0;
     for (size_t i = 0; i < params.size(); i++) {
         const ExternFuncArgument &p = params[i];
         if (p.kind == ExternFuncArgument::Kind::Expr) {
             stage_args.push_back(tagged(0, {p.expr}));
         } else if (p.kind == ExternFuncArgument::Kind::Func) {
-            const FuncInput &in = func_inputs[next_func++];
             lang::Function input(p.func.contents());
-            std::vector<Expr> lo = corner(in.position, input.dimensions(), false);
-            std::vector<Expr> hi = corner(in.position, input.dimensions(), true);
+            std::vector<Expr> lo = corner(position[i], input.dimensions(), false);
+            std::vector<Expr> hi = corner(position[i], input.dimensions(), true);
             Func f = p.func;
             Expr low = input.outputs() == 1 ? Expr(f(lo)) : Expr(f(lo)[0]);
             Expr high = input.outputs() == 1 ? Expr(f(hi)) : Expr(f(hi)[0]);
@@ -158,10 +154,9 @@ void Func::define_extern(const std::string &function_name,
         } else {
             // What it asks of the input (left alone, the whole input) is what the pipeline
             // checks the input covers, and what infer_input_bounds reports.
-            const FuncInput &in = image_inputs[next_image++];
             const bool is_buffer = p.kind == ExternFuncArgument::Kind::Buffer;
             const int n = is_buffer ? p.buffer.dimensions() : p.image_param->dimensions();
-            std::vector<Expr> lo = corner(in.position, n, false), hi = corner(in.position, n, true);
+            std::vector<Expr> lo = corner(position[i], n, false), hi = corner(position[i], n, true);
             if (is_buffer) {
                 stage_args.push_back(tagged(2, {p.buffer(lo), p.buffer(hi)}));
             } else {

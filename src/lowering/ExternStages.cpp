@@ -43,18 +43,48 @@ void storage_region(const Environment &env, const Function &f, std::vector<Expr>
     }
 }
 
-}  // namespace
-
-Stmt extern_stage_call(const Environment &env, const Function &f) {
+/// The ExternStage call that is extern stage `f`'s value.
+const Call *extern_stage_value(const Function &f) {
     const auto *stage = f.init().values[0].as<Call>();
     internal_assert(stage && stage->is_intrinsic(Call::Intrinsic::ExternStage))
         << "extern stage " << f.name() << " without its call";
-    const std::string function = stage->args[0].as<StringImm>()->value;
-    std::vector<Expr> args;
+    return stage;
+}
+
+/// Its arguments (ExternArg calls), in order.
+std::vector<const Call *> extern_stage_args(const Function &f) {
+    const Call *stage = extern_stage_value(f);
+    std::vector<const Call *> args;
     for (size_t i = 1; i < stage->args.size(); i++) {
         const auto *arg = stage->args[i].as<Call>();
         internal_assert(arg && arg->is_intrinsic(Call::Intrinsic::ExternArg))
             << "extern stage " << f.name() << ": argument " << i;
+        args.push_back(arg);
+    }
+    return args;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> extern_stage_inputs(
+    const std::map<std::string, Function> &funcs) {
+    std::map<std::string, std::string> inputs;
+    for (const auto &[name, f] : funcs) {
+        if (!f.is_extern()) continue;
+        for (const Call *arg : extern_stage_args(f)) {
+            const auto *input = arg->args[1].as<Call>();
+            if (is_const(arg->args[0], 1) && input && input->call_type == Call::CallType::Func)
+                inputs[input->name] = name;
+        }
+    }
+    return inputs;
+}
+
+Stmt extern_stage_call(const Environment &env, const Function &f) {
+    const Call *stage = extern_stage_value(f);
+    const std::string function = stage->args[0].as<StringImm>()->value;
+    std::vector<Expr> args;
+    for (const Call *arg : extern_stage_args(f)) {
         const int64_t kind = *as_const_int(arg->args[0]);
         if (kind == 0) {
             args.push_back(arg->args[1]);

@@ -4,9 +4,9 @@
 
 #include "ir/Error.h"
 #include "ir/FreeNames.h"
-#include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
+#include "lowering/ExternStages.h"
 #include "lowering/Wrappers.h"
 
 namespace dsl::lowering {
@@ -146,24 +146,6 @@ LoopLevel innermost_level(const Environment &env, const std::string &name) {
 
 bool is_inlined(const Function &f) {
     return f.schedule().compute_level.is_inlined();
-}
-
-std::map<std::string, std::string> extern_stage_inputs(
-    const std::map<std::string, Function> &funcs) {
-    std::map<std::string, std::string> inputs;
-    for (const auto &[name, f] : funcs) {
-        if (!f.is_extern()) continue;
-        const auto *stage = f.init().values[0].as<Call>();
-        internal_assert(stage && stage->is_intrinsic(Call::Intrinsic::ExternStage))
-            << "extern stage " << name << " without its call";
-        for (size_t i = 1; i < stage->args.size(); i++) {
-            const auto *arg = stage->args[i].as<Call>();
-            if (!arg || !is_const(arg->args[0], 1)) continue;
-            const auto *input = arg->args[1].as<Call>();
-            if (input && input->call_type == Call::CallType::Func) inputs[input->name] = name;
-        }
-    }
-    return inputs;
 }
 
 void inline_functions(Environment &env, const std::vector<Function> &outputs) {

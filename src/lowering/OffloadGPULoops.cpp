@@ -823,9 +823,10 @@ class HostSync : public IRMutator {
             elements = elements * cast(Int(64), e);
         Type stored = op->type.is_bool() ? UInt(8) : op->type;
         Expr buffer = Variable::make(Handle(), names::buffer_struct(op->name));
-        Expr made = Call::make(
-            Handle(), Call::Intrinsic::MakeBuffer,
-            {Variable::make(Handle(), op->name), simplify(elements), Expr(stored.bytes())});
+        // One dimension over every element, at the allocation's memory.
+        Expr made = Call::make(Handle(), Call::Intrinsic::MakeDescriptor,
+                               {Variable::make(Handle(), op->name), make_zero(stored), Expr(0),
+                                simplify(elements), Expr(1)});
         Stmt release =
             Evaluate::make(Call::make(Int(32), Call::Intrinsic::GPUDeviceFree, {buffer}));
         body = LetStmt::make(names::buffer_struct(op->name), made, Block::make(body, release));

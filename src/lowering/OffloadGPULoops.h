@@ -14,7 +14,7 @@ namespace dsl::lowering {
 /// already flattened) into a kernel appended to `kernels`, replacing it by a GPULaunch of the
 /// kernel. Host code around it that reads or writes a buffer the kernels use first copies it
 /// back from the device (GPUCopyToHost) and, after writing, marks the host's copy newer
-/// (GPUSetHostDirty); allocations that kernels use get a `dsl_buffer_t` (MakeBuffer) whose
+/// (GPUSetHostDirty); allocations that kernels use get a `dsl_buffer_t` (MakeDescriptor) whose
 /// device memory is released where the allocation ends. Schedules that cannot run as kernels
 /// (thread loops outside block loops, more than three of a kind, parallel loops inside a
 /// kernel, ...) are CompileErrors naming the loop.

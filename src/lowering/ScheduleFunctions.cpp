@@ -162,7 +162,8 @@ bool is_realized_name(const Function &f, const std::string &name) {
 /// storage of the producers they apply to.
 class NestBuilder {
   public:
-    explicit NestBuilder(Environment &env) : env_(env) {}
+    explicit NestBuilder(Environment &env)
+        : env_(env), extern_inputs_(extern_stage_inputs(env.funcs)) {}
 
     /// produce f { every stage's loops }
     Stmt produce(const Function &f) {
@@ -287,14 +288,14 @@ class NestBuilder {
     }
 
     /// Whether `f` is an extern stage or read by one.
-    bool extern_related(const Function &f) {
-        if (!extern_inputs_) extern_inputs_ = extern_stage_inputs(env_.funcs);
-        return f.is_extern() || extern_inputs_->count(f.name());
+    bool extern_related(const Function &f) const {
+        return f.is_extern() || extern_inputs_.count(f.name());
     }
 
     Environment &env_;
     std::map<std::string, std::optional<Fold>> folds_;
-    std::optional<std::map<std::string, std::string>> extern_inputs_;
+    /// The Funcs extern stages read (extern_stage_inputs).
+    std::map<std::string, std::string> extern_inputs_;
 };
 
 Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &variant) {

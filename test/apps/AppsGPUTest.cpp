@@ -20,6 +20,24 @@ namespace {
 using namespace dsl;
 using namespace dsl_apps;
 
+/// Every element of `out` equals `expected`'s, or differs by at most `tolerance`; the first five
+/// that do not are reported under `what`, with their coordinates.
+template <typename T>
+void expect_matches(const std::string &what, const Buffer<T> &out, const Buffer<T> &expected,
+                    double tolerance = 0) {
+    int mismatches = 0;
+    expected.for_each_element([&](const int *pos) {
+        std::vector<int> at(pos, pos + expected.dimensions());
+        const double got = out(at), want = expected(at);
+        if (std::abs(got - want) <= tolerance || mismatches++ >= 5) return;
+        std::string coordinates;
+        for (int c : at)
+            coordinates += (coordinates.empty() ? "" : ", ") + std::to_string(c);
+        ADD_FAILURE() << what << " at (" << coordinates << "): " << got << ", expected " << want;
+    });
+    EXPECT_EQ(mismatches, 0);
+}
+
 class AppsGPU : public ::testing::TestWithParam<std::string> {
   protected:
     void SetUp() override { DSL_REQUIRE_GPU(target()); }
@@ -42,13 +60,7 @@ TEST_P(AppsGPU, BlurMatchesReference) {
     Buffer<uint16_t> out = p.blur_y.realize({301, 203}, target());
     if (!kernels_run()) return;
     Buffer<uint16_t> expected = blur_reference(in);
-    int mismatches = 0;
-    expected.for_each_element([&](int x, int y) {
-        if (out(x, y) != expected(x, y) && mismatches++ < 5)
-            ADD_FAILURE() << "blur at (" << x << ", " << y << "): " << out(x, y) << ", expected "
-                          << expected(x, y);
-    });
-    EXPECT_EQ(mismatches, 0);
+    expect_matches("blur", out, expected);
 }
 
 TEST_P(AppsGPU, UnsharpMatchesReference) {
@@ -64,13 +76,7 @@ TEST_P(AppsGPU, UnsharpMatchesReference) {
     if (!kernels_run()) return;
     // The same float operations in the same order: equal but for rounding at .5 boundaries.
     Buffer<uint8_t> expected = unsharp_reference(in, amount);
-    int mismatches = 0;
-    expected.for_each_element([&](int x, int y, int c) {
-        if (std::abs(out(x, y, c) - expected(x, y, c)) > 1 && mismatches++ < 5)
-            ADD_FAILURE() << "unsharp at (" << x << ", " << y << ", " << c << "): " << +out(x, y, c)
-                          << ", expected " << +expected(x, y, c);
-    });
-    EXPECT_EQ(mismatches, 0);
+    expect_matches("unsharp", out, expected, 1);
 }
 
 TEST_P(AppsGPU, BilateralGridMatchesReference) {
@@ -88,13 +94,7 @@ TEST_P(AppsGPU, BilateralGridMatchesReference) {
     // Each cell's pixels are summed in the reference's order by one thread: equal but for the
     // division's rounding.
     Buffer<float> expected = bilateral_grid_reference(in);
-    int mismatches = 0;
-    expected.for_each_element([&](int x, int y) {
-        if (std::abs(out(x, y) - expected(x, y)) > 1e-5f && mismatches++ < 5)
-            ADD_FAILURE() << "bilateral_grid at (" << x << ", " << y << "): " << out(x, y)
-                          << ", expected " << expected(x, y);
-    });
-    EXPECT_EQ(mismatches, 0);
+    expect_matches("bilateral_grid", out, expected, 1e-5);
 }
 
 TEST_P(AppsGPU, CameraPipeMatchesReference) {
@@ -111,13 +111,7 @@ TEST_P(AppsGPU, CameraPipeMatchesReference) {
     if (!kernels_run()) return;
     // The same integer and float operations in the same order: bit-exact.
     Buffer<uint8_t> expected = camera_pipe_reference(raw);
-    int mismatches = 0;
-    expected.for_each_element([&](int x, int y, int c) {
-        if (out(x, y, c) != expected(x, y, c) && mismatches++ < 5)
-            ADD_FAILURE() << "camera_pipe at (" << x << ", " << y << ", " << c
-                          << "): " << +out(x, y, c) << ", expected " << +expected(x, y, c);
-    });
-    EXPECT_EQ(mismatches, 0);
+    expect_matches("camera_pipe", out, expected);
 }
 
 TEST_P(AppsGPU, LocalLaplacianMatchesReference) {
@@ -137,13 +131,7 @@ TEST_P(AppsGPU, LocalLaplacianMatchesReference) {
     // Float pyramids in the same order as the reference but for the rounding of exp and the
     // like on the device (OpenCL's bounds): within 8 of 65535, as the CPU's tests allow.
     Buffer<uint16_t> expected = local_laplacian_reference(in, 8, 1.0f, 1.0f);
-    int mismatches = 0;
-    expected.for_each_element([&](int x, int y, int c) {
-        if (std::abs(int(out(x, y, c)) - int(expected(x, y, c))) > 8 && mismatches++ < 5)
-            ADD_FAILURE() << "local_laplacian at (" << x << ", " << y << ", " << c
-                          << "): " << out(x, y, c) << ", expected " << expected(x, y, c);
-    });
-    EXPECT_EQ(mismatches, 0);
+    expect_matches("local_laplacian", out, expected, 8);
 }
 
 TEST_P(AppsGPU, ConvLayerMatchesReference) {
@@ -167,15 +155,9 @@ TEST_P(AppsGPU, ConvLayerMatchesReference) {
         if (!kernels_run()) continue;
         // The same fused multiply-adds in the same order: bit-exact.
         Buffer<float> expected = conv_layer_reference(in, w, b, shape.kernel, shape.depthwise);
-        int mismatches = 0;
-        expected.for_each_element([&](int c, int x, int y, int n) {
-            if (out(c, x, y, n) != expected(c, x, y, n) && mismatches++ < 5)
-                ADD_FAILURE() << "conv_layer (K " << shape.kernel
-                              << (shape.depthwise ? ", depthwise" : "") << ") at (" << c << ", "
-                              << x << ", " << y << ", " << n << "): " << out(c, x, y, n)
-                              << ", expected " << expected(c, x, y, n);
-        });
-        EXPECT_EQ(mismatches, 0);
+        expect_matches(std::string("conv_layer (K ") + std::to_string(shape.kernel) +
+                           (shape.depthwise ? ", depthwise)" : ")"),
+                       out, expected);
     }
 }
 
@@ -192,13 +174,7 @@ TEST_P(AppsGPU, MatmulMatchesReference) {
     if (!kernels_run()) return;
     // The same fused multiply-adds in the same order: bit-exact.
     Buffer<float> expected = matmul_reference(a, b);
-    int mismatches = 0;
-    expected.for_each_element([&](int x, int y) {
-        if (out(x, y) != expected(x, y) && mismatches++ < 5)
-            ADD_FAILURE() << "matmul at (" << x << ", " << y << "): " << out(x, y) << ", expected "
-                          << expected(x, y);
-    });
-    EXPECT_EQ(mismatches, 0);
+    expect_matches("matmul", out, expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(APIs, AppsGPU, ::testing::Values("host-opencl", "host-cuda"),
