@@ -19,7 +19,12 @@ struct RDomContents;
 /// One variable of an RDom.
 class RVar {
   public:
-    RVar() = default;
+    /// A loop name of its own ("rv0", "rv1", ...) for the loops a schedule makes from RVars:
+    ///   RVar ro, ri;
+    ///   f.update().split(r.x, ro, ri, 4);
+    /// Like RVar(name), it names a loop only and cannot be used in an expression.
+    RVar();
+    /// Variable `index` of `rdom`; with a null `rdom`, an undefined RVar.
     RVar(std::shared_ptr<detail::RDomContents> rdom, int index)
         : rdom_(std::move(rdom)), index_(index) {}
     /// A name for a loop that a schedule makes from RVars (by split or fuse), so that later
@@ -70,7 +75,8 @@ class RDom {
     operator RVar() const;  // NOLINT
     operator Expr() const;  // NOLINT
 
-    RVar x, y, z, w;
+    /// The first four variables; those the domain lacks are undefined.
+    RVar x{nullptr, 0}, y{nullptr, 0}, z{nullptr, 0}, w{nullptr, 0};
 
     const std::shared_ptr<detail::RDomContents> &contents() const { return contents_; }
 

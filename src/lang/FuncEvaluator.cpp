@@ -174,9 +174,11 @@ Value FuncEvaluator::pure_value(const Function &f, const std::vector<int64_t> &c
         std::vector<Value> values;
         for (size_t d = 0; d < coords.size(); d++)
             ev_.vars.push(f.args()[d], Value::of_int(Int(32), coords[d]));
-        // An undef() pure value leaves memory as allocated: the evaluator takes 0.
+        // An undef() pure value leaves memory as allocated, and so does a point where a select
+        // picks undef() (the definition's predicate is false): the evaluator takes 0.
+        bool stored = ev_.eval(f.init().predicate).as_bool();
         for (const Expr &v : f.init().values)
-            values.push_back(ev_.eval(is_undef(v) ? make_zero(v.type()) : v));
+            values.push_back(ev_.eval(!stored || is_undef(v) ? make_zero(v.type()) : v));
         for (size_t d = 0; d < coords.size(); d++)
             ev_.vars.pop(f.args()[d]);
         it = pure_cache_.emplace(key, values).first;

@@ -8,11 +8,13 @@
 
 #include "ir/BufferConstraints.h"
 #include "ir/Error.h"
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "ir/Names.h"
 #include "ir/References.h"
+#include "ir/Simplify.h"
 #include "lang/FunctionReferences.h"
 #include "lang/Random.h"
 
@@ -91,13 +93,57 @@ bool has_nested_undef(const Expr &e) {
     return any_call(e, [](const Call *op) { return op->is_intrinsic(Call::Intrinsic::Undef); });
 }
 
+/// A value with undef<T>() as branches of selects, seen as a store that happens only where
+/// the selects pick a defined value: `stored` is that condition (undefined where the value has
+/// no such branch) and `value` the value without those branches.
+struct ConditionalStore {
+    Expr stored;
+    Expr value;
+};
+
+ConditionalStore split_undef_branches(const Expr &e) {
+    if (is_undef(e)) return {make_bool(false), e};
+    const auto *s = e.as<Select>();
+    if (!s) return {Expr(), e};
+    ConditionalStore t = split_undef_branches(s->true_value);
+    ConditionalStore f = split_undef_branches(s->false_value);
+    if (!t.stored.defined() && !f.stored.defined()) return {Expr(), e};
+    Expr t_stored = t.stored.defined() ? t.stored : make_bool(true);
+    Expr f_stored = f.stored.defined() ? f.stored : make_bool(true);
+    if (is_undef(t.value)) return {!s->condition && f_stored, f.value};
+    if (is_undef(f.value)) return {s->condition && t_stored, t.value};
+    return {Select::make(s->condition, t_stored, f_stored),
+            Select::make(s->condition, t.value, f.value)};
+}
+
+/// Rewrites `values` without their undef<T>() select branches and returns where the point is
+/// stored (const true for everywhere). The elements of a Tuple are stored together, so those
+/// with such branches must agree on the condition.
+Expr take_store_condition(const std::string &func, const char *what, std::vector<Expr> &values) {
+    Expr stored;
+    for (Expr &v : values) {
+        if (!v.defined() || is_undef(v)) continue;
+        ConditionalStore split = split_undef_branches(v);
+        if (!split.stored.defined()) continue;
+        user_assert(!stored.defined() || equal(stored, split.stored))
+            << "Func \"" << func << "\": " << what << " leaves Tuple elements undef() under "
+            << "different conditions (" << stored << " and " << split.stored
+            << " are where they are stored); a point's elements are stored together, so give "
+            << "each select() around undef<T>() the same condition.";
+        stored = split.stored;
+        v = split.value;
+    }
+    return stored.defined() ? simplify(stored) : make_bool(true);
+}
+
 void check_values(const std::string &func, const std::vector<Expr> &values, const char *what) {
     user_assert(!values.empty()) << "Func \"" << func << "\": " << what << " has no value.";
     for (const Expr &v : values) {
         user_assert(!v.defined() || !has_nested_undef(v))
             << "Func \"" << func << "\": " << what << " uses undef() inside the value " << v
-            << "; undef<T>() may only be a whole value of an update (that element is then not "
-               "stored).";
+            << "; undef<T>() may only be a whole value (that element is not stored), or a branch "
+               "of a select() that is the whole value (the point is not stored where the select "
+               "picks it).";
         user_assert(v.defined()) << "Func \"" << func << "\": " << what
                                  << " is an undefined Expr; give it a value.";
         user_assert(!v.type().is_handle())
@@ -117,11 +163,13 @@ Function Function::make(const std::string &name) {
     return Function(c);
 }
 
-void Function::define(const std::vector<std::string> &args, const std::vector<Expr> &values) {
+void Function::define(const std::vector<std::string> &args, const std::vector<Expr> &values_in) {
     FunctionContents &c = contents();
     user_assert(!c.has_pure_definition)
         << "Func \"" << c.name << "\" already has a pure definition. Give it an update instead "
         << "(e.g. " << c.name << "(...) = " << c.name << "(...) + ...) or define a new Func.";
+    std::vector<Expr> values = values_in;
+    Expr stored = take_store_condition(c.name, "the pure definition", values);
     check_values(c.name, values, "the pure definition");
     // A value undef<T>() leaves that element uncomputed here (Halide's way to give a Func
     // only updates, e.g. one that fills itself in place): its memory holds whatever it held
@@ -155,6 +203,8 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
                                                   "the definition of Func \"" + c.name + "\""));
     }
     set_pure_definition(args, prepared);
+    c.init.predicate = with_strong_references(lower_random(stored, coordinates),
+                                              "the definition of Func \"" + c.name + "\"");
 }
 
 void Function::set_pure_definition(const std::vector<std::string> &args,
@@ -211,7 +261,7 @@ void Function::replace_update(int index, const std::vector<Expr> &args,
 }
 
 Definition Function::checked_update(const std::vector<Expr> &args,
-                                    const std::vector<Expr> &values_in,
+                                    const std::vector<Expr> &values_given,
                                     const ReductionDomain &rdom) const {
     FunctionContents &c = contents();
     internal_assert(c.has_pure_definition)
@@ -223,6 +273,8 @@ Definition Function::checked_update(const std::vector<Expr> &args,
         << "Func \"" << c.name << "\" has " << dimensions() << " dimension"
         << (dimensions() == 1 ? "" : "s") << " (" << join(c.args) << ") but its update gives "
         << args.size() << " argument" << (args.size() == 1 ? "" : "s") << ".";
+    std::vector<Expr> values_in = values_given;
+    Expr stored = take_store_condition(c.name, "the update", values_in);
     check_values(c.name, values_in, "the update");
     user_assert(values_in.size() == c.output_types.size())
         << "Func \"" << c.name << "\" has " << c.output_types.size()
@@ -314,6 +366,9 @@ Definition Function::checked_update(const std::vector<Expr> &args,
     for (const Expr &v : values_in)
         d.values.push_back(with_strong_references(lower_random(v, coordinates), what));
     d.predicate = d.rdom.defined() ? d.rdom.predicate() : make_bool(true);
+    if (!is_const_true(stored))
+        d.predicate =
+            d.predicate && with_strong_references(lower_random(stored, coordinates), what);
     for (const std::string &p : pure_vars_used)
         d.schedule.dims.push_back({p});
     return d;

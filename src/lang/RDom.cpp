@@ -30,6 +30,11 @@ std::string fresh_rdom_name() {
 const char *const kSuffixes[] = {"x", "y", "z", "w"};
 }  // namespace
 
+RVar::RVar() {
+    static std::atomic<int> counter{0};
+    name_ = "rv" + std::to_string(counter.fetch_add(1));
+}
+
 const std::string &RVar::name() const {
     if (!rdom_ && !name_.empty()) return name_;
     user_assert(rdom_) << "use of an undefined RVar.";

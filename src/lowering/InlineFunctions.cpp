@@ -4,6 +4,7 @@
 
 #include "ir/Error.h"
 #include "ir/FreeNames.h"
+#include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 #include "lowering/ExternStages.h"
@@ -161,9 +162,14 @@ void inline_functions(Environment &env, const std::vector<Function> &outputs) {
         LoopLevel &level = f.schedule().compute_level;
         bool output = env.is_output(name);
         auto reader = read_by_extern.find(name);
+        // undef<T>() in the pure definition leaves points unstored: there is no value to inline.
+        bool partly_undefined = !is_const_true(f.init().predicate);
+        for (const Expr &v : f.init().values)
+            partly_undefined |= is_undef(v);
         if (level.is_default()) {
             // An extern stage reads a buffer of what it needs: its inputs are computed.
-            level = (output || f.has_update_definition() || reader != read_by_extern.end())
+            level = (output || f.has_update_definition() || reader != read_by_extern.end() ||
+                     partly_undefined)
                         ? LoopLevel::root()
                         : LoopLevel::inlined();
         }
@@ -196,6 +202,10 @@ void inline_functions(Environment &env, const std::vector<Function> &outputs) {
                 << "Func \"" << name
                 << "\" has update definitions, so it cannot be computed inline; "
                 << "use compute_root() (or leave it unscheduled).";
+            user_assert(!partly_undefined)
+                << "Func \"" << name
+                << "\" leaves points undef<T>() in its pure definition, so it has no value to "
+                   "compute inline; use compute_root() (or leave it unscheduled).";
         }
         if (level.is_inlined()) {
             const schedule::StageSchedule &sched = f.init().schedule;

@@ -538,7 +538,12 @@ Stage &Stage::atomic(bool override_associativity_test) {
                             << ": atomic() applies to an update (a pure definition writes each "
                                "point once); call it on f.update(i).";
     const lang::Definition &def = d.def();
-    if (!override_associativity_test) {
+    // A value that does not read the Func is a plain store, indivisible by itself: racing
+    // iterations leave one of their values, as in Halide.
+    bool reads_itself = false;
+    for (const Expr &v : def.values)
+        reads_itself |= ir::calls_func(v, func_->name);
+    if (!override_associativity_test && reads_itself) {
         std::string why;
         auto op = ir::find_associative_update(func_->name, def.args, def.values, &why);
         user_assert(op) << d.where() << " cannot be made atomic: " << why
@@ -546,6 +551,8 @@ Stage &Stage::atomic(bool override_associativity_test) {
                            "writes with an associative operator, such as f(x) = f(x) + e or f(x) "
                            "= max(f(x), e); pass true (atomic(true)) if you know the order does "
                            "not matter.";
+    }
+    if (!override_associativity_test) {
         user_assert(!ir::calls_func(def.predicate, func_->name))
             << d.where() << ": the where() condition of its RDom reads " << func_->name
             << ", so the order of its iterations matters; it cannot be made atomic.";

@@ -321,6 +321,28 @@ TEST(AtomicParallel, OverriddenAssociativityTestRunsAsCompareAndSwap) {
     EXPECT_EQ(out(2), 2);
 }
 
+// A value that does not read the Func is a plain store, atomic by itself: accepted without
+// atomic(true). Here every iteration that reaches a point stores the same value.
+TEST(AtomicParallel, PlainStoresOfAValueThatDoesNotReadTheFunc) {
+    Var x("x"), b("b");
+    RDom r(0, 100, "r");
+    Func squares("atomic_squares"), seen("atomic_seen");
+    squares(x) = x * x;
+    squares.compute_root();
+    seen(b, x) = 0;
+    seen(squares(r) % 10, x) = squares(x);
+    seen.update().atomic().parallel(r).parallel(x);
+    dsl_set_num_threads(4);
+    Buffer<int32_t> out = seen.realize({10, 8});
+    dsl_set_num_threads(0);
+    for (int j = 0; j < 8; j++) {
+        for (int i = 0; i < 10; i++) {
+            bool square_digit = i == 0 || i == 1 || i == 4 || i == 5 || i == 6 || i == 9;
+            EXPECT_EQ(out(i, j), square_digit ? j * j : 0) << i << ", " << j;
+        }
+    }
+}
+
 // A vectorized histogram's lanes may scatter to the same bin in one vector: refused as without
 // atomic() (its loop may run on threads instead).
 TEST(AtomicErrors, AVectorizedScatterIsRefused) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/ErrorCheck.h"
+#include "common/PipelineCheck.h"
 #include "common/TempDirectory.h"
 #include "dsl/dsl.h"
 
@@ -348,6 +349,86 @@ TEST(HalideApi, TupleElementUpdatesAndUndef) {
         h(x) = undef<int>() + 1;
     });
     EXPECT_CONTAINS(message, "uses undef() inside the value");
+}
+
+TEST(HalideApi, UndefBranchOfASelectIsAConditionalStore) {
+    Var x("x");
+    // A pure definition, vectorized, over a buffer's values: the odd points keep theirs.
+    Buffer<float> data(19);
+    for (int i = 0; i < 19; i++)
+        data(i) = 100.0f + float(i);
+    Func evens("evens");
+    evens(x) = select(x % 2 == 0, 1.0f, undef<float>());
+    evens.vectorize(x, 4);
+    evens.realize(data);
+    for (int i = 0; i < 19; i++)
+        EXPECT_EQ(data(i), i % 2 == 0 ? 1.0f : 100.0f + float(i)) << "at " << i;
+
+    // An update whose condition reads a Func: stream compaction of the multiples of 3.
+    Func keep("keep"), sum("running"), found("found");
+    keep(x) = select(x % 3 == 0, 1, 0);
+    RDom r(0, 40);
+    sum(x) = 0;
+    RDom r1(1, 39);
+    sum(r1) = sum(r1 - 1) + keep(r1 - 1);  // the slot of each kept point
+    sum.compute_root();
+    keep.compute_root();
+    found(x) = -1;
+    found(clamp(sum(r), 0, 19)) = select(keep(r) == 1, r, undef<int>());
+    Buffer<int> slots = found.realize({20});
+    for (int i = 0; i < 20; i++)
+        EXPECT_EQ(slots(i), i < 14 ? 3 * i : -1) << "at " << i;
+    EXPECT_TRUE(test::matches_reference(found, slots));
+
+    // Nested selects, a Tuple whose elements share the condition, and the reference evaluator.
+    Func nested("nested");
+    nested(x) = Tuple(x, 0.5f);
+    nested(x) = Tuple(select(x < 10, select(x % 4 == 1, undef<int>(), x * 10), x - 1),
+                      select(x < 10, select(x % 4 == 1, undef<float>(), 2.0f), 3.0f));
+    Realization tuple = nested.realize({16});
+    for (int i = 0; i < 16; i++) {
+        bool skipped = i < 10 && i % 4 == 1;
+        EXPECT_EQ(Buffer<int>(tuple[0])(i), skipped ? i : (i < 10 ? i * 10 : i - 1)) << i;
+        EXPECT_EQ(Buffer<float>(tuple[1])(i), skipped ? 0.5f : (i < 10 ? 2.0f : 3.0f)) << i;
+    }
+    EXPECT_TRUE(test::matches_reference(nested, tuple));
+
+    // Such a Func has no value to inline: computed at root unless scheduled, refused inline.
+    Func partial("partial"), reader("reader");
+    partial(x) = select(x > 3, x, undef<int>());
+    reader(x) = partial(x + 4);
+    Buffer<int> read = reader.realize({5});
+    EXPECT_EQ(read(2), 6);
+    std::string message = test::message_of([&] {
+        partial.compute_inline();
+        reader.realize({5});
+    });
+    EXPECT_CONTAINS(message, "Func \"partial\" leaves points undef<T>() in its pure definition");
+    message = test::message_of([&] {
+        Func t("t");
+        t(x) = Tuple(0, 0);
+        t(x) = Tuple(select(x > 1, x, undef<int>()), select(x > 2, x, undef<int>()));
+    });
+    EXPECT_CONTAINS(message,
+                    "Func \"t\": the update leaves Tuple elements undef() under "
+                    "different conditions");
+}
+
+TEST(HalideApi, RVarsWithoutNamesNameLoops) {
+    Var x("x");
+    RDom r(0, 32, 0, 3);
+    Func f("rvar_loops");
+    f(x) = 0;
+    f(x) += r.x * (r.y + 1) + x;
+    RVar ro, ri;
+    EXPECT_NE(ro.name(), ri.name());
+    f.update().split(r.x, ro, ri, 8).reorder(ri, r.y, ro);
+    Buffer<int> out = f.realize({2});
+    EXPECT_EQ(out(1), (31 * 32 / 2) * 6 + 96);
+    EXPECT_NE(f.update().loops().find(ro.name()), std::string::npos);
+    // A variable the domain lacks is still undefined, and says so.
+    std::string message = test::message_of([&] { Expr e = r.z + 1; });
+    EXPECT_CONTAINS(message, "use of an undefined RVar");
 }
 
 TEST(HalideApi, ParamsReadOnlyByTheSchedule) {
