@@ -73,6 +73,12 @@ class ExternFuncArgument {
     Expr expr;
 };
 
+/// The user context of the call, as a `void *` argument of an extern stage (Halide's
+/// user_context_value()): in realize(), the JITUserContext passed to it (or one of dsl's own,
+/// with the Func's handlers, when none is), so that the function can reach the program's state
+/// or handlers; null in an AOT function, which takes no user context.
+Expr user_context_value();
+
 namespace detail {
 
 /// How the reference evaluator calls an extern function at `address`: `args[i]` points at the

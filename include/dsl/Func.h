@@ -659,6 +659,20 @@ class Func {
     Func &reorder_storage(const Var &a, const Var &b, const Args &...rest) {
         return reorder_storage(std::vector<Var>{a, b, rest...});
     }
+    /// Pads the storage of `var` to a multiple of `alignment` elements (an integer Expr, e.g. a
+    /// constant), so that the strides of the dimensions stored outside it are multiples of it
+    /// too: `f.align_storage(x, 16)` starts each row of f on a 64-byte boundary for floats. The
+    /// result does not change. Applies to Funcs that are not outputs.
+    Func &align_storage(const Var &var, const Expr &alignment);
+    /// Stores `var` in a circular buffer of `extent` points (a constant): point v lives at
+    /// v mod extent. For a Func stored outside the loop it is computed in
+    /// (`f.store_root().compute_at(g, y)`) whose region moves along `var` with that loop, so
+    /// that only the last few rows are kept; sliding windows fold by themselves where the
+    /// extent is a constant, this also where it is not, and with the factor chosen. Each
+    /// computation's region must fit in `extent`: a RuntimeError otherwise says how much it
+    /// needs. `fold_forward` says which way the region moves (Halide's argument; either works
+    /// here, since every computation's region is checked). The result does not change.
+    Func &fold_storage(const Var &var, const Expr &extent, bool fold_forward = true);
     /// Substitutes the Func's definition into every use (the default for Funcs without updates
     /// that are not outputs).
     Func &compute_inline();
@@ -693,9 +707,11 @@ class Func {
 
     // Tracing: each prints a line per event as the pipeline runs, in the format of
     // dsl/Print.h: "Store f.0(3, 4) = 7" (the .0 is the Tuple element), "Load f.0(<0, 1, 2,
-    // 3>, 4) = <...>" (a vector access prints its lanes), "Begin realization f.0(min0, extent0,
-    // min1, extent1)" ... "End realization f.0(...)". Tracing prevents no schedule; it shows
-    // the order the schedule computes in.
+    // 3>, <4, 4, 4, 4>) = <...>" (a vector access gives its lanes, and each coordinate per
+    // lane), "Begin realization f.0(min0, extent0, min1, extent1)" ... "End realization
+    // f.0(...)", between "Begin pipeline out.0()" and "End pipeline out.0()". A custom_trace
+    // handler (dsl/JIT.h) or dsl_set_trace_handler receives the events as dsl_trace_event_t
+    // instead. Tracing prevents no schedule; it shows the order the schedule computes in.
     /// Prints every value stored into this Func.
     Func &trace_stores();
     /// Prints every value other Funcs read of this Func.
@@ -703,6 +719,10 @@ class Func {
     /// Prints where this Func's storage begins and ends (its region) and where each of its
     /// productions begins ("Produce f.0(...)" with the region computed).
     Func &trace_realizations();
+    /// Adds a text to the trace: a tag event (dsl_trace_tag, "Tag f.0() tag = \"text\"") for
+    /// each, right after the pipeline's begin event, in the order added (Halide's
+    /// add_trace_tag). Tags are traced when something in the pipeline is.
+    Func &add_trace_tag(const std::string &tag);
 
     // Running it (JIT).
     /// Computes the Func over [0, size) in each dimension. Without a target, for the one the

@@ -18,10 +18,17 @@
 ///                  or too large for the stack); custom_free releases it (with custom_malloc
 ///                  and no custom_free, memory is released with free()). The blocks asked for
 ///                  are a little larger than the data, which dsl aligns to 64 bytes itself.
-/// Without handlers the runtime's own are used: dsl_set_print_handler, dsl_set_error_handler
-/// (dsl/runtime/dsl_runtime.h), and its allocator.
+///   custom_trace   receives each tracing event (Func::trace_loads(), trace_stores(),
+///                  trace_realizations()) as a dsl_trace_event_t (Halide's halide_trace_event_t)
+///                  in place of its line of text, and returns the id that the events nested in
+///                  it get as their parent_id.
+/// Without handlers the runtime's own are used: dsl_set_print_handler, dsl_set_error_handler,
+/// dsl_set_trace_handler (dsl/runtime/dsl_runtime.h), and its allocator.
 
 #include <cstddef>
+#include <cstdint>
+
+#include "dsl/runtime/dsl_runtime.h"
 
 namespace dsl {
 
@@ -32,6 +39,7 @@ struct JITHandlers {
     void (*custom_error)(JITUserContext *context, const char *message) = nullptr;
     void *(*custom_malloc)(JITUserContext *context, size_t bytes) = nullptr;
     void (*custom_free)(JITUserContext *context, void *block) = nullptr;
+    int32_t (*custom_trace)(JITUserContext *context, const dsl_trace_event_t *event) = nullptr;
 };
 
 /// Passed to realize(): its handlers are called with a pointer to it, so a program can derive

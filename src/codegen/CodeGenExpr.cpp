@@ -1168,6 +1168,8 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
         }
         case I::Print:
             return call_print(op);
+        case I::Trace:
+            return call_trace(op);
         case I::Popcount: {
             llvm::Value *a = codegen(op->args[0]);
             return builder_->CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, a);

@@ -103,6 +103,8 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *call_intrinsic(const ir::Call *op);
     /// The Print intrinsic: one line through the runtime's print handler (CodeGenPrint.cpp).
     llvm::Value *call_print(const ir::Call *op);
+    /// The Trace intrinsic: one dsl_trace_event_t through the runtime (CodeGenTrace.cpp).
+    llvm::Value *call_trace(const ir::Call *op);
     llvm::Value *math_call(const ir::Call *op, llvm::Value *x, llvm::Value *y);
     llvm::Value *element_pointer(const std::string &buffer, Type t, llvm::Value *index);
     /// A scalar element index as a 64-bit value. The additions, subtractions, multiplications,

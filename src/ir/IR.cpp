@@ -219,6 +219,8 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "prefetch";
         case Intrinsic::Print:
             return "print";
+        case Intrinsic::Trace:
+            return "trace";
         case Intrinsic::Popcount:
             return "popcount";
         case Intrinsic::CountLeadingZeros:

@@ -261,6 +261,15 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// `<a, b, ...>`) and `{{` by `{`. Its value is v0 (0 without values). A side effect:
         /// print(), print_when() and the tracing of Func::trace_stores() and the like.
         Print,
+        /// (event, func, parent_id, value_index, value, c0, c1, ...): one tracing event (a
+        /// dsl_trace_event_t, runtime dsl_trace_event_code_t `event` for the Func or pipeline
+        /// named by the StringImm `func`) handed to the runtime's trace handler. Loads and
+        /// stores give the value and one coordinate per dimension (vectors of the value's lanes
+        /// in a vectorized loop); other events give 0 as value and the region (min0, extent0,
+        /// ...) as coordinates. A load's value is the value; other events' is the id the
+        /// handler returned (int32). A side effect: the tracing of Func::trace_loads() and the
+        /// like (lowering/Tracing.cpp).
+        Trace,
         /// The number of set bits / of zero bits above the highest set bit / below the lowest
         /// set bit (the width for 0), of an integer; the type of the argument.
         Popcount,
@@ -354,6 +363,7 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
             case Intrinsic::BufferSetBounds:
             case Intrinsic::Prefetch:
             case Intrinsic::Print:
+            case Intrinsic::Trace:
             case Intrinsic::GPULaunch:
             case Intrinsic::GPUCopyToHost:
             case Intrinsic::GPUSetHostDirty:

@@ -619,6 +619,13 @@ Value ReferenceEvaluator::eval(const Expr &e) {
             eval(op->args[i]);
         return op->args.size() > 2 ? eval(op->args[2]) : eval(make_zero(Int(32)));
     }
+    if (op->is_intrinsic(Call::Intrinsic::Trace)) {
+        // Nothing is traced: a load's value is the value; other events' ids are 0.
+        for (size_t i = 4; i < op->args.size(); i++)
+            eval(op->args[i]);
+        const auto *event = op->args[0].as<IntImm>();
+        return event && event->value == 0 ? eval(op->args[4]) : eval(make_zero(Int(32)));
+    }
     user_assert(!op->is_intrinsic(Call::Intrinsic::ExternStage))
         << "The reference evaluator cannot compute an extern stage (the function \""
         << op->args[0].as<StringImm>()->value

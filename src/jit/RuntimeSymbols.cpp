@@ -13,6 +13,8 @@ std::vector<RuntimeSymbol> runtime_symbols() {
 #define DSL_RUNTIME_SYMBOL(f) {#f, reinterpret_cast<void *>(&f)}
         DSL_RUNTIME_SYMBOL(dsl_runtime_parallel_for),
         DSL_RUNTIME_SYMBOL(dsl_runtime_print),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_trace),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_user_context),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bad_dimensions),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bad_type),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_buffer_is_null),
@@ -23,6 +25,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_output_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bound_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_region_smaller_than_window),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_fold_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_extern_stage_failed),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_large),

@@ -240,8 +240,20 @@ class DefinitionKeyWriter : public jit::KeyWriter {
             include(b.extent);
         }
         strings(s.storage_order);
+        number(static_cast<int64_t>(s.storage_alignment.size()));
+        for (const schedule::StorageAlignment &a : s.storage_alignment) {
+            text(a.var);
+            include(a.alignment);
+        }
+        number(static_cast<int64_t>(s.storage_folds.size()));
+        for (const schedule::StorageFold &fold : s.storage_folds) {
+            text(fold.var);
+            number(fold.factor);
+            number(int(fold.forward));
+        }
         number(static_cast<int>(s.memory_type));
         number(int(f.trace_loads) + 2 * int(f.trace_stores) + 4 * int(f.trace_realizations));
+        strings(f.trace_tags);
         for (const auto *map : {&f.wrappers, &f.clones}) {
             number(static_cast<int64_t>(map->size()));
             for (const auto &[consumer, stand_in] : *map) {

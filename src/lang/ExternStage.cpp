@@ -204,4 +204,8 @@ std::string Func::extern_function_name() const {
     return contents_->extern_function;
 }
 
+Expr user_context_value() {
+    return ir::Call::make(Handle(), "dsl_runtime_user_context", {}, ir::Call::CallType::Extern);
+}
+
 }  // namespace dsl

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 
 #include "ir/Error.h"
 #include "ir/IROperator.h"
@@ -605,6 +606,47 @@ Func &Func::reorder_storage(const std::vector<Var> &order) {
     return *this;
 }
 
+Func &Func::align_storage(const Var &var, const Expr &alignment) {
+    user_assert(std::find(contents_->args.begin(), contents_->args.end(), var.name()) !=
+                contents_->args.end())
+        << "Func \"" << name() << "\", align_storage: \"" << var.name()
+        << "\" is not one of its pure Vars (" << join_args(contents_->args) << ").";
+    user_assert(alignment.defined() && alignment.type().is_int_or_uint() &&
+                alignment.type().is_scalar())
+        << "Func \"" << name() << "\", align_storage of \"" << var.name()
+        << "\": the alignment must be an integer (a number of elements).";
+    auto constant = as_const_int(alignment);
+    user_assert(!constant || *constant > 0)
+        << "Func \"" << name() << "\", align_storage of \"" << var.name() << "\": the alignment "
+        << *constant << " must be positive.";
+    std::vector<schedule::StorageAlignment> &all = contents_->schedule.storage_alignment;
+    all.erase(
+        std::remove_if(all.begin(), all.end(), [&](const auto &a) { return a.var == var.name(); }),
+        all.end());
+    all.push_back({var.name(), cast(Int(32), alignment)});
+    Function(contents_).touch();
+    return *this;
+}
+
+Func &Func::fold_storage(const Var &var, const Expr &extent, bool fold_forward) {
+    user_assert(std::find(contents_->args.begin(), contents_->args.end(), var.name()) !=
+                contents_->args.end())
+        << "Func \"" << name() << "\", fold_storage: \"" << var.name()
+        << "\" is not one of its pure Vars (" << join_args(contents_->args) << ").";
+    int64_t factor = 0;
+    if (extent.defined()) factor = as_const_int(extent).value_or(0);
+    user_assert(factor > 0 && factor <= 0x7fffffff)
+        << "Func \"" << name() << "\", fold_storage of \"" << var.name() << "\": the extent "
+        << extent << " must be a positive integer constant (the points the circular buffer holds).";
+    std::vector<schedule::StorageFold> &all = contents_->schedule.storage_folds;
+    all.erase(
+        std::remove_if(all.begin(), all.end(), [&](const auto &f) { return f.var == var.name(); }),
+        all.end());
+    all.push_back({var.name(), static_cast<int>(factor), fold_forward});
+    Function(contents_).touch();
+    return *this;
+}
+
 Func &Func::compute_inline() {
     contents_->schedule.compute_level = schedule::LoopLevel::inlined();
     Function(contents_).touch();
@@ -631,6 +673,12 @@ Func &Func::trace_loads() {
 
 Func &Func::trace_realizations() {
     contents_->trace_realizations = true;
+    Function(contents_).touch();
+    return *this;
+}
+
+Func &Func::add_trace_tag(const std::string &tag) {
+    contents_->trace_tags.push_back(tag);
     Function(contents_).touch();
     return *this;
 }

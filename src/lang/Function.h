@@ -76,6 +76,8 @@ struct FunctionContents {
     std::map<int, Definition> updates_before_rfactor;
     /// Func::trace_loads(), trace_stores(), trace_realizations(): print a line per event.
     bool trace_loads = false, trace_stores = false, trace_realizations = false;
+    /// Func::add_trace_tag(): texts traced as tag events at the start of the pipeline.
+    std::vector<std::string> trace_tags;
     /// Func::in(): the wrappers that replace calls to this Func, by the name of the Func whose
     /// calls they replace ("" for the wrapper of every other call).
     std::map<std::string, std::shared_ptr<FunctionContents>> wrappers;

@@ -261,19 +261,21 @@ struct HandlerHooks {
             if (h.custom_error) handlers.custom_error = h.custom_error;
             if (h.custom_malloc) handlers.custom_malloc = h.custom_malloc;
             if (h.custom_free) handlers.custom_free = h.custom_free;
+            if (h.custom_trace) handlers.custom_trace = h.custom_trace;
         }
         own.handlers = handlers;
         context = given ? given : &own;
         hooks.context = this;
+        hooks.user_context = context;
         if (handlers.custom_print) hooks.print = print;
         if (handlers.custom_error) hooks.error = error;
         if (handlers.custom_malloc) hooks.malloc = allocate;
         if (handlers.custom_free) hooks.free = release;
+        if (handlers.custom_trace) hooks.trace = trace;
     }
     // hooks.context points at this object: it must stay where it was built.
     HandlerHooks(const HandlerHooks &) = delete;
     HandlerHooks &operator=(const HandlerHooks &) = delete;
-    bool any() const { return hooks.print || hooks.error || hooks.malloc || hooks.free; }
 
   private:
     JITUserContext own;
@@ -288,6 +290,9 @@ struct HandlerHooks {
         return of(c).handlers.custom_malloc(of(c).context, static_cast<size_t>(bytes));
     }
     static void release(void *c, void *block) { of(c).handlers.custom_free(of(c).context, block); }
+    static int32_t trace(void *c, const dsl_trace_event_t *event) {
+        return of(c).handlers.custom_trace(of(c).context, event);
+    }
 };
 
 void run(const std::string &name, const CompiledPipeline &p, const std::vector<Buffer<>> &outputs,
@@ -345,10 +350,12 @@ void run(const std::string &name, const CompiledPipeline &p, const std::vector<B
             on_device_before[i] = static_cast<dsl_buffer_t *>(argv[i])->device != 0;
     }
     dsl_runtime_clear_last_error();
-    const bool hooked = handlers && handlers->any();
-    const dsl_runtime_hooks_t *outer = hooked ? dsl_runtime_swap_hooks(&handlers->hooks) : nullptr;
+    // Installed for every call, handlers or not: they also carry the user context that
+    // user_context_value() hands extern stages.
+    const dsl_runtime_hooks_t *outer =
+        handlers ? dsl_runtime_swap_hooks(&handlers->hooks) : nullptr;
     int status = p.jit->argv_function(lf.name)(argv.data());
-    if (hooked) dsl_runtime_swap_hooks(outer);
+    if (handlers) dsl_runtime_swap_hooks(outer);
     // GPU kernels leave their outputs on the device: realize() hands back host buffers, so
     // bring home what it put there and release those copies.
     for (size_t i = 0; i < lf.args.size(); i++) {
@@ -360,7 +367,7 @@ void run(const std::string &name, const CompiledPipeline &p, const std::vector<B
         if (status == 0) status = copied ? copied : freed;
     }
     // A custom error handler has had the message: realize() returns, as Halide's does.
-    if (status != 0 && hooked && handlers->handlers.custom_error) return;
+    if (status != 0 && handlers && handlers->handlers.custom_error) return;
     if (status != 0) {
         std::string message = dsl_runtime_last_error();
         if (message.empty())

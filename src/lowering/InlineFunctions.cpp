@@ -232,6 +232,12 @@ void inline_functions(Environment &env, const std::vector<Function> &outputs) {
                          << ", ...) has no effect. Schedule it "
                          << "compute_root() or compute_at(...) for the bound to apply.";
         }
+        if ((output || level.is_inlined()) && !f.schedule().storage_folds.empty()) {
+            user_warning << "Func \"" << name << "\" is "
+                         << (output ? "an output, so its layout is its buffer's"
+                                    : "computed inline, so it has no storage")
+                         << ": fold_storage has no effect.";
+        }
         const std::vector<std::string> &storage = f.schedule().storage_order;
         if ((output || level.is_inlined()) && !storage.empty() && storage != f.args()) {
             user_warning << "Func \"" << name << "\" is "

@@ -658,7 +658,8 @@ class KernelBuilder : public IRMutator {
         return IRMutator::visit(op);
     }
     Expr visit(const Call *op) override {
-        user_assert(!op->is_intrinsic(Call::Intrinsic::Print))
+        user_assert(!op->is_intrinsic(Call::Intrinsic::Print) &&
+                    !op->is_intrinsic(Call::Intrinsic::Trace))
             << "The GPU kernel of " << where_
             << " prints (print(), print_when() or tracing), which dsl does not "
                "support inside kernels yet; print from a Func computed on the host.";

@@ -186,6 +186,11 @@ class NestBuilder {
         Stmt s = Realize::make(f.name(), f.output_types(), f.schedule().memory_type, bounds,
                                make_bool(true), body);
         auto fold = folds_.find(f.name());
+        user_assert(f.schedule().storage_folds.empty() || fold != folds_.end())
+            << "Func \"" << f.name() << "\", fold_storage of \""
+            << f.schedule().storage_folds.back().var << "\": the Func is stored where it is "
+            << "computed, so there is no loop to fold over. Store it further out (e.g. " << f.name()
+            << ".store_root().compute_at(consumer, y)), or remove fold_storage().";
         if (fold != folds_.end() && fold->second) {
             s = fold_storage(s, *fold->second);
             env_.store_notes[f.name()] = "folded: " + f.args()[fold->second->dimension] + " mod " +
@@ -259,6 +264,9 @@ class NestBuilder {
         std::optional<Fold> mine;
         // An extern stage sees storage through strides: nothing it reads or writes folds.
         if (slide.slid && slide.fold.dimension >= 0 && !extern_related(producer)) mine = slide.fold;
+        if (!producer.schedule().storage_folds.empty()) {
+            mine = requested_fold(producer, required, between, &checks);
+        }
         auto [it, first] = folds_.emplace(producer.name(), mine);
         if (!first) {
             std::optional<Fold> &all = it->second;
@@ -285,6 +293,40 @@ class NestBuilder {
         // iterations read: the storage holds every point the loops inside can write.
         if (has_rounding_split(producer)) widen_realized_to_writes(producer, body, lets);
         return wrap_lets(lets, storage(producer, body));
+    }
+
+    /// The fold_storage() of `producer`, computed over `required` inside the loops `between`
+    /// (from its storage in), with the check that each computation fits in it.
+    Fold requested_fold(const Function &producer, const Box &required,
+                        const std::vector<EnclosingLoop> &between, std::vector<Stmt> *checks) {
+        const schedule::StorageFold &fold = producer.schedule().storage_folds.back();
+        const std::string what =
+            "Func \"" + producer.name() + "\", fold_storage of \"" + fold.var + "\"";
+        user_assert(!extern_related(producer))
+            << what << ": an extern stage reads and writes it through strides, which cannot "
+            << "wrap around; remove fold_storage().";
+        int a = 0;
+        while (producer.args()[a] != fold.var)
+            a++;
+        std::string moving;
+        for (const EnclosingLoop &loop : between) {
+            if (expr_uses_var(required[a].min, loop.var) ||
+                expr_uses_var(required[a].max, loop.var)) {
+                moving += (moving.empty() ? "" : " and ") + loop.var;
+            }
+        }
+        user_assert(moving.find(" and ") == std::string::npos)
+            << what << ": its region along " << fold.var << " moves with the loops " << moving
+            << " between where it is stored and where it is computed, so a computation could "
+            << "overwrite points a later one reuses. Store it at the loop just outside the one "
+            << "it is computed in, or remove fold_storage().";
+        Expr footprint = fold_footprint(producer, required, a);
+        Expr report = Call::make(Int(32), "dsl_runtime_error_fold_too_small",
+                                 {StringImm::make(producer.name()), StringImm::make(fold.var),
+                                  Expr(fold.factor), footprint},
+                                 Call::CallType::Extern);
+        checks->push_back(AssertStmt::make(footprint <= fold.factor, report));
+        return Fold{a, fold.factor};
     }
 
     /// Whether `f` is an extern stage or read by one.

@@ -74,6 +74,20 @@ bool never_overlap(const ir::Interval &r, const std::string &var) {
 
 }  // namespace
 
+Expr fold_footprint(const lang::Function &producer, const std::vector<Interval> &required, int a) {
+    Expr extent = simplify(required[a].max - required[a].min + 1);
+    // A bound_extent() window holds more than is read.
+    for (const schedule::Bound &b : producer.schedule().bounds) {
+        if (!b.min.defined() && b.var == producer.args()[a])
+            extent = simplify(dsl::max(extent, b.extent));
+    }
+    // A split that rounds up writes points past the region (and ShiftInwards before it): the
+    // circular buffer must hold those too, or they land on slots of points the consumer still
+    // reads.
+    Overshoot over = rounding_overshoot(producer.stage(0).schedule, producer.args()[a]);
+    return simplify(extent + over.before + over.after);
+}
+
 SlideResult slide_window(const lang::Function &producer, const std::vector<Interval> &required,
                          const std::vector<EnclosingLoop> &loops,
                          std::vector<std::pair<std::string, Expr>> &lets) {
@@ -164,17 +178,7 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
                                 expr_uses_var(required[a].max, inner->var);
         }
         if (moved_further_in) continue;
-        Expr extent = simplify(required[a].max - required[a].min + 1);
-        // A bound_extent() window holds more than is read.
-        for (const schedule::Bound &b : producer.schedule().bounds) {
-            if (!b.min.defined() && b.var == producer.args()[a])
-                extent = simplify(dsl::max(extent, b.extent));
-        }
-        // A split that rounds up writes points past the region (and ShiftInwards before it):
-        // the circular buffer must hold those too, or they land on slots of points the consumer
-        // still reads.
-        Overshoot over = rounding_overshoot(producer.stage(0).schedule, producer.args()[a]);
-        extent = simplify(extent + over.before + over.after);
+        Expr extent = fold_footprint(producer, required, a);
         if (auto e = as_const_int(extent); e && *e > 0 && *e <= kMaxFoldFactor) {
             int factor = 1;
             while (factor < *e)

@@ -50,6 +50,12 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<ir::I
                          const std::vector<EnclosingLoop> &loops,
                          std::vector<std::pair<std::string, Expr>> &lets);
 
+/// The points of dimension `a` that one computation of `producer` over `required` writes: the
+/// region, widened to a bound_extent() window and by what rounding splits write past it. A
+/// circular buffer along `a` must hold that many.
+Expr fold_footprint(const lang::Function &producer, const std::vector<ir::Interval> &required,
+                    int a);
+
 /// Folds the storage of `func` in `realize` (bounds and every access in its body) by `fold`.
 Stmt fold_storage(const Stmt &realize, const Fold &fold);
 

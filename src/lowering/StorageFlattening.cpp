@@ -5,6 +5,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Names.h"
 #include "ir/Scope.h"
+#include "ir/Simplify.h"
 
 namespace dsl::lowering {
 
@@ -72,17 +73,32 @@ class FlattenStorage : public IRMutator {
         }
         for (size_t d : order) {
             const Range &r = op->bounds[d];
+            // align_storage: the extent rounded up to a multiple of the alignment.
+            Expr alignment;
+            for (const schedule::StorageAlignment &a : f.schedule().storage_alignment) {
+                if (d < f.args().size() && a.var == f.args()[d]) alignment = a.alignment;
+            }
+            Expr extent = r.extent;
+            if (alignment.defined()) {
+                alignment = max(alignment, 1);
+                extent = simplify((extent + alignment - 1) / alignment * alignment);
+            }
             layout.strides[d] = stride;
-            stride = stride * r.extent;
-            extents.push_back(r.extent);
+            stride = stride * extent;
+            extents.push_back(extent);
             // Counted in 64 bits from the inclusive bounds: the int32 extent may have wrapped
             // (a constant one, e.g. of a folded dimension, cannot).
-            if (as_const_int(r.extent)) {
-                elements = elements * cast(Int(64), r.extent);
+            if (as_const_int(extent)) {
+                elements = elements * cast(Int(64), extent);
                 continue;
             }
             Expr max = Variable::make(Int(32), names::realized_max(f.name(), f.args()[d]));
-            elements = elements * (cast(Int(64), max) - cast(Int(64), r.min) + 1);
+            Expr count = cast(Int(64), max) - cast(Int(64), r.min) + 1;
+            if (alignment.defined()) {
+                Expr a = cast(Int(64), alignment);
+                count = (count + a - 1) / a * a;
+            }
+            elements = elements * count;
         }
         std::vector<std::string> buffers;
         for (int i = 0; i < f.outputs(); i++)

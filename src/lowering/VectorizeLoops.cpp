@@ -174,6 +174,20 @@ class Widen : public IRMutator {
             Type t = args.size() > 2 ? args[2].type() : op->type;
             return Call::make(t, op->intrinsic, args);
         }
+        if (op->intrinsic == Call::Intrinsic::Trace) {
+            // One event of the vectors (a load's or store's lanes); a load's value is the
+            // vector, other events' the id.
+            const auto *event = op->args[0].as<IntImm>();
+            bool access = event && (event->value == 0 || event->value == 1);
+            internal_assert(access)
+                << "a tracing event other than a load or store in a vector loop";
+            int before = 1;
+            for (size_t i = 4; i < args.size(); i++)
+                before = std::max(before, lanes_of(op->args[i]));
+            for (size_t i = 4; i < args.size(); i++)
+                args[i] = fit(args[i], lanes_of(op->args[i]), before);
+            return Call::make(event->value == 0 ? args[4].type() : op->type, op->intrinsic, args);
+        }
         int n = op->type.lanes();
         for (size_t i = 0; i < args.size(); i++) {
             int before = lanes_of(op->args[i]);
@@ -437,8 +451,30 @@ class Widen : public IRMutator {
     Stmt visit(const AssertStmt *) override {
         throw CannotVectorize{"it holds an assertion"};
     }
-    Stmt visit(const Evaluate *) override {
-        throw CannotVectorize{"it evaluates an expression for its effects"};
+    Stmt visit(const Evaluate *op) override {
+        const auto *call = op->value.as<Call>();
+        if (!call || !call->is_intrinsic(Call::Intrinsic::Trace))
+            throw CannotVectorize{"it evaluates an expression for its effects"};
+        // A tracing event of the vector's lanes.
+        Stmt s = IRMutator::visit(op);
+        if (!mask_.defined()) return s;
+        // Under a condition that differs between lanes: an event of each lane that runs.
+        const auto *widened_call = s.as<Evaluate>()->value.as<Call>();
+        const int n = lanes_of(widened_call->args[4]);
+        if (n < lanes_) {
+            return IfThenElse::make(VectorReduce::make(VectorReduce::Op::Or, mask_, 1), s);
+        }
+        Expr mask = fit(mask_, 1, n / lanes_);
+        std::vector<Stmt> events;
+        for (int lane = 0; lane < n; lane++) {
+            std::vector<Expr> args = widened_call->args;
+            for (size_t i = 4; i < args.size(); i++) {
+                if (lanes_of(args[i]) == n) args[i] = Shuffle::make_extract_element(args[i], lane);
+            }
+            events.push_back(IfThenElse::make(Shuffle::make_extract_element(mask, lane),
+                                              Evaluate::make(call->with_args(args))));
+        }
+        return Block::make(events);
     }
 
   private:

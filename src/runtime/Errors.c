@@ -65,6 +65,10 @@ DSL_RUNTIME_EXPORT const dsl_runtime_hooks_t *dsl_runtime_current_hooks(void) {
     return current_hooks;
 }
 
+DSL_RUNTIME_EXPORT void *dsl_runtime_user_context(void) {
+    return current_hooks ? current_hooks->user_context : NULL;
+}
+
 DSL_RUNTIME_EXPORT void dsl_runtime_report_error(const char *message) {
     const dsl_runtime_hooks_t *hooks = current_hooks;
     if (hooks && hooks->error) {
@@ -192,6 +196,16 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_extern_stage_failed(const char *func, c
         "success.",
         function, func, status,
         bounds_query ? " when asked which region it reads (a bounds query)" : "");
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_fold_too_small(const char *func, const char *var,
+                                                        int factor, int needed) {
+    return dsl_runtime_report(
+        dsl_error_access_out_of_bounds,
+        "Error: Func \"%s\" is stored folded along %s into %d points (fold_storage), but one "
+        "of its computations needs %d points of %s at once. Fold by %d or more, or remove "
+        "fold_storage().",
+        func, var, factor, needed, var, needed);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_region_smaller_than_window(const char *func,

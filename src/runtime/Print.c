@@ -109,15 +109,19 @@ DSL_RUNTIME_EXPORT void dsl_runtime_print(const char *format, int32_t count,
     }
     line.text[line.length++] = '\n';
     line.text[line.length] = 0;
+    dsl_runtime_print_line(line.text);
+}
+
+DSL_RUNTIME_EXPORT void dsl_runtime_print_line(const char *line) {
     const dsl_runtime_hooks_t *hooks = dsl_runtime_current_hooks();
     if (hooks && hooks->print) {
-        hooks->print(hooks->context, line.text);
+        hooks->print(hooks->context, line);
         return;
     }
     dsl_print_handler_t h = __atomic_load_n(&print_handler, __ATOMIC_ACQUIRE);
     if (h) {
-        h(line.text);
+        h(line);
     } else {
-        default_print(line.text);
+        default_print(line);
     }
 }

@@ -29,11 +29,16 @@ typedef struct dsl_runtime_hooks_t {
     void (*error)(void *context, const char *message);
     void *(*malloc)(void *context, uint64_t bytes);
     void (*free)(void *context, void *pointer);
+    int32_t (*trace)(void *context, const dsl_trace_event_t *event);
+    /// What user_context_value() gives extern stages (the JIT's JITUserContext).
+    void *user_context;
 } dsl_runtime_hooks_t;
 /// Makes `hooks` (or none, for NULL) this thread's and returns the ones they replace.
 const dsl_runtime_hooks_t *dsl_runtime_swap_hooks(const dsl_runtime_hooks_t *hooks);
 /// This thread's hooks, or NULL.
 const dsl_runtime_hooks_t *dsl_runtime_current_hooks(void);
+/// The user context of this thread's hooks (user_context_value()), or NULL.
+void *dsl_runtime_user_context(void);
 
 /// The message of the last error reported on this thread (default handler only). An error
 /// reported inside an iteration of a parallel loop counts as reported on the thread that called
@@ -71,6 +76,13 @@ enum dsl_print_kind {
 void dsl_runtime_print(const char *format, int32_t count, const int32_t *descriptors,
                        const uint64_t *slots);
 
+/// Hands one whole line (ending with a newline) to this thread's print hook, else the print
+/// handler (Print.c).
+void dsl_runtime_print_line(const char *line);
+/// One tracing event of generated code: to this thread's trace hook, else the trace handler
+/// (Trace.c). Returns the event's id.
+int32_t dsl_runtime_trace(const dsl_trace_event_t *event);
+
 /// Formats a message as printf does (cut at DSL_RUNTIME_MESSAGE_CAPACITY), hands it to
 /// dsl_runtime_report_error, and returns `code`: what every reporter below does.
 __attribute__((format(printf, 2, 3))) int dsl_runtime_report(int code, const char *format, ...);
@@ -92,6 +104,7 @@ int dsl_runtime_error_bound_too_small(const char *func, const char *var, int nee
                                       int bound_min, int bound_max);
 int dsl_runtime_error_extern_stage_failed(const char *func, const char *function, int status,
                                           int bounds_query);
+int dsl_runtime_error_fold_too_small(const char *func, const char *var, int factor, int needed);
 int dsl_runtime_error_region_smaller_than_window(const char *func, const char *var, int window,
                                                  int have_min, int have_max);
 int dsl_runtime_error_param_too_small(const char *param, double value, double min);

@@ -107,6 +107,19 @@ struct Bound {
     Expr min, extent;
 };
 
+/// Func::align_storage: the storage extent of `var` is a multiple of `alignment` elements.
+struct StorageAlignment {
+    std::string var;
+    Expr alignment;
+};
+
+/// Func::fold_storage: the storage of `var` is a circular buffer of `factor` points.
+struct StorageFold {
+    std::string var;
+    int factor = 0;
+    bool forward = true;
+};
+
 /// The per-Func part of a schedule.
 struct FuncSchedule {
     LoopLevel compute_level;
@@ -117,6 +130,8 @@ struct FuncSchedule {
     /// The pure Vars in the order their storage is laid out, innermost (stride 1) first; empty
     /// for the order of the arguments.
     std::vector<std::string> storage_order;
+    std::vector<StorageAlignment> storage_alignment;
+    std::vector<StorageFold> storage_folds;
     ir::MemoryType memory_type = ir::MemoryType::Auto;
 };
 

@@ -103,8 +103,37 @@ extern "C" int extern_test_fails(dsl_buffer_t *out) {
 }
 DSL_EXTERN_STAGE(extern_test_fails);
 
+// Fills its output with 1 where it is given a user context, and keeps the last one given.
+void *last_context = nullptr;
+extern "C" int extern_test_fill_from_context(void *context, dsl_buffer_t *out) {
+    if (!out->host) return 0;
+    last_context = context;
+    for (int x = out->dim[0].min; x < out->dim[0].min + out->dim[0].extent; x++)
+        at(out, x) = context ? 1 : 0;
+    return 0;
+}
+DSL_EXTERN_STAGE(extern_test_fill_from_context);
+
 namespace dsl {
 namespace {
+
+// user_context_value(): the JITUserContext given to realize(), or dsl's own for the call.
+TEST(ExternStage, UserContextValueIsTheContextOfTheCall) {
+    Func f("from_context"), g("from_context_reader");
+    Var x("x");
+    f.define_extern("extern_test_fill_from_context", {user_context_value()}, Int(32), 1);
+    g(x) = f(x) + x;
+    JITUserContext context;
+    Buffer<int> out = g.realize(&context, {5});
+    EXPECT_EQ(last_context, static_cast<void *>(&context));
+    for (int i = 0; i < 5; i++)
+        EXPECT_EQ(out(i), 1 + i);
+    // Without one, the function still gets a context (dsl's, with the Func's handlers).
+    last_context = nullptr;
+    out = g.realize({5});
+    EXPECT_NE(last_context, nullptr);
+    EXPECT_EQ(out(4), 5);
+}
 
 TEST(ExternStage, ProducerWithoutInputsFillsWhatItsConsumerReads) {
     Func source("source"), sink("sink");

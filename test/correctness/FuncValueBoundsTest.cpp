@@ -34,8 +34,8 @@ TEST(FuncValueBounds, ATableIndexedByAClampedFuncIsComputedOverTheClamp) {
         int k = std::clamp(i - 5, 0, 9);
         EXPECT_EQ(r(i), k * k);
     }
-    ASSERT_FALSE(lines.empty());
-    EXPECT_EQ(lines[0], "Begin realization table.0(0, 10)\n");
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_EQ(lines[1], "Begin realization table.0(0, 10)\n");
 }
 
 TEST(FuncValueBounds, AnInputReadThroughAFuncOfBoundedValues) {

@@ -414,6 +414,27 @@ TEST(HalideApi, UndefBranchOfASelectIsAConditionalStore) {
                     "different conditions");
 }
 
+TEST(HalideApi, AlignStoragePadsTheRows) {
+    Var x("x"), y("y");
+    Func f("aligned"), g("aligned_reader");
+    f(x, y) = x * 100 + y;
+    g(x, y) = f(x, y) + f(x + 2, y);
+    f.compute_root().align_storage(x, 16);
+    Buffer<int> out = g.realize({21, 5});
+    for (int j = 0; j < 5; j++) {
+        for (int i = 0; i < 21; i++)
+            ASSERT_EQ(out(i, j), (i * 100 + j) + ((i + 2) * 100 + j)) << i << ", " << j;
+    }
+    // The rows of f hold 23 points, padded to 32: the allocation says so.
+    EXPECT_NE(g.lowered_stmt().find("allocate aligned[int32 * (((aligned.x.extent_realized + 15) "
+                                    "/ 16) * 16)"),
+              std::string::npos)
+        << g.lowered_stmt();
+    EXPECT_TRUE(test::matches_reference(g, out));
+    std::string message = test::message_of([&] { f.align_storage(Var("z"), 4); });
+    EXPECT_CONTAINS(message, "Func \"aligned\", align_storage: \"z\" is not one of its pure Vars");
+}
+
 TEST(HalideApi, RVarsWithoutNamesNameLoops) {
     Var x("x");
     RDom r(0, 32, 0, 3);

@@ -196,6 +196,55 @@ TEST(StoreAt, IllegalStorageLocations) {
     EXPECT_TRUE(matches_reference(h, out));
 }
 
+// fold_storage: the factor chosen, where the footprint is not a constant (no automatic fold),
+// checked at run time, and refused where there is no loop to fold over.
+TEST(FoldStorage, ExplicitFactorWithARuntimeCheck) {
+    Var x("x"), y("y");
+    Param<int> reach("fold_reach");
+    Func f("fold_f"), g("fold_g");
+    f(x, y) = x * 7 + y * 3;
+    g(x, y) = f(x, y) + f(x, y + reach);
+    f.store_root().compute_at(g, y).fold_storage(y, 5);
+    reach.set(3);
+    Buffer<int> out = g.realize({9, 12});
+    for (int j = 0; j < 12; j++) {
+        for (int i = 0; i < 9; i++)
+            ASSERT_EQ(out(i, j), (i * 7 + j * 3) + (i * 7 + (j + 3) * 3)) << i << ", " << j;
+    }
+    EXPECT_CONTAINS(g.loop_nest(), "store fold_f (folded: y mod 5):");
+    EXPECT_CONTAINS(g.lowered_stmt(), "allocate fold_f[int32 * fold_f.x.extent_realized * 5]");
+    // Seven rows at once do not fit in five.
+    reach.set(6);
+    std::string message = test::message_of<RuntimeError>([&] { g.realize({9, 12}); });
+    EXPECT_CONTAINS(message,
+                    "Func \"fold_f\" is stored folded along y into 5 points "
+                    "(fold_storage), but one of its computations needs 7 points");
+
+    // A region moving backwards: no sliding, each row computed where needed, folded.
+    Func p("fold_back"), c("fold_back_reader");
+    p(x, y) = x + 10 * y;
+    c(x, y) = p(x, 20 - y) + p(x, 21 - y);
+    p.store_root().compute_at(c, y).fold_storage(y, 2, false);
+    Buffer<int> back = c.realize({4, 10});
+    for (int j = 0; j < 10; j++) {
+        for (int i = 0; i < 4; i++)
+            ASSERT_EQ(back(i, j), (i + 10 * (20 - j)) + (i + 10 * (21 - j))) << i << ", " << j;
+    }
+    EXPECT_TRUE(matches_reference(c, back));
+    EXPECT_CONTAINS(c.loop_nest(), "store fold_back (folded: y mod 2):");
+
+    Func r("fold_root"), rc("fold_root_reader");
+    r(x, y) = x + y;
+    rc(x, y) = r(x, y) * 2;
+    r.compute_root().fold_storage(y, 4);
+    message = test::message_of([&] { rc.realize({4, 4}); });
+    EXPECT_CONTAINS(message,
+                    "Func \"fold_root\", fold_storage of \"y\": the Func is stored "
+                    "where it is computed");
+    message = test::message_of([&] { r.fold_storage(y, 0); });
+    EXPECT_CONTAINS(message, "must be a positive integer constant");
+}
+
 TEST(ReorderStorage, ColumnMajorProducer) {
     Buffer<> in = random_buffer(Int(32), {11, 7}, 14);
     Func g("colmajor_g"), f("colmajor_f");

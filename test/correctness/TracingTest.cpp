@@ -95,8 +95,9 @@ TEST_F(Trace, StoresInTheOrderTheScheduleComputes) {
     g.trace_stores();
     g.realize({2, 2});
     std::vector<std::string> expected = {
-        "Store gradient.0(0, 0) = 0\n", "Store gradient.0(1, 0) = 1\n",
-        "Store gradient.0(0, 1) = 1\n", "Store gradient.0(1, 1) = 2\n"};
+        "Begin pipeline gradient.0()\n", "Store gradient.0(0, 0) = 0\n",
+        "Store gradient.0(1, 0) = 1\n",  "Store gradient.0(0, 1) = 1\n",
+        "Store gradient.0(1, 1) = 2\n",  "End pipeline gradient.0()\n"};
     EXPECT_EQ(lines, expected);
 
     // Reordered: columns first.
@@ -105,8 +106,8 @@ TEST_F(Trace, StoresInTheOrderTheScheduleComputes) {
     h(x, y) = x + y;
     h.reorder(y, x).trace_stores();
     h.realize({2, 2});
-    expected = {"Store h.0(0, 0) = 0\n", "Store h.0(0, 1) = 1\n", "Store h.0(1, 0) = 1\n",
-                "Store h.0(1, 1) = 2\n"};
+    expected = {"Begin pipeline h.0()\n", "Store h.0(0, 0) = 0\n", "Store h.0(0, 1) = 1\n",
+                "Store h.0(1, 0) = 1\n",  "Store h.0(1, 1) = 2\n", "End pipeline h.0()\n"};
     EXPECT_EQ(lines, expected);
 }
 
@@ -116,8 +117,10 @@ TEST_F(Trace, VectorizedStoresPrintVectors) {
     g(x, y) = x + y;
     g.vectorize(x, 4).trace_stores();
     g.realize({4, 2});
-    std::vector<std::string> expected = {"Store g.0(<0, 1, 2, 3>, 0) = <0, 1, 2, 3>\n",
-                                         "Store g.0(<0, 1, 2, 3>, 1) = <1, 2, 3, 4>\n"};
+    // Every coordinate has the lanes of the value, as in Halide.
+    std::vector<std::string> expected = {
+        "Begin pipeline g.0()\n", "Store g.0(<0, 1, 2, 3>, <0, 0, 0, 0>) = <0, 1, 2, 3>\n",
+        "Store g.0(<0, 1, 2, 3>, <1, 1, 1, 1>) = <1, 2, 3, 4>\n", "End pipeline g.0()\n"};
     EXPECT_EQ(lines, expected);
 }
 
@@ -151,6 +154,8 @@ TEST_F(Trace, RealizationsShowRegionsPerTile) {
     EXPECT_TRUE(has("End realization p.0(2, 3, 0, 2)")) << ::testing::PrintToString(lines);
     EXPECT_EQ(count_starting("Begin realization p.0"), 2);
     EXPECT_EQ(count_starting("End produce p.0"), 2);
+    EXPECT_TRUE(has("Consume p.0(2, 3, 0, 2)")) << ::testing::PrintToString(lines);
+    EXPECT_EQ(count_starting("End consume p.0"), 2);
 }
 
 TEST_F(Trace, TracingChangesNoValue) {
@@ -167,6 +172,198 @@ TEST_F(Trace, TracingChangesNoValue) {
     }
     EXPECT_EQ(count_starting("Store b.0"), 8);
     EXPECT_EQ(count_starting("Begin realization a.0"), 4);
+}
+
+/// What a custom trace handler saw of one event.
+struct Event {
+    std::string func;
+    int event, parent, value_index, id;
+    dsl_type_t type;
+    std::vector<int> coordinates;
+    std::vector<double> values;
+};
+
+std::mutex events_mutex;
+std::vector<Event> events;
+
+double element(const dsl_trace_event_t *e, int lane) {
+    if (e->type.code == dsl_type_float) return static_cast<const float *>(e->value)[lane];
+    return static_cast<const int32_t *>(e->value)[lane];
+}
+
+int32_t record(JITUserContext *, const dsl_trace_event_t *e) {
+    std::lock_guard<std::mutex> lock(events_mutex);
+    Event r{e->func, e->event, e->parent_id, e->value_index, 1000 + int(events.size()), e->type,
+            {},      {}};
+    r.coordinates.assign(e->coordinates, e->coordinates + e->dimensions);
+    if (e->event == dsl_trace_load || e->event == dsl_trace_store) {
+        for (int lane = 0; lane < e->type.lanes; lane++)
+            r.values.push_back(element(e, lane));
+    }
+    events.push_back(r);
+    return r.id;
+}
+
+const Event *first(int event, const std::string &func) {
+    for (const Event &e : events) {
+        if (e.event == event && e.func == func) return &e;
+    }
+    return nullptr;
+}
+
+int count(int event, const std::string &func) {
+    int n = 0;
+    for (const Event &e : events)
+        n += e.event == event && e.func == func;
+    return n;
+}
+
+// Halide's custom_trace: the events as structures, each nested in its parent by the id the
+// handler returned for it.
+TEST_F(Trace, CustomTraceGetsEventsNestedByTheirIds) {
+    events.clear();
+    Var x("x"), y("y");
+    Func p("tp"), c("tc");
+    p(x, y) = Tuple(x + 10 * y, cast<float>(x) * 0.5f);
+    c(x, y) = p(x, y)[0] + cast<int>(p(x + 1, y)[1]);
+    p.compute_at(c, y).trace_stores().trace_loads().trace_realizations();
+    c.trace_stores();
+    c.jit_handlers().custom_trace = record;
+    Buffer<int> out = c.realize({3, 2});
+    EXPECT_EQ(out(2, 1), 12 + 1);
+    EXPECT_TRUE(lines.empty()) << "the handler replaces the lines";
+    ASSERT_FALSE(events.empty());
+    EXPECT_EQ(events.front().event, dsl_trace_begin_pipeline);
+    EXPECT_EQ(events.front().func, "tc");
+    EXPECT_EQ(events.back().event, dsl_trace_end_pipeline);
+    EXPECT_EQ(events.back().parent, events.front().id);
+    const int pipeline = events.front().id;
+    // One realization of p per row of c: a row of four points.
+    EXPECT_EQ(count(dsl_trace_begin_realization, "tp"), 2);
+    const Event *realization = first(dsl_trace_begin_realization, "tp");
+    ASSERT_NE(realization, nullptr);
+    EXPECT_EQ(realization->parent, pipeline);
+    EXPECT_EQ(realization->coordinates, (std::vector<int>{0, 4, 0, 1}));
+    const Event *produce = first(dsl_trace_produce, "tp");
+    ASSERT_NE(produce, nullptr);
+    EXPECT_EQ(produce->parent, realization->id);
+    const Event *consume = first(dsl_trace_consume, "tp");
+    ASSERT_NE(consume, nullptr);
+    EXPECT_EQ(consume->parent, realization->id);
+    // p's stores are inside its production, both Tuple elements; its loads inside consumption.
+    std::vector<const Event *> at_3_0;
+    for (const Event &e : events) {
+        if (e.event == dsl_trace_store && e.func == "tp" && e.coordinates == std::vector<int>{3, 0})
+            at_3_0.push_back(&e);
+    }
+    ASSERT_EQ(at_3_0.size(), 2u);
+    EXPECT_EQ(at_3_0[0]->parent, produce->id);
+    EXPECT_EQ(at_3_0[0]->value_index, 0);
+    EXPECT_EQ(at_3_0[0]->values, (std::vector<double>{3.0}));
+    EXPECT_EQ(at_3_0[1]->value_index, 1);
+    EXPECT_EQ(at_3_0[1]->type.code, dsl_type_float);
+    EXPECT_EQ(at_3_0[1]->values, (std::vector<double>{1.5}));
+    EXPECT_EQ(count(dsl_trace_store, "tp"), 2 * 4 * 2);
+    EXPECT_EQ(count(dsl_trace_load, "tp"), 2 * 3 * 2);
+    const Event *load = first(dsl_trace_load, "tp");
+    ASSERT_NE(load, nullptr);
+    EXPECT_EQ(load->parent, consume->id);
+    // c has no realization events: its stores belong to the pipeline.
+    const Event *store = first(dsl_trace_store, "tc");
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->parent, pipeline);
+    EXPECT_EQ(store->coordinates, (std::vector<int>{0, 0}));
+    EXPECT_EQ(store->values, (std::vector<double>{0.0}));
+    c.jit_handlers().custom_trace = nullptr;
+}
+
+// A vector store is one event: `lanes` values, and each coordinate once per lane.
+TEST_F(Trace, VectorEventsHoldEveryLane) {
+    events.clear();
+    Var x("x"), y("y");
+    Func g("tv");
+    g(x, y) = x * 10 + y;
+    g.vectorize(x, 4).trace_stores();
+    JITUserContext context;
+    context.handlers.custom_trace = record;
+    g.realize(&context, {8, 2});
+    ASSERT_EQ(count(dsl_trace_store, "tv"), 4);
+    const Event *e = first(dsl_trace_store, "tv");
+    EXPECT_EQ(e->type.lanes, 4);
+    EXPECT_EQ(e->type.bits, 32);
+    EXPECT_EQ(e->coordinates, (std::vector<int>{0, 1, 2, 3, 0, 0, 0, 0}));
+    EXPECT_EQ(e->values, (std::vector<double>{0, 10, 20, 30}));
+}
+
+// Without a JIT handler, the program's trace handler (dsl_set_trace_handler) gets the events;
+// its ids nest them as well.
+int32_t global_ids = 0;
+std::vector<int> global_events;
+int32_t global_handler(const dsl_trace_event_t *e) {
+    std::lock_guard<std::mutex> lock(events_mutex);
+    global_events.push_back(e->event);
+    return ++global_ids;
+}
+
+TEST_F(Trace, TheProgramsTraceHandler) {
+    global_events.clear();
+    Var x("x");
+    Func f("tg");
+    f(x) = x;
+    f.trace_realizations();
+    dsl_set_trace_handler(global_handler);
+    f.realize({4});
+    dsl_set_trace_handler(nullptr);
+    std::vector<int> expected = {dsl_trace_begin_pipeline,  dsl_trace_begin_realization,
+                                 dsl_trace_produce,         dsl_trace_end_produce,
+                                 dsl_trace_end_realization, dsl_trace_end_pipeline};
+    EXPECT_EQ(global_events, expected);
+    EXPECT_TRUE(lines.empty());
+}
+
+// Tags come first; an output's realization is its buffer.
+TEST_F(Trace, TagsAndTheOutputsRealization) {
+    Var x("x");
+    Func f("tagged");
+    f(x) = x;
+    f.trace_realizations().add_trace_tag("first").add_trace_tag("then \"this\"");
+    Buffer<int> out(3);
+    out.set_min(2);
+    f.realize(out);
+    std::vector<std::string> expected = {"Begin pipeline tagged.0()\n",
+                                         "Tag tagged.0() tag = \"first\"\n",
+                                         "Tag tagged.0() tag = \"then \"this\"\"\n",
+                                         "Begin realization tagged.0(2, 3)\n",
+                                         "Produce tagged.0(2, 3)\n",
+                                         "End produce tagged.0(2, 3)\n",
+                                         "End realization tagged.0(2, 3)\n",
+                                         "End pipeline tagged.0()\n"};
+    EXPECT_EQ(lines, expected);
+}
+
+// A vector loop whose last vector is guarded keeps its stores in vectors; the events are
+// those of the lanes stored, each once.
+TEST_F(Trace, AGuardedVectorTailTracesTheLanesThatRun) {
+    events.clear();
+    Var x("x"), y("y");
+    Func g("tguard");
+    g(x, y) = x * 2 + y;
+    g.vectorize(x, 4, TailStrategy::GuardWithIf).trace_stores();
+    g.jit_handlers().custom_trace = record;
+    Buffer<int> out = g.realize({6, 2});
+    EXPECT_EQ(out(5, 1), 11);
+    std::vector<int> stored(12, 0);
+    for (const Event &e : events) {
+        if (e.event != dsl_trace_store) continue;
+        int lanes = e.type.lanes;
+        for (int lane = 0; lane < lanes; lane++) {
+            int xx = e.coordinates[lane], yy = e.coordinates[lanes + lane];
+            ASSERT_TRUE(xx >= 0 && xx < 6 && yy >= 0 && yy < 2) << xx << ", " << yy;
+            EXPECT_EQ(e.values[lane], xx * 2 + yy);
+            stored[yy * 6 + xx]++;
+        }
+    }
+    EXPECT_EQ(stored, std::vector<int>(12, 1));
 }
 
 }  // namespace

@@ -189,6 +189,55 @@ typedef void (*dsl_print_handler_t)(const char *line);
 /** Replaces the print handler (NULL restores the default, which writes the line to stderr). */
 void dsl_set_print_handler(dsl_print_handler_t handler);
 
+/** What a tracing event reports (Halide's halide_trace_event_code_t, same values). */
+typedef enum dsl_trace_event_code_t {
+    dsl_trace_load = 0,
+    dsl_trace_store = 1,
+    dsl_trace_begin_realization = 2,
+    dsl_trace_end_realization = 3,
+    dsl_trace_produce = 4,
+    dsl_trace_end_produce = 5,
+    dsl_trace_consume = 6,
+    dsl_trace_end_consume = 7,
+    dsl_trace_begin_pipeline = 8,
+    dsl_trace_end_pipeline = 9,
+    dsl_trace_tag = 10
+} dsl_trace_event_code_t;
+
+/** One event of a traced Func (Func::trace_loads(), trace_stores(), trace_realizations()), laid
+ * out as Halide's halide_trace_event_t.
+ *  - Loads and stores: `value` points at the value (`type.lanes` of them for a vector access)
+ *    and `coordinates` at `dimensions` ints: for each dimension of the Func, one per lane
+ *    (lanes innermost), so `dimensions` is the Func's dimensions times the lanes.
+ *  - Realizations, productions and consumptions: `coordinates` holds the region, min0, extent0,
+ *    min1, extent1, ... (`dimensions` is twice the Func's).
+ *  - Pipelines: `func` is the pipeline's name; no coordinates.
+ *  - Tags: `trace_tag` is the text.
+ * `parent_id` is what the handler returned for the enclosing event: a realization's is its
+ * pipeline's, a production's or consumption's is its realization's, and a load's or store's the
+ * production or consumption it happens in (the pipeline's outside those). */
+typedef struct dsl_trace_event_t {
+    const char *func;
+    union {
+        void *value;
+        const char *trace_tag;
+    };
+    int32_t *coordinates;
+    dsl_type_t type;
+    dsl_trace_event_code_t event;
+    int32_t parent_id;
+    /** The Tuple element loaded or stored. */
+    int32_t value_index;
+    int32_t dimensions;
+} dsl_trace_event_t;
+
+/** Receives every tracing event; returns the id its nested events get as their parent_id. */
+typedef int32_t (*dsl_trace_handler_t)(const dsl_trace_event_t *event);
+/** Replaces the trace handler. NULL restores the default, which writes each event as a line
+ * through the print handler ("Store f.0(3, 4) = 7", "Produce f.0(0, 10, 0, 8)", ...) and returns
+ * a new id for each. */
+void dsl_set_trace_handler(dsl_trace_handler_t handler);
+
 /** What an argument of a generated function is. */
 typedef enum dsl_argument_kind_t {
     dsl_argument_input_scalar = 0,
