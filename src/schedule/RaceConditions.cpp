@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/Associativity.h"
 #include "ir/Error.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
@@ -142,7 +143,13 @@ void check_stage(const lang::Function &f, int stage, const lang::Definition &d) 
             for (const std::string &v : over_rvars)
                 scatters |= expr_uses_var(arg, v);
         }
-        if (d.schedule.atomic && !(dim.for_type == ForType::Vectorized && scatters)) {
+        // A value that does not read the Func is a plain store: lanes that meet store one of
+        // their values, as threads do.
+        bool plain_store = true;
+        for (const Expr &v : d.values)
+            plain_store &= !ir::calls_func(v, f.name());
+        if (d.schedule.atomic &&
+            (!(dim.for_type == ForType::Vectorized && scatters) || plain_store)) {
             user_assert(dim.for_type == ForType::Vectorized || d.values.size() == 1)
                 << "Func \"" << f.name() << "\" update " << stage - 1 << " is atomic() with the "
                 << (dim.for_type == ForType::Parallel ? "parallel" : "GPU") << " loop \"" << dim.var
