@@ -621,7 +621,7 @@ Value ReferenceEvaluator::eval(const Expr &e) {
     }
     if (op->is_intrinsic(Call::Intrinsic::Trace)) {
         // Nothing is traced: a load's value is the value; other events' ids are 0.
-        for (size_t i = 4; i < op->args.size(); i++)
+        for (size_t i = 5; i < op->args.size(); i++)
             eval(op->args[i]);
         const auto *event = op->args[0].as<IntImm>();
         return event && event->value == 0 ? eval(op->args[4]) : eval(make_zero(Int(32)));

@@ -25,6 +25,13 @@ std::string join_args(const std::vector<std::string> &args) {
     return s;
 }
 
+/// Refuses a storage directive's Var that is not a pure Var of the Func.
+void require_pure_var(const lang::FunctionContents &f, const char *directive, const Var &var) {
+    user_assert(std::find(f.args.begin(), f.args.end(), var.name()) != f.args.end())
+        << "Func \"" << f.name << "\", " << directive << ": \"" << var.name()
+        << "\" is not one of its pure Vars (" << join_args(f.args) << ").";
+}
+
 std::string fresh_func_name() {
     static std::atomic<int> counter{0};
     return "f" + std::to_string(counter.fetch_add(1));
@@ -607,10 +614,7 @@ Func &Func::reorder_storage(const std::vector<Var> &order) {
 }
 
 Func &Func::align_storage(const Var &var, const Expr &alignment) {
-    user_assert(std::find(contents_->args.begin(), contents_->args.end(), var.name()) !=
-                contents_->args.end())
-        << "Func \"" << name() << "\", align_storage: \"" << var.name()
-        << "\" is not one of its pure Vars (" << join_args(contents_->args) << ").";
+    require_pure_var(*contents_, "align_storage", var);
     user_assert(alignment.defined() && alignment.type().is_int_or_uint() &&
                 alignment.type().is_scalar())
         << "Func \"" << name() << "\", align_storage of \"" << var.name()
@@ -629,10 +633,7 @@ Func &Func::align_storage(const Var &var, const Expr &alignment) {
 }
 
 Func &Func::fold_storage(const Var &var, const Expr &extent, bool fold_forward) {
-    user_assert(std::find(contents_->args.begin(), contents_->args.end(), var.name()) !=
-                contents_->args.end())
-        << "Func \"" << name() << "\", fold_storage: \"" << var.name()
-        << "\" is not one of its pure Vars (" << join_args(contents_->args) << ").";
+    require_pure_var(*contents_, "fold_storage", var);
     int64_t factor = 0;
     if (extent.defined()) factor = as_const_int(extent).value_or(0);
     user_assert(factor > 0 && factor <= 0x7fffffff)
