@@ -32,6 +32,12 @@ struct ModelOptions {
     /// convolutions and matrix products, results rounded once instead of twice. False rounds
     /// every operation on its own.
     bool fp_contract = true;
+    /// Runs a quantized model's QDQ groups (QuantizeLinear of a Conv or MatMul of
+    /// DequantizeLinears) as the integer operators they stand for: 8-bit dot products summed in
+    /// int32 instead of float arithmetic on dequantized values. The results differ from the
+    /// float computation by the rounding of the float sums and of the bias (at most one step of
+    /// the output's scale, almost everywhere none). False runs the groups as written.
+    bool fuse_quantized = true;
 };
 
 /// A declared input or output of a model.
@@ -88,7 +94,8 @@ ModelSummary summarize_model(const std::string &path);
 /// -lpthread -ldl) and nothing else of dsl. The library runs the sizes it was compiled for.
 struct StaticModelOptions {
     Target target = Target::host();
-    bool fp_contract = true;  ///< as ModelOptions::fp_contract
+    bool fp_contract = true;     ///< as ModelOptions::fp_contract
+    bool fuse_quantized = true;  ///< as ModelOptions::fuse_quantized
     /// The inputs' extents, outermost first, where the model leaves them symbolic:
     /// {"x", {1, 3, 640, 640}}. Every extent must be known (declared or given here).
     std::map<std::string, std::vector<int64_t>> shapes;

@@ -1,6 +1,7 @@
 // ONNX's Conv, ConvTranspose and pooling operators: their window attributes (kernel_shape,
 // strides, dilations, pads, auto_pad) mapped onto dsl/nn/Conv.h.
 #include "dsl/nn/Conv.h"
+#include "dsl/nn/Elementwise.h"
 #include "dsl/nn/Movement.h"
 #include "dsl/nn/Quantize.h"
 #include "ir/IROperator.h"
@@ -83,6 +84,35 @@ Builder pooling(PoolKind kind) {
     };
 }
 
+/// The int32 sums of (x - x_zero_point)(w - w_zero_point) over each window, plus `bias` (one
+/// value per output channel, or none): ConvInteger's result and QLinearConv's before rescaling.
+Tensor integer_sums(const Tensor &x, const Tensor &w, const Tensor &xz, const Tensor &wz,
+                    const Tensor &bias, const Window &win, int groups) {
+    if (nn::integer_conv_applies(x, w, xz, win, groups))
+        return nn::integer_conv(x, w, xz, wz, bias, win);
+    Tensor xs = nn::subtract_zero_point(x, xz, 1), ws = nn::subtract_zero_point(w, wz, 0);
+    // Others (depthwise and grouped convolutions): where every sum has fewer than 2^24 / 255^2
+    // products of 8-bit differences, float32 sums them exactly, at the float convolution's
+    // speed (fused multiply-adds; int32 multiplies are slower), and int32 adds the bias.
+    int64_t taps = 1;
+    for (int a = 1; a < w.rank(); a++) {
+        int64_t extent = 0;
+        taps = nn::is_const(w.dim(a), &extent) ? taps * extent : -1;
+        if (taps < 0) break;
+    }
+    const bool bytes = x.type().bits() == 8 && w.type().bits() == 8;
+    if (!bytes || taps < 0 || taps * 255 * 255 >= (int64_t(1) << 24))
+        return nn::conv(xs, ws, bias, win, groups);
+    Tensor sums = nn::cast(
+        nn::conv(nn::cast(xs, Float(32)), nn::cast(ws, Float(32)), Tensor(), win, groups), Int(32));
+    if (!bias.defined()) return sums;
+    // The bias along the channel axis: (M) as (M, 1, ..., 1).
+    std::vector<int> axes;
+    for (int a = 1; a + 1 < x.rank(); a++)
+        axes.push_back(a);
+    return nn::add(sums, nn::unsqueeze(bias, axes));
+}
+
 }  // namespace
 
 void add_conv_builders(std::map<std::string, Builder> &t) {
@@ -100,10 +130,7 @@ void add_conv_builders(std::map<std::string, Builder> &t) {
         Tensor wz = ctx.has_input(3) ? ctx.input(3) : Tensor();
         Window win = window_of(ctx, x, kernel_of(ctx, w));
         const int groups = static_cast<int>(ctx.attr_int("group", 1));
-        if (nn::integer_conv_applies(x, w, xz, win, groups))
-            return Outputs{nn::integer_conv(x, w, xz, wz, Tensor(), win)};
-        return Outputs{nn::conv(nn::subtract_zero_point(x, xz, 1),
-                                nn::subtract_zero_point(w, wz, 0), Tensor(), win, groups)};
+        return Outputs{integer_sums(x, w, xz, wz, Tensor(), win, groups)};
     };
     t["QLinearConv"] = [](BuildContext &ctx) {
         // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point,
@@ -112,10 +139,7 @@ void add_conv_builders(std::map<std::string, Builder> &t) {
         Tensor b = ctx.has_input(8) ? ctx.input(8) : Tensor();
         Window win = window_of(ctx, x, kernel_of(ctx, w));
         const int groups = static_cast<int>(ctx.attr_int("group", 1));
-        Tensor acc = nn::integer_conv_applies(x, w, ctx.input(2), win, groups)
-                         ? nn::integer_conv(x, w, ctx.input(2), ctx.input(5), b, win)
-                         : nn::conv(nn::subtract_zero_point(x, ctx.input(2), 1),
-                                    nn::subtract_zero_point(w, ctx.input(5), 0), b, win, groups);
+        Tensor acc = integer_sums(x, w, ctx.input(2), ctx.input(5), b, win, groups);
         return Outputs{
             nn::requantize_linear(acc, ctx.input(1), ctx.input(4), 1, ctx.input(6), ctx.input(7))};
     };

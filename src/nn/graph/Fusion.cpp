@@ -72,7 +72,9 @@ bool is_elementwise(const std::string &op) {
                                               "BitwiseAnd",
                                               "BitwiseOr",
                                               "BitwiseXor",
-                                              "BitwiseNot"};
+                                              "BitwiseNot",
+                                              "QuantizeLinear",
+                                              "DequantizeLinear"};
     return ops.count(op) != 0;
 }
 

@@ -1,8 +1,9 @@
 // Batch-norm folding and Pad folding into convolutions (graph/Rewrite.h).
 #include "nn/graph/Rewrite.h"
 
+#include "nn/graph/GraphEdit.h"
+
 #include <cmath>
-#include <set>
 
 namespace dsl::nn::graph {
 
@@ -10,10 +11,7 @@ namespace {
 
 class Folder {
   public:
-    explicit Folder(Graph &g) : g_(g) {
-        for (const ValueInfo &v : g.outputs)
-            graph_outputs_.insert(v.name);
-    }
+    explicit Folder(Graph &g) : e_(g), g_(g) {}
 
     RewriteCounts run() {
         RewriteCounts counts;
@@ -27,84 +25,25 @@ class Folder {
             if (g_.nodes[i].op_type == "Pad" && g_.nodes[i].domain.empty() && fold_pad(i))
                 counts.pads++;
         }
-        // Remove the folded nodes.
-        std::vector<Node> kept;
-        for (size_t i = 0; i < g_.nodes.size(); i++) {
-            if (!removed_.count(i)) kept.push_back(std::move(g_.nodes[i]));
-        }
-        g_.nodes = std::move(kept);
+        e_.commit();
         return counts;
     }
 
   private:
-    /// The constant value `name`: an initializer, or the `value` of a Constant node.
-    Buffer<> constant(const std::string &name) const {
-        if (name.empty()) return Buffer<>();
-        auto it = g_.initializers.find(name);
-        if (it != g_.initializers.end()) return it->second;
-        for (const Node &n : g_.nodes) {
-            if (n.op_type != "Constant" || n.outputs.empty() || n.outputs[0] != name) continue;
-            auto value = n.attributes.find("value");
-            if (value != n.attributes.end() && value->second.kind == Attribute::Kind::Tensor)
-                return value->second.t;
-        }
-        return Buffer<>();
-    }
-
-    /// A dense float32 constant of `elements` elements, or null.
+    Buffer<> constant(const std::string &name) const { return e_.constant(name); }
     const float *floats(const Buffer<> &b, int64_t elements) const {
-        if (!b.defined() || b.type() != Float(32) || b.number_of_elements() != elements)
-            return nullptr;
-        int64_t stride = 1;
-        for (int d = 0; d < b.dimensions(); d++) {
-            if (b.extent(d) != 1 && b.stride(d) != stride) return nullptr;
-            stride *= b.extent(d);
-        }
-        return static_cast<const float *>(b.data());
+        return dense_floats(b, elements);
     }
-
-    /// The nodes (not removed) that read `value`.
-    std::vector<size_t> readers(const std::string &value) const {
-        std::vector<size_t> r;
-        for (size_t i = 0; i < g_.nodes.size(); i++) {
-            if (removed_.count(i)) continue;
-            for (const std::string &in : g_.nodes[i].inputs) {
-                if (in == value) {
-                    r.push_back(i);
-                    break;
-                }
-            }
-        }
-        return r;
+    std::vector<size_t> readers(const std::string &value) const { return e_.readers(value); }
+    int producer(const std::string &value) const { return e_.producer(value); }
+    static int64_t int_attr(const Node &n, const std::string &name, int64_t default_value) {
+        return GraphEdit::int_attr(n, name, default_value);
     }
-
-    /// The node producing `value`, or -1.
-    int producer(const std::string &value) const {
-        for (size_t i = 0; i < g_.nodes.size(); i++) {
-            if (removed_.count(i)) continue;
-            for (const std::string &o : g_.nodes[i].outputs) {
-                if (o == value) return static_cast<int>(i);
-            }
-        }
-        return -1;
+    static double float_attr(const Node &n, const std::string &name, double default_value) {
+        return GraphEdit::float_attr(n, name, default_value);
     }
-
-    int64_t int_attr(const Node &n, const std::string &name, int64_t default_value) const {
-        auto it = n.attributes.find(name);
-        return it == n.attributes.end() ? default_value : it->second.i;
-    }
-    double float_attr(const Node &n, const std::string &name, double default_value) const {
-        auto it = n.attributes.find(name);
-        return it == n.attributes.end() ? default_value : it->second.f;
-    }
-
-    /// A new initializer named after `base`.
     std::string add_initializer(const std::string &base, const Buffer<> &b) {
-        std::string name = base;
-        for (int k = 2; g_.initializers.count(name) || producer(name) >= 0; k++)
-            name = base + "_" + std::to_string(k);
-        g_.initializers[name] = b;
-        return name;
+        return e_.add_initializer(base, b);
     }
 
     bool fold_batch_norm(size_t bn_index) {
@@ -118,7 +57,7 @@ class Folder {
         }
         const std::string &x = bn.inputs[0];
         const int p = producer(x);
-        if (p < 0 || graph_outputs_.count(x) || readers(x).size() != 1) return false;
+        if (p < 0 || e_.is_graph_output(x) || readers(x).size() != 1) return false;
         const Node &conv = g_.nodes[static_cast<size_t>(p)];
         if (!conv.domain.empty() || conv.outputs.size() != 1 ||
             (conv.op_type != "Conv" && conv.op_type != "ConvTranspose" && conv.op_type != "Gemm"))
@@ -218,7 +157,7 @@ class Folder {
             beta.f = 1.0;
         }
         target.outputs[0] = bn.outputs[0];
-        removed_.insert(bn_index);
+        e_.remove(bn_index);
         return true;
     }
 
@@ -226,7 +165,7 @@ class Folder {
         const Node pad = g_.nodes[pad_index];
         auto mode = pad.attributes.find("mode");
         if (mode != pad.attributes.end() && mode->second.s != "constant") return false;
-        if (pad.outputs.size() != 1 || graph_outputs_.count(pad.outputs[0])) return false;
+        if (pad.outputs.size() != 1 || e_.is_graph_output(pad.outputs[0])) return false;
         std::vector<int64_t> pads;
         if (g_.opset < 11) {
             auto it = pad.attributes.find("pads");
@@ -286,13 +225,12 @@ class Folder {
             }
             conv.inputs[0] = pad.inputs[0];
         }
-        removed_.insert(pad_index);
+        e_.remove(pad_index);
         return true;
     }
 
+    GraphEdit e_;
     Graph &g_;
-    std::set<std::string> graph_outputs_;
-    std::set<size_t> removed_;
 };
 
 }  // namespace

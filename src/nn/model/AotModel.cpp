@@ -20,6 +20,7 @@
 #include "ir/Substitute.h"
 #include "lowering/Lower.h"
 #include "nn/graph/OpBuilder.h"
+#include "nn/graph/QdqFusion.h"
 #include "nn/graph/Rewrite.h"
 #include "nn/model/CompiledModel.h"
 #include "nn/onnx/OnnxReader.h"
@@ -372,9 +373,11 @@ StaticModel compile_model_to_static_library(const std::string &path, const std::
     graph::Graph g = onnx::read_model(path);
     fix_input_shapes(g, options.shapes);
     graph::fold_into_convolutions(g);
+    if (options.fuse_quantized) graph::fuse_quantized_groups(g);
     ModelOptions mo;
     mo.target = options.target;
     mo.fp_contract = options.fp_contract;
+    mo.fuse_quantized = options.fuse_quantized;
     std::unique_ptr<model::CompiledModel> cm;
     try {
         cm = std::make_unique<model::CompiledModel>(g, mo, std::map<std::string, Buffer<>>{},

@@ -22,6 +22,7 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "nn/graph/Fusion.h"
+#include "nn/graph/GraphEdit.h"
 #include "nn/graph/OpBuilder.h"
 #include "nn/ops/NameScope.h"
 
@@ -369,55 +370,13 @@ class ModelCompiler::Context : public graph::BuildContext {
 };
 
 std::vector<const graph::Node *> ModelCompiler::topological_order() {
-    std::map<std::string, const graph::Node *> producer;
-    for (const graph::Node &n : g_.nodes) {
-        for (const std::string &o : n.outputs) {
-            if (o.empty()) continue;
-            if (producer.count(o) || g_.initializers.count(o)) {
-                fail(n.describe() + ": value \"" + o +
-                     "\" is produced twice (ONNX graphs assign each value once).");
-            }
-            producer[o] = &n;
-        }
-    }
-    std::set<std::string> available;
-    for (const auto &kv : g_.initializers)
-        available.insert(kv.first);
-    for (const graph::ValueInfo &v : g_.inputs)
-        available.insert(v.name);
-    std::vector<const graph::Node *> order;
-    std::set<const graph::Node *> done;
-    // Repeated sweeps: each adds every node whose inputs are all available.
-    bool progress = true;
-    while (progress && order.size() < g_.nodes.size()) {
-        progress = false;
-        for (const graph::Node &n : g_.nodes) {
-            if (done.count(&n)) continue;
-            bool ready = true;
-            for (const std::string &in : n.inputs) {
-                if (in.empty() || available.count(in)) continue;
-                if (!producer.count(in)) {
-                    fail(n.describe() + ": input \"" + in +
-                         "\" is not a graph input, an initializer, or any node's output.");
-                }
-                ready = false;
-            }
-            if (!ready) continue;
-            order.push_back(&n);
-            done.insert(&n);
-            for (const std::string &o : n.outputs)
-                available.insert(o);
-            progress = true;
-        }
-    }
-    if (order.size() < g_.nodes.size()) {
-        for (const graph::Node &n : g_.nodes) {
-            if (!done.count(&n)) {
-                fail(n.describe() + " is part of a cycle: it depends on its own output.");
-            }
-        }
-    }
-    return order;
+    std::string problem;
+    std::vector<size_t> order = graph::topological_order(g_, &problem);
+    if (!problem.empty()) fail(problem);
+    std::vector<const graph::Node *> nodes;
+    for (size_t i : order)
+        nodes.push_back(&g_.nodes[i]);
+    return nodes;
 }
 
 void ModelCompiler::declare_inputs() {

@@ -8,6 +8,7 @@
 #include "ir/Error.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
+#include "nn/ops/InheritSchedule.h"
 
 namespace dsl::nn {
 
@@ -80,9 +81,6 @@ Expr truncating_div(const Expr &a, const Expr &b) {
 
 }  // namespace
 
-namespace {
-/// An elementwise result keeps the schedule of the one input it extends point for point (a
-/// convolution's, for its activation), so that the operator still schedules its work.
 void inherit_schedule(Tensor &result, const std::vector<Tensor> &inputs) {
     const Tensor *scheduled = nullptr;
     for (const Tensor &t : inputs) {
@@ -96,7 +94,6 @@ void inherit_schedule(Tensor &result, const std::vector<Tensor> &inputs) {
     }
     result.set_schedule(scheduled->schedule());
 }
-}  // namespace
 
 Tensor map(const Tensor &x, const std::function<Expr(const Expr &)> &f, const std::string &name) {
     Tensor r = compute(unique_name(name), x.shape(), [&](const Index &i) { return f(x(i)); });

@@ -7,6 +7,7 @@
 #include "dsl/nn/Reduce.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/InheritSchedule.h"
 #include "nn/ops/Quantized.h"
 
 namespace dsl::nn {
@@ -40,22 +41,28 @@ Tensor quantize_linear(const Tensor &x, const Tensor &scale, const Tensor &zero_
     user_assert(out.is_int() || out.is_uint())
         << "quantize_linear: the zero point \"" << zero_point.func().name()
         << "\" must hold integers.";
-    return compute(unique_name("quantize"), x.shape(), [&](const Index &i) {
+    Tensor r = compute(unique_name("quantize"), x.shape(), [&](const Index &i) {
         Expr s = cast(Float(32), per_axis(scale, i, axis));
         Expr v = dsl::round(cast(Float(32), x(i)) / s);
         if (zero_point.defined()) v = v + cast(Float(32), per_axis(zero_point, i, axis));
         return saturate(v, out);
     });
+    inherit_schedule(r, {x});
+    return r;
 }
 
 Tensor dequantize_linear(const Tensor &q, const Tensor &scale, const Tensor &zero_point, int axis) {
     if (!per_tensor(scale)) axis = normalize_axis(axis, q.rank(), "dequantize_linear");
     const Type out = scale.type();
-    return compute(unique_name("dequantize"), q.shape(), [&](const Index &i) {
-        Expr v = cast(Int(64), q(i));
-        if (zero_point.defined()) v = v - cast(Int(64), per_axis(zero_point, i, axis));
+    // 8- and 16-bit values less their zero point fit int32 (vectors twice as wide as int64).
+    const Type wide = q.type().bits() <= 16 ? Int(32) : Int(64);
+    Tensor r = compute(unique_name("dequantize"), q.shape(), [&](const Index &i) {
+        Expr v = cast(wide, q(i));
+        if (zero_point.defined()) v = v - cast(wide, per_axis(zero_point, i, axis));
         return cast(out, v) * per_axis(scale, i, axis);
     });
+    inherit_schedule(r, {q});
+    return r;
 }
 
 DynamicQuantization dynamic_quantize_linear(const Tensor &x) {
@@ -90,7 +97,7 @@ Tensor requantize_linear(const Tensor &acc, const Tensor &scale_a, const Tensor 
         << "requantize_linear: the zero point \"" << y_zero_point.func().name()
         << "\" must hold integers.";
     if (!per_tensor(scale_b)) axis = normalize_axis(axis, acc.rank(), "requantize_linear");
-    return compute(unique_name("requantize"), acc.shape(), [&](const Index &i) {
+    Tensor r = compute(unique_name("requantize"), acc.shape(), [&](const Index &i) {
         const Type f = Float(32);
         Expr factor = cast(f, per_axis(scale_a, i, 0)) * cast(f, per_axis(scale_b, i, axis)) /
                       cast(f, per_axis(y_scale, i, 0));
@@ -98,6 +105,8 @@ Tensor requantize_linear(const Tensor &acc, const Tensor &scale_a, const Tensor 
         if (y_zero_point.defined()) v = v + cast(f, per_axis(y_zero_point, i, 0));
         return saturate(v, out);
     });
+    inherit_schedule(r, {acc});
+    return r;
 }
 
 Tensor subtract_zero_point(const Tensor &q, const Tensor &zero_point, int axis) {

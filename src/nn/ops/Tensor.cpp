@@ -118,7 +118,10 @@ void schedule_output(const Tensor &t, const Target &target) {
     }
     std::vector<Var> args = f.args();
     if (args.empty()) return;
-    const int lanes = std::max(1, target.natural_vector_size(t.type()));
+    // Narrow results (a quantization's bytes) are computed in 32 bits: vectors of that width,
+    // not of 64 bytes, which a row of 40 would not fill.
+    const Type lane_type = t.type().bits() < 32 ? Int(32) : t.type();
+    const int lanes = std::max(1, target.natural_vector_size(lane_type));
     int64_t inner = 0;
     // A vector along the innermost axis unless it is known to be shorter than one.
     if (!is_const(t.dim(-1), &inner) || inner >= lanes) f.vectorize(args[0], lanes);
