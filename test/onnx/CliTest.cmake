@@ -40,3 +40,31 @@ execute_process(COMMAND ${TOOL} frobnicate RESULT_VARIABLE rc ERROR_VARIABLE err
 if(NOT rc EQUAL 2)
   message(FATAL_ERROR "dsl-onnx with a bad command: status ${rc} (want 2)")
 endif()
+
+# quantize: PyTorch's Conv2d test model (its weights are initializers), calibrated on its input,
+# every layer quantized; the QDQ model is read back (ONNX's checker passes) and run.
+set(conv ${NODE}/../pytorch-converted/test_Conv2d)
+file(MAKE_DIRECTORY ${OUT}/calibration)
+file(COPY ${conv}/test_data_set_0/input_0.pb DESTINATION ${OUT}/calibration)
+execute_process(COMMAND ${TOOL} quantize ${conv}/model.onnx --calibrate ${OUT}/calibration
+                        --method entropy --quantize-first-last -o ${OUT}/conv_int8.onnx
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "quantized 1 of 1 operators on 1 samples")
+  message(FATAL_ERROR "dsl-onnx quantize: status ${rc}\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${TOOL} info ${OUT}/conv_int8.onnx RESULT_VARIABLE rc OUTPUT_VARIABLE info)
+if(NOT rc EQUAL 0 OR NOT info MATCHES "DequantizeLinear x3" OR NOT info MATCHES "QuantizeLinear x2")
+  message(FATAL_ERROR "dsl-onnx info of the quantized model: status ${rc}, output:\n${info}")
+endif()
+file(MAKE_DIRECTORY ${OUT}/int8)
+execute_process(COMMAND ${TOOL} run ${OUT}/conv_int8.onnx
+                        --input 0=${conv}/test_data_set_0/input_0.pb --output-dir ${OUT}/int8
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "dsl-onnx run of the quantized model: status ${rc}\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${TOOL} quantize ${conv}/model.onnx --calibrate ${OUT}/no_such_dir
+                        -o ${OUT}/x.onnx RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "no_such_dir: cannot open the calibration directory")
+  message(FATAL_ERROR "dsl-onnx quantize without samples: status ${rc} (want 2)\n${err}")
+endif()

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "ir/Error.h"
+#include "nn/onnx/OpsetConversion.h"
 
 namespace dsl::nn::onnx {
 
@@ -20,46 +21,6 @@ namespace pb = ::onnx;
 std::string directory_of(const std::string &path) {
     size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-}
-
-std::string read_file(const std::string &path, const char *what) {
-    std::ifstream in(path, std::ios::binary);
-    user_assert(in.good()) << path << ": cannot open the " << what << " (does the file exist?).";
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-int32_t onnx_element_type(Type t) {
-    if (t.is_bool()) return pb::TensorProto::BOOL;
-    if (t.is_bfloat()) return pb::TensorProto::BFLOAT16;
-    if (t.is_float()) {
-        return t.bits() == 16   ? pb::TensorProto::FLOAT16
-               : t.bits() == 32 ? pb::TensorProto::FLOAT
-                                : pb::TensorProto::DOUBLE;
-    }
-    if (t.is_int()) {
-        switch (t.bits()) {
-            case 8:
-                return pb::TensorProto::INT8;
-            case 16:
-                return pb::TensorProto::INT16;
-            case 32:
-                return pb::TensorProto::INT32;
-            default:
-                return pb::TensorProto::INT64;
-        }
-    }
-    switch (t.bits()) {
-        case 8:
-            return pb::TensorProto::UINT8;
-        case 16:
-            return pb::TensorProto::UINT16;
-        case 32:
-            return pb::TensorProto::UINT32;
-        default:
-            return pb::TensorProto::UINT64;
-    }
 }
 
 /// A dense buffer of `t` with ONNX dims `shape` (outermost first), checked against int32.
@@ -244,7 +205,7 @@ graph::Attribute read_attribute(const pb::AttributeProto &a, const std::string &
 
 }  // namespace
 
-graph::Graph read_model(const std::string &path) {
+graph::Graph read_model(const std::string &path, int64_t min_opset) {
     std::string bytes = read_file(path, "model");
     pb::ModelProto model;
     user_assert(model.ParseFromString(bytes))
@@ -264,13 +225,12 @@ graph::Graph read_model(const std::string &path) {
         }
         user_assert(false) << path << ": the ONNX checker rejects the model: " << what;
     }
+    model = with_opset_at_least(model, min_opset, path);
     const std::string base_dir = directory_of(path);
     graph::Graph g;
     g.source = path;
     g.name = model.graph().name();
-    for (const auto &op : model.opset_import()) {
-        if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = op.version();
-    }
+    g.opset = standard_opset(model);
     const pb::GraphProto &gp = model.graph();
     for (const auto &init : gp.initializer()) {
         g.initializers[init.name()] = tensor_from_proto(init, base_dir, path);
@@ -317,18 +277,12 @@ Buffer<> read_tensor(const std::string &path, std::string *name) {
     return tensor_from_proto(tp, directory_of(path), path);
 }
 
-void write_tensor(const std::string &path, const Buffer<> &b, const std::string &name) {
-    pb::TensorProto tp;
-    tp.set_name(name);
-    tp.set_data_type(onnx_element_type(b.type()));
-    for (int d = b.dimensions() - 1; d >= 0; d--)
-        tp.add_dims(b.extent(d));
-    const int64_t n = b.number_of_elements();
-    tp.set_raw_data(std::string(static_cast<const char *>(b.data()),
-                                static_cast<size_t>(n * b.type().bytes())));
-    std::ofstream out(path, std::ios::binary);
-    user_assert(out.good()) << path << ": cannot write the tensor.";
-    user_assert(tp.SerializeToOstream(&out)) << path << ": writing the tensor failed.";
+std::string read_file(const std::string &path, const char *what) {
+    std::ifstream in(path, std::ios::binary);
+    user_assert(in.good()) << path << ": cannot open the " << what << " (does the file exist?).";
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
 }
 
 }  // namespace dsl::nn::onnx

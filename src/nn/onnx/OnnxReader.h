@@ -11,13 +11,16 @@
 namespace dsl::nn::onnx {
 
 /// Reads and checks (with ONNX's own checker, whose message is passed on) the model at `path`.
-/// Initializers stored in external files are read from beside the model.
-graph::Graph read_model(const std::string &path);
+/// Initializers stored in external files are read from beside the model. A model importing a
+/// standard opset below `min_opset` is first converted to `min_opset` (ONNX's version
+/// converter).
+graph::Graph read_model(const std::string &path, int64_t min_opset = 0);
 
 /// Reads a serialized TensorProto. `*name` receives the tensor's name (may be empty).
 Buffer<> read_tensor(const std::string &path, std::string *name = nullptr);
 
-/// Writes `b` as a serialized TensorProto named `name`.
-void write_tensor(const std::string &path, const Buffer<> &b, const std::string &name);
+/// The contents of the file at `path`; a CompileError naming the file (as `what`: "model")
+/// when it cannot be read.
+std::string read_file(const std::string &path, const char *what);
 
 }  // namespace dsl::nn::onnx

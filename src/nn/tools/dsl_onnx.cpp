@@ -4,6 +4,7 @@
 //   dsl-onnx test [--expected-failures FILE] DIR...
 //   dsl-onnx bench MODEL [--shape NAME=1x3x224x224 ...] [--threads N] [--runs N]
 //   dsl-onnx compile MODEL [--shape NAME=1x3x224x224 ...] [--name NAME] [--target T] -o DIR
+//   dsl-onnx quantize MODEL --calibrate DIR [--method minmax|percentile|entropy] ... -o OUT
 // `test --update-expected-failures FILE` rewrites FILE with the tests that fail now, each with a
 // reason derived from its message.
 // Errors are one line each; exit status 2 for bad usage or a bad file.
@@ -27,6 +28,7 @@
 #include "dsl/Error.h"
 #include "dsl/nn/Model.h"
 #include "dsl/nn/Npy.h"
+#include "dsl/nn/QuantizeModel.h"
 #include "dsl/runtime/dsl_runtime.h"
 #include "nn/onnx/OnnxReader.h"
 
@@ -43,9 +45,15 @@ int usage() {
            "       dsl-onnx bench MODEL [--shape NAME=AxBx...]... [--threads N] [--runs N]\n"
            "       dsl-onnx compile MODEL [--shape NAME=AxBx...]... [--name NAME] [--target T]\n"
            "                        -o DIR\n"
+           "       dsl-onnx quantize MODEL --calibrate DIR [--method minmax|percentile|entropy]\n"
+           "                         [--percentile P] [--per-tensor] [--keep-float NODE,...]\n"
+           "                         [--quantize-first-last] -o OUT.onnx\n"
            "Inputs are .npy files or ONNX TensorProto .pb files; outputs are written as\n"
            "DIR/<output name>.npy. compile writes DIR/NAME.a and DIR/NAME.h (NAME is \"model\"\n"
-           "unless given), whose entry point is NAME_run.\n";
+           "unless given), whose entry point is NAME_run. quantize calibrates on the samples in\n"
+           "DIR (one .npy or .pb file per sample for a model of one input; else one directory\n"
+           "per sample holding INPUT.npy or INPUT.pb for each input) and writes the int8 model\n"
+           "in ONNX's QDQ form.\n";
     return 2;
 }
 
@@ -561,6 +569,107 @@ int bench(int argc, char **argv) {
     return 0;
 }
 
+/// The calibration samples in `dir`: one file per sample when the model has one input, else
+/// one directory per sample with a file per input.
+std::vector<std::map<std::string, Buffer<>>> read_samples(
+    const std::string &dir, const std::vector<dsl::nn::ModelValue> &inputs) {
+    std::vector<std::string> entries;
+    DIR *d = opendir(dir.c_str());
+    if (!d) throw dsl::CompileError(dir + ": cannot open the calibration directory.");
+    while (dirent *e = readdir(d)) {
+        std::string name = e->d_name;
+        if (name != "." && name != "..") entries.push_back(name);
+    }
+    closedir(d);
+    std::sort(entries.begin(), entries.end());
+    std::vector<std::map<std::string, Buffer<>>> samples;
+    auto is_tensor = [](const std::string &f) {
+        return ends_with(f, ".npy") || ends_with(f, ".pb");
+    };
+    for (const std::string &e : entries) {
+        const std::string path = dir + "/" + e;
+        if (inputs.size() == 1 && is_tensor(e)) {
+            samples.push_back({{inputs[0].name, read_input(path)}});
+            continue;
+        }
+        if (is_tensor(e)) continue;
+        std::map<std::string, Buffer<>> sample;
+        for (const auto &in : inputs) {
+            for (const char *ext : {".npy", ".pb"}) {
+                std::ifstream probe(path + "/" + in.name + ext);
+                if (probe.good() && !sample.count(in.name))
+                    sample[in.name] = read_input(path + "/" + in.name + ext);
+            }
+        }
+        if (sample.size() == inputs.size()) samples.push_back(sample);
+    }
+    if (samples.empty()) {
+        throw dsl::CompileError(dir +
+                                ": no calibration samples (a model of one input takes "
+                                ".npy or .pb files; one of several inputs, directories "
+                                "holding <input name>.npy for each input).");
+    }
+    return samples;
+}
+
+/// Quantizes the model to int8 in QDQ form, calibrated on samples.
+int quantize(int argc, char **argv) {
+    if (argc < 1) return usage();
+    std::string model_path = argv[0];
+    std::string calibration_dir, output;
+    dsl::nn::QuantizationOptions options;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--calibrate" && i + 1 < argc) {
+            calibration_dir = argv[++i];
+        } else if (a == "--method" && i + 1 < argc) {
+            std::string m = argv[++i];
+            if (m == "minmax") {
+                options.calibration = dsl::nn::Calibration::MinMax;
+            } else if (m == "percentile") {
+                options.calibration = dsl::nn::Calibration::Percentile;
+            } else if (m == "entropy") {
+                options.calibration = dsl::nn::Calibration::Entropy;
+            } else {
+                return usage();
+            }
+        } else if (a == "--percentile" && i + 1 < argc) {
+            options.percentile = std::atof(argv[++i]);
+        } else if (a == "--per-tensor") {
+            options.per_channel = false;
+        } else if (a == "--quantize-first-last") {
+            options.keep_first_and_last = false;
+        } else if (a == "--keep-float" && i + 1 < argc) {
+            std::stringstream names(argv[++i]);
+            for (std::string n; std::getline(names, n, ',');) {
+                if (!n.empty()) options.keep_float.insert(n);
+            }
+        } else if (a == "-o" && i + 1 < argc) {
+            output = argv[++i];
+        } else {
+            return usage();
+        }
+    }
+    if (calibration_dir.empty() || output.empty()) return usage();
+    auto start = std::chrono::steady_clock::now();
+    std::vector<std::map<std::string, Buffer<>>> samples =
+        read_samples(calibration_dir, dsl::nn::summarize_model(model_path).inputs);
+    dsl::nn::QuantizationReport r = dsl::nn::quantize_model(model_path, samples, output, options);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout.precision(3);
+    std::cout << "quantized " << r.quantized.size() << " of "
+              << r.quantized.size() + r.kept_float.size() << " operators on " << samples.size()
+              << " samples in " << seconds << " s";
+    if (!r.kept_float.empty()) {
+        std::cout << "; kept float:";
+        for (const std::string &n : r.kept_float)
+            std::cout << " " << n;
+    }
+    std::cout << "\nwrote " << output << "\n";
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -572,6 +681,7 @@ int main(int argc, char **argv) {
         if (command == "test") return test(argc - 2, argv + 2);
         if (command == "bench") return bench(argc - 2, argv + 2);
         if (command == "compile") return compile(argc - 2, argv + 2);
+        if (command == "quantize") return quantize(argc - 2, argv + 2);
         return usage();
     } catch (const dsl::CompileError &e) {
         std::cerr << "dsl-onnx: " << one_line(e.what()) << "\n";

@@ -1,0 +1,133 @@
+// Post-training quantization (dsl/nn/QuantizeModel.h): calibrate on the samples, then write
+// the model in QDQ form.
+#include <algorithm>
+
+#include "dsl/Error.h"
+#include "dsl/nn/QuantizeModel.h"
+#include "ir/Error.h"
+#include "nn/graph/Calibration.h"
+#include "nn/graph/GraphEdit.h"
+#include "nn/graph/QdqInsertion.h"
+#include "nn/graph/Rewrite.h"
+#include "nn/model/CompiledModel.h"
+#include "nn/onnx/OnnxReader.h"
+#include "nn/onnx/OnnxWriter.h"
+
+namespace dsl::nn {
+
+namespace {
+
+graph::RangeMethod range_method(Calibration c) {
+    switch (c) {
+        case Calibration::Percentile:
+            return graph::RangeMethod::Percentile;
+        case Calibration::Entropy:
+            return graph::RangeMethod::Entropy;
+        default:
+            return graph::RangeMethod::MinMax;
+    }
+}
+
+/// Runs the float model on every sample and hands each observed value to `observe`.
+template <typename Observe>
+void run_samples(const model::CompiledModel &m, const std::string &path,
+                 const std::vector<std::map<std::string, Buffer<>>> &samples,
+                 const std::vector<std::string> &observed, Observe observe) {
+    for (size_t s = 0; s < samples.size(); s++) {
+        std::map<std::string, Buffer<>> out;
+        try {
+            out = m.run(samples[s]);
+        } catch (const RuntimeError &e) {
+            throw RuntimeError(path + ": calibration sample " + std::to_string(s) + ": " +
+                               e.what());
+        }
+        for (const std::string &v : observed) {
+            const Buffer<> &b = out.at(v);
+            user_assert(b.type() == Float(32))
+                << path << ": value \"" << v << "\" is " << b.type()
+                << ", not float32; only float activations are quantized.";
+            internal_assert(graph::is_dense(b)) << "model output " << v << " is not dense";
+            observe(v, static_cast<const float *>(b.data()), b.number_of_elements());
+        }
+    }
+}
+
+}  // namespace
+
+QuantizationReport quantize_model(const std::string &path,
+                                  const std::vector<std::map<std::string, Buffer<>>> &samples,
+                                  const std::string &output, const QuantizationOptions &options) {
+    user_assert(!samples.empty()) << path
+                                  << ": quantizing needs at least one sample of the inputs to "
+                                     "calibrate the activations' ranges on.";
+    // QuantizeLinear needs opset 10, and per axis 13.
+    graph::Graph g = onnx::read_model(path, options.per_channel ? 13 : 10);
+    graph::fold_into_convolutions(g);
+    QuantizationReport report;
+    graph::QdqPlan plan;
+    plan.per_channel = options.per_channel;
+    const std::vector<graph::QuantizableOp> ops = graph::quantizable_ops(g);
+    for (size_t i = 0; i < ops.size(); i++) {
+        const bool end = i == 0 || i + 1 == ops.size();
+        if ((options.keep_first_and_last && end) || options.keep_float.count(ops[i].node)) {
+            report.kept_float.push_back(ops[i].node);
+        } else {
+            plan.ops.push_back(ops[i]);
+            report.quantized.push_back(ops[i].node);
+        }
+    }
+    for (const std::string &name : options.keep_float) {
+        bool found = false;
+        for (const graph::QuantizableOp &op : ops)
+            found = found || op.node == name;
+        user_assert(found) << path << ": keep_float names \"" << name
+                           << "\", which is not a quantizable node (a Conv or MatMul of "
+                              "constant float weights) of the model.";
+    }
+
+    // The values to observe become outputs of a copy of the graph.
+    std::vector<std::string> observed;
+    for (const graph::QuantizableOp &op : plan.ops) {
+        for (const std::string &v : {op.input, op.output}) {
+            if (std::find(observed.begin(), observed.end(), v) == observed.end())
+                observed.push_back(v);
+        }
+    }
+    graph::Graph probe = g;
+    for (const std::string &v : observed) {
+        bool listed = false;
+        for (const graph::ValueInfo &o : probe.outputs)
+            listed = listed || o.name == v;
+        if (!listed) {
+            graph::ValueInfo info;
+            info.name = v;
+            probe.outputs.push_back(info);
+        }
+    }
+    std::map<std::string, graph::ActivationStatistics> stats;
+    if (!observed.empty()) {
+        ModelOptions mo = options.model;
+        mo.fuse_quantized = false;
+        model::CompiledModel m(probe, mo);
+        run_samples(
+            m, path, samples, observed,
+            [&](const std::string &v, const float *p, int64_t n) { stats[v].observe_range(p, n); });
+        if (options.calibration != Calibration::MinMax) {
+            run_samples(m, path, samples, observed,
+                        [&](const std::string &v, const float *p, int64_t n) {
+                            stats[v].observe_histogram(p, n);
+                        });
+        }
+    }
+    for (const std::string &v : observed) {
+        float lo = 0, hi = 0;
+        stats[v].range(range_method(options.calibration), options.percentile, &lo, &hi);
+        report.ranges[v] = {lo, hi};
+        plan.activations[v] = graph::activation_quantization(lo, hi);
+    }
+    graph::insert_qdq(g, plan);
+    onnx::write_model(g, path, output);
+    return report;
+}
+
+}  // namespace dsl::nn

@@ -1,0 +1,20 @@
+#pragma once
+/// Raising a model's opset with ONNX's version converter (for the operators a rewrite adds:
+/// per-channel QuantizeLinear and DequantizeLinear need opset 13). Only onnx/ sees protobuf.
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+
+namespace dsl::nn::onnx {
+
+/// The version of the standard operator set `m` imports (0 when none).
+int64_t standard_opset(const ::onnx::ModelProto &m);
+
+/// `m` converted to standard opset `opset` (no change when it is that or later). A CompileError
+/// naming `path` when ONNX's converter cannot convert one of its operators.
+::onnx::ModelProto with_opset_at_least(const ::onnx::ModelProto &m, int64_t opset,
+                                       const std::string &path);
+
+}  // namespace dsl::nn::onnx
