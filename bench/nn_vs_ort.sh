@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The NN layer against ONNX Runtime on PP-OCRv4 (issue 32), side by side in one run:
-#   bench/nn_vs_ort.sh [ROUNDS] [RUNS]
+#   bench/nn_vs_ort.sh [ROUNDS] [RUNS] [MODEL.onnx=NAME=AxBxCxD ...]
 # For each model, input shape and thread count, ROUNDS rounds (default 5) alternate
 # `dsl-onnx bench` and bench/ort/ort_bench.js (RUNS timed runs each, default 20); each side's
 # time is the median of its rounds' medians, and the table gives the ratio dsl / ORT (below 1:
-# dsl is faster). Needs build/models/ocr (scripts/setup.sh) and onnxruntime-node in
+# dsl is faster). Models given after RUNS replace the four PP-OCRv4 entries (each a file and
+# its input's shape; bench/nn_int8_vs_ort.sh gives the quantized detector). Needs build/models/ocr (scripts/setup.sh) and onnxruntime-node in
 # build/peers/ort (DSL_BENCH_PEERS=1 scripts/setup.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,10 +22,18 @@ fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-printf '%-10s %-12s %7s %10s %10s %7s\n' model shape threads "dsl (ms)" "ORT (ms)" ratio
-for entry in "det x=1x3x640x640" "det x=1x3x960x960" "rec x=1x3x48x320" "rec x=8x3x48x320"; do
-    read -r which shape <<<"$entry"
-    model="$models/ch_PP-OCRv4_${which}_infer.onnx"
+printf '%-16s %-12s %7s %10s %10s %7s\n' model shape threads "dsl (ms)" "ORT (ms)" ratio
+entries=("$models/ch_PP-OCRv4_det_infer.onnx=x=1x3x640x640"
+    "$models/ch_PP-OCRv4_det_infer.onnx=x=1x3x960x960"
+    "$models/ch_PP-OCRv4_rec_infer.onnx=x=1x3x48x320"
+    "$models/ch_PP-OCRv4_rec_infer.onnx=x=8x3x48x320")
+if (($# > 2)); then entries=("${@:3}"); fi
+for entry in "${entries[@]}"; do
+    model="${entry%%=*}"
+    shape="${entry#*=}"
+    which="$(basename "$model" .onnx)"
+    which="${which#ch_PP-OCRv4_}"
+    which="${which%_infer}"
     for threads in 1 2; do
         ours=()
         theirs=()
@@ -36,7 +45,7 @@ for entry in "det x=1x3x640x640" "det x=1x3x960x960" "rec x=1x3x48x320" "rec x=8
         done
         a="$(printf '%s\n' "${ours[@]}" | median)"
         b="$(printf '%s\n' "${theirs[@]}" | median)"
-        printf '%-10s %-12s %7s %10.2f %10.2f %7.2f\n' "$which" "${shape#x=}" "$threads" "$a" "$b" \
+        printf '%-16s %-12s %7s %10.2f %10.2f %7.2f\n' "$which" "${shape#x=}" "$threads" "$a" "$b" \
             "$(awk -v a="$a" -v b="$b" 'BEGIN { print a / b }')"
     done
 done

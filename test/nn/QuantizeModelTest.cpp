@@ -67,6 +67,24 @@ TEST(NNCalibration, RangesOfEachMethod) {
     EXPECT_EQ(hi, 2.0f);
 }
 
+TEST(NNCalibration, MedianChannelLevels) {
+    // Two channels of 100 values each: one in [0, 1], one in [0, 100] (sets the scale).
+    std::vector<float> v;
+    for (int c = 0; c < 2; c++) {
+        for (int i = 0; i < 100; i++)
+            v.push_back(static_cast<float>(i) / 99.0f * (c == 0 ? 1.0f : 100.0f));
+    }
+    ActivationStatistics s;
+    s.observe_range(v.data(), static_cast<int64_t>(v.size()), 2, 100);
+    // The median (upper) channel spans all 255 steps; a range of [0, 400] makes it 63.75.
+    EXPECT_NEAR(s.median_channel_levels(0.0f, 100.0f), 255.0, 1e-6);
+    EXPECT_NEAR(s.median_channel_levels(0.0f, 400.0f), 63.75, 1e-6);
+    // Without channels: no limit.
+    ActivationStatistics flat;
+    flat.observe_range(v.data(), static_cast<int64_t>(v.size()));
+    EXPECT_TRUE(std::isinf(flat.median_channel_levels(0.0f, 100.0f)));
+}
+
 TEST(NNCalibration, EntropyThresholdOfAGaussianIgnoresAFarTail) {
     // Magnitudes of a unit Gaussian over [0, 20): one value in a thousand at 19.
     std::vector<double> h(2048, 0.0);
@@ -82,8 +100,9 @@ TEST(NNCalibration, EntropyThresholdOfAGaussianIgnoresAFarTail) {
 }
 
 /// x (1, 3, 12, 12) -> conv_a -> relu -> conv_b -> relu -> conv_c (1x1) + the relu's output ->
-/// conv_d -> y: four quantizable Convs, a residual add between.
-onnx::ModelProto conv_model() {
+/// conv_d -> y: four quantizable Convs, a residual add between. With `loud_channel`, channel 3
+/// of conv_b's input is multiplied by 1000.
+onnx::ModelProto conv_model(bool loud_channel = false) {
     onnx::ModelProto m = make_model(13);
     add_input(m, "x", kFloat, {1, 3, 12, 12});
     auto conv = [&](const std::string &name, const std::string &in, const std::string &out,
@@ -99,7 +118,15 @@ onnx::ModelProto conv_model() {
     };
     conv("conv_a", "x", "a", 3, 8, 3, 1);
     add_node(m, "Relu", {"a"}, {"ra"});
-    conv("conv_b", "ra", "b", 8, 16, 3, 2);
+    std::string b_input = "ra";
+    if (loud_channel) {
+        std::vector<float> scale(8, 1.0f);
+        scale[3] = 1000.0f;
+        add_float_initializer(m, "channel_scale", {1, 8, 1, 1}, scale);
+        add_node(m, "Mul", {"ra", "channel_scale"}, {"ra_scaled"});
+        b_input = "ra_scaled";
+    }
+    conv("conv_b", b_input, "b", 8, 16, 3, 2);
     add_node(m, "Relu", {"b"}, {"rb"});
     conv("conv_c", "rb", "c", 16, 16, 1, 3);
     add_node(m, "Add", {"c", "rb"}, {"sum"});
@@ -213,6 +240,25 @@ TEST(NNQuantizeModel, LinearLayersPerTensorAndEveryLayer) {
     EXPECT_EQ(counts.matmuls, 1);  // fc2 with its Clip
     Buffer<float> x = samples(1, {32, 6})[0].at("x");
     EXPECT_LT(relative_error(float_path, int8_path, x), 0.05);
+}
+
+TEST(NNQuantizeModel, ChannelsOfVeryDifferentRangesStayFloat) {
+    // conv_b's input: one channel scaled by 1000, so that per-tensor uint8 leaves the others
+    // a step or two.
+    onnx::ModelProto m = conv_model(true);
+    test::TempDirectory dir;
+    const std::string path = dir.path() + "/float.onnx";
+    save_model(m, path);
+    nn::QuantizationReport r =
+        nn::quantize_model(path, samples(2, {12, 12, 3, 1}), dir.path() + "/int8.onnx");
+    EXPECT_EQ(r.quantized, (std::vector<std::string>{"conv_c"}));
+    ASSERT_TRUE(r.reasons.count("conv_b"));
+    EXPECT_NE(r.reasons.at("conv_b").find("median channel spans"), std::string::npos)
+        << r.reasons.at("conv_b");
+    nn::QuantizationOptions all;
+    all.min_channel_levels = 0;
+    r = nn::quantize_model(path, samples(2, {12, 12, 3, 1}), dir.path() + "/int8.onnx", all);
+    EXPECT_EQ(r.quantized, (std::vector<std::string>{"conv_b", "conv_c"}));
 }
 
 TEST(NNQuantizeModel, ErrorsNameTheNodeAndTheFix) {

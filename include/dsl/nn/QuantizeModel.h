@@ -37,11 +37,17 @@ struct QuantizationOptions {
     double percentile = 99.999;
     /// Weights with one scale per output channel (needs opset 13), or one per tensor.
     bool per_channel = true;
-    /// The first and last quantizable operators (by order of computation) stay float: they
-    /// are usually the most sensitive to precision and the cheapest.
+    /// The network's first and last layers (of its Conv, ConvTranspose, MatMul and Gemm
+    /// nodes, in order of computation) stay float: they are usually the most sensitive to
+    /// precision and the cheapest.
     bool keep_first_and_last = true;
     /// Nodes (by name) that stay float.
     std::set<std::string> keep_float;
+    /// An operator stays float when an activation it reads or writes, quantized per tensor,
+    /// would leave its median channel fewer levels than this: one channel's large values then
+    /// set a scale too coarse for the others (typical of the early layers of networks whose
+    /// batch norms are folded into convolutions). 0 quantizes them all.
+    double min_channel_levels = 48;
     /// How the float model runs on the samples.
     ModelOptions model;
 };
@@ -50,6 +56,8 @@ struct QuantizationOptions {
 struct QuantizationReport {
     /// The quantized operators' nodes, and the quantizable ones that stayed float.
     std::vector<std::string> quantized, kept_float;
+    /// Why each node of kept_float stays float.
+    std::map<std::string, std::string> reasons;
     /// Each quantized activation's calibrated range.
     std::map<std::string, std::pair<float, float>> ranges;
 };

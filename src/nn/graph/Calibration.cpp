@@ -7,10 +7,20 @@
 
 namespace dsl::nn::graph {
 
-void ActivationStatistics::observe_range(const float *values, int64_t n) {
+void ActivationStatistics::observe_range(const float *values, int64_t n, int64_t channels,
+                                         int64_t inner) {
+    if (channels > 1 && channel_min_.size() != static_cast<size_t>(channels)) {
+        channel_min_.assign(static_cast<size_t>(channels), std::numeric_limits<float>::infinity());
+        channel_max_.assign(static_cast<size_t>(channels), -std::numeric_limits<float>::infinity());
+    }
     for (int64_t i = 0; i < n; i++) {
         const float v = values[i];
         if (!std::isfinite(v)) continue;
+        if (channels > 1) {
+            const size_t c = static_cast<size_t>((i / inner) % channels);
+            channel_min_[c] = std::min(channel_min_[c], v);
+            channel_max_[c] = std::max(channel_max_[c], v);
+        }
         count_++;
         if (!seen_) {
             min_ = max_ = v;
@@ -74,6 +84,20 @@ void ActivationStatistics::range(RangeMethod method, double percentile, float *l
     }
     *lo = static_cast<float>(std::min(l, 0.0));
     *hi = static_cast<float>(std::max(h, 0.0));
+}
+
+double ActivationStatistics::median_channel_levels(float lo, float hi) const {
+    if (channel_min_.empty() || hi <= lo) return std::numeric_limits<double>::infinity();
+    std::vector<double> levels;
+    const double step = (static_cast<double>(hi) - lo) / 255.0;
+    for (size_t c = 0; c < channel_min_.size(); c++) {
+        if (channel_max_[c] >= channel_min_[c])
+            levels.push_back((static_cast<double>(channel_max_[c]) - channel_min_[c]) / step);
+    }
+    if (levels.empty()) return std::numeric_limits<double>::infinity();
+    std::nth_element(levels.begin(),
+                     levels.begin() + static_cast<std::ptrdiff_t>(levels.size() / 2), levels.end());
+    return levels[levels.size() / 2];
 }
 
 double entropy_threshold(const std::vector<double> &histogram, double top, int levels) {

@@ -22,8 +22,9 @@ class ActivationStatistics {
     /// bin on average), so that sparse tails do not read as gaps.
     static constexpr int kMaxBins = 2048;
 
-    /// The first pass: extends the extremes with `n` values.
-    void observe_range(const float *values, int64_t n);
+    /// The first pass: extends the extremes with `n` values; with `channels` > 1, also each
+    /// channel's (the values in order (..., channels, inner)).
+    void observe_range(const float *values, int64_t n, int64_t channels = 1, int64_t inner = 1);
     /// The second pass: adds `n` values to the histograms (after the first pass is complete).
     void observe_histogram(const float *values, int64_t n);
 
@@ -36,11 +37,18 @@ class ActivationStatistics {
     /// inside the range at each end: 99.99 clips the lowest and highest 0.01%.
     void range(RangeMethod method, double percentile, float *lo, float *hi) const;
 
+    /// How many steps of the uint8 quantization of [lo, hi] the median channel's range spans:
+    /// few when one channel's outliers set the scale for channels of much smaller values (as
+    /// after a batch norm folded into a convolution), which then keep only a few levels.
+    /// Infinite without channels.
+    double median_channel_levels(float lo, float hi) const;
+
   private:
     float min_ = 0, max_ = 0;
     bool seen_ = false;
-    int64_t count_ = 0;                        ///< values seen by the first pass
-    std::vector<double> values_, magnitudes_;  // the two histograms (kBins each)
+    int64_t count_ = 0;                             ///< values seen by the first pass
+    std::vector<float> channel_min_, channel_max_;  ///< per channel, when the values have them
+    std::vector<double> values_, magnitudes_;       // the two histograms (kBins each)
 };
 
 /// The entropy method's threshold for a histogram of magnitudes over [0, top) in equal bins:

@@ -88,6 +88,24 @@ void GraphEdit::commit() {
     removed_.clear();
 }
 
+void GraphEdit::remove_unused_constants() {
+    std::set<std::string> read(outputs_);
+    for (size_t i = 0; i < g_.nodes.size(); i++) {
+        if (!removed(i)) read.insert(g_.nodes[i].inputs.begin(), g_.nodes[i].inputs.end());
+    }
+    for (size_t i = 0; i < g_.nodes.size(); i++) {
+        const Node &n = g_.nodes[i];
+        if (n.op_type == "Constant" && n.domain.empty() && n.outputs.size() == 1 &&
+            !read.count(n.outputs[0])) {
+            remove(i);
+        }
+    }
+    commit();
+    for (auto it = g_.initializers.begin(); it != g_.initializers.end();) {
+        it = read.count(it->first) ? std::next(it) : g_.initializers.erase(it);
+    }
+}
+
 int64_t GraphEdit::int_attr(const Node &n, const std::string &name, int64_t default_value) {
     auto it = n.attributes.find(name);
     return it == n.attributes.end() ? default_value : it->second.i;

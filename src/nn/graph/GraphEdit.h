@@ -39,6 +39,9 @@ class GraphEdit {
     bool removed(size_t i) const { return removed_.count(i) != 0; }
     /// Erases the removed nodes. Indices are invalid afterwards.
     void commit();
+    /// Erases the constants (initializers and Constant nodes) that no node reads and that are
+    /// not graph outputs: weights a rewrite replaced. Commits.
+    void remove_unused_constants();
 
     static int64_t int_attr(const Node &n, const std::string &name, int64_t default_value);
     static double float_attr(const Node &n, const std::string &name, double default_value);

@@ -44,7 +44,16 @@ std::vector<QuantizableOp> quantizable_ops(const Graph &g) {
     GraphEdit e(copy);
     std::string problem;
     std::vector<QuantizableOp> ops;
-    for (size_t i : topological_order(g, &problem)) {
+    const std::vector<size_t> order = topological_order(g, &problem);
+    std::vector<size_t> layers;
+    for (size_t i : order) {
+        const Node &n = g.nodes[i];
+        if (is_op(n, "Conv") || is_op(n, "ConvTranspose") || is_op(n, "MatMul") ||
+            is_op(n, "Gemm")) {
+            layers.push_back(i);
+        }
+    }
+    for (size_t i : order) {
         const Node &n = g.nodes[i];
         if (n.outputs.size() != 1 || n.inputs.size() < 2) continue;
         Buffer<> w = float_constant(e, n.inputs[1]);
@@ -63,6 +72,8 @@ std::vector<QuantizableOp> quantizable_ops(const Graph &g) {
         // The input must be a float activation (not a constant).
         if (e.constant(n.inputs[0]).defined()) continue;
         QuantizableOp op{n.name, n.op_type, n.inputs[0], n.outputs[0]};
+        op.first_layer = i == layers.front();
+        op.last_layer = i == layers.back();
         // The node alone reading `value`, or null.
         auto sole_reader = [&](const std::string &value) -> const Node * {
             const std::vector<size_t> readers = e.readers(value);
@@ -115,7 +126,7 @@ class Inserter {
             quantize_weights(op);
         for (const auto &kv : plan_.activations)
             quantize_activation(kv.first, kv.second);
-        e_.commit();
+        e_.remove_unused_constants();
     }
 
   private:

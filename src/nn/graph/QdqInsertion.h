@@ -22,6 +22,9 @@ struct QuantizableOp {
     /// (for a MatMul) that plus a constant bias of one value per column, then the output of
     /// the Relu or Clip (of constant bounds) that alone reads it.
     std::string input, output;
+    /// Whether it is the first or the last layer of the network: of its Conv, ConvTranspose,
+    /// MatMul and Gemm nodes, in order of computation.
+    bool first_layer = false, last_layer = false;
 };
 
 /// The quantizable operators of `g`, in an order in which every value is computed before it is
@@ -50,7 +53,8 @@ struct QdqPlan {
 /// DequantizeLinear before every reader (a graph output keeps its name, now the dequantized
 /// value, its producer writing a new one); each op's
 /// weights become int8 (symmetric, [-127, 127]) with a DequantizeLinear, a Conv's bias int32 of
-/// scale input scale x weight scale.
+/// scale input scale x weight scale. Constants nothing reads any more (the float weights) are
+/// dropped.
 void insert_qdq(Graph &g, const QdqPlan &plan);
 
 }  // namespace dsl::nn::graph

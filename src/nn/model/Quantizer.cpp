@@ -1,6 +1,8 @@
 // Post-training quantization (dsl/nn/QuantizeModel.h): calibrate on the samples, then write
 // the model in QDQ form.
 #include <algorithm>
+#include <limits>
+#include <sstream>
 
 #include "dsl/Error.h"
 #include "dsl/nn/QuantizeModel.h"
@@ -47,7 +49,7 @@ void run_samples(const model::CompiledModel &m, const std::string &path,
                 << path << ": value \"" << v << "\" is " << b.type()
                 << ", not float32; only float activations are quantized.";
             internal_assert(graph::is_dense(b)) << "model output " << v << " is not dense";
-            observe(v, static_cast<const float *>(b.data()), b.number_of_elements());
+            observe(v, b);
         }
     }
 }
@@ -68,9 +70,11 @@ QuantizationReport quantize_model(const std::string &path,
     plan.per_channel = options.per_channel;
     const std::vector<graph::QuantizableOp> ops = graph::quantizable_ops(g);
     for (size_t i = 0; i < ops.size(); i++) {
-        const bool end = i == 0 || i + 1 == ops.size();
+        const bool end = ops[i].first_layer || ops[i].last_layer;
         if ((options.keep_first_and_last && end) || options.keep_float.count(ops[i].node)) {
             report.kept_float.push_back(ops[i].node);
+            report.reasons[ops[i].node] =
+                end && options.keep_first_and_last ? "first or last layer" : "named by keep_float";
         } else {
             plan.ops.push_back(ops[i]);
             report.quantized.push_back(ops[i].node);
@@ -109,22 +113,57 @@ QuantizationReport quantize_model(const std::string &path,
         ModelOptions mo = options.model;
         mo.fuse_quantized = false;
         model::CompiledModel m(probe, mo);
-        run_samples(
-            m, path, samples, observed,
-            [&](const std::string &v, const float *p, int64_t n) { stats[v].observe_range(p, n); });
+        run_samples(m, path, samples, observed, [&](const std::string &v, const Buffer<> &b) {
+            // Channels: numpy axis 1 of a tensor of rank 3 or more (N, C, spatial...), when
+            // each channel has several values (not a squeeze-and-excitation's 1x1).
+            int64_t channels = 1, inner = 1;
+            if (b.dimensions() >= 3) {
+                channels = b.extent(b.dimensions() - 2);
+                for (int d = 0; d + 2 < b.dimensions(); d++)
+                    inner *= b.extent(d);
+                if (inner == 1) channels = 1;
+            }
+            stats[v].observe_range(static_cast<const float *>(b.data()), b.number_of_elements(),
+                                   channels, inner);
+        });
         if (options.calibration != Calibration::MinMax) {
-            run_samples(m, path, samples, observed,
-                        [&](const std::string &v, const float *p, int64_t n) {
-                            stats[v].observe_histogram(p, n);
-                        });
+            run_samples(m, path, samples, observed, [&](const std::string &v, const Buffer<> &b) {
+                stats[v].observe_histogram(static_cast<const float *>(b.data()),
+                                           b.number_of_elements());
+            });
         }
     }
+    std::map<std::string, std::pair<float, float>> ranges;
     for (const std::string &v : observed) {
         float lo = 0, hi = 0;
         stats[v].range(range_method(options.calibration), options.percentile, &lo, &hi);
-        report.ranges[v] = {lo, hi};
-        plan.activations[v] = graph::activation_quantization(lo, hi);
+        ranges[v] = {lo, hi};
     }
+    // Operators whose activations would keep too few levels per channel stay float.
+    std::vector<graph::QuantizableOp> quantized;
+    report.quantized.clear();
+    for (const graph::QuantizableOp &op : plan.ops) {
+        double levels = std::numeric_limits<double>::infinity();
+        for (const std::string &v : {op.input, op.output}) {
+            levels =
+                std::min(levels, stats[v].median_channel_levels(ranges[v].first, ranges[v].second));
+        }
+        if (levels < options.min_channel_levels) {
+            report.kept_float.push_back(op.node);
+            std::ostringstream why;
+            why.precision(3);
+            why << "its median channel spans " << levels << " steps of uint8";
+            report.reasons[op.node] = why.str();
+            continue;
+        }
+        quantized.push_back(op);
+        report.quantized.push_back(op.node);
+        for (const std::string &v : {op.input, op.output}) {
+            report.ranges[v] = ranges[v];
+            plan.activations[v] = graph::activation_quantization(ranges[v].first, ranges[v].second);
+        }
+    }
+    plan.ops = quantized;
     graph::insert_qdq(g, plan);
     onnx::write_model(g, path, output);
     return report;
