@@ -95,6 +95,22 @@ void read_expected(const std::string &images,
     }
 }
 
+/// The shared reader and the rendered images' expected lines, or null with the reason the test
+/// cannot run in `*why` (no rendered images, no models).
+ocr::Ocr *rendered_images(const std::string &images,
+                          std::map<std::string, std::vector<std::string>> *lines,
+                          std::vector<std::string> *order, std::string *why) {
+    if (!exists(images + "/expected.txt")) {
+        *why = images +
+               "/expected.txt is missing: the test images are rendered at build time "
+               "with Debian's python3-pil and fonts (scripts/setup.sh)";
+        return nullptr;
+    }
+    ocr::Ocr *reader = ocr_reader(why);
+    if (reader) read_expected(images, lines, order);
+    return reader;
+}
+
 /// The intersection over union of two convex quadrilaterals (corners clockwise in image
 /// coordinates), counted over pixel centres.
 double box_iou(const std::array<ocr::Point, 4> &a, const std::array<ocr::Point, 4> &b) {
@@ -157,16 +173,11 @@ TEST(OcrCtc, MergesRepeatsAndDropsBlanks) {
 
 TEST(OcrApp, ReadsTheRenderedLines) {
     const std::string images = DSL_OCR_TESTDATA_DIR;
-    if (!exists(images + "/expected.txt")) {
-        GTEST_SKIP() << images << "/expected.txt is missing: the test images are rendered at "
-                     << "build time with Debian's python3-pil and fonts (scripts/setup.sh)";
-    }
-    std::string why;
-    ocr::Ocr *reader = ocr_reader(&why);
-    if (!reader) GTEST_SKIP() << why;
     std::map<std::string, std::vector<std::string>> expected;
     std::vector<std::string> order;
-    read_expected(images, &expected, &order);
+    std::string why;
+    ocr::Ocr *reader = rendered_images(images, &expected, &order, &why);
+    if (!reader) GTEST_SKIP() << why;
     Errors total;
     for (const std::string &file : order) {
         Buffer<uint8_t> image(load_image(images + "/" + file));
@@ -193,13 +204,11 @@ TEST(OcrApp, Int8DetectorReadsAsTheFloatOne) {
     // within the float boxes' IoU. (Issue 36 asks 0.9 for every box; today one of 21 has
     // 0.898, so the test holds 0.85, and the worst is printed.)
     const std::string images = DSL_OCR_TESTDATA_DIR;
-    if (!exists(images + "/expected.txt")) GTEST_SKIP() << images << "/expected.txt is missing";
-    std::string why;
-    ocr::Ocr *reader = ocr_reader(&why);
-    if (!reader) GTEST_SKIP() << why;
     std::map<std::string, std::vector<std::string>> expected;
     std::vector<std::string> order;
-    read_expected(images, &expected, &order);
+    std::string why;
+    ocr::Ocr *reader = rendered_images(images, &expected, &order, &why);
+    if (!reader) GTEST_SKIP() << why;
     test::TempDirectory dir;
     const std::string models = DSL_OCR_MODELS_DIR;
     ocr::OcrOptions dumping;
