@@ -378,3 +378,62 @@ TEST(NNIntegerConv, IsVpdpbusdOnPackedWordsWithVnni) {
     // The words' bytes are their bits, not shifted out one at a time.
     EXPECT_EQ(text.find("vpsrl"), std::string::npos);
 }
+
+namespace {
+
+/// integer_conv_sums of x (1 x c x h x w) by constant (or, with `computed`, pipeline-computed)
+/// k x k weights in `groups` groups into m channels, against a loop of ConvInteger's arithmetic.
+void check_grouped_integer_conv(int c, int m, int groups, int k, int stride, bool computed) {
+    const int h = 11, w = 19, pad = k / 2, cg = c / groups, mg = m / groups;
+    Buffer<uint8_t> x = random_ints<uint8_t>({w, h, c, 1}, 71 + c, 0, 255);
+    Buffer<int8_t> wt = random_ints<int8_t>({k, k, cg, m}, 72 + m, -128, 127);
+    Buffer<uint8_t> zx = random_ints<uint8_t>({1}, 73, 0, 255);
+    Buffer<int8_t> zw = random_ints<int8_t>({m}, 74, -128, 127);
+    Buffer<int32_t> bias = random_ints<int32_t>({m}, 75, -100000, 100000);
+    nn::Window win;
+    win.kernel = {k, k};
+    win.strides = {stride, stride};
+    win.pads_begin = {Expr(pad), Expr(pad)};
+    win.pads_end = {Expr(pad), Expr(pad)};
+    nn::Tensor tw(Buffer<>(wt), "w");
+    // Computed weights: the same values through a Func, so the host conversion cannot apply.
+    if (computed)
+        tw = nn::compute("w_computed", tw.shape(), [&](const nn::Index &i) { return tw(i); });
+    nn::Tensor y = nn::integer_conv_sums(
+        nn::Tensor(Buffer<>(x), "x"), tw, nn::Tensor(Buffer<>(zx), "zx"),
+        nn::Tensor(Buffer<>(zw), "zw"), nn::Tensor(Buffer<>(bias), "bias"), win, groups);
+    nn::schedule_output(y, get_host_target());
+    const int oh = (h + 2 * pad - k) / stride + 1, ow = (w + 2 * pad - k) / stride + 1;
+    Buffer<int32_t> got(ow, oh, m, 1);
+    y.func().realize(got);
+    int wrong = 0;
+    for (int o = 0; o < m; o++)
+        for (int oy = 0; oy < oh; oy++)
+            for (int ox = 0; ox < ow; ox++) {
+                int32_t want = bias(o);
+                for (int ch = 0; ch < cg; ch++)
+                    for (int ky = 0; ky < k; ky++)
+                        for (int kx = 0; kx < k; kx++) {
+                            const int iy = oy * stride - pad + ky, ix = ox * stride - pad + kx;
+                            const bool in = iy >= 0 && iy < h && ix >= 0 && ix < w;
+                            const int32_t xv =
+                                in ? int32_t(x(ix, iy, (o / mg) * cg + ch, 0)) : int32_t(zx(0));
+                            want += (xv - int32_t(zx(0))) * (int32_t(wt(kx, ky, ch, o)) - zw(o));
+                        }
+                wrong += got(ox, oy, o, 0) != want;
+            }
+    EXPECT_EQ(wrong, 0) << c << " -> " << m << " in " << groups << " groups, " << k << "x" << k
+                        << " stride " << stride << (computed ? ", computed weights" : "");
+}
+
+}  // namespace
+
+// Depthwise and grouped convolutions, which integer_conv does not take: exact float32 sums with
+// weights converted on the host (or in the pipeline when computed), padding read as the zero
+// point, per-channel weight zero points, an int32 bias of large values.
+TEST(NNIntegerConv, DepthwiseAndGroupedSumsMatchALoop) {
+    check_grouped_integer_conv(16, 16, 16, 3, 1, false);
+    check_grouped_integer_conv(16, 16, 16, 5, 2, false);
+    check_grouped_integer_conv(12, 24, 4, 3, 1, false);
+    check_grouped_integer_conv(8, 8, 8, 3, 1, true);
+}

@@ -44,9 +44,18 @@ Tensor integer_matmul(const Tensor &a, const Tensor &b, const Tensor &a_zero_poi
 /// packed four channels per pixel in the pipeline, w on the host when the pipeline is built.
 Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point,
                     const Tensor &w_zero_point, const Tensor &bias, Window window);
-/// Whether integer_conv takes these operands (else conv of subtract_zero_point does).
+/// Whether integer_conv takes these operands.
 bool integer_conv_applies(const Tensor &x, const Tensor &w, const Tensor &x_zero_point,
                           const Window &window, int groups);
+/// ConvInteger's sums (QLinearConv's before rescaling) for any convolution of 8-bit integers,
+/// with `groups` groups and any dilation: integer_conv where it applies. Otherwise (depthwise
+/// and grouped convolutions), where every sum has fewer than 2^24 / 255^2 products, float32
+/// sums them exactly at the float convolution's speed (weights converted on the host when they
+/// are constants, the input once per element), and int32 adds the bias; else conv of
+/// subtract_zero_point in int32.
+Tensor integer_conv_sums(const Tensor &x, const Tensor &w, const Tensor &x_zero_point,
+                         const Tensor &w_zero_point, const Tensor &bias, const Window &window,
+                         int groups);
 /// ONNX's QLinear rescaling of int32 sums `acc` of products of two quantized operands with
 /// scales `scale_a` (per tensor) and `scale_b` (per tensor, or per index of `axis` of acc), into
 /// the zero point's type: saturate(round_half_to_even(acc * (scale_a * scale_b / y_scale)) +

@@ -1,7 +1,6 @@
 // ONNX's Conv, ConvTranspose and pooling operators: their window attributes (kernel_shape,
 // strides, dilations, pads, auto_pad) mapped onto dsl/nn/Conv.h.
 #include "dsl/nn/Conv.h"
-#include "dsl/nn/Elementwise.h"
 #include "dsl/nn/Movement.h"
 #include "dsl/nn/Quantize.h"
 #include "ir/IROperator.h"
@@ -84,85 +83,6 @@ Builder pooling(PoolKind kind) {
     };
 }
 
-/// An 8-bit element of `b` at `offset` (in elements).
-float byte_at(const Buffer<> &b, int64_t offset) {
-    const auto *p = static_cast<const uint8_t *>(b.data()) + offset;
-    return b.type().is_int() ? static_cast<float>(static_cast<int8_t>(*p)) : static_cast<float>(*p);
-}
-
-/// Constant 8-bit weights (M, C, kernel...) less their zero point (none, one, or one per output
-/// channel), in float32, computed on the host.
-Buffer<> float_weights(const Buffer<> &w, const Buffer<> &zero_point) {
-    const int rank = w.dimensions();
-    std::vector<int> sizes, index(static_cast<size_t>(rank), 0);
-    for (int d = 0; d < rank; d++)
-        sizes.push_back(w.extent(d));
-    Buffer<> out(Float(32), sizes, "float_weights");
-    auto *dst = static_cast<float *>(out.data());
-    const int64_t n = w.number_of_elements();
-    const bool per_channel = zero_point.defined() && zero_point.number_of_elements() > 1;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t offset = 0;
-        for (int d = 0; d < rank; d++)
-            offset += int64_t(index[static_cast<size_t>(d)]) * w.stride(d);
-        const int64_t m = index[static_cast<size_t>(rank - 1)];
-        float z = 0;
-        if (zero_point.defined())
-            z = byte_at(zero_point, per_channel ? m * zero_point.stride(0) : 0);
-        dst[i] = byte_at(w, offset) - z;
-        for (int d = 0; d < rank; d++) {
-            if (++index[static_cast<size_t>(d)] < sizes[static_cast<size_t>(d)]) break;
-            index[static_cast<size_t>(d)] = 0;
-        }
-    }
-    return out;
-}
-
-/// The int32 sums of (x - x_zero_point)(w - w_zero_point) over each window, plus `bias` (one
-/// value per output channel, or none): ConvInteger's result and QLinearConv's before rescaling.
-Tensor integer_sums(const Tensor &x, const Tensor &w, const Tensor &xz, const Tensor &wz,
-                    const Tensor &bias, const Window &win, int groups) {
-    if (nn::integer_conv_applies(x, w, xz, win, groups))
-        return nn::integer_conv(x, w, xz, wz, bias, win);
-    Tensor xs = nn::subtract_zero_point(x, xz, 1), ws = nn::subtract_zero_point(w, wz, 0);
-    // Others (depthwise and grouped convolutions): where every sum has fewer than 2^24 / 255^2
-    // products of 8-bit differences, float32 sums them exactly, at the float convolution's
-    // speed (fused multiply-adds; int32 multiplies are slower), and int32 adds the bias.
-    int64_t taps = 1;
-    for (int a = 1; a < w.rank(); a++) {
-        int64_t extent = 0;
-        taps = nn::is_const(w.dim(a), &extent) ? taps * extent : -1;
-        if (taps < 0) break;
-    }
-    const bool bytes = x.type().bits() == 8 && w.type().bits() == 8;
-    if (!bytes || taps < 0 || taps * 255 * 255 >= (int64_t(1) << 24))
-        return nn::conv(xs, ws, bias, win, groups);
-    // The weights in float: on the host when they are constants (a layer's). The input in
-    // float once per element, computed before the convolution reads it once per tap.
-    Tensor wf = nn::cast(ws, Float(32));
-    if (w.data().defined() && (!wz.defined() || wz.data().defined()))
-        wf =
-            Tensor(float_weights(w.data(), wz.defined() ? wz.data() : Buffer<>()), "float_weights");
-    Tensor xf = nn::cast(xs, Float(32));
-    Tensor conv = nn::conv(xf, wf, Tensor(), win, groups);
-    const Tensor::Schedule own = conv.schedule();
-    Func input = xf.func();
-    conv.set_schedule([own, input](Func out, const Target &target) mutable {
-        own(out, target);
-        std::vector<Var> a = input.args();
-        input.compute_root().vectorize(a[0], target.natural_vector_size(Float(32)));
-        Var rows("rows");
-        input.fuse(a[1], a[2], rows).parallel(rows);
-    });
-    Tensor sums = nn::cast(conv, Int(32));
-    if (!bias.defined()) return sums;
-    // The bias along the channel axis: (M) as (M, 1, ..., 1).
-    std::vector<int> axes;
-    for (int a = 1; a + 1 < x.rank(); a++)
-        axes.push_back(a);
-    return nn::add(sums, nn::unsqueeze(bias, axes));
-}
-
 }  // namespace
 
 void add_conv_builders(std::map<std::string, Builder> &t) {
@@ -180,7 +100,7 @@ void add_conv_builders(std::map<std::string, Builder> &t) {
         Tensor wz = ctx.has_input(3) ? ctx.input(3) : Tensor();
         Window win = window_of(ctx, x, kernel_of(ctx, w));
         const int groups = static_cast<int>(ctx.attr_int("group", 1));
-        return Outputs{integer_sums(x, w, xz, wz, Tensor(), win, groups)};
+        return Outputs{nn::integer_conv_sums(x, w, xz, wz, Tensor(), win, groups)};
     };
     t["QLinearConv"] = [](BuildContext &ctx) {
         // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point,
@@ -189,7 +109,7 @@ void add_conv_builders(std::map<std::string, Builder> &t) {
         Tensor b = ctx.has_input(8) ? ctx.input(8) : Tensor();
         Window win = window_of(ctx, x, kernel_of(ctx, w));
         const int groups = static_cast<int>(ctx.attr_int("group", 1));
-        Tensor acc = integer_sums(x, w, ctx.input(2), ctx.input(5), b, win, groups);
+        Tensor acc = nn::integer_conv_sums(x, w, ctx.input(2), ctx.input(5), b, win, groups);
         return Outputs{
             nn::requantize_linear(acc, ctx.input(1), ctx.input(4), 1, ctx.input(6), ctx.input(7))};
     };

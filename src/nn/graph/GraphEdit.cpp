@@ -1,6 +1,8 @@
 // Editing a graph in place (graph/GraphEdit.h).
 #include "nn/graph/GraphEdit.h"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <queue>
@@ -179,6 +181,33 @@ std::vector<size_t> topological_order(const Graph &g, std::string *problem) {
         }
     }
     return order;
+}
+
+Buffer<> scalar_constant(Type t, double v) {
+    Buffer<> b(t, std::vector<int>{});
+    void *p = b.data();
+    if (t == Float(32)) {
+        *static_cast<float *>(p) = static_cast<float>(v);
+    } else if (t == Int(32)) {
+        *static_cast<int32_t *>(p) = static_cast<int32_t>(v);
+    } else if (t == Int(8)) {
+        *static_cast<int8_t *>(p) = static_cast<int8_t>(v);
+    } else {
+        *static_cast<uint8_t *>(p) = static_cast<uint8_t>(v);
+    }
+    return b;
+}
+
+Buffer<> int32_bias(const std::vector<double> &b, float x_scale,
+                    const std::vector<float> &w_scales) {
+    Buffer<> out(Int(32), {static_cast<int>(b.size())});
+    auto *p = static_cast<int32_t *>(out.data());
+    for (size_t c = 0; c < b.size(); c++) {
+        const float s = x_scale * w_scales[w_scales.size() == 1 ? 0 : c];
+        const double v = std::nearbyint(b[c] / static_cast<double>(s));
+        p[c] = static_cast<int32_t>(std::min(2147483647.0, std::max(-2147483648.0, v)));
+    }
+    return out;
 }
 
 bool is_dense(const Buffer<> &b) {

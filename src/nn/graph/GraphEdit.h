@@ -60,6 +60,15 @@ std::vector<size_t> topological_order(const Graph &g, std::string *problem);
 /// Whether `b` is defined and its elements are contiguous in dimension order.
 bool is_dense(const Buffer<> &b);
 
+/// A constant for a rewrite: a 0-d buffer of `t` (float32, or 8- or 32-bit integers) holding `v`.
+Buffer<> scalar_constant(Type t, double v);
+
+/// Int32 sums' bias: b[c] / (x_scale * w_scales[c]) rounded to the nearest (half to even) and
+/// saturated, the scale computed in float32 as the bias's DequantizeLinear has it. One weight
+/// scale serves every channel.
+Buffer<> int32_bias(const std::vector<double> &b, float x_scale,
+                    const std::vector<float> &w_scales);
+
 /// A dense float32 constant of `elements` elements, or null.
 const float *dense_floats(const Buffer<> &b, int64_t elements);
 

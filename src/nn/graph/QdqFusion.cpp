@@ -7,6 +7,7 @@
 #include <set>
 
 #include "nn/graph/GraphEdit.h"
+#include "nn/ops/Quantized.h"
 
 namespace dsl::nn::graph {
 
@@ -14,10 +15,6 @@ namespace {
 
 bool is_op(const Node &n, const char *op) {
     return n.domain.empty() && n.op_type == op;
-}
-
-bool is_byte(Type t) {
-    return (t.is_int() || t.is_uint()) && t.bits() == 8;
 }
 
 /// Element `i` of a dense constant, as a double (integers and float32 only).
@@ -36,19 +33,6 @@ double element(const Buffer<> &b, int64_t i) {
     }
     if (t == Int(8)) return static_cast<int8_t>(p[i]);
     return p[i];  // uint8
-}
-
-/// A dense scalar (or one-element) constant of `b`'s value in `t`.
-Buffer<> scalar_buffer(Type t, double v) {
-    Buffer<> b(t, std::vector<int>{});
-    auto *p = static_cast<uint8_t *>(b.data());
-    if (t == Int(8)) {
-        const int8_t s = static_cast<int8_t>(v);
-        std::memcpy(p, &s, 1);
-    } else {
-        p[0] = static_cast<uint8_t>(v);
-    }
-    return b;
 }
 
 /// ONNX's quantization of one value: saturate(round_half_to_even(v / scale) + zero_point).
@@ -94,8 +78,8 @@ class Fuser {
     }
 
     /// The DequantizeLinear producing `value`, with constant float32 scales and 8-bit zero
-    /// points; false when there is none.
-    bool dequantized(const std::string &value, Dequantized *d) const {
+    /// points (or int32 ones, a bias's, with `int32`); false when there is none.
+    bool dequantized(const std::string &value, Dequantized *d, bool int32 = false) const {
         const int p = e_.producer(value);
         if (p < 0) return false;
         const Node &n = e_.graph().nodes[static_cast<size_t>(p)];
@@ -115,7 +99,8 @@ class Fuser {
         d->axis = GraphEdit::int_attr(n, "axis", 1);
         if (d->zero_point.empty()) return true;
         d->zero_point_value = e_.constant(d->zero_point);
-        return is_dense(d->zero_point_value) && is_byte(d->zero_point_value.type()) &&
+        const Type zt = d->zero_point_value.type();
+        return is_dense(d->zero_point_value) && (is_byte(zt) || (int32 && zt == Int(32))) &&
                d->zero_point_value.number_of_elements() == d->count();
     }
 
@@ -165,7 +150,7 @@ class Fuser {
         Buffer<> yz_value;
         if (yz.empty()) {
             if (q.attributes.count("output_dtype")) return;
-            yz_value = scalar_buffer(UInt(8), 0);
+            yz_value = scalar_constant(UInt(8), 0);
         } else {
             yz_value = e_.constant(yz);
             if (!is_dense(yz_value) || !is_byte(yz_value.type()) ||
@@ -254,7 +239,7 @@ class Fuser {
                 q.name + (std::string(bounds[k].first) == "Max" ? "_lower_bound" : "_upper_bound");
             clamp.op_type = bounds[k].first;
             const std::string bound =
-                e_.add_initializer(clamp.name, scalar_buffer(t, bounds[k].second));
+                e_.add_initializer(clamp.name, scalar_constant(t, bounds[k].second));
             clamp.inputs = {value, bound};
             value = k + 1 == bounds.size() ? q.outputs[0] : e_.fresh_name(result_name);
             clamp.outputs = {value};
@@ -273,24 +258,7 @@ class Fuser {
             return true;
         }
         Dequantized d;
-        if (!dequantized(name, &d)) {
-            // An int32 bias has an int32 zero point, which dequantized() does not take.
-            const int p = e_.producer(name);
-            if (p < 0) return false;
-            const Node &n = e_.node(static_cast<size_t>(p));
-            if (!is_op(n, "DequantizeLinear") || n.inputs.size() < 2) return false;
-            d.node = static_cast<size_t>(p);
-            d.q = n.inputs[0];
-            d.scale_value = e_.constant(n.inputs[1]);
-            if (!is_dense(d.scale_value) || d.scale_value.type() != Float(32)) return false;
-            if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
-                d.zero_point_value = e_.constant(n.inputs[2]);
-                if (!is_dense(d.zero_point_value) ||
-                    d.zero_point_value.number_of_elements() != d.count()) {
-                    return false;
-                }
-            }
-        }
+        if (!dequantized(name, &d, true)) return false;
         Buffer<> bq = e_.constant(d.q);
         if (!is_dense(bq) || bq.number_of_elements() != channels ||
             !(bq.type() == Int(32) || is_byte(bq.type())) ||
@@ -306,19 +274,13 @@ class Fuser {
         return true;
     }
 
-    /// The int32 bias b / (x_scale * w_scale), rounded, as a new initializer.
+    /// The int32 bias b / (x_scale * w_scale) as a new initializer.
     std::string integer_bias(const std::string &base, const std::vector<double> &b, float x_scale,
                              const Buffer<> &w_scale) {
-        const int channels = static_cast<int>(b.size());
-        Buffer<> out(Int(32), {channels});
-        auto *p = static_cast<int32_t *>(out.data());
-        for (int c = 0; c < channels; c++) {
-            const double ws = element(w_scale, w_scale.number_of_elements() == 1 ? 0 : c);
-            const float s = x_scale * static_cast<float>(ws);
-            const double v = std::nearbyint(b[static_cast<size_t>(c)] / static_cast<double>(s));
-            p[c] = static_cast<int32_t>(std::min(2147483647.0, std::max(-2147483648.0, v)));
-        }
-        return e_.add_initializer(base, out);
+        std::vector<float> scales;
+        for (int64_t c = 0; c < w_scale.number_of_elements(); c++)
+            scales.push_back(static_cast<float>(element(w_scale, c)));
+        return e_.add_initializer(base, int32_bias(b, x_scale, scales));
     }
 
     void fuse_conv(Group &g) {

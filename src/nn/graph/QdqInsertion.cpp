@@ -31,12 +31,6 @@ bool constant_bounds(const GraphEdit &e, const Node &n) {
     return true;
 }
 
-Buffer<> scalar(Type t, const void *value) {
-    Buffer<> b(t, std::vector<int>{});
-    std::memcpy(b.data(), value, static_cast<size_t>(t.bytes()));
-    return b;
-}
-
 }  // namespace
 
 std::vector<QuantizableOp> quantizable_ops(const Graph &g) {
@@ -151,9 +145,10 @@ class Inserter {
                 if (o == v) o = source;
             }
         }
-        const uint8_t zp = static_cast<uint8_t>(q.zero_point);
-        const std::string scale = e_.add_initializer(v + "_scale", scalar(Float(32), &q.scale));
-        const std::string zero_point = e_.add_initializer(v + "_zero_point", scalar(UInt(8), &zp));
+        const std::string scale =
+            e_.add_initializer(v + "_scale", scalar_constant(Float(32), q.scale));
+        const std::string zero_point =
+            e_.add_initializer(v + "_zero_point", scalar_constant(UInt(8), q.zero_point));
         Node quantize;
         quantize.name = e_.fresh_name(v + "_QuantizeLinear");
         quantize.op_type = "QuantizeLinear";
@@ -227,17 +222,14 @@ class Inserter {
         auto x = plan_.activations.find(op.input);
         internal_assert(x != plan_.activations.end()) << "no quantization for " << op.input;
         Buffer<> b = float_constant(e_, n.inputs[2]);
-        const int64_t bias_count = b.number_of_elements();
+        std::vector<double> bias;
         std::vector<float> bias_scales;
-        Buffer<> bq(Int(32), {static_cast<int>(bias_count)});
-        for (int64_t c = 0; c < bias_count; c++) {
-            const float s = x->second.scale * scales[static_cast<size_t>(channels == 1 ? 0 : c)];
-            if (channels > 1 || c == 0) bias_scales.push_back(s);
-            const double v =
-                std::nearbyint(static_cast<const float *>(b.data())[c] / static_cast<double>(s));
-            static_cast<int32_t *>(bq.data())[c] =
-                static_cast<int32_t>(std::min(2147483647.0, std::max(-2147483648.0, v)));
+        for (int64_t c = 0; c < b.number_of_elements(); c++) {
+            bias.push_back(static_cast<const float *>(b.data())[c]);
+            if (channels > 1 || c == 0)
+                bias_scales.push_back(x->second.scale * scales[static_cast<size_t>(c)]);
         }
+        Buffer<> bq = int32_bias(bias, x->second.scale, scales);
         Node bdq;
         bdq.name = e_.fresh_name(n.inputs[2] + "_DequantizeLinear");
         bdq.op_type = "DequantizeLinear";
@@ -254,7 +246,7 @@ class Inserter {
 
     /// One scale as a scalar, several as a 1-D tensor.
     static Buffer<> per_tensor_or_axis(const std::vector<float> &scales) {
-        if (scales.size() == 1) return scalar(Float(32), scales.data());
+        if (scales.size() == 1) return scalar_constant(Float(32), scales[0]);
         Buffer<> b(Float(32), {static_cast<int>(scales.size())});
         std::memcpy(b.data(), scales.data(), scales.size() * sizeof(float));
         return b;

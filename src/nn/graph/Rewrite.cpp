@@ -30,42 +30,26 @@ class Folder {
     }
 
   private:
-    Buffer<> constant(const std::string &name) const { return e_.constant(name); }
-    const float *floats(const Buffer<> &b, int64_t elements) const {
-        return dense_floats(b, elements);
-    }
-    std::vector<size_t> readers(const std::string &value) const { return e_.readers(value); }
-    int producer(const std::string &value) const { return e_.producer(value); }
-    static int64_t int_attr(const Node &n, const std::string &name, int64_t default_value) {
-        return GraphEdit::int_attr(n, name, default_value);
-    }
-    static double float_attr(const Node &n, const std::string &name, double default_value) {
-        return GraphEdit::float_attr(n, name, default_value);
-    }
-    std::string add_initializer(const std::string &base, const Buffer<> &b) {
-        return e_.add_initializer(base, b);
-    }
-
     bool fold_batch_norm(size_t bn_index) {
         const Node bn = g_.nodes[bn_index];
-        if (bn.inputs.size() != 5 || int_attr(bn, "training_mode", 0) != 0 ||
-            int_attr(bn, "spatial", 1) != 1) {
+        if (bn.inputs.size() != 5 || GraphEdit::int_attr(bn, "training_mode", 0) != 0 ||
+            GraphEdit::int_attr(bn, "spatial", 1) != 1) {
             return false;
         }
         for (size_t k = 1; k < bn.outputs.size(); k++) {
             if (!bn.outputs[k].empty()) return false;  // running statistics asked for
         }
         const std::string &x = bn.inputs[0];
-        const int p = producer(x);
-        if (p < 0 || e_.is_graph_output(x) || readers(x).size() != 1) return false;
+        const int p = e_.producer(x);
+        if (p < 0 || e_.is_graph_output(x) || e_.readers(x).size() != 1) return false;
         const Node &conv = g_.nodes[static_cast<size_t>(p)];
         if (!conv.domain.empty() || conv.outputs.size() != 1 ||
             (conv.op_type != "Conv" && conv.op_type != "ConvTranspose" && conv.op_type != "Gemm"))
             return false;
-        Buffer<> w = constant(conv.inputs.size() > 1 ? conv.inputs[1] : "");
+        Buffer<> w = e_.constant(conv.inputs.size() > 1 ? conv.inputs[1] : "");
         if (!w.defined() || w.type() != Float(32) || w.dimensions() < 2) return false;
         const std::string bias_name = conv.inputs.size() > 2 ? conv.inputs[2] : "";
-        Buffer<> bias = constant(bias_name);
+        Buffer<> bias = e_.constant(bias_name);
         if (!bias_name.empty() && !bias.defined()) return false;
 
         // The weights' layout: which axis (numpy order) is the output channel, and the groups.
@@ -78,28 +62,29 @@ class Folder {
         if (conv.op_type == "Conv") {
             channels = dims[0];
         } else if (conv.op_type == "ConvTranspose") {
-            groups = int_attr(conv, "group", 1);
+            groups = GraphEdit::int_attr(conv, "group", 1);
             channels = dims[1] * groups;
             channel_axis = 1;
         } else {
-            if (rank != 2 || float_attr(conv, "alpha", 1.0) != 1.0) return false;
-            channel_axis = int_attr(conv, "transB", 0) ? 0 : 1;
+            if (rank != 2 || GraphEdit::float_attr(conv, "alpha", 1.0) != 1.0) return false;
+            channel_axis = GraphEdit::int_attr(conv, "transB", 0) ? 0 : 1;
             channels = dims[static_cast<size_t>(channel_axis)];
         }
-        const float *scale = floats(constant(bn.inputs[1]), channels);
-        const float *shift = floats(constant(bn.inputs[2]), channels);
-        const float *mean = floats(constant(bn.inputs[3]), channels);
-        const float *var = floats(constant(bn.inputs[4]), channels);
-        const float *wf = floats(w, w.number_of_elements());
+        const float *scale = dense_floats(e_.constant(bn.inputs[1]), channels);
+        const float *shift = dense_floats(e_.constant(bn.inputs[2]), channels);
+        const float *mean = dense_floats(e_.constant(bn.inputs[3]), channels);
+        const float *var = dense_floats(e_.constant(bn.inputs[4]), channels);
+        const float *wf = dense_floats(w, w.number_of_elements());
         if (!scale || !shift || !mean || !var || !wf) return false;
         // The bias: one value per channel (a Gemm's C may also be a single value).
         std::vector<float> b(static_cast<size_t>(channels), 0.0f);
         if (bias.defined()) {
-            const double beta = conv.op_type == "Gemm" ? float_attr(conv, "beta", 1.0) : 1.0;
-            if (const float *bf = floats(bias, channels)) {
+            const double beta =
+                conv.op_type == "Gemm" ? GraphEdit::float_attr(conv, "beta", 1.0) : 1.0;
+            if (const float *bf = dense_floats(bias, channels)) {
                 for (int64_t c = 0; c < channels; c++)
                     b[static_cast<size_t>(c)] = static_cast<float>(beta * bf[c]);
-            } else if (const float *one = floats(bias, 1)) {
+            } else if (const float *one = dense_floats(bias, 1)) {
                 for (float &v : b)
                     v = static_cast<float>(beta * one[0]);
             } else {
@@ -109,7 +94,7 @@ class Folder {
             if (conv.op_type == "Gemm" && bias.dimensions() == 2 && bias.extent(1) != 1)
                 return false;
         }
-        const double epsilon = float_attr(bn, "epsilon", 1e-5);
+        const double epsilon = GraphEdit::float_attr(bn, "epsilon", 1e-5);
         std::vector<float> factor(static_cast<size_t>(channels));
         for (int64_t c = 0; c < channels; c++) {
             factor[static_cast<size_t>(c)] =
@@ -145,8 +130,8 @@ class Folder {
             static_cast<float *>(b2.data())[c] = b[static_cast<size_t>(c)];
 
         Node &target = g_.nodes[static_cast<size_t>(p)];
-        target.inputs[1] = add_initializer(target.inputs[1] + "_bn_folded", w2);
-        const std::string b_name = add_initializer(bn.outputs[0] + "_bn_folded_bias", b2);
+        target.inputs[1] = e_.add_initializer(target.inputs[1] + "_bn_folded", w2);
+        const std::string b_name = e_.add_initializer(bn.outputs[0] + "_bn_folded_bias", b2);
         if (target.inputs.size() > 2)
             target.inputs[2] = b_name;
         else
@@ -169,16 +154,17 @@ class Folder {
         std::vector<int64_t> pads;
         if (g_.opset < 11) {
             auto it = pad.attributes.find("pads");
-            if (it == pad.attributes.end() || float_attr(pad, "value", 0.0) != 0.0) return false;
+            if (it == pad.attributes.end() || GraphEdit::float_attr(pad, "value", 0.0) != 0.0)
+                return false;
             pads = it->second.ints;
         } else {
             if (pad.inputs.size() > 3 && !pad.inputs[3].empty()) return false;  // axes
-            Buffer<> p = constant(pad.inputs.size() > 1 ? pad.inputs[1] : "");
+            Buffer<> p = e_.constant(pad.inputs.size() > 1 ? pad.inputs[1] : "");
             if (!p.defined() || p.type() != Int(64) || p.dimensions() != 1) return false;
             for (int i = 0; i < p.extent(0); i++)
                 pads.push_back(static_cast<const int64_t *>(p.data())[i]);
             if (pad.inputs.size() > 2 && !pad.inputs[2].empty()) {
-                Buffer<> v = constant(pad.inputs[2]);
+                Buffer<> v = e_.constant(pad.inputs[2]);
                 if (!v.defined() || v.number_of_elements() != 1) return false;
                 const auto *bytes = static_cast<const uint8_t *>(v.data());
                 for (int k = 0; k < v.type().bytes(); k++) {
@@ -192,7 +178,7 @@ class Folder {
             const bool batch_or_channel = a % rank < 2;
             if (pads[a] < 0 || (batch_or_channel && pads[a] != 0)) return false;
         }
-        const std::vector<size_t> consumers = readers(pad.outputs[0]);
+        const std::vector<size_t> consumers = e_.readers(pad.outputs[0]);
         if (consumers.empty()) return false;
         for (size_t c : consumers) {
             const Node &conv = g_.nodes[c];

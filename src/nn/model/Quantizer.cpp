@@ -66,18 +66,16 @@ QuantizationReport quantize_model(const std::string &path,
     graph::Graph g = onnx::read_model(path, options.per_channel ? 13 : 10);
     graph::fold_into_convolutions(g);
     QuantizationReport report;
-    graph::QdqPlan plan;
-    plan.per_channel = options.per_channel;
+    // The candidates: every quantizable op but those the options keep float.
     const std::vector<graph::QuantizableOp> ops = graph::quantizable_ops(g);
-    for (size_t i = 0; i < ops.size(); i++) {
-        const bool end = ops[i].first_layer || ops[i].last_layer;
-        if ((options.keep_first_and_last && end) || options.keep_float.count(ops[i].node)) {
-            report.kept_float.push_back(ops[i].node);
-            report.reasons[ops[i].node] =
-                end && options.keep_first_and_last ? "first or last layer" : "named by keep_float";
+    std::vector<graph::QuantizableOp> candidates;
+    for (const graph::QuantizableOp &op : ops) {
+        const bool end = options.keep_first_and_last && (op.first_layer || op.last_layer);
+        if (end || options.keep_float.count(op.node)) {
+            report.kept_float.push_back(op.node);
+            report.reasons[op.node] = end ? "first or last layer" : "named by keep_float";
         } else {
-            plan.ops.push_back(ops[i]);
-            report.quantized.push_back(ops[i].node);
+            candidates.push_back(op);
         }
     }
     for (const std::string &name : options.keep_float) {
@@ -91,7 +89,7 @@ QuantizationReport quantize_model(const std::string &path,
 
     // The values to observe become outputs of a copy of the graph.
     std::vector<std::string> observed;
-    for (const graph::QuantizableOp &op : plan.ops) {
+    for (const graph::QuantizableOp &op : candidates) {
         for (const std::string &v : {op.input, op.output}) {
             if (std::find(observed.begin(), observed.end(), v) == observed.end())
                 observed.push_back(v);
@@ -140,9 +138,9 @@ QuantizationReport quantize_model(const std::string &path,
         ranges[v] = {lo, hi};
     }
     // Operators whose activations would keep too few levels per channel stay float.
-    std::vector<graph::QuantizableOp> quantized;
-    report.quantized.clear();
-    for (const graph::QuantizableOp &op : plan.ops) {
+    graph::QdqPlan plan;
+    plan.per_channel = options.per_channel;
+    for (const graph::QuantizableOp &op : candidates) {
         double levels = std::numeric_limits<double>::infinity();
         for (const std::string &v : {op.input, op.output}) {
             levels =
@@ -156,14 +154,13 @@ QuantizationReport quantize_model(const std::string &path,
             report.reasons[op.node] = why.str();
             continue;
         }
-        quantized.push_back(op);
+        plan.ops.push_back(op);
         report.quantized.push_back(op.node);
         for (const std::string &v : {op.input, op.output}) {
             report.ranges[v] = ranges[v];
             plan.activations[v] = graph::activation_quantization(ranges[v].first, ranges[v].second);
         }
     }
-    plan.ops = quantized;
     graph::insert_qdq(g, plan);
     onnx::write_model(g, path, output);
     return report;

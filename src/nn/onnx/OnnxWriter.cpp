@@ -55,24 +55,11 @@ void fill_tensor(pb::TensorProto *tp, const Buffer<> &b, const std::string &name
     tp->set_data_type(onnx_element_type(b.type()));
     for (int d = b.dimensions() - 1; d >= 0; d--)
         tp->add_dims(b.extent(d));
-    // Element by element in dimension order: the buffer may have any strides.
-    const int bytes = b.type().bytes();
-    const int64_t n = b.number_of_elements();
-    std::string raw(static_cast<size_t>(n * bytes), '\0');
-    std::vector<int> index(static_cast<size_t>(b.dimensions()), 0);
-    const auto *src = static_cast<const char *>(b.data());
-    for (int64_t i = 0; i < n; i++) {
-        int64_t offset = 0;
-        for (int d = 0; d < b.dimensions(); d++)
-            offset += int64_t(index[static_cast<size_t>(d)]) * b.stride(d);
-        std::copy(src + offset * bytes, src + (offset + 1) * bytes,
-                  raw.begin() + static_cast<std::ptrdiff_t>(i * bytes));
-        for (int d = 0; d < b.dimensions(); d++) {
-            if (++index[static_cast<size_t>(d)] < b.extent(d)) break;
-            index[static_cast<size_t>(d)] = 0;
-        }
-    }
-    tp->set_raw_data(raw);
+    // A dense copy holds the elements in dimension order, whatever the buffer's strides.
+    const Buffer<> dense = b.copy();
+    tp->set_raw_data(
+        std::string(static_cast<const char *>(dense.data()),
+                    static_cast<size_t>(dense.number_of_elements() * dense.type().bytes())));
 }
 
 void fill_value_info(pb::ValueInfoProto *vi, const graph::ValueInfo &v) {
