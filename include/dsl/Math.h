@@ -71,6 +71,12 @@ Expr is_finite(const Expr &x);
 /// 2^31), then RoundingDivideByPOT by max(-shift, 0) (halves away from zero). int32. The NPU's
 /// ALU runs it (SHR, MULH, SHR) where an update requantizes what the NPU accumulated.
 Expr multiply_by_quantized_multiplier(const Expr &x, const Expr &multiplier, const Expr &shift);
+/// The int32 multiplier and shift of multiply_by_quantized_multiplier for a real factor `real`
+/// (finite, >= 0), as TFLite's QuantizeMultiplier chooses them: real = q * 2^shift with q in
+/// [0.5, 1), multiplier = round(q * 2^31) (2^30 at least). Factors below 2^-32 give multiplier
+/// 0, and those of 2^30 or more the largest multiplier with shift 30 (the NPU's ALU shifts by at
+/// most 31 either way). A user error for a negative, infinite or NaN factor.
+void quantize_multiplier(double real, int32_t *multiplier, int32_t *shift);
 
 /// `e` converted to `t`, with values outside t's range clamped to its ends instead of wrapping:
 /// int32 300 becomes uint8 255, -5 becomes 0; float 1e10 becomes int32 2147483647 (NaN gives

@@ -242,6 +242,28 @@ Expr multiply_by_quantized_multiplier(const Expr &x, const Expr &multiplier, con
     return (high >> right) + select(remainder > threshold, 1, 0);
 }
 
+void quantize_multiplier(double real, int32_t *multiplier, int32_t *shift) {
+    user_assert(std::isfinite(real) && real >= 0)
+        << "quantize_multiplier(" << real << "): the factor must be finite and not negative.";
+    *multiplier = 0;
+    *shift = 0;
+    if (real == 0) return;
+    int exponent = 0;
+    const double q = std::frexp(real, &exponent);
+    int64_t fixed = std::llround(q * 2147483648.0);
+    if (fixed == (int64_t(1) << 31)) {  // q rounded up to 1
+        fixed /= 2;
+        exponent++;
+    }
+    if (exponent < -31) return;  // below the smallest factor a right shift of 31 gives
+    if (exponent > 30) {
+        exponent = 30;
+        fixed = INT32_MAX;
+    }
+    *multiplier = static_cast<int32_t>(fixed);
+    *shift = exponent;
+}
+
 Expr saturating_cast(Type t, const Expr &e) {
     user_assert(e.defined()) << "saturating_cast to " << t << " of an undefined expression.";
     user_assert(!t.is_handle() && !e.type().is_handle())

@@ -3,6 +3,8 @@
 // shape is known into a buffer of that shape.
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -34,6 +36,24 @@ Buffer<T> realize(const nn::Tensor &t) {
     Func f = t.func();
     f.realize(out);
     return out;
+}
+
+// TFLite's reference arithmetic, written out: SaturatingRoundingDoublingHighMul,
+// RoundingDivideByPOT and MultiplyByQuantizedMultiplier.
+inline int32_t high_mul(int32_t a, int32_t b) {
+    if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+    const int64_t ab = int64_t(a) * int64_t(b);
+    const int64_t nudge = ab >= 0 ? (int64_t(1) << 30) : 1 - (int64_t(1) << 30);
+    return static_cast<int32_t>((ab + nudge) / (int64_t(1) << 31));
+}
+inline int32_t divide_by_pot(int32_t x, int e) {
+    const int32_t mask = static_cast<int32_t>((int64_t(1) << e) - 1);
+    const int32_t remainder = x & mask, threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> e) + (remainder > threshold ? 1 : 0);
+}
+inline int32_t rescale(int32_t x, int32_t multiplier, int32_t shift) {
+    const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+    return divide_by_pot(high_mul(static_cast<int32_t>(uint32_t(x) << left), multiplier), right);
 }
 
 }  // namespace dsl::test

@@ -2,7 +2,6 @@
 // the CPU, byte-identical to a plain C++ loop of TFLite's arithmetic written out here: strides 1
 // and 2, 1x1 and 3x3, padding with a non-zero zero point, per-channel multipliers and shifts of
 // both signs, a bias, and channel counts that 16 does not divide.
-#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -24,22 +23,7 @@ Buffer<T> random_ints(const std::vector<int> &sizes, unsigned seed, int lo, int 
     return b;
 }
 
-// TFLite's reference arithmetic.
-int32_t high_mul(int32_t a, int32_t b) {
-    if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
-    const int64_t ab = int64_t(a) * int64_t(b);
-    const int64_t nudge = ab >= 0 ? (int64_t(1) << 30) : 1 - (int64_t(1) << 30);
-    return static_cast<int32_t>((ab + nudge) / (int64_t(1) << 31));
-}
-int32_t divide_by_pot(int32_t x, int e) {
-    const int32_t mask = static_cast<int32_t>((int64_t(1) << e) - 1);
-    const int32_t remainder = x & mask, threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-    return (x >> e) + (remainder > threshold ? 1 : 0);
-}
-int32_t rescale(int32_t x, int32_t multiplier, int32_t shift) {
-    const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
-    return divide_by_pot(high_mul(static_cast<int32_t>(uint32_t(x) << left), multiplier), right);
-}
+using test::rescale;
 
 struct Case {
     int n, c, h, w, m, k, stride, pad;

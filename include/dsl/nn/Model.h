@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dsl/Buffer.h"
+#include "dsl/NPU.h"
 #include "dsl/Target.h"
 
 namespace dsl::nn {
@@ -38,6 +39,32 @@ struct ModelOptions {
     /// float computation by the rounding of the float sums and of the bias (at most one step of
     /// the output's scale, almost everywhere none). False runs the groups as written.
     bool fuse_quantized = true;
+    /// Rescales QLinearConv and QLinearMatMul results in TFLite's fixed-point arithmetic (an
+    /// int32 multiplier and shift per channel, dsl/Math.h's quantize_multiplier) instead of
+    /// ONNX's float32 factor: the NPU's arithmetic, so that a model run on the CPU with this
+    /// option gives the same bytes as on a target with `npu`, where it is always on. The two
+    /// rescalings differ by one step where a value lies within rounding of a half.
+    bool fixed_point_requantization = false;
+};
+
+/// Where the graph layer placed a quantized operator (QLinearConv, QLinearMatMul) on a target
+/// with `npu`: on the NPU when it maps onto its GEMM core, else on the CPU with the reason.
+struct NodePlacement {
+    std::string node, op_type;
+    bool npu = false;
+    std::string reason;
+};
+
+/// One step (kernel) of a run: the node whose result it computes (`node "x" (Op)`; a fused
+/// group is named by its last node), its output, the convolutions and matrix products it
+/// computes (node names) and their multiply-adds (counted from the shapes, whichever device ran
+/// them), and the NPU's counters and cycle model over the programs the step ran (zero for a
+/// step on the CPU).
+struct StepReport {
+    std::string node, output;
+    std::vector<std::string> layers;
+    int64_t macs = 0;
+    NPUStats npu;
 };
 
 /// A declared input or output of a model.
@@ -71,6 +98,13 @@ class Model {
     /// for the next run.
     int64_t peak_intermediate_bytes() const;
 
+    /// On a target with `npu`: each QLinearConv and QLinearMatMul of the model and where it
+    /// runs (empty on other targets).
+    std::vector<NodePlacement> placement() const;
+    /// The steps of the last run, in order, with their multiply-adds and, on a target with
+    /// `npu`, what the NPU did for each (DSL_NN_PROFILE=1 prints the same).
+    std::vector<StepReport> last_run() const;
+
   private:
     std::shared_ptr<model::Specializations> impl_;
 };
@@ -94,8 +128,9 @@ ModelSummary summarize_model(const std::string &path);
 /// -lpthread -ldl) and nothing else of dsl. The library runs the sizes it was compiled for.
 struct StaticModelOptions {
     Target target = Target::host();
-    bool fp_contract = true;     ///< as ModelOptions::fp_contract
-    bool fuse_quantized = true;  ///< as ModelOptions::fuse_quantized
+    bool fp_contract = true;                  ///< as ModelOptions::fp_contract
+    bool fuse_quantized = true;               ///< as ModelOptions::fuse_quantized
+    bool fixed_point_requantization = false;  ///< as ModelOptions::fixed_point_requantization
     /// The inputs' extents, outermost first, where the model leaves them symbolic:
     /// {"x", {1, 3, 640, 640}}. Every extent must be known (declared or given here).
     std::map<std::string, std::vector<int64_t>> shapes;

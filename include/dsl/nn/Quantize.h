@@ -66,6 +66,14 @@ Tensor requantize_linear(const Tensor &acc, const Tensor &scale_a, const Tensor 
 /// TFLite's MultiplyByQuantizedMultiplier (dsl/Math.h).
 using dsl::multiply_by_quantized_multiplier;
 
+/// The rescaling of requantize_linear in TFLite's fixed-point arithmetic (the NPU's):
+/// saturate(y_zero_point + multiply_by_quantized_multiplier(acc, multiplier, shift)) in the zero
+/// point's type, `multiplier` and `shift` int32, one value or one per index of `axis` of acc
+/// (from quantize_multiplier of scale_a * scale_b / y_scale). It differs from the float32
+/// factor by at most one step, where a product lies within rounding of a half.
+Tensor requantize_fixed_point(const Tensor &acc, const Tensor &multiplier, const Tensor &shift,
+                              int axis, const Tensor &y_zero_point);
+
 /// How int32 accumulators of int8 products become int8 outputs, per output channel m, as
 /// TFLite's int8 kernels do: clamp(output_zero_point + multiply_by_quantized_multiplier(acc,
 /// multiplier[m], shift[m]), min, max). Weights are symmetric (zero point 0); the input's zero

@@ -5,6 +5,7 @@
 #include "dsl/nn/Quantize.h"
 #include "ir/IROperator.h"
 #include "nn/graph/OpBuilder.h"
+#include "nn/graph/Placement.h"
 
 namespace dsl::nn::graph {
 
@@ -109,7 +110,14 @@ void add_conv_builders(std::map<std::string, Builder> &t) {
         Tensor b = ctx.has_input(8) ? ctx.input(8) : Tensor();
         Window win = window_of(ctx, x, kernel_of(ctx, w));
         const int groups = static_cast<int>(ctx.attr_int("group", 1));
+        const QLinearPlan plan = plan_qlinear(ctx, true);
+        if (plan.kind == QLinearPlan::Kind::NPU)
+            return Outputs{npu_qlinear_conv(ctx, plan, win, groups)};
         Tensor acc = nn::integer_conv_sums(x, w, ctx.input(2), ctx.input(5), b, win, groups);
+        if (plan.kind == QLinearPlan::Kind::FixedPoint) {
+            return Outputs{
+                nn::requantize_fixed_point(acc, plan.multiplier, plan.shift, 1, ctx.input(7))};
+        }
         return Outputs{
             nn::requantize_linear(acc, ctx.input(1), ctx.input(4), 1, ctx.input(6), ctx.input(7))};
     };

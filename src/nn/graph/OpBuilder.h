@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dsl/Error.h"
+#include "dsl/Target.h"
 #include "dsl/nn/Tensor.h"
 #include "nn/graph/Graph.h"
 
@@ -46,6 +47,15 @@ class BuildContext {
     /// When they are a graph input's, the compiler specializes the model on that input's
     /// values when it runs (NeedsInputValues); otherwise a CompileError naming `what`.
     virtual std::vector<int64_t> constant_values(int i, const std::string &what) = 0;
+
+    /// The target the node is compiled for.
+    virtual const Target &target() const = 0;
+    /// Whether QLinear operators rescale in TFLite's fixed-point arithmetic (the NPU's) rather
+    /// than with ONNX's float factor: ModelOptions::fixed_point_requantization, or a target with
+    /// `npu` (so that the operators left on the CPU compute as those placed on the NPU).
+    virtual bool fixed_point_requantization() const = 0;
+    /// Records where the node runs, and why not on the NPU (Model::placement()).
+    virtual void place(bool npu, const std::string &reason) = 0;
 
     bool has_attr(const std::string &name) const { return node_.attributes.count(name) != 0; }
     int64_t attr_int(const std::string &name, int64_t default_value) const;

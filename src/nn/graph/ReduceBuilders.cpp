@@ -7,6 +7,7 @@
 #include "dsl/nn/Reduce.h"
 #include "ir/IROperator.h"
 #include "nn/graph/OpBuilder.h"
+#include "nn/graph/Placement.h"
 
 namespace dsl::nn::graph {
 
@@ -109,7 +110,13 @@ void add_reduce_builders(std::map<std::string, Builder> &t) {
     t["QLinearMatMul"] = [](BuildContext &ctx) {
         // Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
         Tensor a = ctx.input(0), b = ctx.input(3);
+        const QLinearPlan plan = plan_qlinear(ctx, false);
+        if (plan.kind == QLinearPlan::Kind::NPU) return Outputs{npu_qlinear_matmul(ctx, plan)};
         Tensor acc = integer_product(a, b, ctx.input(2), ctx.input(5));
+        if (plan.kind == QLinearPlan::Kind::FixedPoint) {
+            return Outputs{
+                nn::requantize_fixed_point(acc, plan.multiplier, plan.shift, -1, ctx.input(7))};
+        }
         return Outputs{
             nn::requantize_linear(acc, ctx.input(1), ctx.input(4), -1, ctx.input(6), ctx.input(7))};
     };

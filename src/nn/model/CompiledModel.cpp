@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <set>
@@ -108,7 +109,10 @@ Expr graph_extent(const Expr &e, const std::string &value, size_t d) {
     return s;
 }
 
-void print_profile(std::vector<std::pair<double, std::string>> times) {
+/// DSL_NN_PROFILE's report: each kernel's time, slowest first, with what the NPU did for it;
+/// then, on a target with `npu`, the NPU's totals and its share of the multiply-adds.
+void print_profile(std::vector<std::pair<double, std::string>> times,
+                   const std::vector<StepReport> &steps, bool npu) {
     double total = 0;
     for (const auto &t : times)
         total += t.first;
@@ -119,6 +123,110 @@ void print_profile(std::vector<std::pair<double, std::string>> times) {
         std::fprintf(stderr, "  %9.3f ms %5.1f%%  %s\n", t.first * 1e3,
                      total > 0 ? 100 * t.first / total : 0.0, t.second.c_str());
     }
+    if (!npu) return;
+    NPUStats sum;
+    int64_t macs = 0, npu_macs = 0;
+    int npu_steps = 0;
+    for (const StepReport &r : steps) {
+        macs += r.macs;
+        if (r.npu.cycles == 0) continue;
+        npu_steps++;
+        npu_macs += r.macs;
+        sum.cycles += r.npu.cycles;
+        sum.gemm_steps += r.npu.gemm_steps;
+        sum.alu_rows += r.npu.alu_rows;
+        sum.dram_bytes_read += r.npu.dram_bytes_read;
+        sum.dram_bytes_written += r.npu.dram_bytes_written;
+    }
+    std::fprintf(stderr,
+                 "dsl-nn NPU: %d steps, %llu cycles, GEMM %.1f%% of them, %llu ALU rows, DRAM "
+                 "%llu bytes read and %llu written\n",
+                 npu_steps, static_cast<unsigned long long>(sum.cycles),
+                 sum.cycles
+                     ? 100.0 * static_cast<double>(sum.gemm_steps) / static_cast<double>(sum.cycles)
+                     : 0.0,
+                 static_cast<unsigned long long>(sum.alu_rows),
+                 static_cast<unsigned long long>(sum.dram_bytes_read),
+                 static_cast<unsigned long long>(sum.dram_bytes_written));
+    std::fprintf(
+        stderr,
+        "dsl-nn NPU: %lld of the %lld multiply-adds of convolutions and products (%.1f%%)\n",
+        static_cast<long long>(npu_macs), static_cast<long long>(macs),
+        macs ? 100.0 * static_cast<double>(npu_macs) / static_cast<double>(macs) : 0.0);
+    std::fprintf(stderr, "  %10s %6s %12s  %s\n", "cycles", "GEMM", "MACs", "layer (step)");
+    for (const StepReport &r : steps) {
+        if (r.npu.cycles == 0) continue;
+        std::string layers;
+        for (const std::string &l : r.layers)
+            layers += (layers.empty() ? "" : ", ") + l;
+        std::fprintf(stderr, "  %10llu %5.1f%% %12lld  %s (%s)\n",
+                     static_cast<unsigned long long>(r.npu.cycles), 100 * r.npu.gemm_utilisation,
+                     static_cast<long long>(r.macs), layers.c_str(), r.node.c_str());
+    }
+}
+
+/// What the NPU did between two readings of its totals.
+NPUStats npu_difference(const NPUStats &after, const NPUStats &before) {
+    NPUStats d;
+    d.cycles = after.cycles - before.cycles;
+    d.gemm_steps = after.gemm_steps - before.gemm_steps;
+    d.macs = after.macs - before.macs;
+    d.alu_rows = after.alu_rows - before.alu_rows;
+    d.dram_bytes_read = after.dram_bytes_read - before.dram_bytes_read;
+    d.dram_bytes_written = after.dram_bytes_written - before.dram_bytes_written;
+    d.instructions = after.instructions - before.instructions;
+    for (int e = 0; e < 3; e++) {
+        d.busy_cycles[e] = after.busy_cycles[e] - before.busy_cycles[e];
+        d.stall_cycles[e] = after.stall_cycles[e] - before.stall_cycles[e];
+    }
+    d.gemm_utilisation =
+        d.cycles ? static_cast<double>(d.gemm_steps) / static_cast<double>(d.cycles) : 0.0;
+    return d;
+}
+
+/// Multiply-adds per output element of a convolution or matrix product `node` whose inputs
+/// have the shapes `shape(i)` (outermost first); 0 for other operators or unknown extents.
+double macs_per_element(const graph::Node &node, const std::function<Shape(int)> &shape) {
+    auto product = [](const Shape &s, size_t from, size_t to) {
+        double p = 1;
+        for (size_t a = from; a < to && a < s.size(); a++) {
+            int64_t v = 0;
+            if (!is_const(s[a], &v)) return 0.0;
+            p *= static_cast<double>(v);
+        }
+        return p;
+    };
+    const std::string &op = node.op_type;
+    if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv") {
+        const Shape w = shape(op == "QLinearConv" ? 3 : 1);  // (M, C / groups, kernel...)
+        return w.size() < 3 ? 0.0 : product(w, 1, w.size());
+    }
+    if (op == "ConvTranspose") {
+        // Each input point meets (M / groups) * taps weights; the output is `strides` times
+        // larger along each spatial axis.
+        const Shape w = shape(1);  // (C, M / groups, kernel...)
+        int64_t groups = 1;
+        auto g = node.attributes.find("group");
+        if (g != node.attributes.end()) groups = g->second.i;
+        double strides = 1;
+        auto st = node.attributes.find("strides");
+        if (st != node.attributes.end()) {
+            for (int64_t v : st->second.ints)
+                strides *= static_cast<double>(v);
+        }
+        if (w.size() < 3) return 0.0;
+        return product(w, 0, 1) / static_cast<double>(groups) * product(w, 2, w.size()) / strides;
+    }
+    if (op == "MatMul" || op == "MatMulInteger" || op == "QLinearMatMul" || op == "Gemm") {
+        const Shape a = shape(0);
+        if (a.empty()) return 0.0;
+        bool trans_a = false;
+        auto t = node.attributes.find("transA");
+        if (op == "Gemm" && t != node.attributes.end()) trans_a = t->second.i != 0;
+        const size_t k = trans_a && a.size() >= 2 ? a.size() - 2 : a.size() - 1;
+        return product(a, k, k + 1);
+    }
+    return 0.0;
 }
 
 }  // namespace
@@ -139,8 +247,13 @@ struct KernelInputs {
     std::vector<CompiledModel::ValueParam> value_params;
     /// Kernel-level names (ImageParam extents, value params) -> graph-level expressions.
     std::map<std::string, Expr> to_graph;
+    /// Multiply-adds per output element of the convolutions and products computed (Step's).
+    double macs_per_element = 0;
+    std::vector<std::string> layers;
 
     void merge(const KernelInputs &o) {
+        macs_per_element += o.macs_per_element;
+        layers.insert(layers.end(), o.layers.begin(), o.layers.end());
         runtime_inputs.insert(runtime_inputs.end(), o.runtime_inputs.begin(),
                               o.runtime_inputs.end());
         params.insert(params.end(), o.params.begin(), o.params.end());
@@ -214,6 +327,8 @@ class ModelCompiler {
         bool jit;
     };
     std::vector<DeferredKernel> deferred_;
+    /// Context::place()'s records, by node name.
+    std::map<std::string, NodePlacement> placements_;
 };
 
 /// The BuildContext of one node: inputs that are constants become tensors of their buffers,
@@ -358,6 +473,14 @@ class ModelCompiler::Context : public graph::BuildContext {
     Shape graph_shape(int i) override {
         if (!has_input(i)) fail("input " + std::to_string(i) + " is missing.");
         return c_.known_.at(node().inputs[static_cast<size_t>(i)]).shape;
+    }
+
+    const Target &target() const override { return c_.target_; }
+    bool fixed_point_requantization() const override {
+        return c_.options_.fixed_point_requantization;
+    }
+    void place(bool npu, const std::string &reason) override {
+        c_.placements_[node().name] = NodePlacement{node().name, node().op_type, npu, reason};
     }
 
     KernelInputs in;
@@ -516,6 +639,13 @@ void ModelCompiler::build(const graph::Node &node) {
     }
     for (const std::string &v : ctx->fused)
         pending_.erase(v);
+    const double macs = macs_per_element(node, [&](int i) {
+        return ctx->has_input(i) ? known_.at(node.inputs[static_cast<size_t>(i)]).shape : Shape();
+    });
+    if (macs > 0) {
+        ctx->in.macs_per_element += macs;
+        ctx->in.layers.push_back(node.name);
+    }
     for (size_t k = 0; k < node.outputs.size(); k++) {
         const std::string &name = node.outputs[k];
         if (name.empty()) continue;
@@ -556,6 +686,8 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
         step.extent_names.push_back(names);
     }
     step.value_params = in.value_params;
+    step.macs_per_element = in.macs_per_element;
+    step.layers = in.layers;
     step.shape = t.shape();
     schedule_output(t, target_);
     const bool folded = in.runtime_inputs.empty() && in.value_params.empty();
@@ -629,8 +761,14 @@ void ModelCompiler::compile() {
     out_->source_ = g_.source;
     declare_inputs();
     fuse_ = graph::values_to_fuse(g_);
-    for (const graph::Node *n : topological_order())
+    out_->npu_ = target_.has_feature(Target::Feature::NPU);
+    const std::vector<const graph::Node *> order = topological_order();
+    for (const graph::Node *n : order)
         build(*n);
+    for (const graph::Node *n : order) {
+        auto p = placements_.find(n->name);
+        if (p != placements_.end()) out_->placement_.push_back(p->second);
+    }
     while (!pending_.empty())
         materialize(pending_.begin()->first);
     compile_deferred();
@@ -689,6 +827,11 @@ std::vector<int64_t> CompiledModel::Step::extents(
     return r;
 }
 
+std::vector<StepReport> CompiledModel::last_run() const {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    return last_run_;
+}
+
 int64_t CompiledModel::peak_intermediate_bytes() const {
     std::lock_guard<std::mutex> lock(pool_mutex_);
     return pool_.peak();
@@ -708,6 +851,7 @@ std::map<std::string, Buffer<>> CompiledModel::run(
     const char *env = std::getenv("DSL_NN_PROFILE");
     const bool profile = env && *env && std::string(env) != "0";
     std::vector<std::pair<double, std::string>> times;
+    last_run_.clear();
     for (size_t i = 0; i < inputs_.size(); i++) {
         const std::string &name = inputs_[i].name;
         auto it = given.find(name);
@@ -805,7 +949,13 @@ std::map<std::string, Buffer<>> CompiledModel::run(
         Buffer<> out =
             s.pooled ? pool_.allocate(s.type, sizes, s.output) : Buffer<>(s.type, sizes, s.output);
         auto start = std::chrono::steady_clock::now();
+        StepReport report{s.where, s.output, s.layers,
+                          static_cast<int64_t>(static_cast<double>(n) * s.macs_per_element),
+                          NPUStats()};
+        const NPUStats before = npu_ ? npu_total_stats() : NPUStats();
         if (n > 0) s.kernel->run(params, buffers, scalar_params, scalars, out);
+        if (npu_) report.npu = npu_difference(npu_total_stats(), before);
+        last_run_.push_back(report);
         if (profile) {
             times.push_back(
                 {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
@@ -820,7 +970,7 @@ std::map<std::string, Buffer<>> CompiledModel::run(
             values.erase(dead);
         }
     }
-    if (profile) print_profile(times);
+    if (profile) print_profile(times, last_run_, npu_);
     std::map<std::string, Buffer<>> result;
     for (const ModelValue &o : outputs_)
         result[o.name] = values.at(o.name);

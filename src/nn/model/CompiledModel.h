@@ -64,6 +64,11 @@ class CompiledModel {
         /// The intermediates this step reads for the last time: their blocks return to the
         /// pool after it.
         std::vector<std::string> last_uses;
+        /// Multiply-adds of convolutions and matrix products per element of the output (0 for
+        /// other kernels), for StepReport::macs.
+        double macs_per_element = 0;
+        /// The convolutions and matrix products the step computes (node names).
+        std::vector<std::string> layers;
 
         /// The output's extents, innermost first, given the inputs' extents (under
         /// extent_names) and the value params' values (under their names) in `bindings`.
@@ -83,6 +88,9 @@ class CompiledModel {
     /// The values known while compiling: initializers and folded constants (by name).
     const std::map<std::string, Buffer<>> &constants() const { return constants_; }
     const std::string &source() const { return source_; }
+    const std::vector<NodePlacement> &placement() const { return placement_; }
+    /// The steps of the last run (Model::last_run()).
+    std::vector<StepReport> last_run() const;
 
   private:
     std::string source_;
@@ -93,6 +101,10 @@ class CompiledModel {
     std::map<std::string, Buffer<>> constants_;
     std::vector<Step> steps_;
     int compiled_pipelines_ = 0;
+    std::vector<NodePlacement> placement_;
+    /// Whether the target has `npu`: run() then records each step's NPU counters.
+    bool npu_ = false;
+    mutable std::vector<StepReport> last_run_;
     /// Intermediates' memory, kept between runs; run() holds the lock (one run at a time).
     mutable std::mutex pool_mutex_;
     mutable MemoryPool pool_;

@@ -34,8 +34,22 @@ class Specializations {
     }
 
     std::map<std::string, Buffer<>> run(const std::map<std::string, Buffer<>> &inputs) {
-        if (general_) return general_->run(inputs);
-        return specialization(inputs).run(inputs);
+        CompiledModel *m = general_ ? general_.get() : &specialization(inputs);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            last_ = m;
+        }
+        return m->run(inputs);
+    }
+
+    std::vector<NodePlacement> placement() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (general_) return general_->placement();
+        return last_ ? last_->placement() : std::vector<NodePlacement>{};
+    }
+    std::vector<StepReport> last_run() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return last_ ? last_->last_run() : std::vector<StepReport>{};
     }
 
     const std::vector<ModelValue> &inputs() const {
@@ -139,6 +153,8 @@ class Specializations {
     std::vector<std::string> specialized_;
     std::vector<ModelValue> inputs_, outputs_;
     std::map<std::string, std::shared_ptr<CompiledModel>> cache_;
+    /// The model of the last run (general_ or a specialization).
+    CompiledModel *last_ = nullptr;
     std::mutex mutex_;
 };
 
@@ -171,6 +187,14 @@ int Model::compiled_pipelines() const {
 
 int64_t Model::peak_intermediate_bytes() const {
     return impl_->peak_intermediate_bytes();
+}
+
+std::vector<NodePlacement> Model::placement() const {
+    return impl_->placement();
+}
+
+std::vector<StepReport> Model::last_run() const {
+    return impl_->last_run();
 }
 
 const std::vector<std::string> &Model::specialized_inputs() const {

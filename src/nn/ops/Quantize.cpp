@@ -109,6 +109,29 @@ Tensor requantize_linear(const Tensor &acc, const Tensor &scale_a, const Tensor 
     return r;
 }
 
+Tensor requantize_fixed_point(const Tensor &acc, const Tensor &multiplier, const Tensor &shift,
+                              int axis, const Tensor &y_zero_point) {
+    user_assert(acc.type() == Int(32)) << "requantize_fixed_point of \"" << acc.func().name()
+                                       << "\": the sums must be int32, not " << acc.type() << ".";
+    user_assert(multiplier.type() == Int(32) && shift.type() == Int(32))
+        << "requantize_fixed_point of \"" << acc.func().name()
+        << "\": the multiplier and the shift must be int32 (quantize_multiplier gives them).";
+    const Type out = y_zero_point.defined() ? y_zero_point.type() : UInt(8);
+    user_assert(out.is_int() || out.is_uint())
+        << "requantize_fixed_point: the zero point \"" << y_zero_point.func().name()
+        << "\" must hold integers.";
+    if (!per_tensor(multiplier) || !per_tensor(shift))
+        axis = normalize_axis(axis, acc.rank(), "requantize_fixed_point");
+    Tensor r = compute(unique_name("requantize_fixed"), acc.shape(), [&](const Index &i) {
+        Expr v = multiply_by_quantized_multiplier(acc(i), per_axis(multiplier, i, axis),
+                                                  per_axis(shift, i, axis));
+        if (y_zero_point.defined()) v = v + cast<int32_t>(per_axis(y_zero_point, i, 0));
+        return saturate(v, out);
+    });
+    inherit_schedule(r, {acc});
+    return r;
+}
+
 Tensor subtract_zero_point(const Tensor &q, const Tensor &zero_point, int axis) {
     user_assert(q.type().is_int() || q.type().is_uint())
         << "subtract_zero_point: \"" << q.func().name() << "\" is " << q.type()
@@ -164,6 +187,10 @@ Tensor quantized_matmul(const Tensor &a, const Tensor &b, const Tensor &bias,
             RDom r(0, k, unique_name("qmatmul_cs"));
             return sum(cast<int32_t>(b({r.x, i[0]})));
         });
+    // A copy of a, computed first, so that the sum reads int8 values at affine coordinates
+    // whatever computes a (the NPU takes nothing else).
+    Tensor rows =
+        compute(unique_name("qmatmul_a"), a.shape(), [&](const Index &i) { return a(i); });
     const Shape s{a.dim(0), b.dim(1)};
     Tensor acc = compute(unique_name("qmatmul_acc"), s, [&](const Index &o) {
         Expr start = bias.defined() ? bias({o[1]}) : Expr(0);
@@ -173,14 +200,14 @@ Tensor quantized_matmul(const Tensor &a, const Tensor &b, const Tensor &bias,
     RDom r(0, k, unique_name("qmatmul_r"));
     const Var row = acc.var(0), column = acc.var(1);
     f(column, row) =
-        f(column, row) + cast<int32_t>(a({row, r.x})) * cast<int32_t>(b({r.x, column}));
+        f(column, row) + cast<int32_t>(rows({row, r.x})) * cast<int32_t>(b({r.x, column}));
     f(column, row) =
         clamp(q.output_zero_point + multiply_by_quantized_multiplier(
                                         f(column, row), q.multiplier({column}), q.shift({column})),
               q.min, q.max);
     Tensor result =
         compute(unique_name("qmatmul"), s, [&](const Index &i) { return cast<int8_t>(acc(i)); });
-    result.set_schedule(quantized_schedule(f, {column_sums.func()}, column));
+    result.set_schedule(quantized_schedule(f, {rows.func(), column_sums.func()}, column));
     return result;
 }
 

@@ -42,7 +42,8 @@ int usage() {
            "       dsl-onnx run MODEL --input NAME=FILE ... --output-dir DIR\n"
            "       dsl-onnx test [--expected-failures FILE | --update-expected-failures FILE]\n"
            "                     [--timeout SECONDS] DIR...\n"
-           "       dsl-onnx bench MODEL [--shape NAME=AxBx...]... [--threads N] [--runs N]\n"
+           "       dsl-onnx bench MODEL [--shape NAME=AxBx...]... [--input NAME=FILE]...\n"
+           "                      [--threads N] [--runs N] [--target T] [--fixed-point]\n"
            "       dsl-onnx compile MODEL [--shape NAME=AxBx...]... [--name NAME] [--target T]\n"
            "                        -o DIR\n"
            "       dsl-onnx quantize MODEL --calibrate DIR [--method minmax|percentile|entropy]\n"
@@ -53,7 +54,8 @@ int usage() {
            "unless given), whose entry point is NAME_run. quantize calibrates on the samples in\n"
            "DIR (one .npy or .pb file per sample for a model of one input; else one directory\n"
            "per sample holding INPUT.npy or INPUT.pb for each input) and writes the int8 model\n"
-           "in ONNX's QDQ form.\n";
+           "in ONNX's QDQ form. bench on a target with npu (host-npu) also reports where each\n"
+           "quantized operator ran and what the NPU did (per step with DSL_NN_PROFILE=1).\n";
     return 2;
 }
 
@@ -504,16 +506,56 @@ int compile(int argc, char **argv) {
     return 0;
 }
 
-/// Times the model on seeded random inputs: the sizes from --shape, else the declared ones.
+/// Where the quantized operators ran, and the NPU's totals over the last run.
+void print_npu_report(const dsl::nn::Model &m) {
+    int on_npu = 0;
+    const std::vector<dsl::nn::NodePlacement> placement = m.placement();
+    for (const auto &p : placement) {
+        if (p.npu) {
+            on_npu++;
+        } else {
+            std::cout << "on the CPU: node \"" << p.node << "\" (" << p.op_type << "): " << p.reason
+                      << "\n";
+        }
+    }
+    uint64_t cycles = 0, steps = 0;
+    int64_t macs = 0, npu_macs = 0;
+    for (const dsl::nn::StepReport &r : m.last_run()) {
+        macs += r.macs;
+        if (r.npu.cycles == 0) continue;
+        npu_macs += r.macs;
+        cycles += r.npu.cycles;
+        steps += r.npu.gemm_steps;
+    }
+    std::cout << "NPU: " << on_npu << " of " << placement.size()
+              << " quantized operators; last run " << cycles << " cycles, GEMM "
+              << (cycles ? 100.0 * double(steps) / double(cycles) : 0.0) << "% of them; "
+              << npu_macs << " of " << macs << " multiply-adds ("
+              << (macs ? 100.0 * double(npu_macs) / double(macs) : 0.0) << "%)\n";
+}
+
+/// Times the model on seeded random inputs (or those given): the sizes from --shape, else the
+/// declared ones.
 int bench(int argc, char **argv) {
     if (argc < 1) return usage();
     std::string model_path = argv[0];
     std::map<std::string, std::vector<int64_t>> shapes;
+    std::map<std::string, Buffer<>> inputs;
+    dsl::nn::ModelOptions options;
     int runs = 20;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--shape" && i + 1 < argc) {
             if (!parse_shape(argv[++i], shapes)) return usage();
+        } else if (a == "--input" && i + 1 < argc) {
+            std::string spec = argv[++i];
+            size_t eq = spec.find('=');
+            if (eq == std::string::npos) return usage();
+            inputs[spec.substr(0, eq)] = read_input(spec.substr(eq + 1));
+        } else if (a == "--target" && i + 1 < argc) {
+            options.target = dsl::Target(argv[++i]);
+        } else if (a == "--fixed-point") {
+            options.fixed_point_requantization = true;
         } else if (a == "--threads" && i + 1 < argc) {
             dsl_set_num_threads(std::atoi(argv[++i]));
         } else if (a == "--runs" && i + 1 < argc) {
@@ -523,12 +565,12 @@ int bench(int argc, char **argv) {
         }
     }
     auto start = std::chrono::steady_clock::now();
-    dsl::nn::Model m = dsl::nn::Model::load(model_path);
+    dsl::nn::Model m = dsl::nn::Model::load(model_path, options);
     double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::map<std::string, Buffer<>> inputs;
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (const auto &v : m.inputs()) {
+        if (inputs.count(v.name)) continue;
         std::vector<int64_t> dims;
         if (shapes.count(v.name)) {
             dims = shapes[v.name];
@@ -566,6 +608,7 @@ int bench(int argc, char **argv) {
               << " pipelines)\nrun: median " << times[times.size() / 2] * 1e3 << " ms, best "
               << times[0] * 1e3 << " ms over " << runs << " runs\nintermediate tensors: peak "
               << double(m.peak_intermediate_bytes()) / (1 << 20) << " MiB\n";
+    if (options.target.has_feature(dsl::Target::Feature::NPU)) print_npu_report(m);
     return 0;
 }
 
