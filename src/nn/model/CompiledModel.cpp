@@ -789,6 +789,18 @@ void ModelCompiler::compile() {
     }
     for (const auto &kv : g_.initializers)
         out_->constants_[kv.first] = kv.second;
+    for (const auto &kv : known_) {
+        graph::ValueInfo &v = out_->value_info_[kv.first];
+        v.name = kv.first;
+        v.type = kv.second.type;
+        v.shape.emplace();
+        for (const Expr &e : kv.second.shape) {
+            graph::Dim d;
+            int64_t c = 0;
+            if (is_const(e, &c)) d.value = c;
+            v.shape->push_back(d);
+        }
+    }
     plan_memory();
 }
 

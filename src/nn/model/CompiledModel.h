@@ -89,6 +89,9 @@ class CompiledModel {
     const std::map<std::string, Buffer<>> &constants() const { return constants_; }
     const std::string &source() const { return source_; }
     const std::vector<NodePlacement> &placement() const { return placement_; }
+    /// What compiling found of each value of the graph: its type and rank, with the extents
+    /// that are constants (for onnx/OpsetConversion.h's `known`).
+    const std::map<std::string, graph::ValueInfo> &value_info() const { return value_info_; }
     /// The steps of the last run (Model::last_run()).
     std::vector<StepReport> last_run() const;
 
@@ -102,6 +105,7 @@ class CompiledModel {
     std::vector<Step> steps_;
     int compiled_pipelines_ = 0;
     std::vector<NodePlacement> placement_;
+    std::map<std::string, graph::ValueInfo> value_info_;
     /// Whether the target has `npu`: run() then records each step's NPU counters.
     bool npu_ = false;
     mutable std::vector<StepReport> last_run_;

@@ -62,8 +62,19 @@ QuantizationReport quantize_model(const std::string &path,
     user_assert(!samples.empty()) << path
                                   << ": quantizing needs at least one sample of the inputs to "
                                      "calibrate the activations' ranges on.";
-    // QuantizeLinear needs opset 10, and per axis 13.
-    graph::Graph g = onnx::read_model(path, options.per_channel ? 13 : 10);
+    // QuantizeLinear needs opset 10, and per axis 13. Some of ONNX's version adapters need
+    // ranks its shape inference cannot find; compiling the model as it is finds them.
+    const int64_t opset = options.per_channel ? 13 : 10;
+    std::map<std::string, graph::ValueInfo> known;
+    graph::Graph g;
+    try {
+        g = onnx::read_model(path, opset);
+    } catch (const CompileError &) {
+        graph::Graph original = onnx::read_model(path);
+        if (original.opset >= opset) throw;
+        known = model::CompiledModel(original, options.model).value_info();
+        g = onnx::read_model(path, opset, known);
+    }
     graph::fold_into_convolutions(g);
     QuantizationReport report;
     // The candidates: every quantizable op but those the options keep float.
@@ -162,7 +173,7 @@ QuantizationReport quantize_model(const std::string &path,
         }
     }
     graph::insert_qdq(g, plan);
-    onnx::write_model(g, path, output);
+    onnx::write_model(g, path, output, known);
     return report;
 }
 

@@ -205,7 +205,8 @@ graph::Attribute read_attribute(const pb::AttributeProto &a, const std::string &
 
 }  // namespace
 
-graph::Graph read_model(const std::string &path, int64_t min_opset) {
+graph::Graph read_model(const std::string &path, int64_t min_opset,
+                        const std::map<std::string, graph::ValueInfo> &known) {
     std::string bytes = read_file(path, "model");
     pb::ModelProto model;
     user_assert(model.ParseFromString(bytes))
@@ -225,7 +226,7 @@ graph::Graph read_model(const std::string &path, int64_t min_opset) {
         }
         user_assert(false) << path << ": the ONNX checker rejects the model: " << what;
     }
-    model = with_opset_at_least(model, min_opset, path);
+    model = with_opset_at_least(model, min_opset, path, known);
     const std::string base_dir = directory_of(path);
     graph::Graph g;
     g.source = path;

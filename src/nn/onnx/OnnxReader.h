@@ -3,6 +3,7 @@
 /// graph::Graph; a TensorProto file (the test data of ONNX's backend tests) becomes a buffer.
 /// Every problem is a CompileError that names the file, and the node where there is one.
 
+#include <map>
 #include <string>
 
 #include "dsl/Buffer.h"
@@ -13,8 +14,9 @@ namespace dsl::nn::onnx {
 /// Reads and checks (with ONNX's own checker, whose message is passed on) the model at `path`.
 /// Initializers stored in external files are read from beside the model. A model importing a
 /// standard opset below `min_opset` is first converted to `min_opset` (ONNX's version
-/// converter).
-graph::Graph read_model(const std::string &path, int64_t min_opset = 0);
+/// converter; `known` as with_opset_at_least's).
+graph::Graph read_model(const std::string &path, int64_t min_opset = 0,
+                        const std::map<std::string, graph::ValueInfo> &known = {});
 
 /// Reads a serialized TensorProto. `*name` receives the tensor's name (may be empty).
 Buffer<> read_tensor(const std::string &path, std::string *name = nullptr);

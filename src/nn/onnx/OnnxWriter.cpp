@@ -18,38 +18,6 @@ namespace {
 
 namespace pb = ::onnx;
 
-int32_t onnx_element_type(Type t) {
-    if (t.is_bool()) return pb::TensorProto::BOOL;
-    if (t.is_bfloat()) return pb::TensorProto::BFLOAT16;
-    if (t.is_float()) {
-        return t.bits() == 16   ? pb::TensorProto::FLOAT16
-               : t.bits() == 32 ? pb::TensorProto::FLOAT
-                                : pb::TensorProto::DOUBLE;
-    }
-    if (t.is_int()) {
-        switch (t.bits()) {
-            case 8:
-                return pb::TensorProto::INT8;
-            case 16:
-                return pb::TensorProto::INT16;
-            case 32:
-                return pb::TensorProto::INT32;
-            default:
-                return pb::TensorProto::INT64;
-        }
-    }
-    switch (t.bits()) {
-        case 8:
-            return pb::TensorProto::UINT8;
-        case 16:
-            return pb::TensorProto::UINT16;
-        case 32:
-            return pb::TensorProto::UINT32;
-        default:
-            return pb::TensorProto::UINT64;
-    }
-}
-
 void fill_tensor(pb::TensorProto *tp, const Buffer<> &b, const std::string &name) {
     tp->set_name(name);
     tp->set_data_type(onnx_element_type(b.type()));
@@ -126,12 +94,46 @@ void save(const pb::ModelProto &m, const std::string &path) {
 
 }  // namespace
 
-void write_model(const graph::Graph &g, const std::string &source, const std::string &path) {
+int32_t onnx_element_type(Type t) {
+    namespace pb = ::onnx;
+    if (t.is_bool()) return pb::TensorProto::BOOL;
+    if (t.is_bfloat()) return pb::TensorProto::BFLOAT16;
+    if (t.is_float()) {
+        return t.bits() == 16   ? pb::TensorProto::FLOAT16
+               : t.bits() == 32 ? pb::TensorProto::FLOAT
+                                : pb::TensorProto::DOUBLE;
+    }
+    if (t.is_int()) {
+        switch (t.bits()) {
+            case 8:
+                return pb::TensorProto::INT8;
+            case 16:
+                return pb::TensorProto::INT16;
+            case 32:
+                return pb::TensorProto::INT32;
+            default:
+                return pb::TensorProto::INT64;
+        }
+    }
+    switch (t.bits()) {
+        case 8:
+            return pb::TensorProto::UINT8;
+        case 16:
+            return pb::TensorProto::UINT16;
+        case 32:
+            return pb::TensorProto::UINT32;
+        default:
+            return pb::TensorProto::UINT64;
+    }
+}
+
+void write_model(const graph::Graph &g, const std::string &source, const std::string &path,
+                 const std::map<std::string, graph::ValueInfo> &known) {
     pb::ModelProto model;
     user_assert(model.ParseFromString(read_file(source, "model")))
         << source << ": not a valid ONNX model (the protobuf does not parse).";
     // The graph may have been read at a later opset (read_model's min_opset).
-    model = with_opset_at_least(model, g.opset, source);
+    model = with_opset_at_least(model, g.opset, source, known);
     const pb::GraphProto original = model.graph();
     // The source's nodes under the names the reader gave them.
     std::map<std::string, const pb::NodeProto *> by_name;

@@ -5,7 +5,10 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
+
+#include "nn/graph/Graph.h"
 
 namespace dsl::nn::onnx {
 
@@ -13,8 +16,13 @@ namespace dsl::nn::onnx {
 int64_t standard_opset(const ::onnx::ModelProto &m);
 
 /// `m` converted to standard opset `opset` (no change when it is that or later). A CompileError
-/// naming `path` when ONNX's converter cannot convert one of its operators.
+/// naming `path` when ONNX's converter cannot convert one of its operators. Some of its
+/// adapters need an input's rank (Softmax's, from opset 12 to 13, whose axis changed meaning),
+/// which ONNX's shape inference cannot always find (behind a Reshape to a computed shape):
+/// `known` gives the types and ranks the compiler found (CompiledModel::value_info()), declared
+/// for those inputs before converting.
 ::onnx::ModelProto with_opset_at_least(const ::onnx::ModelProto &m, int64_t opset,
-                                       const std::string &path);
+                                       const std::string &path,
+                                       const std::map<std::string, graph::ValueInfo> &known = {});
 
 }  // namespace dsl::nn::onnx
