@@ -216,12 +216,14 @@ class Inserter {
         }
         n.inputs[1] = dq.outputs[0];
         e_.add_node(std::move(dq));
+        // Adding a node may move the graph's nodes: the op's node is looked up again.
+        auto node = [&]() -> Node & { return e_.node(static_cast<size_t>(i)); };
 
-        if (!conv || n.inputs.size() < 3 || n.inputs[2].empty()) return;
+        if (!conv || node().inputs.size() < 3 || node().inputs[2].empty()) return;
         // The bias in int32 at the scale of the products: input scale x weight scale.
         auto x = plan_.activations.find(op.input);
         internal_assert(x != plan_.activations.end()) << "no quantization for " << op.input;
-        Buffer<> b = float_constant(e_, n.inputs[2]);
+        Buffer<> b = float_constant(e_, node().inputs[2]);
         std::vector<double> bias;
         std::vector<float> bias_scales;
         for (int64_t c = 0; c < b.number_of_elements(); c++) {
@@ -231,16 +233,17 @@ class Inserter {
         }
         Buffer<> bq = int32_bias(bias, x->second.scale, scales);
         Node bdq;
-        bdq.name = e_.fresh_name(n.inputs[2] + "_DequantizeLinear");
+        bdq.name = e_.fresh_name(node().inputs[2] + "_DequantizeLinear");
         bdq.op_type = "DequantizeLinear";
-        bdq.inputs = {e_.add_initializer(n.inputs[2] + "_quantized", bq),
-                      e_.add_initializer(n.inputs[2] + "_scale", per_tensor_or_axis(bias_scales))};
-        bdq.outputs = {e_.fresh_name(n.inputs[2] + "_dequantized")};
+        bdq.inputs = {
+            e_.add_initializer(node().inputs[2] + "_quantized", bq),
+            e_.add_initializer(node().inputs[2] + "_scale", per_tensor_or_axis(bias_scales))};
+        bdq.outputs = {e_.fresh_name(node().inputs[2] + "_dequantized")};
         if (bias_scales.size() > 1) {
             bdq.attributes["axis"].kind = Attribute::Kind::Int;
             bdq.attributes["axis"].i = 0;
         }
-        n.inputs[2] = bdq.outputs[0];
+        node().inputs[2] = bdq.outputs[0];
         e_.add_node(std::move(bdq));
     }
 
