@@ -177,6 +177,35 @@ class Buffer {
         return Buffer(std::vector<int>{}, name);
     }
 
+    /// A zero-filled width x height x channels buffer with the channels innermost in memory
+    /// (RGBRGB..., as image files and Halide's make_interleaved store them): dimension 0 (x) has
+    /// stride `channels`, 1 (y) width * channels, 2 (c) 1.
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    static Buffer make_interleaved(int width, int height, int channels,
+                                   const std::string &name = "") {
+        return make_interleaved(type_of<U>(), width, height, channels, name);
+    }
+    static Buffer make_interleaved(Type t, int width, int height, int channels,
+                                   const std::string &name = "") {
+        return Buffer(t, std::vector<int>{channels, width, height}, name)
+            .transposed(0, 1)
+            .transposed(1, 2);
+    }
+    /// Wraps interleaved memory (`data` holds height rows of width pixels of `channels`
+    /// values); the caller keeps it alive.
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    static Buffer make_interleaved(U *data, int width, int height, int channels,
+                                   const std::string &name = "") {
+        check_extent(width, name);
+        check_extent(height, name);
+        check_extent(channels, name);
+        if (int64_t(width) * height * channels > INT32_MAX)
+            detail::buffer_error("Buffer: more than 2^31 - 1 elements, the most one holds.");
+        return Buffer(
+            type_of<U>(), data,
+            {{0, width, channels, 0}, {0, height, width * channels, 0}, {0, channels, 1, 0}}, name);
+    }
+
     /// Allocates a dense zero-filled buffer of element type `t` (which must match T if typed).
     Buffer(Type t, const std::vector<int> &sizes, const std::string &name = "") {
         check_type(t);

@@ -749,5 +749,64 @@ TEST(HalideApi, RealizeWithBracedArgumentsAndATarget) {
     EXPECT_EQ(b(3), 6);
 }
 
+TEST(HalideApi, MakeInterleavedBuffers) {
+    // Channels innermost: the strides, a pipeline writing into a cropped interleaved output as
+    // Halide's interleave_rgb test does (the fourth channel untouched), and one reading an
+    // interleaved input; wrapped memory and the untyped form.
+    Buffer<uint8_t> b = Buffer<uint8_t>::make_interleaved(5, 4, 3);
+    EXPECT_EQ(b.stride(0), 3);
+    EXPECT_EQ(b.stride(1), 15);
+    EXPECT_EQ(b.stride(2), 1);
+    EXPECT_EQ(b.width(), 5);
+    EXPECT_EQ(b.height(), 4);
+    EXPECT_EQ(b.channels(), 3);
+
+    Var x("x"), y("y"), c("c");
+    Func f("interleaved");
+    f(x, y, c) = cast<uint8_t>(x * 3 + y * 5 + c);
+    f.reorder(c, x, y).bound(c, 0, 3).vectorize(x, 16, TailStrategy::GuardWithIf).unroll(c);
+    f.output_buffer().dim(0).set_stride(4).dim(2).set_stride(1).set_extent(3);
+    Buffer<uint8_t> out = Buffer<uint8_t>::make_interleaved(37, 6, 4);
+    out.fill(7);
+    Buffer<uint8_t> cropped = out;
+    cropped.crop(2, 0, 3);
+    f.realize(cropped);
+    int wrong = 0;
+    for (int j = 0; j < 6; j++) {
+        for (int i = 0; i < 37; i++) {
+            for (int k = 0; k < 4; k++)
+                wrong += out(i, j, k) != (k < 3 ? uint8_t(i * 3 + j * 5 + k) : 7);
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+
+    ImageParam in(UInt(16), 3, "in");
+    in.dim(0).set_stride(3);
+    in.dim(2).set_min(0).set_extent(3).set_stride(1);
+    Func planar("planar");
+    planar(x, y, c) = in(x, y, c) + cast<uint16_t>(1);
+    planar.reorder(c, x, y).bound(c, 0, 3).unroll(c);
+    std::vector<uint16_t> memory(7 * 5 * 3);
+    for (size_t i = 0; i < memory.size(); i++)
+        memory[i] = static_cast<uint16_t>(i);
+    Buffer<uint16_t> wrapped = Buffer<uint16_t>::make_interleaved(memory.data(), 7, 5, 3);
+    EXPECT_EQ(wrapped(2, 1, 1), memory[(1 * 7 + 2) * 3 + 1]);
+    in.set(wrapped);
+    Buffer<uint16_t> p = planar.realize({7, 5, 3});
+    wrong = 0;
+    for (int j = 0; j < 5; j++) {
+        for (int i = 0; i < 7; i++) {
+            for (int k = 0; k < 3; k++)
+                wrong += p(i, j, k) != memory[static_cast<size_t>((j * 7 + i) * 3 + k)] + 1;
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+
+    Buffer<> untyped = Buffer<>::make_interleaved(Float(32), 4, 2, 2);
+    EXPECT_EQ(untyped.type(), Float(32));
+    EXPECT_EQ(untyped.stride(0), 2);
+    EXPECT_EQ(untyped.stride(2), 1);
+}
+
 }  // namespace
 }  // namespace dsl
