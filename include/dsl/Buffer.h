@@ -196,9 +196,7 @@ class Buffer {
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     static Buffer make_interleaved(U *data, int width, int height, int channels,
                                    const std::string &name = "") {
-        check_extent(width, name);
-        check_extent(height, name);
-        check_extent(channels, name);
+        // The wrapping constructor checks the extents; the strides must fit int32.
         if (int64_t(width) * height * channels > INT32_MAX)
             detail::buffer_error("Buffer: more than 2^31 - 1 elements, the most one holds.");
         return Buffer(

@@ -279,24 +279,16 @@ TEST(OcrApp, Int8ModelsReadAsTheFloatOnes) {
         placed += p.npu;
     }
     EXPECT_EQ(placed, r.quantized.size());
-    int64_t macs = 0, npu_macs = 0;
-    uint64_t cycles = 0, gemm_steps = 0;
-    for (const nn::StepReport &s : on_npu.last_run()) {
-        macs += s.macs;
-        if (s.npu.cycles == 0) continue;
-        npu_macs += s.macs;
-        cycles += s.npu.cycles;
-        gemm_steps += s.npu.gemm_steps;
-    }
+    const nn::RunTotals t = nn::run_totals(on_npu.last_run());
     // The float layers left (the first and last, and those the channel policy keeps) hold
     // about a sixth of the multiply-adds.
-    EXPECT_GT(npu_macs, macs * 3 / 4);
+    EXPECT_GT(t.npu_macs, t.macs * 3 / 4);
     std::printf(
         "on the NPU (%s): %zu convolutions, %llu cycles, GEMM %.1f%% of them, %.1f%% of "
         "the multiply-adds\n",
-        order[smallest].c_str(), placed, static_cast<unsigned long long>(cycles),
-        100.0 * static_cast<double>(gemm_steps) / static_cast<double>(cycles),
-        100.0 * static_cast<double>(npu_macs) / static_cast<double>(macs));
+        order[smallest].c_str(), placed, static_cast<unsigned long long>(t.npu.cycles),
+        100 * t.npu.gemm_utilisation,
+        100.0 * static_cast<double>(t.npu_macs) / static_cast<double>(t.macs));
 
     // The recogniser (opset 9: converted to 13 for per-channel weights, with the ranks that
     // compiling finds for its Softmax inputs).

@@ -238,19 +238,18 @@ TEST(NNPlacement, ConvolutionsOnTheNPUAreTheCPUsBytes) {
 
     // Each step's multiply-adds, and the NPU's cycles for the two layers it ran.
     const std::vector<nn::StepReport> steps = on_npu.last_run();
-    int64_t macs = 0, npu_macs = 0;
     for (const nn::StepReport &s : steps) {
-        macs += s.macs;
         if (s.npu.cycles == 0) continue;
-        npu_macs += s.macs;
         EXPECT_GT(s.npu.gemm_steps, 0u) << s.node;
         EXPECT_GT(s.npu.gemm_utilisation, 0.0) << s.node;
         EXPECT_LE(s.npu.gemm_utilisation, 1.0) << s.node;
     }
     const int64_t conv = 24 * 14 * 14 * 16 * 9, depthwise = 24 * 7 * 7 * 25,
                   grouped = 8 * 7 * 7 * 12;
-    EXPECT_EQ(macs, conv + depthwise + grouped);
-    EXPECT_EQ(npu_macs, conv + depthwise);
+    const nn::RunTotals t = nn::run_totals(steps);
+    EXPECT_EQ(t.npu_steps, 2);
+    EXPECT_EQ(t.macs, conv + depthwise + grouped);
+    EXPECT_EQ(t.npu_macs, conv + depthwise);
 }
 
 TEST(NNPlacement, MatrixProductsOnTheNPU) {
@@ -293,10 +292,7 @@ TEST(NNPlacement, MatrixProductsOnTheNPU) {
     EXPECT_TRUE(p[0].npu);
     EXPECT_FALSE(p[1].npu);
     EXPECT_NE(p[1].reason.find("not an int8 constant"), std::string::npos) << p[1].reason;
-    int64_t npu_macs = 0;
-    for (const nn::StepReport &s : on_npu.last_run())
-        npu_macs += s.npu.cycles ? s.macs : 0;
-    EXPECT_EQ(npu_macs, 20 * 24 * 40);
+    EXPECT_EQ(nn::run_totals(on_npu.last_run()).npu_macs, 20 * 24 * 40);
 }
 
 }  // namespace

@@ -67,6 +67,16 @@ struct StepReport {
     NPUStats npu;
 };
 
+/// A run's steps summed: all their multiply-adds, those of the steps that ran programs on the
+/// NPU, how many those were, and the NPU's counters over them (its GEMM utilisation: GEMM steps
+/// over the summed cycles).
+struct RunTotals {
+    int64_t macs = 0, npu_macs = 0;
+    int npu_steps = 0;
+    NPUStats npu;
+};
+RunTotals run_totals(const std::vector<StepReport> &steps);
+
 /// A declared input or output of a model.
 struct ModelValue {
     std::string name;

@@ -14,16 +14,12 @@ namespace dsl::nn::graph {
 
 namespace {
 
-/// The elements of a dense constant of 8-bit integers, or nothing.
-bool byte_values(const Buffer<> &b, std::vector<int> *values) {
-    if (!is_dense(b) || b.type().bits() != 8 || b.type().is_float()) return false;
-    const int64_t n = b.number_of_elements();
-    values->resize(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; i++) {
-        (*values)[static_cast<size_t>(i)] = b.type().is_int()
-                                                ? static_cast<const int8_t *>(b.data())[i]
-                                                : static_cast<const uint8_t *>(b.data())[i];
-    }
+/// A zero point that is one 8-bit constant, as the NPU's int8 values see it (a uint8 one less
+/// 128); false otherwise.
+bool int8_zero_point(const Buffer<> &b, int32_t *value) {
+    if (!is_dense(b) || b.number_of_elements() != 1 || !is_byte(b.type())) return false;
+    *value = b.type().is_int() ? *static_cast<const int8_t *>(b.data())
+                               : *static_cast<const uint8_t *>(b.data()) - 128;
     return true;
 }
 
@@ -54,18 +50,16 @@ std::string check(BuildContext &ctx, bool conv, QLinearPlan *out) {
     out->shift = Tensor(Buffer<>(shift), "qlinear_shift");
     out->kind = QLinearPlan::Kind::FixedPoint;
 
-    std::vector<int> xz, yz, wz;
-    if (!byte_values(ctx.constant(2), &xz) || xz.size() != 1 ||
-        !byte_values(ctx.constant(7), &yz) || yz.size() != 1) {
+    if (!int8_zero_point(ctx.constant(2), &out->x_zero_point) ||
+        !int8_zero_point(ctx.constant(7), &out->y_zero_point)) {
         return "the zero points of x and y are not single 8-bit constants";
     }
     const Buffer<> w = ctx.constant(3);
     if (!w.defined() || w.type() != Int(8)) return "its weights are not an int8 constant";
     if (ctx.has_input(5)) {
-        if (!byte_values(ctx.constant(5), &wz)) return "the weights' zero point is not a constant";
-        for (int z : wz) {
-            if (z != 0) return "its weights are not symmetric (a zero point is not 0)";
-        }
+        const Buffer<> wz = ctx.constant(5);
+        if (!wz.defined() || !zero_constant(Tensor(wz)))
+            return "its weights are not symmetric (their zero point is not a constant 0)";
     }
     if (conv) {
         if (w.dimensions() != 4) return "it is not a 2-D convolution";
@@ -97,14 +91,11 @@ Tensor from_int8(const Tensor &t, Type type) {
         "from_int8");
 }
 
-/// The requantization on the NPU's int8 values: zero points of uint8 values less 128.
-Requantization npu_requantization(BuildContext &ctx, const QLinearPlan &plan) {
-    std::vector<int> xz, yz;
-    byte_values(ctx.constant(2), &xz);
-    byte_values(ctx.constant(7), &yz);
+/// The requantization on the NPU's int8 values.
+Requantization npu_requantization(const QLinearPlan &plan) {
     Requantization q;
-    q.input_zero_point = xz[0] - (ctx.constant(2).type().is_uint() ? 128 : 0);
-    q.output_zero_point = yz[0] - (ctx.constant(7).type().is_uint() ? 128 : 0);
+    q.input_zero_point = plan.x_zero_point;
+    q.output_zero_point = plan.y_zero_point;
     q.multiplier = plan.multiplier;
     q.shift = plan.shift;
     return q;
@@ -132,8 +123,8 @@ Tensor npu_qlinear_conv(BuildContext &ctx, const QLinearPlan &plan, const Window
     const Tensor x = ctx.input(0);
     const Type out = ctx.constant(7).type();
     Tensor b = ctx.has_input(8) ? ctx.input(8) : Tensor();
-    Tensor y = nn::quantized_conv(to_int8(x), ctx.input(3), b, window,
-                                  npu_requantization(ctx, plan), groups);
+    Tensor y =
+        nn::quantized_conv(to_int8(x), ctx.input(3), b, window, npu_requantization(plan), groups);
     return from_int8(y, out);
 }
 
@@ -142,7 +133,7 @@ Tensor npu_qlinear_matmul(BuildContext &ctx, const QLinearPlan &plan) {
     // quantized_matmul's a is (M, K) with dimension 0 the rows; a tensor's shape lists the
     // outermost first, as ONNX's, so (M, K) is as it is.
     Tensor y = nn::quantized_matmul(to_int8(ctx.input(0)), ctx.input(3), Tensor(),
-                                    npu_requantization(ctx, plan));
+                                    npu_requantization(plan));
     return from_int8(y, out);
 }
 

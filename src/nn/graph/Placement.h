@@ -26,6 +26,9 @@ struct QLinearPlan {
     /// int32, one per output channel (Kind::FixedPoint and NPU): quantize_multiplier of
     /// x_scale * w_scale / y_scale.
     Tensor multiplier, shift;
+    /// Kind::NPU: the zero points of x and y as the NPU's int8 values see them (a uint8 one
+    /// less 128).
+    int32_t x_zero_point = 0, y_zero_point = 0;
 };
 
 /// Decides for the node of `ctx` (QLinearConv when `conv`, else QLinearMatMul), and records the

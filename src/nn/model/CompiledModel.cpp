@@ -124,35 +124,19 @@ void print_profile(std::vector<std::pair<double, std::string>> times,
                      total > 0 ? 100 * t.first / total : 0.0, t.second.c_str());
     }
     if (!npu) return;
-    NPUStats sum;
-    int64_t macs = 0, npu_macs = 0;
-    int npu_steps = 0;
-    for (const StepReport &r : steps) {
-        macs += r.macs;
-        if (r.npu.cycles == 0) continue;
-        npu_steps++;
-        npu_macs += r.macs;
-        sum.cycles += r.npu.cycles;
-        sum.gemm_steps += r.npu.gemm_steps;
-        sum.alu_rows += r.npu.alu_rows;
-        sum.dram_bytes_read += r.npu.dram_bytes_read;
-        sum.dram_bytes_written += r.npu.dram_bytes_written;
-    }
+    const RunTotals t = run_totals(steps);
     std::fprintf(stderr,
                  "dsl-nn NPU: %d steps, %llu cycles, GEMM %.1f%% of them, %llu ALU rows, DRAM "
                  "%llu bytes read and %llu written\n",
-                 npu_steps, static_cast<unsigned long long>(sum.cycles),
-                 sum.cycles
-                     ? 100.0 * static_cast<double>(sum.gemm_steps) / static_cast<double>(sum.cycles)
-                     : 0.0,
-                 static_cast<unsigned long long>(sum.alu_rows),
-                 static_cast<unsigned long long>(sum.dram_bytes_read),
-                 static_cast<unsigned long long>(sum.dram_bytes_written));
+                 t.npu_steps, static_cast<unsigned long long>(t.npu.cycles),
+                 100 * t.npu.gemm_utilisation, static_cast<unsigned long long>(t.npu.alu_rows),
+                 static_cast<unsigned long long>(t.npu.dram_bytes_read),
+                 static_cast<unsigned long long>(t.npu.dram_bytes_written));
     std::fprintf(
         stderr,
         "dsl-nn NPU: %lld of the %lld multiply-adds of convolutions and products (%.1f%%)\n",
-        static_cast<long long>(npu_macs), static_cast<long long>(macs),
-        macs ? 100.0 * static_cast<double>(npu_macs) / static_cast<double>(macs) : 0.0);
+        static_cast<long long>(t.npu_macs), static_cast<long long>(t.macs),
+        t.macs ? 100.0 * static_cast<double>(t.npu_macs) / static_cast<double>(t.macs) : 0.0);
     std::fprintf(stderr, "  %10s %6s %12s  %s\n", "cycles", "GEMM", "MACs", "layer (step)");
     for (const StepReport &r : steps) {
         if (r.npu.cycles == 0) continue;

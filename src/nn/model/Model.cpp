@@ -189,6 +189,31 @@ int64_t Model::peak_intermediate_bytes() const {
     return impl_->peak_intermediate_bytes();
 }
 
+RunTotals run_totals(const std::vector<StepReport> &steps) {
+    RunTotals t;
+    for (const StepReport &r : steps) {
+        t.macs += r.macs;
+        if (r.npu.cycles == 0) continue;
+        t.npu_steps++;
+        t.npu_macs += r.macs;
+        t.npu.cycles += r.npu.cycles;
+        t.npu.gemm_steps += r.npu.gemm_steps;
+        t.npu.macs += r.npu.macs;
+        t.npu.alu_rows += r.npu.alu_rows;
+        t.npu.dram_bytes_read += r.npu.dram_bytes_read;
+        t.npu.dram_bytes_written += r.npu.dram_bytes_written;
+        t.npu.instructions += r.npu.instructions;
+        for (int e = 0; e < 3; e++) {
+            t.npu.busy_cycles[e] += r.npu.busy_cycles[e];
+            t.npu.stall_cycles[e] += r.npu.stall_cycles[e];
+        }
+    }
+    t.npu.gemm_utilisation =
+        t.npu.cycles ? static_cast<double>(t.npu.gemm_steps) / static_cast<double>(t.npu.cycles)
+                     : 0.0;
+    return t;
+}
+
 std::vector<NodePlacement> Model::placement() const {
     return impl_->placement();
 }

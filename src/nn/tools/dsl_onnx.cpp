@@ -518,20 +518,12 @@ void print_npu_report(const dsl::nn::Model &m) {
                       << "\n";
         }
     }
-    uint64_t cycles = 0, steps = 0;
-    int64_t macs = 0, npu_macs = 0;
-    for (const dsl::nn::StepReport &r : m.last_run()) {
-        macs += r.macs;
-        if (r.npu.cycles == 0) continue;
-        npu_macs += r.macs;
-        cycles += r.npu.cycles;
-        steps += r.npu.gemm_steps;
-    }
+    const dsl::nn::RunTotals t = dsl::nn::run_totals(m.last_run());
     std::cout << "NPU: " << on_npu << " of " << placement.size()
-              << " quantized operators; last run " << cycles << " cycles, GEMM "
-              << (cycles ? 100.0 * double(steps) / double(cycles) : 0.0) << "% of them; "
-              << npu_macs << " of " << macs << " multiply-adds ("
-              << (macs ? 100.0 * double(npu_macs) / double(macs) : 0.0) << "%)\n";
+              << " quantized operators; last run " << t.npu.cycles << " cycles, GEMM "
+              << 100 * t.npu.gemm_utilisation << "% of them; " << t.npu_macs << " of " << t.macs
+              << " multiply-adds (" << (t.macs ? 100.0 * double(t.npu_macs) / double(t.macs) : 0.0)
+              << "%)\n";
 }
 
 /// Times the model on seeded random inputs (or those given): the sizes from --shape, else the
