@@ -115,8 +115,8 @@ void add_conv_builders(std::map<std::string, Builder> &t) {
             return Outputs{npu_qlinear_conv(ctx, plan, win, groups)};
         Tensor acc = nn::integer_conv_sums(x, w, ctx.input(2), ctx.input(5), b, win, groups);
         if (plan.kind == QLinearPlan::Kind::FixedPoint) {
-            return Outputs{
-                nn::requantize_fixed_point(acc, plan.multiplier, plan.shift, 1, ctx.input(7))};
+            return Outputs{nn::requantize_fixed_point(acc, plan.requantization.multiplier,
+                                                      plan.requantization.shift, 1, ctx.input(7))};
         }
         return Outputs{
             nn::requantize_linear(acc, ctx.input(1), ctx.input(4), 1, ctx.input(6), ctx.input(7))};

@@ -46,12 +46,12 @@ std::string check(BuildContext &ctx, bool conv, QLinearPlan *out) {
         multiplier(c) = m;
         shift(c) = s;
     }
-    out->multiplier = Tensor(Buffer<>(multiplier), "qlinear_multiplier");
-    out->shift = Tensor(Buffer<>(shift), "qlinear_shift");
+    out->requantization.multiplier = Tensor(Buffer<>(multiplier), "qlinear_multiplier");
+    out->requantization.shift = Tensor(Buffer<>(shift), "qlinear_shift");
     out->kind = QLinearPlan::Kind::FixedPoint;
 
-    if (!int8_zero_point(ctx.constant(2), &out->x_zero_point) ||
-        !int8_zero_point(ctx.constant(7), &out->y_zero_point)) {
+    if (!int8_zero_point(ctx.constant(2), &out->requantization.input_zero_point) ||
+        !int8_zero_point(ctx.constant(7), &out->requantization.output_zero_point)) {
         return "the zero points of x and y are not single 8-bit constants";
     }
     const Buffer<> w = ctx.constant(3);
@@ -91,16 +91,6 @@ Tensor from_int8(const Tensor &t, Type type) {
         "from_int8");
 }
 
-/// The requantization on the NPU's int8 values.
-Requantization npu_requantization(const QLinearPlan &plan) {
-    Requantization q;
-    q.input_zero_point = plan.x_zero_point;
-    q.output_zero_point = plan.y_zero_point;
-    q.multiplier = plan.multiplier;
-    q.shift = plan.shift;
-    return q;
-}
-
 }  // namespace
 
 QLinearPlan plan_qlinear(BuildContext &ctx, bool conv) {
@@ -123,8 +113,7 @@ Tensor npu_qlinear_conv(BuildContext &ctx, const QLinearPlan &plan, const Window
     const Tensor x = ctx.input(0);
     const Type out = ctx.constant(7).type();
     Tensor b = ctx.has_input(8) ? ctx.input(8) : Tensor();
-    Tensor y =
-        nn::quantized_conv(to_int8(x), ctx.input(3), b, window, npu_requantization(plan), groups);
+    Tensor y = nn::quantized_conv(to_int8(x), ctx.input(3), b, window, plan.requantization, groups);
     return from_int8(y, out);
 }
 
@@ -132,8 +121,8 @@ Tensor npu_qlinear_matmul(BuildContext &ctx, const QLinearPlan &plan) {
     const Type out = ctx.constant(7).type();
     // quantized_matmul's a is (M, K) with dimension 0 the rows; a tensor's shape lists the
     // outermost first, as ONNX's, so (M, K) is as it is.
-    Tensor y = nn::quantized_matmul(to_int8(ctx.input(0)), ctx.input(3), Tensor(),
-                                    npu_requantization(plan));
+    Tensor y =
+        nn::quantized_matmul(to_int8(ctx.input(0)), ctx.input(3), Tensor(), plan.requantization);
     return from_int8(y, out);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dsl/nn/Conv.h"
+#include "dsl/nn/Quantize.h"
 #include "dsl/nn/Tensor.h"
 #include "nn/graph/OpBuilder.h"
 
@@ -23,12 +24,10 @@ struct QLinearPlan {
         NPU          ///< the sums and the fixed-point rescaling on the NPU
     };
     Kind kind = Kind::Float;
-    /// int32, one per output channel (Kind::FixedPoint and NPU): quantize_multiplier of
-    /// x_scale * w_scale / y_scale.
-    Tensor multiplier, shift;
-    /// Kind::NPU: the zero points of x and y as the NPU's int8 values see them (a uint8 one
-    /// less 128).
-    int32_t x_zero_point = 0, y_zero_point = 0;
+    /// Kind::FixedPoint and NPU: the multipliers and shifts (int32, one per output channel:
+    /// quantize_multiplier of x_scale * w_scale / y_scale); Kind::NPU: also the zero points
+    /// of x and y as the NPU's int8 values see them (a uint8 one less 128).
+    Requantization requantization;
 };
 
 /// Decides for the node of `ctx` (QLinearConv when `conv`, else QLinearMatMul), and records the

@@ -114,8 +114,8 @@ void add_reduce_builders(std::map<std::string, Builder> &t) {
         if (plan.kind == QLinearPlan::Kind::NPU) return Outputs{npu_qlinear_matmul(ctx, plan)};
         Tensor acc = integer_product(a, b, ctx.input(2), ctx.input(5));
         if (plan.kind == QLinearPlan::Kind::FixedPoint) {
-            return Outputs{
-                nn::requantize_fixed_point(acc, plan.multiplier, plan.shift, -1, ctx.input(7))};
+            return Outputs{nn::requantize_fixed_point(acc, plan.requantization.multiplier,
+                                                      plan.requantization.shift, -1, ctx.input(7))};
         }
         return Outputs{
             nn::requantize_linear(acc, ctx.input(1), ctx.input(4), -1, ctx.input(6), ctx.input(7))};
