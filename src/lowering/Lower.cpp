@@ -21,14 +21,15 @@
 #include "lowering/OffloadGPULoops.h"
 #include "lowering/OffloadNPULoops.h"
 #include "lowering/PartitionLoops.h"
-#include "lowering/RegisterAccumulators.h"
 #include "lowering/RealizationOrder.h"
+#include "lowering/RegisterAccumulators.h"
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SpecializeDenseBuffers.h"
 #include "lowering/StorageFlattening.h"
 #include "lowering/Tracing.h"
 #include "lowering/TransposedGathers.h"
 #include "lowering/UnrollLoops.h"
+#include "lowering/UnswitchUniformSelects.h"
 #include "lowering/VectorizeLoops.h"
 #include "schedule/RaceConditions.h"
 
@@ -218,6 +219,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = vectorize_loops(s);
     s = simplify(s);
     log.pass("vectorize loops", s);
+
+    s = unswitch_uniform_selects(s);
+    log.pass("unswitch uniform selects", s);
 
     s = partition_loops(s);
     s = simplify(s);

@@ -234,6 +234,47 @@ TEST(Vectorize, UpdateStageOverAPureVar) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
+// numpy broadcasting of inputs whose extents are known only at run time: each read of `a` and
+// `b` is `select(extent == 1, 0, x)`, a scalar choice that would make every vector load a
+// gather. The loop nest is versioned on those conditions (lowering/UnswitchUniformSelects.h):
+// where no input broadcasts, dense loads; where one does, the selects. Each input lies next to
+// a page that faults, so the dense version may not run on a broadcast input of one column.
+TEST(Vectorize, BroadcastSelectsAreUnswitched) {
+    ImageParam a(Float(32), 2, "bcast_a"), b(Float(32), 2, "bcast_b");
+    Var x("x"), y("y");
+    Func f("bcast_f");
+    f(x, y) = a(select(a.width() == 1, 0, x), select(a.height() == 1, 0, y)) * 2.0f +
+              b(select(b.width() == 1, 0, x), select(b.height() == 1, 0, y));
+    f.vectorize(x, 16);
+    const std::string stmt = f.lowered_stmt();
+    // The version for no broadcast loads `a` as dense vectors.
+    EXPECT_NE(stmt.find("bcast_a[ramp("), std::string::npos) << stmt;
+    struct Case {
+        int aw, ah, bw, bh;
+    };
+    for (Case c : {Case{37, 5, 37, 5}, Case{37, 5, 1, 5}, Case{1, 5, 37, 5}, Case{37, 5, 37, 1},
+                   Case{1, 1, 37, 5}}) {
+        for (bool at_start : {false, true}) {
+            test::GuardedCopy ga(random_buffer(Float(32), {c.aw, c.ah}, 3), at_start);
+            test::GuardedCopy gb(random_buffer(Float(32), {c.bw, c.bh}, 4), at_start);
+            a.set(ga.buffer());
+            b.set(gb.buffer());
+            Buffer<float> out(37, 5);
+            f.realize(out);
+            const Buffer<float> av(ga.buffer()), bv(gb.buffer());
+            int wrong = 0;
+            for (int j = 0; j < 5; j++) {
+                for (int i = 0; i < 37; i++) {
+                    float want = av(c.aw == 1 ? 0 : i, c.ah == 1 ? 0 : j) * 2.0f +
+                                 bv(c.bw == 1 ? 0 : i, c.bh == 1 ? 0 : j);
+                    wrong += out(i, j) != want;
+                }
+            }
+            EXPECT_EQ(wrong, 0) << "a " << c.aw << "x" << c.ah << ", b " << c.bw << "x" << c.bh;
+        }
+    }
+}
+
 TEST(Vectorize, MainLoopIsUnmaskedAndStridedBuffersStillWork) {
     Var x("x"), y("y");
     Func f("vmain");
