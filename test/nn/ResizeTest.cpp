@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <sstream>
 
 #include "NNTestUtil.h"
 #include "dsl/dsl.h"
@@ -66,6 +67,93 @@ TEST(NNResize, NearestRoundingModes) {
         EXPECT_EQ(ceil_(i), float(std::min((i + 1) / 2, 3)));
         EXPECT_EQ(rpf(i), float(i / 2));  // x.5 rounds down
     }
+}
+
+// Nearest by an integer factor k takes its index in integers, (x + e) / k (Resize.cpp): every
+// coordinate transform that allows it, every rounding, k from 1 to 8, output sizes of in * k
+// (no clamp) and others (clamped), vectorized, against ONNX's formula in doubles. Then the
+// form the ONNX builders give, floor(in * scale) of an input whose extent is known only when it
+// runs.
+TEST(NNResize, NearestByIntegerFactorsMatchesTheFormula) {
+    const int n = 7;
+    Buffer<float> x(n);
+    std::iota(x.data(), x.data() + n, 10.0f);
+    using CT = nn::CoordinateTransform;
+    using NR = nn::NearestRounding;
+    for (CT ct : {CT::Asymmetric, CT::HalfPixel, CT::PytorchHalfPixel, CT::TfHalfPixelForNN,
+                  CT::AlignCorners}) {
+        for (NR nr : {NR::Floor, NR::Ceil, NR::RoundPreferFloor, NR::RoundPreferCeil}) {
+            for (int k : {1, 2, 3, 4, 5, 8}) {
+                for (int extra : {0, -3, 2}) {
+                    const int out_n = n * k + extra;
+                    nn::ResizeOptions o;
+                    o.transform = ct;
+                    o.rounding = nr;
+                    nn::Tensor y = nn::resize(nn::Tensor(Buffer<>(x), "x"), {Expr(int64_t(out_n))},
+                                              {Expr(double(k))}, o);
+                    nn::schedule_output(y, get_host_target());
+                    Buffer<float> got = realize(y);
+                    int wrong = 0;
+                    for (int i = 0; i < out_n; i++) {
+                        double c = 0, scale = k;
+                        switch (ct) {
+                            case CT::Asymmetric:
+                                c = i / scale;
+                                break;
+                            case CT::HalfPixel:
+                                c = (i + 0.5) / scale - 0.5;
+                                break;
+                            case CT::PytorchHalfPixel:
+                                c = n * scale > 1 ? (i + 0.5) / scale - 0.5 : 0.0;
+                                break;
+                            case CT::TfHalfPixelForNN:
+                                c = (i + 0.5) / scale;
+                                break;
+                            default:
+                                c = i * (n - 1.0) / std::max(n * scale - 1.0, 1.0);
+                                break;
+                        }
+                        double r = nr == NR::Floor              ? std::floor(c)
+                                   : nr == NR::Ceil             ? std::ceil(c)
+                                   : nr == NR::RoundPreferFloor ? std::ceil(c - 0.5)
+                                                                : std::floor(c + 0.5);
+                        int j = std::clamp(static_cast<int>(r), 0, n - 1);
+                        wrong += got(i) != x(j);
+                    }
+                    EXPECT_EQ(wrong, 0) << "transform " << int(ct) << ", rounding " << int(nr)
+                                        << ", k " << k << ", " << out_n << " points";
+                }
+            }
+        }
+    }
+    // The builders' form: an input of unknown extent, floor(in * 2) points.
+    ImageParam in(Float(32), 1, "nearest_in");
+    nn::Tensor t(in);
+    nn::ResizeOptions o;
+    o.transform = CT::Asymmetric;
+    o.rounding = NR::Floor;
+    Expr scale = cast(Float(64), Expr(2.0f));
+    nn::Tensor y =
+        nn::resize(t, {cast(Int(64), floor(cast(Float(64), t.dim(0)) * scale))}, {scale}, o);
+    nn::schedule_output(y, get_host_target());
+    Buffer<float> big(45);
+    std::iota(big.data(), big.data() + 45, 0.0f);
+    in.set(big);
+    Buffer<float> got(90);
+    y.func().realize(got);
+    for (int i = 0; i < 90; i++)
+        ASSERT_EQ(got(i), float(i / 2)) << i;
+    // The index in integers and unclamped: no float coordinate, no clamp in the loops.
+    const std::string stmt = y.func().lowered_stmt();
+    std::istringstream lines(stmt);
+    int loads = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.find("= nearest_in[") == std::string::npos) continue;
+        loads++;
+        EXPECT_EQ(line.find("floor"), std::string::npos) << line;
+        EXPECT_EQ(line.find("max("), std::string::npos) << line;
+    }
+    EXPECT_GT(loads, 0) << stmt;
 }
 
 TEST(NNResize, TopKAndEinsum) {

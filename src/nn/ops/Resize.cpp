@@ -1,11 +1,14 @@
 // Resizing as one 1-D interpolation pass per axis, coordinates computed in float64.
 #include "dsl/nn/Resize.h"
 
+#include <cmath>
 #include <optional>
 
 #include "ir/Error.h"
 #include "ir/IR.h"
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
+#include "ir/Simplify.h"
 
 namespace dsl::nn {
 
@@ -44,6 +47,51 @@ Expr source_coordinate(const Expr &x, const Expr &in, const Expr &scale, const R
     return Expr();
 }
 
+/// Nearest's source index along an axis scaled by an integer factor `k`, computed exactly in
+/// integers, or nothing where the transform does not allow it. The transforms that allow it place
+/// output point x at (2x + a) / 2k of the input (a = 0 asymmetric, 1 - k half-pixel, 1 TF's
+/// half-pixel); each rounding is then floor((2x + b) / 2k) for an integer b, which equals
+/// (x + floor(b / 2)) div k (where b is odd, 2x + b is odd and no multiple of 2k lies between it
+/// and 2x + b - 1). The float64 path gives the same index: it is exact wherever the coordinate
+/// is a multiple of 1/2, and elsewhere at least 1/2k from one. An affine index lets the vector
+/// loads stay dense (lowering/DividedRampLoads.h) instead of gathering through float math.
+/// `*offset` is floor(b / 2), the x + offset of the quotient.
+std::optional<int64_t> nearest_integer_offset(int64_t k, const ResizeOptions &o) {
+    int64_t a = 0;
+    switch (o.transform) {
+        case CoordinateTransform::Asymmetric:
+            a = 0;
+            break;
+        case CoordinateTransform::HalfPixel:
+        case CoordinateTransform::PytorchHalfPixel:
+            // Pytorch's differs only where the output has one point, which an integer scale
+            // gives only for one input point and k = 1, where both place x = 0 at 0.
+            a = 1 - k;
+            break;
+        case CoordinateTransform::TfHalfPixelForNN:
+            a = 1;
+            break;
+        default:
+            return std::nullopt;
+    }
+    int64_t b = a;
+    switch (o.rounding) {
+        case NearestRounding::Floor:
+            b = a;
+            break;
+        case NearestRounding::Ceil:
+            b = a + 2 * k - 1;
+            break;
+        case NearestRounding::RoundPreferFloor:
+            b = a + k - 1;
+            break;
+        case NearestRounding::RoundPreferCeil:
+            b = a + k;
+            break;
+    }
+    return b >= 0 ? b / 2 : -((1 - b) / 2);
+}
+
 /// The cubic convolution weight of a tap at distance `d` (in [0, 2]) from the coordinate.
 Expr cubic_weight(const Expr &d, double a) {
     Expr A = make_const(Float(64), a);
@@ -59,8 +107,36 @@ Tensor resize_axis(const Tensor &x, int axis, const Expr &out_size, const Expr &
     const size_t a = static_cast<size_t>(axis);
     s[a] = cast(Int(32), out_size);
     const Type t = x.type();
+    // Nearest by an integer factor: the index in integers (nearest_integer_offset).
+    std::optional<int64_t> factor, offset;
+    const Expr known_scale = ir::simplify(scale);
+    if (const auto *f = known_scale.as<ir::FloatImm>(); f && o.mode == ResizeMode::Nearest &&
+                                                        f->value >= 1 && f->value <= 1024 &&
+                                                        f->value == std::floor(f->value)) {
+        factor = static_cast<int64_t>(f->value);
+        offset = nearest_integer_offset(*factor, o);
+    }
+    // Where the output has exactly in * k points and the offset is 0, every index is in range
+    // and needs no clamp (which would make the vector loads gathers).
+    const Expr in_extent = x.dim(axis);
+    bool in_range = false;
+    if (offset && *offset == 0) {
+        // The builders size a scaled axis as floor(in * scale).
+        const Expr scaled =
+            ir::simplify(cast(Int(32), cast(Int(64), floor(f64(in_extent) * scale))));
+        int64_t out = 0, in = 0;
+        in_range = ir::equal(ir::simplify(s[a]), scaled) ||
+                   (is_const(s[a], &out) && is_const(in_extent, &in) && out == in * *factor);
+        if (in_range) s[a] = ir::simplify(in_extent * static_cast<int>(*factor));
+    }
     return compute(unique_name("resize"), s, [&](const Index &i) -> Expr {
-        Expr in = x.dim(axis);
+        Expr in = in_extent;
+        if (offset) {
+            Expr q = (i[a] + static_cast<int>(*offset)) / static_cast<int>(*factor);
+            Index j = i;
+            j[a] = in_range ? q : clamp(q, 0, in - 1);
+            return x(j);
+        }
         Expr coord = source_coordinate(i[a], in, scale, o, roi_start, roi_end);
         auto at = [&](const Expr &p) {
             Index j = i;
@@ -226,8 +302,10 @@ Tensor resize(const Tensor &x, const std::vector<Expr> &sizes, const std::vector
         std::optional<double> sc;
         if (const auto *f = scale.as<ir::FloatImm>()) sc = f->value;
         int64_t in = 0;
+        // A scale of 1 maps x to x, except TF's transforms (x + 0.5 for half-pixel-for-NN).
         bool unchanged = is_const(size, &sz) && is_const(x.dim(a), &in) && sz == in && sc &&
-                         *sc == 1.0 && options.transform != CoordinateTransform::TfCropAndResize;
+                         *sc == 1.0 && options.transform != CoordinateTransform::TfCropAndResize &&
+                         options.transform != CoordinateTransform::TfHalfPixelForNN;
         if (unchanged) continue;
         Expr start = roi.empty() ? make_const(Float(64), 0.0) : f64(roi[i]);
         Expr end = roi.empty() ? make_const(Float(64), 1.0) : f64(roi[i + static_cast<size_t>(r)]);
