@@ -109,6 +109,14 @@ Expr graph_extent(const Expr &e, const std::string &value, size_t d) {
     return s;
 }
 
+/// ", computing Conv.3, Conv.4" for a profile line of a step that computes those layers.
+std::string layers_text(const std::vector<std::string> &layers) {
+    std::string t;
+    for (const std::string &l : layers)
+        t += (t.empty() ? ", computing " : ", ") + l;
+    return t;
+}
+
 /// DSL_NN_PROFILE's report: each kernel's time, slowest first, with what the NPU did for it;
 /// then, on a target with `npu`, the NPU's totals and its share of the multiply-adds.
 void print_profile(std::vector<std::pair<double, std::string>> times,
@@ -604,7 +612,10 @@ void ModelCompiler::build(const graph::Node &node) {
         }
         // A fused producer must be read point for point: the node's result has its shape.
         // Otherwise (it is broadcast, say) it gets a kernel of its own and the node is built
-        // again.
+        // again. Extents the graph knows only as expressions of the inputs' sizes count as the
+        // same: where they differ when the model runs, numpy broadcasting allows it only for an
+        // extent of 1, and the fused producer is then read at 0 along that axis (still right,
+        // computed once per point of the result).
         bool again = false;
         for (const std::string &v : ctx->fused) {
             const Shape &vs = known_.at(v).shape;
@@ -612,7 +623,7 @@ void ModelCompiler::build(const graph::Node &node) {
                         static_cast<size_t>(results[0].rank()) == vs.size();
             for (size_t a = 0; same && a < vs.size(); a++) {
                 Expr r = ir::simplify(ir::substitute(ctx->in.to_graph, results[0].shape()[a]));
-                same = ir::equal(r, vs[a]);
+                same = ir::equal(r, vs[a]) || (!is_const(r, nullptr) && !is_const(vs[a], nullptr));
             }
             if (!same) {
                 materialize(v);
@@ -958,7 +969,8 @@ std::map<std::string, Buffer<>> CompiledModel::run(
                  s.where + " -> " + s.output + " " + dims_text([&] {
                      std::vector<int64_t> d(sizes.rbegin(), sizes.rend());
                      return d;
-                 }())});
+                 }()) +
+                     layers_text(s.layers)});
         }
         values[s.output] = out;
         for (const std::string &dead : s.last_uses) {
