@@ -52,6 +52,37 @@ Tensor::Tensor(const ImageParam &input) {
     shape_ = simplified(std::move(shape));
 }
 
+namespace {
+
+/// The only element of `b` as a constant, if `b` holds one number of a type make_const keeps
+/// exactly (floats of 32 and 64 bits, integers of up to 32); else undefined.
+Expr single_value(const Buffer<> &b) {
+    if (b.number_of_elements() != 1 || !b.data()) return Expr();
+    const Type t = b.type();
+    const void *p = b.data();
+    if (t == Float(32)) return make_const(t, static_cast<double>(*static_cast<const float *>(p)));
+    if (t == Float(64)) return make_const(t, *static_cast<const double *>(p));
+    if (!(t.is_int() || t.is_uint()) || t.bits() > 32) return Expr();
+    int64_t v = 0;
+    switch (t.bits()) {
+        case 1:
+        case 8:
+            v = t.is_int() ? *static_cast<const int8_t *>(p) : *static_cast<const uint8_t *>(p);
+            break;
+        case 16:
+            v = t.is_int() ? *static_cast<const int16_t *>(p) : *static_cast<const uint16_t *>(p);
+            break;
+        case 32:
+            v = t.is_int() ? *static_cast<const int32_t *>(p) : *static_cast<const uint32_t *>(p);
+            break;
+        default:
+            return Expr();
+    }
+    return make_const(t, v);
+}
+
+}  // namespace
+
 Tensor::Tensor(const Buffer<> &data, const std::string &name) {
     user_assert(data.defined()) << "nn::Tensor of an undefined buffer.";
     const int r = data.dimensions();
@@ -65,7 +96,10 @@ Tensor::Tensor(const Buffer<> &data, const std::string &name) {
         args.emplace_back(func_.name() + "_a" + std::to_string(r - 1 - d));
         call.push_back(Expr(args.back()) + data.min(d));
     }
-    func_(args) = data(call);
+    // A single number is an immediate: a kernel computes with it instead of loading it (a
+    // load that the masked tail of a vector loop would make a gather), and it folds.
+    Expr value = single_value(data);
+    func_(args) = value.defined() ? value : data(call);
     shape_ = simplified(std::move(shape));
     data_ = data;
 }
