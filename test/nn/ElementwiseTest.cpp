@@ -131,6 +131,38 @@ TEST(NNElementwise, SymbolicShapesRunAtTwoSizesFromOneCompile) {
     EXPECT_EQ(lang::jit_counters().compilations - compiled_before, 1u);
 }
 
+// A one-element constant (a graph's scalar: an affine block's weight, a quantization scale) is
+// an immediate in the kernel, not a load, for every number type.
+TEST(NNElementwise, OneElementConstantsAreImmediates) {
+    ImageParam a(Float(32), 1, "imm_a");
+    Buffer<float> scale(1), table(37);
+    scale(0) = 0.375f;
+    table.fill(2.0f);
+    nn::Tensor s(Buffer<>(scale), "imm_scale"), t(Buffer<>(table), "imm_table");
+    nn::Tensor r = nn::add(nn::mul(nn::Tensor(a), s), t);
+    Buffer<float> da = random_buffer({37}, 6, -1, 1);
+    a.set(da);
+    Buffer<float> out = realize_sized<float>(r, {37});
+    for (int x = 0; x < 37; x++)
+        ASSERT_FLOAT_EQ(out(x), da(x) * 0.375f + 2.0f);
+    const std::string stmt = r.func().lowered_stmt();
+    EXPECT_EQ(stmt.find("imm_scale"), std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("0.375f"), std::string::npos) << stmt;
+    // Integers of each width keep their value, signs included.
+    Buffer<int8_t> i8(1);
+    i8(0) = -7;
+    Buffer<uint16_t> u16(1);
+    u16(0) = 65000;
+    Buffer<int32_t> i32(1);
+    i32(0) = -2000000000;
+    Buffer<uint32_t> u32(1);
+    u32(0) = 4000000000u;
+    EXPECT_EQ(realize<int8_t>(nn::Tensor(Buffer<>(i8)))(0), -7);
+    EXPECT_EQ(realize<uint16_t>(nn::Tensor(Buffer<>(u16)))(0), 65000);
+    EXPECT_EQ(realize<int32_t>(nn::Tensor(Buffer<>(i32)))(0), -2000000000);
+    EXPECT_EQ(realize<uint32_t>(nn::Tensor(Buffer<>(u32)))(0), 4000000000u);
+}
+
 TEST(NNElementwise, IntegerDivisionAndModuloFollowOnnx) {
     Buffer<int32_t> da(4), db(4);
     const int32_t as[4] = {7, -7, 7, -7}, bs[4] = {2, 2, -2, -2};
