@@ -590,6 +590,10 @@ void CodeGenLLVM::visit(const Load *op) {
         value_ = clamped;
         return;
     }
+    if (llvm::Value *planar = planar_load(op)) {
+        value_ = planar;
+        return;
+    }
     if (dense) {
         llvm::Value *ptr = element_pointer(op->name, t, base_index);
         if (always) {

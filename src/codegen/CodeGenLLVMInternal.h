@@ -132,6 +132,11 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// element; null when the load is not one or the target has no permutation for its type
     /// (ClampedLoads.cpp).
     llvm::Value *clamped_ramp_load(const ir::Load *op);
+    /// A load of every lane at base + a constant offset + a constant multiple of one scalar
+    /// stride per lane (an aligned upsampling's x16(b) + <0, 0, 1, 1, ...>, a transposed
+    /// convolution's interleave of phase planes) as a dense load per run of lanes that share
+    /// the multiple and a shuffle; null when the load is not one (PlanarLoads.cpp).
+    llvm::Value *planar_load(const ir::Load *op);
     void sum_terms(const Expr &e, bool negated, std::vector<std::pair<Expr, bool>> &terms) const;
     /// The target's one-instruction permutation of `lanes` lanes of `bits` bits by run-time
     /// indices, or not_intrinsic.

@@ -275,6 +275,57 @@ TEST(Vectorize, BroadcastSelectsAreUnswitched) {
     }
 }
 
+// Vectors whose first lane is aligned read an upsampling's f(x / k) at x16(b) + <0, 0, 1, 1,
+// ...> once simplified, and a transposed convolution's interleave of phase planes, f(x / 2, x %
+// 2), at x16(b) + <0, 0, 1, ...> + <0, 1, 0, ...> * x16(plane stride): dense loads of the runs
+// the lanes read and a shuffle (codegen/PlanarLoads.cpp), not gathers. Inputs next to a page
+// that faults at either end; outputs aligned and not, with tails; then the main loop's IR.
+TEST(Vectorize, AlignedUpsamplingAndPhaseInterleavesLoadRuns) {
+    Var x("x");
+    for (int k : {2, 3, 4}) {
+        for (bool at_start : {false, true}) {
+            test::GuardedCopy table(random_buffer(Float(32), {23}, 50 + k), at_start);
+            Func lut(table.buffer());
+            Func f("planar_up_" + std::to_string(k));
+            f(x) = lut(x / k) * 2.0f;
+            f.vectorize(x, 16);
+            for (int min : {0, 1}) {
+                Buffer<> out(Float(32), {23 * k - min});
+                out.translate(0, min);
+                f.realize(out);
+                EXPECT_TRUE(matches_reference(f, out)) << "k " << k << ", from " << min;
+            }
+        }
+    }
+    ImageParam planes(Float(32), 2, "planar_phases");
+    Func g("planar_interleave");
+    g(x) = planes(x / 2, x % 2) + 1.0f;
+    g.vectorize(x, 16);
+    for (int w : {37, 40}) {
+        for (bool at_start : {false, true}) {
+            test::GuardedCopy in(random_buffer(Float(32), {w, 2}, static_cast<uint64_t>(w)),
+                                 at_start);
+            planes.set(in.buffer());
+            Buffer<float> out(2 * w);
+            g.realize(out);
+            const Buffer<float> p(in.buffer());
+            int wrong = 0;
+            for (int i = 0; i < 2 * w; i++)
+                wrong += out(i) != p(i / 2, i % 2) + 1.0f;
+            EXPECT_EQ(wrong, 0) << "planes of " << w;
+        }
+    }
+    // Dense buffers and whole vectors only: no gather is left.
+    ImageParam dense(Float(32), 2, "planar_dense");
+    Func h("planar_ir");
+    h(x) = dense(x / 2, x % 2);
+    dense.dim(0).set_stride(1);
+    h.output_buffer().dim(0).set_min(0).set_extent(64).set_stride(1);
+    h.vectorize(x, 16);
+    const std::string ir = test::llvm_ir_of(h, Target("x86-64-linux-avx512"));
+    EXPECT_EQ(test::count_of(ir, "gather"), 0) << ir;
+}
+
 TEST(Vectorize, MainLoopIsUnmaskedAndStridedBuffersStillWork) {
     Var x("x"), y("y");
     Func f("vmain");
