@@ -168,8 +168,10 @@ llvm::Value *CodeGenLLVM::planar_load(const Load *op) {
         llvm::Value *first = index_value(start);
         llvm::Value *where =
             builder_->CreateAdd(first, llvm::ConstantInt::get(first->getType(), r.lo));
-        llvm::Value *piece = builder_->CreateAlignedLoad(
-            memory_type(t.with_lanes(span)), element_pointer(op->name, t, where), align);
+        // A vector type even for a run of one element (all its lanes read the same one).
+        llvm::Type *run_type = llvm::FixedVectorType::get(memory_type(t.element_of()), span);
+        llvm::Value *piece =
+            builder_->CreateAlignedLoad(run_type, element_pointer(op->name, t, where), align);
         tag_buffer_access(piece, op->name);
         pieces.push_back(piece);
         first_lane[p] = at;
