@@ -315,6 +315,20 @@ TEST(Vectorize, AlignedUpsamplingAndPhaseInterleavesLoadRuns) {
             EXPECT_EQ(wrong, 0) << "planes of " << w;
         }
     }
+    // Runs of one element: each plane's lanes all read the same one (x / 16 of an aligned
+    // vector).
+    Func one("planar_one");
+    one(x) = planes(x / 16, x % 2);
+    one.vectorize(x, 16);
+    test::GuardedCopy ones(random_buffer(Float(32), {5, 2}, 9));
+    planes.set(ones.buffer());
+    Buffer<float> got(80);
+    one.realize(got);
+    const Buffer<float> q(ones.buffer());
+    int wrong = 0;
+    for (int i = 0; i < 80; i++)
+        wrong += got(i) != q(i / 16, i % 2);
+    EXPECT_EQ(wrong, 0);
     // Dense buffers and whole vectors only: no gather is left.
     ImageParam dense(Float(32), 2, "planar_dense");
     Func h("planar_ir");

@@ -25,6 +25,7 @@
 #include "nn/graph/Fusion.h"
 #include "nn/graph/GraphEdit.h"
 #include "nn/graph/OpBuilder.h"
+#include "nn/ops/Elements.h"
 #include "nn/ops/NameScope.h"
 
 namespace dsl::nn::model {
@@ -38,40 +39,6 @@ std::string sanitize(const std::string &s) {
         r += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
     if (r.empty() || std::isdigit(static_cast<unsigned char>(r[0]))) r = "v" + r;
     return r;
-}
-
-/// Element `i` (dense order) of a buffer, as int64 (floats truncated).
-int64_t element_as_int(const Buffer<> &b, int64_t i) {
-    const auto *p = static_cast<const uint8_t *>(b.data());
-    Type t = b.type();
-    if (t.is_float() && t.bits() == 32)
-        return static_cast<int64_t>(reinterpret_cast<const float *>(p)[i]);
-    if (t.is_float() && t.bits() == 64)
-        return static_cast<int64_t>(reinterpret_cast<const double *>(p)[i]);
-    switch (t.bytes()) {
-        case 1:
-            return t.is_int() ? int64_t(reinterpret_cast<const int8_t *>(p)[i]) : int64_t(p[i]);
-        case 2:
-            return t.is_int() ? int64_t(reinterpret_cast<const int16_t *>(p)[i])
-                              : int64_t(reinterpret_cast<const uint16_t *>(p)[i]);
-        case 4:
-            return t.is_int() ? int64_t(reinterpret_cast<const int32_t *>(p)[i])
-                              : int64_t(reinterpret_cast<const uint32_t *>(p)[i]);
-        default:
-            return reinterpret_cast<const int64_t *>(p)[i];
-    }
-}
-
-/// Element `i` (dense order) of a buffer of numbers, as a double.
-double element_as_double(const Buffer<> &b, int64_t i) {
-    const auto *p = static_cast<const uint8_t *>(b.data());
-    Type t = b.type();
-    if (t.is_float() && t.bits() == 32) return reinterpret_cast<const float *>(p)[i];
-    if (t.is_float() && t.bits() == 64) return reinterpret_cast<const double *>(p)[i];
-    if (t.is_float()) {
-        internal_error << "element_as_double of a 16-bit float tensor";
-    }
-    return static_cast<double>(element_as_int(b, i));
 }
 
 std::string dims_text(const std::vector<int64_t> &dims) {
@@ -109,11 +76,11 @@ Expr graph_extent(const Expr &e, const std::string &value, size_t d) {
     return s;
 }
 
-/// ", computing Conv.3, Conv.4" for a profile line of a step that computes those layers.
-std::string layers_text(const std::vector<std::string> &layers) {
+/// "Conv.3, Conv.4": the layers a step computes, for the profile's lines.
+std::string joined(const std::vector<std::string> &layers) {
     std::string t;
     for (const std::string &l : layers)
-        t += (t.empty() ? ", computing " : ", ") + l;
+        t += (t.empty() ? "" : ", ") + l;
     return t;
 }
 
@@ -148,9 +115,7 @@ void print_profile(std::vector<std::pair<double, std::string>> times,
     std::fprintf(stderr, "  %10s %6s %12s  %s\n", "cycles", "GEMM", "MACs", "layer (step)");
     for (const StepReport &r : steps) {
         if (r.npu.cycles == 0) continue;
-        std::string layers;
-        for (const std::string &l : r.layers)
-            layers += (layers.empty() ? "" : ", ") + l;
+        const std::string layers = joined(r.layers);
         std::fprintf(stderr, "  %10llu %5.1f%% %12lld  %s (%s)\n",
                      static_cast<unsigned long long>(r.npu.cycles), 100 * r.npu.gemm_utilisation,
                      static_cast<long long>(r.macs), layers.c_str(), r.node.c_str());
@@ -970,7 +935,7 @@ std::map<std::string, Buffer<>> CompiledModel::run(
                      std::vector<int64_t> d(sizes.rbegin(), sizes.rend());
                      return d;
                  }()) +
-                     layers_text(s.layers)});
+                     (s.layers.empty() ? "" : ", computing " + joined(s.layers))});
         }
         values[s.output] = out;
         for (const std::string &dead : s.last_uses) {

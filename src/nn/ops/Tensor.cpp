@@ -8,6 +8,7 @@
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/Simplify.h"
+#include "nn/ops/Elements.h"
 #include "nn/ops/NameScope.h"
 
 namespace dsl::nn {
@@ -59,26 +60,9 @@ namespace {
 Expr single_value(const Buffer<> &b) {
     if (b.number_of_elements() != 1 || !b.data()) return Expr();
     const Type t = b.type();
-    const void *p = b.data();
-    if (t == Float(32)) return make_const(t, static_cast<double>(*static_cast<const float *>(p)));
-    if (t == Float(64)) return make_const(t, *static_cast<const double *>(p));
+    if (t == Float(32) || t == Float(64)) return make_const(t, element_as_double(b, 0));
     if (!(t.is_int() || t.is_uint()) || t.bits() > 32) return Expr();
-    int64_t v = 0;
-    switch (t.bits()) {
-        case 1:
-        case 8:
-            v = t.is_int() ? *static_cast<const int8_t *>(p) : *static_cast<const uint8_t *>(p);
-            break;
-        case 16:
-            v = t.is_int() ? *static_cast<const int16_t *>(p) : *static_cast<const uint16_t *>(p);
-            break;
-        case 32:
-            v = t.is_int() ? *static_cast<const int32_t *>(p) : *static_cast<const uint32_t *>(p);
-            break;
-        default:
-            return Expr();
-    }
-    return make_const(t, v);
+    return make_const(t, element_as_int(b, 0));
 }
 
 }  // namespace
