@@ -22,27 +22,38 @@
 
 namespace dsl::BoundaryConditions {
 
-/// `{min, extent}` per dimension.
+/// `{min, extent}` per dimension: `repeat_edge(input, {{0, w}, {0, h}})`. Dimensions past the
+/// last one given, and those given as `{Expr(), Expr()}`, are left unbounded (read as they are).
 using Bounds = std::vector<std::pair<Expr, Expr>>;
 
 Func constant_exterior(const Func &source, const Expr &value, const Bounds &bounds);
 Func constant_exterior(const Buffer<> &source, const Expr &value);
 Func constant_exterior(const ImageParam &source, const Expr &value);
+Func constant_exterior(const Buffer<> &source, const Expr &value, const Bounds &bounds);
+Func constant_exterior(const ImageParam &source, const Expr &value, const Bounds &bounds);
 
 Func repeat_edge(const Func &source, const Bounds &bounds);
 Func repeat_edge(const Buffer<> &source);
 Func repeat_edge(const ImageParam &source);
+Func repeat_edge(const Buffer<> &source, const Bounds &bounds);
+Func repeat_edge(const ImageParam &source, const Bounds &bounds);
 
 Func repeat_image(const Func &source, const Bounds &bounds);
 Func repeat_image(const Buffer<> &source);
 Func repeat_image(const ImageParam &source);
+Func repeat_image(const Buffer<> &source, const Bounds &bounds);
+Func repeat_image(const ImageParam &source, const Bounds &bounds);
 
 Func mirror_image(const Func &source, const Bounds &bounds);
 Func mirror_image(const Buffer<> &source);
 Func mirror_image(const ImageParam &source);
+Func mirror_image(const Buffer<> &source, const Bounds &bounds);
+Func mirror_image(const ImageParam &source, const Bounds &bounds);
 
 Func mirror_interior(const Func &source, const Bounds &bounds);
 Func mirror_interior(const Buffer<> &source);
 Func mirror_interior(const ImageParam &source);
+Func mirror_interior(const Buffer<> &source, const Bounds &bounds);
+Func mirror_interior(const ImageParam &source, const Bounds &bounds);
 
 }  // namespace dsl::BoundaryConditions

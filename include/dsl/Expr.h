@@ -295,7 +295,8 @@ Expr &operator/=(Expr &a, const Expr &b);
 Expr &operator%=(Expr &a, const Expr &b);
 
 /// `cond ? true_value : false_value`, lane by lane. `cond` must be bool; the values are coerced
-/// to one type.
+/// to one type. An int literal takes the other value's type where it fits it, as in Halide:
+/// `select(c, 0, u8_value)` is uint8.
 Expr select(const Expr &cond, const Expr &true_value, const Expr &false_value);
 /// A chain: `select(c0, v0, c1, v1, ..., otherwise)`.
 template <typename... Rest>
@@ -321,7 +322,8 @@ Expr absd(const Expr &a, const Expr &b);
 /// Linear interpolation from `zero_value` (weight 0) to `one_value` (weight 1). Floats compute
 /// `zero_value + (one_value - zero_value) * weight`. Integers are interpolated in float32 (float64
 /// for 32- and 64-bit types) and rounded to the nearest integer; an unsigned integer weight is
-/// scaled by its type's maximum (so a uint8 weight of 255 means 1).
+/// scaled by its type's maximum (so a uint8 weight of 255 means 1). Bools give the nearer of the
+/// two (at a weight of exactly one half, true if either is).
 Expr lerp(const Expr &zero_value, const Expr &one_value, const Expr &weight);
 /// Converts to `t`, following the conversion semantics above. A vector keeps its lanes when `t`
 /// is a scalar type.
@@ -332,6 +334,11 @@ Expr cast(const Expr &e) {
 }
 /// Reinterprets the bits of `e` as type `t` of the same total width.
 Expr reinterpret(Type t, const Expr &e);
+/// `reinterpret<float>(bits)`: reinterpret(type_of<T>(), e).
+template <typename T>
+Expr reinterpret(const Expr &e) {
+    return reinterpret(type_of<T>(), e);
+}
 
 /// Math functions on floats (integers are converted to float32 first).
 Expr sqrt(const Expr &x);

@@ -348,6 +348,7 @@ class Realization {
         : buffers_{Buffer<>(a), Buffer<>(b), Buffer<>(rest)...} {}
     size_t size() const { return buffers_.size(); }
     const Buffer<> &operator[](size_t i) const { return buffers_.at(i); }
+    Buffer<> &operator[](size_t i) { return buffers_.at(i); }
     /// A single-output realization converts to its buffer.
     template <typename T>
     operator Buffer<T>() const {  // NOLINT: implicit by design
@@ -842,10 +843,24 @@ T evaluate(const Expr &e) {
     Buffer<T> b(evaluate_to_buffer(e, type_of<T>()));
     return b();
 }
+/// Computes every element of a Tuple of no free variables in one realization, writing element
+/// i to `*out_i`: `evaluate(argmax_of_f(), &index, &value)`. Each element's type must be the
+/// pointee's type.
+Realization evaluate_tuple(const Tuple &t, const std::vector<Type> &types);
+template <typename... T>
+void evaluate(const Tuple &t, T *...out) {
+    Realization r = evaluate_tuple(t, {type_of<T>()...});
+    size_t i = 0;
+    ((*out = Buffer<T>(r[i++])()), ...);
+}
 /// Halide's name for evaluate on a target that may have a GPU: the host computes it here.
 template <typename T>
 T evaluate_may_gpu(const Expr &e) {
     return evaluate<T>(e);
+}
+template <typename... T>
+void evaluate_may_gpu(const Tuple &t, T *...out) {
+    evaluate(t, out...);
 }
 
 /// select() of Tuples, element by element: `tuple_select(c, a, b)[i]` is `select(c, a[i],
@@ -862,7 +877,8 @@ Expr mux(const Expr &id, std::initializer_list<Expr> values);
 Expr mux(const Expr &id, const Tuple &values);
 
 /// A Func of the listed Vars with the value `e`: `lambda(x, y, x + y)` is `f` with
-/// `f(x, y) = x + y`.
+/// `f(x, y) = x + y`. Without Vars, the implicit variables `e` uses are the arguments:
+/// `lambda(g(_) * 2)` is `f(_) = g(_) * 2` (a Func of no arguments if `e` uses none).
 Func lambda(const Expr &e);
 Func lambda(const Var &x, const Expr &e);
 Func lambda(const Var &x, const Var &y, const Expr &e);

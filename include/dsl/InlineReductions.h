@@ -30,6 +30,14 @@ Expr minimum(const Expr &e, const std::string &name = "minimum");
 Tuple argmax(const Expr &e, const std::string &name = "argmax");
 Tuple argmin(const Expr &e, const std::string &name = "argmin");
 
+/// The same, with the reduction held in the user's Func `f` (undefined until this call), so
+/// that it can be scheduled: `min_y(x, y) = minimum(g(x, y + r), inner); inner.update().unroll(r);`
+/// It is computed innermost, like the anonymous one, unless `f` was given a placement.
+Expr sum(const Expr &e, const Func &f);
+Expr product(const Expr &e, const Func &f);
+Expr maximum(const Expr &e, const Func &f);
+Expr minimum(const Expr &e, const Func &f);
+
 /// The same over an explicit RDom `r`, which `e` need not use: every other variable of `e`
 /// (pure Vars, and the RVars of other RDoms, such as an enclosing reduction's) becomes an
 /// argument of the anonymous Func, so reductions nest:

@@ -12,6 +12,8 @@
 
 namespace dsl {
 
+class ImageParam;
+
 namespace detail {
 struct RDomContents;
 }
@@ -64,6 +66,9 @@ class RDom {
               name) {}
     /// The domain of a buffer's coordinates.
     explicit RDom(const Buffer<> &buffer);
+    /// The domain of an input's coordinates, as the buffer passed when the pipeline runs has
+    /// them.
+    explicit RDom(const ImageParam &input);
 
     /// Restricts the domain to the points where `condition` holds. Conditions accumulate.
     RDom &where(const Expr &condition);

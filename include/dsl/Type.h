@@ -5,6 +5,8 @@
 #include <string>
 #include <type_traits>
 
+#include "dsl/runtime/dsl_runtime.h"
+
 namespace dsl {
 
 class Expr;
@@ -20,6 +22,14 @@ class Type {
     constexpr Type() = default;
     constexpr Type(TypeCode code, int bits, int lanes = 1)
         : code_(code), bits_(static_cast<uint8_t>(bits)), lanes_(static_cast<uint16_t>(lanes)) {}
+
+    /// The runtime's element type, as buffers carry it (`Type(buffer->type)`; Halide's
+    /// halide_type_t), and back.
+    constexpr Type(const dsl_type_t &t)  // NOLINT: implicit by design
+        : code_(static_cast<TypeCode>(t.code)), bits_(t.bits), lanes_(t.lanes) {}
+    constexpr operator dsl_type_t() const {  // NOLINT: implicit by design
+        return dsl_type_t{static_cast<uint8_t>(code_), bits_, lanes_};
+    }
 
     constexpr TypeCode code() const { return code_; }
     constexpr int bits() const { return bits_; }

@@ -601,6 +601,18 @@ Expr select(const Expr &cond_in, const Expr &t_in, const Expr &f_in) {
     check_bool(cond, "select");
     check_defined(t, "select");
     check_defined(f, "select");
+    // A value that is an int literal takes the other value's type, as in Halide:
+    // `select(c, 0, u8_value)` is uint8 (if the literal fits it).
+    auto literal_to = [](Expr &lit, const Expr &other) {
+        const auto *imm = lit.as<IntImm>();
+        Type ot = other.type();
+        if (imm && lit.type() == Int(32) && ot != lit.type() && !ot.is_handle() &&
+            (ot.is_float() || ot.element_of().can_represent(imm->value))) {
+            lit = make_const(ot.element_of(), imm->value);
+        }
+    };
+    literal_to(t, f);
+    literal_to(f, t);
     match_types(t, f, "select");
     if (cond.type().is_vector() && t.type().is_scalar()) {
         t = Broadcast::make(t, cond.type().lanes());
@@ -639,17 +651,21 @@ Expr lerp(const Expr &zero_in, const Expr &one_in, const Expr &weight) {
     check_defined(weight, "lerp");
     match_types(a, b, "lerp");
     Type t = a.type();
-    user_assert(!t.is_bool()) << "lerp of the bools " << a << " and " << b << ".";
     Type w = weight.type();
     user_assert(!w.is_handle() && !w.is_bool())
         << "lerp: the weight " << weight << " must be a number.";
-    Type f = t.is_float() ? t : Float(t.bits() >= 32 ? 64 : 32, t.lanes());
+    // Integers in float64 from 16 bits up: a 16-bit value times a 16-bit weight needs more than
+    // float32's 24 bits of mantissa to round right.
+    Type f = t.is_float() ? t : Float(t.bits() >= 16 ? 64 : 32, t.lanes());
     Expr wf = cast(f.element_of(), weight);
     if (w.is_uint()) wf = wf / make_const(wf.type(), static_cast<double>(w.uint_max()));
     if (wf.type().is_scalar()) wf = broadcast_to(wf, t.lanes());
     Expr af = cast(f, a), bf = cast(f, b);
     Expr r = af + (bf - af) * wf;
     if (t.is_float()) return r;
+    // Bools as 0 and 1, the result rounded half up: the nearer of the two, `one` at a weight of
+    // exactly one half unless both are false.
+    if (t.is_bool()) return r >= make_const(r.type(), 0.5);
     return cast(t, round(r));
 }
 

@@ -42,19 +42,28 @@ Func remap(const Func &source, const Bounds &bounds, const std::string &name,
            const Expr &exterior = Expr()) {
     user_assert(source.defined()) << name << ": the source Func \"" << source.name()
                                   << "\" is not defined.";
-    user_assert(static_cast<int>(bounds.size()) == source.dimensions())
+    user_assert(static_cast<int>(bounds.size()) <= source.dimensions())
         << name << ": the source \"" << source.name() << "\" has " << source.dimensions()
-        << " dimensions but " << bounds.size() << " bounds were given.";
+        << " dimensions but " << bounds.size() << " bounds were given; give at most one "
+        << "{min, extent} per dimension.";
     Func f(source.name() + "_" + name);
     std::vector<Var> vars;
     std::vector<Expr> args;
     Expr inside;
-    for (size_t d = 0; d < bounds.size(); d++) {
+    for (int d = 0; d < source.dimensions(); d++) {
         vars.emplace_back(f.name() + "_v" + std::to_string(d));
         Expr x = vars.back();
+        // Dimensions past the bounds given, or with both bounds undefined, are unbounded.
+        if (d >= static_cast<int>(bounds.size()) ||
+            (!bounds[d].first.defined() && !bounds[d].second.defined())) {
+            args.push_back(x);
+            continue;
+        }
         const Expr &min = bounds[d].first, &extent = bounds[d].second;
         user_assert(min.defined() && extent.defined())
-            << name << ": bound " << d << " is undefined.";
+            << name << ": dimension " << d << " of the source \"" << source.name()
+            << "\" has only one of its min and extent defined; give both, or neither to "
+            << "leave that dimension unbounded.";
         args.push_back(coordinate(x, min, extent));
         Expr in_d = x >= min && x < min + extent;
         inside = inside.defined() ? inside && in_d : in_d;
@@ -112,6 +121,12 @@ Func constant_exterior(const Buffer<> &source, const Expr &value) {
 Func constant_exterior(const ImageParam &source, const Expr &value) {
     return constant_exterior(param_func(source), value, param_bounds(source));
 }
+Func constant_exterior(const Buffer<> &source, const Expr &value, const Bounds &bounds) {
+    return constant_exterior(Func(source), value, bounds);
+}
+Func constant_exterior(const ImageParam &source, const Expr &value, const Bounds &bounds) {
+    return constant_exterior(param_func(source), value, bounds);
+}
 
 Func repeat_edge(const Func &source, const Bounds &bounds) {
     return remap(source, bounds, "repeat_edge", clamp_to);
@@ -121,6 +136,12 @@ Func repeat_edge(const Buffer<> &source) {
 }
 Func repeat_edge(const ImageParam &source) {
     return repeat_edge(param_func(source), param_bounds(source));
+}
+Func repeat_edge(const Buffer<> &source, const Bounds &bounds) {
+    return repeat_edge(Func(source), bounds);
+}
+Func repeat_edge(const ImageParam &source, const Bounds &bounds) {
+    return repeat_edge(param_func(source), bounds);
 }
 
 Func repeat_image(const Func &source, const Bounds &bounds) {
@@ -132,6 +153,12 @@ Func repeat_image(const Buffer<> &source) {
 Func repeat_image(const ImageParam &source) {
     return repeat_image(param_func(source), param_bounds(source));
 }
+Func repeat_image(const Buffer<> &source, const Bounds &bounds) {
+    return repeat_image(Func(source), bounds);
+}
+Func repeat_image(const ImageParam &source, const Bounds &bounds) {
+    return repeat_image(param_func(source), bounds);
+}
 
 Func mirror_image(const Func &source, const Bounds &bounds) {
     return remap(source, bounds, "mirror_image", mirror);
@@ -142,6 +169,12 @@ Func mirror_image(const Buffer<> &source) {
 Func mirror_image(const ImageParam &source) {
     return mirror_image(param_func(source), param_bounds(source));
 }
+Func mirror_image(const Buffer<> &source, const Bounds &bounds) {
+    return mirror_image(Func(source), bounds);
+}
+Func mirror_image(const ImageParam &source, const Bounds &bounds) {
+    return mirror_image(param_func(source), bounds);
+}
 
 Func mirror_interior(const Func &source, const Bounds &bounds) {
     return remap(source, bounds, "mirror_interior", mirror_no_edge);
@@ -151,6 +184,12 @@ Func mirror_interior(const Buffer<> &source) {
 }
 Func mirror_interior(const ImageParam &source) {
     return mirror_interior(param_func(source), param_bounds(source));
+}
+Func mirror_interior(const Buffer<> &source, const Bounds &bounds) {
+    return mirror_interior(Func(source), bounds);
+}
+Func mirror_interior(const ImageParam &source, const Bounds &bounds) {
+    return mirror_interior(param_func(source), bounds);
 }
 
 }  // namespace dsl::BoundaryConditions

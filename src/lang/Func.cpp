@@ -328,6 +328,22 @@ Buffer<> evaluate_to_buffer(const Expr &e, Type t) {
     return r[0];
 }
 
+Realization evaluate_tuple(const Tuple &t, const std::vector<Type> &types) {
+    user_assert(t.size() == types.size())
+        << "evaluate: the Tuple has " << t.size() << " elements but " << types.size()
+        << " outputs were given; pass one pointer per element.";
+    for (size_t i = 0; i < t.size(); i++) {
+        user_assert(t[i].defined()) << "evaluate: element " << i << " of the Tuple is undefined.";
+        user_assert(t[i].type() == types[i])
+            << "evaluate: element " << i << " of the Tuple (" << t[i] << ") has type "
+            << t[i].type() << ", but its output is a " << types[i] << "; cast the element or "
+            << "pass a pointer to " << t[i].type() << ".";
+    }
+    Func f("evaluate");
+    f() = t;
+    return f.realize();
+}
+
 Tuple tuple_select(const Expr &condition, const Tuple &t, const Tuple &f) {
     user_assert(t.size() == f.size()) << "tuple_select: the Tuples have " << t.size() << " and "
                                       << f.size() << " elements; they must have the same size.";
@@ -378,8 +394,9 @@ Expr mux(const Expr &id, const Tuple &values) {
 }
 
 Func lambda(const Expr &e) {
+    // `lambda(g(_) + 1)`: the implicit variables e uses are the Func's arguments.
     Func f;
-    f() = e;
+    f(_) = e;
     return f;
 }
 Func lambda(const Var &x, const Expr &e) {

@@ -72,9 +72,18 @@ std::string unique(const std::string &name) {
 /// The anonymous Func of an inline reduction. As in Halide, it is computed in the innermost loop
 /// of the Func that reads it (schedule::LoopLevel::innermost()): per point, with no storage
 /// outside that loop.
-Func anonymous(const std::string &name) {
-    Func f(unique(name));
-    lang::Function(f.contents()).schedule().compute_level = schedule::LoopLevel::innermost();
+/// With `given`, the user's own Func (which must be undefined) takes its place, so that it can be
+/// scheduled; its placement is innermost unless the user chose one already.
+Func anonymous(const std::string &name, const Func *given = nullptr) {
+    Func f = given ? *given : Func(unique(name));
+    if (given) {
+        user_assert(!given->defined())
+            << name << ": the Func \"" << given->name() << "\" given to hold the reduction is "
+            << "already defined. Pass a new, undefined Func; the reduction defines it.";
+    }
+    schedule::LoopLevel &level = lang::Function(f.contents()).schedule().compute_level;
+    if (!given || level.is_default() || level.is_inlined())
+        level = schedule::LoopLevel::innermost();
     return f;
 }
 
@@ -97,9 +106,10 @@ std::vector<Expr> var_exprs(const std::vector<std::string> &names) {
 }
 
 Expr reduce(const Expr &e, const std::string &name, const Expr &identity,
-            const std::function<Expr(const Expr &, const Expr &)> &combine) {
+            const std::function<Expr(const Expr &, const Expr &)> &combine,
+            const Func *given = nullptr) {
     FindVars v = analyse(e, name);
-    Func f = anonymous(name);
+    Func f = anonymous(name, given);
     std::vector<Expr> args = var_exprs(v.pure_vars);
     f(args) = identity;
     f(args) = combine(f(args), e);
@@ -188,6 +198,24 @@ Expr maximum(const Expr &e, const std::string &name) {
 Expr minimum(const Expr &e, const std::string &name) {
     return reduce(e, name, type_max(e.type()),
                   [](const Expr &a, const Expr &b) { return min(a, b); });
+}
+Expr sum(const Expr &e, const Func &f) {
+    return reduce(
+        e, "sum", make_zero(e.type()), [](const Expr &a, const Expr &b) { return a + b; }, &f);
+}
+Expr product(const Expr &e, const Func &f) {
+    return reduce(
+        e, "product", make_one(e.type()), [](const Expr &a, const Expr &b) { return a * b; }, &f);
+}
+Expr maximum(const Expr &e, const Func &f) {
+    return reduce(
+        e, "maximum", type_min(e.type()), [](const Expr &a, const Expr &b) { return max(a, b); },
+        &f);
+}
+Expr minimum(const Expr &e, const Func &f) {
+    return reduce(
+        e, "minimum", type_max(e.type()), [](const Expr &a, const Expr &b) { return min(a, b); },
+        &f);
 }
 Tuple argmax(const Expr &e, const std::string &name) {
     return arg_reduce(analyse(e, name), e, name, true);

@@ -1,5 +1,7 @@
 #include "dsl/RDom.h"
 
+#include "dsl/Param.h"
+
 #include <atomic>
 
 #include "ir/Error.h"
@@ -100,6 +102,17 @@ std::vector<std::pair<Expr, Expr>> buffer_ranges(const Buffer<> &b) {
 }  // namespace
 
 RDom::RDom(const Buffer<> &buffer) : RDom(buffer_ranges(buffer), "r_" + buffer.name()) {}
+
+namespace {
+std::vector<std::pair<Expr, Expr>> input_ranges(const ImageParam &p) {
+    std::vector<std::pair<Expr, Expr>> ranges;
+    for (int i = 0; i < p.dimensions(); i++)
+        ranges.push_back({p.min(i), p.extent(i)});
+    return ranges;
+}
+}  // namespace
+
+RDom::RDom(const ImageParam &input) : RDom(input_ranges(input), "r_" + input.name()) {}
 
 RDom &RDom::where(const Expr &condition) {
     user_assert(defined()) << "where() on an undefined RDom.";

@@ -109,6 +109,17 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         return lo && hi && lo->name == names::min_of(loop) && hi->name == names::max_of(loop);
     };
     if (clamp_to_enclosing) clamp_to_stage(required, 0);
+    // bound(var, min, extent): wherever the Func is computed, it computes exactly that range, as
+    // in Halide (the check at root says whether it holds what the consumers need), so that a
+    // loop over var inside a consumer's loop keeps a constant extent and can be unrolled.
+    if (iteration || mode == BoundsFor::Storage) {
+        for (const schedule::Bound &b : f.schedule().bounds) {
+            if (!b.min.defined()) continue;
+            auto arg = std::find(f.args().begin(), f.args().end(), b.var);
+            if (arg == f.args().end()) continue;
+            required[arg - f.args().begin()] = Interval(b.min, simplify(b.min + b.extent - 1));
+        }
+    }
 
     // bound_extent(var, extent): every stage computes exactly `extent` points of var wherever
     // the Func is computed, a runtime error if they do not hold what it needs. Computed at

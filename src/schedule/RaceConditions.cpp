@@ -10,10 +10,13 @@
 #include <sstream>
 
 #include "ir/Associativity.h"
+#include "ir/Bounds.h"
 #include "ir/Error.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
+#include "ir/ModulusRemainder.h"
+#include "ir/Simplify.h"
 #include "ir/Substitute.h"
 
 namespace dsl::schedule {
@@ -110,6 +113,41 @@ std::map<std::string, std::set<std::string>> loop_origins(const StageSchedule &s
     for (const Dim &dim : schedule.dims)
         origins.emplace(dim.var, std::set<std::string>{dim.var});
     return origins;
+}
+
+/// Whether no point the update reads at `read` is ever one it writes at `write` in the
+/// iterations that run at once: those of the loops over the variables `changing` (the others,
+/// of the loops outside, are the same in all of them). In some coordinate the two take values
+/// in ranges apart (`f(r + 20) += f(r)` with r in [0, 12)) or of different remainders
+/// (`f(2 * r + 1) += f(2 * r)`).
+bool never_overlap(const std::vector<Expr> &write, const std::vector<Expr> &read,
+                   const ReductionDomain &rdom, const std::set<std::string> &changing) {
+    if (write.size() != read.size()) return false;
+    Scope<Interval> ranges;
+    for (const std::string &v : changing)
+        ranges.push(v, Interval::everything());
+    for (const ReductionVariable &rv : rdom.domain()) {
+        if (changing.count(rv.var))
+            ranges.push(rv.var, Interval(rv.min, simplify(rv.min + rv.extent - 1)));
+    }
+    for (size_t i = 0; i < write.size(); i++) {
+        Interval w = bounds_of_expr_in_scope(write[i], ranges);
+        Interval r = bounds_of_expr_in_scope(read[i], ranges);
+        auto before = [](const Interval &a, const Interval &b) {
+            return a.max.defined() && b.min.defined() && is_const_true(simplify(a.max < b.min));
+        };
+        if (!w.empty && !r.empty && (before(w, r) || before(r, w))) return true;
+        ModulusRemainder mw = modulus_remainder(write[i]), mr = modulus_remainder(read[i]);
+        int64_t a = mw.modulus, b = mr.modulus;
+        while (b != 0) {
+            int64_t t = a % b;
+            a = b;
+            b = t;
+        }
+        if (a > 1 && (mw.remainder - mr.remainder) % a != 0) return true;
+        if (a == 0 && mw.remainder != mr.remainder) return true;
+    }
+    return false;
 }
 
 void check_stage(const lang::Function &f, int stage, const lang::Definition &d) {
@@ -220,7 +258,7 @@ void check_stage(const lang::Function &f, int stage, const lang::Definition &d) 
             bool same_point = read->args.size() == d.args.size();
             for (size_t i = 0; same_point && i < d.args.size(); i++)
                 same_point = equal(read->args[i], d.args[i]);
-            user_assert(same_point)
+            user_assert(same_point || never_overlap(d.args, read->args, d.rdom, changing))
                 << where.str() << ", but the update reads " << call_text(f.name(), read->args)
                 << " while it writes " << written
                 << ": one iteration may read a point that another writes at the same time." << fix;

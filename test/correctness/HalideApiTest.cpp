@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -806,6 +807,192 @@ TEST(HalideApi, MakeInterleavedBuffers) {
     EXPECT_EQ(untyped.type(), Float(32));
     EXPECT_EQ(untyped.stride(0), 2);
     EXPECT_EQ(untyped.stride(2), 1);
+}
+
+// reinterpret<T>(e) keeps the bits: the float whose bits a uint32 input holds.
+TEST(HalideApi, ReinterpretToACppType) {
+    Buffer<uint32_t> bits(4);
+    const float values[4] = {1.5f, -0.25f, 1e20f, 3.0f};
+    for (int i = 0; i < 4; i++)
+        std::memcpy(&bits(i), &values[i], 4);
+    Var x("x");
+    Func f("hs_reinterpret");
+    f(x) = reinterpret<float>(bits(x)) * 2.0f;
+    Buffer<float> out = f.realize({4});
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ(out(i), values[i] * 2.0f) << i;
+}
+
+// evaluate() of a Tuple writes each element through its pointer, in one realization; a pointer
+// of another type than its element is refused, naming the element.
+TEST(HalideApi, EvaluateATuple) {
+    Func score("hs_score");
+    Var x("x");
+    score(x) = (x - 6) * (x - 6) * -1 + 9;
+    RDom r(0, 10);
+    Func best("hs_best");
+    best() = argmax(score(r));
+    int where = -1, value = -1;
+    evaluate(best(), &where, &value);
+    EXPECT_EQ(where, 6);
+    EXPECT_EQ(value, 9);
+    int first = 0;
+    float second = 0;
+    evaluate_may_gpu(Tuple(Expr(3) + 4, Expr(0.5f)), &first, &second);
+    EXPECT_EQ(first, 7);
+    EXPECT_EQ(second, 0.5f);
+    std::string message = test::message_of([&] { evaluate(best(), &where, &second); });
+    EXPECT_CONTAINS(message, "element 1");
+    EXPECT_CONTAINS(message, "float32");
+}
+
+// Boundary conditions with bounds given in braces, on a Buffer or an ImageParam: dimensions
+// past the bounds given, and {Expr(), Expr()}, are read as they are.
+TEST(HalideApi, BoundaryConditionsWithBracedBounds) {
+    Buffer<int> in(6, 4);
+    in.fill([](int x, int y) { return x + 10 * y; });
+    Var x("x"), y("y");
+    Func edge("hs_edge"), rows("hs_rows"), cols("hs_cols");
+    // Clamp x to [1, 3] only: y is unbounded.
+    edge(x, y) = BoundaryConditions::repeat_edge(in, {{1, 3}})(x - 2, y);
+    Buffer<int> e = edge.realize({8, 4});
+    ImageParam p(Int(32), 2, "hs_bc_input");
+    p.set(in);
+    rows(x, y) = BoundaryConditions::constant_exterior(p, -1, {{Expr(), Expr()}, {0, 2}})(x, y);
+    Buffer<int> r = rows.realize({6, 4});
+    cols(x, y) = BoundaryConditions::mirror_interior(in, {{0, 6}, {0, 4}})(x - 1, y);
+    Buffer<int> c = cols.realize({8, 4});
+    for (int j = 0; j < 4; j++) {
+        for (int i = 0; i < 8; i++) {
+            EXPECT_EQ(e(i, j), std::min(std::max(i - 2, 1), 3) + 10 * j) << i << "," << j;
+            int m = i - 1 < 0 ? 1 - i : (i - 1 > 5 ? 10 - (i - 1) : i - 1);
+            EXPECT_EQ(c(i, j), m + 10 * j) << i << "," << j;
+        }
+        for (int i = 0; i < 6; i++)
+            EXPECT_EQ(r(i, j), j < 2 ? i + 10 * j : -1) << i << "," << j;
+    }
+    std::string message = test::message_of([&] {
+        BoundaryConditions::repeat_edge(in, {{0, 6}, {0, 4}, {0, 1}});
+    });
+    EXPECT_CONTAINS(message, "3 bounds were given");
+    message = test::message_of([&] { BoundaryConditions::repeat_edge(in, {{0, Expr()}}); });
+    EXPECT_CONTAINS(message, "dimension 0");
+}
+
+// An inline reduction into the user's own Func, which can then be scheduled (here its update
+// unrolled); a Func already defined is refused.
+TEST(HalideApi, InlineReductionIntoAGivenFunc) {
+    Buffer<float> in(12, 12);
+    in.fill([](int x, int y) { return float((x * 7 + y * 13) % 11); });
+    Var x("x"), y("y");
+    RDom kx(-1, 3, "hs_kx"), ky(-1, 3, "hs_ky");
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    Func min_x("hs_min_x"), min_y("hs_min_y"), inner("hs_min_inner");
+    min_x(x, y) = minimum(clamped(x + kx, y));
+    min_y(x, y) = minimum(min_x(x, y + ky), inner);
+    EXPECT_TRUE(inner.defined());
+    inner.update().unroll(ky);
+    min_y.vectorize(x, 4);
+    Buffer<float> out = min_y.realize({12, 12});
+    auto at = [&](int i, int j) {
+        return in(std::min(std::max(i, 0), 11), std::min(std::max(j, 0), 11));
+    };
+    for (int j = 0; j < 12; j++) {
+        for (int i = 0; i < 12; i++) {
+            float m = 1e9f;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++)
+                    m = std::min(m, at(i + dx, j + dy));
+            EXPECT_EQ(out(i, j), m) << i << "," << j;
+        }
+    }
+    Func taken("hs_taken");
+    taken(x) = x;
+    std::string message = test::message_of([&] { sum(clamped(x + kx, y), taken); });
+    EXPECT_CONTAINS(message, "hs_taken");
+}
+
+// The runtime's element type converts to Type and back (Halide's halide_type_t), as buffers'
+// `type` fields and dsl_type_of<T>() give it; ImageParam takes it.
+TEST(HalideApi, TypesFromTheRuntimesElementType) {
+    EXPECT_EQ(Type(dsl_type_of<uint16_t>()), UInt(16));
+    EXPECT_EQ(Type(dsl_type_of<bool>()), Bool());
+    EXPECT_EQ(Type(dsl_type_of<double>()), Float(64));
+    EXPECT_EQ(Type(dsl_type_of<int8_t>()), Int(8));
+    EXPECT_EQ(Type(dsl_type_of<void *>()), Handle());
+    dsl_type_t raw = Float(32);
+    EXPECT_TRUE(raw == dsl_type_of<float>());
+    Buffer<uint8_t> b(3, 2);
+    EXPECT_EQ(Type(b.raw_buffer()->type), UInt(8));
+    ImageParam p(dsl_type_of<uint8_t>(), 2, "hs_raw_typed");
+    EXPECT_EQ(p.type(), UInt(8));
+}
+
+// lambda(e) without Vars takes the implicit variables e uses as its arguments.
+TEST(HalideApi, LambdaOfImplicitVariables) {
+    Var x("x"), y("y");
+    Func g("hs_lambda_g");
+    g(x, y) = x * 10 + y;
+    Buffer<int> out = lambda(g(_) * 2 + lambda(x, y, x - y)(_)).realize({4, 3});
+    for (int j = 0; j < 3; j++) {
+        for (int i = 0; i < 4; i++)
+            EXPECT_EQ(out(i, j), (i * 10 + j) * 2 + (i - j)) << i << "," << j;
+    }
+    Buffer<int> scalar = lambda(Expr(7)).realize();
+    EXPECT_EQ(scalar(), 7);
+}
+
+// lerp of bools gives the nearer of the two values.
+TEST(HalideApi, LerpOfBools) {
+    Var w("w"), a("a"), b("b");
+    Func f("hs_lerp_bool");
+    f(a, b, w) = lerp(a == 1, b == 1, cast<uint8_t>(w));
+    Buffer<bool> out = f.realize({2, 2, 256});
+    for (int k = 0; k < 256; k++) {
+        for (int i = 0; i < 2; i++) {
+            for (int j = 0; j < 2; j++) {
+                double v = i * (1.0 - k / 255.0) + j * (k / 255.0);
+                EXPECT_EQ(out(i, j, k), v >= 0.5) << i << "," << j << "," << k;
+            }
+        }
+    }
+}
+
+// bound() holds wherever the Func is computed: computed per tile of a consumer, its loop over
+// the bounded dimension has the bound's constant extent, so it unrolls (Halide's
+// shadowed_bound case).
+TEST(HalideApi, BoundInsideAConsumersLoopKeepsAConstantExtent) {
+    Func f("hs_bounded_f"), g("hs_bounded_g");
+    Var x("x"), y("y"), c("c"), xi("xi"), yi("yi");
+    f(x, y, c) = x + y * 2 + c * 5;
+    g(x, y, c) = f(x, y, c) + f(x, y, 3);
+    g.compute_root().tile(x, y, xi, yi, 8, 8);
+    f.compute_at(g, x).bound(c, 0, 4).unroll(c);
+    Buffer<int> out = g.realize({20, 12, 4});
+    for (int k = 0; k < 4; k++) {
+        for (int j = 0; j < 12; j++) {
+            for (int i = 0; i < 20; i++)
+                ASSERT_EQ(out(i, j, k), (i + j * 2 + k * 5) + (i + j * 2 + 15)) << i << j << k;
+        }
+    }
+}
+
+// An int literal in select takes the other value's type (Halide's rule), so a select between
+// 0 and a uint8 input is uint8; lerp of 16-bit values rounds as the exact result does.
+TEST(HalideApi, SelectLiteralsAndSixteenBitLerp) {
+    Buffer<uint8_t> in(8);
+    in.fill([](int x) { return x * 30; });
+    Var x("x");
+    Func f("hs_select_literal");
+    f(x) = select(x < 3, 0, in(x));
+    EXPECT_EQ(f.output_types()[0], UInt(8));
+    Buffer<uint8_t> out = f.realize({8});
+    for (int i = 0; i < 8; i++)
+        EXPECT_EQ(out(i), i < 3 ? 0 : i * 30);
+    Func g("hs_lerp16");
+    g() = lerp(cast<uint16_t>(99), cast<uint16_t>(65535), cast<uint16_t>(331));
+    Buffer<uint16_t> l = g.realize();
+    EXPECT_EQ(l(), 429);  // 99 + (65535 - 99) * 331 / 65535 = 429.497...
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // point: the results equal a plain C++ loop (and the reference evaluator).
 #include <gtest/gtest.h>
 
+#include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
 #include "dsl/dsl.h"
 #include "dsl/runtime/dsl_runtime.h"
@@ -99,6 +100,41 @@ TEST(ParallelRVar, OuterRVarWritesWhileInnerRVarReduces) {
             expected += in(i, j);
         EXPECT_EQ(out(j), expected) << j;
     }
+}
+
+// Reads of points no iteration writes (apart in range, or of other remainders, or in another
+// row) do not race: these updates run in parallel and vectorized, as they do serially.
+TEST(ParallelRVar, ReadsOfPointsNeverWritten) {
+    Var x("x"), y("y");
+    RDom r(0, 12, 0, 10, "pr_r"), r2(0, 12, "pr_r2");
+    Func f[2] = {Func("pr_disjoint_par"), Func("pr_disjoint_ser")};
+    for (Func &g : f) {
+        g(x, y) = x + y;
+        g(r.x, r.y) += g(r.x + 20, r.y);
+        g(2 * r2 + 1, 0) += g(2 * r2, 0);
+        g(r2, 0) += g(r2 - 1, 1);
+    }
+    f[0].update(0).parallel(r.y).vectorize(r.x, 4);
+    f[0].update(1).vectorize(r2, 4);
+    f[0].update(2).parallel(r2);
+    // The last update reads x = -1: the outputs start there.
+    Buffer<int> par(41, 12), ser(41, 12);
+    par.set_min({-1, 0});
+    ser.set_min({-1, 0});
+    f[0].realize(par);
+    f[1].realize(ser);
+    for (int j = 0; j < 12; j++) {
+        for (int i = -1; i < 40; i++)
+            ASSERT_EQ(par(i, j), ser(i, j)) << i << "," << j;
+    }
+    EXPECT_EQ(ser(0, 1), 1 + 21);  // its own 0 + 1, plus the unchanged (20, 1)
+    // A read that overlaps the writes is still refused.
+    Func g("pr_overlap");
+    g(x) = x;
+    g(r2) += g(r2 + 5);
+    g.update().parallel(r2);
+    std::string message = test::message_of([&] { g.realize({20}); });
+    EXPECT_CONTAINS(message, "pr_overlap");
 }
 
 }  // namespace

@@ -62,6 +62,8 @@ struct FuncSpec {
     // sum, min or max; a histogram's count), so that it may be scheduled atomic().
     bool associative = false;
     bool scatters = false;  // the histogram: its written point depends on the RVars
+    // A scan of one iteration: its one iteration reads a point it does not write (no race).
+    bool race_free_scan = false;
     int cost = 1;           // producer reads after inlining
     std::set<int> inputs_read;
     bool param_read = false;
@@ -647,6 +649,7 @@ class Generator {
                     base_x_ = {Expr(r) + shift, sx};
                     E v = expr(t, 1);
                     fs.f(r + shift, y_) = fs.f(r + shift - 1, y_) + v.e;
+                    fs.race_free_scan = k == 1;
                     if (is_output) min_width_ = k + (shifted ? 2 : 1);
                     alg_ << f << "(" << sx << ", y) = " << f << "(" << sx << " - 1, y) + " << v.s
                          << ";\n";
@@ -1381,7 +1384,9 @@ class Generator {
         options.push_back([&] {
             for (FuncSpec &fs : funcs_) {
                 if (!surely_reached_.count(static_cast<int>(&fs - funcs_.data()))) continue;
-                if (fs.inlined || fs.stages.size() < 2 || fs.types.size() > 1) continue;
+                if (fs.inlined || fs.stages.size() < 2 || fs.types.size() > 1 ||
+                    fs.race_free_scan)
+                    continue;
                 StageSpec &u = fs.stages[1];
                 for (const Loop &l : u.dims) {
                     if (!l.rvar || l.vectorized || l.parallel) continue;

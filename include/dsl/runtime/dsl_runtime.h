@@ -264,6 +264,24 @@ typedef struct dsl_pipeline_metadata_t {
 
 #ifdef __cplusplus
 } /* extern "C" */
+
+#include <type_traits>
+
+/** The element type of a C++ type, for code that makes or checks buffers without the compiler
+ * (Halide's halide_type_of): `dsl_type_of<uint8_t>()` is {dsl_type_uint, 8, 1}; bool is a
+ * one-bit uint, pointers are handles. Types of two bytes that are not integers (float16_t,
+ * bfloat16_t) need dsl::type_of<T>() from dsl/Type.h, which converts to dsl_type_t. */
+template <typename T>
+constexpr dsl_type_t dsl_type_of() {
+    static_assert(std::is_arithmetic<T>::value || std::is_pointer<T>::value,
+                  "dsl_type_of<T>: T must be a C++ number or pointer type");
+    const uint8_t bits = uint8_t(sizeof(T) * 8);
+    if (std::is_same<T, bool>::value) return dsl_type_t{dsl_type_uint, 1, 1};
+    if (std::is_pointer<T>::value) return dsl_type_t{dsl_type_handle, 64, 1};
+    if (std::is_floating_point<T>::value) return dsl_type_t{dsl_type_float, bits, 1};
+    if (std::is_signed<T>::value) return dsl_type_t{dsl_type_int, bits, 1};
+    return dsl_type_t{dsl_type_uint, bits, 1};
+}
 #endif
 
 #endif /* DSL_RUNTIME_H */
