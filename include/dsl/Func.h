@@ -44,6 +44,21 @@ enum class NameMangling { Default, C, CPlusPlus };
 /// The formats of Func::compile_to_lowered_stmt (unscoped, as Halide's: `HTML`).
 enum StmtOutputFormat { Text, HTML };
 
+/// How compute_with lines up the iterations of a fused loop when its two stages run over
+/// different ranges.
+enum class LoopAlignStrategy : uint8_t {
+    /// The first iterations run together: the stage fused at iteration k of the loop runs its own
+    /// min + k.
+    AlignStart,
+    /// The last iterations run together.
+    AlignEnd,
+    /// Each runs its own coordinates: the loop covers both ranges, and each stage skips the
+    /// coordinates outside its own.
+    NoAlign,
+    /// NoAlign, as in Halide.
+    Auto,
+};
+
 /// How a split handles an extent that its factor does not divide.
 enum class TailStrategy : uint8_t {
     /// Chosen when the pipeline is compiled. ShiftInwards, as Halide chooses, for a split of a
@@ -283,6 +298,28 @@ class Stage {
     /// an update left unscheduled on purpose). A CompileError if a directive has already been
     /// given to the stage; it changes nothing otherwise.
     Stage &unscheduled();
+    /// Runs this stage in the loops of stage `s` from the outermost one down to `var`: the two
+    /// loop nests become one, and in each iteration of `var` stage `s` runs its loops inside
+    /// `var` first, then this stage runs its own.
+    ///   f.compute_root(); g.compute_root(); g.compute_with(f, y);
+    ///   for y:                      (over the union of f's and g's rows, each skipping the
+    ///     for x: f(x, y) = ...       other's; or lined up at their starts or ends: `align`)
+    ///     for x: g(x, y) = ...
+    /// Both Funcs must be computed at the same place (both at root, or at the same loop of a
+    /// consumer), have the same loops, by name and kind, from the outermost down to `var`, no
+    /// specializations, and not read each other. A stage of a Func with updates keeps the order
+    /// of its stages: the stages of each Func before a fused one run before the fused loops.
+    /// `align` says how to line up a fused loop whose two ranges differ (by loop name in the
+    /// vector form; Auto for the loops it does not name).
+    Stage &compute_with(const Stage &s, const VarOrRVar &var,
+                        LoopAlignStrategy align = LoopAlignStrategy::Auto);
+    Stage &compute_with(const Stage &s, const VarOrRVar &var,
+                        const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align);
+    /// With a Func: its pure definition (stage 0).
+    Stage &compute_with(const Func &f, const VarOrRVar &var,
+                        LoopAlignStrategy align = LoopAlignStrategy::Auto);
+    Stage &compute_with(const Func &f, const VarOrRVar &var,
+                        const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align);
     /// Halide offloads the stage to a Hexagon DSP from loop `x`; dsl has no Hexagon back end, so
     /// this is a CompileError. (Halide programs call it only when their target has
     /// Target::HVX, which no dsl target has.)
@@ -608,6 +645,16 @@ class Func {
     bool is_extern() const;
     /// The name of an extern stage's function.
     std::string extern_function_name() const;
+
+    /// Stage::compute_with on this Func's pure definition (stage 0): `g.compute_with(f, y)`.
+    Func &compute_with(const Stage &s, const VarOrRVar &var,
+                       LoopAlignStrategy align = LoopAlignStrategy::Auto);
+    Func &compute_with(const Stage &s, const VarOrRVar &var,
+                       const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align);
+    Func &compute_with(const Func &f, const VarOrRVar &var,
+                       LoopAlignStrategy align = LoopAlignStrategy::Auto);
+    Func &compute_with(const Func &f, const VarOrRVar &var,
+                       const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align);
 
     /// Computes the whole Func before its consumers, outside all their loops.
     Func &compute_root();

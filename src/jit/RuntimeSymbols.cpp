@@ -26,6 +26,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bound_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_region_smaller_than_window),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_fold_too_small),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_fused_ranges_differ),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_extern_stage_failed),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_large),

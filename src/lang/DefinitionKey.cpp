@@ -198,6 +198,15 @@ class DefinitionKeyWriter : public jit::KeyWriter {
             include(p.offset);
             number(static_cast<int>(p.strategy));
         }
+        text(s.fused_with.func);
+        text(s.fused_with.var);
+        number(s.fused_with.stage);
+        number(static_cast<int>(s.fused_with.other));
+        number(static_cast<int64_t>(s.fused_with.align.size()));
+        for (const auto &[loop, strategy] : s.fused_with.align) {
+            text(loop);
+            number(static_cast<int>(strategy));
+        }
     }
 
     void definition(const Definition &d) {

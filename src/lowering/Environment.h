@@ -24,6 +24,9 @@ struct Environment {
     /// What lowering decided about where Funcs live, for the loop nest printout: a note for the
     /// line that stores a Func and for the one that produces it (e.g. a sliding window).
     std::map<std::string, std::string> store_notes, produce_notes;
+    /// The Funcs whose stages compute_with fuses (Stage::compute_with), each with every Func of
+    /// its group, in realization order (where the group is contiguous).
+    std::map<std::string, std::vector<std::string>> fused;
     /// A note per prefetch (Stage::prefetch), keyed by the outer loop of its code.
     std::map<std::string, std::string> prefetch_notes;
 

@@ -14,6 +14,7 @@
 #include "lowering/BoundsInference.h"
 #include "lowering/BufferChecks.h"
 #include "lowering/BufferConstraints.h"
+#include "lowering/ComputeWith.h"
 #include "lowering/DividedRampLoads.h"
 #include "lowering/FuncValueBounds.h"
 #include "lowering/IndexConstants.h"
@@ -168,6 +169,7 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     for (const std::string &func_name : env.order)
         schedule::check_race_conditions(env.func(func_name));
     resolve_compute_levels(env);
+    check_compute_with(env);
     resolve_auto_tails(env);
     Stmt s = schedule_functions(env);
     log.pass("schedule functions", s);
@@ -211,6 +213,11 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     s = simplify(s);
     log.pass("simplify", s);
+
+    if (!env.fused.empty()) {
+        s = drop_guards_implied_by_loops(s);
+        log.pass("fused loops' range tests", s);
+    }
 
     s = unroll_loops(s);
     s = simplify(s);

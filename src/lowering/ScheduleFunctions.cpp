@@ -16,6 +16,7 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lowering/BoundsInference.h"
+#include "lowering/ComputeWith.h"
 #include "lowering/ComputedInside.h"
 #include "lowering/ExactWindows.h"
 #include "lowering/ExternStages.h"
@@ -169,6 +170,17 @@ class NestBuilder {
     Stmt produce(const Function &f) {
         if (f.is_extern())
             return ProducerConsumer::make(f.name(), true, extern_stage_call(env_, f));
+        // A group of Funcs compute_with fuses: all their stages run where the last is produced
+        // (each is realized around it by then).
+        auto group = env_.fused.find(f.name());
+        if (group != env_.fused.end()) {
+            Stmt stages = Evaluate::make(make_zero(Int(32)));
+            if (group->second.back() == f.name()) {
+                stages = fused_group_stages(env_, f.name(),
+                                            [&](const Function &g, int k) { return stage(g, k); });
+            }
+            return ProducerConsumer::make(f.name(), true, stages);
+        }
         std::vector<Stmt> stages;
         for (int s = 0; s < f.stages(); s++)
             stages.push_back(stage(f, s));
@@ -254,7 +266,10 @@ class NestBuilder {
             if (!is_realized_name(producer, let.first)) loop_lets.push_back(let);
         }
         lets = loop_lets;
-        SlideResult slide = slide_window(producer, required, between, lets);
+        // A Func of a compute_with group is produced with the others: no sliding window.
+        SlideResult slide = env_.fused.count(producer.name())
+                                ? SlideResult{}
+                                : slide_window(producer, required, between, lets);
         if (slide.slid) {
             env_.produce_notes[producer.name()] = "sliding window over " + slide.over;
         }
@@ -417,6 +432,8 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         for (Expr &g : guards)
             g = substitute(values, g);
     };
+    // Loops compute_with merges with another stage's keep one loop per level: not partitioned.
+    const std::set<std::string> fused_with_others = fused_loops(env_, f, stage);
     auto position = [&](const std::string &var) {
         for (size_t i = 0; i < d.schedule.dims.size(); i++) {
             if (d.schedule.dims[i].var == var) return static_cast<int>(i);
@@ -468,7 +485,9 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                                        std::find(from_inner.begin(), from_inner.end(),
                                                  later.old_var) != from_inner.end();
                 }
-                int o = inner_rounds_up ? -1 : position(split.outer);
+                int o = inner_rounds_up || fused_with_others.count(split.outer)
+                            ? -1
+                            : position(split.outer);
                 // Nor when the outer loop is a GPU loop: a kernel is one loop nest over its
                 // blocks and threads, and each thread tests its own lanes.
                 if (o >= 0 && (d.schedule.dims[o].for_type == ForType::GPUBlock ||

@@ -187,6 +187,18 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_bound_too_small(const char *func, const
         func, need_min, need_max, var, var, bound_min, bound_max);
 }
 
+DSL_RUNTIME_EXPORT int dsl_runtime_error_fused_ranges_differ(const char *loop, const char *func,
+                                                             int min, int extent, const char *other,
+                                                             int other_min, int other_extent) {
+    return dsl_runtime_report(
+        dsl_error_generic,
+        "Error: compute_with fuses the vectorized loop %s of Func \"%s\", over [%d, %d], with "
+        "that of Func \"%s\", over [%d, %d]: a vectorized fused loop needs the same range in "
+        "both (lined up by its LoopAlignStrategy). Fuse at a loop outside the vectorized one, "
+        "or give both Funcs the same region (bound()).",
+        loop, func, min, min + extent - 1, other, other_min, other_min + other_extent - 1);
+}
+
 DSL_RUNTIME_EXPORT int dsl_runtime_error_extern_stage_failed(const char *func, const char *function,
                                                              int status, int bounds_query) {
     return dsl_runtime_report(

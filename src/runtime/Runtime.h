@@ -104,6 +104,8 @@ int dsl_runtime_error_bound_too_small(const char *func, const char *var, int nee
                                       int bound_min, int bound_max);
 int dsl_runtime_error_extern_stage_failed(const char *func, const char *function, int status,
                                           int bounds_query);
+int dsl_runtime_error_fused_ranges_differ(const char *loop, const char *func, int min, int extent,
+                                          const char *other, int other_min, int other_extent);
 int dsl_runtime_error_fold_too_small(const char *func, const char *var, int factor, int needed);
 int dsl_runtime_error_region_smaller_than_window(const char *func, const char *var, int window,
                                                  int have_min, int have_max);

@@ -571,6 +571,49 @@ Stage &Stage::unscheduled() {
     return *this;
 }
 
+Stage &Stage::compute_with(const Stage &s, const VarOrRVar &var, LoopAlignStrategy align) {
+    return compute_with(s, var, std::vector<std::pair<VarOrRVar, LoopAlignStrategy>>{{var, align}});
+}
+
+Stage &Stage::compute_with(const Stage &s, const VarOrRVar &var,
+                           const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align) {
+    Directive d(func_, stage_, "compute_with");
+    user_assert(stage_ >= 0) << d.where()
+                             << ": a specialization runs in the loops of its stage; call "
+                                "compute_with on the stage itself.";
+    user_assert(s.stage_ >= 0) << d.where() << ": the stage to fuse with is a specialization; "
+                               << "pass the stage itself.";
+    lang::Function other(s.func_);
+    user_assert(s.stage_ < other.stages())
+        << d.where() << ": Func \"" << other.name() << "\" has no update " << s.stage_ - 1 << ".";
+    user_assert(s.func_ != func_)
+        << d.where() << ": the stages of one Func run one after the other; compute_with fuses "
+        << "the loops of two different Funcs. Fuse a stage of another Func with this one.";
+    schedule::StageSchedule::FusedWith fused;
+    fused.func = other.name();
+    fused.stage = s.stage_;
+    fused.var = var.name();
+    // The strategy given with `var` alone applies to every fused loop (Halide's single form).
+    if (align.size() == 1 && align[0].first.name() == var.name()) {
+        fused.other = align[0].second;
+    } else {
+        for (const auto &[loop, strategy] : align)
+            fused.align[loop.name()] = strategy;
+    }
+    d.def().schedule.fused_with = fused;
+    d.done();
+    return *this;
+}
+
+Stage &Stage::compute_with(const Func &f, const VarOrRVar &var, LoopAlignStrategy align) {
+    return compute_with(Stage(f.contents(), 0), var, align);
+}
+
+Stage &Stage::compute_with(const Func &f, const VarOrRVar &var,
+                           const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align) {
+    return compute_with(Stage(f.contents(), 0), var, align);
+}
+
 Stage &Stage::hexagon(const VarOrRVar &) {
     Directive d(func_, stage_, "hexagon");
     user_error << d.where()
@@ -639,6 +682,25 @@ Stage Func::update(int i) {
         << "Func \"" << name() << "\" has " << num_update_definitions()
         << " update definitions; there is no update " << i << ".";
     return Stage(contents_, i + 1);
+}
+
+Func &Func::compute_with(const Stage &s, const VarOrRVar &var, LoopAlignStrategy align) {
+    Stage(contents_, 0).compute_with(s, var, align);
+    return *this;
+}
+Func &Func::compute_with(const Stage &s, const VarOrRVar &var,
+                         const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align) {
+    Stage(contents_, 0).compute_with(s, var, align);
+    return *this;
+}
+Func &Func::compute_with(const Func &f, const VarOrRVar &var, LoopAlignStrategy align) {
+    Stage(contents_, 0).compute_with(f, var, align);
+    return *this;
+}
+Func &Func::compute_with(const Func &f, const VarOrRVar &var,
+                         const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align) {
+    Stage(contents_, 0).compute_with(f, var, align);
+    return *this;
 }
 
 Func &Func::split(const VarOrRVar &x, const VarOrRVar &xo, const VarOrRVar &xi, const Expr &factor,

@@ -2,6 +2,7 @@
 /// Schedules as plain data (DESIGN.md §3): directives only record what the user asked for; lowering
 /// validates and applies it in one place.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,15 @@ struct StageSchedule {
     bool touched = false;
     /// NPU offload (Stage::npu): rows per tile (0: the most that fit) and copies of each tile.
     int npu_tile_rows = 0, npu_copies = 2;
+    /// Stage::compute_with: this stage runs in the loops of stage `stage` of `func`, from the
+    /// outermost down to `var` (no `func` when not fused).
+    struct FusedWith {
+        std::string func, var;
+        int stage = 0;
+        /// By loop name; `other` for the loops not named.
+        std::map<std::string, dsl::LoopAlignStrategy> align;
+        dsl::LoopAlignStrategy other = dsl::LoopAlignStrategy::Auto;
+    } fused_with;
 };
 
 /// A user-given bound on a pure dimension.
