@@ -17,11 +17,11 @@ void buffer_error(const std::string &message) {
 }
 
 Type buffer_type(const dsl_buffer_t &raw) {
-    return Type(static_cast<TypeCode>(raw.type.code), raw.type.bits, 1);
+    return Type(raw.type).element_of();
 }
 
 dsl_type_t to_raw_type(Type t) {
-    return {static_cast<uint8_t>(t.code()), static_cast<uint8_t>(t.bits()), 1};
+    return t.element_of();
 }
 
 namespace {

@@ -12,7 +12,7 @@
 #include "ir/Substitute.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/LinearBounds.h"
-#include "lowering/RealizationOrder.h"
+#include "lowering/ScheduleFunctions.h"
 
 namespace dsl::lowering {
 
@@ -73,12 +73,6 @@ Peeled peel(Stmt s) {
     }
     p.core = s;
     return p;
-}
-
-Stmt wrap_lets(const std::vector<std::pair<std::string, Expr>> &lets, Stmt s) {
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
-        s = LetStmt::make(it->first, it->second, s);
-    return s;
 }
 
 Stmt guarded(const Expr &condition, const Stmt &body) {
@@ -143,19 +137,13 @@ Stmt fuse_nests(const Stmt &parent, const Stmt &child, const std::vector<FusedLe
     if (levels[i].align == LoopAlignStrategy::AlignStart) shift = cmin - pmin;
     if (levels[i].align == LoopAlignStrategy::AlignEnd) shift = cmax - pmax;
     // The fused loop runs the parent's coordinates; the child runs them shifted.
-    Expr lo = simplify(min(pmin, cmin - shift)), hi = simplify(max(pmax, cmax - shift));
+    Expr lo = pmin, hi = pmax;
     Expr v = Variable::make(Int(32), fp->name), cv = Variable::make(Int(32), fc->name);
-    auto covers = [&](const Expr &a_min, const Expr &a_max) {
-        auto low = constant_sum(lo - a_min), high = constant_sum(hi - a_max);
-        return low && *low == 0 && high && *high == 0;
-    };
     Expr p_here = p.condition && pc, c_here = c.condition && cc;
     Stmt check;
     if (fp->for_type == ForType::Vectorized) {
         // A vector holds one iteration of both stages: no per-lane test; the ranges, lined up,
         // must be equal (checked when the pipeline runs).
-        lo = pmin;
-        hi = pmax;
         Expr same = fc->extent == fp->extent;
         if (levels[i].align == LoopAlignStrategy::NoAlign) same = same && cmin == pmin;
         Expr report = Call::make(Int(32), "dsl_runtime_error_fused_ranges_differ",
@@ -164,6 +152,12 @@ Stmt fuse_nests(const Stmt &parent, const Stmt &child, const std::vector<FusedLe
                                  Call::CallType::Extern);
         check = AssertStmt::make(same, report);
     } else {
+        lo = simplify(min(pmin, cmin - shift));
+        hi = simplify(max(pmax, cmax - shift));
+        auto covers = [&](const Expr &a_min, const Expr &a_max) {
+            auto low = constant_sum(lo - a_min), high = constant_sum(hi - a_max);
+            return low && *low == 0 && high && *high == 0;
+        };
         if (!covers(pmin, pmax)) p_here = p_here && v >= pmin && v <= pmax;
         if (!covers(simplify(cmin - shift), simplify(cmax - shift)))
             c_here = c_here && cv >= cmin && cv <= cmax;
@@ -276,8 +270,9 @@ std::vector<std::set<std::string>> compute_with_groups(const Environment &env) {
     }
     std::map<std::string, std::set<std::string>> groups;
     for (const auto &entry : leader) {
-        groups[find(entry.first)].insert(entry.first);
-        groups[find(entry.first)].insert(find(entry.first));
+        std::set<std::string> &group = groups[find(entry.first)];
+        group.insert(entry.first);
+        group.insert(find(entry.first));
     }
     std::vector<std::set<std::string>> result;
     for (auto &entry : groups)
@@ -286,7 +281,6 @@ std::vector<std::set<std::string>> compute_with_groups(const Environment &env) {
 }
 
 void check_compute_with(Environment &env) {
-    auto callees = direct_callees(env);
     for (const auto &[name, f] : env.funcs) {
         for (int k = 0; k < f.stages(); k++) {
             const auto &fw = fused_with(f, k);
@@ -314,11 +308,7 @@ void check_compute_with(Environment &env) {
                         parent.stage(fw.stage).specializations.empty())
                 << what << ": a fused stage cannot be specialized (each version would need its "
                 << "own fused loops). Remove the specialize() calls of these stages.";
-            user_assert(!callees[name].count(fw.func) && !callees[fw.func].count(name))
-                << what << ": \"" << (callees[name].count(fw.func) ? name : fw.func)
-                << "\" reads \"" << (callees[name].count(fw.func) ? fw.func : name)
-                << "\", but fused stages run together, one iteration of each at a time, so "
-                << "neither may read the other. Compute them separately.";
+            // Fused Funcs that read each other are refused by realization_order.
             const auto &pdims = parent.stage(fw.stage).schedule.dims;
             const auto &cdims = f.stage(k).schedule.dims;
             // Fused at Var::outermost(): no loop is shared; the stages run one after the other.

@@ -571,37 +571,50 @@ Stage &Stage::unscheduled() {
     return *this;
 }
 
-Stage &Stage::compute_with(const Stage &s, const VarOrRVar &var, LoopAlignStrategy align) {
-    return compute_with(s, var, std::vector<std::pair<VarOrRVar, LoopAlignStrategy>>{{var, align}});
-}
+namespace {
 
-Stage &Stage::compute_with(const Stage &s, const VarOrRVar &var,
-                           const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align) {
-    Directive d(func_, stage_, "compute_with");
-    user_assert(stage_ >= 0) << d.where()
-                             << ": a specialization runs in the loops of its stage; call "
-                                "compute_with on the stage itself.";
-    user_assert(s.stage_ >= 0) << d.where() << ": the stage to fuse with is a specialization; "
-                               << "pass the stage itself.";
-    lang::Function other(s.func_);
-    user_assert(s.stage_ < other.stages())
-        << d.where() << ": Func \"" << other.name() << "\" has no update " << s.stage_ - 1 << ".";
-    user_assert(s.func_ != func_)
+/// Records compute_with on stage `stage` of `func`: fused with stage `with_stage` of `with`
+/// down to `var`, each loop aligned as `align` names it, the others as `others`.
+void record_compute_with(const std::shared_ptr<lang::FunctionContents> &func, int stage,
+                         const std::shared_ptr<lang::FunctionContents> &with, int with_stage,
+                         const VarOrRVar &var,
+                         const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align,
+                         LoopAlignStrategy others) {
+    Directive d(func, stage, "compute_with");
+    user_assert(stage >= 0) << d.where()
+                            << ": a specialization runs in the loops of its stage; call "
+                               "compute_with on the stage itself.";
+    user_assert(with_stage >= 0) << d.where() << ": the stage to fuse with is a specialization; "
+                                 << "pass the stage itself.";
+    lang::Function other(with);
+    user_assert(with_stage < other.stages())
+        << d.where() << ": Func \"" << other.name() << "\" has no update " << with_stage - 1 << ".";
+    user_assert(with != func)
         << d.where() << ": the stages of one Func run one after the other; compute_with fuses "
         << "the loops of two different Funcs. Fuse a stage of another Func with this one.";
     schedule::StageSchedule::FusedWith fused;
     fused.func = other.name();
-    fused.stage = s.stage_;
+    fused.stage = with_stage;
     fused.var = var.name();
-    // The strategy given with `var` alone applies to every fused loop (Halide's single form).
-    if (align.size() == 1 && align[0].first.name() == var.name()) {
-        fused.other = align[0].second;
-    } else {
-        for (const auto &[loop, strategy] : align)
-            fused.align[loop.name()] = strategy;
-    }
+    fused.other = others;
+    for (const auto &[loop, strategy] : align)
+        fused.align[loop.name()] = strategy;
     d.def().schedule.fused_with = fused;
     d.done();
+}
+
+}  // namespace
+
+// The single strategy applies to every fused loop (Halide's form); the vector form names loops,
+// and the others are Auto.
+Stage &Stage::compute_with(const Stage &s, const VarOrRVar &var, LoopAlignStrategy align) {
+    record_compute_with(func_, stage_, s.func_, s.stage_, var, {}, align);
+    return *this;
+}
+
+Stage &Stage::compute_with(const Stage &s, const VarOrRVar &var,
+                           const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align) {
+    record_compute_with(func_, stage_, s.func_, s.stage_, var, align, LoopAlignStrategy::Auto);
     return *this;
 }
 

@@ -5,6 +5,7 @@
 #include "schedule/RaceConditions.h"
 
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -123,6 +124,8 @@ std::map<std::string, std::set<std::string>> loop_origins(const StageSchedule &s
 bool never_overlap(const std::vector<Expr> &write, const std::vector<Expr> &read,
                    const ReductionDomain &rdom, const std::set<std::string> &changing) {
     if (write.size() != read.size()) return false;
+    // The loops that change take any value (RVars: their RDom's range); the others stand for
+    // one value, the same in the read and the write.
     Scope<Interval> ranges;
     for (const std::string &v : changing)
         ranges.push(v, Interval::everything());
@@ -138,14 +141,11 @@ bool never_overlap(const std::vector<Expr> &write, const std::vector<Expr> &read
         };
         if (!w.empty && !r.empty && (before(w, r) || before(r, w))) return true;
         ModulusRemainder mw = modulus_remainder(write[i]), mr = modulus_remainder(read[i]);
-        int64_t a = mw.modulus, b = mr.modulus;
-        while (b != 0) {
-            int64_t t = a % b;
-            a = b;
-            b = t;
-        }
-        if (a > 1 && (mw.remainder - mr.remainder) % a != 0) return true;
-        if (a == 0 && mw.remainder != mr.remainder) return true;
+        // Modulus 0 is an exact value; gcd(0, m) is m, and gcd(0, 0) compares the values.
+        const int64_t g = std::gcd(mw.modulus, mr.modulus);
+        if (g != 1 &&
+            (g == 0 ? mw.remainder != mr.remainder : (mw.remainder - mr.remainder) % g != 0))
+            return true;
     }
     return false;
 }

@@ -151,6 +151,9 @@ TEST(ComputeWith, AtTheOutermostLevel) {
     Shifted p("cw_outer");
     p.g.compute_with(p.f, Var::outermost());
     expect_shifted(p.h, 12, 9);
+    std::string nest = p.h.loop_nest();
+    EXPECT_CONTAINS(nest, "for cw_outer_f.s0.y");
+    EXPECT_CONTAINS(nest, "for cw_outer_g.s0.y");
 }
 
 TEST(ComputeWith, RefusedFusions) {

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "dsl/Buffer.h"
-#include "ir/Error.h"
+#include "dsl/Float16.h"
 
 namespace dsl::nn {
 
@@ -37,8 +37,11 @@ inline double element_as_double(const Buffer<> &b, int64_t i) {
     if (t.is_float() && t.bits() == 32) return reinterpret_cast<const float *>(p)[i];
     if (t.is_float() && t.bits() == 64) return reinterpret_cast<const double *>(p)[i];
     if (t.is_float()) {
-        internal_error << "element_as_double of a 16-bit float tensor";
+        uint16_t bits = reinterpret_cast<const uint16_t *>(p)[i];
+        return t.is_bfloat() ? double(bfloat16_t::make_from_bits(bits))
+                             : double(float16_t::make_from_bits(bits));
     }
+    if (t.is_uint() && t.bits() == 64) return double(reinterpret_cast<const uint64_t *>(p)[i]);
     return static_cast<double>(element_as_int(b, i));
 }
 

@@ -31,6 +31,7 @@
 #include "dsl/nn/QuantizeModel.h"
 #include "dsl/runtime/dsl_runtime.h"
 #include "nn/onnx/OnnxReader.h"
+#include "nn/ops/Elements.h"
 
 namespace {
 
@@ -169,46 +170,8 @@ std::string compare(const Buffer<> &got, const Buffer<> &want, const std::string
     }
     const int64_t n = got.number_of_elements();
     dsl::Type t = got.type();
-    auto value = [t](const Buffer<> &b, int64_t i) -> double {
-        const auto *p = static_cast<const uint8_t *>(b.data());
-        if (t.is_float() && t.bits() == 32) return reinterpret_cast<const float *>(p)[i];
-        if (t.is_float() && t.bits() == 64) return reinterpret_cast<const double *>(p)[i];
-        if (t.is_float() && t.bits() == 16) {
-            uint16_t h = reinterpret_cast<const uint16_t *>(p)[i];
-            uint32_t bits;
-            if (t.is_bfloat()) {
-                bits = uint32_t(h) << 16;
-            } else {
-                uint32_t sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-                if (e == 0) {
-                    float f = std::ldexp(float(m), -24);
-                    return sign ? -f : f;
-                }
-                if (e == 31)
-                    bits = sign | 0x7f800000u | (m << 13);
-                else
-                    bits = sign | ((e + 112) << 23) | (m << 13);
-            }
-            float f;
-            std::memcpy(&f, &bits, 4);
-            return f;
-        }
-        switch (t.bytes()) {
-            case 1:
-                return t.is_int() ? double(reinterpret_cast<const int8_t *>(p)[i]) : double(p[i]);
-            case 2:
-                return t.is_int() ? double(reinterpret_cast<const int16_t *>(p)[i])
-                                  : double(reinterpret_cast<const uint16_t *>(p)[i]);
-            case 4:
-                return t.is_int() ? double(reinterpret_cast<const int32_t *>(p)[i])
-                                  : double(reinterpret_cast<const uint32_t *>(p)[i]);
-            default:
-                return t.is_int() ? double(reinterpret_cast<const int64_t *>(p)[i])
-                                  : double(reinterpret_cast<const uint64_t *>(p)[i]);
-        }
-    };
     for (int64_t i = 0; i < n; i++) {
-        double g = value(got, i), w = value(want, i);
+        double g = dsl::nn::element_as_double(got, i), w = dsl::nn::element_as_double(want, i);
         if (std::isnan(g) && std::isnan(w)) continue;
         if (std::isinf(w) && g == w) continue;
         double err = std::fabs(g - w);
