@@ -4,6 +4,8 @@
 // Func::trace_stores() prints a line for every value stored into a Func, trace_loads() for every
 // value read from it, trace_realizations() where its storage begins and ends and which region
 // each production computes. print() and print_when() print values from inside an expression.
+// The `profile` target feature measures where the time goes, per Func, and require() stops a
+// pipeline whose assumptions fail.
 //
 // The lines go to stderr. This lesson installs its own print handler
 // (dsl_set_print_handler, from dsl/runtime/dsl_runtime.h) to keep them and check them. A
@@ -105,6 +107,42 @@ int main() {
     ok &= expect(out(3, 1) == 3.0f, "print keeps the value");
     ok &= expect(lines.size() == 1 && lines[0] == "1.500000 is x / 2 at x = 3 , y = 1\n",
                  "print_when prints once");
+
+    // 6. Where the time goes: the target feature `profile` counts the time of each Func's own
+    //    code, and realize() prints a report after each run. Here the producer, with its 30
+    //    cosines a point, takes nearly all of it; the consumer's line is its own additions.
+    std::printf("-- the profiler:\n");
+    lines.clear();
+    Func costly("costly"), cheap("cheap");
+    Expr c = cast<float>(x + y);
+    for (int i = 0; i < 30; i++)
+        c = cos(c);
+    costly(x, y) = c;
+    cheap(x, y) = costly(x, y) + costly(x + 1, y);
+    costly.compute_root();
+    cheap.realize({256, 64}, get_jit_target_from_environment().with_feature(Target::Profile));
+    double costly_s = 0, cheap_s = 0;
+    dsl_profiler_stats("cheap", "costly", &costly_s, nullptr);
+    dsl_profiler_stats("cheap", "cheap", &cheap_s, nullptr);
+    ok &= expect(lines.size() == 4 && lines[0].rfind("Profile of pipeline \"cheap\"", 0) == 0,
+                 "one report: the pipeline, then a line per Func");
+    ok &= expect(costly_s > cheap_s, "the producer takes most of the time");
+
+    // 7. require(condition, value, message...) checks what a pipeline assumes while it runs:
+    //    where the condition fails, realize() throws a RuntimeError with the message.
+    std::printf("-- require:\n");
+    Param<int> width("width");
+    Func checked("checked");
+    checked(x) = require(width % 4 == 0, x * 2, "width must be a multiple of 4, not", width);
+    width.set(6);
+    try {
+        checked.realize({4});
+        ok &= expect(false, "require stops the pipeline");
+    } catch (const RuntimeError &error) {
+        std::printf("%s\n", error.what());
+        ok &= expect(std::string(error.what()).find("not 6") != std::string::npos,
+                     "the message holds the Param's value");
+    }
 
     dsl_set_print_handler(nullptr);
     if (!ok) return 1;

@@ -2,6 +2,7 @@
 /// Where a loop's body runs (the device API of Stage::gpu_blocks and the like).
 
 #include <cstdint>
+#include <iosfwd>
 
 namespace dsl {
 
@@ -19,5 +20,8 @@ enum class DeviceAPI : uint8_t {
     /// The NPU.
     NPU
 };
+
+/// Writes the enumerator's name ("OpenCL").
+std::ostream &operator<<(std::ostream &out, DeviceAPI d);
 
 }  // namespace dsl

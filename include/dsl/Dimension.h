@@ -15,6 +15,7 @@ namespace dsl {
 namespace ir {
 struct BufferConstraints;
 }
+class ImageParam;
 
 /// One dimension of an ImageParam or of a Func's output buffer. Its bounds as expressions, and
 /// setters that constrain them. A constraint may use constants, Params, and the bounds of
@@ -60,6 +61,9 @@ class Dimension {
 /// constraints on them (`f.output_buffer().dim(0).set_min(0)`).
 class OutputBuffer {
   public:
+    /// An ImageParam's buffer seen the same way, so that code written for either takes both
+    /// (Halide's OutputImageParam, of which ImageParam is a kind).
+    OutputBuffer(const ImageParam &param);  // NOLINT: implicit, as Halide's conversion is
     const std::string &name() const;
     int dimensions() const;
     Dimension dim(int d) const;
@@ -70,11 +74,19 @@ class OutputBuffer {
     Expr width() const { return extent(0); }
     Expr height() const { return extent(1); }
     Expr channels() const { return extent(2); }
+    /// The first and last coordinates of dimensions 0 (left, right) and 1 (top, bottom).
+    Expr left() const { return min(0); }
+    Expr right() const { return min(0) + extent(0) - 1; }
+    Expr top() const { return min(1); }
+    Expr bottom() const { return min(1) + extent(1) - 1; }
 
     explicit OutputBuffer(std::shared_ptr<ir::BufferConstraints> buffer);
 
   private:
     std::shared_ptr<ir::BufferConstraints> buffer_;
 };
+
+/// Halide's name for it.
+using OutputImageParam = OutputBuffer;
 
 }  // namespace dsl

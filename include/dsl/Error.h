@@ -33,4 +33,27 @@ class InternalError : public Error {
     using Error::Error;
 };
 
+/// dsl reports errors as exceptions, always (Halide's `exceptions_enabled()`, for programs that
+/// ask).
+constexpr bool exceptions_enabled() {
+    return true;
+}
+
+/// Receives what dsl reports while a program builds and compiles its pipelines (Halide's
+/// CompileTimeErrorReporter): warnings, in place of the lines dsl writes to stderr, and errors
+/// (CompileError, InternalError) just before they are thrown. Where error() returns, the
+/// exception is thrown as without a reporter (Halide requires error() not to return); it may
+/// also throw an exception of its own, or end the program. Errors found while a pipeline runs
+/// are RuntimeErrors, which the JIT's custom_error handler (dsl/JIT.h) receives instead.
+class CompileTimeErrorReporter {
+  public:
+    virtual ~CompileTimeErrorReporter() = default;
+    virtual void warning(const char *message) = 0;
+    virtual void error(const char *message) = 0;
+};
+
+/// Installs `reporter` for every thread (null restores the default). The reporter must live as
+/// long as it is installed.
+void set_custom_compile_time_error_reporter(CompileTimeErrorReporter *reporter);
+
 }  // namespace dsl

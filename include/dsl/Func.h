@@ -98,6 +98,10 @@ enum class TailStrategy : uint8_t {
 /// The strategy as C++ source names it: "TailStrategy::GuardWithIf".
 const char *tail_strategy_code(TailStrategy t);
 
+/// Writes the enumerator's name ("GuardWithIf", "AlignStart"), as Halide's printers do.
+std::ostream &operator<<(std::ostream &out, TailStrategy t);
+std::ostream &operator<<(std::ostream &out, LoopAlignStrategy a);
+
 /// What a prefetch does where the region it names reaches past the data (the last rows of an
 /// image, with an offset of one row).
 enum class PrefetchBoundStrategy : uint8_t {

@@ -2,6 +2,7 @@
 /// Where a Func's storage lives (Func::store_in).
 
 #include <cstdint>
+#include <iosfwd>
 
 namespace dsl {
 
@@ -17,5 +18,8 @@ enum class MemoryType : uint8_t {
     /// The NPU's local buffer (NPU targets).
     NPUBuffer
 };
+
+/// Writes the enumerator's name ("Stack").
+std::ostream &operator<<(std::ostream &out, MemoryType m);
 
 }  // namespace dsl

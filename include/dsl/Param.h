@@ -144,6 +144,11 @@ class ImageParam {
     Expr width() const { return extent(0); }
     Expr height() const { return extent(1); }
     Expr channels() const { return extent(2); }
+    /// The first and last coordinates of dimensions 0 (left, right) and 1 (top, bottom).
+    Expr left() const { return min(0); }
+    Expr right() const { return min(0) + extent(0) - 1; }
+    Expr top() const { return min(1); }
+    Expr bottom() const { return min(1) + extent(1) - 1; }
 
     /// Dimension `d` of the buffer: its bounds, and constraints on them
     /// (`input.dim(0).set_stride(1).dim(1).set_min(0)`; see dsl/Dimension.h).

@@ -1,5 +1,6 @@
 #pragma once
-/// Printing values from inside a pipeline, for debugging.
+/// Printing values from inside a pipeline, for debugging, and require(): a condition checked
+/// while the pipeline runs.
 ///
 ///   Expr e = print(cos(y), "<- cos(y) when x =", x);   // e has the value of cos(y)
 ///   f(x, y) = print_when(x == 3 && y == 4, e, "at the point (3, 4)");
@@ -44,6 +45,22 @@ Expr print_when(const Expr &condition, const std::vector<Expr> &values);
 template <typename... Args>
 Expr print_when(const Expr &condition, const Expr &first, const Args &...rest) {
     return print_when(condition, std::vector<Expr>{first, detail::print_argument(rest)...});
+}
+
+/// `value` where `condition` holds; where it does not (in any lane of a vector), the pipeline
+/// stops with an error that reads "Requirement failed: (condition)" and then `message` (strings
+/// and values, as print() writes them): realize() throws it as a RuntimeError, or hands it to
+/// the custom_error handler (dsl/JIT.h); a compiled library returns
+/// dsl_error_requirement_failed. Use it to check what a pipeline assumes of its Params and
+/// inputs where the check reads best:
+///
+///   f(x) = require(width % 8 == 0, in(x), "the width must be a multiple of 8, not", width);
+///
+/// GPU kernels cannot stop a pipeline: a require() inside one is a CompileError.
+Expr require(const Expr &condition, const Expr &value, const std::vector<Expr> &message);
+template <typename... Args>
+Expr require(const Expr &condition, const Expr &value, const Args &...message) {
+    return require(condition, value, std::vector<Expr>{detail::print_argument(message)...});
 }
 
 }  // namespace dsl

@@ -19,6 +19,18 @@
 /// `npu` adds the NPU (src/npu/README.md; simulated): updates scheduled with npu_gemm or npu
 /// run on its GEMM core.
 ///
+/// `trace_loads`, `trace_stores` and `trace_realizations` trace every Func of the pipeline, as
+/// Func::trace_loads() and the like do for one (the events go to the trace handler;
+/// Func::set_custom_trace, or Halide's text lines by default). Loads of input buffers are not
+/// traced.
+///
+/// `profile` adds a profiler to the code: per pipeline and per Func, the time its own code runs
+/// (summed over threads; a producer computed inside a Func counts as the producer's), printed
+/// through the print handler when the program exits (or by dsl_profiler_report(), with
+/// dsl_profiler_stats() to read the numbers; dsl/runtime/dsl_runtime.h). realize() prints the
+/// report after each run, through its print handler. `profile_by_timer` (Halide's sampling
+/// profiler) means the same here: dsl's profiler measures, it does not sample.
+///
 /// One feature is about the code rather than the CPU, on either architecture: `fp_contract` lets
 /// code generation fuse a float multiply and an add that uses it (`a * b + c`) into one fused
 /// multiply-add, rounded once, where the CPU has the instruction (as C compilers do with
@@ -88,11 +100,13 @@ class Target {
         CUDACapability90,
         StrictFloat,
         NPU,
-        // Not supported by dsl (see above).
-        JIT,
         TraceLoads,
         TraceStores,
         TraceRealizations,
+        Profile,
+        ProfileByTimer,
+        // Not supported by dsl (see above).
+        JIT,
         Debug,
         NoAsserts,
         NoBoundsQuery,
@@ -111,7 +125,6 @@ class Target {
         OpenGLCompute,
         EGL,
         UserContext,
-        Profile,
         NoRuntime,
         Metal,
         CPlusPlusMangling,
@@ -148,7 +161,6 @@ class Target {
         RVV,
         ARMv81a,
         SanitizerCoverage,
-        ProfileByTimer,
         FeatureEnd,
         HVX = HVX_128
     };

@@ -32,12 +32,14 @@ void write_file(const std::string &filename, const std::string &bytes, const cha
 
 ir::Module lower_for_aot(const std::vector<lang::Function> &output_funcs,
                          const std::vector<Argument> &args, const std::string &fn_name,
-                         const char *what) {
+                         const char *what, const Target &target) {
     const std::string names = lang::names_of(output_funcs);
     user_assert(is_c_identifier(fn_name))
         << what << " of Func \"" << names << "\": \"" << fn_name
         << "\" is not a C identifier; name the function with letters, digits and '_'.";
-    lowering::LoweredPipeline lowered = lowering::lower(output_funcs, fn_name);
+    lowering::LoweredPipeline lowered =
+        lowering::lower(output_funcs, fn_name, lowering::StrideVersions::Both,
+                        lowering::instrumentation_for(target));
     ir::LoweredFunc &lf = lowered.module.functions[0];
 
     std::set<std::string> listed;

@@ -18,7 +18,7 @@ namespace dsl::aot {
 /// names the caller in messages, e.g. "compile_to_object".
 ir::Module lower_for_aot(const std::vector<lang::Function> &outputs,
                          const std::vector<Argument> &args, const std::string &fn_name,
-                         const char *what);
+                         const char *what, const Target &target);
 
 /// Writes the object, the header or the static library of the pipeline of `outputs` (what
 /// Func::compile_to_object, compile_to_header and compile_to_static_library do).

@@ -18,7 +18,7 @@ namespace aot {
 void write_object(const std::vector<lang::Function> &outputs, const std::string &filename,
                   const std::vector<Argument> &args, const std::string &fn_name,
                   const Target &target) {
-    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_object");
+    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_object", target);
     write_file(filename,
                codegen::compile_to_object_bytes(module, codegen::cpu_target_for(target),
                                                 target.to_string()),
@@ -26,8 +26,9 @@ void write_object(const std::vector<lang::Function> &outputs, const std::string 
 }
 
 void write_header(const std::vector<lang::Function> &outputs, const std::string &filename,
-                  const std::vector<Argument> &args, const std::string &fn_name, const Target &) {
-    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_header");
+                  const std::vector<Argument> &args, const std::string &fn_name,
+                  const Target &target) {
+    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_header", target);
     write_file(filename, c_header(module, fn_name), "compile_to_header");
 }
 
@@ -38,7 +39,7 @@ void write_static_library(const std::vector<lang::Function> &outputs, const std:
         << "compile_to_static_library of \"" << fn_name << "\" for " << target.to_string()
         << ": this compiler carries its runtime for " << Target::host().to_string()
         << " only. Use compile_to_object and link it with the dsl runtime built for that target.";
-    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_static_library");
+    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_static_library", target);
     std::vector<std::pair<std::string, std::string>> members;
     members.push_back(
         {fn_name + ".o", codegen::compile_to_object_bytes(module, codegen::cpu_target_for(target),
@@ -53,7 +54,7 @@ void write_static_library(const std::vector<lang::Function> &outputs, const std:
 void write_object_and_header(const std::vector<lang::Function> &outputs, const std::string &prefix,
                              const std::vector<Argument> &args, const std::string &fn_name,
                              const Target &target) {
-    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_file");
+    ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_file", target);
     write_file(prefix + ".o",
                codegen::compile_to_object_bytes(module, codegen::cpu_target_for(target),
                                                 target.to_string()),
@@ -69,7 +70,7 @@ template <typename Emit>
 void write_text(const std::vector<lang::Function> &outputs, const std::string &filename,
                 const std::vector<Argument> &args, const std::string &fn_name, const Target &target,
                 const char *what, Emit emit) {
-    ir::Module module = lower_for_aot(outputs, args, fn_name, what);
+    ir::Module module = lower_for_aot(outputs, args, fn_name, what, target);
     write_file(filename, emit(module, codegen::cpu_target_for(target)), what);
 }
 

@@ -1172,6 +1172,8 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
         }
         case I::Print:
             return call_print(op);
+        case I::Require:
+            return call_require(op);
         case I::Trace:
             return call_trace(op);
         case I::Popcount: {

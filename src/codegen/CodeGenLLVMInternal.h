@@ -103,6 +103,11 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *call_intrinsic(const ir::Call *op);
     /// The Print intrinsic: one line through the runtime's print handler (CodeGenPrint.cpp).
     llvm::Value *call_print(const ir::Call *op);
+    llvm::Value *call_require(const ir::Call *op);
+    /// The values of `args` from `first` on, in 64-bit slots on the stack, and the table of
+    /// their kinds and lanes, for the runtime's formatting (runtime/Print.c).
+    std::pair<llvm::Value *, llvm::Value *> print_slots(const std::vector<Expr> &args, size_t first,
+                                                        const std::vector<llvm::Value *> &values);
     /// The Trace intrinsic: one dsl_trace_event_t through the runtime (CodeGenTrace.cpp).
     llvm::Value *call_trace(const ir::Call *op);
     llvm::Value *math_call(const ir::Call *op, llvm::Value *x, llvm::Value *y);

@@ -626,6 +626,7 @@ void OpenCLPrinter::visit(const Call *op) {
             id_ = arg(0);
             return;
         case I::Print:
+        case I::Require:
         case I::Trace:
             user_error << "GPU kernel " << kernel_
                        << " prints (print(), print_when() or tracing), which the OpenCL back end "

@@ -1,6 +1,8 @@
-// Code generation for the Print intrinsic (print(), print_when() and tracing): the values' lanes
-// go into 64-bit slots on the stack, and the runtime formats the line (runtime/Print.c).
+// Code generation for the Print intrinsic (print(), print_when() and tracing) and Require
+// (require()): the values' lanes go into 64-bit slots on the stack, and the runtime formats the
+// line or the error message (runtime/Print.c).
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include "codegen/CodeGenLLVMInternal.h"
@@ -12,34 +14,15 @@ namespace dsl::codegen {
 
 using namespace ir;
 
-llvm::Value *CodeGenLLVM::call_print(const Call *op) {
-    internal_assert(op->args.size() >= 2 && op->args[1].as<StringImm>())
-        << "print: the arguments are (condition, format, values...)";
+std::pair<llvm::Value *, llvm::Value *> CodeGenLLVM::print_slots(
+    const std::vector<Expr> &args, size_t first, const std::vector<llvm::Value *> &values) {
     llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
     llvm::Type *i64 = llvm::Type::getInt64Ty(context_);
     llvm::Type *f64 = llvm::Type::getDoubleTy(context_);
-    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
-
-    std::vector<llvm::Value *> values;
-    for (size_t i = 2; i < op->args.size(); i++)
-        values.push_back(codegen(op->args[i]));
-    llvm::Value *result =
-        values.empty() ? constant_int(Int(32), 0) : static_cast<llvm::Value *>(values[0]);
-
-    // A vector condition prints when any lane holds.
-    llvm::Value *condition = codegen(op->args[0]);
-    if (op->args[0].type().is_vector()) {
-        condition = builder_->CreateOrReduce(condition);
-    }
-    llvm::BasicBlock *print_bb = llvm::BasicBlock::Create(context_, "print", function_);
-    llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, "after_print", function_);
-    builder_->CreateCondBr(condition, print_bb, after);
-    builder_->SetInsertPoint(print_bb);
-
     int total_lanes = 0;
     std::vector<llvm::Constant *> descriptors;
-    for (size_t i = 2; i < op->args.size(); i++) {
-        Type t = op->args[i].type();
+    for (size_t i = first; i < args.size(); i++) {
+        Type t = args[i].type();
         int kind = t.is_float()                   ? dsl_print_float
                    : t.is_handle()                ? dsl_print_handle
                    : (t.is_uint() || t.is_bool()) ? dsl_print_uint
@@ -54,7 +37,7 @@ llvm::Value *CodeGenLLVM::call_print(const Call *op) {
         i64, llvm::ConstantInt::get(i64, std::max(total_lanes, 1)), "print_slots");
     int slot = 0;
     for (size_t i = 0; i < values.size(); i++) {
-        Type t = op->args[i + 2].type();
+        Type t = args[i + first].type();
         for (int lane = 0; lane < t.lanes(); lane++) {
             llvm::Value *v = values[i];
             if (t.is_vector()) v = builder_->CreateExtractElement(v, static_cast<uint64_t>(lane));
@@ -77,6 +60,32 @@ llvm::Value *CodeGenLLVM::call_print(const Call *op) {
     auto *table = new llvm::GlobalVariable(
         module_, array_type, true, llvm::GlobalValue::PrivateLinkage,
         llvm::ConstantArray::get(array_type, descriptors), "print_descriptors");
+    return {table, slots};
+}
+
+llvm::Value *CodeGenLLVM::call_print(const Call *op) {
+    internal_assert(op->args.size() >= 2 && op->args[1].as<StringImm>())
+        << "print: the arguments are (condition, format, values...)";
+    llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+
+    std::vector<llvm::Value *> values;
+    for (size_t i = 2; i < op->args.size(); i++)
+        values.push_back(codegen(op->args[i]));
+    llvm::Value *result =
+        values.empty() ? constant_int(Int(32), 0) : static_cast<llvm::Value *>(values[0]);
+
+    // A vector condition prints when any lane holds.
+    llvm::Value *condition = codegen(op->args[0]);
+    if (op->args[0].type().is_vector()) {
+        condition = builder_->CreateOrReduce(condition);
+    }
+    llvm::BasicBlock *print_bb = llvm::BasicBlock::Create(context_, "print", function_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, "after_print", function_);
+    builder_->CreateCondBr(condition, print_bb, after);
+    builder_->SetInsertPoint(print_bb);
+
+    auto [table, slots] = print_slots(op->args, 2, values);
     llvm::FunctionCallee print_fn = module_.getOrInsertFunction(
         "dsl_runtime_print",
         llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr, i32, ptr, ptr}, false));
@@ -86,6 +95,33 @@ llvm::Value *CodeGenLLVM::call_print(const Call *op) {
     builder_->CreateBr(after);
     builder_->SetInsertPoint(after);
     return result;
+}
+
+llvm::Value *CodeGenLLVM::call_require(const Call *op) {
+    internal_assert(op->args.size() >= 3 && op->args[2].as<StringImm>())
+        << "require: the arguments are (condition, value, format, values...)";
+    llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+    // Every lane must hold.
+    llvm::Value *condition = codegen(op->args[0]);
+    if (op->args[0].type().is_vector()) condition = builder_->CreateAndReduce(condition);
+    llvm::BasicBlock *failed = llvm::BasicBlock::Create(context_, "require_failed", function_);
+    llvm::BasicBlock *ok = llvm::BasicBlock::Create(context_, "require_ok", function_);
+    builder_->CreateCondBr(condition, ok, failed,
+                           llvm::MDBuilder(context_).createLikelyBranchWeights());
+    builder_->SetInsertPoint(failed);
+    std::vector<llvm::Value *> values;
+    for (size_t i = 3; i < op->args.size(); i++)
+        values.push_back(codegen(op->args[i]));
+    auto [table, slots] = print_slots(op->args, 3, values);
+    llvm::FunctionCallee report =
+        module_.getOrInsertFunction("dsl_runtime_error_requirement_failed",
+                                    llvm::FunctionType::get(i32, {ptr, i32, ptr, ptr}, false));
+    return_freeing_heap(builder_->CreateCall(
+        report, {codegen(op->args[2]),
+                 llvm::ConstantInt::get(i32, static_cast<int64_t>(values.size())), table, slots}));
+    builder_->SetInsertPoint(ok);
+    return codegen(op->args[1]);
 }
 
 }  // namespace dsl::codegen

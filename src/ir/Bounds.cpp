@@ -549,6 +549,10 @@ void BoundsOfExpr::visit(const Call *op) {
         result = op->args.size() > 2 ? get(op->args[2]) : Interval::single_point(make_zero(t));
         return;
     }
+    if (op->intrinsic == I::Require) {
+        result = get(op->args[1]);  // its value, where it has one
+        return;
+    }
     if (op->intrinsic == I::Trace) {
         // A load's value, or an id the handler chooses.
         const auto *event = op->args[0].as<IntImm>();

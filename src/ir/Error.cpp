@@ -1,6 +1,21 @@
 #include "ir/Error.h"
 
+#include <atomic>
 #include <iostream>
+
+#include "dsl/Error.h"
+
+namespace dsl {
+
+namespace {
+std::atomic<CompileTimeErrorReporter *> compile_time_reporter{nullptr};
+}
+
+void set_custom_compile_time_error_reporter(CompileTimeErrorReporter *reporter) {
+    compile_time_reporter.store(reporter);
+}
+
+}  // namespace dsl
 
 namespace dsl::internal {
 
@@ -17,13 +32,17 @@ ErrorReport::ErrorReport(ErrorKind kind, const char *file, int line, const char 
 
 ErrorReport::~ErrorReport() noexcept(false) {
     std::string text = msg_.str();
+    if (kind_ == ErrorKind::Internal) text += "\nThis is a bug in dsl; please report it.";
+    if (kind_ != ErrorKind::Runtime) {
+        if (CompileTimeErrorReporter *r = compile_time_reporter.load()) r->error(text.c_str());
+    }
     switch (kind_) {
         case ErrorKind::Compile:
             throw CompileError(text);
         case ErrorKind::Runtime:
             throw RuntimeError(text);
         case ErrorKind::Internal:
-            throw InternalError(text + "\nThis is a bug in dsl; please report it.");
+            throw InternalError(text);
     }
 }
 
@@ -40,6 +59,10 @@ WarningCapture::~WarningCapture() {
 }
 
 void print_warning(const std::string &message) {
+    if (CompileTimeErrorReporter *r = compile_time_reporter.load()) {
+        r->warning(message.c_str());
+        return;
+    }
     std::cerr << "dsl: warning: " << message << "\n";
 }
 

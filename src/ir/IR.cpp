@@ -219,6 +219,8 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "prefetch";
         case Intrinsic::Print:
             return "print";
+        case Intrinsic::Require:
+            return "require";
         case Intrinsic::Trace:
             return "trace";
         case Intrinsic::Popcount:

@@ -261,6 +261,10 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// `<a, b, ...>`) and `{{` by `{`. Its value is v0 (0 without values). A side effect:
         /// print(), print_when() and the tracing of Func::trace_stores() and the like.
         Print,
+        /// (condition, value, format, v0, v1, ...): `value`, where `condition` holds (in every
+        /// lane); where it does not, the pipeline stops with dsl_error_requirement_failed and
+        /// the message `format` makes of the values (as Print's). A side effect: require().
+        Require,
         /// (event, func, parent_id, value_index, value, c0, c1, ...): one tracing event (a
         /// dsl_trace_event_t, runtime dsl_trace_event_code_t `event` for the Func or pipeline
         /// named by the StringImm `func`) handed to the runtime's trace handler. Loads and
@@ -363,6 +367,7 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
             case Intrinsic::BufferSetBounds:
             case Intrinsic::Prefetch:
             case Intrinsic::Print:
+            case Intrinsic::Require:
             case Intrinsic::Trace:
             case Intrinsic::GPULaunch:
             case Intrinsic::GPUCopyToHost:

@@ -596,23 +596,29 @@ Expr &operator%=(Expr &a, const Expr &b) {
     return a = cast(a.type(), result);
 }
 
+namespace {
+
+/// Of two values that must have one type (select's, lerp's), one that is an int literal takes
+/// the other's type where the literal fits it, as in Halide.
+void literal_takes_type_of(Expr &lit, const Expr &other) {
+    const auto *imm = lit.as<IntImm>();
+    Type ot = other.type();
+    if (imm && lit.type() == Int(32) && ot != lit.type() && !ot.is_handle() &&
+        (ot.is_float() || ot.element_of().can_represent(imm->value))) {
+        lit = make_const(ot.element_of(), imm->value);
+    }
+}
+
+}  // namespace
+
 Expr select(const Expr &cond_in, const Expr &t_in, const Expr &f_in) {
     Expr cond = cond_in, t = t_in, f = f_in;
     check_bool(cond, "select");
     check_defined(t, "select");
     check_defined(f, "select");
-    // A value that is an int literal takes the other value's type, as in Halide:
-    // `select(c, 0, u8_value)` is uint8 (if the literal fits it).
-    auto literal_to = [](Expr &lit, const Expr &other) {
-        const auto *imm = lit.as<IntImm>();
-        Type ot = other.type();
-        if (imm && lit.type() == Int(32) && ot != lit.type() && !ot.is_handle() &&
-            (ot.is_float() || ot.element_of().can_represent(imm->value))) {
-            lit = make_const(ot.element_of(), imm->value);
-        }
-    };
-    literal_to(t, f);
-    literal_to(f, t);
+    // `select(c, 0, u8_value)` is uint8.
+    literal_takes_type_of(t, f);
+    literal_takes_type_of(f, t);
     match_types(t, f, "select");
     if (cond.type().is_vector() && t.type().is_scalar()) {
         t = Broadcast::make(t, cond.type().lanes());
@@ -649,6 +655,11 @@ Expr reinterpret(Type t, const Expr &e) {
 Expr lerp(const Expr &zero_in, const Expr &one_in, const Expr &weight) {
     Expr a = zero_in, b = one_in;
     check_defined(weight, "lerp");
+    check_defined(a, "lerp");
+    check_defined(b, "lerp");
+    // `lerp(0, u32_value, w)` is uint32.
+    literal_takes_type_of(a, b);
+    literal_takes_type_of(b, a);
     match_types(a, b, "lerp");
     Type t = a.type();
     Type w = weight.type();

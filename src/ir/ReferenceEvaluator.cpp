@@ -619,6 +619,16 @@ Value ReferenceEvaluator::eval(const Expr &e) {
             eval(op->args[i]);
         return op->args.size() > 2 ? eval(op->args[2]) : eval(make_zero(Int(32)));
     }
+    if (op->is_intrinsic(Call::Intrinsic::Require)) {
+        // The reference stops as the pipeline does, with the format (the values unformatted).
+        Value condition = eval(op->args[0]);
+        for (size_t i = 0; i < condition.lanes.size(); i++) {
+            if (!condition.as_bool(static_cast<int>(i))) {
+                throw RuntimeError("Error: " + op->args[2].as<StringImm>()->value);
+            }
+        }
+        return eval(op->args[1]);
+    }
     if (op->is_intrinsic(Call::Intrinsic::Trace)) {
         // Nothing is traced: a load's value is the value; other events' ids are 0.
         for (size_t i = 5; i < op->args.size(); i++)

@@ -183,13 +183,25 @@ Dimension OutputBuffer::dim(int d) const {
     return Dimension(buffer_, d);
 }
 
-Dimension ImageParam::dim(int d) const {
-    if (!contents_->constraints) {
-        contents_->constraints =
-            make_constraints(contents_->name, "ImageParam \"" + name() + "\"", dimensions());
-        contents_->constraints->param = contents_;
+namespace {
+
+/// An ImageParam's constraints, made when first asked for.
+const std::shared_ptr<BufferConstraints> &constraints_of(const ImageParam &p) {
+    const auto &contents = p.contents();
+    if (!contents->constraints) {
+        contents->constraints =
+            make_constraints(contents->name, "ImageParam \"" + p.name() + "\"", p.dimensions());
+        contents->constraints->param = contents;
     }
-    return Dimension(contents_->constraints, d);
+    return contents->constraints;
+}
+
+}  // namespace
+
+OutputBuffer::OutputBuffer(const ImageParam &param) : buffer_(constraints_of(param)) {}
+
+Dimension ImageParam::dim(int d) const {
+    return Dimension(constraints_of(*this), d);
 }
 
 ImageParam &ImageParam::set_estimates(const Region &estimates) {

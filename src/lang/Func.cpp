@@ -525,6 +525,61 @@ Func &Func::store_root() {
     return *this;
 }
 
+std::ostream &operator<<(std::ostream &out, TailStrategy t) {
+    // The name after "TailStrategy::".
+    return out << (tail_strategy_code(t) + 14);
+}
+
+std::ostream &operator<<(std::ostream &out, LoopAlignStrategy a) {
+    switch (a) {
+        case LoopAlignStrategy::AlignStart:
+            return out << "AlignStart";
+        case LoopAlignStrategy::AlignEnd:
+            return out << "AlignEnd";
+        case LoopAlignStrategy::NoAlign:
+            return out << "NoAlign";
+        case LoopAlignStrategy::Auto:
+            break;
+    }
+    return out << "Auto";
+}
+
+std::ostream &operator<<(std::ostream &out, MemoryType m) {
+    switch (m) {
+        case MemoryType::Auto:
+            return out << "Auto";
+        case MemoryType::Heap:
+            return out << "Heap";
+        case MemoryType::Stack:
+            return out << "Stack";
+        case MemoryType::Register:
+            return out << "Register";
+        case MemoryType::GPUShared:
+            return out << "GPUShared";
+        case MemoryType::NPUBuffer:
+            break;
+    }
+    return out << "NPUBuffer";
+}
+
+std::ostream &operator<<(std::ostream &out, DeviceAPI d) {
+    switch (d) {
+        case DeviceAPI::None:
+            return out << "None";
+        case DeviceAPI::Host:
+            return out << "Host";
+        case DeviceAPI::Default_GPU:
+            return out << "Default_GPU";
+        case DeviceAPI::OpenCL:
+            return out << "OpenCL";
+        case DeviceAPI::CUDA:
+            return out << "CUDA";
+        case DeviceAPI::NPU:
+            break;
+    }
+    return out << "NPU";
+}
+
 const char *tail_strategy_code(TailStrategy t) {
     switch (t) {
         case TailStrategy::Auto:

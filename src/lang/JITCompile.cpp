@@ -11,8 +11,13 @@ namespace dsl::lang {
 
 PipelineCompilation::PipelineCompilation(std::vector<Function> outputs, std::string function,
                                          std::string target_key, const codegen::CpuTarget &cpu,
-                                         lowering::StrideVersions strides)
-    : outputs_(std::move(outputs)), function_(std::move(function)), cpu_(cpu), strides_(strides) {
+                                         lowering::StrideVersions strides,
+                                         lowering::Instrumentation instrumentation)
+    : outputs_(std::move(outputs)),
+      function_(std::move(function)),
+      cpu_(cpu),
+      strides_(strides),
+      instrumentation_(instrumentation) {
     auto start = std::chrono::steady_clock::now();
     definitions_ = definition_key(outputs_);
     key_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -24,7 +29,7 @@ PipelineCompilation::PipelineCompilation(std::vector<Function> outputs, std::str
     // No key before lowering (lowering is about to report why, or knows better): the key is
     // every field of the lowered module that code generation reads (the readable IR printer
     // leaves types implicit, so two pipelines could print alike and compile differently).
-    lowered_ = lowering::lower(outputs_, function_, strides_);
+    lowered_ = lowering::lower(outputs_, function_, strides_, instrumentation_);
     lowerings_++;
     key_ = target_key + "\nlowered\n" + jit::pipeline_key(lowered_->module);
 }
@@ -48,7 +53,7 @@ std::shared_ptr<CompiledPipeline> PipelineCompilation::compile() {
             lowered_.reset();
         } else {
             internal::WarningCapture capture;
-            compiled->lowered = lowering::lower(outputs_, function_, strides_);
+            compiled->lowered = lowering::lower(outputs_, function_, strides_, instrumentation_);
             lowerings_++;
             warnings = capture.warnings();
         }

@@ -26,6 +26,9 @@ struct CompiledPipeline {
     /// it was loaded from the disk cache without lowering.
     lowering::LoweredPipeline lowered;
     std::shared_ptr<jit::JITModule> jit;
+    /// The pipeline's name in the profiler's report, when compiled with the `profile` feature;
+    /// else empty.
+    std::string profile_name;
 };
 
 class PipelineCompilation {
@@ -34,7 +37,8 @@ class PipelineCompilation {
     /// target, its optimisation level and anything else that changes the code for the same
     /// definitions (the stride version). Computes the key (lowering now if it must).
     PipelineCompilation(std::vector<Function> outputs, std::string function, std::string target_key,
-                        const codegen::CpuTarget &cpu, lowering::StrideVersions strides);
+                        const codegen::CpuTarget &cpu, lowering::StrideVersions strides,
+                        lowering::Instrumentation instrumentation = {});
 
     const std::string &key() const { return key_; }
     /// Compiles under key(), or loads from the disk cache (DSL_CACHE_DIR). Lowering's warnings
@@ -48,6 +52,7 @@ class PipelineCompilation {
     std::string function_, key_;
     codegen::CpuTarget cpu_;
     lowering::StrideVersions strides_;
+    lowering::Instrumentation instrumentation_;
     double key_seconds_ = 0;
     std::optional<DefinitionKey> definitions_;
     std::optional<lowering::LoweredPipeline> lowered_;

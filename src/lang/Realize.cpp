@@ -222,12 +222,17 @@ std::shared_ptr<CompiledPipeline> compile(const std::vector<Function> &outputs,
     // Read before lowering: a change made meanwhile (by another thread) makes the entry stale.
     uint64_t epoch = lang::pipeline_epoch();
     if (auto compiled = cache->unchanged(f, epoch, target_key)) return compiled;
-    lang::PipelineCompilation compilation(outputs, symbol_name(names), target_key, cpu, strides);
+    // The profiler names the pipeline after its outputs, as the user does.
+    lowering::Instrumentation instrumentation = lowering::instrumentation_for(target);
+    instrumentation.profile_name = names;
+    lang::PipelineCompilation compilation(outputs, symbol_name(names), target_key, cpu, strides,
+                                          instrumentation);
     lowerings += compilation.lowerings();
     return cache->get(f, compilation.key(), epoch, target_key, [&] {
         compilations++;
         int before = compilation.lowerings();
         std::shared_ptr<CompiledPipeline> compiled = compilation.compile();
+        if (instrumentation.profile) compiled->profile_name = names;
         lowerings += compilation.lowerings() - before;
         count_disk_cache_outcome(compiled->jit->disk_cache_outcome());
         if (std::getenv("DSL_DEBUG_TIMING")) print_timing(names, *compiled);
@@ -355,6 +360,9 @@ void run(const std::string &name, const CompiledPipeline &p, const std::vector<B
     const dsl_runtime_hooks_t *outer =
         handlers ? dsl_runtime_swap_hooks(&handlers->hooks) : nullptr;
     int status = p.jit->argv_function(lf.name)(argv.data());
+    // A profiled pipeline reports after each run, through the call's print handler (Halide's
+    // JIT does so too); the report covers the runs since dsl_profiler_reset().
+    if (!p.profile_name.empty()) dsl_profiler_report_pipeline(p.profile_name.c_str());
     if (handlers) dsl_runtime_swap_hooks(outer);
     // GPU kernels leave their outputs on the device: realize() hands back host buffers, so
     // bring home what it put there and release those copies.

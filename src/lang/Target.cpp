@@ -25,12 +25,8 @@ constexpr const char *gpu_why =
     "dsl's GPU APIs are OpenCL (opencl) and CUDA (cuda, cuda_capability_61 and up)";
 constexpr const char *isa_why =
     "dsl generates code for x86-64 (sse41 ... avx512_vnni) and arm-64 (neon) only";
-constexpr const char *trace_why =
-    "dsl traces the Funcs given trace_loads(), trace_stores() or trace_realizations(), not a whole "
-    "target";
 constexpr const char *old_cuda_why = "dsl's PTX needs compute capability 6.1 or higher";
 constexpr const char *sanitizer_why = "dsl does not instrument generated code for sanitizers";
-constexpr const char *profiler_why = "dsl has no profiler in generated code yet";
 constexpr const char *aot_why =
     "it changes Halide's runtime or object files, which dsl does not have";
 
@@ -56,7 +52,6 @@ constexpr Unsupported unsupported_features[] = {
     {Feature::OpenGLCompute, "openglcompute", gpu_why},
     {Feature::EGL, "egl", gpu_why},
     {Feature::UserContext, "user_context", aot_why},
-    {Feature::Profile, "profile", profiler_why},
     {Feature::NoRuntime, "no_runtime", aot_why},
     {Feature::Metal, "metal", gpu_why},
     {Feature::CPlusPlusMangling, "c_plus_plus_name_mangling", aot_why},
@@ -78,9 +73,6 @@ constexpr Unsupported unsupported_features[] = {
     {Feature::AVX512_Cannonlake, "avx512_cannonlake", "use avx512 or avx512_vnni"},
     {Feature::AVX512_SapphireRapids, "avx512_sapphirerapids", "use avx512_vnni"},
     {Feature::TracePipeline, "trace_pipeline", "dsl traces loads, stores and realizations only"},
-    {Feature::TraceLoads, "trace_loads", trace_why},
-    {Feature::TraceStores, "trace_stores", trace_why},
-    {Feature::TraceRealizations, "trace_realizations", trace_why},
     {Feature::D3D12Compute, "d3d12compute", gpu_why},
     {Feature::TSAN, "tsan", sanitizer_why},
     {Feature::ASAN, "asan", sanitizer_why},
@@ -101,7 +93,6 @@ constexpr Unsupported unsupported_features[] = {
     {Feature::RVV, "rvv", isa_why},
     {Feature::ARMv81a, "armv81a", isa_why},
     {Feature::SanitizerCoverage, "sanitizer_coverage", sanitizer_why},
-    {Feature::ProfileByTimer, "profile_by_timer", profiler_why},
 };
 
 const Unsupported *unsupported(Feature f) {
@@ -130,7 +121,12 @@ constexpr Feature all_features[] = {Feature::SSE41,
                                     Feature::CUDACapability89,
                                     Feature::CUDACapability90,
                                     Feature::StrictFloat,
-                                    Feature::NPU};
+                                    Feature::NPU,
+                                    Feature::TraceLoads,
+                                    Feature::TraceStores,
+                                    Feature::TraceRealizations,
+                                    Feature::Profile,
+                                    Feature::ProfileByTimer};
 static_assert(sizeof(all_features) / sizeof(all_features[0]) == Feature::JIT,
               "the supported features come first, in order");
 
@@ -297,6 +293,16 @@ std::string Target::feature_name(Feature f) {
             return "strict_float";
         case Feature::NPU:
             return "npu";
+        case Feature::TraceLoads:
+            return "trace_loads";
+        case Feature::TraceStores:
+            return "trace_stores";
+        case Feature::TraceRealizations:
+            return "trace_realizations";
+        case Feature::Profile:
+            return "profile";
+        case Feature::ProfileByTimer:
+            return "profile_by_timer";
         default:
             if (const Unsupported *u = unsupported(f)) return u->name;
             if (int capability = cuda_capability_of(f))

@@ -64,6 +64,8 @@ Expr reporter(const char *name, std::vector<Expr> args) {
 std::vector<Stmt> region_checks(const std::string &b, const Box &box, const char *error) {
     std::vector<Stmt> checks;
     for (size_t d = 0; d < box.size(); d++) {
+        // Nothing read in this dimension, or coordinates that depend on values: not checked.
+        if (box[d].is_empty() || !box[d].is_bounded()) continue;
         int dim = static_cast<int>(d);
         Expr have_min = Variable::make(Int(32), names::buffer_min(b, dim));
         Expr have_max = have_min + Variable::make(Int(32), names::buffer_extent(b, dim)) - 1;
@@ -214,6 +216,18 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
         for (int k = 0; k < f.stages(); k++) {
             if (k == 0 && split_footprints(f, 0).empty() && !read_by_others) {
                 continue;  // exactly its buffer
+            }
+            // An update that reads its own output reads the buffer, so where it reads must be
+            // inside it too (a Func that is not an output is allocated over those reads).
+            if (k > 0) {
+                Box reads = box_of_calls(f, k, f.name());
+                for (int i = 0; i < f.outputs(); i++) {
+                    for (Stmt &check :
+                         region_checks(names::func_buffer(f.name(), i, f.outputs()), reads,
+                                       "dsl_runtime_error_output_read_out_of_bounds")) {
+                        checks.push_back(check);
+                    }
+                }
             }
             Box writes = box_of_writes(f, k);
             require_bounded(writes, f.name(), f.name());

@@ -22,6 +22,7 @@
 #include "lowering/OffloadGPULoops.h"
 #include "lowering/OffloadNPULoops.h"
 #include "lowering/PartitionLoops.h"
+#include "lowering/Profiling.h"
 #include "lowering/RealizationOrder.h"
 #include "lowering/RegisterAccumulators.h"
 #include "lowering/ScheduleFunctions.h"
@@ -154,8 +155,17 @@ std::string print_loop_nest(const Stmt &s, const Environment *env) {
     return p.out.str();
 }
 
+Instrumentation instrumentation_for(const Target &target) {
+    Instrumentation i;
+    i.trace.loads = target.has_feature(Target::TraceLoads);
+    i.trace.stores = target.has_feature(Target::TraceStores);
+    i.trace.realizations = target.has_feature(Target::TraceRealizations);
+    i.profile = target.has_feature(Target::Profile) || target.has_feature(Target::ProfileByTimer);
+    return i;
+}
+
 LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::string &name,
-                      StrideVersions strides) {
+                      StrideVersions strides, Instrumentation instrumentation) {
     auto start = std::chrono::steady_clock::now();
     LoweredPipeline result;
     PassLog log;
@@ -178,7 +188,12 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = bounds_inference(env, s);
     log.pass("bounds inference", s);
 
-    s = add_tracing(env, s);
+    s = add_tracing(env, s, instrumentation.trace);
+    if (instrumentation.profile) {
+        const std::string &label =
+            instrumentation.profile_name.empty() ? name : instrumentation.profile_name;
+        s = add_profiling(env, label, s);
+    }
 
     // Flattening first: the checks' constraints are assumed in the addresses it computes too.
     s = storage_flattening(env, s);

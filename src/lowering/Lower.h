@@ -4,11 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "dsl/Target.h"
 #include "ir/Module.h"
 #include "lang/Function.h"
 #include "lowering/BufferChecks.h"
 #include "lowering/Environment.h"
 #include "lowering/SpecializeDenseBuffers.h"
+#include "lowering/Tracing.h"
 
 namespace dsl::lowering {
 
@@ -26,11 +28,22 @@ struct LoweredPipeline {
     double seconds = 0;
 };
 
+/// What the target asks lowering to add to the code: tracing of every Func (the trace_loads,
+/// trace_stores and trace_realizations features) and the profiler (profile).
+struct Instrumentation {
+    TraceAll trace;
+    bool profile = false;
+    /// The pipeline's name in the profiler's report; the function's name when empty.
+    std::string profile_name;
+};
+Instrumentation instrumentation_for(const Target &target);
+
 /// Lowers the pipeline that computes `outputs`, with the versions for the buffers' first-dimension
 /// strides that `strides` asks for. `DSL_DEBUG=2` (or more) prints the statement after every
 /// pass; `DSL_DEBUG_TIMING=1` prints the time of each pass.
 LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::string &name,
-                      StrideVersions strides = StrideVersions::Both);
+                      StrideVersions strides = StrideVersions::Both,
+                      Instrumentation instrumentation = {});
 
 /// A compact rendering of the loops and stores of a statement (no bounds, no lets), with the
 /// notes `env` has on storage (folding) and production (sliding windows) when given.

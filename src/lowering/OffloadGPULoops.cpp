@@ -658,6 +658,10 @@ class KernelBuilder : public IRMutator {
         return IRMutator::visit(op);
     }
     Expr visit(const Call *op) override {
+        user_assert(!op->is_intrinsic(Call::Intrinsic::Require))
+            << "The GPU kernel of " << where_
+            << " uses require(), which cannot stop the pipeline from inside a kernel; check the "
+               "condition in a Func computed on the host.";
         user_assert(!op->is_intrinsic(Call::Intrinsic::Print) &&
                     !op->is_intrinsic(Call::Intrinsic::Trace))
             << "The GPU kernel of " << where_

@@ -42,7 +42,7 @@ std::vector<Expr> flattened(const Region &region) {
 
 class AddTracing : public IRMutator {
   public:
-    explicit AddTracing(const Environment &env) : env_(env) {}
+    AddTracing(const Environment &env, TraceAll all) : env_(env), all_(all) {}
 
     /// `inner` between the pipeline's begin and end events, with the tags and the traced
     /// outputs' realizations (over their buffers) after the begin event.
@@ -69,6 +69,15 @@ class AddTracing : public IRMutator {
     const lang::FunctionContents *traced(const std::string &name) const {
         auto it = env_.funcs.find(name);
         return it == env_.funcs.end() ? nullptr : &it->second.contents();
+    }
+    bool traces_stores(const lang::FunctionContents *f) const {
+        return f && (f->trace_stores || all_.stores);
+    }
+    bool traces_loads(const lang::FunctionContents *f) const {
+        return f && (f->trace_loads || all_.loads);
+    }
+    bool traces_realizations(const lang::FunctionContents *f) const {
+        return f && (f->trace_realizations || all_.realizations);
     }
 
     /// The id of the innermost event of `func` around this point (its consumption, production
@@ -104,7 +113,7 @@ class AddTracing : public IRMutator {
     Stmt visit(const Provide *op) override {
         Stmt s = IRMutator::visit(op);
         const lang::FunctionContents *f = traced(op->name);
-        if (!f || !f->trace_stores) return s;
+        if (!traces_stores(f)) return s;
         const auto *p = s.as<Provide>();
         // The values and coordinates are computed once, for the events and the store; inside an
         // atomic update they stay in the store, which recomputes them from what it finds.
@@ -141,7 +150,7 @@ class AddTracing : public IRMutator {
         Expr e = IRMutator::visit(op);
         if (op->call_type != Call::CallType::Func) return e;
         const lang::FunctionContents *f = traced(op->name);
-        if (!f || !f->trace_loads) return e;
+        if (!traces_loads(f)) return e;
         const auto *c = e.as<Call>();
         return trace_event(dsl_trace_load, op->name, parent_of(op->name), c->value_index, e,
                            c->args);
@@ -149,7 +158,7 @@ class AddTracing : public IRMutator {
 
     Stmt visit(const Realize *op) override {
         const lang::FunctionContents *f = traced(op->name);
-        if (!f || !f->trace_realizations) return IRMutator::visit(op);
+        if (!traces_realizations(f)) return IRMutator::visit(op);
         Stmt body = bracketed(dsl_trace_begin_realization, op->name, op->bounds,
                               [&] { return mutate(op->body); });
         return Realize::make(op->name, op->types, op->memory_type, op->bounds, op->condition, body);
@@ -157,7 +166,7 @@ class AddTracing : public IRMutator {
 
     Stmt visit(const ProducerConsumer *op) override {
         const lang::FunctionContents *f = traced(op->name);
-        if (!f || !f->trace_realizations) return IRMutator::visit(op);
+        if (!traces_realizations(f)) return IRMutator::visit(op);
         // The region the pure definition computes here.
         Region region;
         for (const std::string &a : f->args) {
@@ -177,7 +186,7 @@ class AddTracing : public IRMutator {
         if (i == env_.outputs.size()) return mutate(inner);
         const std::string &o = env_.outputs[i];
         const lang::FunctionContents *f = traced(o);
-        if (!f || !f->trace_realizations) return outputs_realized(i + 1, inner);
+        if (!traces_realizations(f)) return outputs_realized(i + 1, inner);
         const std::string buffer =
             names::func_buffer(o, 0, static_cast<int>(f->output_types.size()));
         Region region;
@@ -191,6 +200,7 @@ class AddTracing : public IRMutator {
     }
 
     const Environment &env_;
+    const TraceAll all_;
     /// Per Func, the lets naming the ids of the events around this point, innermost last.
     std::map<std::string, std::vector<std::string>> ids_;
     /// The Funcs whose atomic updates are around this point.
@@ -200,8 +210,8 @@ class AddTracing : public IRMutator {
 
 }  // namespace
 
-Stmt add_tracing(const Environment &env, const Stmt &s) {
-    bool any = false;
+Stmt add_tracing(const Environment &env, const Stmt &s, TraceAll all) {
+    bool any = all.loads || all.stores || all.realizations;
     for (const auto &[name, f] : env.funcs) {
         const lang::FunctionContents &c = f.contents();
         any |= c.trace_loads || c.trace_stores || c.trace_realizations;
@@ -209,7 +219,7 @@ Stmt add_tracing(const Environment &env, const Stmt &s) {
     if (!any) return s;
     // The pipeline's events (named after its first output) around everything but the lets of
     // the bounds at the top, where the buffer checks go too (after the begin event's let).
-    AddTracing tracing(env);
+    AddTracing tracing(env, all);
     std::function<Stmt(const Stmt &)> around = [&](const Stmt &inner) -> Stmt {
         if (const auto *let = inner.as<LetStmt>())
             return LetStmt::make(let->name, let->value, around(let->body));

@@ -9,6 +9,12 @@
 
 namespace dsl::lowering {
 
-Stmt add_tracing(const Environment &env, const Stmt &s);
+/// Tracing of every Func of the pipeline, as the target features trace_loads, trace_stores and
+/// trace_realizations ask (in addition to the Funcs traced by their own schedules).
+struct TraceAll {
+    bool loads = false, stores = false, realizations = false;
+};
+
+Stmt add_tracing(const Environment &env, const Stmt &s, TraceAll all = {});
 
 }  // namespace dsl::lowering

@@ -174,6 +174,10 @@ class Widen : public IRMutator {
             Type t = args.size() > 2 ? args[2].type() : op->type;
             return Call::make(t, op->intrinsic, args);
         }
+        if (op->intrinsic == Call::Intrinsic::Require) {
+            // Checks every lane of the condition; the value is the value's, vector or not.
+            return Call::make(args[1].type(), op->intrinsic, args);
+        }
         if (op->intrinsic == Call::Intrinsic::Trace) {
             // One event of the vectors (a load's or store's lanes); a load's value is the
             // vector, other events' the id.

@@ -177,6 +177,18 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_output_too_small(const char *buffer, in
         buffer, need_min, need_max, dim, have_min, have_max);
 }
 
+DSL_RUNTIME_EXPORT int dsl_runtime_error_output_read_out_of_bounds(const char *buffer, int dim,
+                                                                   int need_min, int need_max,
+                                                                   int have_min, int have_max) {
+    return dsl_runtime_report(
+        dsl_error_access_out_of_bounds,
+        "Error: an update of output \"%s\" reads it at [%d, %d] in dimension %d, but the "
+        "buffer only covers [%d, %d]. Realize the output over a region that holds what its "
+        "updates read, or keep their reads inside it (start the RDom later, or clamp the "
+        "coordinate).",
+        buffer, need_min, need_max, dim, have_min, have_max);
+}
+
 DSL_RUNTIME_EXPORT int dsl_runtime_error_bound_too_small(const char *func, const char *var,
                                                          int need_min, int need_max, int bound_min,
                                                          int bound_max) {

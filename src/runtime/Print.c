@@ -64,8 +64,9 @@ static void append_value(line_t *line, int kind, uint64_t bits) {
     append(line, s, (size_t)n);
 }
 
-DSL_RUNTIME_EXPORT void dsl_runtime_print(const char *format, int32_t count,
-                                          const int32_t *descriptors, const uint64_t *slots) {
+// `format` with each {k} replaced by value k (see dsl_runtime_print), into `line`.
+static void format_values(line_t *out, const char *format, int32_t count,
+                          const int32_t *descriptors, const uint64_t *slots) {
     line_t line;
     line.length = 0;
     line.cut = 0;
@@ -107,9 +108,25 @@ DSL_RUNTIME_EXPORT void dsl_runtime_print(const char *format, int32_t count,
         memcpy(line.text + line.length, "...", 3);
         line.length += 3;
     }
+    *out = line;
+}
+
+DSL_RUNTIME_EXPORT void dsl_runtime_print(const char *format, int32_t count,
+                                          const int32_t *descriptors, const uint64_t *slots) {
+    line_t line;
+    format_values(&line, format, count, descriptors, slots);
     line.text[line.length++] = '\n';
     line.text[line.length] = 0;
     dsl_runtime_print_line(line.text);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_requirement_failed(const char *format, int32_t count,
+                                                            const int32_t *descriptors,
+                                                            const uint64_t *slots) {
+    line_t line;
+    format_values(&line, format, count, descriptors, slots);
+    line.text[line.length] = 0;
+    return dsl_runtime_report(dsl_error_requirement_failed, "Error: %s", line.text);
 }
 
 DSL_RUNTIME_EXPORT void dsl_runtime_print_line(const char *line) {

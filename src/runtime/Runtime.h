@@ -98,6 +98,24 @@ int dsl_runtime_error_output_overlaps(const char *buffer, int dim_a, int stride_
                                       int dim_b, int stride_b, int extent_b);
 int dsl_runtime_error_access_out_of_bounds(const char *buffer, int dim, int need_min, int need_max,
                                            int have_min, int have_max);
+/// The profiler (Profiler.c; lowering/Profiling.cpp places the calls). A run of a pipeline
+/// begins with dsl_profiler_begin (its name, its Funcs' names each followed by '\n', their
+/// count), which returns the pipeline's record, and ends with dsl_profiler_end. In between,
+/// dsl_profiler_switch says that this thread now runs Func `func` (`count` for the pipeline's
+/// own code, -1 for nothing), adding the time since its last mark to what it ran before unless
+/// `charged` is 0 (the first mark of an iteration of a parallel loop).
+void *dsl_profiler_begin(const char *pipeline, const char *funcs, int32_t count);
+int32_t dsl_profiler_switch(void *pipeline, int32_t func, int32_t charged);
+int32_t dsl_profiler_end(void *pipeline);
+/// Prints the report of the pipelines named `pipeline` (realize() calls it after each run).
+void dsl_profiler_report_pipeline(const char *pipeline);
+
+/// require() failed: reports "Error: " and the message `format` makes of the values (as
+/// dsl_runtime_print formats them), and returns dsl_error_requirement_failed.
+int dsl_runtime_error_requirement_failed(const char *format, int32_t count,
+                                         const int32_t *descriptors, const uint64_t *slots);
+int dsl_runtime_error_output_read_out_of_bounds(const char *buffer, int dim, int need_min,
+                                                int need_max, int have_min, int have_max);
 int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min, int need_max,
                                        int have_min, int have_max);
 int dsl_runtime_error_bound_too_small(const char *func, const char *var, int need_min, int need_max,

@@ -993,6 +993,45 @@ TEST(HalideApi, SelectLiteralsAndSixteenBitLerp) {
     g() = lerp(cast<uint16_t>(99), cast<uint16_t>(65535), cast<uint16_t>(331));
     Buffer<uint16_t> l = g.realize();
     EXPECT_EQ(l(), 429);  // 99 + (65535 - 99) * 331 / 65535 = 429.497...
+    // The same rule in lerp: lerp(0, uint32, w) is uint32 (it was int32).
+    Func h("hs_lerp_literal");
+    h() = lerp(0, cast<uint32_t>(1023), 0.5f);
+    EXPECT_EQ(h.output_types()[0], UInt(32));
+    Buffer<uint32_t> m = h.realize();
+    EXPECT_EQ(m(), 512u);  // 511.5 rounds up
+}
+
+// ImageParam and a Func's output buffer share Halide's OutputImageParam view (bounds, left /
+// right / top / bottom, constraints), and the schedule's enums print their names.
+Expr area_of(const OutputImageParam &p) {
+    return (p.right() - p.left() + 1) * (p.bottom() - p.top() + 1);
+}
+
+TEST(HalideApi, OutputImageParamAndEnumNames) {
+    ImageParam in(UInt(8), 2, "oip_in");
+    Buffer<uint8_t> data(6, 4);
+    data.set_min({2, 3});
+    data.fill(1);
+    in.set(data);
+    Func f("oip_f");
+    Var x("x"), y("y");
+    f(x, y) = in(x + in.left(), y + in.top()) + area_of(in) + in.right() - in.left();
+    OutputImageParam out = f.output_buffer();
+    out.dim(0).set_min(0);
+    Buffer<int> r = f.realize({2, 2});
+    EXPECT_EQ(r(0, 0), 1 + 24 + 5);
+    // The constraint set through the OutputImageParam holds: an output that starts elsewhere is
+    // refused when the pipeline runs.
+    Buffer<int> shifted(2, 2);
+    shifted.set_min({1, 0});
+    EXPECT_THROW(f.realize(shifted), RuntimeError);
+    OutputImageParam view = in;
+    EXPECT_EQ(view.name(), in.name());
+    EXPECT_EQ(view.dimensions(), 2);
+    std::ostringstream names;
+    names << TailStrategy::ShiftInwards << " " << LoopAlignStrategy::AlignEnd << " "
+          << MemoryType::Stack << " " << DeviceAPI::OpenCL << " " << TailStrategy::Predicate;
+    EXPECT_EQ(names.str(), "ShiftInwards AlignEnd Stack OpenCL GuardWithIf");
 }
 
 }  // namespace

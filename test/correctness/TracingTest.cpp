@@ -140,6 +140,34 @@ TEST_F(Trace, LoadsAndTupleStores) {
     EXPECT_EQ(count_starting("Store producer."), 4);
 }
 
+// The target features trace every Func, without a trace directive in the schedule; the same
+// pipeline realized for the plain target traces nothing.
+TEST_F(Trace, TargetFeaturesTraceEveryFunc) {
+    Var x("x");
+    Func p("tf_producer"), c("tf_consumer");
+    p(x) = x * 3;
+    c(x) = p(x) + p(x + 1);
+    p.compute_root();
+    Target traced = get_jit_target_from_environment()
+                        .with_feature(Target::TraceLoads)
+                        .with_feature(Target::TraceStores)
+                        .with_feature(Target::TraceRealizations);
+    EXPECT_EQ(Target(traced.to_string()), traced);
+    Buffer<int> out = c.realize({2}, traced);
+    EXPECT_EQ(out(1), 3 + 6);
+    EXPECT_EQ(count_starting("Store tf_producer.0("), 3);
+    EXPECT_EQ(count_starting("Store tf_consumer.0("), 2);
+    EXPECT_EQ(count_starting("Load tf_producer.0("), 4);
+    EXPECT_TRUE(has("Store tf_producer.0(2) = 6"));
+    EXPECT_EQ(count_starting("Begin realization tf_producer.0("), 1);
+    EXPECT_EQ(count_starting("Begin realization tf_consumer.0("), 1);
+    lines.clear();
+    Buffer<int> again = c.realize({2});
+    EXPECT_EQ(again(1), 9);
+    EXPECT_EQ(count_starting("Store"), 0);
+    EXPECT_EQ(count_starting("Load"), 0);
+}
+
 TEST_F(Trace, RealizationsShowRegionsPerTile) {
     Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
     Func p("p"), c("c");

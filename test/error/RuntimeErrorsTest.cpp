@@ -2,6 +2,9 @@
 // and says what to do.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
 
@@ -24,6 +27,80 @@ TEST(RuntimeErrors, InputAccessedOutsideItsBuffer) {
     // A larger input works without recompiling.
     input.set(Buffer<uint8_t>(11, 8));
     EXPECT_NO_THROW(blur.realize({10, 8}));
+}
+
+TEST(RuntimeErrors, UpdateReadsItsOutputOutsideTheBuffer) {
+    // A scan that reads one point before where it writes: realized over [0, 4) it would read
+    // scan(-1), which the output buffer does not hold.
+    Func scan("scan");
+    Var x("x");
+    RDom r(0, 4, "r");
+    scan(x) = x;
+    scan(r) += scan(r - 1);
+    std::string msg = message_of<RuntimeError>([&] { scan.realize({4}); });
+    EXPECT_CONTAINS(msg, "an update of output \"scan\" reads it at [-1, 3] in dimension 0");
+    EXPECT_CONTAINS(msg, "only covers [0, 3]");
+    // A buffer that starts at -1 holds that point: the scan then runs.
+    Buffer<int> wide(5);
+    wide.set_min({-1});
+    scan.realize(wide);
+    int expect = -1;
+    for (int i = 0; i < 4; i++) {
+        expect += i;
+        EXPECT_EQ(wide(i), expect) << "at " << i;
+    }
+}
+
+// require(): the value where the condition holds, else the pipeline stops with the message,
+// scalar or vectorized, or the custom_error handler gets it.
+TEST(RuntimeErrors, RequireStopsThePipelineWhereItsConditionFails) {
+    for (int lanes : {1, 4, 8}) {
+        Param<int> a("req_a"), b("req_b");
+        Var x("x");
+        Func s("req_sum"), f("req_checked");
+        s(x) = a + b;
+        f(x) = require(s(x) == 7829, s(x) * 3 + x, "the Params should add to 7829 but add to", s(x),
+                       "(lanes", lanes, ")");
+        if (lanes > 1) {
+            s.compute_root().vectorize(x, lanes);
+            f.vectorize(x, lanes);
+        }
+        a.set(1);
+        b.set(2);
+        std::string msg = message_of<RuntimeError>([&] { f.realize({16}); });
+        EXPECT_CONTAINS(msg, "Requirement failed: ((req_sum(x) == 7829))");
+        // A vector value prints its lanes, as print() writes it.
+        EXPECT_CONTAINS(msg, lanes == 1 ? "the Params should add to 7829 but add to 3 (lanes 1 )"
+                                        : "the Params should add to 7829 but add to <3, 3, 3, 3");
+        // A custom_error handler receives it and realize() returns.
+        static std::string handled;
+        handled.clear();
+        f.jit_handlers().custom_error = [](JITUserContext *, const char *m) { handled = m; };
+        f.realize({16});
+        EXPECT_CONTAINS(handled, "Requirement failed");
+        f.jit_handlers().custom_error = nullptr;
+        b.set(7828);
+        Buffer<int> out = f.realize({16});
+        for (int i = 0; i < 16; i++)
+            EXPECT_EQ(out(i), 7829 * 3 + i) << "lanes " << lanes;
+    }
+    // A condition on Params only, in a boundary condition's bounds (Halide's use).
+    Param<int> p("req_p"), q("req_q");
+    ImageParam in(Int(32), 1, "req_in");
+    Buffer<int> data(8);
+    data.fill([](int i) { return i * 10; });
+    in.set(data);
+    Func clamped = BoundaryConditions::repeat_edge(in, {{0, require(p == q, p)}});
+    Var x("x");
+    Func g("req_edge");
+    g(x) = clamped(x);
+    p.set(8);
+    q.set(7);
+    std::string msg = message_of<RuntimeError>([&] { g.realize({10}); });
+    EXPECT_CONTAINS(msg, "Requirement failed");
+    q.set(8);
+    Buffer<int> out = g.realize({10});
+    EXPECT_EQ(out(9), 70);
 }
 
 TEST(RuntimeErrors, OutputBufferOfTheWrongTypeOrRank) {
@@ -72,6 +149,42 @@ TEST(RuntimeErrors, MissingInputs) {
     msg = message_of([&] { g.realize({4}); });
     EXPECT_CONTAINS(msg,
                     "ImageParam \"unset_samples\" has no buffer; call unset_samples.set(buffer)");
+}
+
+// A CompileTimeErrorReporter receives warnings in place of stderr and errors before they are
+// thrown; runtime errors are not its.
+class CountingReporter : public CompileTimeErrorReporter {
+  public:
+    std::vector<std::string> warnings, errors;
+    void warning(const char *message) override { warnings.emplace_back(message); }
+    void error(const char *message) override { errors.emplace_back(message); }
+};
+
+TEST(CompileErrors, CustomReporterGetsWarningsAndErrors) {
+    static_assert(exceptions_enabled(), "dsl reports errors as exceptions");
+    CountingReporter reporter;
+    set_custom_compile_time_error_reporter(&reporter);
+    Var x("x"), xo("xo"), xi("xi");
+    Func inl("rep_inlined"), out("rep_out");
+    inl(x) = x + 1;
+    inl.split(x, xo, xi, 4);  // no effect on an inlined Func: a warning
+    out(x) = inl(x) * 2;
+    Buffer<int> result = out.realize({4});
+    EXPECT_EQ(result(3), 8);
+    ASSERT_EQ(reporter.warnings.size(), 1u);
+    EXPECT_CONTAINS(reporter.warnings[0], "\"rep_inlined\" is computed inline");
+    Func bad("rep_bad");
+    std::string msg = message_of<CompileError>([&] { bad(x) = bad(x + 1); });
+    ASSERT_EQ(reporter.errors.size(), 1u);
+    EXPECT_EQ(reporter.errors[0], msg);
+    // A runtime error goes to realize()'s caller only.
+    Param<int> p("rep_p", 1, 0, 2);
+    Func g("rep_g");
+    g(x) = x * p;
+    p.set(5);
+    message_of<RuntimeError>([&] { g.realize({2}); });
+    EXPECT_EQ(reporter.errors.size(), 1u);
+    set_custom_compile_time_error_reporter(nullptr);
 }
 
 TEST(CompileErrors, CycleBetweenFuncs) {

@@ -140,7 +140,8 @@ typedef enum dsl_error_code_t {
     dsl_error_buffer_overlaps = -12,     /* an output whose elements share memory */
     dsl_error_bad_stride = -13,          /* a stride the code was not compiled for */
     dsl_error_constraint_violated = -14, /* a buffer that breaks a dim(d).set_...() constraint */
-    dsl_error_extern_stage_failed = -15  /* an extern stage's function returned non-zero */
+    dsl_error_extern_stage_failed = -15, /* an extern stage's function returned non-zero */
+    dsl_error_requirement_failed = -16   /* a require() whose condition did not hold */
 } dsl_error_code_t;
 
 /** Device memory (GPU targets). A pipeline whose kernels write an output buffer leaves the
@@ -188,6 +189,20 @@ void dsl_runtime_report_error(const char *message);
 typedef void (*dsl_print_handler_t)(const char *line);
 /** Replaces the print handler (NULL restores the default, which writes the line to stderr). */
 void dsl_set_print_handler(dsl_print_handler_t handler);
+
+/** The profiler of pipelines compiled with the `profile` target feature (Target::Profile). It
+ * adds up, per pipeline and per Func, the time each Func's own code runs (summed over threads;
+ * producers computed inside a Func count as theirs), and prints a report through the print
+ * handler when the program exits. */
+/** Prints the report now: per pipeline, the runs, the time per run, and per Func its time per
+ * run and its share. */
+void dsl_profiler_report(void);
+/** Forgets the times counted so far (the report at exit then shows only later runs). */
+void dsl_profiler_reset(void);
+/** The time counted for `func` of the pipeline (generated function) `pipeline`, in seconds
+ * summed over its runs and threads, or with `func` NULL the pipeline's wall-clock time; and its
+ * runs. Returns 0, or -1 when no profiled pipeline (or Func of it) has those names. */
+int dsl_profiler_stats(const char *pipeline, const char *func, double *seconds, uint64_t *runs);
 
 /** What a tracing event reports (Halide's halide_trace_event_code_t, same values). */
 typedef enum dsl_trace_event_code_t {
