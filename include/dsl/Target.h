@@ -21,8 +21,8 @@
 ///
 /// `trace_loads`, `trace_stores` and `trace_realizations` trace every Func of the pipeline, as
 /// Func::trace_loads() and the like do for one (the events go to the trace handler;
-/// Func::set_custom_trace, or Halide's text lines by default). Loads of input buffers are not
-/// traced.
+/// Func::set_custom_trace, or Halide's text lines by default). `trace_loads` traces the loads
+/// of input buffers too.
 ///
 /// `profile` adds a profiler to the code: per pipeline and per Func, the time its own code runs
 /// (summed over threads; a producer computed inside a Func counts as the producer's), printed

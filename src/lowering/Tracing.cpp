@@ -148,10 +148,15 @@ class AddTracing : public IRMutator {
 
     Expr visit(const Call *op) override {
         Expr e = IRMutator::visit(op);
+        const auto *c = e.as<Call>();
+        // The target's trace_loads traces the loads of input buffers too, as Halide's does.
+        if (op->call_type == Call::CallType::Image && all_.loads) {
+            return trace_event(dsl_trace_load, op->name, parent_of(op->name), c->value_index, e,
+                               c->args);
+        }
         if (op->call_type != Call::CallType::Func) return e;
         const lang::FunctionContents *f = traced(op->name);
         if (!traces_loads(f)) return e;
-        const auto *c = e.as<Call>();
         return trace_event(dsl_trace_load, op->name, parent_of(op->name), c->value_index, e,
                            c->args);
     }

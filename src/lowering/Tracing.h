@@ -10,7 +10,8 @@
 namespace dsl::lowering {
 
 /// Tracing of every Func of the pipeline, as the target features trace_loads, trace_stores and
-/// trace_realizations ask (in addition to the Funcs traced by their own schedules).
+/// trace_realizations ask (in addition to the Funcs traced by their own schedules); `loads`
+/// traces the loads of input buffers too.
 struct TraceAll {
     bool loads = false, stores = false, realizations = false;
 };

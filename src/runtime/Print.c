@@ -7,8 +7,8 @@
 #include "dsl/runtime/dsl_runtime.h"
 #include "runtime/Runtime.h"
 
-// Longer lines are cut and end with "...".
-enum { kLineCapacity = 4096 };
+// A longer line is cut to 8191 characters with its "...\n", as Halide cuts its messages.
+enum { kLineCapacity = 8192 };
 
 // Set by one thread and read by any: accessed atomically.
 static dsl_print_handler_t print_handler = NULL;
@@ -65,19 +65,18 @@ static void append_value(line_t *line, int kind, uint64_t bits) {
 }
 
 // `format` with each {k} replaced by value k (see dsl_runtime_print), into `line`.
-static void format_values(line_t *out, const char *format, int32_t count,
+static void format_values(line_t *line, const char *format, int32_t count,
                           const int32_t *descriptors, const uint64_t *slots) {
-    line_t line;
-    line.length = 0;
-    line.cut = 0;
-    for (const char *p = format; *p && !line.cut; p++) {
+    line->length = 0;
+    line->cut = 0;
+    for (const char *p = format; *p && !line->cut; p++) {
         if (p[0] == '{' && p[1] == '{') {
-            append(&line, "{", 1);
+            append(line, "{", 1);
             p++;
             continue;
         }
         if (p[0] != '{') {
-            append(&line, p, 1);
+            append(line, p, 1);
             continue;
         }
         int index = 0;
@@ -85,7 +84,7 @@ static void format_values(line_t *out, const char *format, int32_t count,
         while (*q >= '0' && *q <= '9')
             index = index * 10 + (*q++ - '0');
         if (*q != '}' || q == p + 1 || index >= count) {
-            append(&line, p, 1);  // not a {k}: written as it is
+            append(line, p, 1);  // not a {k}: written as it is
             continue;
         }
         p = q;
@@ -94,21 +93,20 @@ static void format_values(line_t *out, const char *format, int32_t count,
             first += (size_t)descriptors[2 * k + 1];
         int kind = descriptors[2 * index], lanes = descriptors[2 * index + 1];
         if (lanes == 1) {
-            append_value(&line, kind, slots[first]);
+            append_value(line, kind, slots[first]);
             continue;
         }
-        append(&line, "<", 1);
+        append(line, "<", 1);
         for (int lane = 0; lane < lanes; lane++) {
-            if (lane) append(&line, ", ", 2);
-            append_value(&line, kind, slots[first + (size_t)lane]);
+            if (lane) append(line, ", ", 2);
+            append_value(line, kind, slots[first + (size_t)lane]);
         }
-        append(&line, ">", 1);
+        append(line, ">", 1);
     }
-    if (line.cut) {
-        memcpy(line.text + line.length, "...", 3);
-        line.length += 3;
+    if (line->cut) {
+        memcpy(line->text + line->length, "...", 3);
+        line->length += 3;
     }
-    *out = line;
 }
 
 DSL_RUNTIME_EXPORT void dsl_runtime_print(const char *format, int32_t count,

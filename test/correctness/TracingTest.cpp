@@ -77,6 +77,21 @@ TEST_F(Print, VectorsPrintTheirLanes) {
     EXPECT_TRUE(has("<12, 15, 18, 21>"));
 }
 
+// A line longer than 8K is cut to 8191 characters, the last ones "...\n" (Halide's length).
+TEST_F(Print, ALongLineIsCutAt8191Characters) {
+    Var x("x");
+    Func f("long_line");
+    std::vector<Expr> args{x};
+    for (int i = 0; i < 1000; i++)
+        args.push_back(Expr(std::string("0123456789")));
+    f(x) = print(args);
+    Buffer<int> out = f.realize({1});
+    EXPECT_EQ(out(0), 0);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0].size(), 8191u);
+    EXPECT_EQ(lines[0].substr(lines[0].size() - 4), "...\n");
+}
+
 TEST_F(Print, WritesToStderrWithoutAHandler) {
     dsl_set_print_handler(nullptr);
     Var x("x");
@@ -144,8 +159,10 @@ TEST_F(Trace, LoadsAndTupleStores) {
 // pipeline realized for the plain target traces nothing.
 TEST_F(Trace, TargetFeaturesTraceEveryFunc) {
     Var x("x");
+    Buffer<int> input(std::vector<int>{4}, "tf_input");
+    input.fill(1);
     Func p("tf_producer"), c("tf_consumer");
-    p(x) = x * 3;
+    p(x) = x * 3 + input(x);
     c(x) = p(x) + p(x + 1);
     p.compute_root();
     Target traced = get_jit_target_from_environment()
@@ -154,16 +171,17 @@ TEST_F(Trace, TargetFeaturesTraceEveryFunc) {
                         .with_feature(Target::TraceRealizations);
     EXPECT_EQ(Target(traced.to_string()), traced);
     Buffer<int> out = c.realize({2}, traced);
-    EXPECT_EQ(out(1), 3 + 6);
+    EXPECT_EQ(out(1), 3 + 6 + 2);
     EXPECT_EQ(count_starting("Store tf_producer.0("), 3);
     EXPECT_EQ(count_starting("Store tf_consumer.0("), 2);
     EXPECT_EQ(count_starting("Load tf_producer.0("), 4);
-    EXPECT_TRUE(has("Store tf_producer.0(2) = 6"));
+    EXPECT_EQ(count_starting("Load tf_input.0("), 3);  // the input, read by the producer
+    EXPECT_TRUE(has("Store tf_producer.0(2) = 7"));
     EXPECT_EQ(count_starting("Begin realization tf_producer.0("), 1);
     EXPECT_EQ(count_starting("Begin realization tf_consumer.0("), 1);
     lines.clear();
     Buffer<int> again = c.realize({2});
-    EXPECT_EQ(again(1), 9);
+    EXPECT_EQ(again(1), 11);
     EXPECT_EQ(count_starting("Store"), 0);
     EXPECT_EQ(count_starting("Load"), 0);
 }
