@@ -23,7 +23,8 @@ std::pair<llvm::Value *, llvm::Value *> CodeGenLLVM::print_slots(
     std::vector<llvm::Constant *> descriptors;
     for (size_t i = first; i < args.size(); i++) {
         Type t = args[i].type();
-        int kind = t.is_float()                   ? dsl_print_float
+        int kind = t.is_float() && t.bits() == 64 ? dsl_print_double
+                   : t.is_float()                 ? dsl_print_float
                    : t.is_handle()                ? dsl_print_handle
                    : (t.is_uint() || t.is_bool()) ? dsl_print_uint
                                                   : dsl_print_int;

@@ -55,6 +55,12 @@ static void append_value(line_t *line, int kind, uint64_t bits) {
             n = snprintf(s, sizeof(s), "%f", d);
             break;
         }
+        case dsl_print_double: {
+            double d;
+            memcpy(&d, &bits, sizeof(d));
+            n = snprintf(s, sizeof(s), "%e", d);
+            break;
+        }
         default:
             n = snprintf(s, sizeof(s), "%p", (void *)(uintptr_t)bits);
             break;

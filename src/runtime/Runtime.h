@@ -67,10 +67,12 @@ enum dsl_print_kind {
     dsl_print_int = 0,
     dsl_print_uint = 1,
     dsl_print_float = 2,
-    dsl_print_handle = 3
+    dsl_print_handle = 3,
+    dsl_print_double = 4
 };
 /// One line of print() or tracing: `format` with each `{k}` replaced by value k (ints and uints
-/// in decimal, floats with six decimals, a vector as `<a, b, ...>`) and `{{` by `{`, then a
+/// in decimal, floats of up to 32 bits with six decimals (printf's %f), float64 in exponent form
+/// (%e), as Halide prints them, a vector as `<a, b, ...>`) and `{{` by `{`, then a
 /// newline; handed whole to the print handler. `slots` holds the values: an int sign-extended to
 /// 64 bits, a uint zero-extended, a float as the bits of a double, a handle as its address.
 void dsl_runtime_print(const char *format, int32_t count, const int32_t *descriptors,

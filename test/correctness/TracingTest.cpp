@@ -77,6 +77,16 @@ TEST_F(Print, VectorsPrintTheirLanes) {
     EXPECT_TRUE(has("<12, 15, 18, 21>"));
 }
 
+// Floats print as printf's %f, float64 as %e, as Halide prints them.
+TEST_F(Print, Float64PrintsInExponentForm) {
+    Var x("x");
+    Func f("print_double");
+    f(x) = print(cast<double>(x) * 1.5e100, cast<float>(x) * 0.25f);
+    f.realize({2});
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[1], "1.500000e+100 0.250000\n");
+}
+
 // A line longer than 8K is cut to 8191 characters, the last ones "...\n" (Halide's length).
 TEST_F(Print, ALongLineIsCutAt8191Characters) {
     Var x("x");
