@@ -334,7 +334,13 @@ class Stage {
     ///   if (condition) { loops of the specialization } else { loops of this stage }
     /// Specializations share the stage's definition: only the schedule differs. A producer
     /// computed at one of the stage's loops must find that loop in every specialization.
+    /// Asked again for a condition it has, it returns that specialization.
     Stage specialize(const Expr &condition);
+    /// After the stage's specializations: when none of them holds, the pipeline stops with a
+    /// runtime error carrying `message` (dsl_error_specialize_fail) instead of running this
+    /// stage's own schedule. For chains of specialize() with no general case. No new
+    /// specialization may follow it.
+    void specialize_fail(const std::string &message);
 
     /// Splits an associative reduction (x + e, x - e, x * e, min, max, bitwise and / or / xor,
     /// logical and / or, and the Tuples of argmin / argmax) into two. The returned Func
@@ -606,6 +612,9 @@ class Func {
                    PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
     /// A second schedule for the pure definition when `condition` holds (see Stage::specialize).
     Stage specialize(const Expr &condition);
+    /// The pure definition stops the pipeline when none of its specializations holds (see
+    /// Stage::specialize_fail).
+    void specialize_fail(const std::string &message);
 
     /// Makes this Func an extern stage: its values over a region are computed by the C
     /// function `function_name` of the program (dsl/Extern.h has ExternFuncArgument):

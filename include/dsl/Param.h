@@ -166,6 +166,10 @@ class ImageParam {
     Func in(const Func &consumer);
     Func in(const std::vector<Func> &consumers);
 
+    /// Traces every load from the buffer, as Func::trace_loads() does for a Func's values
+    /// ("Load input(...) = ..."; events to the trace handler).
+    ImageParam &trace_loads();
+
     const std::shared_ptr<ir::ParameterContents> &contents() const { return contents_; }
 
   private:

@@ -5,12 +5,12 @@
 ///   Expr e = print(cos(y), "<- cos(y) when x =", x);   // e has the value of cos(y)
 ///   f(x, y) = print_when(x == 3 && y == 4, e, "at the point (3, 4)");
 ///
-/// Each evaluation writes one line: the arguments separated by spaces (a vector as
-/// `<a, b, ...>`, floats with six decimals, float64 in exponent form as printf's %e, as Halide
-/// writes them), through the runtime's print handler (stderr unless
-/// dsl_set_print_handler in dsl/runtime/dsl_runtime.h replaces it). Lines from parallel loops
-/// never interleave, but their order is not fixed. A print inside an inlined Func prints once per
-/// use; one whose arguments do not change inside a loop still prints once per iteration.
+/// Each evaluation writes one line (in a vectorized loop, one per lane whose condition holds, as
+/// Halide's): the arguments separated by spaces (floats with six decimals, float64 in exponent form
+/// as printf's %e, as Halide writes them), through the runtime's print handler (stderr unless
+/// dsl_set_print_handler in dsl/runtime/dsl_runtime.h replaces it). Lines from parallel loops never
+/// interleave, but their order is not fixed. A print inside an inlined Func prints once per use;
+/// one whose arguments do not change inside a loop still prints once per iteration.
 /// Func::trace_stores() and its companions print the same way.
 
 #include <string>

@@ -22,7 +22,7 @@
 /// `trace_loads`, `trace_stores` and `trace_realizations` trace every Func of the pipeline, as
 /// Func::trace_loads() and the like do for one (the events go to the trace handler;
 /// Func::set_custom_trace, or Halide's text lines by default). `trace_loads` traces the loads
-/// of input buffers too.
+/// of input buffers too. `trace_pipeline` traces only the pipeline's begin and end.
 ///
 /// `profile` adds a profiler to the code: per pipeline and per Func, the time its own code runs
 /// (summed over threads; a producer computed inside a Func counts as the producer's), printed
@@ -105,6 +105,7 @@ class Target {
         TraceRealizations,
         Profile,
         ProfileByTimer,
+        TracePipeline,
         // Not supported by dsl (see above).
         JIT,
         Debug,
@@ -142,7 +143,6 @@ class Target {
         AVX512_Skylake,
         AVX512_Cannonlake,
         AVX512_SapphireRapids,
-        TracePipeline,
         D3D12Compute,
         TSAN,
         ASAN,

@@ -105,9 +105,11 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *call_print(const ir::Call *op);
     llvm::Value *call_require(const ir::Call *op);
     /// The values of `args` from `first` on, in 64-bit slots on the stack, and the table of
-    /// their kinds and lanes, for the runtime's formatting (runtime/Print.c).
+    /// their kinds and lanes, for the runtime's formatting (runtime/Print.c). With `lane` >= 0,
+    /// only that lane of each vector value (scalars as they are).
     std::pair<llvm::Value *, llvm::Value *> print_slots(const std::vector<Expr> &args, size_t first,
-                                                        const std::vector<llvm::Value *> &values);
+                                                        const std::vector<llvm::Value *> &values,
+                                                        int lane = -1);
     /// The Trace intrinsic: one dsl_trace_event_t through the runtime (CodeGenTrace.cpp).
     llvm::Value *call_trace(const ir::Call *op);
     llvm::Value *math_call(const ir::Call *op, llvm::Value *x, llvm::Value *y);

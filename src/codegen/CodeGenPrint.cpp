@@ -15,14 +15,15 @@ namespace dsl::codegen {
 using namespace ir;
 
 std::pair<llvm::Value *, llvm::Value *> CodeGenLLVM::print_slots(
-    const std::vector<Expr> &args, size_t first, const std::vector<llvm::Value *> &values) {
+    const std::vector<Expr> &args, size_t first, const std::vector<llvm::Value *> &values,
+    int lane) {
     llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
     llvm::Type *i64 = llvm::Type::getInt64Ty(context_);
     llvm::Type *f64 = llvm::Type::getDoubleTy(context_);
     int total_lanes = 0;
     std::vector<llvm::Constant *> descriptors;
     for (size_t i = first; i < args.size(); i++) {
-        Type t = args[i].type();
+        Type t = lane >= 0 ? args[i].type().element_of() : args[i].type();
         int kind = t.is_float() && t.bits() == 64 ? dsl_print_double
                    : t.is_float()                 ? dsl_print_float
                    : t.is_handle()                ? dsl_print_handle
@@ -39,9 +40,11 @@ std::pair<llvm::Value *, llvm::Value *> CodeGenLLVM::print_slots(
     int slot = 0;
     for (size_t i = 0; i < values.size(); i++) {
         Type t = args[i + first].type();
-        for (int lane = 0; lane < t.lanes(); lane++) {
+        int lanes = lane >= 0 ? 1 : t.lanes();
+        for (int k = 0; k < lanes; k++) {
             llvm::Value *v = values[i];
-            if (t.is_vector()) v = builder_->CreateExtractElement(v, static_cast<uint64_t>(lane));
+            int which = lane >= 0 ? lane : k;
+            if (t.is_vector()) v = builder_->CreateExtractElement(v, static_cast<uint64_t>(which));
             Type elem = t.element_of();
             llvm::Value *bits;
             if (elem.is_float()) {
@@ -76,25 +79,32 @@ llvm::Value *CodeGenLLVM::call_print(const Call *op) {
     llvm::Value *result =
         values.empty() ? constant_int(Int(32), 0) : static_cast<llvm::Value *>(values[0]);
 
-    // A vector condition prints when any lane holds.
+    // A print in a vectorized loop writes one line per lane, where that lane's condition holds,
+    // as Halide's does.
+    int lanes = op->args[0].type().lanes();
+    for (size_t i = 2; i < op->args.size(); i++)
+        lanes = std::max(lanes, op->args[i].type().lanes());
     llvm::Value *condition = codegen(op->args[0]);
-    if (op->args[0].type().is_vector()) {
-        condition = builder_->CreateOrReduce(condition);
-    }
-    llvm::BasicBlock *print_bb = llvm::BasicBlock::Create(context_, "print", function_);
-    llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, "after_print", function_);
-    builder_->CreateCondBr(condition, print_bb, after);
-    builder_->SetInsertPoint(print_bb);
-
-    auto [table, slots] = print_slots(op->args, 2, values);
+    llvm::Value *format = codegen(op->args[1]);
     llvm::FunctionCallee print_fn = module_.getOrInsertFunction(
         "dsl_runtime_print",
         llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr, i32, ptr, ptr}, false));
-    builder_->CreateCall(
-        print_fn, {codegen(op->args[1]),
-                   llvm::ConstantInt::get(i32, static_cast<int64_t>(values.size())), table, slots});
-    builder_->CreateBr(after);
-    builder_->SetInsertPoint(after);
+    for (int lane = 0; lane < lanes; lane++) {
+        llvm::Value *holds = condition;
+        if (op->args[0].type().is_vector()) {
+            holds = builder_->CreateExtractElement(condition, static_cast<uint64_t>(lane));
+        }
+        llvm::BasicBlock *print_bb = llvm::BasicBlock::Create(context_, "print", function_);
+        llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, "after_print", function_);
+        builder_->CreateCondBr(holds, print_bb, after);
+        builder_->SetInsertPoint(print_bb);
+        auto [table, slots] = print_slots(op->args, 2, values, lanes > 1 ? lane : -1);
+        builder_->CreateCall(
+            print_fn, {format, llvm::ConstantInt::get(i32, static_cast<int64_t>(values.size())),
+                       table, slots});
+        builder_->CreateBr(after);
+        builder_->SetInsertPoint(after);
+    }
     return result;
 }
 

@@ -33,6 +33,8 @@ struct ParameterContents {
     /// ImageParam::in(): the Funcs that stand in for the buffer's calls, by consumer name ("" for
     /// every consumer). Weak: the ImageParam keeps them alive, and they read this parameter.
     std::map<std::string, FunctionPtr> wrappers;
+    /// ImageParam::trace_loads(): each load from the buffer is a tracing event.
+    bool trace_loads = false;
 };
 
 /// A shared handle to a parameter; copies refer to the same parameter.

@@ -29,6 +29,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_fused_ranges_differ),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_output_read_out_of_bounds),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_requirement_failed),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_specialize_fail),
         DSL_RUNTIME_SYMBOL(dsl_profiler_begin),
         DSL_RUNTIME_SYMBOL(dsl_profiler_switch),
         DSL_RUNTIME_SYMBOL(dsl_profiler_end),

@@ -93,6 +93,7 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         type(c.type);
         number(int(c.is_buffer));
         number(c.dimensions);
+        number(int(c.trace_loads));
         include(c.min_value);
         include(c.max_value);
         if (c.constraints && c.constraints->any()) {
@@ -225,6 +226,7 @@ class DefinitionKeyWriter : public jit::KeyWriter {
             include(s.condition);
             definition(s.definition);
         }
+        text(d.specialize_fail);
     }
 
     void function(const FunctionContents &f) {

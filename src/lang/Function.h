@@ -35,6 +35,9 @@ struct Definition {
     /// Other schedules of the same definition, each used when its condition holds (the first
     /// that holds wins; this schedule otherwise).
     std::vector<Specialization> specializations;
+    /// Stage::specialize_fail(message): when none of the specializations holds, the pipeline
+    /// stops with this message instead of running this schedule's loops. Empty: no failure.
+    std::string specialize_fail;
 };
 
 /// `f.specialize(condition)`: a copy of a definition whose schedule applies when `condition`

@@ -101,6 +101,11 @@ Buffer<> ImageParam::get() const {
 void ImageParam::reset() {
     contents_->buffer = Buffer<>();
 }
+ImageParam &ImageParam::trace_loads() {
+    contents_->trace_loads = true;
+    lang::bump_pipeline_epoch();
+    return *this;
+}
 const std::string &ImageParam::name() const {
     return contents_->name;
 }

@@ -72,7 +72,6 @@ constexpr Unsupported unsupported_features[] = {
      "use avx512, which is Skylake's set (F, BW, DQ, VL, CD)"},
     {Feature::AVX512_Cannonlake, "avx512_cannonlake", "use avx512 or avx512_vnni"},
     {Feature::AVX512_SapphireRapids, "avx512_sapphirerapids", "use avx512_vnni"},
-    {Feature::TracePipeline, "trace_pipeline", "dsl traces loads, stores and realizations only"},
     {Feature::D3D12Compute, "d3d12compute", gpu_why},
     {Feature::TSAN, "tsan", sanitizer_why},
     {Feature::ASAN, "asan", sanitizer_why},
@@ -126,7 +125,8 @@ constexpr Feature all_features[] = {Feature::SSE41,
                                     Feature::TraceStores,
                                     Feature::TraceRealizations,
                                     Feature::Profile,
-                                    Feature::ProfileByTimer};
+                                    Feature::ProfileByTimer,
+                                    Feature::TracePipeline};
 static_assert(sizeof(all_features) / sizeof(all_features[0]) == Feature::JIT,
               "the supported features come first, in order");
 
@@ -303,6 +303,8 @@ std::string Target::feature_name(Feature f) {
             return "profile";
         case Feature::ProfileByTimer:
             return "profile_by_timer";
+        case Feature::TracePipeline:
+            return "trace_pipeline";
         default:
             if (const Unsupported *u = unsupported(f)) return u->name;
             if (int capability = cuda_capability_of(f))

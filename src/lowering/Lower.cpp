@@ -160,6 +160,7 @@ Instrumentation instrumentation_for(const Target &target) {
     i.trace.loads = target.has_feature(Target::TraceLoads);
     i.trace.stores = target.has_feature(Target::TraceStores);
     i.trace.realizations = target.has_feature(Target::TraceRealizations);
+    i.trace.pipeline = target.has_feature(Target::TracePipeline);
     i.profile = target.has_feature(Target::Profile) || target.has_feature(Target::ProfileByTimer);
     return i;
 }

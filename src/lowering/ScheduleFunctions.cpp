@@ -217,6 +217,14 @@ class NestBuilder {
     Stmt stage(const Function &f, int stage) { return specialized(f, stage, f.stage(stage)); }
     Stmt specialized(const Function &f, int stage, const Definition &variant) {
         Stmt s = stage_loops(f, stage, variant);
+        if (!variant.specialize_fail.empty()) {
+            // The loops stay (producers computed in them find their loops) but never run.
+            Expr report = Call::make(
+                Int(32), "dsl_runtime_error_specialize_fail",
+                {StringImm::make(f.name()), Expr(stage), StringImm::make(variant.specialize_fail)},
+                Call::CallType::Extern);
+            s = Block::make(AssertStmt::make(make_bool(false), report), s);
+        }
         const auto &specializations = variant.specializations;
         for (auto it = specializations.rbegin(); it != specializations.rend(); ++it) {
             // A condition on the Func's own output buffer needs the Func to be an output.

@@ -149,8 +149,10 @@ class AddTracing : public IRMutator {
     Expr visit(const Call *op) override {
         Expr e = IRMutator::visit(op);
         const auto *c = e.as<Call>();
-        // The target's trace_loads traces the loads of input buffers too, as Halide's does.
-        if (op->call_type == Call::CallType::Image && all_.loads) {
+        // The target's trace_loads traces the loads of input buffers too, as Halide's does;
+        // ImageParam::trace_loads() those of one input.
+        if (op->call_type == Call::CallType::Image &&
+            (all_.loads || (op->param.defined() && op->param.contents().trace_loads))) {
             return trace_event(dsl_trace_load, op->name, parent_of(op->name), c->value_index, e,
                                c->args);
         }
@@ -216,11 +218,15 @@ class AddTracing : public IRMutator {
 }  // namespace
 
 Stmt add_tracing(const Environment &env, const Stmt &s, TraceAll all) {
-    bool any = all.loads || all.stores || all.realizations;
+    bool any = all.loads || all.stores || all.realizations || all.pipeline;
     for (const auto &[name, f] : env.funcs) {
         const lang::FunctionContents &c = f.contents();
         any |= c.trace_loads || c.trace_stores || c.trace_realizations;
     }
+    any = any || any_call(s, [](const Call *c) {
+              return c->call_type == Call::CallType::Image && c->param.defined() &&
+                     c->param.contents().trace_loads;
+          });
     if (!any) return s;
     // The pipeline's events (named after its first output) around everything but the lets of
     // the bounds at the top, where the buffer checks go too (after the begin event's let).

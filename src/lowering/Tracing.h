@@ -11,9 +11,10 @@ namespace dsl::lowering {
 
 /// Tracing of every Func of the pipeline, as the target features trace_loads, trace_stores and
 /// trace_realizations ask (in addition to the Funcs traced by their own schedules); `loads`
-/// traces the loads of input buffers too.
+/// traces the loads of input buffers too. `pipeline` (trace_pipeline) asks for the pipeline's
+/// begin and end events even where nothing else is traced.
 struct TraceAll {
-    bool loads = false, stores = false, realizations = false;
+    bool loads = false, stores = false, realizations = false, pipeline = false;
 };
 
 Stmt add_tracing(const Environment &env, const Stmt &s, TraceAll all = {});

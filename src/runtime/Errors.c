@@ -222,6 +222,16 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_extern_stage_failed(const char *func, c
         bounds_query ? " when asked which region it reads (a bounds query)" : "");
 }
 
+DSL_RUNTIME_EXPORT int dsl_runtime_error_specialize_fail(const char *func, int stage,
+                                                         const char *message) {
+    return dsl_runtime_report(
+        dsl_error_specialize_fail,
+        "Error: %s (Func \"%s\", %s %d: none of its specializations held, and "
+        "specialize_fail() says the stage must not run otherwise)",
+        message, func, stage == 0 ? "pure definition, stage" : "update",
+        stage == 0 ? 0 : stage - 1);
+}
+
 DSL_RUNTIME_EXPORT int dsl_runtime_error_fold_too_small(const char *func, const char *var,
                                                         int factor, int needed) {
     return dsl_runtime_report(

@@ -122,6 +122,8 @@ int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min
                                        int have_min, int have_max);
 int dsl_runtime_error_bound_too_small(const char *func, const char *var, int need_min, int need_max,
                                       int bound_min, int bound_max);
+/// A stage's specializations all failed to hold and its specialize_fail(message) was reached.
+int dsl_runtime_error_specialize_fail(const char *func, int stage, const char *message);
 int dsl_runtime_error_extern_stage_failed(const char *func, const char *function, int status,
                                           int bounds_query);
 int dsl_runtime_error_fused_ranges_differ(const char *loop, const char *func, int min, int extent,

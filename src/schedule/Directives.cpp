@@ -11,6 +11,7 @@
 #include "ir/Associativity.h"
 #include "ir/BufferConstraints.h"
 #include "ir/Error.h"
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
@@ -678,12 +679,37 @@ Stage Stage::specialize(const Expr &condition) {
         << "\", which is not a Param; a specialization is chosen once, before the loops, so "
            "its condition may only use Params, constants and the bounds of this Func's output "
            "buffer (output_buffer().dim(d).min(), ...).";
-    int id = lang::Function(func_).add_specialization(stage_, condition);
-    return Stage(func_, id);
+    lang::Function f(func_);
+    const lang::Definition &def = f.stage(stage_);
+    // A new one (not one asked for again) must come before specialize_fail().
+    bool existing = std::any_of(
+        def.specializations.begin(), def.specializations.end(),
+        [&](const lang::Specialization &s) { return ir::equal(s.condition, condition); });
+    user_assert(existing || def.specialize_fail.empty())
+        << d.where() << ": specialize(" << condition << ") comes after specialize_fail(\""
+        << def.specialize_fail << "\"), which stands for every case not specialized before it. "
+        << "Add the specialization before calling specialize_fail().";
+    return Stage(func_, f.add_specialization(stage_, condition));
 }
 
 Stage Func::specialize(const Expr &condition) {
     return Stage(contents_, 0).specialize(condition);
+}
+
+void Stage::specialize_fail(const std::string &message) {
+    Directive d(func_, stage_, "specialize_fail");
+    user_assert(!message.empty())
+        << d.where() << ": specialize_fail() needs a message, the error the pipeline stops with.";
+    lang::Definition &def = lang::Function(func_).stage(stage_);
+    user_assert(def.specialize_fail.empty())
+        << d.where() << ": specialize_fail() was already called (with \"" << def.specialize_fail
+        << "\"); a stage has one.";
+    def.specialize_fail = message;
+    lang::Function(func_).touch();
+}
+
+void Func::specialize_fail(const std::string &message) {
+    Stage(contents_, 0).specialize_fail(message);
 }
 
 std::string Stage::loops() const {

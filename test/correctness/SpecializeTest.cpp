@@ -121,5 +121,62 @@ TEST(Specialize, OnTheBoundsOfTheOutputBuffer) {
     EXPECT_CONTAINS(message, "specialized on the bounds of its output buffer");
 }
 
+// specialize_fail(message): the cases no specialization covers stop the pipeline with the
+// message; a specialization asked for again is the same one, a new one after it is refused.
+TEST(Specialize, FailWhereNoSpecializationHolds) {
+    Param<int> p("spec_fail_p");
+    Var x("x"), xo("xo"), xi("xi");
+    Func g("spec_fail_g"), f("spec_fail_f");
+    g(x) = x * 2;
+    f(x) = g(x) + g(x + 1);
+    g.compute_at(f, xo);
+    f.split(x, xo, xi, 4);
+    f.specialize(p == 0).vectorize(xi);
+    f.specialize(p == 1).unroll(xi);
+    f.specialize_fail("spec_fail_p must be 0 or 1");
+    // The same condition again: the existing specialization, which may still be scheduled.
+    f.specialize(p == 0).parallel(xo);
+    EXPECT_CONTAINS(f.loop_nest(), "parallel for spec_fail_f.s0.xo");
+    for (int v : {0, 1}) {
+        p.set(v);
+        Buffer<int> out = f.realize({12});
+        for (int i = 0; i < 12; i++)
+            ASSERT_EQ(out(i), 4 * i + 2) << v;
+    }
+    p.set(2);
+    std::string msg = test::message_of<RuntimeError>([&] { f.realize({12}); });
+    EXPECT_CONTAINS(msg, "spec_fail_p must be 0 or 1 (Func \"spec_fail_f\", pure definition");
+    // Refusals.
+    msg = test::message_of([&] { f.specialize(p == 3); });
+    EXPECT_CONTAINS(msg,
+                    "specialize((spec_fail_p == 3)) comes after specialize_fail(\"spec_fail_p "
+                    "must be 0 or 1\")");
+    msg = test::message_of([&] { f.specialize_fail("again"); });
+    EXPECT_CONTAINS(msg, "specialize_fail() was already called");
+    msg = test::message_of([&] {
+        Func h("spec_fail_h");
+        h(x) = x;
+        h.specialize_fail("");
+    });
+    EXPECT_CONTAINS(msg, "specialize_fail() needs a message");
+}
+
+// On an update: the message names the update.
+TEST(Specialize, FailOnAnUpdate) {
+    Param<bool> fast("spec_fail_fast");
+    Var x("x");
+    Func f("spec_fail_upd");
+    f(x) = x;
+    f(x) += 1;
+    f.update(0).specialize(fast).vectorize(x, 4);
+    f.update(0).specialize_fail("no slow path");
+    fast.set(true);
+    Buffer<int> out = f.realize({8});
+    EXPECT_EQ(out(7), 8);
+    fast.set(false);
+    std::string msg = test::message_of<RuntimeError>([&] { f.realize({8}); });
+    EXPECT_CONTAINS(msg, "no slow path (Func \"spec_fail_upd\", update 0");
+}
+
 }  // namespace
 }  // namespace dsl

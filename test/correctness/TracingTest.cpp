@@ -66,15 +66,31 @@ TEST_F(Print, PrintWhenPrintsOnlyWhereTheConditionHolds) {
     EXPECT_EQ(lines[0], "4 at {3, 1}\n");
 }
 
-TEST_F(Print, VectorsPrintTheirLanes) {
+TEST_F(Print, AVectorizedPrintWritesALinePerLane) {
     Var x("x");
     Func f("f");
     f(x) = print(x * 3);
     f.vectorize(x, 4);
     f.realize({8});
-    ASSERT_EQ(lines.size(), 2u);
-    EXPECT_TRUE(has("<0, 3, 6, 9>"));
-    EXPECT_TRUE(has("<12, 15, 18, 21>"));
+    ASSERT_EQ(lines.size(), 8u);
+    for (int i = 0; i < 8; i++)
+        EXPECT_EQ(lines[i], std::to_string(3 * i) + "\n") << "line " << i;
+}
+
+// print_when in a vectorized loop: one line for each lane whose condition holds.
+TEST_F(Print, VectorizedPrintWhenPrintsTheLanesWhereItHolds) {
+    Var x("x");
+    Func f("f");
+    f(x) = print_when(x % 3 == 1, x * 2, "at", x, 7);
+    f.vectorize(x, 8);
+    Buffer<int> out = f.realize({16});
+    ASSERT_EQ(lines.size(), 5u);
+    for (size_t i = 0; i < lines.size(); i++) {
+        int at = 3 * static_cast<int>(i) + 1;
+        EXPECT_EQ(lines[i], std::to_string(2 * at) + " at " + std::to_string(at) + " 7\n");
+    }
+    for (int i = 0; i < 16; i++)
+        EXPECT_EQ(out(i), 2 * i);
 }
 
 // Floats print as printf's %f, float64 as %e, as Halide prints them.
@@ -194,6 +210,42 @@ TEST_F(Trace, TargetFeaturesTraceEveryFunc) {
     EXPECT_EQ(again(1), 11);
     EXPECT_EQ(count_starting("Store"), 0);
     EXPECT_EQ(count_starting("Load"), 0);
+}
+
+// The target feature trace_pipeline: the pipeline's begin and end, nothing else.
+TEST_F(Trace, TracePipelineTracesOnlyThePipeline) {
+    Var x("x");
+    Func p("tp_producer"), c("tp_consumer");
+    p(x) = x * 2;
+    c(x) = p(x) + 1;
+    p.compute_root();
+    Buffer<int> out =
+        c.realize({3}, get_jit_target_from_environment().with_feature(Target::TracePipeline));
+    EXPECT_EQ(out(2), 5);
+    EXPECT_EQ(lines, (std::vector<std::string>{"Begin pipeline tp_consumer.0()\n",
+                                               "End pipeline tp_consumer.0()\n"}));
+}
+
+// ImageParam::trace_loads(): the loads of that input only, and a new compile once it is set.
+TEST_F(Trace, AnImageParamTracesItsLoads) {
+    Var x("x");
+    ImageParam a(Int(32), 1, "ip_a"), b(Int(32), 1, "ip_b");
+    Buffer<int> ba(std::vector<int>{3}, "ba"), bb(std::vector<int>{3}, "bb");
+    ba.fill(2);
+    bb.fill(5);
+    a.set(ba);
+    b.set(bb);
+    Func f("ip_sum");
+    f(x) = a(x) + b(x);
+    Buffer<int> out = f.realize({3});
+    EXPECT_EQ(out(2), 7);
+    EXPECT_EQ(count_starting("Load"), 0);
+    a.trace_loads();
+    out = f.realize({3});
+    EXPECT_EQ(out(0), 7);
+    EXPECT_EQ(count_starting("Load ip_a.0("), 3);
+    EXPECT_EQ(count_starting("Load ip_b"), 0);
+    EXPECT_TRUE(has("Load ip_a.0(1) = 2"));
 }
 
 TEST_F(Trace, RealizationsShowRegionsPerTile) {
@@ -349,6 +401,12 @@ TEST_F(Trace, VectorEventsHoldEveryLane) {
     EXPECT_EQ(e->type.bits, 32);
     EXPECT_EQ(e->coordinates, (std::vector<int>{0, 1, 2, 3, 0, 0, 0, 0}));
     EXPECT_EQ(e->values, (std::vector<double>{0, 10, 20, 30}));
+    // An event without a value has a handle type of no bits and no lanes, as Halide's.
+    const Event *begin = first(dsl_trace_begin_pipeline, "tv");
+    ASSERT_NE(begin, nullptr);
+    EXPECT_EQ(begin->type.code, dsl_type_handle);
+    EXPECT_EQ(begin->type.bits, 0);
+    EXPECT_EQ(begin->type.lanes, 0);
 }
 
 // Without a JIT handler, the program's trace handler (dsl_set_trace_handler) gets the events;

@@ -271,7 +271,7 @@ TEST(Target, HalideFeaturesDslLacksAreNamedButNeverPresent) {
     Target host = Target::host();
     for (Target::Feature f : {Target::HVX, Target::HVX_v65, Target::Metal, Target::OpenGLCompute,
                               Target::D3D12Compute, Target::WasmSimd128, Target::Debug,
-                              Target::LargeBuffers, Target::NoAsserts, Target::TracePipeline}) {
+                              Target::LargeBuffers, Target::NoAsserts, Target::FuzzFloatStores}) {
         EXPECT_FALSE(Target::is_supported_feature(f)) << Target::feature_name(f);
         EXPECT_FALSE(host.has_feature(f)) << Target::feature_name(f);
         std::string msg = message_of([&] { host.with_feature(f); });

@@ -141,7 +141,9 @@ typedef enum dsl_error_code_t {
     dsl_error_bad_stride = -13,          /* a stride the code was not compiled for */
     dsl_error_constraint_violated = -14, /* a buffer that breaks a dim(d).set_...() constraint */
     dsl_error_extern_stage_failed = -15, /* an extern stage's function returned non-zero */
-    dsl_error_requirement_failed = -16   /* a require() whose condition did not hold */
+    dsl_error_requirement_failed = -16,  /* a require() whose condition did not hold */
+    dsl_error_specialize_fail = -17      /* no specialization held where specialize_fail() */
+                                         /* stands for the rest */
 } dsl_error_code_t;
 
 /** Device memory (GPU targets). A pipeline whose kernels write an output buffer leaves the
