@@ -704,6 +704,14 @@ class Func {
     /// constant extent lets its loops over `var` be unrolled or vectorized without a tail and
     /// its storage live on the stack. Replaces an earlier bound() of `var`. Not for outputs.
     Func &bound_extent(const Var &var, const Expr &extent);
+    /// Widens the region computed of the pure dimension `var`, wherever the Func is computed, so
+    /// that it starts at a point equal to `remainder` modulo `modulus` and spans a multiple of
+    /// `modulus` points: with align_bounds(x, 2), a loop over x unrolled by 2 always starts at
+    /// an even x. `modulus` (positive) and `remainder` are integer constants. Not for outputs,
+    /// whose region is their buffer.
+    Func &align_bounds(const Var &var, const Expr &modulus, const Expr &remainder = 0);
+    /// Widens the region computed of `var` to a multiple of `modulus` points, keeping its start.
+    Func &align_extent(const Var &var, const Expr &modulus);
     /// Tells the autoscheduler (Pipeline::auto_schedule) the region of the pure dimension `var`
     /// it should expect this Func to be computed over, typically an output's size: `min` and
     /// `extent` are constants or expressions of Params with estimates. It changes nothing else:

@@ -250,6 +250,13 @@ class DefinitionKeyWriter : public jit::KeyWriter {
             include(b.min);
             include(b.extent);
         }
+        number(static_cast<int64_t>(s.alignments.size()));
+        for (const schedule::BoundAlignment &a : s.alignments) {
+            text(a.var);
+            number(a.modulus);
+            number(a.remainder);
+            number(int(a.extent_only));
+        }
         strings(s.storage_order);
         number(static_cast<int64_t>(s.storage_alignment.size()));
         for (const schedule::StorageAlignment &a : s.storage_alignment) {

@@ -662,6 +662,45 @@ Func &Func::bound_extent(const Var &var, const Expr &extent) {
     return *this;
 }
 
+namespace {
+
+void add_alignment(const std::shared_ptr<lang::FunctionContents> &contents, const char *directive,
+                   const Var &var, const Expr &modulus, const Expr &remainder, bool extent_only) {
+    lang::FunctionContents &f = *contents;
+    require_pure_var(f, directive, var);
+    std::optional<int64_t> m = modulus.defined() ? as_const_int(modulus) : std::nullopt;
+    user_assert(m && *m > 0 && *m <= 0x7fffffff)
+        << "Func \"" << f.name << "\", " << directive << " of \"" << var.name()
+        << "\": the modulus " << (modulus.defined() ? modulus : Expr(std::string("(undefined)")))
+        << " must be a positive integer constant.";
+    std::optional<int64_t> r = remainder.defined() ? as_const_int(remainder) : std::nullopt;
+    user_assert(r.has_value()) << "Func \"" << f.name << "\", " << directive << " of \""
+                               << var.name() << "\": the remainder "
+                               << (remainder.defined() ? remainder
+                                                       : Expr(std::string("(undefined)")))
+                               << " must be an integer constant.";
+    auto &all = f.schedule.alignments;
+    all.erase(
+        std::remove_if(all.begin(), all.end(), [&](const auto &a) { return a.var == var.name(); }),
+        all.end());
+    // The remainder is taken modulo the modulus, into [0, modulus).
+    const int64_t mod = m.value_or(1), rem = r.value_or(0);
+    all.push_back({var.name(), mod, ((rem % mod) + mod) % mod, extent_only});
+    Function(contents).touch();
+}
+
+}  // namespace
+
+Func &Func::align_bounds(const Var &var, const Expr &modulus, const Expr &remainder) {
+    add_alignment(contents_, "align_bounds", var, modulus, remainder, false);
+    return *this;
+}
+
+Func &Func::align_extent(const Var &var, const Expr &modulus) {
+    add_alignment(contents_, "align_extent", var, modulus, 0, true);
+    return *this;
+}
+
 Func &Func::reorder_storage(const std::vector<Var> &order) {
     std::vector<std::string> &storage = contents_->schedule.storage_order;
     if (storage.empty()) storage = contents_->args;

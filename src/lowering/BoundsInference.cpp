@@ -120,6 +120,21 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
             required[arg - f.args().begin()] = Interval(b.min, simplify(b.min + b.extent - 1));
         }
     }
+    // align_bounds / align_extent: the region widened outwards to the alignment. Inside a
+    // loop, the whole pipeline's region it was clamped into is aligned too, so the aligned
+    // region stays inside it.
+    if (!output) {
+        for (const schedule::BoundAlignment &al : f.schedule().alignments) {
+            auto arg = std::find(f.args().begin(), f.args().end(), al.var);
+            if (arg == f.args().end()) continue;
+            Interval &r = required[arg - f.args().begin()];
+            Expr m = static_cast<int>(al.modulus), rem = static_cast<int>(al.remainder);
+            Expr lo = al.extent_only ? r.min : ((r.min - rem) / m) * m + rem;
+            // The extent rounded up to a multiple of m; an empty region stays empty.
+            Expr hi = lo + ((r.max - lo + m) / m) * m - 1;
+            r = Interval(simplify(lo), simplify(select(r.min <= r.max, hi, r.max)));
+        }
+    }
 
     // bound_extent(var, extent): every stage computes exactly `extent` points of var wherever
     // the Func is computed, a runtime error if they do not hold what it needs. Computed at
@@ -321,6 +336,13 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         for (int a = 0; a < f.dimensions(); a++) {
             auto size = as_const_int(simplify(required_in[a].max - required_in[a].min + 1));
             if (size && *size >= 1) {
+                // Aligned (see above), the region may be larger: at most the size rounded up
+                // to the modulus, plus a modulus less one for align_bounds' shifted start.
+                for (const schedule::BoundAlignment &al : f.schedule().alignments) {
+                    if (al.var != f.args()[a]) continue;
+                    int64_t span = *size + (al.extent_only ? 0 : al.modulus - 1);
+                    size = (span + al.modulus - 1) / al.modulus * al.modulus;
+                }
                 Expr lo =
                     max(min(required_in[a].min, required[a].min), required[a].max - int(*size - 1));
                 realized[a] = Interval(lo, lo + int(*size - 1));
@@ -374,6 +396,10 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
             if (!read.empty()) merge_boxes(required, read);
         }
         // A user's bound() replaces the inferred region of that dimension; it must cover it.
+        user_assert(!output || f.schedule().alignments.empty())
+            << "Func \"" << f.name() << "\" is an output: align_bounds / align_extent("
+            << f.schedule().alignments[0].var << ", ...) cannot change the region its buffer "
+            << "covers. Align a Func it reads, or give the output a buffer of the aligned size.";
         for (const schedule::Bound &b : f.schedule().bounds) {
             if (!b.min.defined()) {
                 // bound_extent(): see func_bounds.

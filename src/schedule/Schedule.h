@@ -117,6 +117,15 @@ struct Bound {
     Expr min, extent;
 };
 
+/// Func::align_bounds / align_extent: the region computed of the pure dimension `var` is
+/// widened so that its min is `remainder` modulo `modulus` and its extent a multiple of
+/// `modulus` (align_bounds), or only its extent a multiple (align_extent: `extent_only`).
+struct BoundAlignment {
+    std::string var;
+    int64_t modulus = 1, remainder = 0;
+    bool extent_only = false;
+};
+
 /// Func::align_storage: the storage extent of `var` is a multiple of `alignment` elements.
 struct StorageAlignment {
     std::string var;
@@ -135,6 +144,7 @@ struct FuncSchedule {
     LoopLevel compute_level;
     LoopLevel store_level;
     std::vector<Bound> bounds;
+    std::vector<BoundAlignment> alignments;
     /// Func::set_estimate: the region the autoscheduler assumes, per pure dimension.
     std::vector<Bound> estimates;
     /// The pure Vars in the order their storage is laid out, innermost (stride 1) first; empty

@@ -339,5 +339,74 @@ TEST(Schedule, BoundExtentTooSmallOrOnAnOutput) {
     EXPECT_CONTAINS(msg, "must compute at least one point");
 }
 
+// The regions of Func `align_func` that its realizations begin over (min, extent of x).
+std::string align_func;
+std::vector<std::pair<int, int>> aligned_regions;
+int32_t record_region(JITUserContext *, const dsl_trace_event_t *e) {
+    if (e->event == dsl_trace_begin_realization && align_func == e->func)
+        aligned_regions.push_back({e->coordinates[0], e->coordinates[1]});
+    return 0;
+}
+
+// align_bounds(x, m, r) widens the region computed to start at r modulo m and span a multiple
+// of m; align_extent(x, m) only rounds the extent up. Halide's align_bounds test's numbers.
+TEST(Schedule, AlignBoundsAndExtent) {
+    Var x("x");
+    for (int variant = 0; variant < 3; variant++) {
+        Func f("al_f"), g("al_g"), h("al_h");
+        Param<int> p("al_p");
+        f(x) = 3;
+        g(x) = select(x % 2 == 0, f(x + 1), f(x - 1) + 8);
+        h(x) = g(x - p) + g(x + p);
+        f.compute_root();
+        g.compute_root().trace_realizations();
+        if (variant == 0) g.align_bounds(x, 2).unroll(x, 2);
+        if (variant == 1) g.align_bounds(x, 2, 1).unroll(x, 2);
+        if (variant == 2) g.align_extent(x, 32);
+        h.jit_handlers().custom_trace = record_region;
+        align_func = "al_g";
+        // (min, extent) of g for p = 3, 4, 5: g is needed over [-p, 9 + p].
+        const std::vector<std::pair<int, int>> expected[3] = {{{-4, 18}, {-4, 18}, {-6, 22}},
+                                                              {{-3, 16}, {-5, 20}, {-5, 20}},
+                                                              {{-3, 32}, {-4, 32}, {-5, 32}}};
+        aligned_regions.clear();
+        for (int pv : {3, 4, 5}) {
+            p.set(pv);
+            Buffer<int> out = h.realize({10});
+            for (int i = 0; i < 10; i++)
+                ASSERT_EQ(out(i), ((i + pv) & 1) ? 22 : 6) << variant << " " << pv << " " << i;
+        }
+        EXPECT_EQ(aligned_regions, expected[variant]) << variant;
+    }
+    // Inside a loop: each tile's region is aligned too.
+    Var xo("xo"), xi("xi");
+    Func a("al_in"), b("al_out");
+    a(x) = x * 5;
+    b(x) = a(x + 1) + a(x + 2);
+    b.split(x, xo, xi, 3);
+    a.compute_at(b, xo).align_bounds(x, 4).trace_realizations();
+    b.jit_handlers().custom_trace = record_region;
+    align_func = "al_in";
+    aligned_regions.clear();
+    Buffer<int> out = b.realize({9});
+    for (int i = 0; i < 9; i++)
+        ASSERT_EQ(out(i), 5 * (2 * i + 3)) << i;
+    // Tiles need [1, 4], [4, 7], [7, 10]: aligned to 4, [0, 7], [4, 11], [4, 11].
+    EXPECT_EQ(aligned_regions, (std::vector<std::pair<int, int>>{{0, 8}, {4, 8}, {4, 8}}));
+    // Refusals.
+    Func o("al_o");
+    o(x) = x;
+    o.align_bounds(x, 4);
+    std::string msg = test::message_of([&] { o.realize({8}); });
+    EXPECT_CONTAINS(msg, "Func \"al_o\" is an output: align_bounds / align_extent(x, ...)");
+    Param<int> q("al_q");
+    msg = test::message_of([&] { a.align_bounds(x, q); });
+    EXPECT_CONTAINS(msg, "align_bounds of \"x\": the modulus al_q must be a positive integer");
+    msg = test::message_of([&] { a.align_extent(x, 0); });
+    EXPECT_CONTAINS(msg, "align_extent of \"x\": the modulus 0 must be a positive integer");
+    msg = test::message_of([&] { a.align_bounds(Var("z"), 2); });
+    EXPECT_CONTAINS(msg, "z");
+}
+
 }  // namespace
 }  // namespace dsl
