@@ -22,6 +22,13 @@
 ///                  trace_realizations()) as a dsl_trace_event_t (Halide's halide_trace_event_t)
 ///                  in place of its line of text, and returns the id that the events nested in
 ///                  it get as their parent_id.
+///   custom_do_par_for  runs each parallel loop in place of the thread pool: it must call
+///                  task(context, i, closure) once for each i in [min, min + extent), on any
+///                  threads, and return 0 (or an error code, which stops the pipeline). A task's
+///                  nonzero result is the pipeline's error even if the handler ignores it.
+///                  default_do_par_for() is the thread pool's, for handlers that wrap it.
+///   custom_do_task runs one iteration of a parallel loop (task(context, i, closure)), on the
+///                  thread pool unless custom_do_par_for takes over.
 /// Without handlers the runtime's own are used: dsl_set_print_handler, dsl_set_error_handler,
 /// dsl_set_trace_handler (dsl/runtime/dsl_runtime.h), and its allocator.
 
@@ -40,6 +47,10 @@ struct JITHandlers {
     void *(*custom_malloc)(JITUserContext *context, size_t bytes) = nullptr;
     void (*custom_free)(JITUserContext *context, void *block) = nullptr;
     int32_t (*custom_trace)(JITUserContext *context, const dsl_trace_event_t *event) = nullptr;
+    int (*custom_do_par_for)(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *),
+                             int min, int extent, uint8_t *closure) = nullptr;
+    int (*custom_do_task)(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *),
+                          int index, uint8_t *closure) = nullptr;
 };
 
 /// Passed to realize(): its handlers are called with a pointer to it, so a program can derive
@@ -47,6 +58,15 @@ struct JITHandlers {
 struct JITUserContext {
     JITHandlers handlers;
 };
+
+/// The thread pool's parallel loop (what runs without custom_do_par_for): task(context, i,
+/// closure) for each i in [min, min + extent), each through custom_do_task where `context`'s
+/// handlers have one; returns the first nonzero result.
+int default_do_par_for(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *),
+                       int min, int extent, uint8_t *closure);
+/// One iteration as the thread pool runs it: task(context, index, closure).
+int default_do_task(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *),
+                    int index, uint8_t *closure);
 
 /// A function of the program that a JIT-compiled pipeline calls under some name, bound per
 /// pipeline (Pipeline::set_jit_externs): `JITExtern{my_function}`.

@@ -49,6 +49,56 @@ T from_bits(uint64_t bits) {
 }
 }  // namespace detail
 
+namespace detail {
+/// Throws a CompileError naming the Param unless its type is `t` (`what` says what needed it).
+void check_param_type(const ir::ParameterContents &p, Type t, const char *what);
+Type param_type(const ir::ParameterContents &p);
+}  // namespace detail
+
+template <typename T = void>
+class Param;
+
+/// A scalar input whose type is chosen at run time (Halide's `Param<>`):
+/// `Param<> gain(Float(32), "gain"); gain.set(2.0f);`. Its value is set and read with the C++
+/// type that matches its type; any `Param<T>` converts to it, and it converts to the `Param<T>`
+/// of its type. Copies refer to the same Param.
+template <>
+class Param<void> {
+  public:
+    explicit Param(Type t) : Param(t, detail::fresh_param_name("p")) {}
+    Param(Type t, const std::string &name) : contents_(detail::make_scalar_param(t, name)) {}
+    Param(Type t, const char *name) : Param(t, std::string(name)) {}
+    template <typename T>
+    Param(const Param<T> &p) : contents_(p.contents()) {}  // NOLINT: implicit, as Halide's
+
+    /// A CompileError unless T is the Param's type.
+    template <typename T>
+    void set(T value) {
+        detail::check_param_type(*contents_, type_of<T>(), "set()");
+        detail::set_param_bits(*contents_, detail::to_bits(value));
+    }
+    template <typename T>
+    T get() const {
+        detail::check_param_type(*contents_, type_of<T>(), "get()");
+        return detail::from_bits<T>(detail::get_param_bits(*contents_));
+    }
+    /// The range checked each time the pipeline runs (constants cast to the Param's type).
+    void set_range(const Expr &min, const Expr &max) {
+        detail::set_param_range(*contents_, Expr(), cast(type(), min), cast(type(), max));
+    }
+    void set_estimate(const Expr &value) {
+        detail::set_param_estimate(*contents_, cast(type(), value));
+    }
+    const std::string &name() const { return detail::param_name(*contents_); }
+    Type type() const { return detail::param_type(*contents_); }
+    operator Expr() const { return detail::param_expr(contents_); }  // NOLINT: implicit by design
+
+    const std::shared_ptr<ir::ParameterContents> &contents() const { return contents_; }
+
+  private:
+    std::shared_ptr<ir::ParameterContents> contents_;
+};
+
 /// A scalar input: `Param<float> gain("gain", 1.0f, 0.0f, 4.0f); ... gain.set(2.0f);`
 /// The optional minimum and maximum are checked each time the pipeline runs.
 template <typename T>
@@ -62,6 +112,10 @@ class Param {
         : contents_(detail::make_scalar_param(type_of<T>(), name)) {}
     /// (So that `Param<bool>("flag")` is a name, not a pointer converted to bool.)
     explicit Param(const char *name) : Param(std::string(name)) {}
+    /// The same Param as a runtime-typed one of type T (a CompileError for another type).
+    Param(const Param<void> &p) : contents_(p.contents()) {  // NOLINT: implicit, as Halide's
+        detail::check_param_type(*contents_, type_of<T>(), "conversion to a typed Param");
+    }
     /// A Param with a made-up name and a value (Halide's `Param<int> p(3)`).
     explicit Param(T default_value) : Param(detail::fresh_param_name("p"), default_value) {}
     /// A made-up name, a value and a range (see the named form below).
@@ -103,6 +157,30 @@ class Param {
 
   private:
     Expr default_expr() const;
+    std::shared_ptr<ir::ParameterContents> contents_;
+};
+
+/// A pointer input (Halide's handle Params): `Param<const char *> message;
+/// message.set("hello");` Its value is an address the pipeline hands to extern functions
+/// (DSL_EXTERN with pointer arguments) or compares; it cannot be read through.
+template <typename T>
+class Param<T *> {
+  public:
+    Param() : Param(detail::fresh_param_name("p")) {}
+    explicit Param(const std::string &name)
+        : contents_(detail::make_scalar_param(Handle(), name)) {}
+    Param(const Param<void> &p) : contents_(p.contents()) {  // NOLINT: implicit, as Halide's
+        detail::check_param_type(*contents_, Handle(), "conversion to a typed Param");
+    }
+    void set(T *value) { detail::set_param_bits(*contents_, detail::to_bits(value)); }
+    T *get() const { return detail::from_bits<T *>(detail::get_param_bits(*contents_)); }
+    const std::string &name() const { return detail::param_name(*contents_); }
+    Type type() const { return Handle(); }
+    operator Expr() const { return detail::param_expr(contents_); }  // NOLINT: implicit by design
+
+    const std::shared_ptr<ir::ParameterContents> &contents() const { return contents_; }
+
+  private:
     std::shared_ptr<ir::ParameterContents> contents_;
 };
 

@@ -27,6 +27,16 @@ std::shared_ptr<ir::ParameterContents> make_scalar_param(Type t, const std::stri
     return c;
 }
 
+void check_param_type(const ir::ParameterContents &p, Type t, const char *what) {
+    user_assert(p.type == t) << "Param \"" << p.name << "\" is of type " << p.type << ", but "
+                             << what << " gives it the C++ type of " << t
+                             << ". Use the C++ type of " << p.type << ".";
+}
+
+Type param_type(const ir::ParameterContents &p) {
+    return p.type;
+}
+
 void set_param_bits(ir::ParameterContents &p, uint64_t bits) {
     p.scalar_bits = bits;
     p.has_value = true;

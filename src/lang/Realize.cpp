@@ -267,6 +267,8 @@ struct HandlerHooks {
             if (h.custom_malloc) handlers.custom_malloc = h.custom_malloc;
             if (h.custom_free) handlers.custom_free = h.custom_free;
             if (h.custom_trace) handlers.custom_trace = h.custom_trace;
+            if (h.custom_do_par_for) handlers.custom_do_par_for = h.custom_do_par_for;
+            if (h.custom_do_task) handlers.custom_do_task = h.custom_do_task;
         }
         own.handlers = handlers;
         context = given ? given : &own;
@@ -277,6 +279,7 @@ struct HandlerHooks {
         if (handlers.custom_malloc) hooks.malloc = allocate;
         if (handlers.custom_free) hooks.free = release;
         if (handlers.custom_trace) hooks.trace = trace;
+        if (handlers.custom_do_par_for || handlers.custom_do_task) hooks.do_par_for = par_for;
     }
     // hooks.context points at this object: it must stay where it was built.
     HandlerHooks(const HandlerHooks &) = delete;
@@ -297,6 +300,53 @@ struct HandlerHooks {
     static void release(void *c, void *block) { of(c).handlers.custom_free(of(c).context, block); }
     static int32_t trace(void *c, const dsl_trace_event_t *event) {
         return of(c).handlers.custom_trace(of(c).context, event);
+    }
+    /// A parallel loop's iterations as Halide-style tasks: each runs the pipeline's iteration
+    /// with these hooks (on whatever thread the handler picks) and keeps the first error.
+    struct Task {
+        dsl_task_fn fn;
+        void *closure;
+        const dsl_runtime_hooks_t *hooks;
+        std::atomic<int> error{0};
+    };
+    static int run_task(JITUserContext *, int index, uint8_t *t) {
+        Task &task = *reinterpret_cast<Task *>(t);
+        const dsl_runtime_hooks_t *before = dsl_runtime_swap_hooks(task.hooks);
+        int result = task.fn(task.closure, index);
+        dsl_runtime_swap_hooks(before);
+        int none = 0;
+        if (result) task.error.compare_exchange_strong(none, result);
+        return result;
+    }
+    static int par_for(void *c, dsl_task_fn fn, void *closure, int32_t min, int32_t extent) {
+        HandlerHooks &h = of(c);
+        Task task{fn, closure, &h.hooks};
+        auto *t = reinterpret_cast<uint8_t *>(&task);
+        int result =
+            h.handlers.custom_do_par_for
+                ? h.handlers.custom_do_par_for(h.context, run_task, min, extent, t)
+                : pool_par_for(h.context, h.handlers.custom_do_task, run_task, min, extent, t);
+        return result ? result : task.error.load();
+    }
+
+  public:
+    using TaskFn = int (*)(JITUserContext *, int, uint8_t *);
+    using DoTaskFn = int (*)(JITUserContext *, TaskFn, int, uint8_t *);
+    /// task(context, i, closure) for each i on the thread pool, through do_task if set.
+    static int pool_par_for(JITUserContext *context, DoTaskFn do_task, TaskFn task, int min,
+                            int extent, uint8_t *closure) {
+        struct Iteration {
+            JITUserContext *context;
+            DoTaskFn do_task;
+            TaskFn task;
+            uint8_t *closure;
+        } it{context, do_task, task, closure};
+        auto one = [](void *c, int32_t index) -> int {
+            const Iteration &i = *static_cast<const Iteration *>(c);
+            return i.do_task ? i.do_task(i.context, i.task, index, i.closure)
+                             : i.task(i.context, index, i.closure);
+        };
+        return dsl_runtime_default_parallel_for(one, &it, min, extent);
     }
 };
 
@@ -438,6 +488,17 @@ JITCounters jit_counters() {
             disk_cache_misses.load(), disk_cache_rejected.load(), disk_cache_stores.load()};
 }
 }  // namespace lang
+
+int default_do_par_for(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *),
+                       int min, int extent, uint8_t *closure) {
+    return HandlerHooks::pool_par_for(context, context ? context->handlers.custom_do_task : nullptr,
+                                      task, min, extent, closure);
+}
+
+int default_do_task(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *),
+                    int index, uint8_t *closure) {
+    return task(context, index, closure);
+}
 
 /// Refuses outputs without a definition; `what` ends the message ("realizing it").
 void require_defined(const std::vector<Function> &outputs, const char *what) {

@@ -22,7 +22,10 @@ void dsl_runtime_free(void *pointer);
 /// Replacements for the runtime's print, error, malloc and free, for one call of a pipeline
 /// (the JIT's JITHandlers, dsl/JIT.h): each non-null function is called with `context` in
 /// place of the runtime's own. They are this thread's while set, and the thread pool hands them
-/// to the workers that run iterations of the parallel loops the thread starts.
+/// to the workers that run iterations of the parallel loops the thread starts. `do_par_for`
+/// runs a parallel loop in place of the thread pool.
+/// One iteration of a parallel loop: returns 0 or an error code.
+typedef int (*dsl_task_fn)(void *closure, int32_t index);
 typedef struct dsl_runtime_hooks_t {
     void *context;
     void (*print)(void *context, const char *line);
@@ -30,6 +33,7 @@ typedef struct dsl_runtime_hooks_t {
     void *(*malloc)(void *context, uint64_t bytes);
     void (*free)(void *context, void *pointer);
     int32_t (*trace)(void *context, const dsl_trace_event_t *event);
+    int (*do_par_for)(void *context, dsl_task_fn fn, void *closure, int32_t min, int32_t extent);
     /// What user_context_value() gives extern stages (the JIT's JITUserContext).
     void *user_context;
 } dsl_runtime_hooks_t;
@@ -55,11 +59,12 @@ void dsl_runtime_keep_error(const char *message);
 /// (the first message only) and returns 1; elsewhere returns 0.
 int dsl_runtime_forward_error(const char *message);
 
-/// One iteration of a parallel loop: returns 0 or an error code.
-typedef int (*dsl_task_fn)(void *closure, int32_t index);
-/// Runs fn(closure, i) for i in [min, min + extent) on the thread pool; returns the first
-/// nonzero result (0 if none). Nested calls are allowed.
+/// Runs fn(closure, i) for i in [min, min + extent) on the thread pool, or through this
+/// thread's hooks' do_par_for where set; returns the first nonzero result (0 if none). Nested
+/// calls are allowed.
 int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, int32_t min, int32_t extent);
+/// The same on the thread pool, whatever the hooks say.
+int dsl_runtime_default_parallel_for(dsl_task_fn fn, void *closure, int32_t min, int32_t extent);
 
 /// How a value handed to dsl_runtime_print is stored: each value has a descriptor pair (kind,
 /// lanes) and takes `lanes` consecutive 64-bit slots.

@@ -251,6 +251,15 @@ static bool job_complete(const void *job) {
 DSL_RUNTIME_EXPORT int dsl_runtime_parallel_for(dsl_task_fn fn, void *closure, int32_t min,
                                                 int32_t extent) {
     if (extent <= 0) return 0;
+    const dsl_runtime_hooks_t *hooks = dsl_runtime_current_hooks();
+    if (hooks && hooks->do_par_for)
+        return hooks->do_par_for(hooks->context, fn, closure, min, extent);
+    return dsl_runtime_default_parallel_for(fn, closure, min, extent);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_default_parallel_for(dsl_task_fn fn, void *closure, int32_t min,
+                                                        int32_t extent) {
+    if (extent <= 0) return 0;
     Job job;
     job.fn = fn;
     job.closure = closure;

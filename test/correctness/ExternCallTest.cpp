@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 
 #include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
@@ -33,6 +34,12 @@ extern "C" double extern_test_hypot3(double a, double b, double c) {
     return std::sqrt(a * a + b * b + c * c);
 }
 HalidePureExtern_3(double, extern_test_hypot3, double, double, double);
+
+// A function of a pointer, for a handle Param (Param<const char *>).
+extern "C" int extern_test_length(const char *text, int plus) {
+    return static_cast<int>(std::strlen(text)) + plus;
+}
+DSL_PURE_EXTERN(int, extern_test_length, const char *, int);
 
 // Two functions of one signature for Pipeline::set_jit_externs to choose between.
 extern "C" int extern_test_plus_one(int x, int y) {
@@ -142,6 +149,28 @@ TEST(ExternCall, ArgumentOfTheWrongTypeIsAnErrorThatNamesTheFunction) {
     f(x) = extern_test_gain(2.0f, 4);
     Buffer<float> out = f.realize({2});
     EXPECT_EQ(out(1), 4.0f);
+}
+
+// A handle Param carries a pointer to an extern function; changing it needs no compile.
+TEST(ExternCall, HandleParamsPassPointers) {
+    Param<const char *> message("ec_message");
+    Var x("x");
+    Func f("ec_length");
+    f(x) = extern_test_length(message, x);
+    message.set("Hello, world!");
+    EXPECT_EQ(std::string(message.get()), "Hello, world!");
+    EXPECT_EQ(message.type(), Handle());
+    Buffer<int> out = f.realize({3});
+    EXPECT_EQ(out(2), 15);
+    message.set("abc");
+    out = f.realize({3});
+    EXPECT_EQ(out(0), 3);
+    EXPECT_EQ(evaluate<int>(extern_test_length(message, 1)), 4);
+    // A runtime-typed view of it.
+    Param<> any = message;
+    EXPECT_EQ(any.type(), Handle());
+    Param<const char *> back = any;
+    EXPECT_EQ(back.get(), message.get());
 }
 
 }  // namespace

@@ -144,5 +144,64 @@ TEST(JITHandlers, ContextHandlersTakeThePlaceOfTheFuncs) {
     EXPECT_TRUE(plain_error_called);
 }
 
+// A parallel loop runner that runs the iterations in order on the calling thread, ignoring
+// their results, and one that wraps the thread pool's.
+std::atomic<int> par_for_calls{0}, tasks_run{0};
+int in_order(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *), int min,
+             int extent, uint8_t *closure) {
+    par_for_calls++;
+    for (int i = min; i < min + extent; i++)
+        task(context, i, closure);
+    return 0;
+}
+int wrapping_pool(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *), int min,
+                  int extent, uint8_t *closure) {
+    par_for_calls++;
+    return default_do_par_for(context, task, min, extent, closure);
+}
+int counting_task(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *), int index,
+                  uint8_t *closure) {
+    tasks_run++;
+    return default_do_task(context, task, index, closure);
+}
+
+TEST(JITHandlers, CustomParallelForAndTask) {
+    Var x("x"), y("y");
+    Func f("pf_f");
+    f(x, y) = x + y * 10;
+    f.parallel(y);
+    f.jit_handlers().custom_do_par_for = in_order;
+    par_for_calls = 0;
+    Buffer<int> out = f.realize({8, 6});
+    EXPECT_EQ(par_for_calls, 1);
+    for (int j = 0; j < 6; j++)
+        for (int i = 0; i < 8; i++)
+            ASSERT_EQ(out(i, j), i + 10 * j);
+    // custom_do_task alone: every iteration goes through it, on the thread pool.
+    Func g("pf_g");
+    g(x, y) = x * y;
+    g.parallel(y);
+    g.jit_handlers().custom_do_task = counting_task;
+    tasks_run = 0;
+    out = g.realize({5, 7});
+    EXPECT_EQ(tasks_run, 7);
+    EXPECT_EQ(out(4, 6), 24);
+    // A context's runner that wraps the thread pool's.
+    JITUserContext context;
+    context.handlers.custom_do_par_for = wrapping_pool;
+    par_for_calls = 0;
+    tasks_run = 0;
+    out = g.realize(&context, {5, 7});
+    EXPECT_EQ(par_for_calls, 1);
+    EXPECT_EQ(out(3, 5), 15);
+    // A failing iteration stops the pipeline even where the runner ignores the results.
+    Func h("pf_h");
+    h(x, y) = require(y < 4, x + y, "y is", y);
+    h.parallel(y);
+    h.jit_handlers().custom_do_par_for = in_order;
+    std::string msg = test::message_of<RuntimeError>([&] { h.realize({3, 6}); });
+    EXPECT_CONTAINS(msg, "Requirement failed");
+}
+
 }  // namespace
 }  // namespace dsl

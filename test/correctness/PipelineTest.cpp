@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
 #include "common/TempDirectory.h"
 #include "dsl/dsl.h"
@@ -529,6 +530,49 @@ TEST(JITCache, RealizeSeesEveryChangeAndNothingElse) {
     check(0, 0, "and then remembered");
     n.set_range(0, 100);
     check(1, 1, "the range changed back: the entry of that range was replaced");
+}
+
+// Param<> (Param<void>): the type is given at run time; values are set and read with the
+// matching C++ type; it converts to and from Param<T> of its type, sharing the value.
+TEST(Params, RuntimeTypedParams) {
+    Var x("x");
+    Param<> u(Int(32), "rt_u");
+    Param<> scale(Float(32));
+    Func f("rt_f");
+    f(x) = cast<float>(u + x) * scale;
+    u.set<int32_t>(17);
+    scale.set(0.5f);
+    EXPECT_EQ(u.get<int32_t>(), 17);
+    EXPECT_EQ(u.type(), Int(32));
+    Buffer<float> out = f.realize({4});
+    EXPECT_EQ(out(3), 10.0f);
+    Param<> alias = u;  // the same Param
+    alias.set(123);
+    out = f.realize({4});
+    EXPECT_EQ(out(1), 62.0f);
+    // Typed and runtime-typed views of one Param.
+    Param<int32_t> typed = u;
+    EXPECT_EQ(typed.get(), 123);
+    typed.set(7);
+    EXPECT_EQ(u.get<int32_t>(), 7);
+    Param<uint8_t> small("rt_small");
+    Param<> any = small;
+    any.set<uint8_t>(200);
+    EXPECT_EQ(small.get(), 200);
+    // A range on a runtime-typed Param is checked when the pipeline runs.
+    u.set_range(0, 100);
+    u.set(500);
+    std::string msg = test::message_of<RuntimeError>([&] { f.realize({4}); });
+    EXPECT_CONTAINS(msg, "rt_u");
+    // Another C++ type is refused, naming the Param.
+    msg = test::message_of([&] { u.set(1.5f); });
+    EXPECT_CONTAINS(msg,
+                    "Param \"rt_u\" is of type int32, but set() gives it the C++ type "
+                    "of float32");
+    msg = test::message_of([&] { u.get<int16_t>(); });
+    EXPECT_CONTAINS(msg, "get() gives it the C++ type of int16");
+    msg = test::message_of([&] { Param<float> wrong = u; });
+    EXPECT_CONTAINS(msg, "conversion to a typed Param");
 }
 
 TEST(Params, ReductionOverAParamDependentDomain) {
