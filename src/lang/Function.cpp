@@ -421,25 +421,30 @@ const Expr &Function::specialization_condition(int id) const {
     return s->condition;
 }
 
-int Function::add_specialization(int id, const Expr &condition) {
-    Definition &d = stage(id);
-    const std::vector<int> parent =
-        id < 0 ? contents_->specialization_paths[-id - 1] : std::vector<int>{id};
-    // Asked again for a condition it has, the existing specialization.
+std::optional<int> Function::existing_specialization(int id, const Expr &condition) const {
+    const Definition &d = stage(id);
     for (size_t k = 0; k < d.specializations.size(); k++) {
         if (!equal(d.specializations[k].condition, condition)) continue;
-        std::vector<int> path = parent;
+        std::vector<int> path =
+            id < 0 ? contents_->specialization_paths[-id - 1] : std::vector<int>{id};
         path.push_back(static_cast<int>(k));
         auto &paths = contents_->specialization_paths;
         auto found = std::find(paths.begin(), paths.end(), path);
         if (found == paths.end()) found = paths.insert(paths.end(), path);
         return -static_cast<int>(found - paths.begin()) - 1;
     }
+    return std::nullopt;
+}
+
+int Function::add_specialization(int id, const Expr &condition) {
+    if (std::optional<int> existing = existing_specialization(id, condition)) return *existing;
+    Definition &d = stage(id);
     Definition copy = d;
     copy.specializations.clear();
     copy.specialize_fail.clear();
     d.specializations.push_back({condition, copy});
-    std::vector<int> path = parent;
+    std::vector<int> path =
+        id < 0 ? contents_->specialization_paths[-id - 1] : std::vector<int>{id};
     path.push_back(static_cast<int>(d.specializations.size()) - 1);
     contents_->specialization_paths.push_back(path);
     touch();

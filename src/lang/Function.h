@@ -119,8 +119,11 @@ class Function {
     }
     /// The stage a stage id belongs to (itself for a stage, the specialized one otherwise).
     int stage_of(int id) const { return id < 0 ? contents_->specialization_paths[-id - 1][0] : id; }
+    /// The stage id of the specialization of stage id `id` for `condition`, if it has one.
+    std::optional<int> existing_specialization(int id, const Expr &condition) const;
     /// Adds a specialization of stage id `id` for `condition` (a copy of its definition, without
-    /// specializations of its own) and returns its stage id.
+    /// specializations of its own) and returns its stage id; asked again for a condition it
+    /// has, the existing specialization's.
     int add_specialization(int id, const Expr &condition);
     /// The condition of the specialization with stage id `id` (negative).
     const Expr &specialization_condition(int id) const;

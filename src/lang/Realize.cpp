@@ -252,6 +252,27 @@ struct BoundsQuery {
     std::vector<std::unique_ptr<Input>> inputs;
 };
 
+using TaskFn = int (*)(JITUserContext *, int, uint8_t *);
+using DoTaskFn = int (*)(JITUserContext *, TaskFn, int, uint8_t *);
+
+/// task(context, i, closure) for each i in [min, min + extent) on the thread pool, through
+/// do_task if set.
+int pool_par_for(JITUserContext *context, DoTaskFn do_task, TaskFn task, int min, int extent,
+                 uint8_t *closure) {
+    struct Iteration {
+        JITUserContext *context;
+        DoTaskFn do_task;
+        TaskFn task;
+        uint8_t *closure;
+    } it{context, do_task, task, closure};
+    auto one = [](void *c, int32_t index) -> int {
+        const Iteration &i = *static_cast<const Iteration *>(c);
+        return i.do_task ? i.do_task(i.context, i.task, index, i.closure)
+                         : i.task(i.context, index, i.closure);
+    };
+    return dsl_runtime_default_parallel_for(one, &it, min, extent);
+}
+
 /// The runtime hooks that call a JITUserContext's handlers.
 struct HandlerHooks {
     JITUserContext *context;
@@ -327,26 +348,6 @@ struct HandlerHooks {
                 ? h.handlers.custom_do_par_for(h.context, run_task, min, extent, t)
                 : pool_par_for(h.context, h.handlers.custom_do_task, run_task, min, extent, t);
         return result ? result : task.error.load();
-    }
-
-  public:
-    using TaskFn = int (*)(JITUserContext *, int, uint8_t *);
-    using DoTaskFn = int (*)(JITUserContext *, TaskFn, int, uint8_t *);
-    /// task(context, i, closure) for each i on the thread pool, through do_task if set.
-    static int pool_par_for(JITUserContext *context, DoTaskFn do_task, TaskFn task, int min,
-                            int extent, uint8_t *closure) {
-        struct Iteration {
-            JITUserContext *context;
-            DoTaskFn do_task;
-            TaskFn task;
-            uint8_t *closure;
-        } it{context, do_task, task, closure};
-        auto one = [](void *c, int32_t index) -> int {
-            const Iteration &i = *static_cast<const Iteration *>(c);
-            return i.do_task ? i.do_task(i.context, i.task, index, i.closure)
-                             : i.task(i.context, index, i.closure);
-        };
-        return dsl_runtime_default_parallel_for(one, &it, min, extent);
     }
 };
 
@@ -491,8 +492,8 @@ JITCounters jit_counters() {
 
 int default_do_par_for(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *),
                        int min, int extent, uint8_t *closure) {
-    return HandlerHooks::pool_par_for(context, context ? context->handlers.custom_do_task : nullptr,
-                                      task, min, extent, closure);
+    return pool_par_for(context, context ? context->handlers.custom_do_task : nullptr, task, min,
+                        extent, closure);
 }
 
 int default_do_task(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *),

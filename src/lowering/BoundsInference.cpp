@@ -395,11 +395,11 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
             Box read = required_by_consumers(env, f);
             if (!read.empty()) merge_boxes(required, read);
         }
-        // A user's bound() replaces the inferred region of that dimension; it must cover it.
         user_assert(!output || f.schedule().alignments.empty())
             << "Func \"" << f.name() << "\" is an output: align_bounds / align_extent("
             << f.schedule().alignments[0].var << ", ...) cannot change the region its buffer "
             << "covers. Align a Func it reads, or give the output a buffer of the aligned size.";
+        // A user's bound() replaces the inferred region of that dimension; it must cover it.
         for (const schedule::Bound &b : f.schedule().bounds) {
             if (!b.min.defined()) {
                 // bound_extent(): see func_bounds.

@@ -11,7 +11,6 @@
 #include "ir/Associativity.h"
 #include "ir/BufferConstraints.h"
 #include "ir/Error.h"
-#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
@@ -680,12 +679,11 @@ Stage Stage::specialize(const Expr &condition) {
            "its condition may only use Params, constants and the bounds of this Func's output "
            "buffer (output_buffer().dim(d).min(), ...).";
     lang::Function f(func_);
+    if (std::optional<int> existing = f.existing_specialization(stage_, condition))
+        return Stage(func_, *existing);
+    // A new one must come before specialize_fail().
     const lang::Definition &def = f.stage(stage_);
-    // A new one (not one asked for again) must come before specialize_fail().
-    bool existing = std::any_of(
-        def.specializations.begin(), def.specializations.end(),
-        [&](const lang::Specialization &s) { return ir::equal(s.condition, condition); });
-    user_assert(existing || def.specialize_fail.empty())
+    user_assert(def.specialize_fail.empty())
         << d.where() << ": specialize(" << condition << ") comes after specialize_fail(\""
         << def.specialize_fail << "\"), which stands for every case not specialized before it. "
         << "Add the specialization before calling specialize_fail().";

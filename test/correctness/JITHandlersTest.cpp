@@ -190,7 +190,6 @@ TEST(JITHandlers, CustomParallelForAndTask) {
     JITUserContext context;
     context.handlers.custom_do_par_for = wrapping_pool;
     par_for_calls = 0;
-    tasks_run = 0;
     out = g.realize(&context, {5, 7});
     EXPECT_EQ(par_for_calls, 1);
     EXPECT_EQ(out(3, 5), 15);

@@ -405,7 +405,7 @@ TEST(Schedule, AlignBoundsAndExtent) {
     msg = test::message_of([&] { a.align_extent(x, 0); });
     EXPECT_CONTAINS(msg, "align_extent of \"x\": the modulus 0 must be a positive integer");
     msg = test::message_of([&] { a.align_bounds(Var("z"), 2); });
-    EXPECT_CONTAINS(msg, "z");
+    EXPECT_CONTAINS(msg, "Func \"al_in\", align_bounds: \"z\" is not one of its pure Vars (x)");
 }
 
 }  // namespace
