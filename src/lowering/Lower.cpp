@@ -17,6 +17,7 @@
 #include "lowering/ComputeWith.h"
 #include "lowering/DividedRampLoads.h"
 #include "lowering/FuncValueBounds.h"
+#include "lowering/HoistInvariantCalls.h"
 #include "lowering/IndexConstants.h"
 #include "lowering/InlineFunctions.h"
 #include "lowering/OffloadGPULoops.h"
@@ -261,6 +262,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     s = move_index_constants_out(s);
     log.pass("index constants", s);
+
+    s = hoist_invariant_calls(s);
+    log.pass("invariant calls out of parallel loops and kernels", s);
 
     s = common_subexpression_elimination(s);
     log.pass("common subexpression elimination", s);

@@ -35,6 +35,15 @@ extern "C" double extern_test_hypot3(double a, double b, double c) {
 }
 HalidePureExtern_3(double, extern_test_hypot3, double, double, double);
 
+// A function that says it is pure but counts its calls, per counter (Halide's test of hoisting
+// does the same).
+std::atomic<int> pure_calls[2];
+extern "C" int extern_test_pure_count(int counter, int x) {
+    pure_calls[counter]++;
+    return x;
+}
+DSL_PURE_EXTERN(int, extern_test_pure_count, int, int);
+
 // A function of a pointer, for a handle Param (Param<const char *>).
 extern "C" int extern_test_length(const char *text, int plus) {
     return static_cast<int>(std::strlen(text)) + plus;
@@ -114,6 +123,35 @@ TEST(ExternCall, PureCallsMayBeHoistedImpureOnesNot) {
     calls_made = 0;
     g.realize({4, 3});
     EXPECT_EQ(calls_made.load(), 12);
+}
+
+// A parallel loop's body is a function of its own, which LLVM cannot hoist out of: lowering
+// computes a pure call of values from outside the loop once, before it.
+TEST(ExternCall, PureCallsOfLoopInvariantsRunOnceBeforeAParallelLoop) {
+    Var x("x"), y("y");
+    Param<int> p("pure_count_p");
+    p.set(5);
+    for (bool vectorized : {false, true}) {
+        Func f(vectorized ? "invariant_vectors" : "invariant_rows");
+        f(x, y) = extern_test_pure_count(0, p + 2) * 2 + extern_test_pure_count(1, y) + x +
+                  extern_test_count_call(Expr(0), Expr(0));
+        f.parallel(y);
+        if (vectorized) f.vectorize(x, 8);
+        pure_calls[0] = pure_calls[1] = 0;
+        calls_made = 0;
+        Buffer<int> out = f.realize({16, 6});
+        for (int j = 0; j < 6; j++) {
+            for (int i = 0; i < 16; i++)
+                ASSERT_EQ(out(i, j), 14 + j + i) << i << ", " << j;
+        }
+        EXPECT_EQ(pure_calls[0].load(), 1) << f.name();
+        // A call of the row's y stays in the row's task (LLVM may or may not hoist it out of x).
+        EXPECT_GE(pure_calls[1].load(), 6) << f.name();
+        EXPECT_LE(pure_calls[1].load(), 16 * 6) << f.name();
+        // An impure call stays inside: at every point (a vectorized loop calls it once per
+        // vector, its arguments being the same in every lane).
+        EXPECT_EQ(calls_made.load(), vectorized ? 2 * 6 : 16 * 6) << f.name();
+    }
 }
 
 TEST(ExternCall, PipelinesBindTheNameToTheirOwnFunctions) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -14,6 +15,14 @@
 #include "GPUTestUtil.h"
 #include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
+
+// A host function that says it is pure and counts its calls.
+std::atomic<int> gpu_test_pure_calls{0};
+extern "C" float gpu_test_pure_gain(float g) {
+    gpu_test_pure_calls++;
+    return g * 0.5f;
+}
+DSL_PURE_EXTERN(float, gpu_test_pure_gain, float);
 
 namespace dsl::test {
 namespace {
@@ -41,6 +50,24 @@ TEST_P(GPUSchedule, TiledFloatStencilMatchesReference) {
     f.gpu_tile(x, y, bx, by, tx, ty, 16, 8);
     Buffer<> out = f.realize({64, 40}, gpu_target())[0];
     EXPECT_TRUE(matches(f, out));
+}
+
+TEST_P(GPUSchedule, APureHostCallOfInvariantsRunsOnceBeforeTheLaunch) {
+    // A kernel cannot call a host function; the value computed before the launch is one more
+    // argument of the kernel.
+    Param<float> gain("gpu_pure_gain_p");
+    gain.set(3.0f);
+    Func f("pure_gain");
+    f(x, y) = cast<float>(x + y) * gpu_test_pure_gain(gain + 1.0f);
+    f.gpu_tile(x, y, bx, by, tx, ty, 8, 4);
+    gpu_test_pure_calls = 0;
+    Buffer<float> out = f.realize({20, 9}, gpu_target());
+    EXPECT_EQ(gpu_test_pure_calls.load(), 1);
+    if (!kernels_run()) return;
+    for (int j = 0; j < 9; j++) {
+        for (int i = 0; i < 20; i++)
+            ASSERT_EQ(out(i, j), float(i + j) * 2.0f) << i << ", " << j;
+    }
 }
 
 TEST_P(GPUSchedule, IntegerSemanticsMatchTheCPU) {

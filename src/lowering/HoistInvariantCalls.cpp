@@ -1,0 +1,191 @@
+#include "lowering/HoistInvariantCalls.h"
+
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ir/IREquality.h"
+#include "ir/IRVisitor.h"
+
+namespace dsl::lowering {
+
+using namespace ir;
+
+namespace {
+
+/// Every name a Let, LetStmt or For inside a statement binds.
+class BoundNames : public IRVisitor {
+  public:
+    std::set<std::string> names;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Let *op) override {
+        names.insert(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const LetStmt *op) override {
+        names.insert(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const For *op) override {
+        names.insert(op->name);
+        IRVisitor::visit(op);
+    }
+};
+
+bool is_costly(const Call *c) {
+    if (c->call_type == Call::CallType::PureExtern) return true;
+    if (c->call_type != Call::CallType::Intrinsic) return false;
+    switch (c->intrinsic) {
+        case Call::Intrinsic::Exp:
+        case Call::Intrinsic::Log:
+        case Call::Intrinsic::Pow:
+        case Call::Intrinsic::Sin:
+        case Call::Intrinsic::Cos:
+        case Call::Intrinsic::Tan:
+        case Call::Intrinsic::Atan2:
+            return true;
+        default:
+            return false;
+    }
+}
+
+/// What an expression is, inside one loop: whether its value is the same at every iteration
+/// (no name bound in the loop, no load, nothing impure, no GPU index), and whether it holds a
+/// costly call. Memoised by node: the names bound anywhere in the loop count as bound
+/// everywhere in it, so a node's answer does not depend on where it appears.
+class Classifier : public IRVisitor {
+  public:
+    struct Flags {
+        bool invariant = true;
+        bool costly = false;
+    };
+    explicit Classifier(const std::set<std::string> &bound) : bound_(bound) {}
+
+    /// The flags of `e`, also folded into those of the expression being classified around it.
+    Flags of(const Expr &e) {
+        Flags result;
+        auto found = memo_.find(e.get());
+        if (found != memo_.end()) {
+            result = found->second;
+        } else {
+            Flags saved = current_;
+            current_ = Flags{};
+            IRVisitor::include(e);
+            result = current_;
+            memo_[e.get()] = result;
+            current_ = saved;
+        }
+        current_.invariant = current_.invariant && result.invariant;
+        current_.costly = current_.costly || result.costly;
+        return result;
+    }
+
+  protected:
+    using IRVisitor::visit;
+    // Children go through of(), so that every node is classified once.
+    void include(const Expr &e) override {
+        if (e.defined()) of(e);
+    }
+    void visit(const Variable *op) override {
+        if (bound_.count(op->name)) current_.invariant = false;
+    }
+    void visit(const Load *op) override {
+        current_.invariant = false;
+        IRVisitor::visit(op);
+    }
+    void visit(const Let *op) override {
+        // Its name is in bound_, so its body is not invariant; the value may be.
+        current_.invariant = false;
+        IRVisitor::visit(op);
+    }
+    void visit(const Call *op) override {
+        if (!op->is_pure() || op->call_type == Call::CallType::Func ||
+            op->call_type == Call::CallType::Image ||
+            op->is_intrinsic(Call::Intrinsic::GPUBlockIndex) ||
+            op->is_intrinsic(Call::Intrinsic::GPUThreadIndex)) {
+            current_.invariant = false;
+        }
+        if (is_costly(op)) current_.costly = true;
+        IRVisitor::visit(op);
+    }
+
+  private:
+    const std::set<std::string> &bound_;
+    std::unordered_map<const IRNode *, Flags> memo_;
+    Flags current_;
+};
+
+/// Replaces the maximal invariant scalar expressions that hold a costly call by variables,
+/// collecting their values (one variable per distinct expression).
+class Lifter : public IRMutator {
+  public:
+    Lifter(const std::string &loop, Classifier &classifier)
+        : loop_(loop), classifier_(classifier) {}
+    std::vector<std::pair<std::string, Expr>> lifted;
+
+    Expr mutate(const Expr &e) override {
+        if (!e.defined()) return e;
+        if (e.type().lanes() == 1) {
+            const Classifier::Flags f = classifier_.of(e);
+            if (!f.costly) return e;
+            if (f.invariant) return lift(e);
+        }
+        return IRMutator::mutate(e);
+    }
+    using IRMutator::mutate;
+
+  private:
+    Expr lift(const Expr &e) {
+        for (const auto &[name, value] : lifted) {
+            if (equal(value, e)) return Variable::make(e.type(), name);
+        }
+        std::string name = loop_ + ".invariant." + std::to_string(lifted.size());
+        lifted.emplace_back(name, e);
+        return Variable::make(e.type(), name);
+    }
+
+    const std::string &loop_;
+    Classifier &classifier_;
+};
+
+class Hoister : public IRMutator {
+  protected:
+    using IRMutator::visit;
+    Stmt visit(const For *op) override {
+        const bool kernel = op->for_type == ForType::GPUBlock && gpu_depth_ == 0;
+        const bool gpu = op->for_type == ForType::GPUBlock || op->for_type == ForType::GPUThread;
+        gpu_depth_ += gpu;
+        // Inner loops first: what they lift becomes a LetStmt of this loop's body, whose value
+        // this loop may lift further.
+        Stmt body = mutate(op->body);
+        gpu_depth_ -= gpu;
+        if (op->for_type != ForType::Parallel && !kernel) {
+            if (body.same_as(op->body)) return op;
+            return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
+        }
+        BoundNames bound;
+        bound.names.insert(op->name);
+        bound.include(body);
+        Classifier classifier(bound.names);
+        Lifter lifter(op->name, classifier);
+        body = lifter.mutate(body);
+        Stmt s = For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
+        for (auto it = lifter.lifted.rbegin(); it != lifter.lifted.rend(); ++it)
+            s = LetStmt::make(it->first, it->second, s);
+        return s;
+    }
+
+  private:
+    int gpu_depth_ = 0;
+};
+
+}  // namespace
+
+Stmt hoist_invariant_calls(const Stmt &s) {
+    return Hoister().mutate(s);
+}
+
+}  // namespace dsl::lowering
