@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "dsl/Param.h"
 #include "dsl/Type.h"
@@ -19,6 +20,9 @@ class Argument {
         : contents_(p.contents()) {}
     Argument(const ImageParam &p)  // NOLINT: implicit by design
         : contents_(p.contents()) {}
+    /// The argument a Param or ImageParam of these contents is (infer_arguments).
+    explicit Argument(std::shared_ptr<ir::ParameterContents> contents)
+        : contents_(std::move(contents)) {}
 
     const std::string &name() const;
     bool is_buffer() const;

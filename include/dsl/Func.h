@@ -10,6 +10,7 @@
 ///   Buffer<int> h = hist.realize({256});
 
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -43,6 +44,29 @@ enum class NameMangling { Default, C, CPlusPlus };
 
 /// The formats of Func::compile_to_lowered_stmt (unscoped, as Halide's: `HTML`).
 enum StmtOutputFormat { Text, HTML };
+
+/// The files Func::compile_to and Pipeline::compile_to write, with Halide's names. dsl writes
+/// `assembly`, `bitcode` (LLVM bitcode), `c_header`, `llvm_assembly` (LLVM IR as text),
+/// `object`, `static_library` (the object and the runtime in one archive), `stmt` and
+/// `stmt_html` (the lowered statement); asking for another is a CompileError.
+enum class OutputFileType {
+    assembly,
+    bitcode,
+    c_header,
+    c_source,
+    compiler_log,
+    cpp_stub,
+    featurization,
+    llvm_assembly,
+    object,
+    python_extension,
+    pytorch_wrapper,
+    registration,
+    schedule,
+    static_library,
+    stmt,
+    stmt_html,
+};
 
 /// How compute_with lines up the iterations of a fused loop when its two stages run over
 /// different ranges.
@@ -352,7 +376,9 @@ class Stage {
     /// The partial results' loops over u can then be parallelized or vectorized. RVars made by
     /// split or fuse may be listed (name them with RVar("rxi")); this stage's schedule is
     /// reset to its default loops. argmin / argmax keep the first of equal values, so for them
-    /// the listed RVars must be the outermost loops of the update.
+    /// the listed RVars must be the outermost loops of the update. An empty list moves the
+    /// whole reduction into the new Func (f_intm(x) over r.x and r.y; then f(x) = f(x) +
+    /// f_intm(x), with no RVar), a Func of its own to schedule (e.g. compute_with another).
     Func rfactor(std::vector<std::pair<RVar, Var>> preserved);
     Func rfactor(const RVar &r, const Var &v);
 
@@ -896,6 +922,21 @@ class Func {
                             const std::string &fn_name, const Target &target = Target::host());
     void compile_to_llvm_ir(const std::string &filename, const std::vector<Argument> &args,
                             const Target &target = Target::host());
+    /// The LLVM bitcode of the AOT function, as compile_to_object compiles it.
+    void compile_to_bitcode(const std::string &filename, const std::vector<Argument> &args,
+                            const std::string &fn_name, const Target &target = Target::host());
+    void compile_to_bitcode(const std::string &filename, const std::vector<Argument> &args,
+                            const Target &target = Target::host());
+    /// Writes several files of one compilation, each to its path:
+    /// `f.compile_to({{OutputFileType::object, "f.o"}, {OutputFileType::c_header, "f.h"}},
+    /// args, "f")`. Every type is checked before anything is written.
+    void compile_to(const std::map<OutputFileType, std::string> &output_files,
+                    const std::vector<Argument> &args, const std::string &fn_name,
+                    const Target &target = Target::host());
+    /// The Params and ImageParams the pipeline of this Func reads, in the order Halide lists
+    /// them: the ImageParams by name, then the Params by name (what to pass as `args` to
+    /// compile it ahead of time). Buffers read directly are not arguments.
+    std::vector<Argument> infer_arguments() const;
 
     const std::shared_ptr<lang::FunctionContents> &contents() const { return contents_; }
 

@@ -128,6 +128,13 @@ class Pipeline {
                              const std::string &fn_name, const Target &target = Target::host());
     void compile_to_llvm_ir(const std::string &filename, const std::vector<Argument> &args,
                             const std::string &fn_name, const Target &target = Target::host());
+    void compile_to_bitcode(const std::string &filename, const std::vector<Argument> &args,
+                            const std::string &fn_name, const Target &target = Target::host());
+    void compile_to(const std::map<OutputFileType, std::string> &output_files,
+                    const std::vector<Argument> &args, const std::string &fn_name,
+                    const Target &target = Target::host());
+    /// The Params and ImageParams the pipeline reads (see Func::infer_arguments).
+    std::vector<Argument> infer_arguments() const;
 
   private:
     std::vector<Func> outputs_;

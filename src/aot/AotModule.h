@@ -2,10 +2,13 @@
 /// Lowering for ahead-of-time compilation: the pipeline's function with the arguments in the
 /// order the user lists them, checked.
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dsl/Argument.h"
+#include "dsl/Func.h"
 #include "ir/Module.h"
 #include "lang/Function.h"
 
@@ -44,6 +47,20 @@ void write_assembly(const std::vector<lang::Function> &outputs, const std::strin
 void write_llvm_ir(const std::vector<lang::Function> &outputs, const std::string &filename,
                    const std::vector<Argument> &args, const std::string &fn_name,
                    const Target &target);
+
+/// Writes each file of `files` from one lowering (Func::compile_to); every type is checked
+/// before anything is written.
+void write_outputs(const std::vector<lang::Function> &outputs,
+                   const std::map<OutputFileType, std::string> &files,
+                   const std::vector<Argument> &args, const std::string &fn_name,
+                   const Target &target);
+/// The Params and ImageParams the pipeline reads: ImageParams by name, then Params by name.
+std::vector<Argument> infer_arguments(const std::vector<lang::Function> &outputs);
+
+/// The members of the static library of `module`: its object (`fn_name`.o) and the runtime's.
+std::vector<std::pair<std::string, std::string>> library_members(const ir::Module &module,
+                                                                 const std::string &fn_name,
+                                                                 const Target &target);
 
 /// Whether `s` is a C identifier (letters, digits and '_', not starting with a digit).
 bool is_c_identifier(const std::string &s);

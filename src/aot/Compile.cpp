@@ -40,6 +40,13 @@ void write_static_library(const std::vector<lang::Function> &outputs, const std:
         << ": this compiler carries its runtime for " << Target::host().to_string()
         << " only. Use compile_to_object and link it with the dsl runtime built for that target.";
     ir::Module module = lower_for_aot(outputs, args, fn_name, "compile_to_static_library", target);
+    write_static_library(prefix + ".a", library_members(module, fn_name, target));
+    write_file(prefix + ".h", c_header(module, fn_name), "compile_to_static_library");
+}
+
+std::vector<std::pair<std::string, std::string>> library_members(const ir::Module &module,
+                                                                 const std::string &fn_name,
+                                                                 const Target &target) {
     std::vector<std::pair<std::string, std::string>> members;
     members.push_back(
         {fn_name + ".o", codegen::compile_to_object_bytes(module, codegen::cpu_target_for(target),
@@ -47,8 +54,7 @@ void write_static_library(const std::vector<lang::Function> &outputs, const std:
     for (const runtime::EmbeddedObject &o : runtime::runtime_objects()) {
         members.push_back({o.name, std::string(reinterpret_cast<const char *>(o.data), o.size)});
     }
-    write_static_library(prefix + ".a", members);
-    write_file(prefix + ".h", c_header(module, fn_name), "compile_to_static_library");
+    return members;
 }
 
 void write_object_and_header(const std::vector<lang::Function> &outputs, const std::string &prefix,

@@ -97,5 +97,8 @@ std::string emit_machine_code(llvm::Module &module, llvm::TargetMachine &target_
 /// describing f's arguments, with `target_name` as the target string.
 std::string compile_to_object_bytes(const ir::Module &module, const CpuTarget &target,
                                     const std::string &target_name);
+/// The same module (metadata functions included), optimised, as LLVM bitcode.
+std::string compile_to_bitcode_bytes(const ir::Module &module, const CpuTarget &target,
+                                     const std::string &target_name);
 
 }  // namespace dsl::codegen

@@ -1,9 +1,13 @@
 // Object files for ahead-of-time compilation: the optimised module plus, per function, a
-// constant description of its arguments (dsl_pipeline_metadata_t) and the function returning it.
+// constant description of its arguments (dsl_pipeline_metadata_t) and the function returning it;
+// and the same module as LLVM bitcode.
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/CodeGenLLVM.h"
@@ -89,6 +93,19 @@ std::string compile_to_object_bytes(const ir::Module &module, const CpuTarget &t
     for (const ir::LoweredFunc &f : module.functions)
         add_metadata(*m, f, target_name);
     return emit_machine_code(*m, *tm, true);
+}
+
+std::string compile_to_bitcode_bytes(const ir::Module &module, const CpuTarget &target,
+                                     const std::string &target_name) {
+    llvm::LLVMContext context;
+    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
+    std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm, target);
+    for (const ir::LoweredFunc &f : module.functions)
+        add_metadata(*m, f, target_name);
+    llvm::SmallString<16384> bytes;
+    llvm::raw_svector_ostream os(bytes);
+    llvm::WriteBitcodeToFile(*m, os);
+    return std::string(bytes.data(), bytes.size());
 }
 
 }  // namespace dsl::codegen

@@ -177,6 +177,21 @@ void Pipeline::compile_to_llvm_ir(const std::string &filename, const std::vector
     aot::write_llvm_ir(functions(outputs_), filename, args, fn_name, target);
 }
 
+void Pipeline::compile_to(const std::map<OutputFileType, std::string> &output_files,
+                          const std::vector<Argument> &args, const std::string &fn_name,
+                          const Target &target) {
+    aot::write_outputs(functions(outputs_), output_files, args, fn_name, target);
+}
+
+void Pipeline::compile_to_bitcode(const std::string &filename, const std::vector<Argument> &args,
+                                  const std::string &fn_name, const Target &target) {
+    compile_to({{OutputFileType::bitcode, filename}}, args, fn_name, target);
+}
+
+std::vector<Argument> Pipeline::infer_arguments() const {
+    return aot::infer_arguments(functions(outputs_));
+}
+
 std::vector<Func> Pipeline::funcs() const {
     // Producers first: a depth-first walk from the outputs over each Func's direct callees.
     std::vector<Func> order;
