@@ -154,9 +154,6 @@ Func Stage::rfactor(std::vector<std::pair<RVar, Var>> preserved) {
     const std::string written = call_text(f.name(), d.args);
     user_assert(d.rdom.defined()) << where << " (" << update_text(f.name(), d)
                                   << ") has no RVars, so rfactor has nothing to split.";
-    user_assert(!preserved.empty())
-        << where
-        << ": rfactor needs at least one RVar to keep as a pure Var, e.g. rfactor(r.y, u).";
 
     BakedUpdate b = bake_rvar_loops(f, stage_);
     std::string rvar_list;
@@ -284,8 +281,11 @@ Func Stage::rfactor(std::vector<std::pair<RVar, Var>> preserved) {
     lang::Function(intm.contents()).define_update(lhs, values, other_domain);
 
     // This update becomes the fold of the partial results over the kept RVars, at every point
-    // of f (the partial results hold the identity where the update wrote nothing).
-    ReductionDomain kept_domain(kept);
+    // of f (the partial results hold the identity where the update wrote nothing). Keeping no
+    // RVar (rfactor({})) moves the whole reduction into the new Func, and this update adds its
+    // one result at each point.
+    ReductionDomain kept_domain;
+    if (!kept.empty()) kept_domain = ReductionDomain(kept);
     std::vector<Expr> f_args, partial_args;
     for (const std::string &a : f.args())
         f_args.push_back(var_expr(a));

@@ -271,5 +271,55 @@ TEST(RFactor, HistogramOfAnImageKeepsARVarItsBinsDependOn) {
     }
 }
 
+TEST(RFactor, KeepingNoRVarMovesTheReductionIntoAFuncOfItsOwn) {
+    // Halide's way to fuse two reductions of one Func: each update's whole reduction moves into
+    // a Func of its own (rfactor({})), and those two loops are fused with compute_with.
+    Func f0("nk_f0"), f1("nk_f1"), cost("nk_cost");
+    Var x("x");
+    f0(x) = x;
+    f1(x) = x * 3;
+    RDom r(0, 100, "r");
+    cost() = 0;
+    cost() += f0(r.x);
+    cost() += f1(r.x);
+    f0.compute_root();
+    f1.compute_root();
+    Func t0 = cost.update(0).rfactor({});
+    Func t1 = cost.update(1).rfactor({});
+    EXPECT_EQ(t0.dimensions(), 0);
+    EXPECT_EQ(t0.name(), "nk_cost_intm");
+    EXPECT_EQ(t1.name(), "nk_cost_intm1");
+    t0.compute_root();
+    t1.compute_root();
+    t0.update().compute_with(t1.update(), r.x);
+    Buffer<int32_t> out = cost.realize(std::vector<int>{});
+    EXPECT_EQ(out(), 4950 + 3 * 4950);
+    EXPECT_TRUE(test::matches_reference(cost, out));
+    const std::string nest = cost.loop_nest();
+    EXPECT_NE(nest.find("produce nk_cost_intm"), std::string::npos) << nest;
+    // One loop over r.x updates both.
+    EXPECT_NE(nest.find("for nk_cost_intm1.s1.r.x"), std::string::npos) << nest;
+    EXPECT_EQ(nest.find("for nk_cost_intm.s1.r.x"), std::string::npos) << nest;
+
+    // A histogram: every bin of the new Func, then each added to the original's.
+    const int width = 19, height = 7, bins = 8;
+    Buffer<int32_t> in = random_buffer(Int(32), {width, height}, 113);
+    Func hist("nk_histogram");
+    RDom p(0, width, 0, height, "p");
+    hist(x) = 100;
+    hist(clamp(in(p.x, p.y) + 4, 0, bins - 1)) += 1;
+    Func partial = hist.update().rfactor({});
+    EXPECT_EQ(partial.dimensions(), 1);
+    partial.compute_root();
+    Buffer<int32_t> h = hist.realize({bins});
+    std::vector<int> expected(bins, 100);
+    for (int j = 0; j < height; j++) {
+        for (int i = 0; i < width; i++)
+            expected[std::clamp(in(i, j) + 4, 0, bins - 1)] += 1;
+    }
+    for (int b = 0; b < bins; b++)
+        EXPECT_EQ(h(b), expected[b]) << "bin " << b;
+}
+
 }  // namespace
 }  // namespace dsl
