@@ -488,6 +488,10 @@ JITCounters jit_counters() {
     return {lowerings.load(),         compilations.load(),        disk_cache_hits.load(),
             disk_cache_misses.load(), disk_cache_rejected.load(), disk_cache_stores.load()};
 }
+
+void count_lowerings(int n) {
+    lowerings += static_cast<uint64_t>(n);
+}
 }  // namespace lang
 
 int default_do_par_for(JITUserContext *context, int (*task)(JITUserContext *, int, uint8_t *),

@@ -13,7 +13,8 @@
 namespace dsl::lang {
 
 struct JITCounters {
-    uint64_t lowerings = 0;     // pipelines lowered by realize() or compile_jit()
+    uint64_t lowerings = 0;     // pipelines lowered by realize(), compile_jit() or the NN
+                                // layer's kernels (count_lowerings)
     uint64_t compilations = 0;  // of those, not found in the in-memory cache: compiled to machine
                                 // code, or loaded from the disk cache
     // What the disk cache did for those (none of these when it is off):
@@ -25,6 +26,8 @@ struct JITCounters {
 
 /// The counts since the process started, over all threads.
 JITCounters jit_counters();
+/// Adds `n` lowerings made outside realize() (a kernel of the NN layer) to jit_counters().
+void count_lowerings(int n);
 
 /// realize() of the pipeline of `outputs` into `buffers` (one per value of each output, in
 /// order) with the JIT: compiled when needed, run, its errors thrown as RuntimeErrors (or given

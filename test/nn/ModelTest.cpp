@@ -2,6 +2,7 @@
 // constants folded while compiling, and hostile files, each a clear error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "dsl/dsl.h"
 #include "dsl/nn/Model.h"
 #include "dsl/nn/Npy.h"
+#include "lang/Realize.h"
 
 namespace {
 
@@ -198,6 +200,38 @@ TEST(NNModel, ASecondLoadInOneProcessCompilesNothing) {
     a.for_each_element(
         [&](int i, int j, int c, int n) { differ += a(i, j, c, n) != b(i, j, c, n); });
     EXPECT_EQ(differ, 0);
+}
+
+TEST(NNModel, AKernelReadingAValueTwiceHasAKeyForTheCaches) {
+    // y = (x + Relu(x)) * -x: the Relu and the Neg are fused into the kernel, which reads x
+    // directly and through both producers. Its ImageParams once all had the name "in_x": such a
+    // kernel has no key made from its definitions, so every load lowered it again before
+    // finding it in the caches.
+    test::TempDirectory dir, cache;
+    test::ScopedEnvironmentVariable cache_dir("DSL_CACHE_DIR", cache.path());
+    std::string path = dir.path() + "/twice.onnx";
+    onnx::ModelProto m = make_model();
+    add_input(m, "x", kFloat, {"N", 5});
+    add_output(m, "y", kFloat, {"N", 5});
+    add_node(m, "Relu", {"x"}, {"a.b"});
+    add_node(m, "Neg", {"x"}, {"a_b"});
+    add_node(m, "Add", {"x", "a.b"}, {"s"});
+    add_node(m, "Mul", {"s", "a_b"}, {"y"});
+    save_model(m, path);
+    nn::Model first = nn::Model::load(path);
+    // A second load finds every kernel in the disk cache by its key, lowering none.
+    const uint64_t lowered = lang::jit_counters().lowerings;
+    nn::Model model = nn::Model::load(path);
+    EXPECT_EQ(lang::jit_counters().lowerings, lowered) << "a kernel without a key was lowered";
+    Buffer<float> x(5, 3);
+    x.fill([](int i, int j) { return float(i) - 2.0f * float(j); });
+    Buffer<float> y = model.run({{"x", x}}).at("y");
+    for (int j = 0; j < 3; j++) {
+        for (int i = 0; i < 5; i++) {
+            const float v = x(i, j);
+            EXPECT_EQ(y(i, j), (std::max(v, 0.0f) + v) * -v) << i << ", " << j;
+        }
+    }
 }
 
 TEST(NNModel, AProducerReadWithBroadcastingKeepsItsOwnPipeline) {

@@ -286,6 +286,24 @@ class ModelCompiler {
     std::vector<DeferredKernel> deferred_;
     /// Context::place()'s records, by node name.
     std::map<std::string, NodePlacement> placements_;
+    /// The names input_name has given.
+    std::set<std::string> input_names_;
+
+  public:
+    /// The name of a new ImageParam for the runtime value `value`: "in_<value>", numbered from
+    /// its second use in the model (the first number no other ImageParam has). Two ImageParams of
+    /// one kernel never share a name, even when a fused producer and its consumer both read the
+    /// value, or when two values differ only in characters that sanitizing replaces (a kernel with
+    /// two inputs of one name has no key for the JIT's caches, and was lowered again at every
+    /// load). The numbering follows the graph's order, so a model's kernels are named the same at
+    /// every load.
+    std::string input_name(const std::string &value) {
+        const std::string base = sanitize("in_" + value);
+        std::string name = base;
+        for (int n = 1; !input_names_.insert(name).second; n++)
+            name = base + "_" + std::to_string(n);
+        return name;
+    }
 };
 
 /// The BuildContext of one node: inputs that are constants become tensors of their buffers,
@@ -319,7 +337,7 @@ class ModelCompiler::Context : public graph::BuildContext {
             if (j == in.runtime_inputs.size()) {
                 in.runtime_inputs.push_back(name);
                 in.params.push_back(std::make_shared<ImageParam>(
-                    k.type, static_cast<int>(k.shape.size()), sanitize("in_" + name)));
+                    k.type, static_cast<int>(k.shape.size()), c_.input_name(name)));
             }
             t = Tensor(*in.params[j]);
             // The graph's shape of the value stands for the ImageParam's extents. Where the

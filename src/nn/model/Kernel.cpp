@@ -12,6 +12,7 @@
 #include "lang/Function.h"
 #include "lang/JITCompile.h"
 #include "lang/JITTarget.h"
+#include "lang/Realize.h"
 #include "lowering/Lower.h"
 #include "runtime/Runtime.h"
 
@@ -54,6 +55,7 @@ Kernel::Kernel(const Func &output, const std::string &name, const Target &target
     lang::PipelineCompilation compilation({lang::Function(output.contents())}, function, target_key,
                                           cpu, lowering::StrideVersions::Dense);
     std::shared_ptr<lang::CompiledPipeline> compiled = compilation.compile();
+    lang::count_lowerings(compilation.lowerings());
     compiled_->lowered = std::move(compiled->lowered);
     compiled_->jit = compiled->jit;
     compile_seconds_ =
