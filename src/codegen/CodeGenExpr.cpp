@@ -1152,6 +1152,16 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
             llvm::Value *a = codegen(op->args[0]);
             Type from = op->args[0].type();
             if (from.is_bool() || t.is_bool()) internal_error << "reinterpret of bools";
+            // A pointer's bits are an integer only through ptrtoint / inttoptr (a bitcast
+            // between a pointer and an integer is not valid IR).
+            if (from.is_handle() != t.is_handle()) {
+                llvm::Type *bits = llvm_type(t.is_handle() ? from.with_code(TypeCode::UInt)
+                                                           : t.with_code(TypeCode::UInt));
+                if (t.is_handle()) {
+                    return builder_->CreateIntToPtr(builder_->CreateBitCast(a, bits), llvm_type(t));
+                }
+                return builder_->CreateBitCast(builder_->CreatePtrToInt(a, bits), llvm_type(t));
+            }
             return builder_->CreateBitCast(a, llvm_type(t));
         }
         case I::IsNan: {

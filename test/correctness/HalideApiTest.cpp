@@ -1034,5 +1034,23 @@ TEST(HalideApi, OutputImageParamAndEnumNames) {
     EXPECT_EQ(names.str(), "ShiftInwards AlignEnd Stack OpenCL GuardWithIf");
 }
 
+TEST(HalideApi, AHandleReinterpretedAsItsBits) {
+    // Halide's cast_handle: a pointer Param's bits as a uint64, scalar and vectorized.
+    Param<void *> handle("rh_handle");
+    int target = 0;
+    handle.set(&target);
+    Var x("x");
+    Func f("rh_bits"), g("rh_bits_vectorized");
+    f(x) = reinterpret<uint64_t>(handle);
+    g(x) = reinterpret<uint64_t>(handle) + cast<uint64_t>(x);
+    g.vectorize(x, 4);
+    Buffer<uint64_t> a = f.realize({3}), b = g.realize({6});
+    const uint64_t bits = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(&target));
+    for (int i = 0; i < 3; i++)
+        EXPECT_EQ(a(i), bits) << i;
+    for (int i = 0; i < 6; i++)
+        EXPECT_EQ(b(i), bits + static_cast<uint64_t>(i)) << i;
+}
+
 }  // namespace
 }  // namespace dsl
