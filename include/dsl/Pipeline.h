@@ -63,6 +63,15 @@ class Pipeline {
     /// extents say where).
     void realize(const Realization &outputs);
     void realize(const Realization &outputs, const Target &target);
+    /// Into one buffer, for a pipeline of one output of one value (as Func::realize(buffer)).
+    template <typename T>
+    void realize(const Buffer<T> &output) {
+        realize(Realization({Buffer<>(output)}));
+    }
+    template <typename T>
+    void realize(const Buffer<T> &output, const Target &target) {
+        realize(Realization({Buffer<>(output)}), target);
+    }
     /// Lowers and compiles now (see Func::compile_jit).
     void compile_jit(const Target &target = get_jit_target_from_environment());
     /// See Func::infer_input_bounds.

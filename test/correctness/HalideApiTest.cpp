@@ -1052,5 +1052,20 @@ TEST(HalideApi, AHandleReinterpretedAsItsBits) {
         EXPECT_EQ(b(i), bits + static_cast<uint64_t>(i)) << i;
 }
 
+TEST(HalideApi, APipelineRealizesIntoOneBuffer) {
+    // Halide's constraints test: p.realize(buffer) for a pipeline of one output.
+    Var x("x"), y("y");
+    Func f("pr_f");
+    f(x, y) = x * 10 + y;
+    Pipeline p(f);
+    Buffer<int> out(5, 3);
+    out.set_min({2, 1});
+    p.realize(out);
+    for (int j = 1; j < 4; j++) {
+        for (int i = 2; i < 7; i++)
+            EXPECT_EQ(out(i, j), i * 10 + j) << i << ", " << j;
+    }
+}
+
 }  // namespace
 }  // namespace dsl
