@@ -204,6 +204,7 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     std::vector<PipelineInput> inputs = find_inputs(env);
     std::vector<BufferConstraint> constraints = buffer_constraints(env, inputs);
     s = add_buffer_checks(env, inputs, constraints, s);
+    s = flatten_input_calls(s);
     log.pass("buffer checks", s);
 
     // Before the passes that reshape loops (vectors, partitions): the NPU nest as scheduled.

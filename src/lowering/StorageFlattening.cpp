@@ -202,4 +202,26 @@ Stmt storage_flattening(const Environment &env, const Stmt &s) {
     return FlattenStorage(env).mutate(s);
 }
 
+namespace {
+
+class FlattenInputCalls : public IRMutator {
+  protected:
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        if (op->call_type != Call::CallType::Image) return IRMutator::visit(op);
+        std::vector<Expr> args;
+        mutate_exprs(op->args, &args);
+        return Load::make(
+            op->type, op->name,
+            flat_index(buffer_argument_layout(op->name, static_cast<int>(args.size())), args),
+            make_bool(true));
+    }
+};
+
+}  // namespace
+
+Stmt flatten_input_calls(const Stmt &s) {
+    return FlattenInputCalls().mutate(s);
+}
+
 }  // namespace dsl::lowering

@@ -17,4 +17,9 @@ using ir::Stmt;
 /// with dimension 0 innermost.
 Stmt storage_flattening(const Environment &env, const Stmt &s);
 
+/// Turns the calls of inputs left in `s` into Loads, as storage_flattening does: those of
+/// expressions built after it, such as the checks of a region whose bounds read an input (an
+/// RDom whose extent is `clamp(counts(j), 0, 99)`, written as a Func's coordinate).
+Stmt flatten_input_calls(const Stmt &s);
+
 }  // namespace dsl::lowering

@@ -549,6 +549,23 @@ TEST(HalideApi, RDomExtentReadFromABuffer) {
     f(x) += r + x;
     Buffer<int> out = f.realize({3});
     EXPECT_EQ(out(2), 0 + 1 + 2 + 3 + 4 * 2);
+
+    // As a coordinate written (Halide's obscure_image_references): the check that the update
+    // writes inside the output reads the Buffer too, at a Param's index.
+    Buffer<uint8_t> counts(10);
+    counts.fill(0);
+    counts(3) = 10;
+    Param<int> j("rdom_count_index");
+    j.set(3);
+    Func g("rdom_written");
+    g(x) = x + 20;
+    RDom w(0, cast<int>(clamp(counts(j), 0, 99)), "w");
+    g(w) = 37;
+    Buffer<int> written = g.realize({30});
+    for (int i = 0; i < 30; i++)
+        EXPECT_EQ(written(i), i < 10 ? 37 : i + 20) << i;
+    // An output smaller than the region written is the runtime error it should be.
+    EXPECT_CONTAINS(test::message_of<RuntimeError>([&] { g.realize({5}); }), "rdom_written");
 }
 
 TEST(HalideApi, LoweredStatementAsHtml) {
