@@ -23,6 +23,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_output_overlaps),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_access_out_of_bounds),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_output_too_small),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_tuple_shapes_differ),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bound_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_region_smaller_than_window),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_fold_too_small),

@@ -201,6 +201,25 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
     // Then the constraints users set on them: the code after assumes them.
     for (Stmt &check : constraint_checks(constraints))
         checks.push_back(check);
+    // The buffers of a Tuple-valued output all have the first one's shape (Halide's rule: the
+    // pipeline computes one region for all the values).
+    for (const std::string &o : env.outputs) {
+        const Function &f = env.func(o);
+        const std::string first = names::func_buffer(o, 0, f.outputs());
+        for (int i = 1; i < f.outputs(); i++) {
+            const std::string b = names::func_buffer(o, i, f.outputs());
+            for (int d = 0; d < f.dimensions(); d++) {
+                Expr min = Variable::make(Int(32), names::buffer_min(b, d));
+                Expr extent = Variable::make(Int(32), names::buffer_extent(b, d));
+                Expr min0 = Variable::make(Int(32), names::buffer_min(first, d));
+                Expr extent0 = Variable::make(Int(32), names::buffer_extent(first, d));
+                checks.push_back(AssertStmt::make(min == min0 && extent == extent0,
+                                                  reporter("dsl_runtime_error_tuple_shapes_differ",
+                                                           {StringImm::make(o), StringImm::make(b),
+                                                            Expr(d), min, extent, min0, extent0})));
+            }
+        }
+    }
     // Updates of outputs may write anywhere their arguments say, and a split that rounds up or
     // shifts inwards past the buffer's region. Checked before the inputs: an output narrower than
     // such a split's factor also reads its inputs outside, and the output's error names the

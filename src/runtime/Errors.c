@@ -177,6 +177,17 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_output_too_small(const char *buffer, in
         buffer, need_min, need_max, dim, have_min, have_max);
 }
 
+DSL_RUNTIME_EXPORT int dsl_runtime_error_tuple_shapes_differ(const char *func, const char *buffer,
+                                                             int dim, int min, int extent,
+                                                             int first_min, int first_extent) {
+    return dsl_runtime_report(
+        dsl_error_bad_dimensions,
+        "Error: the buffers of the Tuple values of Func \"%s\" differ in shape: \"%s\" covers "
+        "[%d, %d] in dimension %d, the first value's buffer [%d, %d]. Pass buffers of one "
+        "shape (the same mins and extents) for all the values.",
+        func, buffer, min, min + extent - 1, dim, first_min, first_min + first_extent - 1);
+}
+
 DSL_RUNTIME_EXPORT int dsl_runtime_error_output_read_out_of_bounds(const char *buffer, int dim,
                                                                    int need_min, int need_max,
                                                                    int have_min, int have_max) {

@@ -125,6 +125,9 @@ int dsl_runtime_error_output_read_out_of_bounds(const char *buffer, int dim, int
                                                 int need_max, int have_min, int have_max);
 int dsl_runtime_error_output_too_small(const char *buffer, int dim, int need_min, int need_max,
                                        int have_min, int have_max);
+/// The buffers of a Tuple-valued output differ in shape from the first value's.
+int dsl_runtime_error_tuple_shapes_differ(const char *func, const char *buffer, int dim, int min,
+                                          int extent, int first_min, int first_extent);
 int dsl_runtime_error_bound_too_small(const char *func, const char *var, int need_min, int need_max,
                                       int bound_min, int bound_max);
 /// A stage's specializations all failed to hold and its specialize_fail(message) was reached.

@@ -2,6 +2,7 @@
 // and says what to do.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,29 @@ TEST(RuntimeErrors, OutputBufferOfTheWrongTypeOrRank) {
     EXPECT_CONTAINS(msg, "Func \"gradient\" has 2 dimensions but output buffer 0");
     msg = message_of<CompileError>([&] { f.realize({4}); });
     EXPECT_CONTAINS(msg, "has 2 dimensions, but realize() was given 1 sizes");
+}
+
+TEST(RuntimeErrors, BuffersOfATupleOfDifferentShapes) {
+    // Halide's multi_output_pipeline_with_bad_sizes: one region is computed for every value.
+    Func f("tuple_shapes");
+    Var x("x");
+    f(x) = Tuple(x, sin(cast<float>(x)));
+    Buffer<int> ints(100);
+    Buffer<float> floats(101);
+    std::string msg = message_of<RuntimeError>([&] { f.realize(Realization({ints, floats})); });
+    EXPECT_CONTAINS(msg,
+                    "the buffers of the Tuple values of Func \"tuple_shapes\" differ in "
+                    "shape: \"tuple_shapes.1\" covers [0, 100] in dimension 0, the first "
+                    "value's buffer [0, 99]");
+    Buffer<float> shifted(100);
+    shifted.set_min({1});
+    msg = message_of<RuntimeError>([&] { f.realize(Realization({ints, shifted})); });
+    EXPECT_CONTAINS(msg, "covers [1, 100]");
+    // Of one shape, both are computed.
+    Buffer<float> same(100);
+    f.realize(Realization({ints, same}));
+    EXPECT_EQ(ints(7), 7);
+    EXPECT_FLOAT_EQ(same(7), std::sin(7.0f));
 }
 
 TEST(RuntimeErrors, ParamOutOfRange) {
