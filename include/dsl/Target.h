@@ -174,8 +174,9 @@ class Target {
 
     /// x86-64-linux with no features beyond the baseline (SSE2).
     Target() = default;
-    /// Parses `arch-bits-os[-features]` or `host[-features]`; throws a CompileError naming the
-    /// word it does not understand and the words valid in its place.
+    /// Parses `arch-bits-os[-features]` or `host[-features]` ("" is the host, as in Halide);
+    /// throws a CompileError naming the word it does not understand and the words valid in its
+    /// place.
     explicit Target(const std::string &target);
     static Target from_string(const std::string &target) { return Target(target); }
     /// Halide's constructor: the fields, then the features (with the ones they imply). A

@@ -334,7 +334,11 @@ int Target::cuda_capability() const {
 
 Target::Target(const std::string &target) {
     const std::string quoted = "Target \"" + target + "\": ";
-    user_assert(!target.empty()) << "Target string is empty." << format_hint;
+    // As in Halide, the empty string is the host.
+    if (target.empty()) {
+        *this = host();
+        return;
+    }
     std::vector<std::string> words = split(target, '-');
     size_t next = 0;
     if (words[0] == "host") {
