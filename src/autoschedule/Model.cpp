@@ -13,6 +13,7 @@
 #include "ir/Names.h"
 #include "ir/Parameter.h"
 #include "ir/Simplify.h"
+#include "ir/Transcendental.h"
 #include "lowering/Regions.h"
 
 namespace dsl::autoschedule {
@@ -108,15 +109,6 @@ class CostCounter : public IRVisitor {
             return;
         } else if (op->call_type == Call::CallType::Intrinsic) {
             switch (op->intrinsic) {
-                case Call::Intrinsic::Exp:
-                case Call::Intrinsic::Log:
-                case Call::Intrinsic::Pow:
-                case Call::Intrinsic::Sin:
-                case Call::Intrinsic::Cos:
-                case Call::Intrinsic::Tan:
-                case Call::Intrinsic::Atan2:
-                    ops += 20;
-                    break;
                 case Call::Intrinsic::Sqrt:
                     ops += 4;
                     break;
@@ -125,7 +117,7 @@ class CostCounter : public IRVisitor {
                 case Call::Intrinsic::StrictFloat:
                     break;
                 default:
-                    ops += 1;
+                    ops += is_transcendental(op->intrinsic) ? 20 : 1;
             }
         } else {
             ops += 20;  // a C function

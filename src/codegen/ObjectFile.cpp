@@ -85,27 +85,39 @@ void add_metadata(llvm::Module &m, const ir::LoweredFunc &f, const std::string &
 
 }  // namespace
 
-std::string compile_to_object_bytes(const ir::Module &module, const CpuTarget &target,
-                                    const std::string &target_name) {
+namespace {
+
+/// `emit` of the optimised module of `module` with the metadata functions of its functions
+/// (what an object file or bitcode holds).
+template <typename Emit>
+std::string emit_with_metadata(const ir::Module &module, const CpuTarget &target,
+                               const std::string &target_name, Emit emit) {
     llvm::LLVMContext context;
     std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
     std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm, target);
     for (const ir::LoweredFunc &f : module.functions)
         add_metadata(*m, f, target_name);
-    return emit_machine_code(*m, *tm, true);
+    return emit(*m, *tm);
+}
+
+}  // namespace
+
+std::string compile_to_object_bytes(const ir::Module &module, const CpuTarget &target,
+                                    const std::string &target_name) {
+    return emit_with_metadata(
+        module, target, target_name,
+        [](llvm::Module &m, llvm::TargetMachine &tm) { return emit_machine_code(m, tm, true); });
 }
 
 std::string compile_to_bitcode_bytes(const ir::Module &module, const CpuTarget &target,
                                      const std::string &target_name) {
-    llvm::LLVMContext context;
-    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
-    std::unique_ptr<llvm::Module> m = optimized_module(module, context, *tm, target);
-    for (const ir::LoweredFunc &f : module.functions)
-        add_metadata(*m, f, target_name);
-    llvm::SmallString<16384> bytes;
-    llvm::raw_svector_ostream os(bytes);
-    llvm::WriteBitcodeToFile(*m, os);
-    return std::string(bytes.data(), bytes.size());
+    return emit_with_metadata(module, target, target_name,
+                              [](llvm::Module &m, llvm::TargetMachine &) {
+                                  llvm::SmallString<16384> bytes;
+                                  llvm::raw_svector_ostream os(bytes);
+                                  llvm::WriteBitcodeToFile(m, os);
+                                  return std::string(bytes.data(), bytes.size());
+                              });
 }
 
 }  // namespace dsl::codegen

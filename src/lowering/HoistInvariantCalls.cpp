@@ -7,6 +7,7 @@
 
 #include "ir/IREquality.h"
 #include "ir/IRVisitor.h"
+#include "ir/Transcendental.h"
 
 namespace dsl::lowering {
 
@@ -37,19 +38,7 @@ class BoundNames : public IRVisitor {
 
 bool is_costly(const Call *c) {
     if (c->call_type == Call::CallType::PureExtern) return true;
-    if (c->call_type != Call::CallType::Intrinsic) return false;
-    switch (c->intrinsic) {
-        case Call::Intrinsic::Exp:
-        case Call::Intrinsic::Log:
-        case Call::Intrinsic::Pow:
-        case Call::Intrinsic::Sin:
-        case Call::Intrinsic::Cos:
-        case Call::Intrinsic::Tan:
-        case Call::Intrinsic::Atan2:
-            return true;
-        default:
-            return false;
-    }
+    return c->call_type == Call::CallType::Intrinsic && is_transcendental(c->intrinsic);
 }
 
 /// What an expression is, inside one loop: whether its value is the same at every iteration
