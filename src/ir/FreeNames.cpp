@@ -74,4 +74,34 @@ std::vector<std::string> free_names(const Expr &e, bool buffers) {
     return std::move(collect.names);
 }
 
+namespace {
+
+class BoundNames : public IRVisitor {
+  public:
+    std::set<std::string> names;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Let *op) override {
+        names.insert(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const LetStmt *op) override {
+        names.insert(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const For *op) override {
+        names.insert(op->name);
+        IRVisitor::visit(op);
+    }
+};
+
+}  // namespace
+
+std::set<std::string> bound_names(const Stmt &s) {
+    BoundNames collect;
+    collect.include(s);
+    return std::move(collect.names);
+}
+
 }  // namespace dsl::ir

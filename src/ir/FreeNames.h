@@ -1,5 +1,6 @@
 #pragma once
 // The names a statement or expression uses from outside itself.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,5 +14,8 @@ namespace dsl::ir {
 /// `buffers` it is the names a let around `s` must keep.
 std::vector<std::string> free_names(const Stmt &s, bool buffers);
 std::vector<std::string> free_names(const Expr &e, bool buffers);
+
+/// The names every Let, LetStmt and For inside `s` (itself included) binds.
+std::set<std::string> bound_names(const Stmt &s);
 
 }  // namespace dsl::ir

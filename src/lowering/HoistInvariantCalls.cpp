@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/FreeNames.h"
 #include "ir/IREquality.h"
 #include "ir/IRVisitor.h"
 #include "ir/Transcendental.h"
@@ -14,27 +15,6 @@ namespace dsl::lowering {
 using namespace ir;
 
 namespace {
-
-/// Every name a Let, LetStmt or For inside a statement binds.
-class BoundNames : public IRVisitor {
-  public:
-    std::set<std::string> names;
-
-  protected:
-    using IRVisitor::visit;
-    void visit(const Let *op) override {
-        names.insert(op->name);
-        IRVisitor::visit(op);
-    }
-    void visit(const LetStmt *op) override {
-        names.insert(op->name);
-        IRVisitor::visit(op);
-    }
-    void visit(const For *op) override {
-        names.insert(op->name);
-        IRVisitor::visit(op);
-    }
-};
 
 bool is_costly(const Call *c) {
     if (c->call_type == Call::CallType::PureExtern) return true;
@@ -155,10 +135,9 @@ class Hoister : public IRMutator {
             if (body.same_as(op->body)) return op;
             return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
         }
-        BoundNames bound;
-        bound.names.insert(op->name);
-        bound.include(body);
-        Classifier classifier(bound.names);
+        std::set<std::string> bound = bound_names(body);
+        bound.insert(op->name);
+        Classifier classifier(bound);
         Lifter lifter(op->name, classifier);
         body = lifter.mutate(body);
         Stmt s = For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);

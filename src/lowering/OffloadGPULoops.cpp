@@ -108,27 +108,6 @@ class KernelClosure : public IRVisitor {
     std::set<std::string> bound_, seen_, allocated_;
 };
 
-/// Names bound inside a statement (lets and loops), which a launch size must not use.
-class BoundNames : public IRVisitor {
-  public:
-    std::set<std::string> names;
-
-  protected:
-    using IRVisitor::visit;
-    void visit(const LetStmt *op) override {
-        names.insert(op->name);
-        IRVisitor::visit(op);
-    }
-    void visit(const Let *op) override {
-        names.insert(op->name);
-        IRVisitor::visit(op);
-    }
-    void visit(const For *op) override {
-        names.insert(op->name);
-        IRVisitor::visit(op);
-    }
-};
-
 bool uses_any(const Expr &e, const std::set<std::string> &names) {
     for (const std::string &n : free_names(e, false))
         if (names.count(n)) return true;
@@ -317,9 +296,8 @@ class KernelBuilder : public IRMutator {
             << where_ << " starts a nest of " << block_count
             << " GPU block loops; a kernel has at most three dimensions of blocks. Fuse two of "
                "the loops (Func::fuse) or keep one serial.";
-        BoundNames inside;
-        inside.include(Stmt(op));
-        inner_bound_ = inside.names;
+        // Names bound inside, which a launch size must not use.
+        inner_bound_ = bound_names(Stmt(op));
 
         ThreadNests nests;
         nests.include(s);
