@@ -62,6 +62,9 @@ std::vector<std::pair<std::string, std::string>> library_members(const ir::Modul
                                                                  const std::string &fn_name,
                                                                  const Target &target);
 
+/// The name of the AOT function of Func `f`: `fn_name`, or the Func's name when it is empty.
+std::string function_name(const Func &f, const std::string &fn_name);
+
 /// Whether `s` is a C identifier (letters, digits and '_', not starting with a digit).
 bool is_c_identifier(const std::string &s);
 

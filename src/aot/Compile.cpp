@@ -96,13 +96,13 @@ void write_llvm_ir(const std::vector<lang::Function> &outputs, const std::string
                codegen::compile_to_llvm_ir_text);
 }
 
-}  // namespace aot
-
-namespace {
 std::string function_name(const Func &f, const std::string &fn_name) {
     return fn_name.empty() ? f.name() : fn_name;
 }
-}  // namespace
+
+}  // namespace aot
+
+using aot::function_name;
 
 void Func::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
                              const std::string &fn_name, const Target &target) {

@@ -58,6 +58,10 @@ const char *type_name(OutputFileType t) {
     return "?";
 }
 
+/// Whether dsl writes files of type `t`. Halide's other types (C source, C++ stubs, Python and
+/// PyTorch wrappers, registration, featurization, the compiler log, the schedule) stand in the
+/// enum only so that Halide programs naming them compile; write_outputs refuses them with a
+/// CompileError naming the type.
 bool written(OutputFileType t) {
     switch (t) {
         case OutputFileType::assembly:
@@ -150,11 +154,7 @@ std::vector<Argument> infer_arguments(const std::vector<lang::Function> &outputs
 
 }  // namespace aot
 
-namespace {
-std::string function_name(const Func &f, const std::string &fn_name) {
-    return fn_name.empty() ? f.name() : fn_name;
-}
-}  // namespace
+using aot::function_name;
 
 void Func::compile_to(const std::map<OutputFileType, std::string> &output_files,
                       const std::vector<Argument> &args, const std::string &fn_name,
