@@ -463,11 +463,17 @@ namespace {
 struct LinearIndex {
     std::vector<std::pair<Expr, int64_t>> terms;  // in the order they first appear
     int64_t constant = 0;
+    /// The value of a let the index may look through (CodeGenLLVM::index_let_value).
+    std::function<Expr(const std::string &)> let_value;
 
     void add(const Expr &e, int64_t scale) {
         // Scales stay far from overflowing 64 bits: past 2^31 the term is kept whole.
         constexpr int64_t kMaxScale = int64_t(1) << 31;
-        if (const auto *imm = e.as<IntImm>()) {
+        Expr through;
+        if (const auto *v = e.as<Variable>(); v && let_value) through = let_value(v->name);
+        if (through.defined()) {
+            add(through, scale);
+        } else if (const auto *imm = e.as<IntImm>()) {
             constant += scale * imm->value;
         } else if (const auto *sum = e.as<Add>()) {
             add(sum->a, scale);
@@ -509,13 +515,28 @@ llvm::Value *CodeGenLLVM::index_value(const Expr &index) {
     if (!(t.is_int() && t.bits() == 32 && t.is_scalar())) return codegen(index);
     llvm::Type *wide = llvm::Type::getInt64Ty(context_);
     if (const auto *imm = index.as<IntImm>()) return llvm::ConstantInt::get(wide, imm->value, true);
+    if (const auto *v = index.as<Variable>()) {
+        if (Expr value = index_let_value(v->name); value.defined()) {
+            index_let_depth_++;
+            llvm::Value *result = index_value(value);
+            index_let_depth_--;
+            return result;
+        }
+    }
     if (index.as<Add>() || index.as<Sub>() || index.as<Mul>()) {
         // Sums and constant multiples, computed in 64 bits where nothing overflows, as one sum
         // of terms and then the constant: the addresses of a tile's points then differ by
         // constants only ((6 * yb + 1) * 64 and 384 * yb both become 384 * yb plus a constant),
         // which lets LLVM tell them apart and keep a tile of accumulators in registers.
         LinearIndex linear;
+        linear.let_value = [this](const std::string &name) {
+            Expr value = index_let_value(name);
+            if (value.defined()) index_let_depth_++;  // undone below
+            return value;
+        };
+        const int depth = index_let_depth_;
         linear.add(index, 1);
+        index_let_depth_ = depth;
         llvm::Value *sum = nullptr;
         for (const auto &[term, scale] : linear.terms) {
             if (scale == 0) continue;
@@ -759,6 +780,23 @@ void CodeGenLLVM::visit(const Broadcast *op) {
 
 namespace {
 
+/// Whether `e` is index arithmetic: sums, products, quotients, remainders, mins and maxes of
+/// names and constants.
+class IndexArithmetic : public IRVisitor {
+  public:
+    bool ok = true;
+    std::vector<std::string> names;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Variable *op) override { names.push_back(op->name); }
+    void visit(const Let *) override { ok = false; }
+    void visit(const Load *) override { ok = false; }
+    void visit(const Call *) override { ok = false; }
+    void visit(const Select *) override { ok = false; }
+    void visit(const Cast *) override { ok = false; }
+};
+
 /// Whether `e` (an int32 vector) contains a min or a max, and the names it uses.
 class ClampNames : public IRVisitor {
   public:
@@ -795,7 +833,17 @@ class ClampNames : public IRVisitor {
 void CodeGenLLVM::visit(const Let *op) {
     llvm::Value *v = codegen(op->value);
     ScopedBinding<llvm::Value *> bind(symbols_, op->name, v);
-    std::optional<ScopedBinding<ClampLet>> bind_clamp;
+    std::optional<ScopedBinding<ClampLet>> bind_clamp, bind_index;
+    if (op->value.type() == Int(32)) {
+        IndexArithmetic arithmetic;
+        arithmetic.include(op->value);
+        if (arithmetic.ok) {
+            ClampLet let{op->value, {}};
+            for (const std::string &n : arithmetic.names)
+                let.uses.emplace_back(n, symbols_.get(n));
+            bind_index.emplace(index_lets_, op->name, std::move(let));
+        }
+    }
     if (op->value.type().is_vector() && op->value.type().element_of() == Int(32)) {
         ClampNames found;
         found.include(op->value);
@@ -809,14 +857,23 @@ void CodeGenLLVM::visit(const Let *op) {
     value_ = codegen(op->body);
 }
 
-Expr CodeGenLLVM::clamp_let_value(const std::string &name) const {
-    const ClampLet *let = clamp_lets_.find(name);
+Expr CodeGenLLVM::still_bound(const ClampLet *let) const {
     if (!let) return Expr();
     for (const auto &[n, bound] : let->uses) {
         const llvm::Value *const *now = symbols_.find(n);
         if (!now || *now != bound) return Expr();
     }
     return let->value;
+}
+
+Expr CodeGenLLVM::clamp_let_value(const std::string &name) const {
+    return still_bound(clamp_lets_.find(name));
+}
+
+Expr CodeGenLLVM::index_let_value(const std::string &name) const {
+    constexpr int kMaxDepth = 6;
+    if (index_let_depth_ >= kMaxDepth) return Expr();
+    return still_bound(index_lets_.find(name));
 }
 
 llvm::Value *CodeGenLLVM::concat_vectors(std::vector<llvm::Value *> parts) {

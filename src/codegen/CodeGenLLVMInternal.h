@@ -179,6 +179,13 @@ class CodeGenLLVM : public ir::IRVisitor {
         std::vector<std::pair<std::string, llvm::Value *>> uses;
     };
     ir::Scope<ClampLet> clamp_lets_;
+    /// A scalar int32 let of index arithmetic (sums, products, quotients, mins...), bound the same
+    /// way: index_value looks through it, so that an index that CSE wrote through lets and the
+    /// same index written out become one sum (a load and the store of one element then have
+    /// one address, which LLVM can keep in a register across a loop).
+    ir::Scope<ClampLet> index_lets_;
+    /// How many lets index_value is looking through now (it stops at a few).
+    int index_let_depth_ = 0;
     /// The buffer whose stores are atomic read-modify-writes here (inside an ir::Atomic), and,
     /// while an atomic store's compare-and-swap loop computes its new value, the running value
     /// that replaces the load of the element it updates (Atomics.cpp).
@@ -194,6 +201,10 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// The value of the let `name` if it is in clamp_lets_ and every name its value uses is
     /// still bound as it was; undefined otherwise.
     Expr clamp_let_value(const std::string &name) const;
+    /// The same for index_lets_, while index_value may still look through one more let.
+    Expr index_let_value(const std::string &name) const;
+    /// The let's value if every name it uses is still bound as it was; undefined otherwise.
+    Expr still_bound(const ClampLet *let) const;
     /// The result of the expression just visited.
     llvm::Value *value_ = nullptr;
     /// Heap allocations live at the current point; an early error return frees them.

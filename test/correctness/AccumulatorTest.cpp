@@ -68,6 +68,55 @@ TEST(Accumulators, TileOfSumsStaysInRegistersAcrossTheReductionLoop) {
     EXPECT_EQ(test::count_of(loop, "masked.gather"), 0) << "a row of A gathered:\n" << loop;
 }
 
+// The gate sums of a recurrent cell (nn/ops/Recurrent.cpp): a Tuple's elements summed over j
+// for a vector of units, each sequence (batch element b and direction d, fused) on a thread.
+// The elements are read and written through one index, which CSE binds in lets (quotients and
+// remainders of the fused loop) around the values but not around the stores. Code generation
+// looks through those lets, so that the load and the store of each element have one address
+// and stay in a register over j.
+TEST(Accumulators, TupleSumsStayInRegistersThoughTheirIndexIsALet) {
+    ImageParam w(Float(32), 3, "tuple_w"), h(Float(32), 3, "tuple_h");
+    Func f("tuple_sums");
+    Var k("k"), b("b"), d("d"), ko("ko"), ki("ki"), sequence("sequence");
+    RDom j(0, 32, "j");
+    // Element 3 holds h, read at (j, b, d) as the cell reads its last state: that index
+    // shares terms with the sums' own, which CSE then binds in lets.
+    f(k, b, d) = Tuple(0.0f, 0.0f, 0.0f, h(k, b, d));
+    Expr hj = f(j, b, d)[3];
+    f(k, b, d) = Tuple(f(k, b, d)[0] + w(k, j, 0) * hj, f(k, b, d)[1] + w(k, j, 1) * hj,
+                       f(k, b, d)[2] + w(k, j, 2) * hj, f(k, b, d)[3]);
+    // An intermediate (its elements are allocations of their own, which do not alias).
+    Func out("tuple_total");
+    out(k, b, d) = f(k, b, d)[0] + 10.0f * f(k, b, d)[1] + 100.0f * f(k, b, d)[2];
+    f.bound(k, 0, 64).compute_root();
+    f.update()
+        .split(k, ko, ki, kLanes)
+        .reorder(ki, j, ko, b, d)
+        .vectorize(ki)
+        .fuse(b, d, sequence)
+        .parallel(sequence);
+    std::string ir = test::llvm_ir_of(out, Target("x86-64-linux-avx2"));
+    std::string loop = block(ir, "tuple_sums.s1.j.x.loop");
+    ASSERT_FALSE(loop.empty()) << "no block for the loop over j in:\n" << ir;
+    EXPECT_EQ(test::count_of(loop, "store "), 0) << "the sums are stored in the loop:\n" << loop;
+    EXPECT_GE(test::count_of(loop, "fadd <8 x float>"), 3) << loop;
+    // And the sums are right.
+    Buffer<float> wb(64, 32, 3), hb(64, 5, 2);
+    wb.fill([](int x, int y, int z) { return float((x * 3 + y * 5 + z * 7) % 13) - 6.0f; });
+    hb.fill([](int x, int y, int z) { return float((x * 11 + y + 5 * z) % 7) - 3.0f; });
+    w.set(wb);
+    h.set(hb);
+    Buffer<float> got = out.realize({64, 5, 2});
+    got.for_each_element([&](int kk, int bb, int dd) {
+        float sums[3] = {0.0f, 0.0f, 0.0f};
+        for (int e = 0; e < 3; e++)
+            for (int jj = 0; jj < 32; jj++)
+                sums[e] += wb(kk, jj, e) * hb(jj, bb, dd);
+        ASSERT_EQ(got(kk, bb, dd), sums[0] + 10.0f * sums[1] + 100.0f * sums[2])
+            << "at (" << kk << ", " << bb << ", " << dd << ")";
+    });
+}
+
 TEST(Accumulators, PackedGemmMatchesPlainLoop) {
     PackedGemm g = packed_gemm("_run");
     Buffer<float> a(kSize, kSize), b(kSize, kSize);
