@@ -417,6 +417,12 @@ class Widen : public IRMutator {
     }
 
     Stmt visit(const IfThenElse *op) override {
+        // The tail of a guarded split where one lane is left (`if (ki <= 0)` with ki from 0):
+        // its body runs once, for that lane, as scalars.
+        if (!op->else_case.defined() && !mask_.defined()) {
+            if (auto lane = single_lane(op->condition))
+                return mutate(substitute(var_, make_const(Int(32), *lane), op->then_case));
+        }
         Expr condition = mutate(op->condition);
         if (condition.type().is_scalar()) return IRMutator::visit(op);
         // A condition that differs between lanes: predicate both branches.
@@ -482,6 +488,26 @@ class Widen : public IRMutator {
     }
 
   private:
+    /// The one value of the loop's variable (from its first) for which `c` holds, when `c`
+    /// says `var <= first`, `var < first + 1` or `var == first`.
+    std::optional<int64_t> single_lane(const Expr &c) const {
+        const auto first = as_const_int(ramp_.as<Ramp>()->base);
+        if (!first) return std::nullopt;
+        auto is_var = [&](const Expr &e) {
+            const auto *v = e.as<Variable>();
+            return v && v->name == var_;
+        };
+        auto bound = [&](const Expr &a, const Expr &b, int64_t past) -> std::optional<int64_t> {
+            const auto limit = as_const_int(b);
+            if (!is_var(a) || !limit || *limit + past != *first) return std::nullopt;
+            return *first;
+        };
+        if (const auto *le = c.as<LE>()) return bound(le->a, le->b, 0);
+        if (const auto *lt = c.as<LT>()) return bound(lt->a, lt->b, -1);
+        if (const auto *eq = c.as<EQ>()) return bound(eq->a, eq->b, 0);
+        return std::nullopt;
+    }
+
     std::string var_;
     int lanes_;
     int extern_lets_ = 0;  // names the lets of scalarized extern calls

@@ -234,6 +234,26 @@ TEST(Vectorize, UpdateStageOverAPureVar) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
+// A guarded split whose last vector has one lane (17 = 16 + 1): in that tail a Tuple update
+// stores one element whose index the simplifier knows, while the values (bound before the
+// stores) still name the lane. It runs once, as scalars, quietly (it used to warn that every
+// lane would store to the same place), and stays right.
+TEST(Vectorize, AGuardedTailOfOneLaneRunsAsScalars) {
+    Buffer<> in = random_buffer(Int(32), {16, 6, 2}, 29);
+    Func f("one_lane_tail");
+    Var x("x"), xo("xo"), xi("xi");
+    RDom r(0, 6, "r");
+    f(x) = Tuple(x, 2 * x);
+    f(x) = Tuple(f(x)[0] * 3 + Func(in)(x % 16, r, x / 16) * (r + 1), f(x)[1] + f(x)[0]);
+    f.bound(x, 0, 17);
+    f.update(0).split(x, xo, xi, 16, TailStrategy::GuardWithIf).reorder(xi, r, xo).vectorize(xi);
+    testing::internal::CaptureStderr();
+    Realization out = f.realize({17});
+    const std::string warnings = testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(matches_reference(f, out));
+    EXPECT_EQ(warnings.find("stays scalar"), std::string::npos) << warnings;
+}
+
 // numpy broadcasting of inputs whose extents are known only at run time: each read of `a` and
 // `b` is `select(extent == 1, 0, x)`, a scalar choice that would make every vector load a
 // gather. The loop nest is versioned on those conditions (lowering/UnswitchUniformSelects.h):
