@@ -275,6 +275,8 @@ class ModelCompiler {
     /// The values to fuse into their consumers, those waiting for it, and those whose consumer
     /// turned out not to read them point for point.
     std::set<std::string> fuse_;
+    /// The values some node reads or the model returns.
+    std::set<std::string> read_;
     std::map<std::string, PendingValue> pending_;
     /// A step's kernel, compiled after the graph is built.
     struct DeferredKernel {
@@ -637,6 +639,12 @@ void ModelCompiler::build(const graph::Node &node) {
         for (const Expr &e : t.shape())
             kv.shape.push_back(
                 graph_extent(ir::substitute(ctx->in.to_graph, e), name, kv.shape.size()));
+        if (!read_.count(name)) {
+            // Nothing reads it and the model does not return it (a recurrent layer's last
+            // states, say, beside the sequence that is used): no kernel computes it.
+            known_[name] = kv;
+            continue;
+        }
         const bool runtime = !ctx->in.runtime_inputs.empty() || !ctx->in.value_params.empty();
         if (runtime && fuse_.count(name)) {
             // Computed inside its consumer's kernel.
@@ -739,6 +747,10 @@ void ModelCompiler::compile() {
     out_->source_ = g_.source;
     declare_inputs();
     fuse_ = graph::values_to_fuse(g_);
+    for (const graph::Node &n : g_.nodes)
+        read_.insert(n.inputs.begin(), n.inputs.end());
+    for (const graph::ValueInfo &v : g_.outputs)
+        read_.insert(v.name);
     out_->npu_ = target_.has_feature(Target::Feature::NPU);
     const std::vector<const graph::Node *> order = topological_order();
     for (const graph::Node *n : order)
