@@ -10,6 +10,7 @@
 #include "dsl/nn/Norm.h"
 #include "dsl/nn/Npy.h"
 #include "dsl/nn/Quantize.h"
+#include "dsl/nn/Recurrent.h"
 #include "dsl/nn/QuantizeModel.h"
 #include "dsl/nn/Reduce.h"
 #include "dsl/nn/Resize.h"

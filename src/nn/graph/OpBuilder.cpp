@@ -87,6 +87,7 @@ const std::map<std::string, Builder> &builders() {
         add_norm_builders(t);
         add_resize_builders(t);
         add_quantize_builders(t);
+        add_recurrent_builders(t);
         return t;
     }();
     return table;

@@ -110,5 +110,6 @@ void add_conv_builders(std::map<std::string, Builder> &table);
 void add_norm_builders(std::map<std::string, Builder> &table);
 void add_resize_builders(std::map<std::string, Builder> &table);
 void add_quantize_builders(std::map<std::string, Builder> &table);
+void add_recurrent_builders(std::map<std::string, Builder> &table);
 
 }  // namespace dsl::nn::graph
