@@ -14,4 +14,5 @@
 #include "dsl/nn/QuantizeModel.h"
 #include "dsl/nn/Reduce.h"
 #include "dsl/nn/Resize.h"
+#include "dsl/nn/Spectral.h"
 #include "dsl/nn/Tensor.h"

@@ -88,6 +88,7 @@ const std::map<std::string, Builder> &builders() {
         add_resize_builders(t);
         add_quantize_builders(t);
         add_recurrent_builders(t);
+        add_spectral_builders(t);
         return t;
     }();
     return table;
