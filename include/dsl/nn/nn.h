@@ -14,5 +14,6 @@
 #include "dsl/nn/QuantizeModel.h"
 #include "dsl/nn/Reduce.h"
 #include "dsl/nn/Resize.h"
+#include "dsl/nn/Selection.h"
 #include "dsl/nn/Spectral.h"
 #include "dsl/nn/Tensor.h"

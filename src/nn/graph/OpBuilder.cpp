@@ -89,6 +89,7 @@ const std::map<std::string, Builder> &builders() {
         add_quantize_builders(t);
         add_recurrent_builders(t);
         add_spectral_builders(t);
+        add_selection_builders(t);
         return t;
     }();
     return table;

@@ -112,5 +112,6 @@ void add_resize_builders(std::map<std::string, Builder> &table);
 void add_quantize_builders(std::map<std::string, Builder> &table);
 void add_recurrent_builders(std::map<std::string, Builder> &table);
 void add_spectral_builders(std::map<std::string, Builder> &table);
+void add_selection_builders(std::map<std::string, Builder> &table);
 
 }  // namespace dsl::nn::graph

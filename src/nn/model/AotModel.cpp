@@ -21,6 +21,7 @@
 #include "lowering/Lower.h"
 #include "nn/graph/OpBuilder.h"
 #include "nn/graph/QdqFusion.h"
+#include "nn/graph/DataDependentShapes.h"
 #include "nn/graph/Rewrite.h"
 #include "nn/model/CompiledModel.h"
 #include "nn/onnx/OnnxReader.h"
@@ -373,6 +374,7 @@ StaticModel compile_model_to_static_library(const std::string &path, const std::
     graph::Graph g = onnx::read_model(path);
     fix_input_shapes(g, options.shapes);
     graph::fold_into_convolutions(g);
+    graph::count_selected_elements(g);
     if (options.fuse_quantized) graph::fuse_quantized_groups(g);
     ModelOptions mo;
     mo.target = options.target;

@@ -7,6 +7,7 @@
 
 #include "nn/graph/OpBuilder.h"
 #include "nn/graph/QdqFusion.h"
+#include "nn/graph/DataDependentShapes.h"
 #include "nn/graph/Rewrite.h"
 #include "nn/model/CompiledModel.h"
 #include "nn/onnx/OnnxReader.h"
@@ -164,6 +165,7 @@ Model Model::load(const std::string &path, const ModelOptions &options) {
     Model m;
     graph::Graph g = onnx::read_model(path);
     graph::fold_into_convolutions(g);
+    graph::count_selected_elements(g);
     if (options.fuse_quantized) graph::fuse_quantized_groups(g);
     m.impl_ = std::make_shared<model::Specializations>(std::move(g), options);
     return m;

@@ -1,0 +1,19 @@
+#pragma once
+/// Operators whose result's size depends on their input's values (NonZero, Compress): before
+/// compiling, each gets a node that counts what it selects, as an extra input. The compiler reads
+/// that count when the model runs (a value that sizes a result, as a Reshape's shape), so one
+/// compiled model serves every count.
+
+#include "nn/graph/Graph.h"
+
+namespace dsl::nn::graph {
+
+/// The op_type of the counting nodes (not an ONNX operator): input 0 is the tensor whose
+/// nonzero elements it counts; for Compress, input 1 is Compress's data and the node carries
+/// Compress's `axis`, which limit the elements counted to those that select something.
+constexpr const char *kCountNonZero = "dsl.CountNonZero";
+
+/// Adds the counting nodes; returns how many.
+int count_selected_elements(Graph &g);
+
+}  // namespace dsl::nn::graph

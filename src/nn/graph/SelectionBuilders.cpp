@@ -1,0 +1,45 @@
+// ONNX's NonZero and Compress, and the count that sizes them (graph/DataDependentShapes.h),
+// mapped onto dsl/nn/Selection.h.
+#include "dsl/nn/Selection.h"
+#include "nn/graph/DataDependentShapes.h"
+#include "nn/graph/OpBuilder.h"
+
+namespace dsl::nn::graph {
+
+namespace {
+
+using Outputs = std::vector<Tensor>;
+
+/// The count input `i` that count_selected_elements added to the node.
+Expr count_input(BuildContext &ctx, int i) {
+    if (!ctx.has_input(i)) {
+        ctx.fail(
+            "the size of its result depends on its input's values; the compiler counts them in "
+            "a node it adds first (graph/DataDependentShapes.h), which this graph lacks.");
+    }
+    return ctx.values(i).at(0);
+}
+
+}  // namespace
+
+void add_selection_builders(std::map<std::string, Builder> &t) {
+    t[kCountNonZero] = [](BuildContext &ctx) {
+        if (ctx.inputs() < 2) return Outputs{nn::count_nonzero(ctx.input(0))};
+        // Compress's condition, counted over the elements that select something in input 1.
+        const bool flatten = !ctx.has_attr("axis");
+        const int axis = static_cast<int>(ctx.attr_int("axis", 0));
+        Tensor condition = ctx.input(0);
+        return Outputs{nn::count_nonzero(
+            condition, nn::selection_length(ctx.input(1), condition, axis, flatten))};
+    };
+    t["NonZero"] = [](BuildContext &ctx) {
+        return Outputs{nn::nonzero(ctx.input(0), count_input(ctx, 1))};
+    };
+    t["Compress"] = [](BuildContext &ctx) {
+        const bool flatten = !ctx.has_attr("axis");
+        return Outputs{nn::compress(ctx.input(0), ctx.input(1), count_input(ctx, 2),
+                                    static_cast<int>(ctx.attr_int("axis", 0)), flatten)};
+    };
+}
+
+}  // namespace dsl::nn::graph
