@@ -49,7 +49,7 @@ TEST(NNSelection, NonZeroListsTheIndicesInRowMajorOrder) {
 
 TEST(NNSelection, CompressAlongAnAxisAndFlattened) {
     Buffer<float> x = random_buffer({3, 6, 2}, 5);  // shape [2, 6, 3]
-    for (int length : {4, 6, 9}) {
+    for (int length : {1, 4, 6, 9}) {
         Buffer<float> cond = sparse({length}, 0.5, 20 + length);
         nn::Tensor xt(x, "x"), ct(cond, "cond");
         // Along axis 1 (extent 6): the condition's elements past 6 are ignored.

@@ -15,14 +15,22 @@ int count_selected_elements(Graph &g) {
         if (!n.domain.empty()) continue;
         const bool nonzero = n.op_type == "NonZero" && n.inputs.size() == 1;
         const bool compress = n.op_type == "Compress" && n.inputs.size() == 2;
-        if (!nonzero && !compress) continue;
+        const bool nms = n.op_type == "NonMaxSuppression" && n.inputs.size() <= 5;
+        if (!nonzero && !compress && !nms) continue;
         Node count;
-        count.op_type = kCountNonZero;
         count.name = n.name + "_count";
-        count.inputs = nonzero ? std::vector<std::string>{n.inputs[0]}
-                               : std::vector<std::string>{n.inputs[1], n.inputs[0]};
-        if (compress && n.attributes.count("axis"))
-            count.attributes["axis"] = n.attributes.at("axis");
+        if (nms) {
+            n.inputs.resize(5);  // the optional inputs not given: empty names
+            count.op_type = kCountNonMaxSuppression;
+            count.inputs = n.inputs;
+            count.attributes = n.attributes;
+        } else {
+            count.op_type = kCountNonZero;
+            count.inputs = nonzero ? std::vector<std::string>{n.inputs[0]}
+                                   : std::vector<std::string>{n.inputs[1], n.inputs[0]};
+            if (compress && n.attributes.count("axis"))
+                count.attributes["axis"] = n.attributes.at("axis");
+        }
         const std::string value = e.fresh_name(n.name + "_count");
         count.outputs = {value};
         g.nodes[i].inputs.push_back(value);

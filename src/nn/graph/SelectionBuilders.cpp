@@ -1,5 +1,6 @@
-// ONNX's NonZero and Compress, and the count that sizes them (graph/DataDependentShapes.h),
-// mapped onto dsl/nn/Selection.h.
+// ONNX's NonZero, Compress and NonMaxSuppression, and the counts that size them
+// (graph/DataDependentShapes.h), mapped onto dsl/nn/Selection.h.
+#include "dsl/nn/Detection.h"
 #include "dsl/nn/Selection.h"
 #include "nn/graph/DataDependentShapes.h"
 #include "nn/graph/OpBuilder.h"
@@ -20,6 +21,17 @@ Expr count_input(BuildContext &ctx, int i) {
     return ctx.values(i).at(0);
 }
 
+/// NonMaxSuppression's inputs 2-4 and attribute.
+SuppressionParams suppression_params(BuildContext &ctx) {
+    SuppressionParams p;
+    auto scalar = [&](int i) { return ctx.has_input(i) ? ctx.values(i).at(0) : Expr(); };
+    p.max_boxes_per_class = scalar(2);
+    p.iou_threshold = scalar(3);
+    p.score_threshold = scalar(4);
+    p.center_point_box = ctx.attr_int("center_point_box", 0) != 0;
+    return p;
+}
+
 }  // namespace
 
 void add_selection_builders(std::map<std::string, Builder> &t) {
@@ -31,6 +43,14 @@ void add_selection_builders(std::map<std::string, Builder> &t) {
         Tensor condition = ctx.input(0);
         return Outputs{nn::count_nonzero(
             condition, nn::selection_length(ctx.input(1), condition, axis, flatten))};
+    };
+    t[kCountNonMaxSuppression] = [](BuildContext &ctx) {
+        return Outputs{
+            nn::non_max_suppression_count(ctx.input(0), ctx.input(1), suppression_params(ctx))};
+    };
+    t["NonMaxSuppression"] = [](BuildContext &ctx) {
+        return Outputs{nn::non_max_suppression(ctx.input(0), ctx.input(1), suppression_params(ctx),
+                                               count_input(ctx, 5))};
     };
     t["NonZero"] = [](BuildContext &ctx) {
         return Outputs{nn::nonzero(ctx.input(0), count_input(ctx, 1))};

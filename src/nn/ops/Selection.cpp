@@ -36,7 +36,9 @@ Func selected_positions(const std::function<Expr(const Expr &)> &selected, const
     Func before(unique_name(name + "_before"));
     before(r) = 0;
     RDom scan(1, max(length - 1, 0), unique_name(name + "_scan"));
-    before(scan) = before(scan - 1) + select(selected(scan - 1), 1, 0);
+    // (Clamped: bounds inference takes the RDom as [1, 0] when it is empty.)
+    before(scan) =
+        before(scan - 1) + select(selected(clamp(scan - 1, 0, max(length - 1, 0))), 1, 0);
     // position(before(q)) = q for every selected q (a scatter).
     Func position(unique_name(name + "_positions"));
     position(m) = 0;
