@@ -1,5 +1,6 @@
-// Non-maximum suppression against a plain C++ greedy loop: several batches and classes, equal
-// scores, a score threshold, the cap, both box formats; an empty selection.
+// Non-maximum suppression against a plain C++ greedy loop (several batches and classes, equal
+// scores, a score threshold, the cap, both box formats; an empty selection), and RoiAlign
+// against ONNX Runtime's sampling loop (adaptive and fixed sampling, mean and maximum).
 #include <algorithm>
 #include <random>
 
@@ -102,6 +103,81 @@ TEST(NNDetection, NonMaxSuppressionMatchesTheGreedyLoop) {
 TEST(NNDetection, NothingAboveTheThresholdSelectsNothing) {
     check(1, 2, 8, 5, 0.5f, 2.0f, false, 4);
     check(1, 1, 8, 0, 0.5f, 0.0f, false, 5);
+}
+
+/// RoiAlign as ONNX Runtime computes it. x (W, H, C, N), rois (4, R), batch (R).
+float roi_align_at(const Buffer<float> &x, const Buffer<float> &rois, const Buffer<int64_t> &batch,
+                   const nn::RoiAlignParams &p, int r, int c, int ph, int pw) {
+    const int H = x.extent(1), W = x.extent(0);
+    const float offset = p.half_pixel ? 0.5f : 0.0f;
+    const float x0 = rois(0, r) * p.spatial_scale - offset,
+                y0 = rois(1, r) * p.spatial_scale - offset;
+    float rw = rois(2, r) * p.spatial_scale - offset - x0;
+    float rh = rois(3, r) * p.spatial_scale - offset - y0;
+    if (!p.half_pixel) rw = std::max(rw, 1.0f), rh = std::max(rh, 1.0f);
+    const float bh = rh / p.output_height, bw = rw / p.output_width;
+    const int gh = p.sampling_ratio > 0 ? p.sampling_ratio : int(std::ceil(rh / p.output_height));
+    const int gw = p.sampling_ratio > 0 ? p.sampling_ratio : int(std::ceil(rw / p.output_width));
+    const int n = int(batch(r));
+    float total = 0, best = -1e30f;
+    for (int iy = 0; iy < gh; iy++) {
+        for (int ix = 0; ix < gw; ix++) {
+            float y = y0 + ph * bh + (iy + 0.5f) * bh / gh;
+            float xx = x0 + pw * bw + (ix + 0.5f) * bw / gw;
+            float v = 0;
+            if (!(y < -1.0f || y > H || xx < -1.0f || xx > W)) {
+                y = std::max(y, 0.0f), xx = std::max(xx, 0.0f);
+                int yl = int(y), xl = int(xx), yh, xh;
+                if (yl >= H - 1)
+                    yh = yl = H - 1, y = float(yl);
+                else
+                    yh = yl + 1;
+                if (xl >= W - 1)
+                    xh = xl = W - 1, xx = float(xl);
+                else
+                    xh = xl + 1;
+                const float ly = y - yl, lx = xx - xl, hy = 1 - ly, hx = 1 - lx;
+                const float v1 = hy * hx * x(xl, yl, c, n), v2 = hy * lx * x(xh, yl, c, n);
+                const float v3 = ly * hx * x(xl, yh, c, n), v4 = ly * lx * x(xh, yh, c, n);
+                v = p.max_mode ? std::max(std::max(v1, v2), std::max(v3, v4)) : v1 + v2 + v3 + v4;
+            }
+            total += v;
+            best = std::max(best, v);
+        }
+    }
+    if (p.max_mode) return gh * gw > 0 ? best : 0.0f;
+    return total / float(std::max(gh * gw, 1));
+}
+
+TEST(NNDetection, RoiAlignMatchesTheSamplingLoop) {
+    Buffer<float> x = random_buffer({12, 9, 3, 2}, 8);  // N 2, C 3, H 9, W 12
+    Buffer<float> rois(4, 5);
+    const float boxes[5][4] = {{0, 0, 11, 8},
+                               {2.5f, 1.2f, 7.9f, 6.3f},
+                               {-1, -2, 4, 3},
+                               {10.2f, 7.1f, 11.9f, 8.9f},
+                               {3, 3, 3.4f, 3.2f}};
+    for (int r = 0; r < 5; r++)
+        for (int e = 0; e < 4; e++)
+            rois(e, r) = boxes[r][e];
+    Buffer<int64_t> batch(5);
+    for (int r = 0; r < 5; r++)
+        batch(r) = r % 2;
+    for (int variant = 0; variant < 4; variant++) {
+        nn::RoiAlignParams p;
+        p.output_height = 3, p.output_width = 4;
+        p.sampling_ratio = variant % 2 == 0 ? 0 : 2;
+        p.max_mode = variant >= 2;
+        p.half_pixel = variant != 1;
+        p.spatial_scale = variant == 3 ? 0.5f : 1.0f;
+        Buffer<float> got = realize(nn::roi_align(nn::Tensor(x, "x"), nn::Tensor(rois, "rois"),
+                                                  nn::Tensor(batch, "batch"), p));
+        got.for_each_element([&](int pw, int ph, int c, int r) {
+            ASSERT_NEAR(got(pw, ph, c, r), roi_align_at(x, rois, batch, p, r, c, ph, pw), 1e-5)
+                << "variant " << variant << " at roi " << r << ", channel " << c << ", bin (" << ph
+                << ", " << pw << ")";
+        });
+    }
 }
 
 }  // namespace

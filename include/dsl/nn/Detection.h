@@ -1,7 +1,8 @@
 #pragma once
-/// Non-maximum suppression (ONNX's NonMaxSuppression), whose result's size depends on the
-/// scores and boxes: `non_max_suppression_count` is computed first and sizes the result (in an
-/// ONNX model the graph layer adds the node that counts, graph/DataDependentShapes.h).
+/// Detection operators: RoiAlign, and non-maximum suppression (ONNX's NonMaxSuppression), whose
+/// result's size depends on the scores and boxes: `non_max_suppression_count` is computed first and
+/// sizes the result (in an ONNX model the graph layer adds the node that counts,
+/// graph/DataDependentShapes.h).
 
 #include "dsl/nn/Tensor.h"
 
@@ -29,5 +30,24 @@ Tensor non_max_suppression_count(const Tensor &boxes, const Tensor &scores,
 /// O(boxes^2) per batch and class.
 Tensor non_max_suppression(const Tensor &boxes, const Tensor &scores,
                            const SuppressionParams &params, const Expr &count);
+
+/// How roi_align samples.
+struct RoiAlignParams {
+    bool max_mode = false;  ///< the bins' maximum (as ONNX Runtime takes it) rather than mean
+    int output_height = 1, output_width = 1;
+    /// Samples per bin along each axis; 0: ceil(roi extent / output extent) per ROI (at most
+    /// ceil(input extent / output extent) + 1, which covers every ROI inside the input).
+    int sampling_ratio = 0;
+    float spatial_scale = 1.0f;
+    /// ONNX's coordinate_transformation_mode: "half_pixel" (true: pixel centres at +0.5, opset
+    /// 16's default) or "output_half_pixel" (false: opset 10's, ROIs at least 1 wide).
+    bool half_pixel = true;
+};
+
+/// ONNX's RoiAlign: for each ROI (x1, y1, x2, y2 of `rois` [rois, 4], on the image
+/// `batch_indices` [rois] of `x` [N, C, H, W]), an output_height x output_width grid of bins,
+/// each the mean (or maximum) of bilinear samples. The result is [rois, C, oh, ow].
+Tensor roi_align(const Tensor &x, const Tensor &rois, const Tensor &batch_indices,
+                 const RoiAlignParams &params);
 
 }  // namespace dsl::nn

@@ -52,6 +52,26 @@ void add_selection_builders(std::map<std::string, Builder> &t) {
         return Outputs{nn::non_max_suppression(ctx.input(0), ctx.input(1), suppression_params(ctx),
                                                count_input(ctx, 5))};
     };
+    t["RoiAlign"] = [](BuildContext &ctx) {
+        RoiAlignParams p;
+        const std::string mode = ctx.attr_string("mode", "avg");
+        if (mode != "avg" && mode != "max") ctx.fail("mode \"" + mode + "\" is not avg or max.");
+        p.max_mode = mode == "max";
+        p.output_height = static_cast<int>(ctx.attr_int("output_height", 1));
+        p.output_width = static_cast<int>(ctx.attr_int("output_width", 1));
+        p.sampling_ratio = static_cast<int>(ctx.attr_int("sampling_ratio", 0));
+        p.spatial_scale = static_cast<float>(ctx.attr_float("spatial_scale", 1.0));
+        // Opset 10 had no attribute and sampled as output_half_pixel does.
+        const std::string transform =
+            ctx.attr_string("coordinate_transformation_mode",
+                            ctx.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+        if (transform != "half_pixel" && transform != "output_half_pixel") {
+            ctx.fail("coordinate_transformation_mode \"" + transform +
+                     "\" is not half_pixel or output_half_pixel.");
+        }
+        p.half_pixel = transform == "half_pixel";
+        return Outputs{nn::roi_align(ctx.input(0), ctx.input(1), ctx.input(2), p)};
+    };
     t["NonZero"] = [](BuildContext &ctx) {
         return Outputs{nn::nonzero(ctx.input(0), count_input(ctx, 1))};
     };

@@ -159,4 +159,71 @@ Tensor non_max_suppression(const Tensor &boxes, const Tensor &scores,
     });
 }
 
+Tensor roi_align(const Tensor &x, const Tensor &rois, const Tensor &batch_indices,
+                 const RoiAlignParams &p) {
+    user_assert(x.rank() == 4 && rois.rank() == 2 && batch_indices.rank() == 1)
+        << "roi_align: \"" << x.func().name() << "\" must be [N, C, H, W], the ROIs \""
+        << rois.func().name() << "\" [rois, 4] and the batch indices \""
+        << batch_indices.func().name() << "\" [rois]; their ranks are " << x.rank() << ", "
+        << rois.rank() << " and " << batch_indices.rank() << ".";
+    user_assert(p.output_height > 0 && p.output_width > 0 && p.sampling_ratio >= 0)
+        << "roi_align of \"" << x.func().name() << "\": the output extents (" << p.output_height
+        << " x " << p.output_width << ") must be positive and the "
+        << "sampling ratio (" << p.sampling_ratio << ") at least 0.";
+    const Type f32 = Float(32);
+    const Expr H = x.dim(2), W = x.dim(3);
+    const int oh = p.output_height, ow = p.output_width;
+    // Samples per bin: the ratio, or up to a bound that covers every ROI inside the input.
+    const Expr most_h = p.sampling_ratio > 0 ? Expr(p.sampling_ratio) : (H + oh - 1) / oh + 1;
+    const Expr most_w = p.sampling_ratio > 0 ? Expr(p.sampling_ratio) : (W + ow - 1) / ow + 1;
+    RDom s({{0, most_h}, {0, most_w}}, unique_name("roi_samples"));
+    return compute(unique_name("roi_align"), {rois.dim(0), x.dim(1), oh, ow}, [&](const Index &o) {
+        const Expr r = o[0], c = o[1], ph = o[2], pw = o[3];
+        const Expr n = clamp(cast(Int(32), batch_indices({r})), 0, x.dim(0) - 1);
+        const Expr offset = p.half_pixel ? 0.5f : 0.0f;
+        auto corner = [&](int e) { return cast(f32, rois({r, e})) * p.spatial_scale - offset; };
+        const Expr x0 = corner(0), y0 = corner(1);
+        Expr rw = corner(2) - x0, rh = corner(3) - y0;
+        if (!p.half_pixel) rw = max(rw, 1.0f), rh = max(rh, 1.0f);
+        const Expr bh = rh / oh, bw = rw / ow;
+        Expr gh = Expr(p.sampling_ratio), gw = Expr(p.sampling_ratio);
+        if (p.sampling_ratio == 0) {
+            gh = clamp(cast(Int(32), ceil(rh / oh)), 0, most_h);
+            gw = clamp(cast(Int(32), ceil(rw / ow)), 0, most_w);
+        }
+        const Expr y = y0 + cast(f32, ph) * bh + (cast(f32, s.x) + 0.5f) * bh / cast(f32, gh);
+        const Expr xx = x0 + cast(f32, pw) * bw + (cast(f32, s.y) + 0.5f) * bw / cast(f32, gw);
+        // Bilinear interpolation as ONNX Runtime does it: 0 outside [-1, extent], the edge
+        // row or column repeated past the last.
+        const Expr outside = y < -1.0f || y > cast(f32, H) || xx < -1.0f || xx > cast(f32, W);
+        Expr yc = max(y, 0.0f), xc = max(xx, 0.0f);
+        const Expr y_low0 = cast(Int(32), yc), x_low0 = cast(Int(32), xc);
+        const Expr y_edge = y_low0 >= H - 1, x_edge = x_low0 >= W - 1;
+        const Expr y_low = select(y_edge, H - 1, y_low0), x_low = select(x_edge, W - 1, x_low0);
+        const Expr y_high = select(y_edge, H - 1, y_low0 + 1);
+        const Expr x_high = select(x_edge, W - 1, x_low0 + 1);
+        yc = select(y_edge, cast(f32, y_low), yc);
+        xc = select(x_edge, cast(f32, x_low), xc);
+        const Expr ly = yc - cast(f32, y_low), lx = xc - cast(f32, x_low);
+        const Expr hy = 1.0f - ly, hx = 1.0f - lx;
+        auto at = [&](const Expr &yy, const Expr &xv) {
+            return cast(f32, x({n, c, clamp(yy, 0, H - 1), clamp(xv, 0, W - 1)}));
+        };
+        const Expr v1 = hy * hx * at(y_low, x_low), v2 = hy * lx * at(y_low, x_high);
+        const Expr v3 = ly * hx * at(y_high, x_low), v4 = ly * lx * at(y_high, x_high);
+        Expr sample = p.max_mode ? max(max(v1, v2), max(v3, v4)) : v1 + v2 + v3 + v4;
+        sample = select(outside, 0.0f, sample);
+        // Only the ROI's own grid counts (it is smaller than the bound when adaptive).
+        const Expr in_grid = s.x < gh && s.y < gw;
+        Expr v;
+        if (p.max_mode) {
+            v = maximum(select(in_grid, sample, f32.min()));
+            v = select(gh * gw > 0, v, 0.0f);
+        } else {
+            v = sum(select(in_grid, sample, 0.0f)) / cast(f32, max(gh * gw, 1));
+        }
+        return cast(x.type(), v);
+    });
+}
+
 }  // namespace dsl::nn
