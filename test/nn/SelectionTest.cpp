@@ -1,6 +1,8 @@
-// NonZero and Compress, whose result's size depends on their input's values, against plain C++
-// loops: sparse and empty selections, conditions shorter and longer than the axis, flattened
-// inputs; and an ONNX model that runs selections of different sizes from one compile.
+// NonZero, Compress and Unique, whose result's size depends on their input's values, against
+// plain C++ loops: sparse and empty selections, conditions shorter and longer than the axis,
+// flattened inputs, repeated rows; and an ONNX model that runs selections of different sizes
+// from one compile.
+#include <algorithm>
 #include <random>
 
 #include "NNTestUtil.h"
@@ -84,6 +86,66 @@ TEST(NNSelection, CompressAlongAnAxisAndFlattened) {
             ASSERT_EQ(flat(m), x(i % 3, (i / 3) % 6, i / 18)) << "element " << m;
             m++;
         }
+    }
+}
+
+/// Unique of x's elements (axis < 0) or of its rows (axis 0 of a 2-D x), checked against sorts
+/// and searches written out.
+void check_unique(const Buffer<float> &x, int axis, bool sorted) {
+    nn::Tensor t(x, "x");
+    const bool rows = axis == 0;
+    const int items = rows ? x.extent(1) : int(x.number_of_elements());
+    const int width = rows ? x.extent(0) : 1;
+    auto item = [&](int i) {
+        std::vector<float> v;
+        for (int e = 0; e < width; e++)
+            v.push_back(rows ? x(e, i) : x(i % x.extent(0), i / x.extent(0)));
+        return v;
+    };
+    // The distinct items: first positions in order of occurrence, then sorted if asked.
+    std::vector<int> firsts;
+    for (int i = 0; i < items; i++) {
+        bool seen = false;
+        for (int f : firsts)
+            seen = seen || item(f) == item(i);
+        if (!seen) firsts.push_back(i);
+    }
+    if (sorted)
+        std::stable_sort(firsts.begin(), firsts.end(),
+                         [&](int a, int b) { return item(a) < item(b); });
+    const int64_t count = count_of(nn::unique_count(t, axis));
+    ASSERT_EQ(count, int64_t(firsts.size()));
+    nn::UniqueResult r = nn::unique(t, axis, sorted, Expr(count));
+    Buffer<float> y = realize(r.y);
+    Buffer<int64_t> indices = realize<int64_t>(r.indices),
+                    inverse = realize<int64_t>(r.inverse_indices),
+                    counts = realize<int64_t>(r.counts);
+    for (int u = 0; u < int(firsts.size()); u++) {
+        ASSERT_EQ(indices(u), firsts[u]) << "value " << u;
+        for (int e = 0; e < width; e++)
+            ASSERT_EQ(rows ? y(e, u) : y(u), item(firsts[u])[e]) << "value " << u;
+        int n = 0;
+        for (int i = 0; i < items; i++)
+            n += item(i) == item(firsts[u]);
+        ASSERT_EQ(counts(u), n) << "value " << u;
+    }
+    for (int i = 0; i < items; i++) {
+        const int64_t k = inverse(i);
+        ASSERT_TRUE(k >= 0 && k < count && item(firsts[k]) == item(i)) << "item " << i;
+    }
+}
+
+TEST(NNSelection, UniqueElementsAndRowsSortedOrNot) {
+    Buffer<float> x(5, 8);
+    std::mt19937 rng(9);
+    x.for_each_value([&](float &v) { v = float(rng() % 4); });
+    for (int r = 0; r < 8; r += 3)  // some equal rows
+        for (int c = 0; c < 5; c++)
+            x(c, r) = x(c, 1);
+    for (bool sorted : {true, false}) {
+        SCOPED_TRACE(sorted ? "sorted" : "in order of occurrence");
+        check_unique(x, -1, sorted);
+        check_unique(x, 0, sorted);
     }
 }
 

@@ -16,10 +16,15 @@ int count_selected_elements(Graph &g) {
         const bool nonzero = n.op_type == "NonZero" && n.inputs.size() == 1;
         const bool compress = n.op_type == "Compress" && n.inputs.size() == 2;
         const bool nms = n.op_type == "NonMaxSuppression" && n.inputs.size() <= 5;
-        if (!nonzero && !compress && !nms) continue;
+        const bool unique = n.op_type == "Unique" && n.inputs.size() == 1;
+        if (!nonzero && !compress && !nms && !unique) continue;
         Node count;
         count.name = n.name + "_count";
-        if (nms) {
+        if (unique) {
+            count.op_type = kCountUnique;
+            count.inputs = n.inputs;
+            if (n.attributes.count("axis")) count.attributes["axis"] = n.attributes.at("axis");
+        } else if (nms) {
             n.inputs.resize(5);  // the optional inputs not given: empty names
             count.op_type = kCountNonMaxSuppression;
             count.inputs = n.inputs;

@@ -1,6 +1,6 @@
 #pragma once
 /// Operators whose result's size depends on their input's values (NonZero, Compress,
-/// NonMaxSuppression): before
+/// NonMaxSuppression, Unique): before
 /// compiling, each gets a node that counts what it selects, as an extra input. The compiler reads
 /// that count when the model runs (a value that sizes a result, as a Reshape's shape), so one
 /// compiled model serves every count.
@@ -16,6 +16,9 @@ constexpr const char *kCountNonZero = "dsl.CountNonZero";
 /// The op_type of NonMaxSuppression's counting node: the same inputs (the optional ones as
 /// empty names) and attributes; NonMaxSuppression's count is its input 5.
 constexpr const char *kCountNonMaxSuppression = "dsl.CountNonMaxSuppression";
+/// The op_type of Unique's counting node: Unique's input and `axis`; Unique's count is its
+/// input 1.
+constexpr const char *kCountUnique = "dsl.CountUnique";
 
 /// Adds the counting nodes; returns how many.
 int count_selected_elements(Graph &g);

@@ -32,6 +32,18 @@ SuppressionParams suppression_params(BuildContext &ctx) {
     return p;
 }
 
+/// Unique's axis, normalized (unique takes a negative axis as none: the input flattened).
+int unique_axis(BuildContext &ctx) {
+    if (!ctx.has_attr("axis")) return -1;
+    const int rank = ctx.input(0).rank();
+    const int axis = static_cast<int>(ctx.attr_int("axis", 0));
+    if (axis < -rank || axis >= rank) {
+        ctx.fail("axis " + std::to_string(axis) + " is out of range for rank " +
+                 std::to_string(rank) + ".");
+    }
+    return axis < 0 ? axis + rank : axis;
+}
+
 }  // namespace
 
 void add_selection_builders(std::map<std::string, Builder> &t) {
@@ -71,6 +83,16 @@ void add_selection_builders(std::map<std::string, Builder> &t) {
         }
         p.half_pixel = transform == "half_pixel";
         return Outputs{nn::roi_align(ctx.input(0), ctx.input(1), ctx.input(2), p)};
+    };
+    t[kCountUnique] = [](BuildContext &ctx) {
+        return Outputs{nn::unique_count(ctx.input(0), unique_axis(ctx))};
+    };
+    t["Unique"] = [](BuildContext &ctx) {
+        UniqueResult r = nn::unique(ctx.input(0), unique_axis(ctx), ctx.attr_int("sorted", 1) != 0,
+                                    count_input(ctx, 1));
+        Outputs out{r.y, r.indices, r.inverse_indices, r.counts};
+        out.resize(std::min(out.size(), ctx.node().outputs.size()));
+        return out;
     };
     t["NonZero"] = [](BuildContext &ctx) {
         return Outputs{nn::nonzero(ctx.input(0), count_input(ctx, 1))};
