@@ -103,12 +103,14 @@ struct Inputs {
         const int gates = gates_of(o.cell);
         return cast(acc, b({d, Expr((recurrent ? gates : 0) + g) * hidden + k}));
     }
+    /// Batch element bb, clamped (groups of four sequences may run past the batch's end).
+    Expr element(const Expr &bb) const { return clamp(bb, 0, batch - 1); }
     Expr length(const Expr &bb) const {
-        return seq.defined() ? clamp(cast(Int(32), seq({bb})), 0, steps) : steps;
+        return seq.defined() ? clamp(cast(Int(32), seq({element(bb)})), 0, steps) : steps;
     }
     Expr initial(const Tensor &t, const Expr &d, const Expr &bb, const Expr &k) const {
         if (!t.defined()) return zero();
-        return cast(acc, o.batch_major ? t({bb, d, k}) : t({d, bb, k}));
+        return cast(acc, o.batch_major ? t({element(bb), d, k}) : t({d, element(bb), k}));
     }
     Expr peephole(const Expr &d, int which, const Expr &k) const {
         return p.defined() ? cast(acc, p({d, Expr(which) * hidden + k})) : zero();
@@ -270,17 +272,30 @@ Func recurrent_state(const Inputs &in, const std::vector<RecurrentActivation> &a
     // group, the steps in order, and in a step each phase for every unit before the next. The
     // units go in vectors, each summing over j in registers; the group's sequences take turns
     // on each vector, so that its block of R, read from memory once, serves four.
-    Var ko("ko"), ki("ki"), bo("bo"), bi("bi"), group("group");
+    Var ko("ko"), ki("ki"), bo("bo"), bi("bi"), group("group"), sequence("sequence");
     st.bound(k, 0, H);
-    st.update()
-        .split(k, ko, ki, lanes, TailStrategy::GuardWithIf)
-        .split(b, bo, bi, 4, TailStrategy::GuardWithIf)
-        .reorder(ki, j, bi, ko, phase, step, bo, d)
+    Stage update = st.update();
+    update.split(k, ko, ki, lanes, TailStrategy::GuardWithIf);
+    // Four sequences or more: groups of four on a thread each, their sums over j side by side
+    // in registers, so that each vector of R loaded serves four (the group past the batch's
+    // end computes copies of its last sequence, whose reads are clamped).
+    Stage many = update.specialize(in.batch >= 4);
+    many.split(b, bo, bi, 4, TailStrategy::RoundUp)
+        .reorder(ki, bi, j, ko, phase, step, bo, d)
         .vectorize(ki)
+        .unroll(bi)
         .fuse(bo, d, group)
         .parallel(group);
+    // Fewer: each sequence (and direction) on a thread of its own.
+    update.reorder(ki, j, ko, phase, step, b, d)
+        .vectorize(ki)
+        .fuse(b, d, sequence)
+        .parallel(sequence);
     // The two phases unrolled: each sums only its own gates.
-    if (phases > 1) st.update().unroll(phase);
+    if (phases > 1) {
+        many.unroll(phase);
+        update.unroll(phase);
+    }
     return st;
 }
 
