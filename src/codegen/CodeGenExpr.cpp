@@ -834,25 +834,22 @@ void CodeGenLLVM::visit(const Let *op) {
     llvm::Value *v = codegen(op->value);
     ScopedBinding<llvm::Value *> bind(symbols_, op->name, v);
     std::optional<ScopedBinding<ClampLet>> bind_clamp, bind_index;
+    // The let's value with what the names it uses are bound to here.
+    auto bound_here = [&](const std::vector<std::string> &names) {
+        ClampLet let{op->value, {}};
+        for (const std::string &n : names)
+            let.uses.emplace_back(n, symbols_.get(n));
+        return let;
+    };
     if (op->value.type() == Int(32)) {
         IndexArithmetic arithmetic;
         arithmetic.include(op->value);
-        if (arithmetic.ok) {
-            ClampLet let{op->value, {}};
-            for (const std::string &n : arithmetic.names)
-                let.uses.emplace_back(n, symbols_.get(n));
-            bind_index.emplace(index_lets_, op->name, std::move(let));
-        }
+        if (arithmetic.ok) bind_index.emplace(index_lets_, op->name, bound_here(arithmetic.names));
     }
     if (op->value.type().is_vector() && op->value.type().element_of() == Int(32)) {
         ClampNames found;
         found.include(op->value);
-        if (found.clamps) {
-            ClampLet let{op->value, {}};
-            for (const std::string &n : found.names)
-                let.uses.emplace_back(n, symbols_.get(n));
-            bind_clamp.emplace(clamp_lets_, op->name, std::move(let));
-        }
+        if (found.clamps) bind_clamp.emplace(clamp_lets_, op->name, bound_here(found.names));
     }
     value_ = codegen(op->body);
 }

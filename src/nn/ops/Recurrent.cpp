@@ -22,15 +22,12 @@ namespace dsl::nn {
 namespace {
 
 const char *cell_name(RecurrentCell c) {
-    switch (c) {
-        case RecurrentCell::RNN:
-            return "RNN";
-        case RecurrentCell::GRU:
-            return "GRU";
-        case RecurrentCell::LSTM:
-            break;
-    }
-    return "LSTM";
+    return c == RecurrentCell::RNN ? "RNN" : c == RecurrentCell::GRU ? "GRU" : "LSTM";
+}
+
+/// The cell's name in lower case, for the Funcs' names.
+std::string lower_name(RecurrentCell c) {
+    return c == RecurrentCell::RNN ? "rnn" : c == RecurrentCell::GRU ? "gru" : "lstm";
 }
 
 int gates_of(RecurrentCell c) {
@@ -168,9 +165,7 @@ Func recurrent_state(const Inputs &in, const std::vector<RecurrentActivation> &a
     const size_t per_direction = default_activations(o.cell).size();
     Func proj = input_projection(in);
 
-    std::string lower = op;
-    for (char &ch : lower)
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const std::string lower = lower_name(o.cell);
     Func st(unique_name(lower + "_state"));
     Var k("k"), b("b"), s("s"), d("d");
     st(k, b, s, d) =
@@ -370,9 +365,7 @@ RecurrentResult recurrent(const RecurrentOptions &o, const Tensor &x, const Tens
     const Type out_type = x.type();
 
     RecurrentResult result;
-    const std::string lower = o.cell == RecurrentCell::RNN   ? "rnn"
-                              : o.cell == RecurrentCell::GRU ? "gru"
-                                                             : "lstm";
+    const std::string lower = lower_name(o.cell);
     const Shape y_shape = o.batch_major ? Shape{batch, in.steps, directions, hidden}
                                         : Shape{in.steps, directions, batch, hidden};
     result.y = compute(unique_name(lower + "_y"), y_shape, [&](const Index &i) {
