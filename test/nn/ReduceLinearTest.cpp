@@ -126,4 +126,45 @@ TEST(NNLinear, GemmTransposesScalesAndAddsABroadcastBias) {
         }
 }
 
+/// The determinant by cofactor expansion, in double precision.
+double cofactor_det(const std::vector<std::vector<double>> &m) {
+    const size_t n = m.size();
+    if (n == 1) return m[0][0];
+    double d = 0;
+    for (size_t c = 0; c < n; c++) {
+        std::vector<std::vector<double>> minor;
+        for (size_t r = 1; r < n; r++) {
+            std::vector<double> row;
+            for (size_t k = 0; k < n; k++)
+                if (k != c) row.push_back(m[r][k]);
+            minor.push_back(row);
+        }
+        d += (c % 2 ? -1 : 1) * m[0][c] * cofactor_det(minor);
+    }
+    return d;
+}
+
+TEST(NNLinear, DetWithPivotsOfBatchesOfMatrices) {
+    // Three 4 x 4 matrices: random; one whose first column starts with zeros (a pivot is
+    // needed); a singular one (two equal rows).
+    Buffer<float> x = random_buffer({4, 4, 3}, 17);
+    for (int j = 0; j < 4; j++) {
+        x(0, 0, 1) = 0.0f, x(0, 1, 1) = 0.0f;
+        x(j, 3, 2) = x(j, 1, 2);
+    }
+    Buffer<float> d = realize(nn::det(nn::Tensor(x, "x")));
+    for (int b = 0; b < 3; b++) {
+        std::vector<std::vector<double>> m(4, std::vector<double>(4));
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                m[i][j] = x(j, i, b);
+        EXPECT_NEAR(d(b), cofactor_det(m), 1e-4) << "matrix " << b;
+    }
+    // A permutation matrix: only pivoting finds its determinant (-1).
+    Buffer<float> swap(2, 2);
+    swap(0, 0) = 0, swap(1, 0) = 1, swap(0, 1) = 1, swap(1, 1) = 0;
+    Buffer<float> s = realize(nn::det(nn::Tensor(swap, "swap")));
+    EXPECT_EQ(s(), -1.0f);
+}
+
 }  // namespace

@@ -1,5 +1,6 @@
 #pragma once
-/// Matrix products: numpy's matmul (1-D operands promoted, batch axes broadcast) and Gemm.
+/// Matrix products: numpy's matmul (1-D operands promoted, batch axes broadcast) and Gemm; and
+/// determinants.
 
 #include "dsl/nn/Tensor.h"
 
@@ -12,5 +13,10 @@ Tensor matmul(const Tensor &a, const Tensor &b);
 /// undefined) broadcasts to the result.
 Tensor gemm(const Tensor &a, const Tensor &b, const Tensor &c, float alpha = 1.0f,
             float beta = 1.0f, bool trans_a = false, bool trans_b = false);
+
+/// The determinant of each matrix of x [..., M, M] (ONNX's Det), by Gaussian elimination with
+/// partial pivoting (as LAPACK's LU): M steps, each a Func computed at root. M must be known
+/// when compiling. The result has x's leading axes.
+Tensor det(const Tensor &x);
 
 }  // namespace dsl::nn

@@ -107,6 +107,7 @@ void add_reduce_builders(std::map<std::string, Builder> &t) {
         return Outputs{r.values, r.indices};
     };
     t["MatMul"] = [](BuildContext &ctx) { return Outputs{nn::matmul(ctx.input(0), ctx.input(1))}; };
+    t["Det"] = [](BuildContext &ctx) { return Outputs{nn::det(ctx.input(0))}; };
     t["QLinearMatMul"] = [](BuildContext &ctx) {
         // Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
         Tensor a = ctx.input(0), b = ctx.input(3);

@@ -139,4 +139,66 @@ Tensor gemm(const Tensor &a, const Tensor &b, const Tensor &c, float alpha, floa
     });
 }
 
+Tensor det(const Tensor &x) {
+    int64_t m = 0, rows = 0;
+    user_assert(x.rank() >= 2 && is_const(x.dim(-1), &m) && is_const(x.dim(-2), &rows) &&
+                m == rows && m > 0)
+        << "det of \"" << x.func().name() << "\": its last two axes must be one size, known when "
+        << "compiling (the elimination has a step per row).";
+    user_assert(x.type().is_float())
+        << "det of \"" << x.func().name() << "\": it is " << x.type() << "; it must be float.";
+    const Type acc = accumulator_type(x.type());
+    const int n = static_cast<int>(m);
+    const Shape batch(x.shape().begin(), x.shape().end() - 2);
+    auto at = [](const Index &b, const Expr &i, const Expr &j) {
+        Index index = b;
+        index.push_back(i);
+        index.push_back(j);
+        return index;
+    };
+    auto leading = [&](const Index &o) { return Index(o.begin(), o.begin() + batch.size()); };
+    Tensor a =
+        compute(unique_name("det_a"), x.shape(), [&](const Index &o) { return cast(acc, x(o)); });
+    a.func().compute_root();
+    // Step s: the pivot row (the largest magnitude in column s from row s down, the first of
+    // equals, as LAPACK takes it), its value, then rows s and p swapped and the rows below
+    // eliminated.
+    std::vector<Tensor> pivots, values;
+    for (int s = 0; s < n; s++) {
+        Tensor pivot = compute(unique_name("det_pivot"), batch, [&](const Index &b) {
+            RDom r(s, n - s, unique_name("det_r"));
+            return Expr(argmax(r, abs(a(at(b, r, s))))[0]);
+        });
+        pivot.func().compute_root();
+        Tensor value = compute(unique_name("det_pivot_value"), batch, [&](const Index &b) {
+            return a(at(b, clamp(pivot(b), s, n - 1), s));
+        });
+        value.func().compute_root();
+        pivots.push_back(pivot);
+        values.push_back(value);
+        if (s == n - 1) break;
+        Tensor next = compute(unique_name("det_a"), x.shape(), [&](const Index &o) {
+            const Index b = leading(o);
+            const Expr i = o[batch.size()], j = o[batch.size() + 1];
+            const Expr p = clamp(pivot(b), s, n - 1);  // (bounds inference cannot bound it)
+            const Expr row = select(i == s, p, i == p, s, i);
+            const Expr v = a(at(b, row, j)), d = value(b);
+            const Expr factor =
+                select(d == make_const(acc, 0), make_const(acc, 0), a(at(b, row, s)) / d);
+            return select(i > s, v - factor * a(at(b, p, j)), v);
+        });
+        next.func().compute_root();
+        a = next;
+    }
+    return compute(unique_name("det"), batch, [&](const Index &b) {
+        Expr d = make_const(acc, 1);
+        for (int s = 0; s < n; s++)
+            d = d *
+                select(pivots[static_cast<size_t>(s)](b) != s, make_const(acc, -1),
+                       make_const(acc, 1)) *
+                values[static_cast<size_t>(s)](b);
+        return cast(x.type(), d);
+    });
+}
+
 }  // namespace dsl::nn
