@@ -340,11 +340,25 @@ TEST(NNModel, HostileFilesAreErrorsNamingTheFileAndNode) {
         onnx::ModelProto mp = make_model();
         add_input(mp, "x", kFloat, {3});
         add_output(mp, "y", kFloat, {3});
+        add_node(mp, "StringNormalizer", {"x"}, {"y"}, "normalizer");
+        std::string path = dir.path() + "/strings.onnx";
+        save_model(mp, path);
+        std::string m = test::message_of([&] { nn::Model::load(path); });
+        EXPECT_CONTAINS(m,
+                        "node \"normalizer\" (StringNormalizer): operator StringNormalizer is not "
+                        "supported");
+    }
+    // An operator given an input it cannot take: the node and the fix are named.
+    {
+        onnx::ModelProto mp = make_model();
+        add_input(mp, "x", kFloat, {3});
+        add_output(mp, "y", kFloat, {});
         add_node(mp, "Det", {"x"}, {"y"}, "determinant");
         std::string path = dir.path() + "/det.onnx";
         save_model(mp, path);
         std::string m = test::message_of([&] { nn::Model::load(path); });
-        EXPECT_CONTAINS(m, "node \"determinant\" (Det): operator Det is not supported");
+        EXPECT_CONTAINS(m, "node \"determinant\" (Det)");
+        EXPECT_CONTAINS(m, "its last two axes must be one size");
     }
 }
 
