@@ -6,15 +6,12 @@
 #include "dsl/nn/Reduce.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/Indexing.h"
 #include "nn/ops/Quantized.h"
 
 namespace dsl::nn {
 
 namespace {
-
-Type accumulator_type(Type t) {
-    return t.is_float() && t.bits() == 16 ? Float(32) : t;
-}
 
 /// Fills in defaults (strides and dilations 1, pads 0) for `k` spatial axes and checks sizes.
 void complete(Window &w, size_t k, const char *op) {

@@ -5,15 +5,10 @@
 #include "dsl/nn/Movement.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/Indexing.h"
 #include "nn/ops/MatrixTiles.h"
 
 namespace dsl::nn {
-
-namespace {
-Type accumulator_type(Type t) {
-    return t.is_float() && t.bits() == 16 ? Float(32) : t;
-}
-}  // namespace
 
 void schedule_matrix_tiles(Func out, Func acc, int vec, bool more_rows) {
     const int tr = 8;

@@ -11,6 +11,7 @@
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/Simplify.h"
+#include "nn/ops/Indexing.h"
 
 namespace dsl::nn {
 
@@ -21,30 +22,6 @@ Expr i32(const Expr &e) {
 }
 Expr i64(const Expr &e) {
     return e.type() == Int(64) ? e : cast(Int(64), e);
-}
-
-/// The row-major position of `index` in `shape`.
-Expr flat_index(const Index &index, const Shape &shape) {
-    Expr flat = 0;
-    for (size_t i = 0; i < shape.size(); i++)
-        flat = flat * shape[i] + index[i];
-    return flat;
-}
-
-/// The index of row-major position `flat` in `shape`. Each coordinate is clamped into its axis,
-/// which changes nothing for a position inside the shape but lets bounds inference see that the
-/// reads stay inside (it cannot bound a remainder by a symbolic extent).
-Index unflatten(Expr flat, const Shape &shape) {
-    Index index(shape.size());
-    for (size_t i = shape.size(); i-- > 0;) {
-        if (i == 0) {
-            index[i] = clamp(flat, 0, shape[i] - 1);
-        } else {
-            index[i] = clamp(flat % shape[i], 0, shape[i] - 1);
-            flat = flat / shape[i];
-        }
-    }
-    return index;
 }
 
 /// A data-dependent index into an axis of extent `extent`: negative values count from the end,

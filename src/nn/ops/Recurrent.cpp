@@ -1,10 +1,10 @@
-// Recurrent layers (ONNX's RNN, GRU and LSTM). Each direction is one Tuple-valued Func
-// state(k, b, s) over hidden unit k, batch b and step s, holding the recurrent sums of the gates
-// and the states h (and c). Its update runs over the RDom (j, phase, s) with the pure variables
-// between phase and j: for each step, for each phase, for every unit k, the sums over j of
-// R(k, j) * h(j, s - 1). The last iteration of a step's last phase applies the gates. A GRU
-// whose reset gate scales h before the product needs the reset gate of every unit first: its
-// candidate's sum is a second phase of the step.
+// Recurrent layers (ONNX's RNN, GRU and LSTM). Every direction's state is one Tuple-valued Func
+// state(k, b, s, d) over hidden unit k, batch element b, step s and direction d, holding the
+// recurrent sums of the gates and the states h (and c). Its update runs over the RDom (j, phase,
+// s) with the units between phase and j: for each step, for each phase, for every unit k, the
+// sums over j of R(k, j) * h(j, s - 1). The last iteration of a step's last phase applies the
+// gates. A GRU whose reset gate scales h before the product needs the reset gate of every unit
+// first: its candidate's sum is a second phase of the step.
 #include "dsl/nn/Recurrent.h"
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include "dsl/nn/Linear.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/Indexing.h"
 
 namespace dsl::nn {
 
@@ -263,10 +264,8 @@ Func recurrent_state(const Inputs &in, const std::vector<RecurrentActivation> &a
                    select(last_phase, select(active, c_new, c_prev(k)), element(c_index))));
     }
     st(k, b, step, d) = Tuple(values);
-    // Groups of four sequences (batch elements) of a direction on a thread of their own; in a
-    // group, the steps in order, and in a step each phase for every unit before the next. The
-    // units go in vectors, each summing over j in registers; the group's sequences take turns
-    // on each vector, so that its block of R, read from memory once, serves four.
+    // In every schedule the steps go in order, and in a step each phase for every unit before
+    // the next; the units go in vectors, each summing over j in registers.
     Var ko("ko"), ki("ki"), bo("bo"), bi("bi"), group("group"), sequence("sequence");
     st.bound(k, 0, H);
     Stage update = st.update();
@@ -342,9 +341,11 @@ RecurrentResult recurrent(const RecurrentOptions &o, const Tensor &x, const Tens
         << op << ": " << acts.size() << " activations given; it takes " << per_direction
         << " per direction.";
 
+    const Expr batch = o.batch_major ? x.dim(0) : x.dim(1);
+    const Expr steps = o.batch_major ? x.dim(1) : x.dim(0);
     Inputs in{o,
               op,
-              x.type().bits() == 16 ? Float(32) : x.type(),
+              accumulator_type(x.type()),
               x,
               w,
               r,
@@ -353,13 +354,10 @@ RecurrentResult recurrent(const RecurrentOptions &o, const Tensor &x, const Tens
               initial_h,
               initial_c,
               p,
-              Expr(),
-              Expr(),
+              steps,
+              batch,
               hidden,
               directions};
-    in.steps = o.batch_major ? x.dim(1) : x.dim(0);
-    in.batch = o.batch_major ? x.dim(0) : x.dim(1);
-    const Expr batch = in.batch;
     Func states = recurrent_state(in, acts);
     const int h_index = gates, c_index = gates + 1;
     const Type out_type = x.type();

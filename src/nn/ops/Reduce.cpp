@@ -9,6 +9,7 @@
 #include "dsl/nn/Elementwise.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/Indexing.h"
 
 namespace dsl::nn {
 
@@ -64,10 +65,6 @@ Index source_index(const Tensor &x, const std::vector<int> &axes, bool keepdims,
         }
     }
     return in;
-}
-
-Type accumulator_type(Type t) {
-    return t.is_float() && t.bits() == 16 ? Float(32) : t;
 }
 
 }  // namespace

@@ -8,20 +8,11 @@
 #include "dsl/RDom.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/Indexing.h"
 
 namespace dsl::nn {
 
 namespace {
-
-/// x's index of the element at row-major position `flat`.
-Index unflatten(const Tensor &x, Expr flat) {
-    Index index(static_cast<size_t>(x.rank()));
-    for (int a = x.rank() - 1; a >= 0; a--) {
-        index[static_cast<size_t>(a)] = clamp(flat % x.dim(a), 0, x.dim(a) - 1);
-        flat = flat / x.dim(a);
-    }
-    return index;
-}
 
 Expr nonzero_value(const Expr &v) {
     return v != ir::make_zero(v.type());
@@ -56,7 +47,7 @@ Tensor count_nonzero(const Tensor &x, const Expr &limit) {
     Expr n = x.size();
     if (limit.defined()) n = min(n, cast(Int(32), limit));
     RDom r(0, n, unique_name("count_nonzero_r"));
-    Expr in_x = x(unflatten(x, r));
+    Expr in_x = x(unflatten(r, x.shape()));
     Expr total = sum(select(nonzero_value(in_x), make_const(Int(64), 1), make_const(Int(64), 0)));
     return compute(unique_name("count_nonzero"), {}, [&](const Index &) { return total; });
 }
@@ -66,10 +57,10 @@ Tensor nonzero(const Tensor &x, const Expr &count_in) {
                                << "\": give it at least one axis.";
     const Expr count = cast(Int(32), count_in);
     Func position =
-        selected_positions([&](const Expr &f) { return nonzero_value(x(unflatten(x, f))); },
+        selected_positions([&](const Expr &f) { return nonzero_value(x(unflatten(f, x.shape()))); },
                            x.size(), count, "nonzero");
     return compute(unique_name("nonzero"), {x.rank(), count}, [&](const Index &o) {
-        const Index index = unflatten(x, position(o[1]));
+        const Index index = unflatten(position(o[1]), x.shape());
         Expr v = index.back();
         for (int a = x.rank() - 2; a >= 0; a--)
             v = select(o[0] == a, index[static_cast<size_t>(a)], v);
@@ -92,7 +83,7 @@ Tensor compress(const Tensor &x, const Tensor &condition, const Expr &count_in, 
                            selection_length(x, condition, axis, flatten), count, "compress");
     if (flatten) {
         return compute(unique_name("compress"), {count},
-                       [&](const Index &o) { return x(unflatten(x, position(o[0]))); });
+                       [&](const Index &o) { return x(unflatten(position(o[0]), x.shape())); });
     }
     const int a = normalize_axis(axis, x.rank(), "compress");
     Shape shape = x.shape();
@@ -128,15 +119,11 @@ struct Items {
     }
     /// Element e (row-major over the other axes) of item `item`.
     Expr element(const Expr &item, const Expr &e) const {
-        if (axis < 0) return x(unflatten(x, item));
-        Index index(static_cast<size_t>(x.rank()));
-        Expr rest = e;
-        for (int a = x.rank() - 1; a >= 0; a--) {
-            if (a == axis) continue;
-            index[static_cast<size_t>(a)] = clamp(rest % x.dim(a), 0, x.dim(a) - 1);
-            rest = rest / x.dim(a);
-        }
-        index[static_cast<size_t>(axis)] = clamp(item, 0, x.dim(axis) - 1);
+        if (axis < 0) return x(unflatten(item, x.shape()));
+        Shape others = x.shape();
+        others.erase(others.begin() + axis);
+        Index index = unflatten(e, others);
+        index.insert(index.begin() + axis, clamp(item, 0, x.dim(axis) - 1));
         return x(index);
     }
     /// The first element where items a and b differ, or `size` when they are equal.

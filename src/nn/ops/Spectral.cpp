@@ -10,14 +10,11 @@
 #include "dsl/nn/Linear.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/Indexing.h"
 
 namespace dsl::nn {
 
 namespace {
-
-Type accumulator_of(Type t) {
-    return t.is_float() && t.bits() == 64 ? Float(64) : Float(32);
-}
 
 /// Samples per element of x's last axis: 1 (real) or 2 (complex); a CompileError otherwise.
 int parts_of(const Tensor &x, const char *op) {
@@ -77,30 +74,26 @@ Tensor dft(const Tensor &x, int axis_in, bool inverse, bool onesided, const Expr
     user_assert(axis != rank - 1)
         << "dft: the axis of the transform of \"" << x.func().name()
         << "\" is its last, which holds the real and imaginary parts; choose another.";
-    const Type acc = accumulator_of(x.type());
+    const Type acc = accumulator_type(x.type());
     const Expr given = x.dim(axis);
     const Expr n = length.defined() ? cast(Int(32), length) : given;
     const Expr samples = min(given, n);  // past the input, zeros: no rows
     const Expr bins = onesided ? n / 2 + 1 : n;
     // The other axes, flattened into the rows (the last of them varies fastest).
     std::vector<int> others;
-    for (int a = 0; a < rank - 1; a++)
-        if (a != axis) others.push_back(a);
+    Shape others_shape;
+    for (int a = 0; a < rank - 1; a++) {
+        if (a == axis) continue;
+        others.push_back(a);
+        others_shape.push_back(x.dim(a));
+    }
     Expr count = 1;
-    for (int a : others)
-        count = count * x.dim(a);
-    auto unflatten = [&](const Expr &row, Index &index) {
-        Expr rest = row;
-        for (auto it = others.rbegin(); it != others.rend(); ++it) {
-            index[static_cast<size_t>(*it)] = clamp(rest % x.dim(*it), 0, x.dim(*it) - 1);
-            rest = rest / x.dim(*it);
-        }
-    };
+    for (const Expr &e : others_shape)
+        count = count * e;
     Tensor rows = compute(unique_name("dft_rows"), {count, samples * parts}, [&](const Index &i) {
-        Index index(static_cast<size_t>(rank));
-        unflatten(i[0], index);
-        index[static_cast<size_t>(axis)] = i[1] / parts;
-        index[static_cast<size_t>(rank - 1)] = i[1] % parts;
+        Index index = unflatten(i[0], others_shape);
+        index.insert(index.begin() + axis, i[1] / parts);
+        index.push_back(i[1] % parts);
         return cast(acc, x(index));
     });
     Tensor p = transform(rows, twiddles(samples, parts, n, bins, inverse, Tensor(), acc));
@@ -108,9 +101,10 @@ Tensor dft(const Tensor &x, int axis_in, bool inverse, bool onesided, const Expr
     shape[static_cast<size_t>(axis)] = bins;
     shape[static_cast<size_t>(rank - 1)] = 2;
     return compute(unique_name("dft"), shape, [&](const Index &i) {
-        Expr row = 0;
+        Index other;
         for (int a : others)
-            row = row * x.dim(a) + i[static_cast<size_t>(a)];
+            other.push_back(i[static_cast<size_t>(a)]);
+        const Expr row = flat_index(other, others_shape);
         const Expr v =
             p({row, i[static_cast<size_t>(axis)] * 2 + i[static_cast<size_t>(rank - 1)]});
         return cast(x.type(), v);
@@ -127,7 +121,7 @@ Tensor stft(const Tensor &signal, const Expr &frame_step, const Tensor &window,
         << "stft of \"" << signal.func().name() << "\": give a window or a frame length.";
     user_assert(!window.defined() || window.rank() == 1)
         << "stft: the window \"" << window.func().name() << "\" must be 1-D.";
-    const Type acc = accumulator_of(signal.type());
+    const Type acc = accumulator_type(signal.type());
     const Expr frame = window.defined() ? window.dim(0) : cast(Int(32), frame_length);
     const Expr step = cast(Int(32), frame_step);
     const Expr frames = (signal.dim(1) - frame) / step + 1;
