@@ -424,8 +424,18 @@ Stmt three_loops(const For *op, const SteadyState &steady, const Stmt &before_bo
                             steady_body);
     Stmt after =
         For::make(op->name, end_var, loop_end - end_var, op->for_type, op->device_api, after_body);
-    return LetStmt::make(first_name, first,
-                         LetStmt::make(end_name, end, Block::make({before, during, after})));
+    Stmt loops = Block::make({before, during, after});
+    if (op->for_type == ForType::Parallel) {
+        // One parallel loop whose iterations pick their body: three loops would fork and join
+        // the threads three times (the edges' tasks of a row or two each), which costs more
+        // than a test per task. (Both edges have the same body here: a parallel loop is
+        // partitioned on its likely conditions only.)
+        Expr i = Variable::make(Int(32), op->name);
+        Expr in_steady = i >= first_var && i < end_var;
+        loops = For::make(op->name, op->min, op->extent, op->for_type, op->device_api,
+                          IfThenElse::make(in_steady, steady_body, before_body));
+    }
+    return LetStmt::make(first_name, first, LetStmt::make(end_name, end, loops));
 }
 
 class PartitionLoops : public IRMutator {
@@ -460,12 +470,18 @@ class PartitionLoops : public IRMutator {
     }
 
   private:
-    /// A serial loop (not a short one of constant count) whose body holds a likely condition on
-    /// its variable, split where those conditions hold for every iteration of the loops inside.
-    /// The three loops' bodies are partitioned in turn (on the conditions that remain, over the
-    /// loops inside), but not the edge loops themselves again.
+    /// A serial or parallel loop (not a short one of constant count) whose body holds a likely
+    /// condition on its variable, split where those conditions hold for every iteration of the
+    /// loops inside. The three loops' bodies are partitioned in turn (on the conditions that
+    /// remain, over the loops inside), but not the edge loops themselves again. A parallel loop
+    /// becomes three parallel loops run one after another (its iterations are independent, so
+    /// any grouping of them is one of the orders it allows): rows of a stencil in parallel, the
+    /// usual schedule, then read the steady state's rows without the boundary's tests.
     std::optional<Stmt> partition_on_likely(const For *op) {
-        if (!has_likely_ || op->for_type != ForType::Serial || at_most_one_iteration(op->extent)) {
+        const bool host_loop =
+            op->for_type == ForType::Serial ||
+            (op->for_type == ForType::Parallel && op->device_api == DeviceAPI::None);
+        if (!has_likely_ || !host_loop || at_most_one_iteration(op->extent)) {
             return std::nullopt;
         }
         if (auto trips = as_const_int(op->extent); trips && *trips <= kMaxShortLoop) {

@@ -177,5 +177,44 @@ TEST(LikelyPartition, VectorLanes) {
     EXPECT_GE(count_of(f.lowered_stmt(), "lp_lanes.s0.y.steady_first = "), 1);
 }
 
+// A parallel loop over rows is partitioned too, into one parallel loop whose tasks pick the
+// steady body or the edge body (three parallel loops would fork and join three times): rows of a
+// stencil in parallel over a boundary condition, the most common schedule there is. Results at
+// every size and thread count; the steady body has no test left.
+TEST(LikelyPartition, ParallelRowsTakeTheSteadyBodyInsideOneParallelLoop) {
+    ImageParam in(Float(32), 2, "lp_par_in");
+    in.set(random_buffer(Float(32), {37, 23}, 8));
+    Func zero = BoundaryConditions::constant_exterior(in, 0.25f);
+    Func f("lp_par");
+    f(x, y) = zero(x - 1, y - 1) + 2.0f * zero(x, y) - zero(x + 1, y + 2);
+    f.parallel(y).vectorize(x, 8);
+    for (int threads : {1, 3}) {
+        dsl_set_num_threads(threads);
+        for (int height : {1, 2, 5, 23, 30}) {
+            Buffer<> out(Float(32), {37, height});
+            out.translate(1, -3);
+            f.realize(out);
+            EXPECT_TRUE(matches_reference(f, out)) << "height " << height << ", " << threads;
+        }
+    }
+    dsl_set_num_threads(0);
+    std::string stmt = f.lowered_stmt();
+    EXPECT_GE(count_of(stmt, "lp_par.s0.y.steady_first = "), 1) << stmt;
+    // One parallel loop per version of the loop nest (dense rows or not), each testing its row.
+    const std::string test = "if (((lp_par.s0.y.steady_first <= lp_par.s0.y) && ";
+    EXPECT_GE(count_of(stmt, "parallel for (lp_par.s0.y,"), 1) << stmt;
+    EXPECT_EQ(count_of(stmt, "parallel for (lp_par.s0.y,"), count_of(stmt, test)) << stmt;
+    // The steady branch (from the test on y to its else) tests fewer likely conditions than
+    // the edges' branch (from the else to the next version of the loop nest).
+    size_t steady = stmt.find(test);
+    ASSERT_NE(steady, std::string::npos) << stmt;
+    size_t edges = stmt.find("else {", steady);
+    ASSERT_NE(edges, std::string::npos) << stmt;
+    size_t end = stmt.find("parallel for", edges);
+    const std::string steady_body = stmt.substr(steady, edges - steady);
+    const std::string edge_body = stmt.substr(edges, end == std::string::npos ? end : end - edges);
+    EXPECT_LT(count_of(steady_body, "likely("), count_of(edge_body, "likely(")) << stmt;
+}
+
 }  // namespace
 }  // namespace dsl
