@@ -36,9 +36,50 @@ struct MachineParams {
     /// Halide's generic machine: 16 threads, 16 MiB of cache, balance 40.
     static MachineParams generic();
     /// This machine: the threads the runtime's pool runs (DSL_NUM_THREADS, or the cores), the
-    /// last-level cache the system reports, balance 40.
+    /// last-level cache the system reports, and balance 40 or, where dsl-calibrate measured
+    /// this machine (MachineCosts::host), the measured one.
     static MachineParams host();
     std::string to_string() const;
+};
+
+/// What the autoscheduler's cost model charges on this machine, in nanoseconds: measured by
+/// `dsl-calibrate` (MachineCosts::measure) and kept in a small text file that
+/// MachineCosts::host() reads back. Without one the defaults, a 2-core AVX-512 machine's
+/// numbers, stand in. The costs make AutoSchedulerResults::estimated_cost a prediction of the run
+/// time and rank the tuner's candidates; the heuristic's decisions do not depend on them.
+struct MachineCosts {
+    /// Threads the machine runs parallel loops on.
+    int threads = 2;
+    /// One vector arithmetic operation at full throughput (independent operations in flight).
+    double vector_op_ns = 0.195;
+    /// Streaming a byte (read, or written) on one thread from each level: data that fits the
+    /// first-level cache, the second, the last, and main memory.
+    double l1_bytes_per_ns = 575, l2_bytes_per_ns = 200, llc_bytes_per_ns = 31,
+           dram_bytes_per_ns = 22;
+    /// Main memory with every thread streaming (all of them together).
+    double dram_parallel_bytes_per_ns = 28;
+    /// A parallel loop's start and end (forking the tasks and joining them), beyond its work.
+    double parallel_loop_ns = 1800;
+    /// Cache sizes in bytes (from the system; the levels above are measured inside them).
+    uint64_t l1_bytes = 48u << 10, l2_bytes = 1u << 20, llc_bytes = 16u << 20;
+    /// Where the numbers came from: "defaults", "measured", or the file they were read from.
+    std::string source = "defaults";
+
+    /// Measures this machine by compiling and timing small pipelines (about two seconds).
+    static MachineCosts measure();
+    /// The costs in the file at default_path(), or the defaults when there is none.
+    static MachineCosts host();
+    /// DSL_MACHINE_FILE, or $XDG_CONFIG_HOME/dsl/machine.txt, or ~/.config/dsl/machine.txt.
+    static std::string default_path();
+    /// Reads `name=value` lines (to_string's form); a CompileError names the file, the line and
+    /// what it cannot read.
+    static MachineCosts load(const std::string &path);
+    /// Writes to_string() to `path`, creating its folder; a CompileError says why it cannot.
+    void save(const std::string &path) const;
+    std::string to_string() const;
+    /// Halide's balance (MachineParams::balance): a byte from main memory over an arithmetic
+    /// operation on one element, both on one thread.
+    float balance(int vector_lanes) const;
 };
 
 /// What an autoscheduler made of a pipeline.
@@ -50,8 +91,9 @@ struct AutoSchedulerResults {
     /// The schedule as C++: a block that takes the pipeline's Funcs by name
     /// (`Func blur_y = pipeline.get_func("blur_y");`) and schedules them.
     std::string schedule_source;
-    /// The estimated cost of the schedule (arbitrary units: lower is faster), and of the same
-    /// pipeline with every Func computed at root, unvectorized and serial.
+    /// The estimated run time of the schedule in milliseconds at the estimated sizes, from the
+    /// cost model with MachineCosts::host(), and of the same pipeline with every Func computed
+    /// at root, unvectorized and serial.
     double estimated_cost = 0, baseline_cost = 0;
 };
 

@@ -41,7 +41,12 @@ MachineParams MachineParams::host() {
     long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
     if (llc <= 0) llc = 16l << 20;
-    return MachineParams(threads, static_cast<uint64_t>(llc), 40);
+    // Balance 40 (Halide's default) unless dsl-calibrate measured this machine.
+    MachineCosts costs = MachineCosts::host();
+    float balance = 40;
+    if (costs.source != "defaults")
+        balance = costs.balance(Target::host().natural_vector_size(Float(32)));
+    return MachineParams(threads, static_cast<uint64_t>(llc), balance);
 }
 
 std::string MachineParams::to_string() const {

@@ -13,6 +13,11 @@ namespace dsl::autoschedule {
 
 namespace {
 
+/// A parallel loop outside a loop with boundary tests is used when it gives each thread this
+/// many tasks (else the loop with the tests runs in parallel, a fork and join per iteration of
+/// the loops outside it).
+constexpr int64_t kTasksPerThread = 2;
+
 class Scheduler {
   public:
     Scheduler(Model &m, ScheduleWriter &w, const MachineParams &mp, const Knobs &k)
@@ -125,6 +130,16 @@ class Scheduler {
                 s.index_ops += n * c.index_ops;
                 s.loads = std::max(0.0, s.loads + n * (c.loads - 1));
                 s.widest_bits = std::max(s.widest_bits, c.widest_bits);
+                // The callee's likely conditions test the caller's Vars its coordinates use.
+                const std::vector<std::string> &cargs = m_.info(callee).func.args();
+                if (c.likely_vars.empty()) continue;
+                for (const std::vector<Expr> &args : m_.call_args(f.name, s.index, callee)) {
+                    for (size_t d = 0; d < args.size() && d < cargs.size(); d++) {
+                        if (!c.likely_vars.count(cargs[d])) continue;
+                        for (const std::string &v : ir::free_names(args[d], false))
+                            s.likely_vars.insert(v);
+                    }
+                }
             }
         }
     }
@@ -309,6 +324,7 @@ class Scheduler {
             if (recompute > k_.max_recompute || bytes > budget_) continue;
             plan_.placement[name] = Placement::Strip;
             plan_.group_of[name] = group;
+            recompute_[name] = std::max(1.0, recompute);
         }
     }
 
@@ -333,6 +349,109 @@ class Scheduler {
         return loop;
     }
 
+    void mark_vectorized(const std::string &f, int stage, const std::string &var, int lanes,
+                         TailStrategy tail = TailStrategy::Auto) {
+        w_.vectorize(f, stage, var, lanes, tail);
+        lanes_[{f, stage}] = lanes;
+    }
+    /// `launches`: how many times the parallel loop starts (the iterations of serial loops
+    /// outside it).
+    void mark_parallel(const std::string &f, int stage, const std::string &loop, double launches) {
+        w_.parallel(f, stage, loop);
+        launches_[{f, stage}] = launches;
+    }
+
+    /// Vector loads per vector of points and iteration of the RVars in the updates of a
+    /// reduction computed in register tiles of nx vectors by ny (by nz) points, for the cost
+    /// model: the accumulators are registers; a contraction loads nx vectors and ny broadcasts
+    /// per nx * ny multiply-adds; a window slid over the tile's points loads each input vector
+    /// once for the taps and points that share it, and each weight once per tile.
+    void record_tile_loads(const FuncInfo &r, bool contraction, bool window, int nx, int ny,
+                           int nz) {
+        for (size_t i = 1; i < r.stages.size(); i++) {
+            const StageInfo &s = r.stages[i];
+            double loads = 0;
+            if (contraction) {
+                loads = static_cast<double>(nx + ny) / (nx * ny);
+            } else if (window && s.rvars.size() >= 2) {
+                const double kx = static_cast<double>(s.rvars[0].second.extent());
+                const double ky = static_cast<double>(s.rvars[1].second.extent());
+                loads = (ny + kx - 1) * (nz + ky - 1) / (ny * nz * kx * ky) + 1.0 / (ny * nz);
+            } else {
+                // The operand read at every point once per accumulator; the others (weights
+                // along dimension 0) once per column of the tile.
+                loads = 1 + std::max(0.0, s.loads - 2) / ny;
+            }
+            tile_loads_[{r.name, static_cast<int>(i)}] = loads;
+        }
+    }
+
+    /// A loop outside a group's tiles or strips: its name, the dimension of the group's root it
+    /// walks, and its number of iterations.
+    struct OuterLoop {
+        std::string name;
+        int dim;
+        int64_t extent;
+    };
+
+    /// The dimensions of `root` whose Vars likely conditions test in stage `stage` or in the
+    /// reduction `red` computed per tile (which reads it at the root's own Vars, place by place).
+    std::set<int> likely_dims(const FuncInfo &root, int stage, const std::string &red) const {
+        const std::vector<std::string> &args = root.func.args();
+        std::set<int> dims;
+        for (size_t d = 0; d < args.size(); d++) {
+            if (root.stages[stage].likely_vars.count(args[d])) dims.insert(static_cast<int>(d));
+        }
+        if (red.empty()) return dims;
+        const FuncInfo &r = m_.info(red);
+        for (const StageInfo &s : r.stages) {
+            for (size_t d = 0; d < r.func.args().size() && d < args.size(); d++) {
+                if (s.likely_vars.count(r.func.args()[d])) dims.insert(static_cast<int>(d));
+            }
+        }
+        return dims;
+    }
+
+    /// Makes the loops outside a group's tiles or strips (`loops`, innermost first) parallel
+    /// (when `parallel`), and returns the loop that the innermost of them is then part of.
+    /// They are fused into one loop of many tasks, unless a likely condition tests one of them:
+    /// a fused loop computes its coordinates by division, and lowering can no longer give it a
+    /// steady state without the boundary's tests (a depthwise layer ran 2.7 ms fused against
+    /// 0.37 ms). Then the loops outside the outermost such loop are fused and made parallel if
+    /// they give every thread a few tasks, and otherwise that loop alone runs in parallel.
+    std::string parallelize(const std::string &f, int stage, const std::vector<OuterLoop> &loops,
+                            const std::set<int> &likely, bool parallel) {
+        if (loops.empty()) return "";
+        int last_likely = -1;
+        for (size_t i = 0; i < loops.size(); i++) {
+            if (likely.count(loops[i].dim)) last_likely = static_cast<int>(i);
+        }
+        auto fuse_from = [&](size_t first) {
+            std::vector<std::string> outer;
+            for (size_t i = first + 1; i < loops.size(); i++)
+                outer.push_back(loops[i].name);
+            return fuse_outwards(f, stage, loops[first].name, outer);
+        };
+        if (last_likely < 0) {
+            std::string loop = fuse_from(0);
+            if (parallel) mark_parallel(f, stage, loop, 1);
+            return loop;
+        }
+        if (!parallel) return loops[0].name;
+        const size_t next = static_cast<size_t>(last_likely) + 1;
+        int64_t tasks = 1;
+        for (size_t i = next; i < loops.size(); i++)
+            tasks *= loops[i].extent;
+        if (next < loops.size() && tasks >= kTasksPerThread * parallelism_) {
+            mark_parallel(f, stage, fuse_from(next), 1);
+        } else {
+            // Started once per iteration of the loops outside it.
+            mark_parallel(f, stage, loops[static_cast<size_t>(last_likely)].name,
+                          static_cast<double>(tasks));
+        }
+        return loops[0].name;
+    }
+
     void schedule_group(const std::string &name) {
         FuncInfo &f = m_.info(name);
         const std::vector<std::string> &args = f.func.args();
@@ -351,23 +470,22 @@ class Scheduler {
             int sd = strip_dim_of(f);
             if (args.size() == 1) {
                 // One dimension: vectors, then chunks of them in parallel.
-                if (f.region[0].extent() >= vec) w_.vectorize(name, 0, args[0], vec);
-                if (total >= k_.min_parallel_points) {
-                    w_.parallel(name, 0, args[0]);
-                }
+                if (f.region[0].extent() >= vec) mark_vectorized(name, 0, args[0], vec);
+                if (total >= k_.min_parallel_points) mark_parallel(name, 0, args[0], 1);
                 strip_loop = args[0];
             } else {
-                if (f.region[0].extent() >= vec) w_.vectorize(name, 0, args[0], vec);
-                std::vector<std::string> outer(args.begin() + sd + 1, args.end());
-                std::string loop = args[sd];
+                if (f.region[0].extent() >= vec) mark_vectorized(name, 0, args[0], vec);
+                std::vector<OuterLoop> loops{{args[sd], sd, f.region[sd].extent()}};
                 if (!members.empty() && f.region[sd].extent() > k_.strip_rows) {
                     std::string so = args[sd] + "o", si = args[sd] + "i";
                     w_.split(name, 0, args[sd], so, si, k_.strip_rows);
-                    loop = so;
+                    loops[0] = {so, sd,
+                                (f.region[sd].extent() + k_.strip_rows - 1) / k_.strip_rows};
                 }
-                loop = fuse_outwards(name, 0, loop, outer);
-                if (total >= k_.min_parallel_points) w_.parallel(name, 0, loop);
-                strip_loop = loop;
+                for (size_t d = sd + 1; d < args.size(); d++)
+                    loops.push_back({args[d], static_cast<int>(d), f.region[d].extent()});
+                strip_loop = parallelize(name, 0, loops, likely_dims(f, 0, ""),
+                                         total >= k_.min_parallel_points);
             }
         }
         for (const std::string &mname : members) {
@@ -380,7 +498,7 @@ class Scheduler {
             TailStrategy tail = effective_producers(mname).empty() ? TailStrategy::ShiftInwards
                                                                    : TailStrategy::Auto;
             if (!mf.func.args().empty() && mf.region[0].extent() >= mv)
-                w_.vectorize(mname, 0, mf.func.args()[0], mv, tail);
+                mark_vectorized(mname, 0, mf.func.args()[0], mv, tail);
         }
         for (size_t i = 1; i < f.stages.size(); i++) {
             auto t = tiles.find(static_cast<int>(i));
@@ -422,7 +540,35 @@ class Scheduler {
         int budget = contraction ? registers * 3 / 4 / nx : registers / 2 / nx;
         if (k_.tile_rows > 0) budget = k_.tile_rows;
         int ny = std::max(1, std::min<int>(budget, static_cast<int>(root.region[1].extent())));
+        // A window slid along the tile's second and third dimensions (a depthwise convolution
+        // with channels innermost: input(c, x + kx, y + ky)): neighbouring points of a tile read
+        // the same vectors at neighbouring taps, which LLVM then loads once. Such a tile is one
+        // vector across, 4 points by 2 (24 loads for 72 multiply-adds of a 3x3 window where 4
+        // vectors by 4 points load 48 for 48, and 8 points by 1 load 30 for 72; measured on
+        // conv_layer's depthwise layer at one thread: 0.34 ms, 0.77 ms and 0.57 ms).
+        const std::string rz0 = r.func.args().size() > 2 ? r.func.args()[2] : "";
+        bool window = !contraction && stage == 0 && args.size() > 2 && k_.tile_vectors == 0 &&
+                      k_.tile_rows == 0;
+        if (window) {
+            window = false;
+            for (size_t i = 1; i < r.stages.size(); i++) {
+                for (const auto &[callee, vars] : r.stages[i].operand_vars) {
+                    if (callee == red || !vars.count(ry0) || !vars.count(rz0)) continue;
+                    for (const auto &[rv, span] : r.stages[i].rvars) {
+                        (void)span;
+                        window |= vars.count(rv) > 0;
+                    }
+                }
+            }
+        }
+        int nz = 1;
+        if (window) {
+            nx = 1;
+            ny = static_cast<int>(std::min<int64_t>(4, root.region[1].extent()));
+            nz = static_cast<int>(std::min<int64_t>(2, root.region[2].extent()));
+        }
         const int tx = vec * nx, ty = ny;
+        record_tile_loads(r, contraction, window, nx, ny, nz);
         std::string xo = x + "o", xi = x + "i", yo = y + "o", yi = y + "i";
         const StageInfo &rs = root.stages[stage];
         // An update's tail is guarded (the points past the edge must not be added twice); a pure
@@ -438,14 +584,29 @@ class Scheduler {
         const bool columns = k_.tile_columns && contraction;
         const std::string &inner_tile = columns ? yo : xo;
         const std::string &outer_tile = columns ? xo : yo;
-        std::vector<std::string> order = {xi, yi, inner_tile, outer_tile}, outer;
-        for (size_t d = 2; d < args.size(); d++) {
+        const int outer_dim = columns ? 0 : 1;
+        std::vector<std::string> order = {xi, yi};
+        std::vector<OuterLoop> outer{
+            {outer_tile, outer_dim,
+             (root.region[outer_dim].extent() + (columns ? tx : ty) - 1) / (columns ? tx : ty)}};
+        size_t first_outer = 2;
+        if (nz > 1) {
+            const std::string &z = args[2];
+            std::string zo = z + "o", zi = z + "i";
+            w_.split(root.name, stage, z, zo, zi, nz, tail);
+            order.push_back(zi);
+            outer.push_back({zo, 2, (root.region[2].extent() + nz - 1) / nz});
+            first_outer = 3;
+        }
+        order.push_back(inner_tile);
+        for (size_t d = first_outer; d < args.size(); d++) {
             if (stage == 0 || std::find(rs.pure_loops.begin(), rs.pure_loops.end(), args[d]) !=
                                   rs.pure_loops.end()) {
-                order.push_back(args[d]);
-                outer.push_back(args[d]);
+                outer.push_back({args[d], static_cast<int>(d), root.region[d].extent()});
             }
         }
+        for (const OuterLoop &l : outer)
+            order.push_back(l.name);
         // An update's RVars (chunks of a sum) outermost: a chunk's operands stay in cache over
         // all the tiles.
         for (const auto &[rv, span] : rs.rvars) {
@@ -454,11 +615,12 @@ class Scheduler {
             order.push_back(rv);
         }
         w_.reorder(root.name, stage, order);
-        w_.vectorize(root.name, stage, xi, vec);
+        mark_vectorized(root.name, stage, xi, vec);
         w_.unroll(root.name, stage, xi);
         w_.unroll(root.name, stage, yi);
-        std::string par = fuse_outwards(root.name, stage, outer_tile, outer);
-        if (points(root.region) >= k_.min_parallel_points) w_.parallel(root.name, stage, par);
+        if (nz > 1) w_.unroll(root.name, stage, args[2] + "i");
+        std::string par = parallelize(root.name, stage, outer, likely_dims(root, stage, red),
+                                      points(root.region) >= k_.min_parallel_points);
 
         const std::string &rx = r.func.args()[0], &ry = r.func.args()[1];
         // An input the reduction reads along x only (B of a product, through a Func that copies
@@ -482,6 +644,7 @@ class Scheduler {
         w_.compute_at(red, root.name, inner_tile);
         w_.bound_extent(red, rx, tx);
         w_.bound_extent(red, ry, ty);
+        if (nz > 1) w_.bound_extent(red, rz0, nz);
         // Dimensions read at RVars' coordinates (the chunk of a sum): one point per tile.
         if (stage > 0) {
             for (size_t d = 2; d < r.func.args().size(); d++) {
@@ -490,21 +653,31 @@ class Scheduler {
                 if (!own) w_.bound_extent(red, r.func.args()[d], 1);
             }
         }
-        w_.vectorize(red, 0, rx, vec);
+        mark_vectorized(red, 0, rx, vec);
         w_.unroll(red, 0, rx);
         w_.unroll(red, 0, ry);
+        if (nz > 1) w_.unroll(red, 0, rz0);
         for (size_t i = 1; i < r.stages.size(); i++) {
             int s = static_cast<int>(i);
             std::vector<std::string> loops = {rx, ry};
+            if (nz > 1) loops.push_back(rz0);
             for (const auto &[rv, span] : r.stages[i].rvars) {
                 (void)span;
                 w_.mark_rvar(rv);
                 loops.push_back(rv);
             }
             w_.reorder(red, s, loops);
-            w_.vectorize(red, s, rx, vec);
+            mark_vectorized(red, s, rx, vec);
             w_.unroll(red, s, rx);
             w_.unroll(red, s, ry);
+            if (nz > 1) {
+                w_.unroll(red, s, rz0);
+                // The innermost tap unrolled too: only straight-line code lets LLVM load a
+                // vector once for the taps and points that share it.
+                const auto &rvars = r.stages[i].rvars;
+                if (!rvars.empty() && rvars[0].second.extent() <= 8)
+                    w_.unroll(red, s, rvars[0].first);
+            }
         }
         return par;
     }
@@ -544,7 +717,7 @@ class Scheduler {
         if (!pure.empty()) {
             const std::string &x = f.func.args()[0];
             bool has_x = std::find(pure.begin(), pure.end(), x) != pure.end();
-            if (has_x && f.region[0].extent() >= vec) w_.vectorize(name, stage, x, vec);
+            if (has_x && f.region[0].extent() >= vec) mark_vectorized(name, stage, x, vec);
             // The outermost pure loop in parallel (not the vectorized one), when the stage has
             // the work for it.
             const std::string &outer = pure.back();
@@ -554,7 +727,7 @@ class Scheduler {
                 work *= span.extent();
             }
             if (!(has_x && outer == x) && work >= k_.min_parallel_points)
-                w_.parallel(name, stage, outer);
+                mark_parallel(name, stage, outer, 1);
             return;
         }
         // No pure loop: partial results over chunks of the outermost RVar, in parallel.
@@ -574,6 +747,8 @@ class Scheduler {
             Func partial = w_.rfactor(name, stage, ro, "u");
             w_.compute_root(partial.name());
             w_.parallel(partial.name(), 1, "u");
+            // (The cost model charges the stage's work as the partials' work, in parallel.)
+            launches_[{name, stage}] = 1;
             int64_t inits = points(f.region);
             if (inits >= vec && !partial.args().empty())
                 w_.vectorize(partial.name(), 0, partial.args()[0].name(), vec);
@@ -582,13 +757,44 @@ class Scheduler {
         }
     }
 
+    /// Bytes per nanosecond from the level of memory that `bytes` fit in, on `threads`
+    /// threads (the caches are per core, main memory shared).
+    double bandwidth(double bytes, int threads) const {
+        const MachineCosts &c = costs_;
+        if (bytes <= static_cast<double>(c.l1_bytes)) return c.l1_bytes_per_ns * threads;
+        if (bytes <= static_cast<double>(c.l2_bytes)) return c.l2_bytes_per_ns * threads;
+        if (bytes <= static_cast<double>(c.llc_bytes)) return c.llc_bytes_per_ns * threads;
+        return threads > 1 ? c.dram_parallel_bytes_per_ns : c.dram_bytes_per_ns;
+    }
+
+    /// The cost model: the run time in nanoseconds of the schedule decided (or, for the
+    /// `baseline`, of every Func at root, scalar and serial), at the estimated sizes. Each stage
+    /// computed pays its vector operations (its arithmetic, half its coordinate arithmetic, a
+    /// store; one per register of a vector wider than one) and vector loads from the
+    /// first-level cache at MachineCosts' rates, for every point it computes (a Func computed
+    /// per strip recomputes the strips' overlaps), split over the
+    /// threads where it runs in parallel, plus each start of its parallel loop; each Func stored
+    /// at root pays writing and reading its region once from the level of memory it fits in,
+    /// and each Func computed per strip from the second-level cache. Not modelled: reading the
+    /// inputs, and loads that miss the first-level cache inside a stage.
     double total_cost(bool baseline) const {
-        double cost = 0;
-        const double balance = mp_.balance > 0 ? mp_.balance : 40;
+        const MachineCosts &c = costs_;
+        const double vector_bytes = 4.0 * lanes(32);
+        double ns = 0;
         for (const std::string &name : m_.order()) {
             const FuncInfo &f = m_.info(name);
             Placement p = plan_.placement.at(name);
             if (!baseline && p == Placement::Inline) continue;
+            bool any_parallel = false;
+            // A Func computed per strip or tile runs inside its group's parallel loop.
+            bool in_parallel_group = false;
+            if (!baseline && (p == Placement::Strip || p == Placement::RegisterTile)) {
+                const std::string &root = plan_.group_of.at(name);
+                for (const auto &[key, n] : launches_) {
+                    (void)n;
+                    in_parallel_group |= key.first == root;
+                }
+            }
             for (const StageInfo &s : f.stages) {
                 double pts = 1;
                 for (size_t d = 0; d < f.region.size(); d++) {
@@ -600,21 +806,35 @@ class Scheduler {
                     (void)rv;
                     pts *= static_cast<double>(span.extent());
                 }
-                double work = pts * (s.ops + s.index_ops / 2 + s.loads + 1);
+                const std::pair<std::string, int> key{name, s.index};
+                double width = 1, loads = s.loads, launches = 0;
                 if (!baseline) {
-                    if (f.region.size() > 0 && f.region[0].extent() >= stage_lanes(s))
-                        work /= stage_lanes(s);
-                    if (pts >= k_.min_parallel_points) work /= parallelism_;
+                    // A vector of several registers costs an operation per register.
+                    if (auto it = lanes_.find(key); it != lanes_.end())
+                        width = std::min(it->second, lanes(s.widest_bits));
+                    if (auto it = tile_loads_.find(key); it != tile_loads_.end())
+                        loads = it->second;
+                    if (auto it = launches_.find(key); it != launches_.end()) launches = it->second;
                 }
-                cost += work;
+                double vectors = pts / width;
+                if (!baseline && p == Placement::Strip) vectors *= recompute_.at(name);
+                double work = vectors * (s.ops + s.index_ops / 2 + 1) * c.vector_op_ns +
+                              vectors * loads * vector_bytes / c.l1_bytes_per_ns;
+                if (launches > 0 || in_parallel_group) {
+                    work = work / std::max(1, parallelism_) + launches * c.parallel_loop_ns;
+                    any_parallel = true;
+                }
+                ns += work;
             }
+            const double bytes = static_cast<double>(points(f.region)) * f.bytes_per_point;
+            const int threads = any_parallel ? std::max(1, parallelism_) : 1;
             if (baseline || p == Placement::Root) {
-                double bytes = static_cast<double>(points(f.region)) * f.bytes_per_point;
-                bool spills = bytes > static_cast<double>(mp_.last_level_cache_size);
-                cost += bytes * 2 * (spills ? balance / 8 : 0.25);
+                ns += 2 * bytes / bandwidth(bytes, threads);
+            } else if (p == Placement::Strip) {
+                ns += 2 * bytes / (c.l2_bytes_per_ns * threads);
             }
         }
-        return cost;
+        return ns * 1e-6;
     }
 
     Model &m_;
@@ -628,6 +848,13 @@ class Scheduler {
     std::map<std::string, std::map<int, std::string>> tiled_;
     /// Copies of inputs computed per column of register tiles.
     std::set<std::string> panels_;
+    /// For the cost model, by (Func, stage): vector lanes, starts of its parallel loop, and
+    /// vector loads per vector point of a register-tiled reduction.
+    std::map<std::pair<std::string, int>, int> lanes_;
+    std::map<std::pair<std::string, int>, double> launches_, tile_loads_;
+    /// Points computed over all strips per point of the region, of each Func computed per strip.
+    std::map<std::string, double> recompute_;
+    MachineCosts costs_ = MachineCosts::host();
 };
 
 }  // namespace

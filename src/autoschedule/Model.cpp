@@ -54,6 +54,7 @@ class CostCounter : public IRVisitor {
     int widest = 8;
     std::map<std::string, int> calls;
     std::vector<std::pair<std::string, std::set<std::string>>> operand_vars;
+    std::set<std::string> likely_vars;
 
   protected:
     using IRVisitor::visit;
@@ -113,6 +114,11 @@ class CostCounter : public IRVisitor {
                     ops += 4;
                     break;
                 case Call::Intrinsic::Likely:
+                    for (const Expr &a : op->args) {
+                        for (const std::string &v : free_names(a, false))
+                            likely_vars.insert(v);
+                    }
+                    break;
                 case Call::Intrinsic::PromiseClamped:
                 case Call::Intrinsic::StrictFloat:
                     break;
@@ -317,6 +323,7 @@ void Model::analyse_func(const Function &f) {
         }
         cost.include(d.predicate);
         st.operand_vars = cost.operand_vars;
+        st.likely_vars = cost.likely_vars;
         st.ops = cost.ops;
         st.index_ops = cost.index_ops;
         st.loads = cost.loads;

@@ -45,6 +45,10 @@ struct StageInfo {
     /// For each call of a Func or an input: its name, and the Vars and RVars its coordinates
     /// use.
     std::vector<std::pair<std::string, std::set<std::string>>> operand_vars;
+    /// The Vars and RVars that `likely` conditions test (a boundary condition's "inside"):
+    /// lowering splits their loops into edges and a steady state, which it cannot do for a loop
+    /// fused with others. The heuristic adds those of the Funcs it inlines.
+    std::set<std::string> likely_vars;
 };
 
 struct FuncInfo {

@@ -6,6 +6,7 @@
 // Pipeline::get_func are covered too. The image apps auto-scheduled are in test/apps.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -95,6 +96,57 @@ TEST(AutoSchedule, ReductionIsComputedInRegisterTiles) {
     EXPECT_CONTAINS(source, "prod.update(0).reorder(x, y, r_x)");
     EXPECT_CONTAINS(source, ".unroll(yi)");
     EXPECT_TRUE(matches_reference(out, out.realize({n, m}), 1e-5));
+}
+
+// A window slid along the second and third dimensions with the first innermost (a depthwise
+// convolution over channels-innermost images, zero-padded through a likely condition): tiles of
+// one vector of channels by 4 x 2 pixels, the taps unrolled, and the loops the boundary tests
+// are left unfused, so that lowering gives them steady states: images in parallel when there
+// are enough of them, else the rows of tiles.
+TEST(AutoSchedule, SlidingWindowTilesBothDimensionsAndKeepsBoundaryLoopsApart) {
+    for (int images : {1, 6}) {
+        const int channels = 16, width = 32, height = 32;
+        Buffer<float> in = random_buffer(Float(32), {channels, width, height, images}, 20 + images);
+        Buffer<float> weights = random_buffer(Float(32), {channels, 3, 3}, 9);
+        ImageParam input(Float(32), 4, "dw_in");
+        input.set(in);
+        Var c("c"), x("x"), y("y"), n("n");
+        Expr inside = x >= 0 && x < width && y >= 0 && y < height;
+        Func padded("padded"), conv("conv"), out("out");
+        padded(c, x, y, n) = select(
+            likely(inside), input(c, clamp(x, 0, width - 1), clamp(y, 0, height - 1), n), 0.0f);
+        RDom r(0, 3, 0, 3, "r");
+        conv(c, x, y, n) = 0.0f;
+        conv(c, x, y, n) += padded(c, x + r.x - 1, y + r.y - 1, n) * Func(weights)(c, r.x, r.y);
+        out(c, x, y, n) = max(conv(c, x, y, n), 0.0f);
+        out.set_estimates({{0, channels}, {0, width}, {0, height}, {0, images}});
+        std::string source = auto_schedule(out);
+        EXPECT_CONTAINS(source, "conv.compute_at(out, co)");
+        EXPECT_CONTAINS(source, ".bound_extent(x, 4).bound_extent(y, 2)");
+        EXPECT_CONTAINS(source, ".unroll(r_x)");
+        EXPECT_EQ(source.find("fuse("), std::string::npos) << source;
+        // Two threads: 6 images are enough tasks, 1 is not.
+        EXPECT_CONTAINS(source, images == 1 ? ".parallel(yo)" : ".parallel(n)");
+        Buffer<float> result = out.realize({channels, width, height, images});
+        for (int i = 0; i < images; i++) {
+            for (int py = 0; py < height; py++) {
+                for (int px = 0; px < width; px++) {
+                    for (int ch = 0; ch < channels; ch++) {
+                        float sum = 0;
+                        for (int ky = 0; ky < 3; ky++) {
+                            for (int kx = 0; kx < 3; kx++) {
+                                int sx = px + kx - 1, sy = py + ky - 1;
+                                if (sx < 0 || sx >= width || sy < 0 || sy >= height) continue;
+                                sum += in(ch, sx, sy, i) * weights(ch, kx, ky);
+                            }
+                        }
+                        ASSERT_NEAR(result(ch, px, py, i), std::max(sum, 0.0f), 1e-4f)
+                            << ch << ", " << px << ", " << py << ", " << i;
+                    }
+                }
+            }
+        }
+    }
 }
 
 TEST(AutoSchedule, SerialReductionIsSplitByRFactor) {
@@ -268,6 +320,85 @@ TEST(MachineParams, StringRoundTrip) {
 }
 
 // The schedule source applied to a new copy of the algorithm gives the same loop nest.
+// The cost model's constants: written and read back as text, errors naming the file and the
+// line, the file that DSL_MACHINE_FILE names read by MachineCosts::host(), and measured
+// numbers that are all positive.
+TEST(MachineCosts, FileRoundTripAndErrors) {
+    dsl::test::TempDirectory dir;
+    MachineCosts c;
+    c.threads = 3;
+    c.vector_op_ns = 0.5;
+    c.dram_bytes_per_ns = 7.25;
+    c.llc_bytes = 12345678;
+    const std::string path = dir.path() + "/a/b/machine.txt";
+    c.save(path);
+    MachineCosts back = MachineCosts::load(path);
+    EXPECT_EQ(back.to_string(), c.to_string());
+    EXPECT_EQ(back.source, path);
+    {
+        dsl::test::ScopedEnvironmentVariable env("DSL_MACHINE_FILE", path);
+        EXPECT_EQ(MachineCosts::default_path(), path);
+        EXPECT_EQ(MachineCosts::host().to_string(), c.to_string());
+    }
+    {
+        // No file there: the defaults.
+        dsl::test::ScopedEnvironmentVariable env("DSL_MACHINE_FILE", dir.path() + "/none.txt");
+        EXPECT_EQ(MachineCosts::host().source, "defaults");
+    }
+    const std::string bad = dir.path() + "/bad.txt";
+    dsl::test::write_file(bad, "# comment\nthreads=2\nvector_op_ns=fast\n");
+    std::string m = message_of([&] { MachineCosts::load(bad); });
+    EXPECT_CONTAINS(m, bad + ", line 3");
+    EXPECT_CONTAINS(m, "\"vector_op_ns\" is \"fast\"");
+    EXPECT_CONTAINS(m, "dsl-calibrate");
+    dsl::test::write_file(bad, "threads=2\nwarp_size=32\n");
+    EXPECT_CONTAINS(message_of([&] { MachineCosts::load(bad); }), "unknown name \"warp_size\"");
+    dsl::test::write_file(bad, "dram_bytes_per_ns=0\n");
+    EXPECT_CONTAINS(message_of([&] { MachineCosts::load(bad); }), "bandwidth of 0");
+    EXPECT_CONTAINS(message_of([&] { MachineCosts::load(dir.path() + "/missing.txt"); }),
+                    "cannot read the machine file");
+}
+
+TEST(MachineCosts, MeasuredNumbersArePositive) {
+    MachineCosts c = MachineCosts::measure();
+    EXPECT_EQ(c.source, "measured");
+    EXPECT_GE(c.threads, 1);
+    for (double v : {c.vector_op_ns, c.l1_bytes_per_ns, c.l2_bytes_per_ns, c.llc_bytes_per_ns,
+                     c.dram_bytes_per_ns, c.dram_parallel_bytes_per_ns}) {
+        EXPECT_GT(v, 0);
+        EXPECT_TRUE(std::isfinite(v));
+    }
+    EXPECT_GE(c.parallel_loop_ns, 0);
+    EXPECT_GT(c.balance(8), 0);
+}
+
+// The estimate is a time: with memory free and parallel loops free, it is the vector operations
+// and loads at MachineCosts' rates, so it doubles when an operation costs twice as much (and
+// the baseline, scalar and serial, costs more than the schedule).
+TEST(MachineCosts, EstimatedCostIsTheModelledTime) {
+    dsl::test::TempDirectory dir;
+    auto estimate = [&](double op_ns) {
+        MachineCosts c;
+        c.vector_op_ns = op_ns;
+        c.l1_bytes_per_ns = c.l2_bytes_per_ns = c.llc_bytes_per_ns = c.dram_bytes_per_ns =
+            c.dram_parallel_bytes_per_ns = 1e30;
+        c.parallel_loop_ns = 0;
+        const std::string path = dir.path() + "/m" + std::to_string(op_ns) + ".txt";
+        c.save(path);
+        dsl::test::ScopedEnvironmentVariable env("DSL_MACHINE_FILE", path);
+        Buffer<> in = random_buffer(Float(32), {512, 256}, 11);
+        Var x("x"), y("y");
+        Func out("out");
+        out(x, y) = Func(in)(x, y) * 3.0f + 1.0f;
+        out.set_estimate(x, 0, 512).set_estimate(y, 0, 256);
+        return Pipeline(out).auto_schedule(Target::host(), MachineParams(2, 8u << 20, 40));
+    };
+    AutoSchedulerResults one = estimate(0.25), two = estimate(0.5);
+    EXPECT_GT(one.estimated_cost, 0);
+    EXPECT_NEAR(two.estimated_cost, 2 * one.estimated_cost, 1e-9 * one.estimated_cost);
+    EXPECT_GT(one.baseline_cost, one.estimated_cost);
+}
+
 TEST(ApplyScheduleSource, RoundTrip) {
     Buffer<> in = random_buffer(UInt(8), {300, 200}, 12);
     auto build = [&](Func &out) {
