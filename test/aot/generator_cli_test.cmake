@@ -7,20 +7,8 @@ endif()
 file(REMOVE_RECURSE ${WORK_DIR})
 set(failures 0)
 
-# expect(<exit status> <regex the output must match> <arguments...>)
-function(expect status regex)
-  execute_process(COMMAND ${GENERATOR} ${ARGN}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  set(text "${out}${err}")
-  if(NOT rc STREQUAL "${status}")
-    message(SEND_ERROR "[${ARGN}]: exit status ${rc}, expected ${status}\n${text}")
-    math(EXPR failures "${failures} + 1")
-  elseif(NOT text MATCHES "${regex}")
-    message(SEND_ERROR "[${ARGN}]: the output does not match \"${regex}\":\n${text}")
-    math(EXPR failures "${failures} + 1")
-  endif()
-  set(failures ${failures} PARENT_SCOPE)
-endfunction()
+set(EXPECT_COMMAND ${GENERATOR})
+include(${CMAKE_CURRENT_LIST_DIR}/../common/ExpectCommand.cmake)
 
 # expect_file(<file> <regex>): the file was written and its text matches.
 function(expect_file file pattern)

@@ -8,21 +8,8 @@ endif()
 file(REMOVE_RECURSE ${WORK_DIR})
 set(failures 0)
 
-# expect(<exit status> <regex the output must match> <arguments...>)
-function(expect status regex)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env DSL_MACHINE_FILE=${WORK_DIR}/env/machine.txt
-                          ${CALIBRATE} ${ARGN}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  set(text "${out}${err}")
-  if(NOT rc STREQUAL "${status}")
-    message(SEND_ERROR "[${ARGN}]: exit status ${rc}, expected ${status}\n${text}")
-    math(EXPR failures "${failures} + 1")
-  elseif(NOT text MATCHES "${regex}")
-    message(SEND_ERROR "[${ARGN}]: the output does not match \"${regex}\":\n${text}")
-    math(EXPR failures "${failures} + 1")
-  endif()
-  set(failures ${failures} PARENT_SCOPE)
-endfunction()
+set(EXPECT_COMMAND ${CMAKE_COMMAND} -E env DSL_MACHINE_FILE=${WORK_DIR}/env/machine.txt ${CALIBRATE})
+include(${CMAKE_CURRENT_LIST_DIR}/../common/ExpectCommand.cmake)
 
 set(names threads vector_op_ns l1_bytes_per_ns l2_bytes_per_ns llc_bytes_per_ns dram_bytes_per_ns
           dram_parallel_bytes_per_ns parallel_loop_ns l1_bytes l2_bytes llc_bytes)
