@@ -2,11 +2,10 @@
 // builds the model, lets the heuristic schedule them, and returns the schedule as source.
 #include <unistd.h>
 
-#include <cstdlib>
 #include <sstream>
-#include <thread>
 
 #include "autoschedule/Heuristic.h"
+#include "autoschedule/Host.h"
 #include "autoschedule/Model.h"
 #include "autoschedule/ScheduleWriter.h"
 #include "dsl/Pipeline.h"
@@ -34,19 +33,14 @@ MachineParams MachineParams::generic() {
 }
 
 MachineParams MachineParams::host() {
-    int threads = 0;
-    if (const char *env = std::getenv("DSL_NUM_THREADS")) threads = std::atoi(env);
-    if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
-    if (threads <= 0) threads = 1;
-    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (llc <= 0) llc = 16l << 20;
+    const uint64_t llc = autoschedule::host_cache_size(
+        _SC_LEVEL3_CACHE_SIZE, autoschedule::host_cache_size(_SC_LEVEL2_CACHE_SIZE, 16u << 20));
     // Balance 40 (Halide's default) unless dsl-calibrate measured this machine.
     MachineCosts costs = MachineCosts::host();
     float balance = 40;
     if (costs.source != "defaults")
         balance = costs.balance(Target::host().natural_vector_size(Float(32)));
-    return MachineParams(threads, static_cast<uint64_t>(llc), balance);
+    return MachineParams(autoschedule::host_threads(), llc, balance);
 }
 
 std::string MachineParams::to_string() const {

@@ -14,7 +14,9 @@
 #include <functional>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 
+#include "autoschedule/Host.h"
 #include "dsl/AutoSchedule.h"
 #include "dsl/Buffer.h"
 #include "dsl/Error.h"
@@ -45,18 +47,6 @@ double fastest_ns(const std::function<void()> &body, int runs, double budget_ms 
     return best;
 }
 
-uint64_t cache_size(int name, uint64_t fallback) {
-    long v = sysconf(name);
-    return v > 0 ? static_cast<uint64_t>(v) : fallback;
-}
-
-int host_threads() {
-    int threads = 0;
-    if (const char *env = std::getenv("DSL_NUM_THREADS")) threads = std::atoi(env);
-    if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
-    return std::max(1, threads);
-}
-
 /// Vector multiplies in registers: 8 vectors of independent chains of 32 multiplies each, over
 /// data in the first-level cache (multiplies, which LLVM may not reassociate or fold).
 double measure_vector_op_ns(const Target &t) {
@@ -77,11 +67,11 @@ double measure_vector_op_ns(const Target &t) {
     return fastest_ns([&] { f.realize(out); }, 200) / vector_ops;
 }
 
-/// Bytes per nanosecond streamed over `bytes` of data, on one thread or, with `parallel`, on
-/// every thread: `out(x) += in(x)` over two buffers of half that each, repeated inside the
-/// pipeline (an RDom outside the vectorized loop) until some megabytes have passed, so that
-/// the call's own cost does not count (three streams: in read, out read and written).
-double measure_stream(const Target &t, uint64_t bytes, bool parallel) {
+/// Bytes per nanosecond streamed over `bytes` of data on `threads` threads (1: serial): `out(x) +=
+/// in(x)` over two buffers of half that each, repeated inside the pipeline (an RDom outside the
+/// vectorized loop) until some megabytes have passed, so that the call's own cost does not count
+/// (three streams: in read, out read and written).
+double measure_stream(const Target &t, uint64_t bytes, int threads) {
     const int lanes = t.natural_vector_size<float>();
     const int n = static_cast<int>(std::max<uint64_t>(bytes / 8, static_cast<uint64_t>(lanes * 4)));
     const int reps = static_cast<int>(std::max<uint64_t>(1, (16u << 20) / (12ull * n)));
@@ -90,13 +80,14 @@ double measure_stream(const Target &t, uint64_t bytes, bool parallel) {
         in(i) = static_cast<float>(i & 255);
     Var x("x"), xo("xo"), xi("xi");
     RDom k(0, reps, "k");
+    const bool parallel = threads > 1;
     Func f(parallel ? "calibrate_stream_parallel" : "calibrate_stream");
     f(x) = 0.0f;
     f(x) += Func(in)(x + k * 0);  // (k named, so that the update loops over it)
     f.update().reorder(x, k);
     if (parallel) {
         // One chunk per thread, each streaming its own part of the buffers reps times.
-        const int chunk = std::max(lanes * 4, (n + host_threads() - 1) / host_threads());
+        const int chunk = std::max(lanes * 4, (n + threads - 1) / threads);
         f.update()
             .split(x, xo, xi, chunk, TailStrategy::GuardWithIf)
             .reorder(xi, k, xo)
@@ -132,6 +123,23 @@ double measure_parallel_loop_ns(const Target &t, int threads) {
     return std::max(0.0, with - without / threads);
 }
 
+/// Calls `f(name, member)` for every number of the machine file, in the file's order: the one
+/// list that load and to_string both read.
+template <typename F>
+void for_each_field(MachineCosts &c, F f) {
+    f("threads", c.threads);
+    f("vector_op_ns", c.vector_op_ns);
+    f("l1_bytes_per_ns", c.l1_bytes_per_ns);
+    f("l2_bytes_per_ns", c.l2_bytes_per_ns);
+    f("llc_bytes_per_ns", c.llc_bytes_per_ns);
+    f("dram_bytes_per_ns", c.dram_bytes_per_ns);
+    f("dram_parallel_bytes_per_ns", c.dram_parallel_bytes_per_ns);
+    f("parallel_loop_ns", c.parallel_loop_ns);
+    f("l1_bytes", c.l1_bytes);
+    f("l2_bytes", c.l2_bytes);
+    f("llc_bytes", c.llc_bytes);
+}
+
 double parse_number(const std::string &path, int line, const std::string &name,
                     const std::string &value) {
     char *end = nullptr;
@@ -145,26 +153,43 @@ double parse_number(const std::string &path, int line, const std::string &name,
 
 }  // namespace
 
+namespace autoschedule {
+
+int host_threads() {
+    int threads = 0;
+    if (const char *env = std::getenv("DSL_NUM_THREADS")) threads = std::atoi(env);
+    if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
+    return std::max(1, threads);
+}
+
+uint64_t host_cache_size(int sysconf_name, uint64_t fallback) {
+    long v = sysconf(sysconf_name);
+    return v > 0 ? static_cast<uint64_t>(v) : fallback;
+}
+
+}  // namespace autoschedule
+
 MachineCosts MachineCosts::measure() {
     MachineCosts c;
     const Target t = Target::host();
-    c.threads = host_threads();
-    c.l1_bytes = cache_size(_SC_LEVEL1_DCACHE_SIZE, c.l1_bytes);
-    c.l2_bytes = cache_size(_SC_LEVEL2_CACHE_SIZE, c.l2_bytes);
-    c.llc_bytes = cache_size(_SC_LEVEL3_CACHE_SIZE, std::max<uint64_t>(c.l2_bytes, c.llc_bytes));
+    c.threads = autoschedule::host_threads();
+    c.l1_bytes = autoschedule::host_cache_size(_SC_LEVEL1_DCACHE_SIZE, c.l1_bytes);
+    c.l2_bytes = autoschedule::host_cache_size(_SC_LEVEL2_CACHE_SIZE, c.l2_bytes);
+    c.llc_bytes = autoschedule::host_cache_size(_SC_LEVEL3_CACHE_SIZE,
+                                                std::max<uint64_t>(c.l2_bytes, c.llc_bytes));
     dsl_set_num_threads(c.threads);
     c.vector_op_ns = measure_vector_op_ns(t);
     // Each cache level is measured with data (both buffers) of a quarter of its size, the last
     // level with 8 MiB at most, and main memory with four times the last level or 128 MiB,
     // whichever is less (a large last-level cache that a virtual machine reports is often not
     // there for one guest).
-    c.l1_bytes_per_ns = measure_stream(t, c.l1_bytes / 4, false);
-    c.l2_bytes_per_ns = measure_stream(t, c.l2_bytes / 4, false);
-    c.llc_bytes_per_ns = measure_stream(t, std::min<uint64_t>(c.llc_bytes / 4, 8u << 20), false);
+    c.l1_bytes_per_ns = measure_stream(t, c.l1_bytes / 4, 1);
+    c.l2_bytes_per_ns = measure_stream(t, c.l2_bytes / 4, 1);
+    c.llc_bytes_per_ns = measure_stream(t, std::min<uint64_t>(c.llc_bytes / 4, 8u << 20), 1);
     const uint64_t dram = std::min<uint64_t>(c.llc_bytes * 4, 128u << 20);
-    c.dram_bytes_per_ns = measure_stream(t, dram, false);
+    c.dram_bytes_per_ns = measure_stream(t, dram, 1);
     c.dram_parallel_bytes_per_ns =
-        c.threads > 1 ? measure_stream(t, dram, true) : c.dram_bytes_per_ns;
+        c.threads > 1 ? measure_stream(t, dram, c.threads) : c.dram_bytes_per_ns;
     c.parallel_loop_ns = c.threads > 1 ? measure_parallel_loop_ns(t, c.threads) : 0;
     dsl_set_num_threads(0);
     c.source = "measured";
@@ -202,33 +227,17 @@ MachineCosts MachineCosts::load(const std::string &path) {
             << "\" is not name=value; run dsl-calibrate to write the file again.";
         std::string name = text.substr(0, eq), value = text.substr(eq + 1);
         double v = parse_number(path, line, name, value);
-        if (name == "threads") {
-            c.threads = std::max(1, static_cast<int>(v));
-        } else if (name == "vector_op_ns") {
-            c.vector_op_ns = v;
-        } else if (name == "l1_bytes_per_ns") {
-            c.l1_bytes_per_ns = v;
-        } else if (name == "l2_bytes_per_ns") {
-            c.l2_bytes_per_ns = v;
-        } else if (name == "llc_bytes_per_ns") {
-            c.llc_bytes_per_ns = v;
-        } else if (name == "dram_bytes_per_ns") {
-            c.dram_bytes_per_ns = v;
-        } else if (name == "dram_parallel_bytes_per_ns") {
-            c.dram_parallel_bytes_per_ns = v;
-        } else if (name == "parallel_loop_ns") {
-            c.parallel_loop_ns = v;
-        } else if (name == "l1_bytes") {
-            c.l1_bytes = static_cast<uint64_t>(v);
-        } else if (name == "l2_bytes") {
-            c.l2_bytes = static_cast<uint64_t>(v);
-        } else if (name == "llc_bytes") {
-            c.llc_bytes = static_cast<uint64_t>(v);
-        } else {
-            user_error << "the machine file " << path << ", line " << line << ": unknown name \""
-                       << name << "\"; run dsl-calibrate to write the file again.";
-        }
+        bool known = false;
+        for_each_field(c, [&](const char *field, auto &member) {
+            if (name != field) return;
+            member = static_cast<std::decay_t<decltype(member)>>(v);
+            known = true;
+        });
+        user_assert(known) << "the machine file " << path << ", line " << line
+                           << ": unknown name \"" << name
+                           << "\"; run dsl-calibrate to write the file again.";
     }
+    c.threads = std::max(1, c.threads);
     const double bandwidths[] = {c.l1_bytes_per_ns, c.l2_bytes_per_ns, c.llc_bytes_per_ns,
                                  c.dram_bytes_per_ns, c.dram_parallel_bytes_per_ns};
     for (double b : bandwidths) {
@@ -241,12 +250,9 @@ MachineCosts MachineCosts::load(const std::string &path) {
 
 std::string MachineCosts::to_string() const {
     std::ostringstream out;
-    out << "threads=" << threads << "\nvector_op_ns=" << vector_op_ns
-        << "\nl1_bytes_per_ns=" << l1_bytes_per_ns << "\nl2_bytes_per_ns=" << l2_bytes_per_ns
-        << "\nllc_bytes_per_ns=" << llc_bytes_per_ns << "\ndram_bytes_per_ns=" << dram_bytes_per_ns
-        << "\ndram_parallel_bytes_per_ns=" << dram_parallel_bytes_per_ns
-        << "\nparallel_loop_ns=" << parallel_loop_ns << "\nl1_bytes=" << l1_bytes
-        << "\nl2_bytes=" << l2_bytes << "\nllc_bytes=" << llc_bytes << "\n";
+    MachineCosts copy = *this;
+    for_each_field(copy,
+                   [&](const char *field, auto &member) { out << field << "=" << member << "\n"; });
     return out.str();
 }
 

@@ -21,7 +21,7 @@ constexpr int64_t kTasksPerThread = 2;
 class Scheduler {
   public:
     Scheduler(Model &m, ScheduleWriter &w, const MachineParams &mp, const Knobs &k)
-        : m_(m), w_(w), mp_(mp), k_(k) {
+        : m_(m), w_(w), k_(k) {
         parallelism_ = std::max(1, mp.parallelism);
         // A strip's intermediates should stay in the share of the cache one core has (the
         // last level divided among the threads), and in at most 1 MiB (a core's L2).
@@ -839,7 +839,6 @@ class Scheduler {
 
     Model &m_;
     ScheduleWriter &w_;
-    MachineParams mp_;
     Knobs k_;
     int parallelism_ = 1;
     int64_t budget_ = 1 << 20;

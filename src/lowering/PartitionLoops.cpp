@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "ir/Error.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
@@ -428,8 +429,10 @@ Stmt three_loops(const For *op, const SteadyState &steady, const Stmt &before_bo
     if (op->for_type == ForType::Parallel) {
         // One parallel loop whose iterations pick their body: three loops would fork and join
         // the threads three times (the edges' tasks of a row or two each), which costs more
-        // than a test per task. (Both edges have the same body here: a parallel loop is
-        // partitioned on its likely conditions only.)
+        // than a test per task. Both edges have the same body: a parallel loop is partitioned
+        // on its likely conditions only.
+        internal_assert(before_body.same_as(after_body))
+            << "a parallel loop's edges were given different bodies";
         Expr i = Variable::make(Int(32), op->name);
         Expr in_steady = i >= first_var && i < end_var;
         loops = For::make(op->name, op->min, op->extent, op->for_type, op->device_api,
