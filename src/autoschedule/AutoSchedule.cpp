@@ -62,10 +62,6 @@ AutoSchedulerResults Pipeline::auto_schedule(const std::string &autoscheduler_na
         << "auto_schedule: there is no autoscheduler \"" << autoscheduler_name
         << "\"; dsl has one built in, named \"dsl\" (Halide's names Mullapudi2016, Adams2019 and "
            "Li2018 are accepted and mean it too).";
-    user_assert(!target.has_gpu_feature())
-        << "auto_schedule: the target " << target.to_string()
-        << " has a GPU API; the autoscheduler schedules for the CPU only so far. Schedule GPU "
-           "pipelines by hand (docs/gpu.md), or auto-schedule for the host target.";
     MachineParams mp = params;
     if (mp.parallelism <= 0 || mp.last_level_cache_size == 0 || mp.balance <= 0) {
         MachineParams h = MachineParams::host();

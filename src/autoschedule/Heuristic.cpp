@@ -1,5 +1,8 @@
 #include "autoschedule/Heuristic.h"
 
+#include "autoschedule/Channels.h"
+#include "autoschedule/GpuSchedule.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -27,15 +30,36 @@ class Scheduler {
         // last level divided among the threads), and in at most 1 MiB (a core's L2).
         uint64_t share = mp.last_level_cache_size / static_cast<uint64_t>(parallelism_);
         budget_ = static_cast<int64_t>(std::min<uint64_t>(share ? share : (1u << 20), 1u << 20));
+        // On a GPU a group's producers are computed per block into shared memory.
+        gpu_ = m.target().has_gpu_feature();
+        if (gpu_) budget_ = kGpuSharedBytes;
     }
 
     Plan run() {
         for (const std::string &name : m_.order())
             w_.add_func(Func(m_.info(name).func.shared()));
+        // Inlining decided twice where the pipeline has channel loops: the first decisions show
+        // which loops they are, the second counts the reads their points share.
+        std::map<std::string, std::vector<StageInfo>> original;
+        for (const std::string &name : m_.order())
+            original[name] = m_.info(name).stages;
         decide_inlining();
+        Channels found(m_, inlined_set());
+        if (!found.empty()) {
+            for (auto &[name, stages] : original)
+                m_.info(name).stages = std::move(stages);
+            plan_.placement.clear();
+            channels_ = std::move(found);
+            decide_inlining();
+            channels_ = Channels(m_, inlined_set());
+        }
         decide_groups();
-        for (auto it = m_.order().rbegin(); it != m_.order().rend(); ++it) {
-            if (plan_.placement[*it] == Placement::Root) schedule_group(*it);
+        if (gpu_) {
+            schedule_gpu_groups(m_, w_, plan_, channels_, inlined_set());
+        } else {
+            for (auto it = m_.order().rbegin(); it != m_.order().rend(); ++it) {
+                if (plan_.placement[*it] == Placement::Root) schedule_group(*it);
+            }
         }
         plan_.cost = total_cost(false);
         plan_.baseline = total_cost(true);
@@ -84,6 +108,7 @@ class Scheduler {
                 // not every step of a reduction).
                 inline_it = true;
             }
+            if (!inline_it && !f.data_dependent) inline_it = read_once_by_channels(f);
             if (!inline_it && !f.data_dependent) inline_it = cheaper_inlined(f);
             if (inline_it) plan_.placement[name] = Placement::Inline;
         }
@@ -101,20 +126,36 @@ class Scheduler {
         return inlined <= k_.inline_margin * root;
     }
 
-    /// How many times the consumers of `f` call it, over their regions at the estimates.
+    /// Whether the consumers of `f` read each of its points once at most, some of them in a
+    /// channel loop whose points share the read (so that inlining `f` computes nothing twice).
+    bool read_once_by_channels(const FuncInfo &f) const {
+        bool shared = false;
+        for (const std::string &c : f.consumers) {
+            for (const StageInfo &cs : m_.info(c).stages) {
+                for (const auto &[callee, vars] : cs.operand_vars)
+                    shared |= callee == f.name && channels_.sharing(c, vars) > 1;
+            }
+        }
+        return shared && calls_of(f) <= static_cast<double>(points(f.region));
+    }
+
+    /// How many times the consumers of `f` call it, over their regions at the estimates (a
+    /// read shared by the points of a channel loop counted once).
     double calls_of(const FuncInfo &f) const {
         double calls = 0;
         for (const std::string &c : f.consumers) {
             const FuncInfo &cf = m_.info(c);
             for (const StageInfo &cs : cf.stages) {
-                auto it = cs.calls.find(f.name);
-                if (it == cs.calls.end()) continue;
+                if (!cs.calls.count(f.name)) continue;
                 double pts = static_cast<double>(points(cf.region));
                 for (const auto &[rv, span] : cs.rvars) {
                     (void)rv;
                     pts *= static_cast<double>(span.extent());
                 }
-                calls += pts * it->second;
+                // The points of a channel loop share a read that does not use its Var.
+                for (const auto &[callee, vars] : cs.operand_vars) {
+                    if (callee == f.name) calls += pts / channels_.sharing(c, vars);
+                }
             }
         }
         return calls;
@@ -123,9 +164,15 @@ class Scheduler {
     /// Adds the arithmetic of inlined Funcs to the stages of `f` that call them.
     void fold_inlined_costs(FuncInfo &f) {
         for (StageInfo &s : f.stages) {
-            for (const auto &[callee, n] : s.calls) {
+            for (const auto &[callee, count] : s.calls) {
                 if (!is_inlined(callee)) continue;
                 const StageInfo &c = m_.info(callee).stages[0];
+                // Calls shared by the points of a channel loop are computed once for them.
+                double n = 0;
+                for (const auto &[name, vars] : s.operand_vars) {
+                    if (name == callee) n += 1 / channels_.sharing(f.name, vars);
+                }
+                if (n == 0) n = count;
                 s.ops += n * c.ops;
                 s.index_ops += n * c.index_ops;
                 s.loads = std::max(0.0, s.loads + n * (c.loads - 1));
@@ -225,22 +272,46 @@ class Scheduler {
         return stage;
     }
 
+    /// A loop outside a group's tiles or strips: its name, the dimension of the group's root it
+    /// walks, and its number of iterations.
+    struct OuterLoop {
+        std::string name;
+        int dim;
+        int64_t extent;
+    };
+
     /// The box of one strip of `root`: dimensions inside the strip loop whole, the strip
     /// dimension `rows` long, dimensions outside it one point.
+    /// (Channel loops are inside the strips: whole.)
     Box strip_box(const FuncInfo &root, int strip_dim, int64_t rows) const {
         Box b = root.region;
         if (strip_dim < 0) return b;
         b[strip_dim].max = std::min(b[strip_dim].max, b[strip_dim].min + rows - 1);
-        for (size_t d = strip_dim + 1; d < b.size(); d++)
-            b[d].max = b[d].min;
+        for (size_t d = strip_dim + 1; d < b.size(); d++) {
+            if (!is_channel(root, d)) b[d].max = b[d].min;
+        }
         return b;
     }
     int64_t strips(const FuncInfo &root, int strip_dim, int64_t rows) const {
         if (strip_dim < 0) return 1;
         int64_t n = (root.region[strip_dim].extent() + rows - 1) / rows;
-        for (size_t d = strip_dim + 1; d < root.region.size(); d++)
-            n *= root.region[d].extent();
+        for (size_t d = strip_dim + 1; d < root.region.size(); d++) {
+            if (!is_channel(root, d)) n *= root.region[d].extent();
+        }
         return n;
+    }
+    /// Whether dimension `d` of the Func `f` (computed, not inlined) is a channel loop.
+    bool is_channel(const FuncInfo &f, size_t d) const {
+        return d < f.func.args().size() && channels_.of(f.name).count(f.func.args()[d]) > 0;
+    }
+
+    /// The channel loops of `f` innermost and unrolled (Channels::schedule); returns the loops
+    /// left outside.
+    std::vector<OuterLoop> schedule_channels(const FuncInfo &f) {
+        std::vector<OuterLoop> loops;
+        for (const Channels::Outer &o : channels_.schedule(w_, f))
+            loops.push_back({o.name, o.dim, o.extent});
+        return loops;
     }
     /// The dimension a group's strips cut: the outermost one of at least 16 points after
     /// dimension 0, else dimension 1; -1 for a Func of one dimension.
@@ -268,7 +339,7 @@ class Scheduler {
             FuncInfo &f = m_.info(name);
             if (is_inlined(name) || f.is_output) continue;
             std::set<std::string> cons = effective_consumers(name);
-            if (cons.size() == 1 && f.consumers.size() == 1 && register_tileable(f)) {
+            if (!gpu_ && cons.size() == 1 && f.consumers.size() == 1 && register_tileable(f)) {
                 const std::string &c = *cons.begin();
                 const FuncInfo &cf = m_.info(c);
                 int stage = tile_stage(f, cf);
@@ -291,6 +362,11 @@ class Scheduler {
                 group = r;
             }
             if (!same || group.empty()) continue;
+            // On a GPU, shared memory must have a constant size: only the root itself may read
+            // it (through inlined Funcs), at its own coordinates plus constants.
+            if (gpu_ && (cons.size() != 1 || *cons.begin() != group ||
+                         !read_at_offsets(m_, through, group, name)))
+                continue;
             bool tiles_an_update = false;
             for (const auto &[stage, red] : tiled_[group]) {
                 (void)red;
@@ -311,13 +387,23 @@ class Scheduler {
                                   : std::min<int64_t>(k_.strip_rows, root.region[sd].extent());
             std::set<std::string> members = members_of(group);
             members.insert(name);
-            std::map<std::string, Box> need =
-                m_.required(group, strip_box(root, sd, rows), members, through);
+            // (On a GPU, per block.)
+            std::map<std::string, Box> need = m_.required(
+                group, gpu_ ? gpu_block_box(root, channels_) : strip_box(root, sd, rows), members,
+                through);
             auto mine = need.find(name);
             if (mine == need.end()) continue;
+            const int64_t parts = gpu_ ? gpu_blocks_of(root, channels_) : strips(root, sd, rows);
             double recompute = static_cast<double>(points(mine->second)) *
-                               static_cast<double>(strips(root, sd, rows)) /
+                               static_cast<double>(parts) /
                                static_cast<double>(std::max<int64_t>(1, points(f.region)));
+            // A channel loop computes all its points where the strip needs fewer.
+            for (size_t d = 0; d < mine->second.size(); d++) {
+                if (!is_channel(f, d)) continue;
+                const int64_t e = channels_.of(name).at(f.func.args()[d]);
+                if (mine->second[d].extent() < e)
+                    recompute *= static_cast<double>(e) / mine->second[d].extent();
+            }
             int64_t bytes = 0;
             for (const auto &[n, b] : need)
                 bytes += points(b) * m_.info(n).bytes_per_point;
@@ -385,14 +471,6 @@ class Scheduler {
             tile_loads_[{r.name, static_cast<int>(i)}] = loads;
         }
     }
-
-    /// A loop outside a group's tiles or strips: its name, the dimension of the group's root it
-    /// walks, and its number of iterations.
-    struct OuterLoop {
-        std::string name;
-        int dim;
-        int64_t extent;
-    };
 
     /// The dimensions of `root` whose Vars likely conditions test in stage `stage` or in the
     /// reduction `red` computed per tile (which reads it at the root's own Vars, place by place).
@@ -474,6 +552,7 @@ class Scheduler {
                 if (total >= k_.min_parallel_points) mark_parallel(name, 0, args[0], 1);
                 strip_loop = args[0];
             } else {
+                std::vector<OuterLoop> channel_loops = schedule_channels(f);
                 if (f.region[0].extent() >= vec) mark_vectorized(name, 0, args[0], vec);
                 std::vector<OuterLoop> loops{{args[sd], sd, f.region[sd].extent()}};
                 if (!members.empty() && f.region[sd].extent() > k_.strip_rows) {
@@ -482,8 +561,11 @@ class Scheduler {
                     loops[0] = {so, sd,
                                 (f.region[sd].extent() + k_.strip_rows - 1) / k_.strip_rows};
                 }
-                for (size_t d = sd + 1; d < args.size(); d++)
-                    loops.push_back({args[d], static_cast<int>(d), f.region[d].extent()});
+                for (size_t d = sd + 1; d < args.size(); d++) {
+                    if (!is_channel(f, d))
+                        loops.push_back({args[d], static_cast<int>(d), f.region[d].extent()});
+                }
+                loops.insert(loops.end(), channel_loops.begin(), channel_loops.end());
                 strip_loop = parallelize(name, 0, loops, likely_dims(f, 0, ""),
                                          total >= k_.min_parallel_points);
             }
@@ -491,6 +573,7 @@ class Scheduler {
         for (const std::string &mname : members) {
             const FuncInfo &mf = m_.info(mname);
             w_.compute_at(mname, name, strip_loop);
+            schedule_channels(mf);
             int mv = stage_lanes(mf.stages[0]);
             // The last vector of a row shifts inwards (overlaps the one before) where the Func
             // reads only inputs; over a Func computed elsewhere it would read past the region
@@ -854,6 +937,10 @@ class Scheduler {
     /// Points computed over all strips per point of the region, of each Func computed per strip.
     std::map<std::string, double> recompute_;
     MachineCosts costs_ = MachineCosts::host();
+    /// Channel loops: computed innermost and unrolled, sharing the reads that do not use them.
+    Channels channels_;
+    /// The target has a GPU: groups become kernels (GpuSchedule.cpp).
+    bool gpu_ = false;
 };
 
 }  // namespace

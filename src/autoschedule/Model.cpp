@@ -57,6 +57,8 @@ class CostCounter : public IRVisitor {
     std::set<std::string> likely_vars;
 
   protected:
+    /// The reads counted so far (the expressions they are in outlive the counter).
+    std::vector<const Call *> reads_;
     using IRVisitor::visit;
     void note(const Type &t) {
         if (t.is_bool() || t.is_handle()) return;
@@ -93,6 +95,15 @@ class CostCounter : public IRVisitor {
     void visit(const Call *op) override {
         note(op->type);
         if (op->call_type == Call::CallType::Func || op->call_type == Call::CallType::Image) {
+            // A read written twice at the same coordinates is computed once (CSE).
+            for (const Call *seen : reads_) {
+                if (seen->name != op->name || seen->args.size() != op->args.size()) continue;
+                bool same = true;
+                for (size_t i = 0; i < op->args.size() && same; i++)
+                    same = equal(seen->args[i], op->args[i]);
+                if (same) return;
+            }
+            reads_.push_back(op);
             loads += 1;
             if (op->call_type == Call::CallType::Func) calls[op->name]++;
             std::set<std::string> vars;

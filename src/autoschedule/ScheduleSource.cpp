@@ -309,6 +309,46 @@ class Reader {
                 } else {
                     stage.parallel(v);
                 }
+            } else if (d == "gpu_blocks" || d == "gpu_threads") {
+                std::vector<VarOrRVar> v;
+                do {
+                    v.push_back(loop_arg());
+                } while (accept(","));
+                const bool b = d == "gpu_blocks";
+                if (v.size() == 1) {
+                    b ? stage.gpu_blocks(v[0]) : stage.gpu_threads(v[0]);
+                } else if (v.size() == 2) {
+                    b ? stage.gpu_blocks(v[0], v[1]) : stage.gpu_threads(v[0], v[1]);
+                } else if (v.size() == 3) {
+                    b ? stage.gpu_blocks(v[0], v[1], v[2]) : stage.gpu_threads(v[0], v[1], v[2]);
+                } else {
+                    fail(dt, d + " takes one to three loops");
+                }
+            } else if (d == "gpu_tile") {
+                std::vector<VarOrRVar> v;
+                std::vector<int> sizes;
+                TailStrategy t = TailStrategy::Auto;
+                do {
+                    if (peek().kind == Token::Number) {
+                        sizes.push_back(number());
+                    } else if (peek().text == "TailStrategy") {
+                        t = tail();
+                    } else {
+                        v.push_back(loop_arg());
+                    }
+                } while (accept(","));
+                if (v.size() == 3 && sizes.size() == 1) {
+                    stage.gpu_tile(v[0], v[1], v[2], sizes[0], t);
+                } else if (v.size() == 6 && sizes.size() == 2) {
+                    stage.gpu_tile(v[0], v[1], v[2], v[3], v[4], v[5], sizes[0], sizes[1], t);
+                } else if (v.size() == 9 && sizes.size() == 3) {
+                    stage.gpu_tile(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], sizes[0],
+                                   sizes[1], sizes[2], t);
+                } else {
+                    fail(dt,
+                         "gpu_tile takes (x, bx, tx, size), (x, y, bx, by, tx, ty, w, h) or "
+                         "the 3-D form (x, y, z, bx, by, bz, tx, ty, tz, w, h, d)");
+                }
             } else if (d == "serial") {
                 stage.serial(loop_arg());
             } else if (d == "atomic") {
@@ -350,11 +390,14 @@ class Reader {
                 func_only();
                 f.store_in(memory_type());
             } else {
-                fail(dt, "apply_schedule_source does not know the directive " + d +
-                             "; it reads split, fuse, reorder, tile, vectorize, unroll, parallel, "
-                             "serial, atomic, allow_race_conditions, compute_root, compute_at, "
-                             "compute_inline, store_root, "
-                             "store_at, bound, bound_extent and store_in");
+                fail(
+                    dt,
+                    "apply_schedule_source does not know the directive " + d +
+                        "; it reads split, fuse, reorder, tile, vectorize, unroll, parallel, "
+                        "serial, atomic, allow_race_conditions, gpu_blocks, gpu_threads, gpu_tile, "
+                        "compute_root, compute_at, "
+                        "compute_inline, store_root, "
+                        "store_at, bound, bound_extent and store_in");
             }
             expect(")");
         }

@@ -139,6 +139,32 @@ void ScheduleWriter::parallel(const std::string &f, int s, const std::string &va
     record(f, s, "parallel(" + ident(var, false) + ")");
 }
 
+void ScheduleWriter::gpu_loops(const std::string &f, int s, const std::vector<std::string> &l,
+                               bool blocks) {
+    internal_assert(!l.empty() && l.size() <= 3) << "autoschedule: 1 to 3 GPU loops";
+    Stage st = stage(f, s);
+    std::string d = blocks ? "gpu_blocks(" : "gpu_threads(";
+    for (size_t i = 0; i < l.size(); i++)
+        d += (i ? ", " : "") + ident(l[i], false);
+    if (l.size() == 1) {
+        blocks ? st.gpu_blocks(loop(l[0])) : st.gpu_threads(loop(l[0]));
+    } else if (l.size() == 2) {
+        blocks ? st.gpu_blocks(loop(l[0]), loop(l[1])) : st.gpu_threads(loop(l[0]), loop(l[1]));
+    } else {
+        blocks ? st.gpu_blocks(loop(l[0]), loop(l[1]), loop(l[2]))
+               : st.gpu_threads(loop(l[0]), loop(l[1]), loop(l[2]));
+    }
+    record(f, s, d + ")");
+}
+
+void ScheduleWriter::gpu_blocks(const std::string &f, int s, const std::vector<std::string> &l) {
+    gpu_loops(f, s, l, true);
+}
+
+void ScheduleWriter::gpu_threads(const std::string &f, int s, const std::vector<std::string> &l) {
+    gpu_loops(f, s, l, false);
+}
+
 Func ScheduleWriter::rfactor(const std::string &f, int s, const std::string &rvar,
                              const std::string &var) {
     Func intm = stage(f, s).rfactor(RVar(rvar), Var(var));

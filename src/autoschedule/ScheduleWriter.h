@@ -39,6 +39,10 @@ class ScheduleWriter {
                    TailStrategy tail = TailStrategy::Auto);
     void unroll(const std::string &f, int stage, const std::string &var);
     void parallel(const std::string &f, int stage, const std::string &var);
+    /// The loops (1 to 3, innermost first) run as the blocks, or the threads of each block, of
+    /// a GPU kernel (the target's GPU API).
+    void gpu_blocks(const std::string &f, int stage, const std::vector<std::string> &loops);
+    void gpu_threads(const std::string &f, int stage, const std::vector<std::string> &loops);
     /// rfactor of update `stage` over the RVar loop `rvar`, which becomes the pure Var `var` of
     /// the intermediate Func returned (registered under its name).
     Func rfactor(const std::string &f, int stage, const std::string &rvar, const std::string &var);
@@ -56,6 +60,8 @@ class ScheduleWriter {
     VarOrRVar loop(const std::string &name) const;
     std::string ident(const std::string &name, bool is_func);
     void record(const std::string &f, int stage, const std::string &directive);
+    void gpu_loops(const std::string &f, int stage, const std::vector<std::string> &loops,
+                   bool blocks);
 
     std::string header_;
     std::map<std::string, Func> funcs_;

@@ -316,7 +316,8 @@ TuneResults Pipeline::auto_tune(const Target &target, const TuneOptions &options
     user_assert(defined()) << "auto_tune: the Pipeline has no outputs; give it a Func.";
     user_assert(!target.has_gpu_feature())
         << "auto_tune: the target " << target.to_string()
-        << " has a GPU API; the autoscheduler schedules for the CPU only so far.";
+        << " has a GPU API; the tuner measures CPU schedules only so far. auto_schedule() "
+           "schedules for it without measuring.";
     user_assert(options.seconds >= 0 && options.repetitions >= 1)
         << "auto_tune: the budget must be at least 0 seconds and the repetitions at least 1.";
     return Tuner(*this, target, options).run();

@@ -1,4 +1,5 @@
-// The apps' GPU schedules against their C++ references, once per GPU API: through OpenCL (PoCL
+// The apps' GPU schedules, hand-written and chosen by the autoscheduler for the GPU target,
+// against their C++ references, once per GPU API: through OpenCL (PoCL
 // here) and CUDA (skipped without an NVIDIA GPU; run by CTest as apps.gpu_cuda_ptxas against the
 // tests' stand-in driver, which assembles each PTX module with ptxas and runs nothing).
 #include <gtest/gtest.h>
@@ -11,6 +12,8 @@
 #include "conv_layer.h"
 #include "dsl/dsl.h"
 #include "gpu/GPUTestUtil.h"
+#include "harris.h"
+#include "histogram_equalize.h"
 #include "local_laplacian.h"
 #include "matmul.h"
 #include "unsharp.h"
@@ -175,6 +178,124 @@ TEST_P(AppsGPU, MatmulMatchesReference) {
     // The same fused multiply-adds in the same order: bit-exact.
     Buffer<float> expected = matmul_reference(a, b);
     expect_matches("matmul", out, expected);
+}
+
+/// Auto-schedules `out` for `target` at `sizes` (its estimates) and realizes it there.
+template <typename T>
+Buffer<T> auto_scheduled(Func out, const std::vector<int> &sizes, const Target &target) {
+    for (size_t d = 0; d < sizes.size(); d++)
+        out.set_estimate(out.args()[d], 0, sizes[d]);
+    Pipeline p(out);
+    std::string source = p.auto_schedule(target).schedule_source;
+    EXPECT_NE(source.find("gpu_blocks("), std::string::npos) << source;
+    return out.realize(sizes, target);
+}
+
+TEST_P(AppsGPU, AutoScheduledAppsMatchReferences) {
+    // Every app, its groups made kernels by the autoscheduler (odd sizes: partial blocks).
+    std::mt19937 rng(21);
+    {
+        Buffer<uint16_t> in(301, 203);
+        in.for_each_element([&](int x, int y) { in(x, y) = static_cast<uint16_t>(rng()); });
+        ImageParam input(UInt(16), 2, "input");
+        input.set(in);
+        Buffer<uint16_t> out =
+            auto_scheduled<uint16_t>(make_blur(input).blur_y, {301, 203}, target());
+        if (kernels_run()) expect_matches("auto blur", out, blur_reference(in));
+    }
+    {
+        Buffer<float> in(157, 93, 3);
+        in.for_each_element([&](int x, int y, int c) { in(x, y, c) = (rng() % 1000) / 999.0f; });
+        ImageParam input(Float(32), 3, "input");
+        input.set(in);
+        Buffer<uint8_t> out =
+            auto_scheduled<uint8_t>(make_unsharp(input, 1.5f).output, {157, 93, 3}, target());
+        if (kernels_run()) expect_matches("auto unsharp", out, unsharp_reference(in, 1.5f), 1);
+    }
+    {
+        Buffer<float> in(131, 77, 3);
+        in.for_each_element([&](int x, int y, int c) { in(x, y, c) = (rng() % 1000) / 999.0f; });
+        ImageParam input(Float(32), 3, "input");
+        input.set(in);
+        Buffer<float> out = auto_scheduled<float>(make_harris(input).output, {131, 77}, target());
+        if (kernels_run()) {
+            // Within 1e-4 of the largest response (fused multiply-adds round differently).
+            Buffer<float> expected = harris_reference(in);
+            float largest = 0;
+            expected.for_each_element(
+                [&](int x, int y) { largest = std::max(largest, std::abs(expected(x, y))); });
+            expect_matches("auto harris", out, expected, 1e-4 * largest);
+        }
+    }
+    {
+        Buffer<uint8_t> in(203, 101);
+        in.for_each_element([&](int x, int y) { in(x, y) = static_cast<uint8_t>(rng() % 200); });
+        ImageParam input(UInt(8), 2, "input");
+        input.set(in);
+        Buffer<uint8_t> out =
+            auto_scheduled<uint8_t>(make_histogram_equalize(input).output, {203, 101}, target());
+        if (kernels_run())
+            expect_matches("auto histogram_equalize", out, histogram_equalize_reference(in));
+    }
+    {
+        Buffer<float> in(157, 93);
+        in.for_each_element([&](int x, int y) { in(x, y) = (rng() % 1000) / 999.0f; });
+        ImageParam input(Float(32), 2, "input");
+        input.set(in);
+        Buffer<float> out =
+            auto_scheduled<float>(make_bilateral_grid(input).output, {157, 93}, target());
+        if (kernels_run())
+            expect_matches("auto bilateral_grid", out, bilateral_grid_reference(in), 1e-5);
+    }
+    {
+        Buffer<uint16_t> raw(2 * 79, 2 * 47);
+        raw.for_each_element(
+            [&](int x, int y) { raw(x, y) = static_cast<uint16_t>(rng() % 1024); });
+        ImageParam input(UInt(16), 2, "raw");
+        input.set(raw);
+        Buffer<uint8_t> out = auto_scheduled<uint8_t>(make_camera_pipe(input).output,
+                                                      {raw.width(), raw.height(), 3}, target());
+        if (kernels_run()) expect_matches("auto camera_pipe", out, camera_pipe_reference(raw));
+    }
+    {
+        Buffer<uint16_t> in(123, 77, 3);
+        in.for_each_element(
+            [&](int x, int y, int c) { in(x, y, c) = static_cast<uint16_t>(rng()); });
+        ImageParam input(UInt(16), 3, "input");
+        input.set(in);
+        Param<int> levels("levels", 8);
+        Param<float> alpha("alpha", 1.0f), beta("beta", 1.0f);
+        LocalLaplacianPipeline p = make_local_laplacian(input, levels, alpha, beta);
+        Buffer<uint16_t> out = auto_scheduled<uint16_t>(p.output, {123, 77, 3}, target());
+        if (kernels_run())
+            expect_matches("auto local_laplacian", out,
+                           local_laplacian_reference(in, 8, 1.0f, 1.0f), 8);
+    }
+    {
+        Buffer<float> a = matmul_random_matrix(300, 37, 16), b = matmul_random_matrix(45, 300, 17);
+        ImageParam pa(Float(32), 2, "a"), pb(Float(32), 2, "b");
+        pa.set(a);
+        pb.set(b);
+        Buffer<float> out = auto_scheduled<float>(make_matmul(pa, pb).output, {45, 37}, target());
+        if (kernels_run()) expect_matches("auto matmul", out, matmul_reference(a, b), 1e-3);
+    }
+    {
+        ConvLayerShape shape{2, 19, 40, 13, 9, 3, false};
+        Buffer<float> in = conv_layer_random_input(shape, 1);
+        Buffer<float> w = conv_layer_random_weights(shape, 2);
+        Buffer<float> b = conv_layer_random_bias(shape, 3);
+        ImageParam input(Float(32), 4, "input"), weights(Float(32), 4, "weights"),
+            bias(Float(32), 1, "bias");
+        input.set(in);
+        weights.set(w);
+        bias.set(b);
+        ConvLayerPipeline p = make_conv_layer(input, weights, bias, shape.kernel, false);
+        Buffer<float> out = auto_scheduled<float>(
+            p.output, {shape.c_out, shape.width, shape.height, shape.n}, target());
+        if (kernels_run())
+            expect_matches("auto conv_layer", out,
+                           conv_layer_reference(in, w, b, shape.kernel, false), 1e-3);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(APIs, AppsGPU, ::testing::Values("host-opencl", "host-cuda"),

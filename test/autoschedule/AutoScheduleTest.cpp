@@ -15,6 +15,7 @@
 #include "common/PipelineCheck.h"
 #include "common/TempDirectory.h"
 #include "dsl/dsl.h"
+#include "gpu/GPUTestUtil.h"
 
 namespace {
 
@@ -149,6 +150,55 @@ TEST(AutoSchedule, SlidingWindowTilesBothDimensionsAndKeepsBoundaryLoopsApart) {
     }
 }
 
+// Channel loops: an RGB output whose three channels are computed from the same demosaicked
+// values (as a camera's colour correction reads red(x, y), green(x, y) and blue(x, y)) gets its
+// channel loop innermost and unrolled, so that the three channels read those values once and
+// they are inlined rather than stored at root; the colour planes they read are computed per
+// strip. An output whose channels read only their own channel keeps its loops.
+TEST(AutoSchedule, ChannelLoopsGoInnermostWhereTheyShareReads) {
+    Buffer<> raw = random_buffer(Float(32), {96, 64}, 30);
+    ImageParam input(Float(32), 2, "raw");
+    input.set(raw);
+    Var x("x"), y("y"), c("c");
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    Func plane("plane"), red("red"), green("green"), blue("blue"), out("out");
+    plane(x, y) = sqrt(abs(clamped(x, y - 1)) + 2.0f * abs(clamped(x, y)) + abs(clamped(x, y + 1)));
+    red(x, y) = sqrt(plane(x - 1, y) * plane(x + 1, y) + 1.0f) + plane(x, y) * 0.25f;
+    green(x, y) = sqrt(plane(x, y - 1) * plane(x, y + 1) + 2.0f) - plane(x, y) * 0.5f;
+    blue(x, y) = sqrt(plane(x - 1, y - 1) * plane(x + 1, y + 1) + 3.0f) + plane(x, y);
+    Expr rgb[3] = {1.4f * red(x, y) - 0.3f * green(x, y) - 0.1f * blue(x, y),
+                   -0.2f * red(x, y) + 1.35f * green(x, y) - 0.15f * blue(x, y),
+                   -0.05f * red(x, y) - 0.35f * green(x, y) + 1.4f * blue(x, y)};
+    out(x, y, c) = select(c == 0, rgb[0], c == 1, rgb[1], rgb[2]);
+    out.set_estimates({{0, 96}, {0, 64}, {0, 3}});
+    std::string source = auto_schedule(out);
+    EXPECT_CONTAINS(source,
+                    "out.split(c, co, ci, 3, TailStrategy::ShiftInwards)"
+                    ".reorder(ci, x, y, co).unroll(ci)");
+    for (const char *f : {"red.compute", "green.compute", "blue.compute"})
+        EXPECT_EQ(source.find(f), std::string::npos) << source;
+    EXPECT_CONTAINS(source, "plane.compute_at(out, yo_co)");
+    EXPECT_TRUE(matches_reference(out, out.realize({96, 64, 3}), 1e-4));
+    // Other sizes: smaller planes, and more channels than estimated (the last three shift
+    // inwards over the ones before).
+    EXPECT_TRUE(matches_reference(out, out.realize({17, 5, 3}), 1e-4));
+    EXPECT_TRUE(matches_reference(out, out.realize({40, 24, 5}), 1e-4));
+    // Fewer channels than the split: refused, naming the output and the fix.
+    std::string m = message_of<RuntimeError>([&] { out.realize({17, 5, 2}); });
+    EXPECT_CONTAINS(m, "output \"out\" at [-1, 1] in dimension 2");
+    EXPECT_CONTAINS(m, "GuardWithIf");
+
+    // Each channel reads its own channel of the input: nothing to share.
+    ImageParam rgb_in(Float(32), 3, "rgb_in");
+    rgb_in.set(random_buffer(Float(32), {96, 64, 3}, 31));
+    Func gain("gain");
+    gain(x, y, c) = sqrt(abs(rgb_in(x, y, c))) * 2.0f + rgb_in(x, y, c);
+    gain.set_estimates({{0, 96}, {0, 64}, {0, 3}});
+    std::string plain = auto_schedule(gain);
+    EXPECT_EQ(plain.find("unroll"), std::string::npos) << plain;
+    EXPECT_TRUE(matches_reference(gain, gain.realize({96, 64, 3}), 1e-5));
+}
+
 TEST(AutoSchedule, SerialReductionIsSplitByRFactor) {
     Buffer<> in = random_buffer(UInt(8), {512, 400}, 6);
     ImageParam input(UInt(8), 2, "input");
@@ -260,6 +310,67 @@ TEST(AutoSchedule, HalideNamesMeanTheBuiltInOne) {
     EXPECT_EQ(out(999), 1998);
 }
 
+// GPU targets: each group is a kernel of 32 x 8 threads per block; the Funcs that the group's
+// root reads, computed per strip on a CPU, are computed per block into shared memory by the
+// block's threads. Run through OpenCL (PoCL here).
+TEST(AutoScheduleGPU, StencilChainIsComputedPerBlockInSharedMemory) {
+    const Target t = dsl::test::opencl_target();
+    DSL_REQUIRE_GPU(t);
+    Buffer<> in = random_buffer(Float(32), {203, 157}, 1);
+    ImageParam input(Float(32), 2, "input");
+    input.set(in);
+    Var x("x"), y("y");
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    Func bx("bx"), by("by"), out("out");
+    bx(x, y) = clamped(x - 1, y) + 2.0f * clamped(x, y) + clamped(x + 1, y);
+    by(x, y) = bx(x, y - 1) + 2.0f * bx(x, y) + bx(x, y + 1);
+    out(x, y) = sqrt(by(x, y) * by(x, y) + 1.0f) - by(x, y - 1) * 0.5f;
+    // (Whole blocks at the estimate: by's one more row per 8 is its only recompute.)
+    out.set_estimate(x, 0, 256).set_estimate(y, 0, 160);
+    std::string source = auto_schedule(out, t);
+    // The output's last tiles shift inwards, so that the blurs have the same size in every
+    // block (shared memory has a constant size).
+    EXPECT_CONTAINS(source,
+                    "out.split(x, xo, xi, 32, TailStrategy::ShiftInwards)"
+                    ".split(y, yo, yi, 8, TailStrategy::ShiftInwards)"
+                    ".reorder(xi, yi, xo, yo).gpu_threads(xi, yi).gpu_blocks(xo, yo)");
+    EXPECT_CONTAINS(source, "by.compute_at(out, xo).gpu_threads(x, y)");
+    // bx, which by reads, is a kernel of its own: the size of a Func read by another one
+    // computed per block is not a constant the compiler can see.
+    EXPECT_CONTAINS(source, "bx.compute_root().split(x, xo, xi, 32, TailStrategy::GuardWithIf)");
+    EXPECT_TRUE(matches_reference(out, out.realize({203, 157}, t), 1e-5));
+    EXPECT_TRUE(matches_reference(out, out.realize({32, 8}, t), 1e-5));
+    // Less than a tile: refused, naming the output.
+    EXPECT_CONTAINS(message_of<RuntimeError>([&] { out.realize({7, 3}, t); }), "output \"out\"");
+    // The source applied again schedules the same kernels.
+    Pipeline p(out);
+    p.apply_schedule_source(source);
+    EXPECT_TRUE(matches_reference(out, out.realize({50, 20}, t), 1e-5));
+}
+
+// An update with pure loops is tiled over them with its RVars in each thread; an update with
+// none (a histogram) runs on the host between kernels.
+TEST(AutoScheduleGPU, UpdatesRunOnTheDeviceOverTheirPureLoops) {
+    const Target t = dsl::test::opencl_target();
+    DSL_REQUIRE_GPU(t);
+    Buffer<> in = random_buffer(UInt(8), {120, 90}, 5);
+    Var x("x"), y("y"), i("i");
+    RDom r(0, 90, "r");
+    Func column("column"), hist("hist"), out("out");
+    column(x) = 0;
+    column(x) += cast<int>(Func(in)(x, r));
+    RDom all(0, 120, 0, 90, "all");
+    hist(i) = 0;
+    hist(cast<int>(Func(in)(all.x, all.y))) += 1;
+    out(x, y) = column(x) * 2 + hist(cast<int>(Func(in)(x, y))) - cast<int>(Func(in)(x, y));
+    out.set_estimates({{0, 120}, {0, 90}});
+    std::string source = auto_schedule(out, t);
+    EXPECT_CONTAINS(source, "column.update(0).split(x, xo, xi, ");
+    EXPECT_CONTAINS(source, ".reorder(r_x, xi, xo).gpu_threads(xi).gpu_blocks(xo)");
+    EXPECT_EQ(source.find("hist.update(0)"), std::string::npos) << source;
+    EXPECT_TRUE(matches_reference(out, out.realize({120, 90}, t)));
+}
+
 TEST(AutoScheduleErrors, OutputWithoutEstimate) {
     Var x("x"), y("y");
     Func f("blurry");
@@ -302,8 +413,8 @@ TEST(AutoScheduleErrors, BadNamesAndTargets) {
     f.set_estimate(x, 0, 10);
     EXPECT_CONTAINS(message_of([&] { Pipeline(f).auto_schedule("Ansor", Target::host()); }),
                     "there is no autoscheduler \"Ansor\"");
-    EXPECT_CONTAINS(message_of([&] { Pipeline(f).auto_schedule(Target("host-opencl")); }),
-                    "has a GPU API");
+    EXPECT_CONTAINS(message_of([&] { Pipeline(f).auto_tune(Target("host-opencl")); }),
+                    "has a GPU API; the tuner measures CPU schedules only so far");
     EXPECT_CONTAINS(message_of([&] { MachineParams("8,lots,40"); }), "cannot read \"8,lots,40\"");
     EXPECT_CONTAINS(message_of([&] { f.set_estimate(Var("z"), 0, 4); }),
                     "set_estimate() of \"z\", which is not one of its pure Vars");
