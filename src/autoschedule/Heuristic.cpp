@@ -829,6 +829,15 @@ class Scheduler {
             w_.split(name, stage, outer_rv, ro, ri, static_cast<int>(chunk));
             Func partial = w_.rfactor(name, stage, ro, "u");
             w_.compute_root(partial.name());
+            // The partials' innermost RVar unrolled by four: a scatter (a histogram's
+            // increments) then has several loads in flight, which LLVM does not arrange by
+            // itself for a loop of unknown count.
+            const std::string &inner = s.rvars.front().first;
+            if (inner != outer_rv && s.rvars.front().second.extent() >= 8) {
+                w_.split(partial.name(), 1, inner, inner + "o", inner + "i", 4,
+                         TailStrategy::GuardWithIf);
+                w_.unroll(partial.name(), 1, inner + "i");
+            }
             w_.parallel(partial.name(), 1, "u");
             // (The cost model charges the stage's work as the partials' work, in parallel.)
             launches_[{name, stage}] = 1;
