@@ -227,6 +227,22 @@ class Reader {
         fail(n, "apply_schedule_source reads MemoryType Auto, Heap, Stack and Register, not " + s);
     }
 
+    /// The arguments of tile or gpu_tile: loops, sizes and an optional TailStrategy, in any
+    /// order; returns the TailStrategy (Auto where none is given).
+    TailStrategy tile_args(std::vector<VarOrRVar> &loops, std::vector<int> &sizes) {
+        TailStrategy t = TailStrategy::Auto;
+        do {
+            if (peek().kind == Token::Number) {
+                sizes.push_back(number());
+            } else if (peek().text == "TailStrategy") {
+                t = tail();
+            } else {
+                loops.push_back(loop_arg());
+            }
+        } while (accept(","));
+        return t;
+    }
+
     /// `f[.update(N)].directive(...)...;`
     void chain() {
         const Token &start = peek();
@@ -274,16 +290,7 @@ class Reader {
             } else if (d == "tile") {
                 std::vector<VarOrRVar> v;
                 std::vector<int> sizes;
-                TailStrategy t = TailStrategy::Auto;
-                do {
-                    if (peek().kind == Token::Number) {
-                        sizes.push_back(number());
-                    } else if (peek().text == "TailStrategy") {
-                        t = tail();
-                    } else {
-                        v.push_back(loop_arg());
-                    }
-                } while (accept(","));
+                TailStrategy t = tile_args(v, sizes);
                 if (v.size() == 6 && sizes.size() == 2) {
                     stage.tile(v[0], v[1], v[2], v[3], v[4], v[5], sizes[0], sizes[1], t);
                 } else if (v.size() == 4 && sizes.size() == 2) {
@@ -327,16 +334,7 @@ class Reader {
             } else if (d == "gpu_tile") {
                 std::vector<VarOrRVar> v;
                 std::vector<int> sizes;
-                TailStrategy t = TailStrategy::Auto;
-                do {
-                    if (peek().kind == Token::Number) {
-                        sizes.push_back(number());
-                    } else if (peek().text == "TailStrategy") {
-                        t = tail();
-                    } else {
-                        v.push_back(loop_arg());
-                    }
-                } while (accept(","));
+                TailStrategy t = tile_args(v, sizes);
                 if (v.size() == 3 && sizes.size() == 1) {
                     stage.gpu_tile(v[0], v[1], v[2], sizes[0], t);
                 } else if (v.size() == 6 && sizes.size() == 2) {

@@ -29,17 +29,25 @@ std::string auto_schedule(const Pipeline &p_in, const Target &t = Target::host()
     return p.auto_schedule(t, MachineParams(2, 8u << 20, 40)).schedule_source;
 }
 
+/// Two blurs over an input with its edges repeated, and an output that reads the second at two
+/// rows: the stencil chain of the CPU and GPU tests.
+struct StencilChain {
+    ImageParam input{Float(32), 2, "input"};
+    Var x{"x"}, y{"y"};
+    Func bx{"bx"}, by{"by"}, out{"out"};
+    StencilChain() {
+        input.set(random_buffer(Float(32), {203, 157}, 1));
+        Func clamped = BoundaryConditions::repeat_edge(input);
+        bx(x, y) = clamped(x - 1, y) + 2.0f * clamped(x, y) + clamped(x + 1, y);
+        by(x, y) = bx(x, y - 1) + 2.0f * bx(x, y) + bx(x, y + 1);
+        out(x, y) = sqrt(by(x, y) * by(x, y) + 1.0f) - by(x, y - 1) * 0.5f;
+    }
+};
+
 TEST(AutoSchedule, StencilChainIsComputedPerStripAndMatches) {
-    Buffer<> in = random_buffer(Float(32), {203, 157}, 1);
-    ImageParam input(Float(32), 2, "input");
-    input.set(in);
-    Var x("x"), y("y");
-    Func clamped = BoundaryConditions::repeat_edge(input);
-    Func bx("bx"), by("by"), out("out");
-    bx(x, y) = clamped(x - 1, y) + 2.0f * clamped(x, y) + clamped(x + 1, y);
-    by(x, y) = bx(x, y - 1) + 2.0f * bx(x, y) + bx(x, y + 1);
-    out(x, y) = sqrt(by(x, y) * by(x, y) + 1.0f) - by(x, y - 1) * 0.5f;
-    out.set_estimate(x, 0, 203).set_estimate(y, 0, 157);
+    StencilChain chain;
+    Func out = chain.out;
+    out.set_estimate(chain.x, 0, 203).set_estimate(chain.y, 0, 157);
     std::string source = auto_schedule(out);
     // The blurs are computed per strip of the output's rows, which run in parallel; the output
     // is vectorized; the boundary condition is inlined.
@@ -316,17 +324,10 @@ TEST(AutoSchedule, HalideNamesMeanTheBuiltInOne) {
 TEST(AutoScheduleGPU, StencilChainIsComputedPerBlockInSharedMemory) {
     const Target t = dsl::test::opencl_target();
     DSL_REQUIRE_GPU(t);
-    Buffer<> in = random_buffer(Float(32), {203, 157}, 1);
-    ImageParam input(Float(32), 2, "input");
-    input.set(in);
-    Var x("x"), y("y");
-    Func clamped = BoundaryConditions::repeat_edge(input);
-    Func bx("bx"), by("by"), out("out");
-    bx(x, y) = clamped(x - 1, y) + 2.0f * clamped(x, y) + clamped(x + 1, y);
-    by(x, y) = bx(x, y - 1) + 2.0f * bx(x, y) + bx(x, y + 1);
-    out(x, y) = sqrt(by(x, y) * by(x, y) + 1.0f) - by(x, y - 1) * 0.5f;
+    StencilChain chain;
+    Func out = chain.out;
     // (Whole blocks at the estimate: by's one more row per 8 is its only recompute.)
-    out.set_estimate(x, 0, 256).set_estimate(y, 0, 160);
+    out.set_estimate(chain.x, 0, 256).set_estimate(chain.y, 0, 160);
     std::string source = auto_schedule(out, t);
     // The output's last tiles shift inwards, so that the blurs have the same size in every
     // block (shared memory has a constant size).
