@@ -121,7 +121,10 @@ struct TuneResults {
     /// The fastest schedule, as C++ source (see AutoSchedulerResults::schedule_source); the
     /// pipeline is left scheduled with it.
     std::string schedule_source;
-    /// Its time, and the built-in autoscheduler's, in milliseconds (fastest of the runs).
+    /// Its time, and the built-in autoscheduler's, in milliseconds: each the median of the
+    /// final round (the three fastest schedules and the built-in one timed in turn three times,
+    /// each time the fastest of the runs), or the fastest of the runs where nothing was
+    /// measured but the built-in schedule.
     double best_ms = 0, heuristic_ms = 0;
     /// Candidates measured besides the built-in schedule (refused ones included), and those
     /// refused (a compile error, or an output that differed from the built-in schedule's).

@@ -110,6 +110,8 @@ class Scheduler {
             }
             if (!inline_it && !f.data_dependent) inline_it = read_once_by_channels(f);
             if (!inline_it && !f.data_dependent) inline_it = cheaper_inlined(f);
+            if (auto forced = k_.placement.find(name); forced != k_.placement.end())
+                inline_it = forced->second == Placement::Inline;
             if (inline_it) plan_.placement[name] = Placement::Inline;
         }
     }
@@ -300,6 +302,11 @@ class Scheduler {
         }
         return n;
     }
+    int strip_rows_of(const std::string &root) const {
+        auto it = k_.group_strip_rows.find(root);
+        return it == k_.group_strip_rows.end() ? k_.strip_rows : it->second;
+    }
+
     /// Whether dimension `d` of the Func `f` (computed, not inlined) is a channel loop.
     bool is_channel(const FuncInfo &f, size_t d) const {
         return d < f.func.args().size() && channels_.of(f.name).count(f.func.args()[d]) > 0;
@@ -354,6 +361,10 @@ class Scheduler {
                 }
             }
             if (f.stages.size() > 1 || f.data_dependent) continue;  // at root
+            auto forced = k_.placement.find(name);
+            if (forced != k_.placement.end() && forced->second == Placement::Root) continue;
+            const bool force_strip =
+                forced != k_.placement.end() && forced->second == Placement::Strip;
             std::string group;
             bool same = true;
             for (const std::string &c : cons) {
@@ -383,8 +394,9 @@ class Scheduler {
             const FuncInfo &root = m_.info(group);
             // Per strip (per register tile row of strips for a tiled group), what would it cost?
             int sd = strip_dim_of(root);
-            int64_t rows = sd < 0 ? root.region[0].extent()
-                                  : std::min<int64_t>(k_.strip_rows, root.region[sd].extent());
+            int64_t rows = sd < 0
+                               ? root.region[0].extent()
+                               : std::min<int64_t>(strip_rows_of(group), root.region[sd].extent());
             std::set<std::string> members = members_of(group);
             members.insert(name);
             // (On a GPU, per block.)
@@ -407,7 +419,7 @@ class Scheduler {
             int64_t bytes = 0;
             for (const auto &[n, b] : need)
                 bytes += points(b) * m_.info(n).bytes_per_point;
-            if (recompute > k_.max_recompute || bytes > budget_) continue;
+            if (!force_strip && (recompute > k_.max_recompute || bytes > budget_)) continue;
             plan_.placement[name] = Placement::Strip;
             plan_.group_of[name] = group;
             recompute_[name] = std::max(1.0, recompute);
@@ -555,11 +567,11 @@ class Scheduler {
                 std::vector<OuterLoop> channel_loops = schedule_channels(f);
                 if (f.region[0].extent() >= vec) mark_vectorized(name, 0, args[0], vec);
                 std::vector<OuterLoop> loops{{args[sd], sd, f.region[sd].extent()}};
-                if (!members.empty() && f.region[sd].extent() > k_.strip_rows) {
+                const int rows = strip_rows_of(name);
+                if (!members.empty() && f.region[sd].extent() > rows) {
                     std::string so = args[sd] + "o", si = args[sd] + "i";
-                    w_.split(name, 0, args[sd], so, si, k_.strip_rows);
-                    loops[0] = {so, sd,
-                                (f.region[sd].extent() + k_.strip_rows - 1) / k_.strip_rows};
+                    w_.split(name, 0, args[sd], so, si, rows);
+                    loops[0] = {so, sd, (f.region[sd].extent() + rows - 1) / rows};
                 }
                 for (size_t d = sd + 1; d < args.size(); d++) {
                     if (!is_channel(f, d))
@@ -968,6 +980,11 @@ std::string Knobs::to_string() const {
         << " inline_margin=" << inline_margin << " boundary_reads=" << boundary_reads
         << " vector_registers=" << vector_registers << " tile_vectors=" << tile_vectors
         << " tile_rows=" << tile_rows << " tile_columns=" << tile_columns << " panels=" << panels;
+    static const char *const names[] = {"inline", "root", "strip", "tile"};
+    for (const auto &[f, p] : placement)
+        out << " " << f << "=" << names[static_cast<int>(p)];
+    for (const auto &[f, rows] : group_strip_rows)
+        out << " " << f << ".strip_rows=" << rows;
     return out.str();
 }
 

@@ -53,6 +53,13 @@ struct Knobs {
     bool tile_columns = true;
     /// Copies of inputs read along x computed per column of register tiles.
     bool panels = true;
+    /// Per-Func choices that replace the heuristic's (the tuner's search past the parameters
+    /// above): a Func inlined, computed at root, or computed per strip of its consumers' group
+    /// whatever it recomputes (where each is possible: a Func with updates or an output is
+    /// never inlined, one whose consumers are in several groups never per strip).
+    std::map<std::string, Placement> placement;
+    /// Rows per strip of one group, by the name of its root (else strip_rows).
+    std::map<std::string, int> group_strip_rows;
 
     /// `name=value` pairs, for logs and the schedule's header.
     std::string to_string() const;

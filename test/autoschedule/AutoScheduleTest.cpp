@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "autoschedule/Heuristic.h"
+#include "autoschedule/Model.h"
+#include "autoschedule/ScheduleWriter.h"
 #include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
 #include "common/TempDirectory.h"
@@ -598,6 +601,52 @@ TEST(ApplyScheduleSourceErrors, NamesTheLine) {
 // The measured tuner: a few seconds on a small pipeline measure several candidates, log each as
 // a line of JSON, keep the fastest (never slower than the built-in schedule, which is measured
 // first) and leave the pipeline scheduled with it, computing the same values.
+// The tuner's per-Func choices (Knobs::placement, Knobs::group_strip_rows) replace the
+// heuristic's where they are possible, and the schedule still computes the same values.
+TEST(AutoScheduleKnobs, PerFuncChoicesReplaceTheHeuristics) {
+    Buffer<> in = random_buffer(Float(32), {100, 60}, 15);
+    ImageParam input(Float(32), 2, "input");
+    input.set(in);
+    Var x("x"), y("y");
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    Func bx("bx"), by("by"), sum("sum"), out("out");
+    bx(x, y) = clamped(x - 1, y) + clamped(x, y) * 2.0f + clamped(x + 1, y);
+    by(x, y) = bx(x, y - 1) + bx(x, y) * 2.0f + bx(x, y + 1);
+    RDom r(0, 3, "r");
+    sum(x, y) = 0.0f;
+    sum(x, y) += by(x, y + r);
+    out(x, y) = sum(x, y) * 0.0625f;
+    out.set_estimate(x, 0, 100).set_estimate(y, 0, 60);
+    auto schedule = [&](const autoschedule::Knobs &k) {
+        autoschedule::reset_schedules({out});
+        autoschedule::Model model({out}, Target::host());
+        autoschedule::ScheduleWriter writer("knobs");
+        autoschedule::schedule_pipeline(model, writer, MachineParams(2, 8u << 20, 40), k);
+        return writer.source();
+    };
+    // The heuristic: bx per strip of by (which sum's update reads, so at root), sum in
+    // register tiles of the output.
+    const std::string plain = schedule({});
+    EXPECT_CONTAINS(plain, "bx.compute_at(by, yo)");
+    EXPECT_CONTAINS(plain, "sum.compute_at(out, ");
+    autoschedule::Knobs k;
+    k.placement["bx"] = autoschedule::Placement::Root;
+    k.placement["sum"] = autoschedule::Placement::Inline;  // it has an update: not possible
+    std::string chosen = schedule(k);
+    EXPECT_CONTAINS(chosen, "bx.compute_root()");
+    EXPECT_CONTAINS(chosen, "sum.compute_at(out, ");
+    EXPECT_CONTAINS(k.to_string(), "bx=root sum=inline");
+    EXPECT_TRUE(matches_reference(out, out.realize({100, 60}), 1e-5));
+    autoschedule::Knobs rows;
+    rows.group_strip_rows["by"] = 8;
+    chosen = schedule(rows);
+    EXPECT_CONTAINS(chosen, "by.compute_root().vectorize(x, ");
+    EXPECT_CONTAINS(chosen, ".split(y, yo, yi, 8)");
+    EXPECT_CONTAINS(chosen, "bx.compute_at(by, yo)");
+    EXPECT_CONTAINS(rows.to_string(), "by.strip_rows=8");
+    EXPECT_TRUE(matches_reference(out, out.realize({100, 60}), 1e-5));
+}
+
 TEST(AutoTune, MeasuresCandidatesAndKeepsTheFastest) {
     Buffer<> in = random_buffer(Float(32), {256, 128}, 13);
     ImageParam input(Float(32), 2, "input");
