@@ -598,9 +598,13 @@ TEST(ApplyScheduleSourceErrors, NamesTheLine) {
         "no Func is named \"h\"");
 }
 
-// The measured tuner: a few seconds on a small pipeline measure several candidates, log each as
-// a line of JSON, keep the fastest (never slower than the built-in schedule, which is measured
-// first) and leave the pipeline scheduled with it, computing the same values.
+/// bx and by: a 1 2 1 blur along x, then one along y, of `input` with its edges repeated.
+void define_blurs(const ImageParam &input, Func bx, Func by, const Var &x, const Var &y) {
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    bx(x, y) = clamped(x - 1, y) + clamped(x, y) * 2.0f + clamped(x + 1, y);
+    by(x, y) = bx(x, y - 1) + bx(x, y) * 2.0f + bx(x, y + 1);
+}
+
 // The tuner's per-Func choices (Knobs::placement, Knobs::group_strip_rows) replace the
 // heuristic's where they are possible, and the schedule still computes the same values.
 TEST(AutoScheduleKnobs, PerFuncChoicesReplaceTheHeuristics) {
@@ -608,10 +612,8 @@ TEST(AutoScheduleKnobs, PerFuncChoicesReplaceTheHeuristics) {
     ImageParam input(Float(32), 2, "input");
     input.set(in);
     Var x("x"), y("y");
-    Func clamped = BoundaryConditions::repeat_edge(input);
     Func bx("bx"), by("by"), sum("sum"), out("out");
-    bx(x, y) = clamped(x - 1, y) + clamped(x, y) * 2.0f + clamped(x + 1, y);
-    by(x, y) = bx(x, y - 1) + bx(x, y) * 2.0f + bx(x, y + 1);
+    define_blurs(input, bx, by, x, y);
     RDom r(0, 3, "r");
     sum(x, y) = 0.0f;
     sum(x, y) += by(x, y + r);
@@ -647,15 +649,16 @@ TEST(AutoScheduleKnobs, PerFuncChoicesReplaceTheHeuristics) {
     EXPECT_TRUE(matches_reference(out, out.realize({100, 60}), 1e-5));
 }
 
+// The measured tuner: a few seconds on a small pipeline measure several candidates, log each as
+// a line of JSON, keep the fastest (never slower than the built-in schedule, which is measured
+// first) and leave the pipeline scheduled with it, computing the same values.
 TEST(AutoTune, MeasuresCandidatesAndKeepsTheFastest) {
     Buffer<> in = random_buffer(Float(32), {256, 128}, 13);
     ImageParam input(Float(32), 2, "input");
     input.set(in);
     Var x("x"), y("y");
-    Func clamped = BoundaryConditions::repeat_edge(input);
     Func bx("bx"), by("by"), out("out");
-    bx(x, y) = clamped(x - 1, y) + clamped(x, y) * 2.0f + clamped(x + 1, y);
-    by(x, y) = bx(x, y - 1) + bx(x, y) * 2.0f + bx(x, y + 1);
+    define_blurs(input, bx, by, x, y);
     out(x, y) = by(x, y) * 0.0625f;
     out.set_estimate(x, 0, 256).set_estimate(y, 0, 128);
     dsl::test::TempDirectory dir;
