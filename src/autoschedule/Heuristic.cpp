@@ -275,12 +275,8 @@ class Scheduler {
     }
 
     /// A loop outside a group's tiles or strips: its name, the dimension of the group's root it
-    /// walks, and its number of iterations.
-    struct OuterLoop {
-        std::string name;
-        int dim;
-        int64_t extent;
-    };
+    /// walks, and its number of iterations (the same record as a channel split's outer loop).
+    using OuterLoop = Channels::Outer;
 
     /// The box of one strip of `root`: dimensions inside the strip loop whole, the strip
     /// dimension `rows` long, dimensions outside it one point.
@@ -312,14 +308,6 @@ class Scheduler {
         return d < f.func.args().size() && channels_.of(f.name).count(f.func.args()[d]) > 0;
     }
 
-    /// The channel loops of `f` innermost and unrolled (Channels::schedule); returns the loops
-    /// left outside.
-    std::vector<OuterLoop> schedule_channels(const FuncInfo &f) {
-        std::vector<OuterLoop> loops;
-        for (const Channels::Outer &o : channels_.schedule(w_, f))
-            loops.push_back({o.name, o.dim, o.extent});
-        return loops;
-    }
     /// The dimension a group's strips cut: the outermost one of at least 16 points after
     /// dimension 0, else dimension 1; -1 for a Func of one dimension.
     static int strip_dim_of(const FuncInfo &f) {
@@ -564,7 +552,7 @@ class Scheduler {
                 if (total >= k_.min_parallel_points) mark_parallel(name, 0, args[0], 1);
                 strip_loop = args[0];
             } else {
-                std::vector<OuterLoop> channel_loops = schedule_channels(f);
+                std::vector<OuterLoop> channel_loops = channels_.schedule(w_, f);
                 if (f.region[0].extent() >= vec) mark_vectorized(name, 0, args[0], vec);
                 std::vector<OuterLoop> loops{{args[sd], sd, f.region[sd].extent()}};
                 const int rows = strip_rows_of(name);
@@ -585,7 +573,7 @@ class Scheduler {
         for (const std::string &mname : members) {
             const FuncInfo &mf = m_.info(mname);
             w_.compute_at(mname, name, strip_loop);
-            schedule_channels(mf);
+            channels_.schedule(w_, mf);
             int mv = stage_lanes(mf.stages[0]);
             // The last vector of a row shifts inwards (overlaps the one before) where the Func
             // reads only inputs; over a Func computed elsewhere it would read past the region
