@@ -546,6 +546,17 @@ static IntEnds div_int_ends(IntEnds x, IntEnds y) {
     return IntEnds{lo, hi};
 }
 
+namespace {
+
+/// Whether `e` is provably at least 1 by its form: a constant, or a max() with such an operand.
+bool at_least_one(const Expr &e) {
+    if (auto c = const_int(e)) return *c >= 1;
+    if (const auto *m = e.as<Max>()) return at_least_one(m->a) || at_least_one(m->b);
+    return false;
+}
+
+}  // namespace
+
 Interval div_intervals(Type t, const Interval &a, const Interval &b) {
     if (a.empty || b.empty) return Interval::nothing();
     if (t.is_float()) {
@@ -582,6 +593,11 @@ Interval div_intervals(Type t, const Interval &a, const Interval &b) {
                 return Interval(make_div(a.max, b.min), make_div(a.min, b.min));
             }
         }
+    }
+    if (b.is_single_point() && !wraps(t) && at_least_one(b.min)) {
+        // One divisor, known to be at least 1 though not a constant (max(w, 1): the length of
+        // a row, by which a loop over the rows joined divides): x / y grows with x.
+        return Interval(make_div(a.min, b.min), make_div(a.max, b.min));
     }
     if (t.is_uint()) {
         // x / y <= x; y >= 1 gives the usual monotonic corners.
@@ -652,6 +668,8 @@ Interval mod_intervals(Type t, const Interval &a, const Interval &b) {
         int128 m = abs128(*const_int(b.min));
         if (m <= 1) return point(zero);
         hi = int_const(t, m - 1);
+    } else if (b.is_single_point() && !wraps(t) && at_least_one(b.min)) {
+        hi = make_sub(b.min, make_one(t));
     } else if (b.is_bounded() && t.is_uint()) {
         hi = make_sub(make_max(b.max, make_one(t)), make_one(t));
     } else if (auto y = int_ends(b)) {

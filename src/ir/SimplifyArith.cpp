@@ -213,16 +213,26 @@ Expr Simplifier::visit_add(const Add *op, ExprInfo *info) {
             }
         }
         if (sub_b && is_const_zero(sub_b->a)) return rewrite(Sub::make(a, sub_b->b), info);
-        // (x / c) * c + x % c -> x, for c > 0, in either order.
+        // (x / y) * y + x % y -> x, in either order, for y a constant above 0 or an expression
+        // known to be at least 1 (a row's length inside a loop over the rows joined: the
+        // coordinates of a point of a dense buffer back to its offset).
         for (int side = 0; side < 2; side++) {
             const auto *mul = (side == 0 ? a : b).as<Mul>();
             const auto *mod = (side == 0 ? b : a).as<Mod>();
             const auto *div = mul ? mul->a.as<Div>() : nullptr;
-            auto c = mul ? const_int(mul->b) : std::nullopt;
-            if (div && mod && c && *c > 0 && equal(div->b, mul->b) && equal(mod->b, mul->b) &&
-                equal(div->a, mod->a)) {
-                return rewrite(div->a, info);
+            if (!div || !mod || !equal(div->b, mul->b) || !equal(mod->b, mul->b) ||
+                !equal(div->a, mod->a)) {
+                continue;
             }
+            bool positive = false;
+            if (auto c = const_int(mul->b)) {
+                positive = *c > 0;
+            } else {
+                ExprInfo divisor;
+                mutate(mul->b, &divisor);
+                positive = divisor.min_at_least(1);
+            }
+            if (positive) return rewrite(div->a, info);
         }
         if (sub_a && is_const_zero(sub_a->a)) return rewrite(Sub::make(b, sub_a->b), info);
         if (ramp_a && ramp_b && ramp_a->lanes == ramp_b->lanes) {

@@ -328,7 +328,24 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
         if (p.min_value.defined()) out_of_range(value >= p.min_value, p.min_value, false);
         if (p.max_value.defined()) out_of_range(value <= p.max_value, p.max_value, true);
     }
-    return inside_lets(assume_constraints(constraints, s), [&](const Stmt &body) {
+    // A pipeline of one output computes nothing when that output is empty: each loop over it
+    // would run no iterations, and the producers are computed over what those read. Skipping
+    // the work tells the simplifier that every extent of the output is at least 1, which the
+    // constraints may tie to the inputs' extents (a row's length, by which a loop over the rows
+    // joined divides: see the rule for (x / y) * y + x % y).
+    Stmt work = s;
+    if (env.outputs.size() == 1) {
+        const Function &f = env.func(env.outputs[0]);
+        const std::string buffer = names::func_buffer(f.name(), 0, f.outputs());
+        Expr nonempty = make_bool(true);
+        for (int d = 0; d < f.dimensions(); d++)
+            nonempty = nonempty && 1 <= Variable::make(Int(32), names::buffer_extent(buffer, d));
+        if (f.dimensions() > 0) {
+            work =
+                inside_lets(s, [&](const Stmt &body) { return IfThenElse::make(nonempty, body); });
+        }
+    }
+    return inside_lets(assume_constraints(constraints, work), [&](const Stmt &body) {
         std::vector<Stmt> all = checks;
         all.push_back(body);
         Stmt run = Block::make(all);

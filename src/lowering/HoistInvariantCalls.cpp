@@ -7,6 +7,7 @@
 
 #include "ir/FreeNames.h"
 #include "ir/IREquality.h"
+#include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Transcendental.h"
 
@@ -29,7 +30,8 @@ class Classifier : public IRVisitor {
   public:
     struct Flags {
         bool invariant = true;
-        bool costly = false;
+        bool costly = false;   ///< holds a costly call
+        bool divides = false;  ///< holds an integer division or remainder by a non-constant
     };
     explicit Classifier(const std::set<std::string> &bound) : bound_(bound) {}
 
@@ -49,6 +51,7 @@ class Classifier : public IRVisitor {
         }
         current_.invariant = current_.invariant && result.invariant;
         current_.costly = current_.costly || result.costly;
+        current_.divides = current_.divides || result.divides;
         return result;
     }
 
@@ -60,6 +63,14 @@ class Classifier : public IRVisitor {
     }
     void visit(const Variable *op) override {
         if (bound_.count(op->name)) current_.invariant = false;
+    }
+    void visit(const Div *op) override {
+        divide(op->type, op->b);
+        IRVisitor::visit(op);
+    }
+    void visit(const Mod *op) override {
+        divide(op->type, op->b);
+        IRVisitor::visit(op);
     }
     void visit(const Load *op) override {
         current_.invariant = false;
@@ -82,24 +93,29 @@ class Classifier : public IRVisitor {
     }
 
   private:
+    void divide(Type t, const Expr &divisor) {
+        if (t.is_int_or_uint() && !t.is_bool() && !is_const(divisor)) current_.divides = true;
+    }
+
     const std::set<std::string> &bound_;
     std::unordered_map<const IRNode *, Flags> memo_;
     Flags current_;
 };
 
-/// Replaces the maximal invariant scalar expressions that hold a costly call by variables,
-/// collecting their values (one variable per distinct expression).
+/// Replaces the maximal invariant scalar expressions that hold a costly call (`calls`) or an
+/// integer division by a non-constant by variables, collecting their values (one variable per
+/// distinct expression).
 class Lifter : public IRMutator {
   public:
-    Lifter(const std::string &loop, Classifier &classifier)
-        : loop_(loop), classifier_(classifier) {}
+    Lifter(const std::string &loop, Classifier &classifier, bool calls)
+        : loop_(loop), classifier_(classifier), calls_(calls) {}
     std::vector<std::pair<std::string, Expr>> lifted;
 
     Expr mutate(const Expr &e) override {
         if (!e.defined()) return e;
         if (e.type().lanes() == 1) {
             const Classifier::Flags f = classifier_.of(e);
-            if (!f.costly) return e;
+            if (!(calls_ && f.costly) && !f.divides) return e;
             if (f.invariant) return lift(e);
         }
         return IRMutator::mutate(e);
@@ -118,6 +134,7 @@ class Lifter : public IRMutator {
 
     const std::string &loop_;
     Classifier &classifier_;
+    const bool calls_;
 };
 
 class Hoister : public IRMutator {
@@ -131,14 +148,17 @@ class Hoister : public IRMutator {
         // this loop may lift further.
         Stmt body = mutate(op->body);
         gpu_depth_ -= gpu;
-        if (op->for_type != ForType::Parallel && !kernel) {
+        // Calls leave parallel loops and kernels; divisions leave serial loops too (LLVM keeps
+        // them in: a division it cannot prove safe to run early stays where it was).
+        const bool calls = op->for_type == ForType::Parallel || kernel;
+        if (!calls && (op->for_type != ForType::Serial || gpu_depth_ > 0)) {
             if (body.same_as(op->body)) return op;
             return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
         }
         std::set<std::string> bound = bound_names(body);
         bound.insert(op->name);
         Classifier classifier(bound);
-        Lifter lifter(op->name, classifier);
+        Lifter lifter(op->name, classifier, calls);
         body = lifter.mutate(body);
         Stmt s = For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
         for (auto it = lifter.lifted.rbegin(); it != lifter.lifted.rend(); ++it)

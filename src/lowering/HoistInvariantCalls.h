@@ -15,7 +15,11 @@ using ir::Stmt;
 /// one more argument of the kernel. The whole invariant expression around the call is lifted
 /// (`f(p) * 2 + q`), scalars only (a vector's lanes lift through their Broadcast). Loads are
 /// never lifted (the loop may write the memory), nor impure calls, nor anything that reads a
-/// name bound inside the loop. A pure call may then run where the loop would not have reached
+/// name bound inside the loop. Integer divisions and remainders by a non-constant that do not
+/// change in a loop leave it too, serial loops included (outside GPU kernels): LLVM does not
+/// move a division it cannot prove safe to run early, so the quotients of a fused loop's
+/// counter (a parallel loop over blocks of rows and channels) were computed again for every
+/// vector of a row. A pure call may then run where the loop would not have reached
 /// it (an empty loop, a branch not taken): that is what pure means (Halide's rule too).
 Stmt hoist_invariant_calls(const Stmt &s);
 

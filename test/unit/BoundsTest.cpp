@@ -275,6 +275,19 @@ TEST_F(BoundsTest, DivOfSymbolicEnds) {
     EXPECT_ENDS(bounds(x / -4), n / -4, Expr(0));
 }
 
+TEST_F(BoundsTest, DivAndModByARowLengthAtLeastOne) {
+    // A loop over rows joined divides by the row's length w, written max(w, 1) so that it is
+    // known positive: the quotient then grows with x, and the remainder stays below it.
+    bind("x", Interval(Expr(0), n));
+    Expr w = max(var(Int(32), "w"), 1);
+    EXPECT_ENDS(bounds(x / w), Div::make(Expr(0), w), Div::make(n, w));
+    EXPECT_ENDS(bounds(x % w), Expr(0), Min::make(Add::make(w, Expr(-1)), n));
+    // Without the max, w may be 0 or negative: only |x / w| <= |x| is known.
+    Interval any = bounds(x / var(Int(32), "w"));
+    EXPECT_FALSE(any.min.defined() && equal(any.min, Div::make(Expr(0), var(Int(32), "w"))))
+        << show(any);
+}
+
 TEST_F(BoundsTest, ModIsNeverNegativeAndBelowTheDivisor) {
     bind("x", range(Int(32), -100, 100));
     EXPECT_RANGE(bounds(x % 8), 0, 7);

@@ -144,6 +144,12 @@ TEST(Simplify, DivisionAndModuloUseAlignment) {
     EXPECT_SIMPLIFIES((x / 2) / 3, x / 6);
     EXPECT_SIMPLIFIES(x - (x / 8) * 8, x % 8);
     EXPECT_SIMPLIFIES((x / 8) * 8 + x % 8, x);
+    // A divisor that is not a constant: only where it is known to be at least 1 (y == 0 gives
+    // 0 on the left). The coordinates of a point of a row of length y back to its offset.
+    EXPECT_TRUE(equal(simplify_with((x / y) * y + x % y, {{"y", 1, 1000}}), x));
+    EXPECT_TRUE(equal(simplify_with(x % y + (x / y) * y, {{"y", 1, 1000}}), x));
+    EXPECT_FALSE(equal(simplify_with((x / y) * y + x % y, {{"y", 0, 1000}}), x));
+    EXPECT_FALSE(equal(simplify((x / y) * y + x % y), x));
     EXPECT_SIMPLIFIES(i8 - (i8 / int8_t(3)) * int8_t(3), i8 % int8_t(3));
     EXPECT_SIMPLIFIES((x % 8) / 8, Expr(0));
     EXPECT_SIMPLIFIES(x % -4, x % 4);
