@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
 #include "NNTestUtil.h"
 #include "common/ErrorCheck.h"
@@ -99,6 +100,65 @@ TEST(NNConv, PaddedConvHasASteadyStateAtAnySize) {
     std::string m = test::message_of<RuntimeError>([&] { f.realize(wrong); });
     EXPECT_NE(m.find(f.name()), std::string::npos) << m;
     EXPECT_NE(m.find("extent"), std::string::npos) << m;
+}
+
+// A pointwise convolution compiled once for any map size, as the model compiler builds it: the
+// rows are joined (H * W points as one axis, in tiles of two vectors that run across the ends
+// of rows), and every load of the input is a dense vector load (the point p of a dense input at
+// row p / W and column p % W is at offset p). Against a loop at sizes whose rows are narrower
+// than a tile, not a multiple of one, and of one point, with a batch of two, channels that the
+// tile of 12 does not divide, and a fused residual add; rows longer than a block (320 points)
+// go in pieces.
+TEST(NNConv, PointwiseConvJoinsRowsAtAnySize) {
+    for (bool residual : {false, true}) {
+        const int c = residual ? 36 : 35, m = residual ? 36 : 29;
+        ImageParam in(Float(32), 4, residual ? "pw_res" : "pw_x");
+        in.dim(2).set_extent(c);
+        nn::Tensor x(in);
+        nn::Shape shape = x.shape();
+        shape[1] = Expr(c);
+        x = nn::Tensor(x.func(), shape);
+        Buffer<float> w = random_buffer({1, 1, c, m}, 21), b = random_buffer({m}, 22);
+        nn::Tensor y =
+            nn::conv(x, nn::Tensor(Buffer<>(w), "w"), nn::Tensor(Buffer<>(b), "b"), nn::Window());
+        y = nn::relu(residual ? nn::add(y, x) : y);
+        nn::schedule_output(y, get_host_target());
+        Func f = y.func();
+        // The dense-strides version of the pipeline, which the JIT runs: no load of the input
+        // divides or takes a remainder.
+        const std::string stmt = f.lowered_stmt();
+        const std::string dense = stmt.substr(0, stmt.find("\nelse"));
+        size_t loads = 0;
+        for (size_t at = dense.find(in.name() + "["); at != std::string::npos;
+             at = dense.find(in.name() + "[", at + 1)) {
+            loads++;
+            const size_t end = dense.find(']', at);
+            const std::string index = dense.substr(at, end - at);
+            EXPECT_EQ(index.find('%'), std::string::npos) << index;
+            EXPECT_EQ(index.find('/'), std::string::npos) << index;
+        }
+        EXPECT_GT(loads, 0u) << dense;
+        for (auto [width, height, batch] :
+             {std::tuple{40, 20, 2}, std::tuple{20, 9, 1}, std::tuple{7, 50, 2},
+              std::tuple{33, 17, 1}, std::tuple{1, 5, 1}, std::tuple{700, 2, 1}}) {
+            Buffer<float> xb = random_buffer({width, height, c, batch}, 23 + width);
+            in.set(xb);
+            Buffer<float> out({width, height, m, batch});
+            f.realize(out);
+            int bad = 0;
+            for (int n = 0; n < batch; n++)
+                for (int o = 0; o < m; o++)
+                    for (int i = 0; i < height; i++)
+                        for (int j = 0; j < width; j++) {
+                            double acc = b(o);
+                            for (int k = 0; k < c; k++)
+                                acc += double(xb(j, i, k, n)) * w(0, 0, k, o);
+                            if (residual) acc += xb(j, i, o, n);
+                            bad += std::fabs(out(j, i, o, n) - std::max(acc, 0.0)) > 1e-4;
+                        }
+            EXPECT_EQ(bad, 0) << "width " << width << ", height " << height;
+        }
+    }
 }
 
 TEST(NNConv, TransposedConvScattersEachInputPoint) {

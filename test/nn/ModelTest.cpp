@@ -60,6 +60,49 @@ TEST(NNModel, SymbolicBatchRunsAtTwoSizesWithoutCompilingAgain) {
     EXPECT_EQ(model.compiled_pipelines(), compiled);
 }
 
+// A pointwise convolution of 40 channels with a residual add and Relu (one kernel, its rows
+// joined) at two map sizes from one compile, the second given as a crop of a larger buffer: its
+// rows are not dense and its coordinates do not start at 0, and the model reads a dense copy.
+TEST(NNModel, PointwiseConvRunsOnDenseAndCroppedInputs) {
+    constexpr int c = 40;
+    test::TempDirectory dir;
+    std::string path = dir.path() + "/pw.onnx";
+    onnx::ModelProto mp = make_model();
+    add_input(mp, "x", kFloat, {1, c, "H", "W"});
+    add_output(mp, "y", kFloat, {1, c, "H", "W"});
+    std::vector<float> w(c * c), b(c);
+    for (int i = 0; i < c * c; i++)
+        w[static_cast<size_t>(i)] = float((i * 7) % 11 - 5) * 0.0625f;
+    for (int i = 0; i < c; i++)
+        b[static_cast<size_t>(i)] = float(i % 5) * 0.25f - 0.5f;
+    add_float_initializer(mp, "w", {c, c, 1, 1}, w);
+    add_float_initializer(mp, "b", {c}, b);
+    add_node(mp, "Conv", {"x", "w", "b"}, {"conv"});
+    add_node(mp, "Add", {"conv", "x"}, {"sum"});
+    add_node(mp, "Relu", {"sum"}, {"y"});
+    save_model(mp, path);
+    nn::Model model = nn::Model::load(path);
+    EXPECT_EQ(model.compiled_pipelines(), 1);
+    for (auto [width, height, cropped] : {std::tuple{40, 9, false}, std::tuple{13, 3, true}}) {
+        Buffer<float> whole(width + 5, height, c, 1);
+        whole.fill([](int i, int j, int k, int) { return float((i * 3 + j * 5 + k) % 13) - 6.0f; });
+        Buffer<float> x = cropped ? whole.cropped(0, 2, width) : whole;
+        const int x0 = x.dim(0).min(), wd = x.extent(0);
+        Buffer<float> y = model.run({{"x", x}}).at("y");
+        ASSERT_EQ(y.extent(0), wd);
+        int bad = 0;
+        for (int o = 0; o < c; o++)
+            for (int i = 0; i < height; i++)
+                for (int j = 0; j < wd; j++) {
+                    float acc = b[static_cast<size_t>(o)] + x(x0 + j, i, o, 0);
+                    for (int k = 0; k < c; k++)
+                        acc += x(x0 + j, i, k, 0) * w[static_cast<size_t>(o * c + k)];
+                    bad += std::fabs(y(j, i, o, 0) - std::max(acc, 0.0f)) > 1e-3f;
+                }
+        EXPECT_EQ(bad, 0) << "width " << wd << (cropped ? ", cropped" : "");
+    }
+}
+
 // Opset 11's Softmax over its last axis (taken as is, not flattened) and over axis 1 of a 3-D
 // tensor (the trailing axes flattened into one), and Pow by a constant 2 (taken as x * x),
 // against loops, at two sizes of the symbolic axis from one compile (the second run of a size

@@ -37,8 +37,9 @@ class Tensor {
     /// simplified (sizes known when the pipeline is built become constants).
     Tensor(Func func, Shape shape);
     /// An input buffer of the pipeline: axis i has the extent of the ImageParam's dimension
-    /// rank-1-i. Its minimum must be 0 in every dimension (tensors are indexed from 0): the
-    /// constructor sets that constraint on `input`.
+    /// rank-1-i. Its minimum must be 0 in every dimension (tensors are indexed from 0) and its
+    /// elements dense in numpy's order (dimension d's stride the product of the extents of
+    /// dimensions 0 to d-1): the constructor sets those constraints on `input`.
     explicit Tensor(const ImageParam &input);
     /// A buffer known when the pipeline is built (weights, constants), with its own sizes.
     explicit Tensor(const Buffer<> &data, const std::string &name = "");
@@ -80,8 +81,8 @@ class Tensor {
 /// Schedules `t` as the output of a pipeline for `target`: the operator's own schedule when it
 /// has one, otherwise vectors along the innermost axis and threads over the others. The output
 /// buffer must then hold the whole tensor from 0 (each dimension's minimum is constrained to 0,
-/// and its extent to the tensor's where that is a constant), which lets loops over known
-/// extents have constant counts.
+/// and its extent to the tensor's where that is a constant or an input's extent), which lets
+/// loops over known extents have constant counts.
 void schedule_output(const Tensor &t, const Target &target);
 
 /// A new tensor named `name` of `shape` and type of the values returned, whose element at

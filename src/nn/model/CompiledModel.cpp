@@ -879,7 +879,18 @@ std::map<std::string, Buffer<>> CompiledModel::run(
             throw RuntimeError(source_ + ": input \"" + name + "\" has shape " + dims_text(got) +
                                " but the model takes (" + want + ").");
         }
-        values[name] = b;
+        // The kernels read their inputs as dense arrays indexed from 0 (nn::Tensor's layout):
+        // a crop or any other strided buffer is copied, and coordinates start at 0.
+        bool dense = true, from_zero = true;
+        int64_t stride = 1;
+        for (int d = 0; d < b.dimensions(); d++) {
+            dense = dense && b.stride(d) == stride;
+            from_zero = from_zero && b.dim(d).min() == 0;
+            stride *= b.extent(d);
+        }
+        Buffer<> v = dense ? b : b.copy();
+        if (!from_zero) v.set_min(std::vector<int>(static_cast<size_t>(v.dimensions()), 0));
+        values[name] = v;
     }
     for (const Step &s : steps_) {
         std::vector<Buffer<>> buffers;

@@ -38,8 +38,16 @@ Tensor::Tensor(Func func, Shape shape)
 Tensor::Tensor(const ImageParam &input) {
     const int r = input.dimensions();
     Shape shape(static_cast<size_t>(r));
+    // Dense, as numpy lays an array out (dimension d's stride the product of the extents
+    // inside it): a pipeline that joins rows (a pointwise convolution over H * W points) then
+    // reads a point's neighbour across a row's end at the next address.
+    Expr stride = 1;
     for (int d = 0; d < r; d++) {
         input.dim(d).set_min(0);
+        if (d > 0) {
+            stride = d == 1 ? input.dim(0).extent() : stride * input.dim(d - 1).extent();
+            input.dim(d).set_stride(stride);
+        }
         shape[static_cast<size_t>(r - 1 - d)] = input.extent(d);
     }
     func_ = Func(input.name() + "_t");
@@ -123,12 +131,20 @@ void schedule_output(const Tensor &t, const Target &target) {
     Func f = t.func();
     // The output buffer holds the whole tensor from 0: where an extent is known, the loops
     // over that axis have a constant count (a register tile of channels that covers them has
-    // no tail, and the clamps of its channels fold).
+    // no tail, and the clamps of its channels fold); where it is an input's extent, the loops
+    // run to that extent, which a pointwise convolution over joined rows divides by (the
+    // compiler sees it is the length of the input's rows, and at least 1 when the output is
+    // not empty).
     OutputBuffer out = f.output_buffer();
     for (int d = 0; d < t.rank(); d++) {
         out.dim(d).set_min(0);
+        const Expr e = t.dim(t.rank() - 1 - d);
         int64_t extent = 0;
-        if (is_const(t.dim(t.rank() - 1 - d), &extent)) out.dim(d).set_extent(Expr(extent));
+        if (is_const(e, &extent)) {
+            out.dim(d).set_extent(Expr(extent));
+        } else if (e.as<ir::Variable>() && e.type() == Int(32)) {
+            out.dim(d).set_extent(e);
+        }
     }
     if (t.schedule()) {
         t.schedule()(f, target);
