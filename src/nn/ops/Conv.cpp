@@ -34,6 +34,21 @@ void complete(Window &w, size_t k, const char *op) {
         e = cast(Int(32), e);
 }
 
+/// complete() for a convolution's window, whose extents, where not given, are the weights'
+/// (which must be known when compiling).
+void complete_from_weights(Window &w, const Tensor &weights, size_t k, const char *op) {
+    if (w.kernel.empty()) {
+        for (size_t i = 0; i < k; i++) {
+            int64_t v = 0;
+            user_assert(is_const(weights.dim(static_cast<int>(2 + i)), &v))
+                << op << ": the kernel extents of \"" << weights.func().name()
+                << "\" must be known when compiling.";
+            w.kernel.push_back(static_cast<int>(v));
+        }
+    }
+    complete(w, k, op);
+}
+
 /// The number of window positions along one axis: floor (or ceil) of the span over the stride,
 /// plus one.
 Expr windows(const Expr &in, const Window &w, size_t i, bool ceil_mode) {
@@ -360,16 +375,7 @@ Tensor conv(const Tensor &x, const Tensor &weights, const Tensor &bias, Window w
     user_assert(x.type() == weights.type())
         << "conv: \"" << x.func().name() << "\" and its weights must have one type.";
     const size_t k = static_cast<size_t>(x.rank() - 2);
-    if (w.kernel.empty()) {
-        for (size_t i = 0; i < k; i++) {
-            int64_t v = 0;
-            user_assert(is_const(weights.dim(static_cast<int>(2 + i)), &v))
-                << "conv: the kernel extents of \"" << weights.func().name()
-                << "\" must be known when compiling.";
-            w.kernel.push_back(static_cast<int>(v));
-        }
-    }
-    complete(w, k, "conv");
+    complete_from_weights(w, weights, k, "conv");
     const Expr cg = weights.dim(1), m = weights.dim(0);
     int64_t c_in = 0, c_per_group = 0;
     if (is_const(x.dim(1), &c_in) && is_const(cg, &c_per_group)) {
@@ -570,16 +576,7 @@ Tensor conv_transpose(const Tensor &x, const Tensor &weights, const Tensor &bias
         << weights.func().name() << "\": (N, C, spatial...) and (C, M/group, kernel...) layouts "
         << "of one rank are needed.";
     const size_t k = static_cast<size_t>(x.rank() - 2);
-    if (w.kernel.empty()) {
-        for (size_t i = 0; i < k; i++) {
-            int64_t v = 0;
-            user_assert(is_const(weights.dim(static_cast<int>(2 + i)), &v))
-                << "conv_transpose: the kernel extents of \"" << weights.func().name()
-                << "\" must be known when compiling.";
-            w.kernel.push_back(static_cast<int>(v));
-        }
-    }
-    complete(w, k, "conv_transpose");
+    complete_from_weights(w, weights, k, "conv_transpose");
     const Expr c_per_group = x.dim(1) / groups, m_per_group = weights.dim(1);
     Shape s{x.dim(0), m_per_group * groups};
     for (size_t i = 0; i < k; i++) {
