@@ -38,8 +38,8 @@ class Tensor {
     Tensor(Func func, Shape shape);
     /// An input buffer of the pipeline: axis i has the extent of the ImageParam's dimension
     /// rank-1-i. Its minimum must be 0 in every dimension (tensors are indexed from 0) and its
-    /// elements dense in numpy's order (dimension d's stride the product of the extents of
-    /// dimensions 0 to d-1): the constructor sets those constraints on `input`.
+    /// rows must follow one another, as in numpy's layout (dimension 1's stride equal to
+    /// dimension 0's extent): the constructor sets those constraints on `input`.
     explicit Tensor(const ImageParam &input);
     /// A buffer known when the pipeline is built (weights, constants), with its own sizes.
     explicit Tensor(const Buffer<> &data, const std::string &name = "");

@@ -335,9 +335,9 @@ class StaticModelWriter {
             line(v, "output");
         h << " * A buffer's dimension 0 is the innermost axis (a numpy array of shape (1, 3, 8, "
              "8)\n"
-          << " * is a dsl_buffer_t of extents 8, 8, 3, 1), dense: dimension d's stride is the "
-             "product\n"
-          << " * of the extents of dimensions 0 to d-1. Returns 0, or a\n"
+          << " * is a dsl_buffer_t of extents 8, 8, 3, 1), from 0, with stride 1 and rows that\n"
+          << " * follow one another (dimension 1's stride equal to dimension 0's extent: a dense\n"
+          << " * array). Returns 0, or a\n"
           << " * dsl_error_code_t after reporting the error to the handler (see\n"
           << " * dsl_set_error_handler). The intermediate tensors live in one static arena of\n"
           << " * " << result_.arena_bytes << " bytes: one call at a time. */\n"

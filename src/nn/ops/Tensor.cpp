@@ -38,18 +38,14 @@ Tensor::Tensor(Func func, Shape shape)
 Tensor::Tensor(const ImageParam &input) {
     const int r = input.dimensions();
     Shape shape(static_cast<size_t>(r));
-    // Dense, as numpy lays an array out (dimension d's stride the product of the extents
-    // inside it): a pipeline that joins rows (a pointwise convolution over H * W points) then
-    // reads a point's neighbour across a row's end at the next address.
-    Expr stride = 1;
     for (int d = 0; d < r; d++) {
         input.dim(d).set_min(0);
-        if (d > 0) {
-            stride = d == 1 ? input.dim(0).extent() : stride * input.dim(d - 1).extent();
-            input.dim(d).set_stride(stride);
-        }
         shape[static_cast<size_t>(r - 1 - d)] = input.extent(d);
     }
+    // Rows one after another, as numpy lays an array out: a pipeline that joins rows (a
+    // pointwise convolution over H * W points) then reads a point's neighbour across a row's
+    // end at the next address. The outer strides stay free.
+    if (r >= 2) input.dim(1).set_stride(input.dim(0).extent());
     func_ = Func(input.name() + "_t");
     std::vector<Var> args;
     std::vector<Expr> call;
