@@ -367,15 +367,24 @@ Expr make_cast(Type t, const Expr &e) {
     return Cast::make(t, e);
 }
 
+namespace {
+
+/// Whether `e` is provably >= v (v >= 0), from its type, its constant value or its shape.
+bool is_at_least(const Expr &e, int64_t v) {
+    if (!e.defined()) return false;
+    if (e.type().is_uint() && v == 0) return true;
+    if (auto c = const_int(e)) return *c >= v;
+    if (auto f = const_float(e)) return *f >= static_cast<double>(v);
+    if (const auto *m = e.as<Max>()) return is_at_least(m->a, v) || is_at_least(m->b, v);
+    if (const auto *m = e.as<Min>()) return is_at_least(m->a, v) && is_at_least(m->b, v);
+    return false;
+}
+
+}  // namespace
+
 /// Whether `e` is provably >= 0 (<= 0), from its type, its constant value or its shape.
 bool is_nonneg(const Expr &e) {
-    if (!e.defined()) return false;
-    if (e.type().is_uint()) return true;
-    if (auto c = const_int(e)) return *c >= 0;
-    if (auto f = const_float(e)) return *f >= 0;
-    if (const auto *m = e.as<Max>()) return is_nonneg(m->a) || is_nonneg(m->b);
-    if (const auto *m = e.as<Min>()) return is_nonneg(m->a) && is_nonneg(m->b);
-    return false;
+    return is_at_least(e, 0);
 }
 
 bool is_nonpos(const Expr &e) {
@@ -546,17 +555,6 @@ static IntEnds div_int_ends(IntEnds x, IntEnds y) {
     return IntEnds{lo, hi};
 }
 
-namespace {
-
-/// Whether `e` is provably at least 1 by its form: a constant, or a max() with such an operand.
-bool at_least_one(const Expr &e) {
-    if (auto c = const_int(e)) return *c >= 1;
-    if (const auto *m = e.as<Max>()) return at_least_one(m->a) || at_least_one(m->b);
-    return false;
-}
-
-}  // namespace
-
 Interval div_intervals(Type t, const Interval &a, const Interval &b) {
     if (a.empty || b.empty) return Interval::nothing();
     if (t.is_float()) {
@@ -594,7 +592,7 @@ Interval div_intervals(Type t, const Interval &a, const Interval &b) {
             }
         }
     }
-    if (b.is_single_point() && !wraps(t) && at_least_one(b.min)) {
+    if (b.is_single_point() && !wraps(t) && is_at_least(b.min, 1)) {
         // One divisor, known to be at least 1 though not a constant (max(w, 1): the length of
         // a row, by which a loop over the rows joined divides): x / y grows with x.
         return Interval(make_div(a.min, b.min), make_div(a.max, b.min));
@@ -668,7 +666,7 @@ Interval mod_intervals(Type t, const Interval &a, const Interval &b) {
         int128 m = abs128(*const_int(b.min));
         if (m <= 1) return point(zero);
         hi = int_const(t, m - 1);
-    } else if (b.is_single_point() && !wraps(t) && at_least_one(b.min)) {
+    } else if (b.is_single_point() && !wraps(t) && is_at_least(b.min, 1)) {
         hi = make_sub(b.min, make_one(t));
     } else if (b.is_bounded() && t.is_uint()) {
         hi = make_sub(make_max(b.max, make_one(t)), make_one(t));

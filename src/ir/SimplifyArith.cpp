@@ -224,15 +224,9 @@ Expr Simplifier::visit_add(const Add *op, ExprInfo *info) {
                 !equal(div->a, mod->a)) {
                 continue;
             }
-            bool positive = false;
-            if (auto c = const_int(mul->b)) {
-                positive = *c > 0;
-            } else {
-                ExprInfo divisor;
-                mutate(mul->b, &divisor);
-                positive = divisor.min_at_least(1);
-            }
-            if (positive) return rewrite(div->a, info);
+            ExprInfo divisor;
+            mutate(mul->b, &divisor);
+            if (divisor.min_at_least(1)) return rewrite(div->a, info);
         }
         if (sub_a && is_const_zero(sub_a->a)) return rewrite(Sub::make(b, sub_a->b), info);
         if (ramp_a && ramp_b && ramp_a->lanes == ramp_b->lanes) {

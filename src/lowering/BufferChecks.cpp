@@ -334,16 +334,13 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
     // constraints may tie to the inputs' extents (a row's length, by which a loop over the rows
     // joined divides: see the rule for (x / y) * y + x % y).
     Stmt work = s;
-    if (env.outputs.size() == 1) {
+    if (env.outputs.size() == 1 && env.func(env.outputs[0]).dimensions() > 0) {
         const Function &f = env.func(env.outputs[0]);
         const std::string buffer = names::func_buffer(f.name(), 0, f.outputs());
-        Expr nonempty = make_bool(true);
-        for (int d = 0; d < f.dimensions(); d++)
+        Expr nonempty = 1 <= Variable::make(Int(32), names::buffer_extent(buffer, 0));
+        for (int d = 1; d < f.dimensions(); d++)
             nonempty = nonempty && 1 <= Variable::make(Int(32), names::buffer_extent(buffer, d));
-        if (f.dimensions() > 0) {
-            work =
-                inside_lets(s, [&](const Stmt &body) { return IfThenElse::make(nonempty, body); });
-        }
+        work = inside_lets(s, [&](const Stmt &body) { return IfThenElse::make(nonempty, body); });
     }
     return inside_lets(assume_constraints(constraints, work), [&](const Stmt &body) {
         std::vector<Stmt> all = checks;

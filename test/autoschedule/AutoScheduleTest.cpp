@@ -32,6 +32,13 @@ std::string auto_schedule(const Pipeline &p_in, const Target &t = Target::host()
     return p.auto_schedule(t, MachineParams(2, 8u << 20, 40)).schedule_source;
 }
 
+/// bx and by: a 1 2 1 blur along x, then one along y, of `input` with its edges repeated.
+void define_blurs(const ImageParam &input, Func bx, Func by, const Var &x, const Var &y) {
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    bx(x, y) = clamped(x - 1, y) + clamped(x, y) * 2.0f + clamped(x + 1, y);
+    by(x, y) = bx(x, y - 1) + bx(x, y) * 2.0f + bx(x, y + 1);
+}
+
 /// Two blurs over an input with its edges repeated, and an output that reads the second at two
 /// rows: the stencil chain of the CPU and GPU tests.
 struct StencilChain {
@@ -40,9 +47,7 @@ struct StencilChain {
     Func bx{"bx"}, by{"by"}, out{"out"};
     StencilChain() {
         input.set(random_buffer(Float(32), {203, 157}, 1));
-        Func clamped = BoundaryConditions::repeat_edge(input);
-        bx(x, y) = clamped(x - 1, y) + 2.0f * clamped(x, y) + clamped(x + 1, y);
-        by(x, y) = bx(x, y - 1) + 2.0f * bx(x, y) + bx(x, y + 1);
+        define_blurs(input, bx, by, x, y);
         out(x, y) = sqrt(by(x, y) * by(x, y) + 1.0f) - by(x, y - 1) * 0.5f;
     }
 };
@@ -596,13 +601,6 @@ TEST(ApplyScheduleSourceErrors, NamesTheLine) {
     EXPECT_CONTAINS(
         message_of([&] { p.apply_schedule_source("Func h = pipeline.get_func(\"h\");"); }),
         "no Func is named \"h\"");
-}
-
-/// bx and by: a 1 2 1 blur along x, then one along y, of `input` with its edges repeated.
-void define_blurs(const ImageParam &input, Func bx, Func by, const Var &x, const Var &y) {
-    Func clamped = BoundaryConditions::repeat_edge(input);
-    bx(x, y) = clamped(x - 1, y) + clamped(x, y) * 2.0f + clamped(x + 1, y);
-    by(x, y) = bx(x, y - 1) + bx(x, y) * 2.0f + bx(x, y + 1);
 }
 
 // The tuner's per-Func choices (Knobs::placement, Knobs::group_strip_rows) replace the

@@ -124,10 +124,13 @@ TEST(NNConv, PointwiseConvJoinsRowsAtAnySize) {
         y = nn::relu(residual ? nn::add(y, x) : y);
         nn::schedule_output(y, get_host_target());
         Func f = y.func();
-        // The dense-strides version of the pipeline, which the JIT runs: no load of the input
-        // divides or takes a remainder.
+        // The dense-strides version of the pipeline, which the JIT runs: the rows are joined
+        // (the output's blocks of points and channels are one parallel loop), and no load of
+        // the input divides or takes a remainder.
         const std::string stmt = f.lowered_stmt();
         const std::string dense = stmt.substr(0, stmt.find("\nelse"));
+        EXPECT_NE(dense.find("parallel for (" + f.name() + ".s0.task,"), std::string::npos)
+            << dense;
         size_t loads = 0;
         for (size_t at = dense.find(in.name() + "["); at != std::string::npos;
              at = dense.find(in.name() + "[", at + 1)) {

@@ -879,17 +879,14 @@ std::map<std::string, Buffer<>> CompiledModel::run(
             throw RuntimeError(source_ + ": input \"" + name + "\" has shape " + dims_text(got) +
                                " but the model takes (" + want + ").");
         }
-        // The kernels read their inputs as dense arrays indexed from 0 (nn::Tensor's layout):
-        // a crop or any other strided buffer is copied, and coordinates start at 0.
-        bool dense = true, from_zero = true;
-        int64_t stride = 1;
-        for (int d = 0; d < b.dimensions(); d++) {
-            dense = dense && b.stride(d) == stride;
-            from_zero = from_zero && b.dim(d).min() == 0;
-            stride *= b.extent(d);
+        // The kernels read their inputs indexed from 0 with rows that follow one another
+        // (nn::Tensor's layout): a crop or any other strided buffer is copied, and
+        // coordinates start at 0.
+        const bool rows = b.dimensions() < 2 || b.stride(1) == b.extent(0);
+        Buffer<> v = graph::is_dense(b) && rows ? b : b.copy();
+        for (int d = 0; d < v.dimensions(); d++) {
+            if (v.dim(d).min() != 0) v.translate(d, -v.dim(d).min());
         }
-        Buffer<> v = dense ? b : b.copy();
-        if (!from_zero) v.set_min(std::vector<int>(static_cast<size_t>(v.dimensions()), 0));
         values[name] = v;
     }
     for (const Step &s : steps_) {

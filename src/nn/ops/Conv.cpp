@@ -76,6 +76,30 @@ Expr tap(const RDom &r, size_t k, size_t i) {
     return r[static_cast<int>(k - 1 - i)];
 }
 
+/// The register tile of a convolution's accumulation `f` (over `r`: the window's taps, then
+/// the input channels), computed at the loop `loop` of `consumer`: `vw` vectors of `vec` points
+/// along f's dimension 0 by `tm` channels along its dimension `channel`, summed over the
+/// channels and the taps (unrolled for windows up to 5x5, `taps` of them: straight-line
+/// multiply-adds per input channel).
+void register_tile(Func f, const RDom &r, Func consumer, const Var &loop, size_t channel, int vw,
+                   int vec, int tm, int64_t taps) {
+    std::vector<Var> fv = f.args();
+    f.compute_at(consumer, loop)
+        .bound_extent(fv[0], vw * vec)
+        .bound_extent(fv[channel], tm)
+        .vectorize(fv[0], vec)
+        .unroll(fv[0])
+        .unroll(fv[channel]);
+    std::vector<VarOrRVar> update_order{fv[0], fv[channel]};
+    for (int d = 0; d < r.dimensions(); d++)
+        update_order.push_back(r[d]);
+    f.update().reorder(update_order).vectorize(fv[0], vec).unroll(fv[0]).unroll(fv[channel]);
+    if (taps <= 25) {
+        for (int d = 0; d + 1 < r.dimensions(); d++)
+            f.update().unroll(r[d]);
+    }
+}
+
 /// The schedule of a convolution `out` whose rows are narrower than a vector (a squeeze-and-
 /// excitation layer's convolutions of one point): vectors of output channels, each lane
 /// summing its own channel in the accumulation `f` (the weights gathered across channels),
@@ -131,7 +155,7 @@ Tensor::Schedule channel_tiles(Func f, RDom r, int rank, Type acc, const Expr &m
             want_tm = 8;
         }
         const int tm = m_known ? static_cast<int>(std::min<int64_t>(want_tm, m_const)) : want_tm;
-        std::vector<Var> ov = out.args(), fv = f.args();
+        std::vector<Var> ov = out.args();
         Var wo("wo"), wi("wi"), mo("mo"), mi("mi"), mn("mn");
         const int last = rank - 1;
         out.split(ov[0], wo, wi, vw * vec, TailStrategy::GuardWithIf)
@@ -149,25 +173,7 @@ Tensor::Schedule channel_tiles(Func f, RDom r, int rank, Type acc, const Expr &m
         out.reorder(order).vectorize(wi, vec).unroll(wi).unroll(mi);
         out.fuse(rows ? ov[static_cast<size_t>(last - 2)] : mo, ov[static_cast<size_t>(last)], mn)
             .parallel(mn);
-        f.compute_at(out, wo)
-            .bound_extent(fv[0], vw * vec)
-            .bound_extent(fv[static_cast<size_t>(last - 1)], tm)
-            .vectorize(fv[0], vec)
-            .unroll(fv[0])
-            .unroll(fv[static_cast<size_t>(last - 1)]);
-        std::vector<VarOrRVar> update_order{fv[0], fv[static_cast<size_t>(last - 1)]};
-        for (int d = 0; d < r.dimensions(); d++)
-            update_order.push_back(r[d]);
-        f.update()
-            .reorder(update_order)
-            .vectorize(fv[0], vec)
-            .unroll(fv[0])
-            .unroll(fv[static_cast<size_t>(last - 1)]);
-        // The taps unrolled (windows up to 5x5): straight-line multiply-adds per input channel.
-        if (taps <= 25) {
-            for (int d = 0; d + 1 < r.dimensions(); d++)
-                f.update().unroll(r[d]);
-        }
+        register_tile(f, r, out, wo, static_cast<size_t>(last - 1), vw, vec, tm, taps);
     };
 }
 
@@ -251,8 +257,9 @@ Accumulation accumulate(const Tensor &x, const Tensor &weights, const Tensor &bi
 }
 
 /// Whether a convolution is pointwise over 2-D maps (a 1x1 window, stride 1, no padding, one
-/// group) whose rows are better joined: of a width not known when compiling, or known and
-/// neither a multiple of a tile's 32 points nor narrower than 16 (vectors of channels then).
+/// group) of at least 32 input channels, whose rows are better joined: of a width not known
+/// when compiling, or known and neither a multiple of a tile's 32 points nor narrower than 16
+/// (vectors of channels then).
 bool rows_joinable(const Tensor &x, const Window &w, int groups) {
     if (x.rank() != 4 || groups != 1) return false;
     for (size_t i = 0; i < 2; i++) {
@@ -298,7 +305,7 @@ Tensor::Schedule joined_row_tiles(Func joined, Func f, RDom r, Type acc, const E
         const Expr rounded = ((piece + (copy_vec - 1)) / copy_vec) * copy_vec;
         const Expr rows = max((kBlock - rounded) / width + 1, 1);
         const int tm = m_known ? static_cast<int>(std::min<int64_t>(12, m_const)) : 12;
-        std::vector<Var> ov = out.args(), jv = joined.args(), fv = f.args();
+        std::vector<Var> ov = out.args(), jv = joined.args();
         Var xb("xb"), xp("xp"), xo("xo"), xi("xi"), yo("yo"), yi("yi"), mo("mo"), mi("mi"),
             rows_block("rows_block"), block("block"), task("task"), wo("wo"), wi("wi");
         // Pieces of a row: the whole row when it is shorter than a block (a piece's region is
@@ -321,18 +328,7 @@ Tensor::Schedule joined_row_tiles(Func joined, Func f, RDom r, Type acc, const E
             .vectorize(wi, vec)
             .unroll(wi)
             .unroll(jv[1]);
-        f.compute_at(joined, wo)
-            .bound_extent(fv[0], vw * vec)
-            .bound_extent(fv[1], tm)
-            .vectorize(fv[0], vec)
-            .unroll(fv[0])
-            .unroll(fv[1]);
-        f.update()
-            .reorder({fv[0], fv[1], r[0], r[1]})
-            .vectorize(fv[0], vec)
-            .unroll(fv[0])
-            .unroll(fv[1])
-            .unroll(r[0]);
+        register_tile(f, r, joined, wo, 1, vw, vec, tm, 1);
     };
 }
 
