@@ -2,7 +2,8 @@
 //   node ort_bench.js MODEL NAME=AxBxCxD THREADS RUNS
 // Inputs are seeded pseudo-random floats in [-1, 1); graph optimisation "all", sequential
 // execution, `intraOpNumThreads` THREADS. Prints one line:
-//   ort MODEL SHAPE threads N: median X ms best Y ms load Z ms
+//   ort MODEL SHAPE threads N: median X ms best Y ms load Z ms peak resident R MiB (S MiB ...)
+// R is the process's peak resident memory (Node.js's included), S the part before the model.
 // bench/nn_vs_ort.sh runs it beside `dsl-onnx bench`. NODE_PATH (or DSL_ORT_DIR) finds the
 // package; scripts/setup.sh installs it into build/peers/ort with DSL_BENCH_PEERS=1.
 'use strict';
@@ -20,6 +21,7 @@ async function main() {
     const [name, dims] = spec.split('=');
     const shape = dims.split('x').map(Number);
     const threads = Number(threadsArg || 1), runs = Number(runsArg || 20);
+    const residentAtStart = process.memoryUsage().rss / 1048576;
     const t0 = process.hrtime.bigint();
     const session = await ort.InferenceSession.create(model, {
         intraOpNumThreads: threads,
@@ -39,7 +41,9 @@ async function main() {
     times.sort((a, b) => a - b);
     console.log(`ort ${path.basename(model)} ${dims} threads ${threads}: median ` +
                 `${times[times.length >> 1].toFixed(2)} ms best ${times[0].toFixed(2)} ms ` +
-                `load ${load.toFixed(0)} ms`);
+                `load ${load.toFixed(0)} ms peak resident ` +
+                `${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MiB ` +
+                `(${residentAtStart.toFixed(1)} MiB before loading the model)`);
 }
 main().catch((e) => {
     console.error(`ort_bench: ${e.message}`);

@@ -4,6 +4,9 @@
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -203,18 +206,49 @@ graph::Attribute read_attribute(const pb::AttributeProto &a, const std::string &
     return r;
 }
 
+/// Whether a tensor of the graph (an initializer, or a tensor attribute of a node, subgraphs
+/// included) keeps its data in another file.
+bool has_external_data(const pb::GraphProto &g) {
+    auto external = [](const pb::TensorProto &t) {
+        return t.data_location() == pb::TensorProto::EXTERNAL;
+    };
+    for (const auto &t : g.initializer())
+        if (external(t)) return true;
+    for (const auto &n : g.node()) {
+        for (const auto &a : n.attribute()) {
+            if (a.has_t() && external(a.t())) return true;
+            for (const auto &t : a.tensors())
+                if (external(t)) return true;
+            if (a.has_g() && has_external_data(a.g())) return true;
+            for (const auto &sub : a.graphs())
+                if (has_external_data(sub)) return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 graph::Graph read_model(const std::string &path, int64_t min_opset,
                         const std::map<std::string, graph::ValueInfo> &known) {
-    std::string bytes = read_file(path, "model");
     pb::ModelProto model;
-    user_assert(model.ParseFromString(bytes))
-        << path
-        << ": not a valid ONNX model (the protobuf does not parse; is the file truncated?).";
+    {
+        // Parsed from the file as it is read: no copy of the whole file in memory.
+        int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        user_assert(fd >= 0) << path << ": cannot open the model (does the file exist?).";
+        bool parsed = model.ParseFromFileDescriptor(fd);
+        close(fd);
+        user_assert(parsed)
+            << path
+            << ": not a valid ONNX model (the protobuf does not parse; is the file truncated?).";
+    }
     try {
-        // The path form: external data files are checked beside the model.
-        pb::checker::check_model(path);
+        // The path form reads and parses the file again; it is needed only to find external
+        // data files beside the model.
+        if (has_external_data(model.graph()))
+            pb::checker::check_model(path);
+        else
+            pb::checker::check_model(model);
     } catch (const std::exception &e) {
         // On one line: the checker's message spans several.
         std::string what;
@@ -226,7 +260,7 @@ graph::Graph read_model(const std::string &path, int64_t min_opset,
         }
         user_assert(false) << path << ": the ONNX checker rejects the model: " << what;
     }
-    model = with_opset_at_least(model, min_opset, path, known);
+    raise_opset(model, min_opset, path, known);
     const std::string base_dir = directory_of(path);
     graph::Graph g;
     g.source = path;
@@ -279,11 +313,27 @@ Buffer<> read_tensor(const std::string &path, std::string *name) {
 }
 
 std::string read_file(const std::string &path, const char *what) {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     user_assert(in.good()) << path << ": cannot open the " << what << " (does the file exist?).";
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    // One allocation of the file's size and one read: a model of tens of MB grown through a
+    // string stream was copied and page-faulted several times over.
+    const std::streamoff size = in.tellg();
+    if (size < 0) {  // not a regular file: read to the end
+        in.clear();
+        in.seekg(0);
+        std::ostringstream s;
+        s << in.rdbuf();
+        return s.str();
+    }
+    std::string bytes;
+    if (size > 0) {
+        bytes.resize(static_cast<size_t>(size));
+        in.seekg(0);
+        in.read(&bytes[0], size);
+        user_assert(in.gcount() == size) << path << ": the " << what << " could not be read whole ("
+                                         << in.gcount() << " of " << size << " bytes).";
+    }
+    return bytes;
 }
 
 }  // namespace dsl::nn::onnx

@@ -14,7 +14,7 @@ namespace dsl::nn::onnx {
 /// Reads and checks (with ONNX's own checker, whose message is passed on) the model at `path`.
 /// Initializers stored in external files are read from beside the model. A model importing a
 /// standard opset below `min_opset` is first converted to `min_opset` (ONNX's version
-/// converter; `known` as with_opset_at_least's).
+/// converter; `known` as raise_opset's).
 graph::Graph read_model(const std::string &path, int64_t min_opset = 0,
                         const std::map<std::string, graph::ValueInfo> &known = {});
 

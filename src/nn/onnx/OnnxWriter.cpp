@@ -133,7 +133,7 @@ void write_model(const graph::Graph &g, const std::string &source, const std::st
     user_assert(model.ParseFromString(read_file(source, "model")))
         << source << ": not a valid ONNX model (the protobuf does not parse).";
     // The graph may have been read at a later opset (read_model's min_opset).
-    model = with_opset_at_least(model, g.opset, source, known);
+    raise_opset(model, g.opset, source, known);
     const pb::GraphProto original = model.graph();
     // The source's nodes under the names the reader gave them.
     std::map<std::string, const pb::NodeProto *> by_name;

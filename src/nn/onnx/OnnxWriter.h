@@ -15,7 +15,7 @@ namespace dsl::nn::onnx {
 /// graph does not hold: the model's metadata and opset imports, the declared types of inputs,
 /// outputs and intermediate values, and the subgraphs of control-flow nodes (found by node
 /// name). Initializers are stored in the file. A CompileError names the file on failure.
-/// `known` is with_opset_at_least's, for converting the source to the graph's opset.
+/// `known` is raise_opset's, for converting the source to the graph's opset.
 void write_model(const graph::Graph &g, const std::string &source, const std::string &path,
                  const std::map<std::string, graph::ValueInfo> &known = {});
 

@@ -59,13 +59,12 @@ namespace {
 
 }  // namespace
 
-::onnx::ModelProto with_opset_at_least(const ::onnx::ModelProto &m, int64_t opset,
-                                       const std::string &path,
-                                       const std::map<std::string, graph::ValueInfo> &known) {
+void raise_opset(::onnx::ModelProto &m, int64_t opset, const std::string &path,
+                 const std::map<std::string, graph::ValueInfo> &known) {
     const int64_t from = standard_opset(m);
-    if (from >= opset) return m;
+    if (from >= opset) return;
     try {
-        return ::onnx::version_conversion::ConvertVersion(
+        m = ::onnx::version_conversion::ConvertVersion(
             known.empty() ? m : with_known_ranks(m, known), static_cast<int>(opset));
     } catch (const std::exception &e) {
         std::string what = e.what();
@@ -73,7 +72,6 @@ namespace {
         user_assert(false) << path << ": the model imports opset " << from << " and ONNX's "
                            << "version converter cannot raise it to " << opset << ": " << what;
     }
-    return m;
 }
 
 }  // namespace dsl::nn::onnx

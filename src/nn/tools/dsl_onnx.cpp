@@ -8,6 +8,7 @@
 // `test --update-expected-failures FILE` rewrites FILE with the tests that fail now, each with a
 // reason derived from its message.
 // Errors are one line each; exit status 2 for bad usage or a bad file.
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -489,9 +490,24 @@ void print_npu_report(const dsl::nn::Model &m) {
               << "%)\n";
 }
 
+/// The process's resident memory in MiB: the peak so far (getrusage's ru_maxrss, KiB on Linux)
+/// or, with `now`, the current size (/proc/self/statm; the peak where that is missing).
+double resident_mib(bool now) {
+    if (now) {
+        std::ifstream statm("/proc/self/statm");
+        long pages = 0, resident = 0;
+        if (statm >> pages >> resident)
+            return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1 << 20);
+    }
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_maxrss) / 1024;
+}
+
 /// Times the model on seeded random inputs (or those given): the sizes from --shape, else the
 /// declared ones.
 int bench(int argc, char **argv) {
+    const double resident_at_start = resident_mib(true);
     if (argc < 1) return usage();
     std::string model_path = argv[0];
     std::map<std::string, std::vector<int64_t>> shapes;
@@ -562,7 +578,9 @@ int bench(int argc, char **argv) {
     std::cout << "load and compile: " << load * 1e3 << " ms (" << m.compiled_pipelines()
               << " pipelines)\nrun: median " << times[times.size() / 2] * 1e3 << " ms, best "
               << times[0] * 1e3 << " ms over " << runs << " runs\nintermediate tensors: peak "
-              << double(m.peak_intermediate_bytes()) / (1 << 20) << " MiB\n";
+              << double(m.peak_intermediate_bytes()) / (1 << 20)
+              << " MiB\npeak resident memory: " << resident_mib(false) << " MiB ("
+              << resident_at_start << " MiB before loading the model)\n";
     if (options.target.has_feature(dsl::Target::Feature::NPU)) print_npu_report(m);
     return 0;
 }
