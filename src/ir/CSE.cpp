@@ -7,21 +7,32 @@
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
+#include "ir/Scope.h"
 #include "ir/Substitute.h"
 
 namespace dsl::ir {
 
 namespace {
 
-/// Inlines every Let, innermost first, so that no substitution can be captured by a deeper Let.
+/// Inlines every Let in one walk: a variable bound by a Let becomes its value, itself already
+/// without lets and never walked again, so no deeper Let can capture its names. The values are
+/// shared, not copied: a chain of lets each using the one before twice becomes a DAG of the
+/// chain's size (substituting each let into the body in turn walked 2^length nodes).
 class InlineLets : public IRMutator {
   protected:
     using IRMutator::visit;
+    Expr visit(const Variable *op) override {
+        const Expr *value = values_.find(op->name);
+        return value ? *value : Expr(op);
+    }
     Expr visit(const Let *op) override {
         Expr value = mutate(op->value);
-        Expr body = mutate(op->body);
-        return substitute(op->name, value, body);
+        ScopedBinding<Expr> bind(values_, op->name, value);
+        return mutate(op->body);
     }
+
+  private:
+    Scope<Expr> values_;
 };
 
 bool is_trivial(const Expr &e) {
@@ -126,10 +137,16 @@ class ReplaceShared : public IRMutator {
     Expr skip_once_;
 };
 
-/// Collects every variable name so that the names CSE makes cannot clash.
+/// Collects every variable name so that the names CSE makes cannot clash. Walks each node
+/// shared in memory once.
 class CollectNames : public IRVisitor {
   public:
     std::unordered_set<std::string> names;
+    void include(const Expr &e) override {
+        if (e.defined() && (!held_more_than_once(e) || seen_.insert(e.get()).second))
+            IRVisitor::include(e);
+    }
+    using IRVisitor::include;
 
   protected:
     using IRVisitor::visit;
@@ -138,6 +155,59 @@ class CollectNames : public IRVisitor {
         names.insert(op->name);
         IRVisitor::visit(op);
     }
+
+  private:
+    std::unordered_set<const BaseExprNode *> seen_;
+};
+
+/// Whether an expression has a Let, walking each node shared in memory once.
+class HasLet : public IRVisitor {
+  public:
+    bool found = false;
+    void include(const Expr &e) override {
+        if (!found && e.defined() && (!held_more_than_once(e) || seen_.insert(e.get()).second))
+            IRVisitor::include(e);
+    }
+    using IRVisitor::include;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Let *) override { found = true; }
+
+  private:
+    std::unordered_set<const BaseExprNode *> seen_;
+};
+
+/// The size of an expression as a tree and its number of distinct nodes, each node shared in
+/// memory walked once (its tree size remembered). Tree sizes are doubles: they may exceed any
+/// integer.
+class TreeSize : public IRVisitor {
+  public:
+    double tree = 0;
+    size_t distinct = 0;
+    void include(const Expr &e) override {
+        if (!e.defined()) return;
+        if (!held_more_than_once(e)) {
+            tree += 1;
+            distinct++;
+            IRVisitor::include(e);
+            return;
+        }
+        auto it = sizes_.find(e.get());
+        if (it != sizes_.end()) {
+            tree += it->second;
+            return;
+        }
+        const double before = tree;
+        tree += 1;
+        distinct++;
+        IRVisitor::include(e);
+        sizes_[e.get()] = tree - before;
+    }
+    using IRVisitor::include;
+
+  private:
+    std::unordered_map<const BaseExprNode *, double> sizes_;
 };
 
 class CSEInStmt : public IRMutator {
@@ -199,7 +269,9 @@ class CSEInStmt : public IRMutator {
 
 Expr common_subexpression_elimination(const Expr &e) {
     if (!e.defined() || is_trivial(e)) return e;
-    Expr inlined = InlineLets().mutate(e);
+    HasLet has_let;
+    has_let.include(e);
+    Expr inlined = has_let.found ? InlineLets().mutate(e) : e;
 
     ValueNumbering gvn;
     Expr canonical = gvn.mutate(inlined);
@@ -241,6 +313,22 @@ Expr common_subexpression_elimination(const Expr &e) {
         body = Let::make(it->first, value, body);
     }
     return body;
+}
+
+bool is_blown_up(const Expr &e) {
+    TreeSize size;
+    size.include(e);
+    return size.tree > 1e5 && size.tree > 16 * double(size.distinct);
+}
+
+bool tree_larger_than(const Expr &e, double nodes) {
+    TreeSize size;
+    size.include(e);
+    return size.tree > nodes;
+}
+
+Expr share_if_blown_up(const Expr &e) {
+    return is_blown_up(e) ? common_subexpression_elimination(e) : e;
 }
 
 Stmt common_subexpression_elimination(const Stmt &s) {

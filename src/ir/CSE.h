@@ -10,8 +10,27 @@ namespace dsl::ir {
 ///   (x*y + 1) * (x*y + 1)   becomes   let cse0 = x*y + 1 in cse0 * cse0
 /// Lets already in `e` are inlined first so that equal subexpressions written under different
 /// names are found too. Calls with side effects are never shared. Constants, variables and
-/// broadcasts of them are never extracted: they are free to recompute.
+/// broadcasts of them are never extracted: they are free to recompute. Linear in the distinct
+/// nodes of `e` (a subexpression shared in memory is walked once) when `e` has no Let.
 Expr common_subexpression_elimination(const Expr &e);
+
+/// Whether `e` written out as a tree would be far larger than it is in memory, where equal
+/// subexpressions are shared nodes: more than 10^5 nodes as a tree and over 16 times its
+/// distinct nodes. A value built in C++ as `e[i] = e[i - 1] + e[i - 2]`, or a chain of inlined
+/// Funcs each reading the two before, is a few hundred nodes in memory and over 10^20 as a tree:
+/// a pass that walks it as a tree never ends. A chain of 16 stencils inlined (2^16 loads, 153
+/// distinct) took 12 s to lower as a tree. (The ONNX tests' 4-D cubic resize, 256 taps under
+/// shared weights, is over the threshold too, and is lowered with its lets.) Counts each
+/// distinct node once.
+bool is_blown_up(const Expr &e);
+
+/// Whether `e` written out as a tree has more than `nodes` nodes (each distinct node walked
+/// once, so the answer comes in time linear in what is in memory).
+bool tree_larger_than(const Expr &e, double nodes);
+
+/// `common_subexpression_elimination(e)` when `e` is blown up (is_blown_up), else `e` itself:
+/// the shared parts become lets, so that every later pass walks a tree of the size in memory.
+Expr share_if_blown_up(const Expr &e);
 
 /// Applies `common_subexpression_elimination` to every expression of `s`.
 Stmt common_subexpression_elimination(const Stmt &s);

@@ -33,6 +33,13 @@ class Stmt : public IntrusivePtr<const BaseStmtNode> {
 
 std::ostream &operator<<(std::ostream &os, const Stmt &s);
 
+/// Whether more than one handle holds the node of `e`, so that a walk of a DAG may reach it
+/// more than once. A node held once is reached once: walks that remember shared nodes (to stay
+/// linear in what is in memory) skip remembering those.
+inline bool held_more_than_once(const Expr &e) {
+    return e.get()->ref_count.load(std::memory_order_relaxed) > 1;
+}
+
 template <typename T, IRNodeType kType>
 struct ExprNode : BaseExprNode {
     static constexpr IRNodeType kNodeType = kType;

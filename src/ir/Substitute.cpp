@@ -1,5 +1,7 @@
 #include "ir/Substitute.h"
 
+#include <unordered_map>
+
 #include "ir/IREquality.h"
 #include "ir/IRVisitor.h"
 #include "ir/Scope.h"
@@ -10,8 +12,19 @@ namespace {
 
 class SubstituteVars : public IRMutator {
   public:
-    explicit SubstituteVars(const std::map<std::string, Expr> &replacements)
-        : replacements_(replacements) {}
+    /// With `shared`, a node shared in memory is rewritten once outside any binding (its result
+    /// remembered), so that a DAG is walked in time linear in its distinct nodes.
+    explicit SubstituteVars(const std::map<std::string, Expr> &replacements, bool shared = false)
+        : replacements_(replacements), shared_(shared) {}
+    Expr mutate(const Expr &e) override {
+        if (!shared_ || !e.defined() || !shadowed_.empty() || !held_more_than_once(e))
+            return IRMutator::mutate(e);
+        auto it = done_.find(e.get());
+        if (it != done_.end()) return it->second;
+        Expr result = IRMutator::mutate(e);
+        done_.emplace(e.get(), result);
+        return result;
+    }
     using IRMutator::mutate;
 
   protected:
@@ -54,6 +67,9 @@ class SubstituteVars : public IRMutator {
   private:
     const std::map<std::string, Expr> &replacements_;
     Scope<int> shadowed_;
+    bool shared_;
+    /// Keys are nodes of the input, kept alive by it.
+    std::unordered_map<const BaseExprNode *, Expr> done_;
 };
 
 class SubstituteExpr : public IRMutator {
@@ -120,6 +136,10 @@ Stmt substitute(const std::string &name, const Expr &replacement, const Stmt &s)
 
 Expr substitute(const std::map<std::string, Expr> &replacements, const Expr &e) {
     return SubstituteVars(replacements).mutate(e);
+}
+
+Expr substitute_shared(const std::map<std::string, Expr> &replacements, const Expr &e) {
+    return SubstituteVars(replacements, true).mutate(e);
 }
 
 Stmt substitute(const std::map<std::string, Expr> &replacements, const Stmt &s) {

@@ -15,6 +15,11 @@ Stmt substitute(const std::string &name, const Expr &replacement, const Stmt &s)
 /// Replaces several variables at once (simultaneously, not one after another).
 Expr substitute(const std::map<std::string, Expr> &replacements, const Expr &e);
 Stmt substitute(const std::map<std::string, Expr> &replacements, const Stmt &s);
+/// As substitute(replacements, e), rewriting each node shared in memory once (outside Lets) and
+/// sharing the results: linear in the distinct nodes of a DAG that would be exponentially larger
+/// as a tree (inlined Funcs that each read the one before twice). A little slower than
+/// substitute on trees.
+Expr substitute_shared(const std::map<std::string, Expr> &replacements, const Expr &e);
 
 /// Replaces every subexpression structurally equal to `find` by `replacement`.
 Expr substitute(const Expr &find, const Expr &replacement, const Expr &e);

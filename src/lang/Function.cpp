@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ir/BufferConstraints.h"
+#include "ir/CSE.h"
 #include "ir/Error.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
@@ -168,7 +169,11 @@ void Function::define(const std::vector<std::string> &args, const std::vector<Ex
     user_assert(!c.has_pure_definition)
         << "Func \"" << c.name << "\" already has a pure definition. Give it an update instead "
         << "(e.g. " << c.name << "(...) = " << c.name << "(...) + ...) or define a new Func.";
-    std::vector<Expr> values = values_in;
+    // A value built as a DAG far larger as a tree (e[i] = e[i - 1] + e[i - 2]) keeps its
+    // shared parts in lets, so that the checks below and lowering walk what is in memory.
+    std::vector<Expr> values;
+    for (const Expr &v : values_in)
+        values.push_back(share_if_blown_up(v));
     Expr stored = take_store_condition(c.name, "the pure definition", values);
     check_values(c.name, values, "the pure definition");
     // A value undef<T>() leaves that element uncomputed here (Halide's way to give a Func
@@ -273,7 +278,9 @@ Definition Function::checked_update(const std::vector<Expr> &args,
         << "Func \"" << c.name << "\" has " << dimensions() << " dimension"
         << (dimensions() == 1 ? "" : "s") << " (" << join(c.args) << ") but its update gives "
         << args.size() << " argument" << (args.size() == 1 ? "" : "s") << ".";
-    std::vector<Expr> values_in = values_given;
+    std::vector<Expr> values_in;
+    for (const Expr &v : values_given)
+        values_in.push_back(share_if_blown_up(v));  // as in define()
     Expr stored = take_store_condition(c.name, "the update", values_in);
     check_values(c.name, values_in, "the update");
     user_assert(values_in.size() == c.output_types.size())

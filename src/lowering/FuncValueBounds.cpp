@@ -1,5 +1,6 @@
 #include "lowering/FuncValueBounds.h"
 
+#include "ir/CSE.h"
 #include "ir/FreeNames.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
@@ -32,6 +33,9 @@ bool closed(const Expr &e) {
     return ok;
 }
 
+/// The most nodes a Func's value bound may have as a tree.
+constexpr double kMaxBoundNodes = 2000;
+
 }  // namespace
 
 FuncValueBounds func_value_bounds(const Environment &env) {
@@ -57,7 +61,11 @@ FuncValueBounds func_value_bounds(const Environment &env) {
                 if (is_undef(d.values[i])) continue;  // not stored
                 Interval b = bounds_of_expr_in_scope(d.values[i], scope);
                 if (b.empty) continue;  // contributes nothing
-                if (!closed(b.min) || !closed(b.max)) {
+                // Bounds that grow with each Func they pass through (a pyramid's levels, each
+                // the sum of two reads of the one before, under a select of a Param) are of no
+                // use to prove anything and would be exponential trees: unknown instead.
+                if (tree_larger_than(b.min, kMaxBoundNodes) ||
+                    tree_larger_than(b.max, kMaxBoundNodes) || !closed(b.min) || !closed(b.max)) {
                     ok = false;
                     break;
                 }

@@ -1,9 +1,12 @@
 #include "lowering/InlineFunctions.h"
 
 #include <set>
+#include <unordered_map>
 
+#include "ir/CSE.h"
 #include "ir/Error.h"
 #include "ir/FreeNames.h"
+#include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
@@ -18,10 +21,23 @@ using schedule::LoopLevel;
 
 namespace {
 
-/// Replaces calls to inlined Funcs by their (recursively inlined) values.
+/// Replaces calls to inlined Funcs by their (recursively inlined) values. Each distinct call
+/// (callee, value, arguments) is inlined once and each node shared in memory rewritten once,
+/// the results shared: a chain of Funcs that each read the one before twice (Fibonacci-like)
+/// stays a DAG of the chain's length instead of a tree exponential in it.
 class InlineCalls : public IRMutator {
   public:
     explicit InlineCalls(const Environment &env) : env_(env) {}
+    Expr mutate(const Expr &e) override {
+        if (!e.defined() || !held_more_than_once(e)) return IRMutator::mutate(e);
+        auto it = done_.find(e.get());
+        if (it != done_.end()) return it->second.second;
+        Expr result = IRMutator::mutate(e);
+        // The key stays alive with its entry, so that its address is not reused.
+        done_.emplace(e.get(), std::make_pair(e, result));
+        return result;
+    }
+    using IRMutator::mutate;
 
   protected:
     using IRMutator::visit;
@@ -31,15 +47,32 @@ class InlineCalls : public IRMutator {
         if (call->call_type != Call::CallType::Func) return e;
         const Function &f = env_.func(call->name);
         if (!is_inlined(f)) return e;
+        std::vector<Inlined> &earlier = inlined_[call->name];
+        for (const Inlined &i : earlier) {
+            if (i.value_index != call->value_index || i.args.size() != call->args.size()) continue;
+            bool same = true;
+            for (size_t k = 0; k < i.args.size() && same; k++)
+                same = equal(i.args[k], call->args[k]);
+            if (same) return i.result;
+        }
         std::map<std::string, Expr> args;
         for (int i = 0; i < f.dimensions(); i++)
             args[f.args()[i]] = call->args[i];
         // The callee's value may itself call inlined Funcs.
-        return mutate(substitute(args, f.init().values[call->value_index]));
+        Expr result = mutate(substitute_shared(args, f.init().values[call->value_index]));
+        earlier.push_back({call->value_index, call->args, result});
+        return result;
     }
 
   private:
+    struct Inlined {
+        int value_index;
+        std::vector<Expr> args;
+        Expr result;
+    };
     const Environment &env_;
+    std::map<std::string, std::vector<Inlined>> inlined_;
+    std::unordered_map<const BaseExprNode *, std::pair<Expr, Expr>> done_;
 };
 
 Function private_copy(const Function &f) {
@@ -254,11 +287,13 @@ void inline_functions(Environment &env, const std::vector<Function> &outputs) {
         if (is_inlined(f)) continue;
         for (int s = 0; s < f.stages(); s++) {
             lang::Definition &d = f.stage(s);
+            // A value far larger as a tree than in memory has its shared parts in lets from
+            // here on (ir/CSE.h).
             for (Expr &e : d.args)
-                e = inliner.mutate(e);
+                e = share_if_blown_up(inliner.mutate(e));
             for (Expr &e : d.values)
-                e = inliner.mutate(e);
-            d.predicate = inliner.mutate(d.predicate);
+                e = share_if_blown_up(inliner.mutate(e));
+            d.predicate = share_if_blown_up(inliner.mutate(d.predicate));
         }
     }
     // The readers of each Func are known now that the inlined ones are substituted.

@@ -1,5 +1,6 @@
 #include "lowering/Regions.h"
 
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -9,6 +10,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Names.h"
 #include "ir/Simplify.h"
+#include "ir/Substitute.h"
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SplitRanges.h"
 
@@ -92,17 +94,40 @@ class CallBoxes : public IRVisitor {
   protected:
     using IRVisitor::include;
     using IRVisitor::visit;
+    /// A call under a Let (a value far larger as a tree than in memory keeps its shared parts
+    /// in lets, ir/CSE.h) is bounded with the let's value in place of its name, as it would be
+    /// written out.
+    void visit(const Let *op) override {
+        include(op->value);
+        let_values_[op->name] =
+            let_values_.empty() ? op->value : substitute(let_values_, op->value);
+        include(op->body);
+        let_values_.erase(op->name);
+    }
     void visit(const Call *op) override {
         IRVisitor::visit(op);
         bool match =
             (op->call_type == Call::CallType::Func || op->call_type == Call::CallType::Image) &&
             op->name == callee_;
-        if (!match || !arg_lists_.insert(op->args).second) return;
-        if (dims_.empty()) dims_.resize(op->args.size());
-        internal_assert(dims_.size() == op->args.size())
+        if (!match) return;
+        if (!let_values_.empty()) {
+            std::vector<Expr> args;
+            for (const Expr &a : op->args)
+                args.push_back(substitute(let_values_, a));
+            record(args);
+            return;
+        }
+        record(op->args);
+    }
+
+  private:
+    void record(const std::vector<Expr> &args) {
+        if (!arg_lists_.insert(args).second) return;
+        if (dims_.empty()) dims_.resize(args.size());
+        internal_assert(dims_.size() == args.size())
             << "calls to " << callee_ << " of different dimensions";
-        for (size_t i = 0; i < op->args.size(); i++) {
-            Interval b = bounds_of_expr_in_scope(op->args[i], scope_);
+        for (size_t i = 0; i < args.size(); i++) {
+            Interval b = bounds_of_expr_in_scope(args[i], scope_);
             if (b.empty) continue;
             Ends &d = dims_[i];
             if (!b.min.defined()) {
@@ -118,7 +143,6 @@ class CallBoxes : public IRVisitor {
         }
     }
 
-  private:
     struct ArgsLess {
         bool operator()(const std::vector<Expr> &a, const std::vector<Expr> &b) const {
             if (a.size() != b.size()) return a.size() < b.size();
@@ -151,6 +175,8 @@ class CallBoxes : public IRVisitor {
     const Scope<Interval> &scope_;
     std::unordered_set<const void *> seen_;
     std::set<std::vector<Expr>, ArgsLess> arg_lists_;
+    /// The enclosing lets' values, themselves with the lets outside them substituted.
+    std::map<std::string, Expr> let_values_;
     std::vector<Ends> dims_;
 };
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "common/Fibonacci.h"
 #include "common/RandomExpr.h"
 #include "dsl/dsl.h"
 #include "ir/CSE.h"
@@ -89,6 +90,55 @@ TEST(CSE, StoreSharesItsIndexWithItsValue) {
                          const_true());
     EXPECT_EQ(to_string(common_subexpression_elimination(s)),
               "let cse0 = ((x * y) + 3)\nacc[cse0] = (acc[cse0] * 2.0f)\n");
+}
+
+// A value built in C++ as a DAG: about 100 distinct nodes, over 10^20 as a tree. CSE makes it a
+// chain of lets without walking the tree; the value is unchanged.
+TEST(CSE, ADagExponentialAsATreeIsSharedInLinearTime) {
+    Expr x = Variable::make(UInt(32), "x");
+    std::vector<Expr> e{x * 1u, x * 1u};
+    for (int i = 2; i < 100; i++)
+        e.push_back(e[i - 1] + e[i - 2]);
+    Expr value = e.back();
+    EXPECT_TRUE(is_blown_up(value));
+    EXPECT_TRUE(tree_larger_than(value, 1e20));
+    Expr shared = share_if_blown_up(value);
+    EXPECT_FALSE(is_blown_up(shared));
+    EXPECT_FALSE(tree_larger_than(shared, 1000)) << shared;
+    Value v = evaluate(shared, {{"x", Value::of_uint(UInt(32), 3)}});
+    EXPECT_EQ(v.as_uint(), test::fibonacci_times(3, 99));
+
+    // An ordinary expression is left as it is.
+    Expr small = (x + 1) * (x + 1);
+    EXPECT_FALSE(is_blown_up(small));
+    EXPECT_TRUE(share_if_blown_up(small).same_as(small));
+}
+
+// 60 lets, each using the one before twice: inlining them one into the next walked 2^60 nodes.
+TEST(CSE, AChainOfLetsEachUsedTwiceIsEliminatedInLinearTime) {
+    Expr x = Variable::make(UInt(32), "x");
+    const int n = 60;
+    Expr body = Variable::make(UInt(32), "v" + std::to_string(n - 1));
+    for (int i = n - 1; i >= 1; i--) {
+        Expr prev = Variable::make(UInt(32), "v" + std::to_string(i - 1));
+        body = Let::make("v" + std::to_string(i), prev * prev + prev, body);
+    }
+    Expr chain = Let::make("v0", x * 3u, body);
+    Expr c = common_subexpression_elimination(chain);
+    EXPECT_FALSE(tree_larger_than(c, 20 * n)) << c;
+    const std::map<std::string, Value> env{{"x", Value::of_uint(UInt(32), 5)}};
+    EXPECT_TRUE(evaluate(c, env).same_values(evaluate(chain, env)));
+}
+
+// Inlining lets in one walk must not let an inner Let capture an outer value's names:
+// let a = y + 1 in (let y = 2 in a * y) is (y + 1) * 2.
+TEST(CSE, InlinedLetsAreNotCapturedByInnerLets) {
+    Expr y = Variable::make(Int(32), "y");
+    Expr a = Variable::make(Int(32), "a");
+    Expr e = Let::make("a", y + 1, Let::make("y", Expr(2), a * y)) + (y + 1);
+    Expr c = common_subexpression_elimination(e);
+    const std::map<std::string, Value> env{{"y", Value::of_int(Int(32), 5)}};
+    EXPECT_EQ(evaluate(c, env).as_int(), (5 + 1) * 2 + 6) << c;
 }
 
 // Property: CSE never changes the value of an expression (seeded, bounded; runs in CI).
