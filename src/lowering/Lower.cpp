@@ -27,6 +27,7 @@
 #include "lowering/RealizationOrder.h"
 #include "lowering/RegisterAccumulators.h"
 #include "lowering/ScheduleFunctions.h"
+#include "lowering/SkipStages.h"
 #include "lowering/SpecializeDenseBuffers.h"
 #include "lowering/StorageFlattening.h"
 #include "lowering/Tracing.h"
@@ -189,6 +190,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     s = bounds_inference(env, s);
     log.pass("bounds inference", s);
+
+    s = skip_stages(s);
+    log.pass("skip stages", s);
 
     s = add_tracing(env, s, instrumentation.trace);
     if (instrumentation.profile) {
