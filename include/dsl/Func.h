@@ -976,6 +976,18 @@ void evaluate_may_gpu(const Tuple &t, T *...out) {
 /// b[i])`. The Tuples must have the same size. With a Tuple condition each element has its own.
 Tuple tuple_select(const Expr &condition, const Tuple &true_value, const Tuple &false_value);
 Tuple tuple_select(const Tuple &condition, const Tuple &true_value, const Tuple &false_value);
+/// A chain, as for select(): `tuple_select(c0, t0, c1, t1, ..., otherwise)` picks the Tuple of
+/// the first condition that holds (each condition an Expr, or a Tuple of one per element).
+template <typename... Rest>
+Tuple tuple_select(const Expr &c0, const Tuple &t0, const Expr &c1, const Tuple &t1,
+                   const Rest &...rest) {
+    return tuple_select(c0, t0, tuple_select(c1, t1, rest...));
+}
+template <typename... Rest>
+Tuple tuple_select(const Tuple &c0, const Tuple &t0, const Tuple &c1, const Tuple &t1,
+                   const Rest &...rest) {
+    return tuple_select(c0, t0, tuple_select(c1, t1, rest...));
+}
 
 /// The value `id` picks from a list: `mux(c, {r, g, b})` is r where c is 0, g where c is 1, b
 /// where c is 2; an `id` below 0 picks the first value and one past the end the last. The

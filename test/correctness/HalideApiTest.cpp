@@ -262,6 +262,26 @@ TEST(HalideApi, TupleSelectAndEvaluateMayGpu) {
     EXPECT_CONTAINS(message, "same size");
 }
 
+// Chains: the first condition that holds picks its Tuple (per element with Tuple conditions).
+TEST(HalideApi, MultiwayTupleSelect) {
+    Var x("x"), y("y");
+    Func f("f"), g("g");
+    f(x, y) = tuple_select(x + y < 30, Tuple(x, y), x + y < 100, Tuple(x - 1, y - 2),
+                           Tuple(x - 100, y - 200));
+    g(x, y) = tuple_select(Tuple(x < 30, y < 30), Tuple(x, y), Tuple(x < 100, y < 100),
+                           Tuple(x - 1, y - 2), Tuple(x - 100, y - 200));
+    Realization rf = f.realize({120, 90}), rg = g.realize({120, 90});
+    Buffer<int> fa(rf[0]), fb(rf[1]), ga(rg[0]), gb(rg[1]);
+    for (int j = 0; j < 90; j++) {
+        for (int i = 0; i < 120; i++) {
+            ASSERT_EQ(fa(i, j), i + j < 30 ? i : i + j < 100 ? i - 1 : i - 100);
+            ASSERT_EQ(fb(i, j), i + j < 30 ? j : i + j < 100 ? j - 2 : j - 200);
+            ASSERT_EQ(ga(i, j), i < 30 ? i : i < 100 ? i - 1 : i - 100);
+            ASSERT_EQ(gb(i, j), j < 30 ? j : j < 100 ? j - 2 : j - 200);
+        }
+    }
+}
+
 TEST(HalideApi, InlineReductionsOverAnExplicitRDomNest) {
     // f(x, y) = product over r3 of (sum over r1 of (r1 + r3) + sum over r2 of (2 r2 + r3)):
     // the inner sums take r3, an RVar of the outer reduction, as an argument.
