@@ -137,16 +137,23 @@ class ReplaceShared : public IRMutator {
     Expr skip_once_;
 };
 
-/// Collects every variable name so that the names CSE makes cannot clash. Walks each node
-/// shared in memory once.
-class CollectNames : public IRVisitor {
+/// A visitor that walks each node shared in memory once (a node held once is reached once).
+class OncePerNode : public IRVisitor {
   public:
-    std::unordered_set<std::string> names;
     void include(const Expr &e) override {
         if (e.defined() && (!held_more_than_once(e) || seen_.insert(e.get()).second))
             IRVisitor::include(e);
     }
     using IRVisitor::include;
+
+  private:
+    std::unordered_set<const BaseExprNode *> seen_;
+};
+
+/// Collects every variable name so that the names CSE makes cannot clash.
+class CollectNames : public OncePerNode {
+  public:
+    std::unordered_set<std::string> names;
 
   protected:
     using IRVisitor::visit;
@@ -155,27 +162,16 @@ class CollectNames : public IRVisitor {
         names.insert(op->name);
         IRVisitor::visit(op);
     }
-
-  private:
-    std::unordered_set<const BaseExprNode *> seen_;
 };
 
-/// Whether an expression has a Let, walking each node shared in memory once.
-class HasLet : public IRVisitor {
+/// Whether an expression has a Let.
+class HasLet : public OncePerNode {
   public:
     bool found = false;
-    void include(const Expr &e) override {
-        if (!found && e.defined() && (!held_more_than_once(e) || seen_.insert(e.get()).second))
-            IRVisitor::include(e);
-    }
-    using IRVisitor::include;
 
   protected:
     using IRVisitor::visit;
     void visit(const Let *) override { found = true; }
-
-  private:
-    std::unordered_set<const BaseExprNode *> seen_;
 };
 
 /// The size of an expression as a tree and its number of distinct nodes, each node shared in

@@ -110,14 +110,10 @@ class CallBoxes : public IRVisitor {
             (op->call_type == Call::CallType::Func || op->call_type == Call::CallType::Image) &&
             op->name == callee_;
         if (!match) return;
-        if (!let_values_.empty()) {
-            std::vector<Expr> args;
-            for (const Expr &a : op->args)
-                args.push_back(substitute(let_values_, a));
-            record(args);
-            return;
-        }
-        record(op->args);
+        std::vector<Expr> args;
+        for (const Expr &a : op->args)
+            args.push_back(let_values_.empty() ? a : substitute(let_values_, a));
+        record(args);
     }
 
   private:

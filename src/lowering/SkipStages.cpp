@@ -18,10 +18,12 @@ using namespace ir;
 namespace {
 
 /// Where a Func realized around the walked statement is read: the conditions around each read
-/// that are known before its storage is made (they use no name bound inside it).
+/// that are known before its storage is made (they use none of `inner`, the names bound inside
+/// it).
 class ReadConditions : public IRVisitor {
   public:
-    explicit ReadConditions(const std::string &func) : func_(func) {}
+    ReadConditions(const std::string &func, const std::set<std::string> &inner)
+        : func_(func), inner_(inner) {}
 
     /// Some read was found.
     bool found = false;
@@ -45,22 +47,6 @@ class ReadConditions : public IRVisitor {
         include(op->condition);
         under(op->condition, [&] { include(op->then_case); });
         if (op->else_case.defined()) under(!op->condition, [&] { include(op->else_case); });
-    }
-    void visit(const Let *op) override {
-        include(op->value);
-        inner_.insert(op->name);
-        include(op->body);
-    }
-    void visit(const LetStmt *op) override {
-        include(op->value);
-        inner_.insert(op->name);
-        include(op->body);
-    }
-    void visit(const For *op) override {
-        include(op->min);
-        include(op->extent);
-        inner_.insert(op->name);
-        include(op->body);
     }
     void visit(const ProducerConsumer *op) override {
         // The Func's own production reads it only in its updates.
@@ -100,8 +86,8 @@ class ReadConditions : public IRVisitor {
     }
 
     const std::string &func_;
+    const std::set<std::string> &inner_;
     std::vector<Expr> conditions_;
-    std::set<std::string> inner_;
 };
 
 /// Whether a statement has a loop that runs on a device (a GPU or the NPU).
@@ -192,7 +178,8 @@ class SkipStages : public IRMutator {
         Stmt body = mutate(op->body);
         if (!guarded_.count(op->name) && !has_device_loop(body) &&
             inner_productions_are_local(op->name, body)) {
-            ReadConditions reads(op->name);
+            const std::set<std::string> inner = bound_names(body);
+            ReadConditions reads(op->name, inner);
             reads.include(body);
             if (reads.found && !reads.unconditional && !reads.conjunctions.empty()) {
                 Expr any = reads.conjunctions[0];
