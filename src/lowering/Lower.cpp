@@ -274,7 +274,16 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = common_subexpression_elimination(s);
     log.pass("common subexpression elimination", s);
 
-    s = offload_gpu_loops(s, name, result.module.kernels);
+    std::set<std::string> argument_buffers;
+    for (const PipelineInput &in : inputs) {
+        if (in.is_buffer) argument_buffers.insert(in.name);
+    }
+    for (const std::string &o : env.outputs) {
+        const int n = env.func(o).outputs();
+        for (int i = 0; i < n; i++)
+            argument_buffers.insert(names::func_buffer(o, i, n));
+    }
+    s = offload_gpu_loops(s, name, argument_buffers, result.module.kernels);
     log.pass("offload GPU loops", s);
 
     LoweredFunc f;

@@ -824,11 +824,16 @@ class HostSync : public IRMutator {
 }  // namespace
 
 Stmt offload_gpu_loops(const Stmt &s, const std::string &function,
-                       std::vector<GPUKernel> &kernels) {
+                       const std::set<std::string> &arguments, std::vector<GPUKernel> &kernels) {
     Outliner outliner(function, kernels);
     Stmt result = outliner.mutate(s);
-    if (outliner.device_buffers.empty()) return result;
-    return HostSync(outliner.device_buffers).mutate(result);
+    if (kernels.empty()) return result;
+    // The caller's buffers may hold newer data on the device (a kernel of an earlier pipeline
+    // wrote them) even where no kernel of this one uses them: host code reading them copies
+    // them back too (nothing happens when the host's copy is current).
+    std::set<std::string> synced = outliner.device_buffers;
+    synced.insert(arguments.begin(), arguments.end());
+    return HostSync(synced).mutate(result);
 }
 
 }  // namespace dsl::lowering

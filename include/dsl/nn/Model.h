@@ -65,6 +65,8 @@ struct StepReport {
     std::vector<std::string> layers;
     int64_t macs = 0;
     NPUStats npu;
+    /// On a target with a GPU API: the step launched GPU kernels (else it ran on the host).
+    bool gpu = false;
 };
 
 /// A run's steps summed: all their multiply-adds, those of the steps that ran programs on the

@@ -79,7 +79,10 @@ class Tensor {
 };
 
 /// Schedules `t` as the output of a pipeline for `target`: the operator's own schedule when it
-/// has one, otherwise vectors along the innermost axis and threads over the others. The output
+/// has one, otherwise vectors along the innermost axis and threads over the others. On a
+/// target with a GPU API, the whole pipeline is auto-scheduled as GPU kernels instead (the
+/// inputs' extents that are not constants need estimates, ImageParam::dim(d).set_estimate;
+/// without them it stays on the CPU schedule, on the host). The output
 /// buffer must then hold the whole tensor from 0 (each dimension's minimum is constrained to 0,
 /// and its extent to the tensor's where that is a constant or an input's extent), which lets
 /// loops over known extents have constant counts.

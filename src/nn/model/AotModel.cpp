@@ -373,6 +373,12 @@ StaticModel compile_model_to_static_library(const std::string &path, const std::
                            Target::host().to_string() + " only, not for " +
                            options.target.to_string() + ".");
     }
+    if (options.target.has_gpu_feature()) {
+        throw CompileError(path + ": compiled models run on the CPU only for now; target " +
+                           options.target.to_string() +
+                           " has a GPU API (run the model on the GPU through the JIT, "
+                           "nn::Model::load with ModelOptions::target, or drop the GPU feature).");
+    }
     graph::Graph g = onnx::read_model(path);
     fix_input_shapes(g, options.shapes);
     graph::fold_into_convolutions(g);

@@ -26,6 +26,7 @@
 #include "nn/graph/GraphEdit.h"
 #include "nn/graph/OpBuilder.h"
 #include "nn/ops/Elements.h"
+#include "nn/ops/GpuSchedule.h"
 #include "nn/ops/NameScope.h"
 
 namespace dsl::nn::model {
@@ -49,6 +50,9 @@ std::string dims_text(const std::vector<int64_t> &dims) {
 }
 
 /// Whether `e` has more than `limit` nodes (counting stops there).
+/// The estimate of an input's extent that is not known while compiling, on a GPU target.
+constexpr int kGpuExtentEstimate = 64;
+
 bool larger_than(const Expr &e, int limit) {
     struct Counter : ir::IRVisitor {
         int left;
@@ -356,6 +360,10 @@ class ModelCompiler::Context : public graph::BuildContext {
                 if (is_const(g, nullptr)) {
                     in.params[j]->dim(static_cast<int>(d)).set_extent(g);
                     shape[r - 1 - d] = g;
+                } else if (c_.target_.has_gpu_feature()) {
+                    // The GPU schedule's tiles are chosen for an extent of this size; any
+                    // extent runs (tiles at the edges are guarded).
+                    in.params[j]->dim(static_cast<int>(d)).set_estimate(0, kGpuExtentEstimate);
                 }
             }
             t = Tensor(t.func(), shape);
@@ -406,12 +414,16 @@ class ModelCompiler::Context : public graph::BuildContext {
             vp.is_float = is_float;
             vp.name = sanitize(name) + "_value" + std::to_string(e);
             Expr p;
+            // (On a GPU target, an estimate for the schedule's analysis: a value of 1.)
+            const bool gpu = c_.target_.has_gpu_feature();
             if (is_float) {
                 Param<double> param(vp.name);
+                if (gpu) param.set_estimate(1.0);
                 vp.param = param.contents();
                 p = param;
             } else {
                 Param<int64_t> param(vp.name);
+                if (gpu) param.set_estimate(1);
                 vp.param = param.contents();
                 p = param;
             }
@@ -676,6 +688,7 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
     step.layers = in.layers;
     step.shape = t.shape();
     schedule_output(t, target_);
+    step.gpu = target_.has_gpu_feature() && has_gpu_loops(t.func());
     const bool folded = in.runtime_inputs.empty() && in.value_params.empty();
     if (folded) {
         step.kernel = std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), target_);
@@ -696,6 +709,9 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
         }
         Buffer<> b(t.type(), sizes, name);
         if (b.number_of_elements() > 0) step.kernel->run({}, {}, {}, {}, b);
+        // Computed on a GPU, it comes home: constants are read on the host.
+        b.copy_to_host();
+        b.device_free();
         kv->constant = b;
     } else {
         out_->steps_.push_back(step);
@@ -752,6 +768,7 @@ void ModelCompiler::compile() {
     for (const graph::ValueInfo &v : g_.outputs)
         read_.insert(v.name);
     out_->npu_ = target_.has_feature(Target::Feature::NPU);
+    out_->gpu_ = target_.has_gpu_feature();
     const std::vector<const graph::Node *> order = topological_order();
     for (const graph::Node *n : order)
         build(*n);
@@ -887,6 +904,10 @@ std::map<std::string, Buffer<>> CompiledModel::run(
         for (int d = 0; d < v.dimensions(); d++) {
             if (v.dim(d).min() != 0) v.translate(d, -v.dim(d).min());
         }
+        // On a GPU, the kernels copy the input to the device: into a view's device copy,
+        // released after the run, never the caller's (which would go stale when the caller
+        // writes the buffer again).
+        if (gpu_ && v.dimensions() > 0) v = v.translated(0, 0);
         values[name] = v;
     }
     for (const Step &s : steps_) {
@@ -902,8 +923,14 @@ std::map<std::string, Buffer<>> CompiledModel::run(
         }
         std::vector<std::shared_ptr<ir::ParameterContents>> scalar_params;
         std::vector<uint64_t> scalars;
+        if (gpu_ && !s.gpu) {
+            // All of the step runs on the host: what kernels wrote comes home first.
+            for (Buffer<> &b : buffers)
+                b.copy_to_host();
+        }
         for (const ValueParam &vp : s.value_params) {
-            const Buffer<> &b = values.at(vp.value);
+            Buffer<> &b = values.at(vp.value);
+            b.copy_to_host();
             if (vp.element >= b.number_of_elements()) {
                 throw RuntimeError(s.where + ": input \"" + vp.value + "\" has " +
                                    std::to_string(b.number_of_elements()) +
@@ -965,6 +992,7 @@ std::map<std::string, Buffer<>> CompiledModel::run(
         const NPUStats before = npu_ ? npu_total_stats() : NPUStats();
         if (n > 0) s.kernel->run(params, buffers, scalar_params, scalars, out);
         if (npu_) report.npu = npu_difference(npu_total_stats(), before);
+        report.gpu = s.gpu;
         last_run_.push_back(report);
         if (profile) {
             times.push_back(
@@ -983,8 +1011,15 @@ std::map<std::string, Buffer<>> CompiledModel::run(
     }
     if (profile) print_profile(times, last_run_, npu_);
     std::map<std::string, Buffer<>> result;
-    for (const ModelValue &o : outputs_)
-        result[o.name] = values.at(o.name);
+    for (const ModelValue &o : outputs_) {
+        Buffer<> &b = values.at(o.name);
+        // Results are the caller's on the host (their device copies go with the run).
+        if (gpu_) {
+            b.copy_to_host();
+            b.device_free();
+        }
+        result[o.name] = b;
+    }
     return result;
 }
 

@@ -69,6 +69,9 @@ class CompiledModel {
         double macs_per_element = 0;
         /// The convolutions and matrix products the step computes (node names).
         std::vector<std::string> layers;
+        /// Its schedule has GPU loops: it leaves its result on the device (else it runs on the
+        /// host and reads its inputs there).
+        bool gpu = false;
 
         /// The output's extents, innermost first, given the inputs' extents (under
         /// extent_names) and the value params' values (under their names) in `bindings`.
@@ -108,6 +111,8 @@ class CompiledModel {
     std::map<std::string, graph::ValueInfo> value_info_;
     /// Whether the target has `npu`: run() then records each step's NPU counters.
     bool npu_ = false;
+    /// The target has a GPU API: kernels leave their results on the device.
+    bool gpu_ = false;
     mutable std::vector<StepReport> last_run_;
     /// Intermediates' memory, kept between runs; run() holds the lock (one run at a time).
     mutable std::mutex pool_mutex_;

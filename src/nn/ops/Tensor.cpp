@@ -9,6 +9,7 @@
 #include "ir/IROperator.h"
 #include "ir/Simplify.h"
 #include "nn/ops/Elements.h"
+#include "nn/ops/GpuSchedule.h"
 #include "nn/ops/NameScope.h"
 
 namespace dsl::nn {
@@ -142,6 +143,7 @@ void schedule_output(const Tensor &t, const Target &target) {
             out.dim(d).set_extent(e);
         }
     }
+    if (target.has_gpu_feature() && schedule_output_for_gpu(t, target)) return;
     if (t.schedule()) {
         t.schedule()(f, target);
         return;

@@ -43,7 +43,7 @@ int usage() {
         << "usage: dsl-onnx info MODEL\n"
            "       dsl-onnx run MODEL --input NAME=FILE ... --output-dir DIR\n"
            "       dsl-onnx test [--expected-failures FILE | --update-expected-failures FILE]\n"
-           "                     [--timeout SECONDS] DIR...\n"
+           "                     [--timeout SECONDS] [--target T] DIR...\n"
            "       dsl-onnx bench MODEL [--shape NAME=AxBx...]... [--input NAME=FILE]...\n"
            "                      [--threads N] [--runs N] [--target T] [--fixed-point]\n"
            "       dsl-onnx compile MODEL [--shape NAME=AxBx...]... [--name NAME] [--target T]\n"
@@ -211,8 +211,9 @@ Buffer<> as_declared(const Buffer<> &b, const dsl::nn::Model &m, const std::stri
 }
 
 /// Runs one backend test directory; empty when it passes, else why not.
-std::string run_test(const std::string &dir, double *max_abs, double *max_rel) {
-    dsl::nn::Model m = dsl::nn::Model::load(dir + "/model.onnx");
+std::string run_test(const std::string &dir, const dsl::nn::ModelOptions &options, double *max_abs,
+                     double *max_rel) {
+    dsl::nn::Model m = dsl::nn::Model::load(dir + "/model.onnx", options);
     int sets = 0;
     for (const std::string &entry : list_dir(dir)) {
         if (entry.rfind("test_data_set_", 0) != 0) continue;
@@ -247,7 +248,8 @@ std::string run_test(const std::string &dir, double *max_abs, double *max_rel) {
 
 /// The test's outcome, computed in a child process so that a crash or a hang fails one test,
 /// not the run: the child writes "PASS ..." or "FAIL ..." on the pipe.
-std::string isolated_test(const std::string &dir, int timeout_seconds) {
+std::string isolated_test(const std::string &dir, const dsl::nn::ModelOptions &options,
+                          int timeout_seconds) {
     int fds[2];
     if (pipe(fds) != 0) return "FAIL cannot create a pipe";
     pid_t pid = fork();
@@ -256,7 +258,7 @@ std::string isolated_test(const std::string &dir, int timeout_seconds) {
         std::string line;
         try {
             double max_abs = 0, max_rel = 0;
-            std::string why = run_test(dir, &max_abs, &max_rel);
+            std::string why = run_test(dir, options, &max_abs, &max_rel);
             std::ostringstream s;
             s.precision(3);
             if (why.empty())
@@ -339,9 +341,12 @@ int test(int argc, char **argv) {
     std::vector<std::pair<std::string, std::string>> failures;  // name, message
     std::vector<std::string> dirs;
     int timeout = 120;
+    dsl::nn::ModelOptions options;
     for (int i = 0; i < argc; i++) {
         std::string a = argv[i];
-        if (a == "--expected-failures" && i + 1 < argc) {
+        if (a == "--target" && i + 1 < argc) {
+            options.target = dsl::Target(argv[++i]);
+        } else if (a == "--expected-failures" && i + 1 < argc) {
             expected_file = argv[++i];
             std::ifstream in(expected_file);
             if (!in.good()) {
@@ -372,7 +377,7 @@ int test(int argc, char **argv) {
         while (!name.empty() && name.back() == '/')
             name.pop_back();
         name = name.substr(name.find_last_of('/') + 1);
-        std::string outcome = isolated_test(dir, timeout);
+        std::string outcome = isolated_test(dir, options, timeout);
         bool pass = outcome.rfind("PASS", 0) == 0;
         if (!pass) failures.push_back({name, outcome.substr(5)});
         bool listed = expected.count(name) != 0;
