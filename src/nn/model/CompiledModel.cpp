@@ -414,16 +414,17 @@ class ModelCompiler::Context : public graph::BuildContext {
             vp.is_float = is_float;
             vp.name = sanitize(name) + "_value" + std::to_string(e);
             Expr p;
-            // (On a GPU target, an estimate for the schedule's analysis: a value of 1.)
+            // (On a GPU target, an estimate for the schedule's analysis: 16, a size more often
+            // than not.)
             const bool gpu = c_.target_.has_gpu_feature();
             if (is_float) {
                 Param<double> param(vp.name);
-                if (gpu) param.set_estimate(1.0);
+                if (gpu) param.set_estimate(16.0);
                 vp.param = param.contents();
                 p = param;
             } else {
                 Param<int64_t> param(vp.name);
-                if (gpu) param.set_estimate(1);
+                if (gpu) param.set_estimate(16);
                 vp.param = param.contents();
                 p = param;
             }
@@ -688,7 +689,6 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
     step.layers = in.layers;
     step.shape = t.shape();
     schedule_output(t, target_);
-    step.gpu = target_.has_gpu_feature() && has_gpu_loops(t.func());
     const bool folded = in.runtime_inputs.empty() && in.value_params.empty();
     if (folded) {
         step.kernel = std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), target_);
@@ -715,6 +715,11 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
         kv->constant = b;
     } else {
         out_->steps_.push_back(step);
+        // A GPU schedule is the autoscheduler's over the whole pipeline, which resets the
+        // schedules of every Func in it: a Func that this step computes may be inside the
+        // pipeline of a later one (another output of the same node), so each step compiles
+        // before the next is scheduled.
+        if (target_.has_gpu_feature() && aot_name_.empty()) compile_deferred();
     }
 }
 
@@ -722,6 +727,11 @@ void ModelCompiler::compile_deferred() {
     // Lowering and LLVM's compilation of one pipeline run on one thread; the pipelines are
     // independent, so they compile on as many threads as there are cores (the JIT's caches
     // take concurrent compilations). The first error wins.
+    // Whether each runs kernels.
+    if (target_.has_gpu_feature()) {
+        for (const DeferredKernel &d : deferred_)
+            out_->steps_[d.step].gpu = has_gpu_loops(d.func);
+    }
     const size_t threads = std::max<size_t>(
         1, std::min<size_t>(deferred_.size(), std::thread::hardware_concurrency()));
     std::atomic<size_t> next{0};

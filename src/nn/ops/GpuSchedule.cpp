@@ -2,6 +2,10 @@
 // pipeline of an output tensor.
 #include "nn/ops/GpuSchedule.h"
 
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
 #include "autoschedule/Model.h"
 #include "dsl/Error.h"
 #include "dsl/Pipeline.h"
@@ -84,7 +88,12 @@ bool schedule_output_for_gpu(const Tensor &t, const Target &target) {
         func.schedule().bounds.clear();
         func.schedule().alignments.clear();
     }
-    Pipeline(f).auto_schedule(target);
+    const AutoSchedulerResults r = Pipeline(f).auto_schedule(target);
+    // DSL_NN_SCHEDULES=1 shows each schedule as the C++ that would write it by hand.
+    const char *show = std::getenv("DSL_NN_SCHEDULES");
+    if (show && *show && std::string(show) != "0") {
+        std::cerr << "// GPU schedule of " << f.name() << "\n" << r.schedule_source << "\n";
+    }
     return true;
 }
 

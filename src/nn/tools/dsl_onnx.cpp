@@ -1,7 +1,7 @@
 // dsl-onnx: the command-line face of the NN layer (DESIGN.md §8).
 //   dsl-onnx info MODEL
-//   dsl-onnx run MODEL --input NAME=FILE ... --output-dir DIR
-//   dsl-onnx test [--expected-failures FILE] DIR...
+//   dsl-onnx run MODEL --input NAME=FILE ... --output-dir DIR [--target T]
+//   dsl-onnx test [--expected-failures FILE] [--target T] DIR...
 //   dsl-onnx bench MODEL [--shape NAME=1x3x224x224 ...] [--threads N] [--runs N]
 //   dsl-onnx compile MODEL [--shape NAME=1x3x224x224 ...] [--name NAME] [--target T] -o DIR
 //   dsl-onnx quantize MODEL --calibrate DIR [--method minmax|percentile|entropy] ... -o OUT
@@ -41,7 +41,7 @@ using dsl::Buffer;
 int usage() {
     std::cerr
         << "usage: dsl-onnx info MODEL\n"
-           "       dsl-onnx run MODEL --input NAME=FILE ... --output-dir DIR\n"
+           "       dsl-onnx run MODEL --input NAME=FILE ... --output-dir DIR [--target T]\n"
            "       dsl-onnx test [--expected-failures FILE | --update-expected-failures FILE]\n"
            "                     [--timeout SECONDS] [--target T] DIR...\n"
            "       dsl-onnx bench MODEL [--shape NAME=AxBx...]... [--input NAME=FILE]...\n"
@@ -133,6 +133,7 @@ int run(int argc, char **argv) {
     std::string model_path = argv[0];
     std::map<std::string, Buffer<>> inputs;
     std::string output_dir;
+    dsl::nn::ModelOptions options;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--input" && i + 1 < argc) {
@@ -142,12 +143,14 @@ int run(int argc, char **argv) {
             inputs[spec.substr(0, eq)] = read_input(spec.substr(eq + 1));
         } else if (a == "--output-dir" && i + 1 < argc) {
             output_dir = argv[++i];
+        } else if (a == "--target" && i + 1 < argc) {
+            options.target = dsl::Target(argv[++i]);
         } else {
             return usage();
         }
     }
     if (output_dir.empty()) return usage();
-    dsl::nn::Model m = dsl::nn::Model::load(model_path);
+    dsl::nn::Model m = dsl::nn::Model::load(model_path, options);
     auto outputs = m.run(inputs);
     for (const auto &kv : outputs) {
         std::string file = output_dir + "/" + kv.first + ".npy";
