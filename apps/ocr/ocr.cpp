@@ -14,12 +14,20 @@ namespace ocr {
 
 using dsl::Buffer;
 
+namespace {
+dsl::nn::ModelOptions model_options(const OcrOptions &options) {
+    dsl::nn::ModelOptions o;
+    o.target = options.target;
+    return o;
+}
+}  // namespace
+
 Ocr::Ocr(const std::string &detector_path, const std::string &recogniser_path,
          const std::string &dictionary_path, const OcrOptions &options)
     : options_(options),
       ops_(std::make_unique<ImageOps>()),
-      detector_(dsl::nn::Model::load(detector_path)),
-      recogniser_(dsl::nn::Model::load(recogniser_path)),
+      detector_(dsl::nn::Model::load(detector_path, model_options(options))),
+      recogniser_(dsl::nn::Model::load(recogniser_path, model_options(options))),
       dictionary_(load_dictionary(dictionary_path)) {}
 
 Ocr::~Ocr() = default;

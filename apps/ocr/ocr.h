@@ -56,6 +56,9 @@ struct OcrOptions {
     /// (detector_input.npy, detector_output.npy, recogniser_input_<k>.npy,
     /// recogniser_output_<k>.npy for the k-th batch), to check them against another runtime.
     std::string dump_directory;
+    /// Where the two networks run (nn::ModelOptions::target): the host's CPU, or a target with
+    /// a GPU API (`host-opencl`, `host-cuda`). The image work around them runs on the CPU.
+    dsl::Target target = dsl::Target::host();
 };
 
 class Ocr {

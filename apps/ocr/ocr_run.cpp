@@ -1,9 +1,10 @@
 // Reads the text in a photograph with PP-OCRv4 and draws the boxes it found.
-//   ocr_run <image> <boxes.png> [--models DIR] [--dump DIR] [--benchmark [runs]]
+//   ocr_run <image> <boxes.png> [--models DIR] [--dump DIR] [--target T] [--benchmark [runs]]
 // Prints one line per text line: its box (four corners, clockwise from the top left), the
 // detector's score, the recogniser's score, and the text. The models are the files
 // scripts/fetch_models.sh puts into build/models/ocr (or DIR). --dump writes each network's
-// inputs and outputs as .npy files (OcrOptions::dump_directory).
+// inputs and outputs as .npy files (OcrOptions::dump_directory). --target runs the networks on
+// another target (host-opencl: on the GPU through OpenCL).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -26,6 +27,8 @@ int main(int argc, char **argv) {
             models = argv[++i];
         } else if (std::strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
             ocr_options.dump_directory = argv[++i];
+        } else if (std::strcmp(argv[i], "--target") == 0 && i + 1 < argc) {
+            ocr_options.target = dsl::Target(argv[++i]);
         } else {
             rest.push_back(argv[i]);
         }
