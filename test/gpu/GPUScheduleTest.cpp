@@ -458,6 +458,32 @@ TEST_P(GPUSchedule, FourRowsPerThread) {
     }
 }
 
+TEST_P(GPUSchedule, HostStagesReadInputsThatAreNewerOnTheDevice) {
+    // The input holds newer data on the device (an earlier pipeline's kernel wrote it); the
+    // second pipeline reads it only in a stage on the host, before its kernel: that stage
+    // reads the device's data, copied back, not the host's older copy.
+    Buffer<int> middle(48);
+    middle.fill(0);
+    EXPECT_EQ(middle.copy_to_device(gpu_target()), 0);
+    Func first("writes_on_device");
+    first(x) = x * 3 + 1;
+    first.gpu_tile(x, bx, tx, 16);
+    first.realize(middle, gpu_target());
+    EXPECT_TRUE(middle.device_dirty());
+    ImageParam in(Int(32), 1, "newer_on_device");
+    in.set(middle);
+    Func host_stage("host_stage"), kernel_stage("kernel_stage");
+    host_stage(x) = in(x)*2;
+    host_stage.compute_root();
+    kernel_stage(x) = host_stage(x) + x;
+    kernel_stage.gpu_tile(x, bx, tx, 16);
+    Buffer<int> out = kernel_stage.realize({48}, gpu_target());
+    if (kernels_run()) {
+        for (int i = 0; i < 48; i++)
+            EXPECT_EQ(out(i), (i * 3 + 1) * 2 + i) << i;
+    }
+}
+
 TEST_P(GPUSchedule, ABufferKeptOnTheDeviceBetweenPipelines) {
     // A buffer the caller put on the device stays there: the first pipeline writes it there,
     // the second reads it there, and the host sees it after copy_to_host().
