@@ -15,6 +15,8 @@
 # DSL_GPU_CHECK_FUZZ_SECONDS (default 60), the OpenCL schedule tests too where the machine has
 # an OpenCL driver, and the table of dsl_gpu_bench: blur GB/s and matmul GFLOP/s, each as a
 # share of the device's peak, beside cuBLAS's SGEMM where the CUDA toolkit's libraries are found.
+# Then models on CUDA: small networks against the CPU, ONNX's node tests of
+# test/onnx/gpu_node_tests.txt, and PP-OCRv4's two networks timed on CUDA and on the CPU.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 status=0
@@ -48,7 +50,8 @@ if [ "${1:-}" = "--prebuilt" ]; then
         export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$bundle/lib/compat"
     fi
     gpu_tests="$bin/gpu_tests" apps_tests="$bin/apps_tests" aot_cuda="$bin/aot_gpu_cuda_test" fuzz="$bin/dsl_fuzz"
-    gpu_bench="$bin/dsl_gpu_bench"
+    gpu_bench="$bin/dsl_gpu_bench" nn_tests="$bin/nn_tests" dsl_onnx="$bin/dsl-onnx"
+    onnx_node="$bundle/data/node" models="$bundle/data/models"
 else
     DSL_BUILD_DIR="${DSL_GPU_BUILD_DIR:-$DSL_ROOT/build-gpu}"
     "$DSL_ROOT/scripts/setup.sh" || exit 1
@@ -57,12 +60,14 @@ else
         -DDSL_BUILD_TESTS=ON -DDSL_BUILD_TUTORIALS=OFF -DDSL_BUILD_APPS=ON \
         -DDSL_BUILD_BENCHMARKS=ON || exit 1
     cmake --build "$DSL_BUILD_DIR" --parallel "$jobs" --target gpu_tests apps_tests fake_cuda \
-        aot_gpu_test aot_gpu_cuda_test dsl_fuzz dsl_gpu_bench || exit 1
+        aot_gpu_test aot_gpu_cuda_test dsl_fuzz dsl_gpu_bench nn_tests dsl-onnx || exit 1
     step "the tests labelled gpu"
     (cd "$DSL_BUILD_DIR" && ctest --output-on-failure --parallel "$jobs" -L gpu "$@") || status=1
     gpu_tests="$DSL_BUILD_DIR/test/gpu_tests" apps_tests="$DSL_BUILD_DIR/test/apps_tests"
     aot_cuda="$DSL_BUILD_DIR/test/aot/aot_gpu_cuda_test"
     fuzz="$DSL_BUILD_DIR/test/fuzz/dsl_fuzz" gpu_bench="$DSL_BUILD_DIR/bench/dsl_gpu_bench"
+    nn_tests="$DSL_BUILD_DIR/test/nn_tests" dsl_onnx="$DSL_BUILD_DIR/src/nn/dsl-onnx"
+    onnx_node=/usr/share/libonnx-testdata/data/node models="$DSL_BUILD_DIR/models/ocr"
 fi
 
 # cuBLAS for the benchmark's peer: the toolkit's libraries, or those of a Python CUDA package.
@@ -99,4 +104,30 @@ DSL_FUZZ_GPU_TARGET=host-cuda "$fuzz" --gpu --seed "${DSL_GPU_CHECK_FUZZ_SEED:-7
 case $? in 0 | 77) ;; *) echo "gpu_check: FAILED: the fuzzer on CUDA" && status=1 ;; esac
 step "throughput (dsl_gpu_bench) on ${DSL_BENCH_GPU_TARGET:-host-cuda}"
 "$gpu_bench" --benchmark_counters_tabular=true || true
+
+step "models on CUDA: small networks against the CPU"
+check "$nn_tests" --gtest_filter='APIs/GpuModel.*/CUDA' --gtest_brief=1
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >/dev/null 2>&1; then
+    if [ -d "$onnx_node" ]; then
+        step "ONNX node tests on CUDA (test/onnx/gpu_node_tests.txt)"
+        dirs=()
+        while read -r t; do
+            [[ -z "$t" || "$t" == \#* ]] || dirs+=("$onnx_node/test_$t")
+        done <"$DSL_ROOT/test/onnx/gpu_node_tests.txt"
+        check "$dsl_onnx" test --target host-cuda "${dirs[@]}"
+    fi
+    if [ -f "$models/ch_PP-OCRv4_rec_infer.onnx" ]; then
+        step "PP-OCRv4 on CUDA and on the CPU (medians of 20 runs; the first load compiles)"
+        for m in "det x=1x3x640x640" "det x=1x3x960x960" "rec x=1x3x48x320" "rec x=8x3x48x320"; do
+            set -- $m
+            for target in host-cuda host; do
+                echo "--- $1 $2 on $target"
+                "$dsl_onnx" bench "$models/ch_PP-OCRv4_$1_infer.onnx" --shape "$2" --runs 20 \
+                    --target "$target" | grep -E "load|median" || status=1
+            done
+        done
+    fi
+else
+    echo "gpu_check: no NVIDIA GPU answers nvidia-smi; the models' CUDA runs are left out"
+fi
 exit "$status"
