@@ -1,8 +1,9 @@
 // Writes an ONNX model of one recurrent layer, for timing the NN layer's RNN, GRU and LSTM
 // against ONNX Runtime (bench/nn_rnn_vs_ort.sh):
-//   dsl_rnn_model OUT.onnx rnn|gru|lstm HIDDEN INPUT [forward|reverse|bidirectional]
+//   dsl_rnn_model OUT.onnx rnn|gru|lstm HIDDEN INPUT [forward|reverse|bidirectional] [all]
 // The input x is [T, N, INPUT], T and N symbolic; the model returns Y, and the node's Y_h is left
-// unread, as PyTorch exports its LSTMs. The weights and biases are seeded values in [-0.1, 0.1).
+// unread, as PyTorch exports its LSTMs; with `all`, it returns Y, Y_h and (LSTM) Y_c. The weights
+// and biases are seeded values in [-0.1, 0.1).
 #include <onnx/onnx_pb.h>
 
 #include <cstdio>
@@ -48,12 +49,13 @@ int main(int argc, char **argv) {
     if (argc < 5) {
         std::fprintf(stderr,
                      "usage: dsl_rnn_model OUT.onnx rnn|gru|lstm HIDDEN INPUT "
-                     "[forward|reverse|bidirectional]\n");
+                     "[forward|reverse|bidirectional] [all]\n");
         return 2;
     }
     const std::string out = argv[1], cell = argv[2];
     const int hidden = std::atoi(argv[3]), input = std::atoi(argv[4]);
     const std::string direction = argc > 5 ? argv[5] : "forward";
+    const bool all = argc > 6 && std::string(argv[6]) == "all";
     const int gates = cell == "rnn" ? 1 : cell == "gru" ? 3 : cell == "lstm" ? 4 : 0;
     if (gates == 0 || hidden <= 0 || input <= 0) {
         std::fprintf(stderr, "dsl_rnn_model: unknown cell \"%s\" or sizes\n", cell.c_str());
@@ -71,6 +73,10 @@ int main(int argc, char **argv) {
     const std::string h = std::to_string(hidden), d = std::to_string(dirs);
     shape(g->add_input(), "x", {"T", "N", std::to_string(input)});
     shape(g->add_output(), "y", {"T", d, "N", h});
+    if (all) {
+        shape(g->add_output(), "y_h", {d, "N", h});
+        if (cell == "lstm") shape(g->add_output(), "y_c", {d, "N", h});
+    }
     std::mt19937 rng(7);
     weights(g, "w", {dirs, gates * hidden, input}, rng);
     weights(g, "r", {dirs, gates * hidden, hidden}, rng);
@@ -82,6 +88,7 @@ int main(int argc, char **argv) {
         node->add_input(in);
     node->add_output("y");
     node->add_output("y_h");
+    if (cell == "lstm" && all) node->add_output("y_c");
     auto *a = node->add_attribute();
     a->set_name("hidden_size");
     a->set_type(onnx::AttributeProto::INT);

@@ -295,7 +295,8 @@ onnx::ModelProto lstm_model(const Layer &l, int H, int I, const std::vector<std:
 }
 
 // A bidirectional LSTM read from an ONNX file: one compile runs two lengths, and each output
-// matches the operator's.
+// matches the operator's. The recurrence runs once, in a kernel of its own ("y/states"), which
+// the kernels of Y, Y_h and Y_c read (each computed it again before).
 TEST(NNRecurrent, OnnxLstmOfSymbolicLengthRunsAtTwoLengths) {
     const int H = 6, I = 4;
     Layer l = make_layer(options(RecurrentCell::LSTM, RecurrentDirection::Bidirectional), 1, 1, I,
@@ -322,8 +323,13 @@ TEST(NNRecurrent, OnnxLstmOfSymbolicLengthRunsAtTwoLengths) {
         y_c.for_each_element([&](const int *p) {
             ASSERT_NEAR(got_c(p[0], p[1], p[2]), y_c(p[0], p[1], p[2]), 1e-6);
         });
+        std::vector<std::string> steps_run;
+        for (const nn::StepReport &s : model.last_run())
+            steps_run.push_back(s.output);
+        EXPECT_EQ(steps_run, (std::vector<std::string>{"y/states", "y", "y_h", "y_c", "yt"}));
     }
     EXPECT_EQ(model.compiled_pipelines(), compiled);
+    EXPECT_EQ(compiled, 5);
 }
 
 // As PyTorch exports an LSTM: the node names Y_h and Y_c, which nothing reads. Only Y's kernel

@@ -56,6 +56,13 @@ class BuildContext {
     virtual bool fixed_point_requantization() const = 0;
     /// Records where the node runs, and why not on the NPU (Model::placement()).
     virtual void place(bool npu, const std::string &reason) = 0;
+    /// How many of the node's outputs the model uses.
+    virtual int outputs_used() const = 0;
+    /// `t`, computed before the node's outputs by a kernel of its own, as a tensor the outputs
+    /// read: for a computation several outputs share (a recurrent layer's states), which each
+    /// output's kernel would otherwise compute again. `part` names it among the node's values
+    /// ("<first output>/<part>"). Where `t` reads no runtime value (it would be folded), `t`.
+    virtual Tensor shared(const Tensor &t, const std::string &part) = 0;
 
     bool has_attr(const std::string &name) const { return node_.attributes.count(name) != 0; }
     int64_t attr_int(const std::string &name, int64_t default_value) const;

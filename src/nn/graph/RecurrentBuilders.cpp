@@ -1,6 +1,7 @@
 // ONNX's RNN, GRU and LSTM: their attributes mapped onto dsl/nn/Recurrent.h.
 #include "dsl/nn/Recurrent.h"
 #include "nn/graph/OpBuilder.h"
+#include "nn/ops/RecurrentStates.h"
 
 namespace dsl::nn::graph {
 
@@ -70,9 +71,13 @@ Outputs build(BuildContext &ctx, RecurrentCell cell) {
                      std::to_string(h) + " elements.");
         }
     }
-    RecurrentResult res =
-        recurrent(o, ctx.input(0), ctx.input(1), r, optional(3), optional(4), optional(5),
-                  lstm ? optional(6) : Tensor(), lstm ? optional(7) : Tensor());
+    // With more than one output used, the states are computed once, by a kernel of their own,
+    // and each output reads them; else the output computes the recurrence itself.
+    const bool several = ctx.outputs_used() > 1;
+    RecurrentResult res = recurrent_sharing_states(
+        o, ctx.input(0), ctx.input(1), r, optional(3), optional(4), optional(5),
+        lstm ? optional(6) : Tensor(), lstm ? optional(7) : Tensor(),
+        [&](const Tensor &states) { return several ? ctx.shared(states, "states") : states; });
     Outputs out{res.y, res.y_h, res.y_c};
     out.resize(std::min(out.size(), ctx.node().outputs.size()));
     return out;

@@ -336,41 +336,40 @@ class ModelCompiler::Context : public graph::BuildContext {
         } else if (k.constant.defined()) {
             t = Tensor(k.constant, sanitize("const_" + name));
         } else {
-            // One ImageParam per runtime value, shared by the inputs that name it.
-            size_t j = 0;
-            while (j < in.runtime_inputs.size() && in.runtime_inputs[j] != name)
-                j++;
-            if (j == in.runtime_inputs.size()) {
-                in.runtime_inputs.push_back(name);
-                in.params.push_back(std::make_shared<ImageParam>(
-                    k.type, static_cast<int>(k.shape.size()), c_.input_name(name)));
-            }
-            t = Tensor(*in.params[j]);
-            // The graph's shape of the value stands for the ImageParam's extents. Where the
-            // graph knows an extent, the operator sees the constant (and the kernel checks it
-            // when it runs): constant loop extents, and shapes known while compiling.
-            Shape shape = t.shape();
-            const size_t r = k.shape.size();
-            for (size_t d = 0; d < r; d++) {
-                Expr e = in.params[j]->extent(static_cast<int>(d));
-                const auto *v = e.as<ir::Variable>();
-                internal_assert(v) << "an ImageParam's extent is not a variable";
-                const Expr &g = k.shape[r - 1 - d];
-                in.to_graph[v->name] = g;
-                if (is_const(g, nullptr)) {
-                    in.params[j]->dim(static_cast<int>(d)).set_extent(g);
-                    shape[r - 1 - d] = g;
-                } else if (c_.target_.has_gpu_feature()) {
-                    // The GPU schedule's tiles are chosen for an extent of this size; any
-                    // extent runs (tiles at the edges are guarded).
-                    in.params[j]->dim(static_cast<int>(d)).set_estimate(0, kGpuExtentEstimate);
-                }
-            }
-            t = Tensor(t.func(), shape);
+            t = runtime_tensor(name);
         }
         tensors_[i] = t;
         return t;
     }
+
+    int outputs_used() const override {
+        int n = 0;
+        for (const std::string &o : node().outputs)
+            n += !o.empty() && c_.read_.count(o);
+        return n;
+    }
+
+    Tensor shared(const Tensor &t, const std::string &part) override {
+        if (in.runtime_inputs.empty() && in.value_params.empty()) return t;
+        const std::string name = node().outputs.at(0) + "/" + part;
+        KnownValue kv;
+        kv.type = t.type();
+        for (const Expr &e : t.shape())
+            kv.shape.push_back(graph_extent(ir::substitute(in.to_graph, e), name, kv.shape.size()));
+        c_.known_[name] = kv;
+        // Its kernel is made once the node's build settles (ModelCompiler::build), with what
+        // computing it reads so far.
+        shared_values.push_back({name, t, in});
+        return runtime_tensor(name);
+    }
+
+    /// A value a kernel of its own computes, made before the node's outputs.
+    struct SharedValue {
+        std::string name;
+        Tensor tensor;
+        KernelInputs inputs;
+    };
+    std::vector<SharedValue> shared_values;
 
     Buffer<> constant(int i) override {
         if (!has_input(i)) return Buffer<>();
@@ -478,6 +477,42 @@ class ModelCompiler::Context : public graph::BuildContext {
     std::vector<std::string> fused;
 
   private:
+    /// The runtime value `name` read through an ImageParam of the kernel being built (one per
+    /// value, shared by the inputs that name it).
+    Tensor runtime_tensor(const std::string &name) {
+        const KnownValue &k = c_.known_.at(name);
+        size_t j = 0;
+        while (j < in.runtime_inputs.size() && in.runtime_inputs[j] != name)
+            j++;
+        if (j == in.runtime_inputs.size()) {
+            in.runtime_inputs.push_back(name);
+            in.params.push_back(std::make_shared<ImageParam>(
+                k.type, static_cast<int>(k.shape.size()), c_.input_name(name)));
+        }
+        Tensor t(*in.params[j]);
+        // The graph's shape of the value stands for the ImageParam's extents. Where the graph
+        // knows an extent, the operator sees the constant (and the kernel checks it when it
+        // runs): constant loop extents, and shapes known while compiling.
+        Shape shape = t.shape();
+        const size_t r = k.shape.size();
+        for (size_t d = 0; d < r; d++) {
+            Expr e = in.params[j]->extent(static_cast<int>(d));
+            const auto *v = e.as<ir::Variable>();
+            internal_assert(v) << "an ImageParam's extent is not a variable";
+            const Expr &g = k.shape[r - 1 - d];
+            in.to_graph[v->name] = g;
+            if (is_const(g, nullptr)) {
+                in.params[j]->dim(static_cast<int>(d)).set_extent(g);
+                shape[r - 1 - d] = g;
+            } else if (c_.target_.has_gpu_feature()) {
+                // The GPU schedule's tiles are chosen for an extent of this size; any extent
+                // runs (tiles at the edges are guarded).
+                in.params[j]->dim(static_cast<int>(d)).set_estimate(0, kGpuExtentEstimate);
+            }
+        }
+        return Tensor(t.func(), shape);
+    }
+
     ModelCompiler &c_;
     std::map<int, Tensor> tensors_;
 };
@@ -632,6 +667,10 @@ void ModelCompiler::build(const graph::Node &node) {
     }
     for (const std::string &v : ctx->fused)
         pending_.erase(v);
+    for (Context::SharedValue &v : ctx->shared_values) {
+        KnownValue &kv = known_.at(v.name);
+        make_step(node.describe(), v.name, v.tensor, v.inputs, &kv);
+    }
     const double macs = macs_per_element(node, [&](int i) {
         return ctx->has_input(i) ? known_.at(node.inputs[static_cast<size_t>(i)]).shape : Shape();
     });

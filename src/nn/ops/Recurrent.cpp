@@ -17,6 +17,7 @@
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "nn/ops/Indexing.h"
+#include "nn/ops/RecurrentStates.h"
 
 namespace dsl::nn {
 
@@ -298,6 +299,14 @@ Func recurrent_state(const Inputs &in, const std::vector<RecurrentActivation> &a
 RecurrentResult recurrent(const RecurrentOptions &o, const Tensor &x, const Tensor &w,
                           const Tensor &r, const Tensor &b, const Tensor &sequence_lens,
                           const Tensor &initial_h, const Tensor &initial_c, const Tensor &p) {
+    return recurrent_sharing_states(o, x, w, r, b, sequence_lens, initial_h, initial_c, p, nullptr);
+}
+
+RecurrentResult recurrent_sharing_states(const RecurrentOptions &o, const Tensor &x,
+                                         const Tensor &w, const Tensor &r, const Tensor &b,
+                                         const Tensor &sequence_lens, const Tensor &initial_h,
+                                         const Tensor &initial_c, const Tensor &p,
+                                         const std::function<Tensor(const Tensor &)> &share) {
     const char *op = cell_name(o.cell);
     const int gates = gates_of(o.cell);
     const bool bidirectional = o.direction == RecurrentDirection::Bidirectional;
@@ -361,28 +370,42 @@ RecurrentResult recurrent(const RecurrentOptions &o, const Tensor &x, const Tens
     Func states = recurrent_state(in, acts);
     const int h_index = gates, c_index = gates + 1;
     const Type out_type = x.type();
+    const std::string lower = lower_name(o.cell);
+    // Every step's hidden (and LSTM's cell) state, in the recurrence's order of steps: part 0
+    // the hidden state, part 1 the cell state. The results read it; `share` may compute it
+    // once for all of them.
+    const bool lstm = o.cell == RecurrentCell::LSTM;
+    Tensor all_states = compute(
+        unique_name(lower + "_states"),
+        {Expr(lstm ? 2 : 1), Expr(directions), in.steps, batch, hidden}, [&](const Index &i) {
+            const Expr hs = states(i[4], i[3], i[2], i[1])[h_index];
+            return lstm ? select(i[0] == 0, hs, states(i[4], i[3], i[2], i[1])[c_index]) : hs;
+        });
+    if (share) all_states = share(all_states);
+    auto state = [&](int part, const Expr &k, const Expr &bb, const Expr &t, const Expr &d) {
+        return all_states({Expr(part), d, t, bb, k});
+    };
 
     RecurrentResult result;
-    const std::string lower = lower_name(o.cell);
     const Shape y_shape = o.batch_major ? Shape{batch, in.steps, directions, hidden}
                                         : Shape{in.steps, directions, batch, hidden};
     result.y = compute(unique_name(lower + "_y"), y_shape, [&](const Index &i) {
         const Expr t = o.batch_major ? i[1] : i[0], d = o.batch_major ? i[2] : i[1];
         const Expr bb = o.batch_major ? i[0] : i[2], k = i[3];
         // Time t is the step that time(d, t, bb) names (the map is its own inverse).
-        const Expr value = cast(out_type, states(k, bb, in.time(d, t, bb), d)[h_index]);
+        const Expr value = cast(out_type, state(0, k, bb, in.time(d, t, bb), d));
         return select(t < in.length(bb), value, make_const(out_type, 0));
     });
     const Shape last_shape =
         o.batch_major ? Shape{batch, directions, hidden} : Shape{directions, batch, hidden};
-    auto last = [&](int index, const std::string &name) {
+    auto last = [&](int part, const std::string &name) {
         return compute(unique_name(lower + name), last_shape, [&](const Index &i) {
             const Expr d = o.batch_major ? i[1] : i[0], bb = o.batch_major ? i[0] : i[1];
-            return cast(out_type, states(i[2], bb, in.steps - 1, d)[index]);
+            return cast(out_type, state(part, i[2], bb, in.steps - 1, d));
         });
     };
-    result.y_h = last(h_index, "_y_h");
-    if (o.cell == RecurrentCell::LSTM) result.y_c = last(c_index, "_y_c");
+    result.y_h = last(0, "_y_h");
+    if (lstm) result.y_c = last(1, "_y_c");
     return result;
 }
 
