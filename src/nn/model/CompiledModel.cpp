@@ -49,10 +49,10 @@ std::string dims_text(const std::vector<int64_t> &dims) {
     return s + ")";
 }
 
-/// Whether `e` has more than `limit` nodes (counting stops there).
 /// The estimate of an input's extent that is not known while compiling, on a GPU target.
 constexpr int kGpuExtentEstimate = 64;
 
+/// Whether `e` has more than `limit` nodes (counting stops there).
 bool larger_than(const Expr &e, int limit) {
     struct Counter : ir::IRVisitor {
         int left;
