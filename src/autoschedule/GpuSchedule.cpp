@@ -143,6 +143,22 @@ class GpuScheduler {
         for (const auto &[m, root] : plan_.group_of) {
             if (root == name && plan_.placement.at(m) == Placement::Strip) members.insert(m);
         }
+        if (!members.empty() && !pure.empty()) {
+            // A block of one point (an output estimated at one point) shares nothing among its
+            // threads: its producers are kernels of their own instead of per-block copies,
+            // whose regions, clamped to the whole, would have no constant size.
+            Box region;
+            for (const auto &[v, e] : pure) {
+                (void)v;
+                region.push_back({0, e - 1});
+            }
+            const GpuTile t = gpu_tile_for(region, true);
+            if (t.x * (pure.size() > 1 ? t.y : 1) <= 1) {
+                for (const std::string &m : members)
+                    group(m);
+                members.clear();
+            }
+        }
         std::string block = pure.empty() ? "" : tile(name, 0, pure, inner, outer, !members.empty());
         if (!members.empty() && !block.empty()) {
             std::map<std::string, Box> need =

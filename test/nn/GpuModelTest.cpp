@@ -13,6 +13,7 @@
 #include "common/TempDirectory.h"
 #include "dsl/dsl.h"
 #include "dsl/nn/Model.h"
+#include "dsl/nn/Spectral.h"
 #include "gpu/GPUTestUtil.h"
 
 namespace {
@@ -161,6 +162,32 @@ TEST_P(GpuModel, SymbolicSizesAndShapesComputedOnTheDevice) {
         EXPECT_LE(max_difference(got.at("y"), want.at("y")), 1e-5) << h << "x" << w;
         EXPECT_LE(max_difference(got.at("pooled"), want.at("pooled")), 1e-5) << h << "x" << w;
     }
+}
+
+// An output whose estimates are one point (the sizes are values read when it runs, estimated
+// at 1) gets GPU tiles of one point; the producer it reads at three offsets (the mel filters'
+// edges) is then a kernel of its own, not a per-block copy (whose region, clamped to the
+// whole, had no constant size: a CompileError before).
+TEST_P(GpuModel, AnOutputEstimatedAtOnePointKeepsItsProducerAKernel) {
+    DSL_REQUIRE_GPU(target());
+    Param<int64_t> bins("mel_bins"), length("dft_length"), rate("sample_rate");
+    Param<double> low("low_hz"), high("high_hz");
+    for (Param<int64_t> *p : {&bins, &length, &rate})
+        p->set_estimate(1);
+    low.set_estimate(1.0);
+    high.set_estimate(1.0);
+    nn::Tensor gpu = nn::mel_weight_matrix(bins, length, rate, low, high, Float(32));
+    nn::schedule_output(gpu, target());
+    bins.set(8);
+    length.set(16);
+    rate.set(8192);
+    low.set(0.0);
+    high.set(4096.0);
+    Buffer<float> got = gpu.func().realize({8, 9}, target());
+    if (!results_are_real()) return;
+    nn::Tensor cpu = nn::mel_weight_matrix(bins, length, rate, low, high, Float(32));
+    Buffer<float> want = cpu.func().realize({8, 9});
+    EXPECT_EQ(max_difference(got, want), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(APIs, GpuModel, ::testing::Values("host-opencl", "host-cuda"),
