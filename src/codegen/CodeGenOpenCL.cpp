@@ -70,8 +70,9 @@ class OpenCLPrinter : public IRVisitor {
             if (i) out_ << ", ";
             std::string id = fresh(a.name);
             if (a.is_buffer) {
-                out_ << "__global " << (a.written ? "" : "const ") << type_name(a.type) << " *"
+                out_ << "__global " << (a.written ? "" : "const ") << storage_name(a.type) << " *"
                      << id;
+                if (is_half_float(a.type)) uses_half_floats = true;
                 buffers_.push(a.name, {id, a.type});
             } else if (a.type.is_bool()) {
                 // Kernels take no bools: a byte, tested.
@@ -79,6 +80,9 @@ class OpenCLPrinter : public IRVisitor {
                 unpack.push_back("const bool " + id + " = " + id + "_byte != 0;");
                 names_.push(a.name, id);
             } else {
+                user_assert(!is_half_float(a.type))
+                    << "GPU kernel " << k.name << " takes \"" << a.name << "\", a " << a.type
+                    << " scalar, which OpenCL kernels cannot receive; pass it as a float.";
                 out_ << type_name(a.type) << " " << id;
                 names_.push(a.name, id);
             }
@@ -95,6 +99,8 @@ class OpenCLPrinter : public IRVisitor {
     }
 
     bool uses_double = false;
+    /// Some kernel computes float16 or bfloat16 values (the helpers of kHalfPrelude).
+    bool uses_half_floats = false;
 
   protected:
     using IRVisitor::visit;
@@ -123,7 +129,7 @@ class OpenCLPrinter : public IRVisitor {
     void visit(const FloatImm *op) override {
         Type t = op->type;
         check_type(t);
-        bool single = t.bits() == 32;
+        bool single = t.bits() <= 32;  // float16 and bfloat16 constants are floats
         if (std::isnan(op->value)) {
             id_ = single ? "NAN" : "((double)NAN)";
         } else if (std::isinf(op->value)) {
@@ -147,10 +153,21 @@ class OpenCLPrinter : public IRVisitor {
     void visit(const Cast *op) override {
         Type from = op->value.type(), to = op->type;
         check_type(to);
+        check_type(from);
         std::string v = expr(op->value);
-        if (to.is_bool()) {
+        if (is_half_float(to)) {
+            if (from.is_float() && from.bits() == 64) {
+                id_ = assign(to, rounding(to) + "_d(" + v + ")");
+            } else if (from.is_int_or_uint() && !from.is_bool()) {
+                // Through a double (exact for integers of up to 32 bits), rounded once.
+                uses_double = true;
+                id_ = assign(to, rounding(to) + "_d((double)(" + v + "))");
+            } else {
+                id_ = assign(to, rounding(to) + "((float)(" + v + "))");
+            }
+        } else if (to.is_bool()) {
             id_ = assign(to, "(" + v + " != 0)");
-        } else if (from.is_float() && to.is_int_or_uint()) {
+        } else if ((from.is_float() || from.is_bfloat()) && to.is_int_or_uint()) {
             // Out of range, dsl leaves the value unspecified: a saturating conversion is defined.
             id_ = assign(to, "convert_" + type_name(to) + "_sat_rtz(" + v + ")");
         } else {
@@ -161,16 +178,24 @@ class OpenCLPrinter : public IRVisitor {
     void visit(const Sub *op) override { binary(op->type, op->a, op->b, "-"); }
     void visit(const Mul *op) override { binary(op->type, op->a, op->b, "*"); }
     void visit(const Div *op) override {
-        if (op->type.is_float()) return binary(op->type, op->a, op->b, "/");
+        if (op->type.is_float() || op->type.is_bfloat()) {
+            return binary(op->type, op->a, op->b, "/");
+        }
         helper("dsl_div_", op->type, op->a, op->b);
     }
     void visit(const Mod *op) override {
-        if (op->type.is_float()) {
-            // a - b * floor(a / b), each step rounded (FP_CONTRACT is off).
+        if (op->type.is_float() || op->type.is_bfloat()) {
+            // a - b * floor(a / b), each step rounded (FP_CONTRACT is off; a 16-bit float's
+            // steps rounded to its type).
+            check_type(op->type);
+            const bool half = is_half_float(op->type);
+            auto rounded = [&](const std::string &e) {
+                return half ? rounding(op->type) + "(" + e + ")" : e;
+            };
             std::string a = expr(op->a), b = expr(op->b);
-            std::string q = assign(op->type, a + " / " + b);
-            std::string p = assign(op->type, b + " * floor(" + q + ")");
-            id_ = assign(op->type, a + " - " + p);
+            std::string q = assign(op->type, rounded(a + " / " + b));
+            std::string p = assign(op->type, rounded(b + " * floor(" + q + ")"));
+            id_ = assign(op->type, rounded(a + " - " + p));
             return;
         }
         helper("dsl_mod_", op->type, op->a, op->b);
@@ -200,6 +225,12 @@ class OpenCLPrinter : public IRVisitor {
         }
         std::string index = expr(op->index);
         std::string element = element_ref(op->name, op->type, index);
+        if (is_half_float(op->type) && !buffers_.find(op->name)->private_array) {
+            // From global memory: a half, or a float's upper half.
+            element = op->type.is_bfloat()
+                          ? "as_float((uint)" + element + " << 16)"
+                          : "vload_half(" + index + ", " + global_pointer(op->name, op->type) + ")";
+        }
         if (op->type.is_bool()) element = "(" + element + " != 0)";
         if (!is_const_true(op->predicate)) {
             std::string p = expr(op->predicate);
@@ -218,7 +249,31 @@ class OpenCLPrinter : public IRVisitor {
         ScopedBinding<std::string> bind(names_, op->name, id);
         id_ = expr(op->body);
     }
-    void visit(const Call *op) override;
+    void visit(const Call *op) override {
+        call_value(op);
+        // A function's float16 or bfloat16 result, computed in float, rounded to its type (the
+        // others give values of the type already: abs, floor, a select, ...).
+        using I = Call::Intrinsic;
+        if (is_half_float(op->type) && op->call_type == Call::CallType::Intrinsic) {
+            switch (op->intrinsic) {
+                case I::Sqrt:
+                case I::Exp:
+                case I::Log:
+                case I::Pow:
+                case I::Sin:
+                case I::Cos:
+                case I::Tan:
+                case I::Atan2:
+                case I::Fma:
+                case I::Absd:
+                    id_ = assign(op->type, rounding(op->type) + "(" + id_ + ")");
+                    break;
+                default:
+                    break;
+            }
+        }
+    }
+    void call_value(const Call *op);
 
     // Statements.
     void visit(const LetStmt *op) override {
@@ -309,11 +364,18 @@ class OpenCLPrinter : public IRVisitor {
         std::string index = expr(op->index), value = expr(op->value);
         std::string element = element_ref(op->name, t, index);
         if (t.is_bool()) value = "(uchar)" + value;
+        // To global memory: a half, or a float's upper half (the value is rounded already).
+        std::string store = element + " = " + value + ";";
+        if (is_half_float(t) && !buffers_.find(op->name)->private_array) {
+            store = t.is_bfloat() ? element + " = (ushort)(as_uint(" + value + ") >> 16);"
+                                  : "vstore_half_rte(" + value + ", " + index + ", " +
+                                        global_pointer(op->name, t) + ");";
+        }
         if (!is_const_true(op->predicate)) {
             std::string p = expr(op->predicate);
-            line() << "if (" << p << ") " << element << " = " << value << ";\n";
+            line() << "if (" << p << ") " << store << "\n";
         } else {
-            line() << element << " = " << value << ";\n";
+            line() << store << "\n";
         }
     }
     void visit(const Allocate *op) override {
@@ -399,7 +461,8 @@ class OpenCLPrinter : public IRVisitor {
     void binary(Type t, const Expr &a, const Expr &b, const char *op) {
         check_type(t);
         std::string x = expr(a), y = expr(b);
-        id_ = assign(t, x + " " + op + " " + y);
+        id_ = assign(t, is_half_float(t) ? rounding(t) + "(" + x + " " + op + " " + y + ")"
+                                         : x + " " + op + " " + y);
     }
     void pick(Type t, const Expr &a, const Expr &b, const char *op) {
         check_type(t);
@@ -419,16 +482,20 @@ class OpenCLPrinter : public IRVisitor {
         user_assert(!b->private_array)
             << "GPU kernel " << kernel_ << " reads \"" << name << "\" as " << stored
             << " though it holds " << b->type << ".";
-        return "((__global " + type_name(stored) + " *)" + b->id + ")[" + index + "]";
+        return "((__global " + storage_name(stored) + " *)" + b->id + ")[" + index + "]";
+    }
+    /// A global buffer as a pointer to elements of `t`.
+    std::string global_pointer(const std::string &name, Type t) {
+        const Buffer *b = buffers_.find(name);
+        if (t.element_of() == b->type) return b->id;
+        return "((__global " + storage_name(t.element_of()) + " *)" + b->id + ")";
     }
     void check_type(Type t) {
         user_assert(t.is_scalar())
             << "GPU kernel " << kernel_ << " computes vectors of " << t.lanes()
             << " lanes; the OpenCL back end does not generate vector code yet. Remove "
                "vectorize() from the loops inside the GPU threads of this Func's schedule.";
-        user_assert(!(t.is_float() && t.bits() == 16) && !t.is_bfloat())
-            << "GPU kernel " << kernel_ << " computes " << t
-            << " values, which the OpenCL back end does not support yet; compute in float32.";
+        if (is_half_float(t)) uses_half_floats = true;
         user_assert(!t.is_handle()) << "GPU kernel " << kernel_ << " uses a handle.";
         if (t.is_float() && t.bits() == 64) uses_double = true;
     }
@@ -448,10 +515,25 @@ class OpenCLPrinter : public IRVisitor {
                        : t.bits() == 32 ? "uint"
                                         : "ulong";
             case TypeCode::Float:
-                return t.bits() == 16 ? "half" : t.bits() == 32 ? "float" : "double";
+                // A float16 value is a float in the kernel (rounded to float16).
+                return t.bits() == 64 ? "double" : "float";
+            case TypeCode::BFloat:
+                return "float";
             default:
                 return "void";
         }
+    }
+    static bool is_half_float(Type t) { return (t.is_float() && t.bits() == 16) || t.is_bfloat(); }
+    /// The element type of a global buffer of `t`: a float16 buffer holds halves, a bfloat16
+    /// one the upper halves of floats.
+    static std::string storage_name(Type t) {
+        if (t.is_bfloat()) return "ushort";
+        if (t.is_float() && t.bits() == 16) return "half";
+        return type_name(t);
+    }
+    /// The function that rounds a float to `t`'s 16-bit float type.
+    static std::string rounding(Type t) {
+        return t.is_bfloat() ? "dsl_round_bf16" : "dsl_round_f16";
     }
 
   private:
@@ -495,7 +577,7 @@ class OpenCLPrinter : public IRVisitor {
     } atomic_old_;
 };
 
-void OpenCLPrinter::visit(const Call *op) {
+void OpenCLPrinter::call_value(const Call *op) {
     using I = Call::Intrinsic;
     user_assert(op->call_type == Call::CallType::Intrinsic)
         << "GPU kernel " << kernel_ << " calls \"" << op->name
@@ -549,7 +631,7 @@ void OpenCLPrinter::visit(const Call *op) {
         case I::Abs: {
             Type at = op->args[0].type();
             std::string a = arg(0);
-            if (at.is_float()) {
+            if (at.is_float() || at.is_bfloat()) {
                 id_ = assign(t, "fabs(" + a + ")");
             } else {
                 // |INT_MIN| wraps to INT_MIN's bit pattern, the right unsigned value.
@@ -562,7 +644,7 @@ void OpenCLPrinter::visit(const Call *op) {
         case I::Absd: {
             Type at = op->args[0].type();
             std::string a = arg(0), b = arg(1);
-            if (at.is_float()) {
+            if (at.is_float() || at.is_bfloat()) {
                 std::string d = assign(at, a + " - " + b);
                 id_ = assign(t, "fabs(" + d + ")");
             } else {
@@ -573,10 +655,24 @@ void OpenCLPrinter::visit(const Call *op) {
             }
             return;
         }
-        case I::Reinterpret:
+        case I::Reinterpret: {
             check_type(t);
-            id_ = assign(t, "as_" + type_name(t) + "(" + arg(0) + ")");
+            const Type from = op->args[0].type();
+            if (is_half_float(from)) {
+                // The 16 bits of a float16 or bfloat16 (held as a float).
+                const std::string bits = from.is_bfloat()
+                                             ? "(ushort)(as_uint(" + arg(0) + ") >> 16)"
+                                             : "dsl_f16_bits(" + arg(0) + ")";
+                id_ = assign(t, "as_" + type_name(t) + "(" + bits + ")");
+            } else if (is_half_float(t)) {
+                const std::string bits = "as_ushort(" + arg(0) + ")";
+                id_ = assign(t, t.is_bfloat() ? "as_float((uint)" + bits + " << 16)"
+                                              : "dsl_f16_from_bits(" + bits + ")");
+            } else {
+                id_ = assign(t, "as_" + type_name(t) + "(" + arg(0) + ")");
+            }
             return;
+        }
         case I::Sqrt:
             return call("sqrt");
         case I::Exp:
@@ -640,6 +736,44 @@ void OpenCLPrinter::visit(const Call *op) {
 
 }  // namespace
 
+/// 16-bit floats (float16, bfloat16) are held as floats inside kernels, rounded to their type
+/// after every operation (as the CPU computes them: each operation in float, then rounded), and
+/// stored in global memory as halves (vload_half / vstore_half, core OpenCL without cl_khr_fp16)
+/// or as the upper 16 bits of a float.
+constexpr const char *kHalfPrelude = R"(inline float dsl_round_f16(float x) {
+    ushort h;
+    vstore_half_rte(x, 0, (half *)&h);
+    return vload_half(0, (const half *)&h);
+}
+inline ushort dsl_f16_bits(float x) {
+    ushort h;
+    vstore_half_rte(x, 0, (half *)&h);
+    return h;
+}
+inline float dsl_f16_from_bits(ushort h) { return vload_half(0, (const half *)&h); }
+inline float dsl_round_bf16(float x) {
+    uint b = as_uint(x);
+    if (isnan(x)) return as_float((b | 0x400000u) & 0xffff0000u);
+    b += 0x7fffu + ((b >> 16) & 1u);
+    return as_float(b & 0xffff0000u);
+}
+)";
+/// A double (or an integer, through an exact double) to float16 or bfloat16, rounded once: to
+/// float rounding to odd (the float's last bit records whether it was inexact), then to the
+/// 16-bit type, which gives the correctly rounded result.
+constexpr const char *kHalfFromDoublePrelude = R"(inline float dsl_to_odd_float(double x) {
+    float f = (float)x;
+    if ((double)f != x && !isinf(f)) {
+        uint b = as_uint(f);
+        if (fabs((double)f) > fabs(x)) b -= 1u;
+        f = as_float(b | 1u);
+    }
+    return f;
+}
+inline float dsl_round_f16_d(double x) { return dsl_round_f16(dsl_to_odd_float(x)); }
+inline float dsl_round_bf16_d(double x) { return dsl_round_bf16(dsl_to_odd_float(x)); }
+)";
+
 std::string compile_to_opencl_c(const std::vector<GPUKernel> &kernels, bool fp_contract) {
     std::ostringstream body;
     OpenCLPrinter printer(body);
@@ -649,7 +783,13 @@ std::string compile_to_opencl_c(const std::vector<GPUKernel> &kernels, bool fp_c
     out << "/* OpenCL C generated by dsl */\n";
     out << "#pragma OPENCL FP_CONTRACT " << (fp_contract ? "ON" : "OFF") << "\n";
     if (printer.uses_double) out << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-    out << kPrelude << "\n" << body.str();
+    out << kPrelude << "\n";
+    if (printer.uses_half_floats) {
+        out << kHalfPrelude;
+        if (printer.uses_double) out << kHalfFromDoublePrelude;
+        out << "\n";
+    }
+    out << body.str();
     return out.str();
 }
 

@@ -9,47 +9,11 @@
 #include "autoschedule/Model.h"
 #include "dsl/Error.h"
 #include "dsl/Pipeline.h"
-#include "ir/IRVisitor.h"
 #include "lang/Function.h"
 
 namespace dsl::nn {
 
-namespace {
-
-/// Whether some definition of the pipeline computes 16-bit floats (float16 or bfloat16): a
-/// value of that type comes from a read, a conversion, a constant or a let.
-class HalfFloats : public ir::IRVisitor {
-  public:
-    bool found = false;
-
-  protected:
-    using ir::IRVisitor::visit;
-    void check(Type t) { found |= (t.is_float() && t.bits() == 16) || t.is_bfloat(); }
-    void visit(const ir::Call *op) override {
-        check(op->type);
-        ir::IRVisitor::visit(op);
-    }
-    void visit(const ir::Cast *op) override {
-        check(op->type);
-        ir::IRVisitor::visit(op);
-    }
-    void visit(const ir::FloatImm *op) override { check(op->type); }
-    void visit(const ir::Variable *op) override { check(op->type); }
-};
-
-bool computes_half_floats(const Func &f) {
-    HalfFloats h;
-    for (const auto &[name, func] : lang::find_transitive_calls({lang::Function(f.contents())})) {
-        (void)name;
-        for (const Type &t : func.output_types())
-            h.found |= (t.is_float() && t.bits() == 16) || t.is_bfloat();
-        lang::visit_definitions(func, h);
-        if (h.found) return true;
-    }
-    return false;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool has_gpu_loops(const Func &f) {
     for (const auto &[name, func] : lang::find_transitive_calls({lang::Function(f.contents())})) {
@@ -66,9 +30,6 @@ bool has_gpu_loops(const Func &f) {
 bool schedule_output_for_gpu(const Tensor &t, const Target &target) {
     Func f = t.func();
     if (f.args().empty()) return false;  // one value: computed on the host
-    // OpenCL kernels compute no 16-bit floats yet (docs/gpu.md): such a pipeline stays on the
-    // host.
-    if (target.has_feature(Target::Feature::OpenCL) && computes_half_floats(f)) return false;
     // The region of the output: the tensor's shape, whose symbols (the inputs' extents, values
     // read from small tensors) take the estimates their ImageParams and Params carry.
     for (int d = 0; d < t.rank(); d++)
