@@ -1050,7 +1050,8 @@ std::map<std::string, Buffer<>> CompiledModel::run(
                      std::vector<int64_t> d(sizes.rbegin(), sizes.rend());
                      return d;
                  }()) +
-                     (s.layers.empty() ? "" : ", computing " + joined(s.layers))});
+                     (s.layers.empty() ? "" : ", computing " + joined(s.layers)) +
+                     (gpu_ && !s.gpu ? " [on the host]" : "")});
         }
         values[s.output] = out;
         for (const std::string &dead : s.last_uses) {

@@ -590,6 +590,23 @@ int bench(int argc, char **argv) {
               << " MiB\npeak resident memory: " << resident_mib(false) << " MiB ("
               << resident_at_start << " MiB before loading the model)\n";
     if (options.target.has_feature(dsl::Target::Feature::NPU)) print_npu_report(m);
+    if (options.target.has_gpu_feature()) {
+        // Which steps launched kernels; the others ran on the host between them.
+        int on_gpu = 0;
+        std::vector<std::string> host;
+        for (const dsl::nn::StepReport &s : m.last_run()) {
+            if (s.gpu) {
+                on_gpu++;
+            } else {
+                host.push_back(s.output);
+            }
+        }
+        std::cout << "steps on the GPU: " << on_gpu << " of " << m.last_run().size();
+        for (size_t i = 0; i < host.size() && i < 8; i++)
+            std::cout << (i ? ", " : "; on the host: ") << host[i];
+        if (host.size() > 8) std::cout << ", ...";
+        std::cout << "\n";
+    }
     return 0;
 }
 
