@@ -140,18 +140,41 @@ class Lifter : public IRMutator {
 class Hoister : public IRMutator {
   protected:
     using IRMutator::visit;
+    // What could be lifted, seen on the way through a loop's body (the walk visits every
+    // expression): a loop whose body holds none is left as it is without classifying it.
+    Expr visit(const Div *op) override {
+        divides_ |= divides(op->type, op->b);
+        return IRMutator::visit(op);
+    }
+    Expr visit(const Mod *op) override {
+        divides_ |= divides(op->type, op->b);
+        return IRMutator::visit(op);
+    }
+    Expr visit(const Call *op) override {
+        costly_ |= is_costly(op);
+        return IRMutator::visit(op);
+    }
     Stmt visit(const For *op) override {
         const bool kernel = op->for_type == ForType::GPUBlock && gpu_depth_ == 0;
         const bool gpu = op->for_type == ForType::GPUBlock || op->for_type == ForType::GPUThread;
         gpu_depth_ += gpu;
+        const bool outer_divides = divides_, outer_costly = costly_;
+        divides_ = costly_ = false;
         // Inner loops first: what they lift becomes a LetStmt of this loop's body, whose value
         // this loop may lift further.
         Stmt body = mutate(op->body);
+        const bool body_divides = divides_, body_costly = costly_;
+        divides_ = divides_ || outer_divides;
+        costly_ = costly_ || outer_costly;
+        // This loop's bounds are part of the enclosing loop's body.
+        mutate(op->min);
+        mutate(op->extent);
         gpu_depth_ -= gpu;
         // Calls leave parallel loops and kernels; divisions leave serial loops too (LLVM keeps
         // them in: a division it cannot prove safe to run early stays where it was).
         const bool calls = op->for_type == ForType::Parallel || kernel;
-        if (!calls && (op->for_type != ForType::Serial || gpu_depth_ > 0)) {
+        const bool candidates = body_divides || (calls && body_costly);
+        if (!candidates || (!calls && (op->for_type != ForType::Serial || gpu_depth_ > 0))) {
             if (body.same_as(op->body)) return op;
             return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
         }
@@ -167,7 +190,11 @@ class Hoister : public IRMutator {
     }
 
   private:
+    static bool divides(Type t, const Expr &divisor) {
+        return t.is_int_or_uint() && !t.is_bool() && !is_const(divisor);
+    }
     int gpu_depth_ = 0;
+    bool divides_ = false, costly_ = false;
 };
 
 }  // namespace
