@@ -1,6 +1,7 @@
 #include "RandomPipeline.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <random>
@@ -10,6 +11,18 @@
 #include "common/PipelineCheck.h"
 
 namespace dsl::fuzz {
+
+namespace {
+std::atomic<bool> draw_half_floats{false};
+}  // namespace
+
+void set_half_floats(bool on) {
+    draw_half_floats = on;
+}
+
+bool half_floats() {
+    return draw_half_floats;
+}
 
 namespace {
 
@@ -64,7 +77,7 @@ struct FuncSpec {
     bool scatters = false;  // the histogram: its written point depends on the RVars
     // A scan of one iteration: its one iteration reads a point it does not write (no race).
     bool race_free_scan = false;
-    int cost = 1;           // producer reads after inlining
+    int cost = 1;  // producer reads after inlining
     std::set<int> inputs_read;
     bool param_read = false;
     // Where it is computed: -1 for root, else the consumer, its stage and loop.
@@ -152,7 +165,9 @@ class Generator {
 
     Type random_type() {
         static const std::vector<Type> types = {UInt(8), UInt(16), Int(16), Int(32), Float(32)};
-        return pick(types);
+        static const std::vector<Type> with_halves = {UInt(8),   UInt(16),  Int(16),   Int(32),
+                                                      Float(32), Float(16), BFloat(16)};
+        return pick(half_floats() ? with_halves : types);
     }
 
     std::string fresh(const std::string &base) { return base + "_" + std::to_string(fresh_++); }
@@ -1384,8 +1399,7 @@ class Generator {
         options.push_back([&] {
             for (FuncSpec &fs : funcs_) {
                 if (!surely_reached_.count(static_cast<int>(&fs - funcs_.data()))) continue;
-                if (fs.inlined || fs.stages.size() < 2 || fs.types.size() > 1 ||
-                    fs.race_free_scan)
+                if (fs.inlined || fs.stages.size() < 2 || fs.types.size() > 1 || fs.race_free_scan)
                     continue;
                 StageSpec &u = fs.stages[1];
                 for (const Loop &l : u.dims) {

@@ -75,6 +75,11 @@ struct FuzzCase {
     std::string reproduction() const;
 };
 
+/// Whether the cases made from now on draw float16 and bfloat16 Funcs too (dsl_fuzz
+/// --half-floats), beside the five element types.
+void set_half_floats(bool on);
+bool half_floats();
+
 /// A random pipeline with a random legal schedule.
 FuzzCase make_case(uint64_t seed);
 

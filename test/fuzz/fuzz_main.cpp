@@ -6,6 +6,7 @@
 // error, a hang or a result.
 //
 //   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--npu] [--auto] [--atomic]
+//            [--half-floats]
 //            [--aot-every K]
 //            [--full-opt-every K] [--disk-cache DIR] [--verbose]
 //
@@ -65,7 +66,7 @@ extern "C" void on_fatal_signal(int sig) {
 void usage() {
     std::cerr
         << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--npu] "
-           "[--auto] [--atomic] "
+           "[--auto] [--atomic] [--half-floats] "
            "[--aot-every K] [--full-opt-every K] [--disk-cache DIR] [--verbose]\n"
            "  --seed S       seed of the first case (case i uses S + i; default 1)\n"
            "  --cases N      number of cases (default 100)\n"
@@ -76,6 +77,7 @@ void usage() {
            "                 runs them through CUDA instead)\n"
            "  --npu          int8 contractions offloaded to the NPU\n"
            "  --auto         schedules by the autoscheduler (Pipeline::auto_schedule)\n"
+           "  --half-floats  Funcs of float16 and bfloat16 too, beside the five element types\n"
            "  --atomic       also atomic() on associative updates, an RVar loop vectorized or\n"
            "                 parallel\n"
            "  --aot-every K  also run every K-th case through an AOT static library\n"
@@ -139,6 +141,8 @@ bool parse(int argc, char **argv, Options &o) {
             o.autoschedule = true;
         } else if (a == "--atomic") {
             o.atomic = true;
+        } else if (a == "--half-floats") {
+            dsl::fuzz::set_half_floats(true);
         } else if (a == "--verbose") {
             o.verbose = true;
         } else {
@@ -163,6 +167,7 @@ void report(const FuzzCase &c, const std::string &what) {
               << (c.target.has_gpu_feature() ? " --gpu" : "")
               << (c.target.has_feature(dsl::Target::Feature::NPU) ? " --npu" : "")
               << (c.auto_scheduled ? " --auto" : "") << (c.atomic_scheduled ? " --atomic" : "")
+              << (dsl::fuzz::half_floats() ? " --half-floats" : "")
               << "; the JIT compiled at LLVM O" << (level ? level : "3")
               << ", which the reproduction gets with DSL_JIT_OPT_LEVEL)\n"
               << what << "\n--- reproduction:\n"
