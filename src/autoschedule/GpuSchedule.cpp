@@ -60,6 +60,16 @@ bool offsets_only(const Model &m, const std::set<std::string> &inlined, const st
     return true;
 }
 
+/// The region `[0, extent)` of each of `loops` (a name and an extent each).
+Box region_of(const std::vector<std::pair<std::string, int64_t>> &loops) {
+    Box region;
+    for (const auto &[v, e] : loops) {
+        (void)v;
+        region.push_back({0, e - 1});
+    }
+    return region;
+}
+
 class GpuScheduler {
   public:
     GpuScheduler(const Model &m, ScheduleWriter &w, const Plan &plan, const Channels &channels,
@@ -84,12 +94,7 @@ class GpuScheduler {
                      const std::vector<std::pair<std::string, int64_t>> &pure,
                      const std::vector<std::string> &inner, const std::vector<std::string> &outer,
                      bool shift) {
-        Box region;
-        for (const auto &[v, e] : pure) {
-            (void)v;
-            region.push_back({0, e - 1});
-        }
-        const GpuTile t = gpu_tile_for(region, shift);
+        const GpuTile t = gpu_tile_for(region_of(pure), shift);
         const TailStrategy guard = shift ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf;
         std::vector<std::string> order = inner, blocks, threads;
         const std::string &x = pure[0].first;
@@ -147,12 +152,7 @@ class GpuScheduler {
             // A block of one point (an output estimated at one point) shares nothing among its
             // threads: its producers are kernels of their own instead of per-block copies,
             // whose regions, clamped to the whole, would have no constant size.
-            Box region;
-            for (const auto &[v, e] : pure) {
-                (void)v;
-                region.push_back({0, e - 1});
-            }
-            const GpuTile t = gpu_tile_for(region, true);
+            const GpuTile t = gpu_tile_for(region_of(pure), true);
             if (t.x * (pure.size() > 1 ? t.y : 1) <= 1) {
                 for (const std::string &m : members)
                     group(m);

@@ -478,13 +478,12 @@ class OpenCLPrinter : public IRVisitor {
         const Buffer *b = buffers_.find(name);
         internal_assert(b) << "OpenCL: buffer " << name << " is not bound in kernel " << kernel_;
         Type stored = t.is_bool() ? UInt(8) : t.element_of();
-        if (stored == b->type) return b->id + "[" + index + "]";
-        user_assert(!b->private_array)
+        user_assert(stored == b->type || !b->private_array)
             << "GPU kernel " << kernel_ << " reads \"" << name << "\" as " << stored
             << " though it holds " << b->type << ".";
-        return "((__global " + storage_name(stored) + " *)" + b->id + ")[" + index + "]";
+        return global_pointer(name, stored) + "[" + index + "]";
     }
-    /// A global buffer as a pointer to elements of `t`.
+    /// The buffer `name` as a pointer to elements of `t` (cast where it holds another type).
     std::string global_pointer(const std::string &name, Type t) {
         const Buffer *b = buffers_.find(name);
         if (t.element_of() == b->type) return b->id;

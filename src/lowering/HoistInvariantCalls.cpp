@@ -17,6 +17,12 @@ using namespace ir;
 
 namespace {
 
+/// An integer division or remainder by `divisor` that is not a constant (LLVM keeps those
+/// where they are written).
+bool divides_by_variable(Type t, const Expr &divisor) {
+    return t.is_int_or_uint() && !t.is_bool() && !is_const(divisor);
+}
+
 bool is_costly(const Call *c) {
     if (c->call_type == Call::CallType::PureExtern) return true;
     return c->call_type == Call::CallType::Intrinsic && is_transcendental(c->intrinsic);
@@ -94,7 +100,7 @@ class Classifier : public IRVisitor {
 
   private:
     void divide(Type t, const Expr &divisor) {
-        if (t.is_int_or_uint() && !t.is_bool() && !is_const(divisor)) current_.divides = true;
+        if (divides_by_variable(t, divisor)) current_.divides = true;
     }
 
     const std::set<std::string> &bound_;
@@ -143,11 +149,11 @@ class Hoister : public IRMutator {
     // What could be lifted, seen on the way through a loop's body (the walk visits every
     // expression): a loop whose body holds none is left as it is without classifying it.
     Expr visit(const Div *op) override {
-        divides_ |= divides(op->type, op->b);
+        divides_ |= divides_by_variable(op->type, op->b);
         return IRMutator::visit(op);
     }
     Expr visit(const Mod *op) override {
-        divides_ |= divides(op->type, op->b);
+        divides_ |= divides_by_variable(op->type, op->b);
         return IRMutator::visit(op);
     }
     Expr visit(const Call *op) override {
@@ -190,9 +196,6 @@ class Hoister : public IRMutator {
     }
 
   private:
-    static bool divides(Type t, const Expr &divisor) {
-        return t.is_int_or_uint() && !t.is_bool() && !is_const(divisor);
-    }
     int gpu_depth_ = 0;
     bool divides_ = false, costly_ = false;
 };

@@ -274,18 +274,6 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = common_subexpression_elimination(s);
     log.pass("common subexpression elimination", s);
 
-    std::set<std::string> argument_buffers;
-    for (const PipelineInput &in : inputs) {
-        if (in.is_buffer) argument_buffers.insert(in.name);
-    }
-    for (const std::string &o : env.outputs) {
-        const int n = env.func(o).outputs();
-        for (int i = 0; i < n; i++)
-            argument_buffers.insert(names::func_buffer(o, i, n));
-    }
-    s = offload_gpu_loops(s, name, argument_buffers, result.module.kernels);
-    log.pass("offload GPU loops", s);
-
     LoweredFunc f;
     f.name = name;
     for (const PipelineInput &in : inputs) {
@@ -302,6 +290,14 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
                               func.dimensions()});
         }
     }
+
+    std::set<std::string> argument_buffers;
+    for (const LoweredArgument &a : f.args) {
+        if (a.kind != LoweredArgument::Kind::Scalar) argument_buffers.insert(a.name);
+    }
+    s = offload_gpu_loops(s, name, argument_buffers, result.module.kernels);
+    log.pass("offload GPU loops", s);
+
     f.body = s;
     for (const BufferConstraint &c : constraints)
         f.requirements.push_back(describe(c));

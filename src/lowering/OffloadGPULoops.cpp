@@ -825,9 +825,10 @@ class HostSync : public IRMutator {
 
 Stmt offload_gpu_loops(const Stmt &s, const std::string &function,
                        const std::set<std::string> &arguments, std::vector<GPUKernel> &kernels) {
+    const size_t before = kernels.size();
     Outliner outliner(function, kernels);
     Stmt result = outliner.mutate(s);
-    if (kernels.empty()) return result;
+    if (kernels.size() == before) return result;  // no kernel: host code only
     // The caller's buffers may hold newer data on the device (a kernel of an earlier pipeline
     // wrote them) even where no kernel of this one uses them: host code reading them copies
     // them back too (nothing happens when the host's copy is current).

@@ -99,10 +99,17 @@ class CallBoxes : public IRVisitor {
     /// written out.
     void visit(const Let *op) override {
         include(op->value);
-        let_values_[op->name] =
-            let_values_.empty() ? op->value : substitute(let_values_, op->value);
+        Expr value = let_values_.empty() ? op->value : substitute(let_values_, op->value);
+        // A let of a name an outer one binds too hides it only in its body.
+        auto outer = let_values_.find(op->name);
+        Expr hidden = outer == let_values_.end() ? Expr() : outer->second;
+        let_values_[op->name] = value;
         include(op->body);
-        let_values_.erase(op->name);
+        if (hidden.defined()) {
+            let_values_[op->name] = hidden;
+        } else {
+            let_values_.erase(op->name);
+        }
     }
     void visit(const Call *op) override {
         IRVisitor::visit(op);

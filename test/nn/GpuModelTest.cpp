@@ -168,7 +168,7 @@ TEST_P(GpuModel, SymbolicSizesAndShapesComputedOnTheDevice) {
 // at 1) gets GPU tiles of one point; the producer it reads at three offsets (the mel filters'
 // edges) is then a kernel of its own, not a per-block copy (whose region, clamped to the
 // whole, had no constant size: a CompileError before).
-TEST_P(GpuModel, AnOutputEstimatedAtOnePointKeepsItsProducerAKernel) {
+TEST_P(GpuModel, AnOutputEstimatedAtOnePointLowersAndMatchesTheCpu) {
     DSL_REQUIRE_GPU(target());
     Param<int64_t> bins("mel_bins"), length("dft_length"), rate("sample_rate");
     Param<double> low("low_hz"), high("high_hz");

@@ -223,6 +223,18 @@ struct KernelInputs {
     }
 };
 
+namespace {
+/// What the compiler knows of the value `name` that `t` computes from `in`: its type and its
+/// shape in the graph's symbols.
+KnownValue known_value(const Tensor &t, const KernelInputs &in, const std::string &name) {
+    KnownValue kv;
+    kv.type = t.type();
+    for (const Expr &e : t.shape())
+        kv.shape.push_back(graph_extent(ir::substitute(in.to_graph, e), name, kv.shape.size()));
+    return kv;
+}
+}  // namespace
+
 /// A value fused into its consumer (graph/Fusion.h): its tensor and what computing it reads,
 /// waiting for the consumer's kernel.
 struct PendingValue {
@@ -352,11 +364,7 @@ class ModelCompiler::Context : public graph::BuildContext {
     Tensor shared(const Tensor &t, const std::string &part) override {
         if (in.runtime_inputs.empty() && in.value_params.empty()) return t;
         const std::string name = node().outputs.at(0) + "/" + part;
-        KnownValue kv;
-        kv.type = t.type();
-        for (const Expr &e : t.shape())
-            kv.shape.push_back(graph_extent(ir::substitute(in.to_graph, e), name, kv.shape.size()));
-        c_.known_[name] = kv;
+        c_.known_[name] = known_value(t, in, name);
         // Its kernel is made once the node's build settles (ModelCompiler::build), with what
         // computing it reads so far.
         shared_values.push_back({name, t, in});
@@ -686,11 +694,7 @@ void ModelCompiler::build(const graph::Node &node) {
                  "\") is not supported.");
         }
         const Tensor &t = results[k];
-        KnownValue kv;
-        kv.type = t.type();
-        for (const Expr &e : t.shape())
-            kv.shape.push_back(
-                graph_extent(ir::substitute(ctx->in.to_graph, e), name, kv.shape.size()));
+        KnownValue kv = known_value(t, ctx->in, name);
         if (!read_.count(name)) {
             // Nothing reads it and the model does not return it (a recurrent layer's last
             // states, say, beside the sequence that is used): no kernel computes it.
@@ -758,7 +762,7 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
         // schedules of every Func in it: a Func that this step computes may be inside the
         // pipeline of a later one (another output of the same node), so each step compiles
         // before the next is scheduled.
-        if (target_.has_gpu_feature() && aot_name_.empty()) compile_deferred();
+        if (target_.has_gpu_feature()) compile_deferred();
     }
 }
 
