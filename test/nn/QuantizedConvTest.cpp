@@ -278,10 +278,12 @@ TEST(NNIntegerMatmul, IsVpdpbusdWithVnni) {
 namespace {
 
 /// integer_conv of x (1 x c x h x w) by a constant k x k kernel into m channels, realized for
-/// `target`, against a loop of ONNX's ConvInteger arithmetic (plus a bias).
+/// `target`, against a loop of ONNX's ConvInteger arithmetic (plus a bias). With `through_param`,
+/// x is read through an ImageParam (its height and width not known when compiling, as a
+/// model's), its channels declared.
 template <typename X, typename W>
 void check_integer_conv(int c, int h, int w, int m, int k, int stride, int pad, bool per_channel,
-                        const Target &target, bool symmetric = false) {
+                        const Target &target, bool symmetric = false, bool through_param = false) {
     const int lo_x = std::is_signed<X>::value ? -128 : 0,
               lo_w = std::is_signed<W>::value ? -128 : 0;
     Buffer<X> x = random_ints<X>({w, h, c, 1}, 61 + c, lo_x, lo_x + 255);
@@ -296,6 +298,15 @@ void check_integer_conv(int c, int h, int w, int m, int k, int stride, int pad, 
     win.pads_begin = {Expr(pad), Expr(pad)};
     win.pads_end = {Expr(pad), Expr(pad)};
     nn::Tensor tx(Buffer<>(x), "x"), tw(Buffer<>(wt), "w");
+    ImageParam param(type_of<X>(), 4, "x");
+    if (through_param) {
+        param.set(x);
+        nn::Tensor t(param);
+        nn::Shape shape = t.shape();
+        shape[0] = Expr(1);
+        shape[1] = Expr(c);
+        tx = nn::Tensor(t.func(), shape);
+    }
     ASSERT_TRUE(nn::integer_conv_applies(tx, tw, nn::Tensor(Buffer<>(zx), "zx"), win, 1));
     nn::Tensor y =
         nn::integer_conv(tx, tw, nn::Tensor(Buffer<>(zx), "zx"), nn::Tensor(Buffer<>(zw), "zw"),
@@ -342,25 +353,48 @@ TEST(NNIntegerConv, EveryByteTypeKernelAndStrideMatchesALoop) {
     }
 }
 
-// The packed input's words are read as their bytes (a bitcast, not shifts) by vpdpbusd.
+// Pointwise convolutions of 32 or more channels run over joined rows (JoinedRows.h): rows of 20
+// and 23 points in blocks of several rows, rows longer than a block (170) in pieces, the last
+// block past the map's last point, channel tiles of 14 (42 channels) and 9 (18), zero points
+// other than 0 (the sums over a point's channels), and widths known or not when compiling.
+TEST(NNIntegerConv, PointwiseOverJoinedRowsMatchesALoop) {
+    std::vector<Target> targets{get_host_target()};
+    if (get_host_target().has_feature(Target::Feature::AVX2))
+        targets.push_back(Target("x86-64-linux-avx2"));
+    for (const Target &t : targets) {
+        check_integer_conv<uint8_t, int8_t>(40, 7, 20, 42, 1, 1, 0, true, t, true);
+        check_integer_conv<uint8_t, uint8_t>(36, 5, 23, 18, 1, 1, 0, true, t);
+        check_integer_conv<int8_t, int8_t>(33, 3, 170, 24, 1, 1, 0, false, t, false, true);
+        check_integer_conv<uint8_t, int8_t>(64, 9, 20, 30, 1, 1, 0, true, t, true, true);
+        check_integer_conv<int8_t, uint8_t>(48, 2, 1, 12, 1, 1, 0, false, t, false, true);
+    }
+}
+
+// The packed input's words are read as their bytes (a bitcast, not shifts) by vpdpbusd: a 3x3
+// window over rows, and a pointwise one over joined rows.
 TEST(NNIntegerConv, IsVpdpbusdOnPackedWordsWithVnni) {
-    Buffer<uint8_t> x(20, 6, 8, 1);
-    Buffer<int8_t> w(3, 3, 8, 16);
-    nn::Window win;
-    win.kernel = {3, 3};
-    win.pads_begin = {Expr(1), Expr(1)};
-    win.pads_end = {Expr(1), Expr(1)};
-    nn::Tensor y = nn::integer_conv(nn::Tensor(Buffer<>(x), "x"), nn::Tensor(Buffer<>(w), "w"),
-                                    nn::Tensor(), nn::Tensor(), nn::Tensor(), win);
-    Target vnni("x86-64-linux-avx512-avx512_vnni");
-    nn::schedule_output(y, vnni);
-    std::string path = ::testing::TempDir() + "dsl_integer_conv.s";
-    y.func().compile_to_assembly(path, vnni);
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_NE(text.find("vpdpbusd"), std::string::npos);
-    // The words' bytes are their bits, not shifted out one at a time.
-    EXPECT_EQ(text.find("vpsrl"), std::string::npos);
+    for (int k : {3, 1}) {
+        const int c = k == 1 ? 40 : 8;
+        Buffer<uint8_t> x(20, 6, c, 1);
+        Buffer<int8_t> w(k, k, c, 16);
+        nn::Window win;
+        win.kernel = {k, k};
+        win.pads_begin = {Expr(k / 2), Expr(k / 2)};
+        win.pads_end = {Expr(k / 2), Expr(k / 2)};
+        nn::Tensor y = nn::integer_conv(nn::Tensor(Buffer<>(x), "x"), nn::Tensor(Buffer<>(w), "w"),
+                                        nn::Tensor(), nn::Tensor(), nn::Tensor(), win);
+        Target vnni("x86-64-linux-avx512-avx512_vnni");
+        nn::schedule_output(y, vnni);
+        std::string path = ::testing::TempDir() + "dsl_integer_conv.s";
+        y.func().compile_to_assembly(path, vnni);
+        std::ifstream in(path);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        EXPECT_NE(text.find("vpdpbusd"), std::string::npos) << k << "x" << k;
+        // The words' bytes are their bits, not shifted out one at a time.
+        EXPECT_EQ(text.find("vpsrl"), std::string::npos) << k << "x" << k;
+        // Over joined rows, the points' tiles are computed into a block of the layer's output.
+        EXPECT_EQ(text.find("iconv_joined") != std::string::npos, k == 1) << k << "x" << k;
+    }
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "nn/ops/Indexing.h"
+#include "nn/ops/JoinedRows.h"
 #include "nn/ops/Quantized.h"
 
 namespace dsl::nn {
@@ -256,82 +257,6 @@ Accumulation accumulate(const Tensor &x, const Tensor &weights, const Tensor &bi
     return {f, r, result};
 }
 
-/// Whether a convolution is pointwise over 2-D maps (a 1x1 window, stride 1, no padding, one
-/// group) of at least 32 input channels, whose rows are better joined: of a width not known
-/// when compiling, or known and neither a multiple of a tile's 32 points nor narrower than 16
-/// (vectors of channels then).
-bool rows_joinable(const Tensor &x, const Window &w, int groups) {
-    if (x.rank() != 4 || groups != 1) return false;
-    for (size_t i = 0; i < 2; i++) {
-        int64_t begin = 1, end = 1;
-        if (w.kernel[i] != 1 || w.strides[i] != 1 || !is_const(w.pads_begin[i], &begin) ||
-            !is_const(w.pads_end[i], &end) || begin != 0 || end != 0) {
-            return false;
-        }
-    }
-    // Few input channels make a point's sums short: copying the block's results out then
-    // costs more than the tiles' empty lanes (12 -> 96 channels at 160x160: 0.50 ms by rows,
-    // 0.97 joined).
-    int64_t width = 0, channels = 0;
-    if (!is_const(x.dim(1), &channels) || channels < 32) return false;
-    return !is_const(x.dim(3), &width) || (width >= 16 && width % 32 != 0);
-}
-
-/// The schedule of a pointwise convolution over joined rows. The output `out` (x, y, m, n) goes
-/// in parallel blocks of up to kBlock points by `tm` channels (and images): rows shorter than
-/// kBlock in groups of about kBlock / W rows, longer ones in pieces of kBlock points. In each
-/// block, `joined` (p, m, n), the convolution over the block's points p = y * W + x as one
-/// axis, in register tiles of 2 vectors of points by the `tm` channels, summed (`f`, over `r`)
-/// as channel_tiles sums; then the block's output, along its rows, read back from `joined`
-/// (8 KB: in L1). A row of 40 or 20 points no longer leaves a tile of 32 half empty at its
-/// end. `joined` has a constant size (on the stack) and a constant number of tiles; a block of
-/// fewer points (the last rows of a map, or 140 of rows of 20) computes the rest from the
-/// input's last point, never stored. Blocks of 320 points ran 384 -> 384 channels at 20x20 in
-/// 0.94 ms against 0.71 (one thread), and rows of 40 or 80 alike.
-constexpr int kBlock = 160;
-
-Tensor::Schedule joined_row_tiles(Func joined, Func f, RDom r, Type acc, const Expr &m) {
-    int64_t m_const = 0;
-    const bool m_known = is_const(m, &m_const);
-    return [joined, f, r, acc, m_known, m_const](Func out, const Target &target) mutable {
-        const int vec = std::max(1, target.natural_vector_size(acc));
-        const int vw = 2;
-        // The copy out of `joined` runs half vectors along the rows (8 floats with AVX-512),
-        // whose last one may pass a row's end: the block's region includes that overshoot of
-        // its last row, so the rows per block leave room for it (8 rows of 40 fill 320 points).
-        const int copy_vec = std::max(1, vec / 2);
-        const Expr width = max(out.output_buffer().dim(0).extent(), 1);
-        const Expr piece = min(width, kBlock);
-        const Expr rounded = ((piece + (copy_vec - 1)) / copy_vec) * copy_vec;
-        const Expr rows = max((kBlock - rounded) / width + 1, 1);
-        const int tm = m_known ? static_cast<int>(std::min<int64_t>(12, m_const)) : 12;
-        std::vector<Var> ov = out.args(), jv = joined.args();
-        Var xb("xb"), xp("xp"), xo("xo"), xi("xi"), yo("yo"), yi("yi"), mo("mo"), mi("mi"),
-            rows_block("rows_block"), block("block"), task("task"), wo("wo"), wi("wi");
-        // Pieces of a row: the whole row when it is shorter than a block (a piece's region is
-        // its loop's whole range, so a piece of kBlock would reach past a short row's end).
-        out.split(ov[0], xb, xp, piece, TailStrategy::GuardWithIf)
-            .split(xp, xo, xi, copy_vec, TailStrategy::GuardWithIf)
-            .split(ov[1], yo, yi, rows, TailStrategy::GuardWithIf)
-            .split(ov[2], mo, mi, tm, TailStrategy::GuardWithIf)
-            .reorder({xi, xo, yi, mi, mo, xb, yo, ov[3]})
-            .vectorize(xi);
-        out.fuse(xb, yo, rows_block)
-            .fuse(mo, rows_block, block)
-            .fuse(block, ov[3], task)
-            .parallel(task);
-        joined.compute_at(out, task)
-            .bound_extent(jv[0], kBlock)
-            .bound_extent(jv[1], tm)
-            .split(jv[0], wo, wi, vw * vec)
-            .reorder({wi, jv[1], wo, jv[2]})
-            .vectorize(wi, vec)
-            .unroll(wi)
-            .unroll(jv[1]);
-        register_tile(f, r, joined, wo, 1, vw, vec, tm, 1);
-    };
-}
-
 /// conv() of a pointwise convolution over 2-D maps with the rows joined: a convolution over one
 /// spatial axis of H * W points, whose point p reads x at row p / W, column p % W (the same
 /// address as p, x being dense: the simplifier sees it once the row is known not empty).
@@ -356,8 +281,15 @@ Tensor pointwise_rows_joined(const Tensor &x, const Tensor &weights, const Tenso
                             [&](const Index &o) {
                                 return joined({o[0], o[1], o[2] * width + o[3]});
                             });
+    int64_t m = 0;
+    const int tm = is_const(weights.dim(0), &m) ? static_cast<int>(std::min<int64_t>(12, m)) : 12;
+    Func f = a.f;
+    RDom r = a.r;
     result.set_schedule(
-        joined_row_tiles(joined.func(), a.f, a.r, accumulator_type(x.type()), weights.dim(0)));
+        joined_row_tiles(joined.func(), accumulator_type(x.type()), tm,
+                         [f, r](Func consumer, const Var &loop, int vw, int vec, int tile_m) {
+                             register_tile(f, r, consumer, loop, 1, vw, vec, tile_m, 1);
+                         }));
     return result;
 }
 

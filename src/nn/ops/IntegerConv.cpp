@@ -11,12 +11,14 @@
 // constant) is packed on the host as C/4 x KH x KW x M' x 4, each output channel's four bytes
 // one 32-bit broadcast. Tiles of two vectors of output columns by twelve output channels are
 // summed in registers, as the float convolution's are.
+#include <functional>
 #include <type_traits>
 
 #include "dsl/InlineReductions.h"
 #include "dsl/nn/Quantize.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "nn/ops/JoinedRows.h"
 #include "nn/ops/Quantized.h"
 
 namespace dsl::nn {
@@ -31,12 +33,11 @@ struct PackedConvWeights {
 };
 
 template <typename T>
-PackedConvWeights pack_conv_weights(const Buffer<T> &w) {
+PackedConvWeights pack_conv_weights(const Buffer<T> &w, int multiple) {
     // Buffer dimensions: kx, ky, c, m (innermost first).
     const int kw = w.dim(0).extent(), kh = w.dim(1).extent(), c = w.dim(2).extent(),
               m = w.dim(3).extent();
-    const int blocks = (c + 3) / 4,
-              padded = (m + 2 * kChannelTile - 1) / (2 * kChannelTile) * (2 * kChannelTile);
+    const int blocks = (c + 3) / 4, padded = (m + multiple - 1) / multiple * multiple;
     Buffer<int8_t> packed(4, padded, kw, kh, blocks);
     Buffer<int32_t> sums(m);
     packed.fill(0);
@@ -55,6 +56,45 @@ PackedConvWeights pack_conv_weights(const Buffer<T> &w) {
             Tensor(Buffer<>(sums), unique_name("iconv_weight_sums"))};
 }
 
+PackedConvWeights pack_conv_weights(const Tensor &w, int multiple) {
+    return w.type().is_uint() ? pack_conv_weights(Buffer<uint8_t>(w.data()), multiple)
+                              : pack_conv_weights(Buffer<int8_t>(w.data()), multiple);
+}
+
+/// One 32-bit word of four bytes: byte(t) in byte t.
+Expr packed_word(const std::function<Expr(int)> &byte) {
+    Expr word = make_const(UInt(32), 0);
+    for (int t = 0; t < 4; t++)
+        word = word | (cast<uint32_t>(byte(t)) << make_const(UInt(32), 8 * t));
+    return word;
+}
+
+/// Byte t of a packed word.
+Expr word_byte(const Expr &word, const Expr &t) {
+    return cast<uint8_t>(word >> (cast<uint32_t>(t) * make_const(UInt(32), 8)));
+}
+
+/// x' of an element of x: an int8 x shifted into unsigned bytes.
+Expr unsigned_byte(const Expr &v) {
+    return v.type().is_int() ? cast<uint8_t>(cast<int16_t>(v) + 128) : v;
+}
+
+/// The channel tile of a pointwise convolution of `m` output channels (12 where m is not
+/// known): from 8 to 14 channels (two vectors of points by 14 channels fill 28 of AVX-512's 32
+/// registers), the one that pads m least, the larger among equals. 42 channels go in three
+/// tiles of 14, 18 in two of 9, where tiles of 12 computed 48 and 24.
+int pointwise_channel_tile(const Expr &m) {
+    int64_t mc = 0;
+    if (!is_const(m, &mc)) return kChannelTile;
+    if (mc <= 14) return static_cast<int>(std::max<int64_t>(mc, 1));
+    int best = kChannelTile;
+    int64_t best_padded = (mc + best - 1) / best * best;
+    for (int t = 14; t >= 8; t--) {
+        int64_t padded = (mc + t - 1) / t * t;
+        if (padded < best_padded) best = t, best_padded = padded;
+    }
+    return best;
+}
 }  // namespace
 
 bool zero_constant(const Tensor &z) {
@@ -81,6 +121,121 @@ bool integer_conv_applies(const Tensor &x, const Tensor &w, const Tensor &x_zero
            is_byte(w.type()) && w.data().defined() && x_zero_scalar && unit_dilation;
 }
 
+namespace {
+
+/// What integer_conv's two forms share: the operands, x's zero point as a byte of x', and the
+/// correction of the vpdpbusd sum `acc` at output channel m, whose window sum of x' is `sums`
+/// (the header's formula; symmetric weights need no window sums).
+struct IntegerConvTerms {
+    const Tensor &x, &w, &w_zero_point, &bias;
+    int channels, outputs, kh, kw;
+    bool symmetric;
+    Expr zx;
+
+    Expr corrected(const Expr &acc, const Expr &m, const std::function<Expr()> &sums,
+                   const PackedConvWeights &pw) const {
+        Expr zw = zero_point_at(w_zero_point, m) - (w.type().is_uint() ? 128 : 0);
+        const int64_t terms = int64_t(channels) * kh * kw;
+        Expr v = acc - (symmetric ? Expr(0) : zw * sums()) - zx * pw.sums({m}) +
+                 make_const(Int(32), terms) * zx * zw;
+        if (bias.defined()) v = v + cast<int32_t>(bias({m}));
+        return v;
+    }
+};
+
+/// The update of an int8 accumulation tile `f` over `r` (r[0] the four bytes of a word, then
+/// the sum's other dimensions), `points` its dimension of output points and `channel` its
+/// dimension of output channels, computed at `loop` of `consumer`: `vw` vectors of `vec` points
+/// by `tm` channels in registers, each vpdpbusd a vector of 4 x vec bytes.
+void integer_tile(Func f, const RDom &r, Func consumer, const Var &loop, int points, int channel,
+                  int vw, int vec, int tm) {
+    std::vector<Var> fv = f.args();
+    f.compute_at(consumer, loop)
+        .bound_extent(fv[points], vw * vec)
+        .bound_extent(fv[channel], tm)
+        .vectorize(fv[points], vec)
+        .unroll(fv[points])
+        .unroll(fv[channel]);
+    Var co("co"), ci("ci");
+    std::vector<VarOrRVar> order{r[0], ci, co, fv[channel]};
+    for (int d = 1; d < r.dimensions(); d++)
+        order.push_back(r[d]);
+    f.update()
+        .atomic()
+        .split(fv[points], co, ci, vec)
+        .reorder(order)
+        .vectorize(r[0])
+        .vectorize(ci)
+        .unroll(co)
+        .unroll(fv[channel]);
+}
+
+/// integer_conv of a pointwise window over joined rows (JoinedRows.h): x' packed over the H * W
+/// points of each image (n, channel block, point), a vector of points reading four dense rows of
+/// bytes whatever the width (no tail per row), the sums over blocks of points by channel tiles
+/// (pointwise_channel_tile), copied out along the rows.
+Tensor pointwise_integer_conv(const IntegerConvTerms &k) {
+    const Tensor &x = k.x;
+    const Expr n = x.dim(0), height = x.dim(2), width = x.dim(3);
+    const Expr points = height * width, row = max(width, 1);
+    const int blocks = (k.channels + 3) / 4;
+    const int tm = pointwise_channel_tile(Expr(k.outputs));
+    // A block of points past the last one reads the last point's bytes (never stored).
+    Tensor packed_x =
+        compute(unique_name("iconv_points"), {n, Expr(blocks), points}, [&](const Index &i) {
+            Expr p = clamp(i[2], 0, points - 1);
+            Expr inside = likely(i[2] < points);
+            return packed_word([&](int t) {
+                Expr c = i[1] * 4 + t;
+                Expr v = unsigned_byte(x({i[0], min(c, k.channels - 1), p / row, p % row}));
+                return select(c < k.channels, select(inside, v, cast<uint8_t>(k.zx)),
+                              cast<uint8_t>(0));
+            });
+        });
+    PackedConvWeights pw = pack_conv_weights(k.w, tm);
+    Tensor point_sums = compute(unique_name("iconv_point_sums"), {n, points}, [&](const Index &i) {
+        RDom r(0, 4, 0, blocks, unique_name("iconv_ps"));
+        return sum(cast<int32_t>(word_byte(packed_x({i[0], r.y, i[1]}), r.x)));
+    });
+    Tensor init = compute(unique_name("iconv_acc"), {n, Expr(k.outputs), points},
+                          [](const Index &) { return Expr(0); });
+    Func f = init.func();
+    RDom r(std::vector<std::pair<Expr, Expr>>{{0, 4}, {0, blocks}}, unique_name("iconv_k"));
+    const Var bp = init.var(2), bm = init.var(1), bn = init.var(0);
+    f(bp, bm, bn) = f(bp, bm, bn) + cast<int32_t>(word_byte(packed_x({bn, r[1], bp}), r[0])) *
+                                        cast<int32_t>(pw.packed({r[1], 0, 0, bm, r[0]}));
+    Tensor joined =
+        compute(unique_name("iconv_joined"), {n, Expr(k.outputs), points}, [&](const Index &i) {
+            return k.corrected(
+                init(i), i[1],
+                [&] {
+                    return point_sums({i[0], i[2]});
+                },
+                pw);
+        });
+    Tensor out =
+        compute(unique_name("iconv"), {n, Expr(k.outputs), height, width}, [&](const Index &o) {
+            return joined({o[0], o[1], o[2] * width + o[3]});
+        });
+    Func px = packed_x.func(), ps = point_sums.func();
+    const bool symmetric = k.symmetric;
+    Tensor::Schedule tiles = joined_row_tiles(
+        joined.func(), Int(32), tm, [f, r](Func consumer, const Var &loop, int vw, int vec, int t) {
+            integer_tile(f, r, consumer, loop, 0, 1, vw, vec, t);
+        });
+    out.set_schedule([px, ps, symmetric, tiles](Func y, const Target &target) mutable {
+        const int vec = std::max(4, target.natural_vector_size(Int(32)));
+        std::vector<Var> pv = px.args(), sv = ps.args();
+        Var task("task");
+        px.compute_root().vectorize(pv[0], vec).fuse(pv[1], pv[2], task).parallel(task);
+        if (!symmetric) ps.compute_root().vectorize(sv[0], vec).parallel(sv[1]);
+        tiles(y, target);
+    });
+    return out;
+}
+
+}  // namespace
+
 Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point,
                     const Tensor &w_zero_point, const Tensor &bias, Window window) {
     user_assert(integer_conv_applies(x, w, x_zero_point, window, 1))
@@ -90,17 +245,29 @@ Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point
            "subtract_zero_point for others.";
     const int kh = w.data().dim(1).extent(), kw = w.data().dim(0).extent();
     const int channels = w.data().dim(2).extent(), outputs = w.data().dim(3).extent();
+    if (window.kernel.empty()) window.kernel = {kh, kw};
     if (window.strides.empty()) window.strides = {1, 1};
     if (window.pads_begin.empty()) window.pads_begin = {Expr(0), Expr(0)};
     if (window.pads_end.empty()) window.pads_end = {Expr(0), Expr(0)};
+    const bool x_signed = x.type().is_int();
+    const IntegerConvTerms terms{x,
+                                 w,
+                                 w_zero_point,
+                                 bias,
+                                 channels,
+                                 outputs,
+                                 kh,
+                                 kw,
+                                 w.type().is_int() && zero_constant(w_zero_point),
+                                 zero_point_at(x_zero_point, Expr(0)) + (x_signed ? 128 : 0)};
+    if (rows_joinable(x, window, 1)) return pointwise_integer_conv(terms);
+
     const int sy = window.strides[0], sx = window.strides[1];
     const Expr pt = window.pads_begin[0], pl = window.pads_begin[1];
     const Expr n = x.dim(0), h = x.dim(2), wd = x.dim(3);
     const Expr hp = h + pt + window.pads_end[0], wp = wd + pl + window.pads_end[1];
     const Expr oh = (hp - kh) / sy + 1, ow = (wp - kw) / sx + 1;
-    const bool x_signed = x.type().is_int();
-    const bool symmetric = w.type().is_int() && zero_constant(w_zero_point);
-    const Expr zx = zero_point_at(x_zero_point, Expr(0)) + (x_signed ? 128 : 0);
+    const Expr zx = terms.zx;
 
     // x' padded and packed: (n, channel block, row, column phase, column / stride), four
     // channels' bytes in one 32-bit word (channel 4b + t in byte t). Column ix sits at phase
@@ -112,23 +279,15 @@ Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point
         unique_name("iconv_input"), {n, Expr(blocks), hp, Expr(sx), wj}, [&](const Index &i) {
             Expr iy = i[2] - pt, ix = i[4] * sx + i[3] - pl;
             Expr inside = iy >= 0 && iy < h && ix >= 0 && ix < wd;
-            Expr word = make_const(UInt(32), 0);
-            for (int t = 0; t < 4; t++) {
+            return packed_word([&](int t) {
                 Expr c = i[1] * 4 + t;
-                Expr v = x({i[0], min(c, channels - 1), clamp(iy, 0, h - 1), clamp(ix, 0, wd - 1)});
-                if (x_signed) v = cast<uint8_t>(cast<int16_t>(v) + 128);
-                Expr byte =
-                    select(c < channels, select(inside, v, cast<uint8_t>(zx)), cast<uint8_t>(0));
-                word = word | (cast<uint32_t>(byte) << make_const(UInt(32), 8 * t));
-            }
-            return word;
+                Expr v = unsigned_byte(
+                    x({i[0], min(c, channels - 1), clamp(iy, 0, h - 1), clamp(ix, 0, wd - 1)}));
+                return select(c < channels, select(inside, v, cast<uint8_t>(zx)), cast<uint8_t>(0));
+            });
         });
-    // Byte t of a packed word.
-    auto x_byte = [&](const Index &i, const Expr &t) {
-        return cast<uint8_t>(packed_x(i) >> (cast<uint32_t>(t) * make_const(UInt(32), 8)));
-    };
-    PackedConvWeights pw = w.type().is_uint() ? pack_conv_weights(Buffer<uint8_t>(w.data()))
-                                              : pack_conv_weights(Buffer<int8_t>(w.data()));
+    auto x_byte = [&](const Index &i, const Expr &t) { return word_byte(packed_x(i), t); };
+    PackedConvWeights pw = pack_conv_weights(w, 2 * kChannelTile);
 
     // The sum of x' over the real channels at each padded position, then over each window.
     Tensor column_sums =
@@ -153,21 +312,20 @@ Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point
         cast<int32_t>(x_byte({bn, r[3], by * sy + r[2], r[1] % sx, bx + r[1] / sx}, r[0])) *
             cast<int32_t>(pw.packed({r[3], r[2], r[1], bm, r[0]}));
 
-    const int64_t terms = int64_t(channels) * kh * kw;
     Tensor out = compute(unique_name("iconv"), {n, Expr(outputs), oh, ow}, [&](const Index &i) {
-        Expr zw = zero_point_at(w_zero_point, i[1]) - (w.type().is_uint() ? 128 : 0);
-        // Symmetric int8 weights (zero point 0) need no window sums.
-        Expr v = init(i) - (symmetric ? Expr(0) : zw * window_sums({i[0], i[2], i[3]})) -
-                 zx * pw.sums({i[1]}) + make_const(Int(32), terms) * zx * zw;
-        if (bias.defined()) v = v + cast<int32_t>(bias({i[1]}));
-        return v;
+        return terms.corrected(
+            init(i), i[1],
+            [&] {
+                return window_sums({i[0], i[2], i[3]});
+            },
+            pw);
     });
 
     Func px = packed_x.func(), cs = column_sums.func(), ws = window_sums.func();
+    const bool symmetric = terms.symmetric;
     out.set_schedule([f, r, px, cs, ws, symmetric](Func y, const Target &target) mutable {
         const int vec = std::max(4, target.natural_vector_size(Int(32)));
-        std::vector<Var> pv = px.args(), cv = cs.args(), wv = ws.args(), fv = f.args(),
-                         ov = y.args();
+        std::vector<Var> pv = px.args(), cv = cs.args(), wv = ws.args(), ov = y.args();
         // The packed input a row at a time, its four channels' bytes a vector of 4 inside a
         // vector of columns (a dense store); the sums vectorized along the columns.
         px.compute_root().reorder(pv[0], pv[1], pv[3], pv[2]).vectorize(pv[0], vec).parallel(pv[2]);
@@ -186,21 +344,7 @@ Tensor integer_conv(const Tensor &x, const Tensor &w, const Tensor &x_zero_point
             .unroll(mi);
         Var rows("rows");
         y.fuse(ov[1], ov[3], rows).parallel(rows);
-        f.compute_at(y, xo)
-            .bound_extent(fv[0], 2 * vec)
-            .bound_extent(fv[2], kChannelTile)
-            .vectorize(fv[0], vec)
-            .unroll(fv[0])
-            .unroll(fv[2]);
-        Var co("co"), ci("ci");
-        f.update()
-            .atomic()
-            .split(fv[0], co, ci, vec)
-            .reorder(r[0], ci, co, fv[2], r[1], r[2], r[3])
-            .vectorize(r[0])
-            .vectorize(ci)
-            .unroll(co)
-            .unroll(fv[2]);
+        integer_tile(f, r, y, xo, 0, 2, 2, vec, kChannelTile);
     });
     return out;
 }

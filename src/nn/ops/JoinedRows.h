@@ -1,0 +1,25 @@
+#pragma once
+// Pointwise convolutions over joined rows (conv, integer_conv): a 1x1 window at stride 1 without
+// padding reads point p = y * W + x of each channel where a convolution over one axis of H * W
+// points would, so rows of 20 or 40 points no longer leave a tile of 32 half empty at their end.
+#include <functional>
+
+#include "dsl/nn/Conv.h"
+#include "dsl/nn/Tensor.h"
+
+namespace dsl::nn {
+
+/// Whether a pointwise convolution of `groups` groups is better computed over joined rows
+/// (JoinedRows.cpp).
+bool rows_joinable(const Tensor &x, const Window &w, int groups);
+
+/// How the accumulation of a block is tiled: computed at `loop` of `consumer` (the joined
+/// result, (p, m, n) innermost first) over `vw` vectors of `vec` points by `tm` channels.
+using JoinedTile = std::function<void(Func consumer, const Var &loop, int vw, int vec, int tm)>;
+
+/// The schedule of a pointwise convolution `out` (x, y, m, n) whose points are computed by
+/// `joined` (p, m, n) in blocks: see JoinedRows.cpp. `tm` channels per tile (at most the
+/// channels' count), `acc` the accumulator's type, `tile` the accumulation's schedule.
+Tensor::Schedule joined_row_tiles(Func joined, Type acc, int tm, JoinedTile tile);
+
+}  // namespace dsl::nn
