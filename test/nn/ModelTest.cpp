@@ -60,6 +60,34 @@ TEST(NNModel, SymbolicBatchRunsAtTwoSizesWithoutCompilingAgain) {
     EXPECT_EQ(model.compiled_pipelines(), compiled);
 }
 
+/// The weights and bias of a pointwise convolution of `c` channels into `c` (the model's "w" and
+/// "b"), and its value at a point of x.
+struct PointwiseWeights {
+    int c;
+    std::vector<float> w, b;
+
+    explicit PointwiseWeights(int channels)
+        : c(channels),
+          w(static_cast<size_t>(channels * channels)),
+          b(static_cast<size_t>(channels)) {
+        for (int i = 0; i < c * c; i++)
+            w[static_cast<size_t>(i)] = float((i * 7) % 11 - 5) * 0.0625f;
+        for (int i = 0; i < c; i++)
+            b[static_cast<size_t>(i)] = float(i % 5) * 0.25f - 0.5f;
+    }
+    void add_to(onnx::ModelProto &mp) const {
+        add_float_initializer(mp, "w", {c, c, 1, 1}, w);
+        add_float_initializer(mp, "b", {c}, b);
+    }
+    /// Output channel o at column j (from the crop's x0) of row i.
+    float at(const Buffer<float> &x, int x0, int j, int i, int o) const {
+        float acc = b[static_cast<size_t>(o)];
+        for (int k = 0; k < c; k++)
+            acc += x(x0 + j, i, k, 0) * w[static_cast<size_t>(o * c + k)];
+        return acc;
+    }
+};
+
 // A pointwise convolution of 40 channels with a residual add and Relu (one kernel, its rows
 // joined) at two map sizes from one compile, the second given as a crop of a larger buffer: its
 // rows are not dense and its coordinates do not start at 0, and the model reads a dense copy.
@@ -70,13 +98,8 @@ TEST(NNModel, PointwiseConvRunsOnDenseAndCroppedInputs) {
     onnx::ModelProto mp = make_model();
     add_input(mp, "x", kFloat, {1, c, "H", "W"});
     add_output(mp, "y", kFloat, {1, c, "H", "W"});
-    std::vector<float> w(c * c), b(c);
-    for (int i = 0; i < c * c; i++)
-        w[static_cast<size_t>(i)] = float((i * 7) % 11 - 5) * 0.0625f;
-    for (int i = 0; i < c; i++)
-        b[static_cast<size_t>(i)] = float(i % 5) * 0.25f - 0.5f;
-    add_float_initializer(mp, "w", {c, c, 1, 1}, w);
-    add_float_initializer(mp, "b", {c}, b);
+    const PointwiseWeights pw(c);
+    pw.add_to(mp);
     add_node(mp, "Conv", {"x", "w", "b"}, {"conv"});
     add_node(mp, "Add", {"conv", "x"}, {"sum"});
     add_node(mp, "Relu", {"sum"}, {"y"});
@@ -94,13 +117,85 @@ TEST(NNModel, PointwiseConvRunsOnDenseAndCroppedInputs) {
         for (int o = 0; o < c; o++)
             for (int i = 0; i < height; i++)
                 for (int j = 0; j < wd; j++) {
-                    float acc = b[static_cast<size_t>(o)] + x(x0 + j, i, o, 0);
-                    for (int k = 0; k < c; k++)
-                        acc += x(x0 + j, i, k, 0) * w[static_cast<size_t>(o * c + k)];
+                    float acc = pw.at(x, x0, j, i, o) + x(x0 + j, i, o, 0);
                     bad += std::fabs(y(j, i, o, 0) - std::max(acc, 0.0f)) > 1e-3f;
                 }
         EXPECT_EQ(bad, 0) << "width " << wd << (cropped ? ", cropped" : "");
     }
+}
+
+// A pointwise convolution, a per-channel scale and shift, then a hard-swish written out as ONNX
+// exporters write it, v * Clip(v + 3, 0, 6) / 6: v is read by two nodes that both end in the
+// Div, so the whole chain is one kernel (the convolution's), and the convolution keeps its own
+// schedule under the diamond. A Relu and a Neg of one value that are both outputs end in two
+// kernels, so that value gets a kernel of its own.
+TEST(NNModel, AHardSwishOverAConvolutionIsOneKernel) {
+    constexpr int c = 40;
+    test::TempDirectory dir;
+    std::string path = dir.path() + "/hswish.onnx";
+    onnx::ModelProto mp = make_model();
+    add_input(mp, "x", kFloat, {1, c, "H", "W"});
+    add_output(mp, "y", kFloat, {1, c, "H", "W"});
+    const PointwiseWeights pw(c);
+    pw.add_to(mp);
+    std::vector<float> scale(c), shift(c);
+    for (int i = 0; i < c; i++) {
+        scale[static_cast<size_t>(i)] = 0.5f + float(i % 3) * 0.25f;
+        shift[static_cast<size_t>(i)] = float(i % 4) - 1.5f;
+    }
+    add_float_initializer(mp, "scale", {c, 1, 1}, scale);
+    add_float_initializer(mp, "shift", {c, 1, 1}, shift);
+    add_float_initializer(mp, "three", {}, {3.0f});
+    add_float_initializer(mp, "zero", {}, {0.0f});
+    add_float_initializer(mp, "six", {}, {6.0f});
+    add_node(mp, "Conv", {"x", "w", "b"}, {"conv"});
+    add_node(mp, "Mul", {"scale", "conv"}, {"scaled"});
+    add_node(mp, "Add", {"scaled", "shift"}, {"v"});
+    add_node(mp, "Add", {"v", "three"}, {"v3"});
+    add_node(mp, "Clip", {"v3", "zero", "six"}, {"clipped"});
+    add_node(mp, "Mul", {"v", "clipped"}, {"product"});
+    add_node(mp, "Div", {"product", "six"}, {"y"});
+    save_model(mp, path);
+    nn::Model model = nn::Model::load(path);
+    EXPECT_EQ(model.compiled_pipelines(), 1);
+    for (auto [width, height] : {std::pair{40, 9}, std::pair{13, 3}}) {
+        Buffer<float> x(width, height, c, 1);
+        x.fill([](int i, int j, int k, int) { return float((i * 3 + j * 5 + k) % 13) - 6.0f; });
+        Buffer<float> y = model.run({{"x", x}}).at("y");
+        int bad = 0;
+        for (int o = 0; o < c; o++)
+            for (int i = 0; i < height; i++)
+                for (int j = 0; j < width; j++) {
+                    const float acc = pw.at(x, 0, j, i, o);
+                    const float v =
+                        acc * scale[static_cast<size_t>(o)] + shift[static_cast<size_t>(o)];
+                    const float want = v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
+                    bad += std::fabs(y(j, i, o, 0) - want) > 1e-3f * (1.0f + std::fabs(want));
+                }
+        EXPECT_EQ(bad, 0) << "width " << width;
+    }
+
+    onnx::ModelProto two = make_model();
+    add_input(two, "x", kFloat, {"N", 5});
+    add_output(two, "r", kFloat, {"N", 5});
+    add_output(two, "n", kFloat, {"N", 5});
+    add_float_initializer(two, "one", {}, {1.0f});
+    add_node(two, "Add", {"x", "one"}, {"v"});
+    add_node(two, "Relu", {"v"}, {"r"});
+    add_node(two, "Neg", {"v"}, {"n"});
+    std::string two_path = dir.path() + "/two.onnx";
+    save_model(two, two_path);
+    nn::Model split = nn::Model::load(two_path);
+    EXPECT_EQ(split.compiled_pipelines(), 3);
+    Buffer<float> x(5, 2);
+    x.fill([](int i, int j) { return float(i) - 2.5f * float(j); });
+    auto out = split.run({{"x", x}});
+    Buffer<float> r = out.at("r"), n = out.at("n");
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 5; i++) {
+            EXPECT_EQ(r(i, j), std::max(x(i, j) + 1.0f, 0.0f));
+            EXPECT_EQ(n(i, j), -(x(i, j) + 1.0f));
+        }
 }
 
 // Opset 11's Softmax over its last axis (taken as is, not flattened) and over axis 1 of a 3-D

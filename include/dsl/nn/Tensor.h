@@ -14,6 +14,7 @@
 /// extents (and of scalar Params) where they are not, so one compiled pipeline serves every size.
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,13 +69,21 @@ class Tensor {
     /// tensor point for point (this tensor's Func, or an elementwise epilogue of it). Operators
     /// set it; elementwise operators pass it on to their result. Empty for the others.
     using Schedule = std::function<void(Func output, const Target &target)>;
-    const Schedule &schedule() const { return schedule_; }
-    void set_schedule(Schedule s) { schedule_ = std::move(s); }
+    const Schedule &schedule() const;
+    void set_schedule(Schedule s);
+    /// Gives this tensor `other`'s schedule: the same one, as an elementwise result of it has.
+    void share_schedule(const Tensor &other) { schedule_ = other.schedule_; }
+    /// Whether both tensors carry one schedule, set once and passed on through elementwise
+    /// operators (two branches of a hard-swish over one convolution), rather than each its own
+    /// operator's (two convolutions added).
+    bool shares_schedule(const Tensor &other) const {
+        return schedule_ != nullptr && schedule_ == other.schedule_;
+    }
 
   private:
     Func func_;
     Shape shape_;
-    Schedule schedule_;
+    std::shared_ptr<const Schedule> schedule_;
     Buffer<> data_;
 };
 

@@ -14,9 +14,11 @@ namespace dsl::nn::graph {
 /// broadcasting aside): unary math, activations, arithmetic, comparisons, Where, Cast, Clip.
 bool is_elementwise(const std::string &op_type);
 
-/// The values to fuse into their consumer: the only output of a node whose only consumer is an
-/// elementwise node, and which is not a graph output. (The compiler still checks, once both are
-/// built, that the consumer reads the value point for point, and computes it on its own if not.)
+/// The values to fuse into their consumers: the only output of a node, not a graph output, whose
+/// only consumer is an elementwise node; or whose consumers are all elementwise nodes whose
+/// results are fused on into one kernel (a hard-swish's two branches over a convolution). (The
+/// compiler still checks, once each consumer is built, that it reads the value point for point,
+/// and computes the value on its own if not.)
 std::set<std::string> values_to_fuse(const Graph &g);
 
 }  // namespace dsl::nn::graph

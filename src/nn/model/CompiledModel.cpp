@@ -212,13 +212,35 @@ struct KernelInputs {
     double macs_per_element = 0;
     std::vector<std::string> layers;
 
+    /// The multiply-adds per element of each of `layers`.
+    std::vector<double> layer_macs;
+
+    void add_layer(const std::string &name, double macs) {
+        layers.push_back(name);
+        layer_macs.push_back(macs);
+        macs_per_element += macs;
+    }
+
+    /// Adds what `o` reads. A kernel may take two fused values that both read a third (the two
+    /// branches of a hard-swish over one convolution): what they share counts once.
     void merge(const KernelInputs &o) {
-        macs_per_element += o.macs_per_element;
-        layers.insert(layers.end(), o.layers.begin(), o.layers.end());
-        runtime_inputs.insert(runtime_inputs.end(), o.runtime_inputs.begin(),
-                              o.runtime_inputs.end());
-        params.insert(params.end(), o.params.begin(), o.params.end());
-        value_params.insert(value_params.end(), o.value_params.begin(), o.value_params.end());
+        for (size_t k = 0; k < o.layers.size(); k++) {
+            if (std::find(layers.begin(), layers.end(), o.layers[k]) == layers.end())
+                add_layer(o.layers[k], o.layer_macs[k]);
+        }
+        // (Two kernels' ImageParams of one value are two arguments: each Func reads its own.)
+        for (size_t k = 0; k < o.runtime_inputs.size(); k++) {
+            if (std::find(params.begin(), params.end(), o.params[k]) == params.end()) {
+                runtime_inputs.push_back(o.runtime_inputs[k]);
+                params.push_back(o.params[k]);
+            }
+        }
+        for (const CompiledModel::ValueParam &vp : o.value_params) {
+            bool known = false;
+            for (const CompiledModel::ValueParam &have : value_params)
+                known |= have.param == vp.param;
+            if (!known) value_params.push_back(vp);
+        }
         to_graph.insert(o.to_graph.begin(), o.to_graph.end());
     }
 };
@@ -241,6 +263,8 @@ struct PendingValue {
     std::string where;
     Tensor tensor;
     KernelInputs inputs;
+    /// The consumers still to take it (a value fused into one kernel through several).
+    int readers = 1;
 };
 
 class ModelCompiler {
@@ -294,6 +318,8 @@ class ModelCompiler {
     /// The values some node reads or the model returns.
     std::set<std::string> read_;
     std::map<std::string, PendingValue> pending_;
+    /// The nodes that read each value.
+    std::map<std::string, int> readers_;
     /// A step's kernel, compiled after the graph is built.
     struct DeferredKernel {
         size_t step;
@@ -673,8 +699,10 @@ void ModelCompiler::build(const graph::Node &node) {
         }
         if (!again) break;
     }
-    for (const std::string &v : ctx->fused)
-        pending_.erase(v);
+    for (const std::string &v : ctx->fused) {
+        auto p = pending_.find(v);
+        if (p != pending_.end() && --p->second.readers <= 0) pending_.erase(p);
+    }
     for (Context::SharedValue &v : ctx->shared_values) {
         KnownValue &kv = known_.at(v.name);
         make_step(node.describe(), v.name, v.tensor, v.inputs, &kv);
@@ -683,8 +711,7 @@ void ModelCompiler::build(const graph::Node &node) {
         return ctx->has_input(i) ? known_.at(node.inputs[static_cast<size_t>(i)]).shape : Shape();
     });
     if (macs > 0) {
-        ctx->in.macs_per_element += macs;
-        ctx->in.layers.push_back(node.name);
+        ctx->in.add_layer(node.name, macs);
     }
     for (size_t k = 0; k < node.outputs.size(); k++) {
         const std::string &name = node.outputs[k];
@@ -704,7 +731,7 @@ void ModelCompiler::build(const graph::Node &node) {
         const bool runtime = !ctx->in.runtime_inputs.empty() || !ctx->in.value_params.empty();
         if (runtime && fuse_.count(name)) {
             // Computed inside its consumer's kernel.
-            pending_[name] = PendingValue{node.describe(), t, ctx->in};
+            pending_[name] = PendingValue{node.describe(), t, ctx->in, readers_.at(name)};
             known_[name] = kv;
             continue;
         }
@@ -816,8 +843,11 @@ void ModelCompiler::compile() {
     out_->source_ = g_.source;
     declare_inputs();
     fuse_ = graph::values_to_fuse(g_);
-    for (const graph::Node &n : g_.nodes)
+    for (const graph::Node &n : g_.nodes) {
         read_.insert(n.inputs.begin(), n.inputs.end());
+        for (const std::string &v : std::set<std::string>(n.inputs.begin(), n.inputs.end()))
+            readers_[v]++;
+    }
     for (const graph::ValueInfo &v : g_.outputs)
         read_.insert(v.name);
     out_->npu_ = target_.has_feature(Target::Feature::NPU);

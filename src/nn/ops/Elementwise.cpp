@@ -85,14 +85,16 @@ void inherit_schedule(Tensor &result, const std::vector<Tensor> &inputs) {
     const Tensor *scheduled = nullptr;
     for (const Tensor &t : inputs) {
         if (!t.schedule()) continue;
-        if (scheduled) return;  // two scheduled operators: neither can own the result
+        // Two scheduled operators: neither can own the result. Two branches of one operator's
+        // result (x * hard_sigmoid(x) over one convolution) carry its one schedule.
+        if (scheduled && !scheduled->shares_schedule(t)) return;
         scheduled = &t;
     }
     if (!scheduled || scheduled->rank() != result.rank()) return;
     for (int a = 0; a < result.rank(); a++) {
         if (!ir::equal(scheduled->dim(a), result.dim(a))) return;
     }
-    result.set_schedule(scheduled->schedule());
+    result.share_schedule(*scheduled);
 }
 
 Tensor map(const Tensor &x, const std::function<Expr(const Expr &)> &f, const std::string &name) {

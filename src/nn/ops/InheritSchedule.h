@@ -11,7 +11,8 @@
 namespace dsl::nn {
 
 /// Gives `result` the schedule of the one input among `inputs` that has a schedule and the
-/// result's shape; nothing when none does, or when two do (neither can own the result).
+/// result's shape; nothing when none does, or when two have different schedules (neither can
+/// own the result). Inputs sharing one schedule (Tensor::shares_schedule) count as one.
 void inherit_schedule(Tensor &result, const std::vector<Tensor> &inputs);
 
 }  // namespace dsl::nn

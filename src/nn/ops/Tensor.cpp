@@ -124,6 +124,15 @@ Var Tensor::var(int axis) const {
     return func_.args()[static_cast<size_t>(rank() - 1 - a)];
 }
 
+const Tensor::Schedule &Tensor::schedule() const {
+    static const Schedule none;
+    return schedule_ ? *schedule_ : none;
+}
+
+void Tensor::set_schedule(Schedule s) {
+    schedule_ = s ? std::make_shared<const Schedule>(std::move(s)) : nullptr;
+}
+
 void schedule_output(const Tensor &t, const Target &target) {
     Func f = t.func();
     // The output buffer holds the whole tensor from 0: where an extent is known, the loops
