@@ -66,20 +66,20 @@ Tensor::Schedule joined_row_tiles(Func joined, Type acc, int tm, JoinedTile tile
         const Expr rows = max((kBlock - rounded) / width + 1, 1);
         std::vector<Var> ov = out.args(), jv = joined.args();
         Var xb("xb"), xp("xp"), xo("xo"), xi("xi"), yo("yo"), yi("yi"), mo("mo"), mi("mi"),
-            rows_block("rows_block"), block("block"), task("task"), wo("wo"), wi("wi");
+            block("block"), task("task"), wo("wo"), wi("wi");
         // Pieces of a row: the whole row when it is shorter than a block (a piece's region is
         // its loop's whole range, so a piece of kBlock would reach past a short row's end).
         out.split(ov[0], xb, xp, piece, TailStrategy::GuardWithIf)
             .split(xp, xo, xi, copy_vec, TailStrategy::GuardWithIf)
             .split(ov[1], yo, yi, rows, TailStrategy::GuardWithIf)
             .split(ov[2], mo, mi, tm, TailStrategy::GuardWithIf)
-            .reorder({xi, xo, yi, mi, mo, xb, yo, ov[3]})
+            .reorder({xi, xo, yi, mi, xb, mo, yo, ov[3]})
             .vectorize(xi);
-        out.fuse(xb, yo, rows_block)
-            .fuse(mo, rows_block, block)
-            .fuse(block, ov[3], task)
-            .parallel(task);
-        joined.compute_at(out, task)
+        // The pieces of a row are a serial loop of their own inside the parallel one (one
+        // iteration for rows up to a block): fused into it, every vector of the copy tested
+        // its piece against the row's end; alone, only the last piece does.
+        out.fuse(mo, yo, block).fuse(block, ov[3], task).parallel(task);
+        joined.compute_at(out, xb)
             .bound_extent(jv[0], kBlock)
             .bound_extent(jv[1], tm)
             .split(jv[0], wo, wi, vw * vec)
