@@ -10,7 +10,9 @@
 // reading 64 consecutive bytes for every tap), and w' (a
 // constant) is packed on the host as C/4 x KH x KW x M' x 4, each output channel's four bytes
 // one 32-bit broadcast. Tiles of two vectors of output columns by twelve output channels are
-// summed in registers, as the float convolution's are.
+// summed in registers, as the float convolution's are. A pointwise window over 32 or more
+// channels runs over joined rows (JoinedRows.h) instead: x' packed per point of the map
+// (N x C/4 x H*W), tiles of two vectors of points by a channel tile that divides M.
 #include <functional>
 #include <type_traits>
 
@@ -79,22 +81,20 @@ Expr unsigned_byte(const Expr &v) {
     return v.type().is_int() ? cast<uint8_t>(cast<int16_t>(v) + 128) : v;
 }
 
-/// The channel tile of a pointwise convolution of `m` output channels (12 where m is not
-/// known): from 8 to 14 channels (two vectors of points by 14 channels fill 28 of AVX-512's 32
-/// registers), the one that pads m least, the larger among equals. 42 channels go in three
-/// tiles of 14, 18 in two of 9, where tiles of 12 computed 48 and 24.
-int pointwise_channel_tile(const Expr &m) {
-    int64_t mc = 0;
-    if (!is_const(m, &mc)) return kChannelTile;
-    if (mc <= 14) return static_cast<int>(std::max<int64_t>(mc, 1));
-    int best = kChannelTile;
-    int64_t best_padded = (mc + best - 1) / best * best;
+/// The channel tile of a pointwise convolution of `m` output channels: from 8 to 14 channels
+/// (two vectors of points by 14 channels fill 28 of AVX-512's 32 registers), the one that pads
+/// m least, the larger among equals. 42 channels go in three tiles of 14, 18 in two of 9, where
+/// tiles of 12 computed 48 and 24.
+int pointwise_channel_tile(int m) {
+    if (m <= 14) return std::max(m, 1);
+    int best = kChannelTile, best_padded = (m + best - 1) / best * best;
     for (int t = 14; t >= 8; t--) {
-        int64_t padded = (mc + t - 1) / t * t;
+        const int padded = (m + t - 1) / t * t;
         if (padded < best_padded) best = t, best_padded = padded;
     }
     return best;
 }
+
 }  // namespace
 
 bool zero_constant(const Tensor &z) {
@@ -179,8 +179,9 @@ Tensor pointwise_integer_conv(const IntegerConvTerms &k) {
     const Expr n = x.dim(0), height = x.dim(2), width = x.dim(3);
     const Expr points = height * width, row = max(width, 1);
     const int blocks = (k.channels + 3) / 4;
-    const int tm = pointwise_channel_tile(Expr(k.outputs));
-    // A block of points past the last one reads the last point's bytes (never stored).
+    const int tm = pointwise_channel_tile(k.outputs);
+    // The points of a block past the map's last one (never stored) read as x's zero point,
+    // from the last point's address.
     Tensor packed_x =
         compute(unique_name("iconv_points"), {n, Expr(blocks), points}, [&](const Index &i) {
             Expr p = clamp(i[2], 0, points - 1);
@@ -228,7 +229,15 @@ Tensor pointwise_integer_conv(const IntegerConvTerms &k) {
         std::vector<Var> pv = px.args(), sv = ps.args();
         Var task("task");
         px.compute_root().vectorize(pv[0], vec).fuse(pv[1], pv[2], task).parallel(task);
-        if (!symmetric) ps.compute_root().vectorize(sv[0], vec).parallel(sv[1]);
+        if (!symmetric) {
+            // In parallel over pieces of 1024 points: over images alone, one image is one task.
+            Var po("po"), pi("pi"), piece("piece");
+            ps.compute_root()
+                .split(sv[0], po, pi, 1024, TailStrategy::GuardWithIf)
+                .vectorize(pi, vec)
+                .fuse(po, sv[1], piece)
+                .parallel(piece);
+        }
         tiles(y, target);
     });
     return out;
