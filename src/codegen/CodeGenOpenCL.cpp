@@ -79,10 +79,17 @@ class OpenCLPrinter : public IRVisitor {
                 out_ << "uchar " << id << "_byte";
                 unpack.push_back("const bool " + id + " = " + id + "_byte != 0;");
                 names_.push(a.name, id);
+            } else if (is_half_float(a.type)) {
+                // A 16-bit float scalar arrives as its two bytes (OpenCL C has no half
+                // arguments without cl_khr_fp16), a float inside, as the kernel's values are.
+                out_ << "ushort " << id << "_bits";
+                uses_half_floats = true;
+                unpack.push_back("const float " + id + " = " +
+                                 (a.type.is_bfloat() ? "as_float((uint)" + id + "_bits << 16)"
+                                                     : "dsl_f16_from_bits(" + id + "_bits)") +
+                                 ";");
+                names_.push(a.name, id);
             } else {
-                user_assert(!is_half_float(a.type))
-                    << "GPU kernel " << k.name << " takes \"" << a.name << "\", a " << a.type
-                    << " scalar, which OpenCL kernels cannot receive; pass it as a float.";
                 out_ << type_name(a.type) << " " << id;
                 names_.push(a.name, id);
             }

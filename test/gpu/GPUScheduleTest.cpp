@@ -494,6 +494,29 @@ TEST_P(GPUSchedule, SixteenBitFloatsMatchTheCpuBitForBit) {
     }
 }
 
+TEST_P(GPUSchedule, SixteenBitFloatScalarsReachKernels) {
+    // float16 and bfloat16 Params read inside kernels: an OpenCL kernel receives each as its two
+    // bytes (a float inside), a CUDA kernel as the type; both against the CPU, bit for bit.
+    Param<float16_t> h("h16");
+    Param<bfloat16_t> b("b16");
+    h.set(float16_t(-3.7109375f));
+    b.set(bfloat16_t(1.3125e-3f));
+    Func f("scalar_halves"), f_c("scalar_halves_cpu");
+    auto def = [&](Func &fn) {
+        fn(x, y) = cast<float>(cast(Float(16), x - 2 * y) * h) + cast<float>(b) * cast<float>(x) +
+                   cast<float>(cast(BFloat(16), y) / b);
+    };
+    def(f);
+    def(f_c);
+    f.gpu_tile(x, y, bx, by, tx, ty, 8, 4);
+    Buffer<float> got = f.realize({19, 6}, gpu_target());
+    if (!kernels_run()) return;
+    Buffer<float> want = f_c.realize({19, 6});
+    for (int j = 0; j < 6; j++)
+        for (int i = 0; i < 19; i++)
+            ASSERT_EQ(got(i, j), want(i, j)) << i << ", " << j;
+}
+
 TEST_P(GPUSchedule, HostStagesReadInputsThatAreNewerOnTheDevice) {
     // The input holds newer data on the device (an earlier pipeline's kernel wrote it); the
     // second pipeline reads it only in a stage on the host, before its kernel: that stage
