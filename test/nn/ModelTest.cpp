@@ -75,9 +75,16 @@ struct PointwiseWeights {
         for (int i = 0; i < c; i++)
             b[static_cast<size_t>(i)] = float(i % 5) * 0.25f - 0.5f;
     }
-    void add_to(onnx::ModelProto &mp) const {
+    /// A model of input x and output y (1 x c x H x W) whose first node is the convolution of
+    /// x into "conv"; the caller adds the nodes from "conv" to "y".
+    onnx::ModelProto model() const {
+        onnx::ModelProto mp = make_model();
+        add_input(mp, "x", kFloat, {1, c, "H", "W"});
+        add_output(mp, "y", kFloat, {1, c, "H", "W"});
         add_float_initializer(mp, "w", {c, c, 1, 1}, w);
         add_float_initializer(mp, "b", {c}, b);
+        add_node(mp, "Conv", {"x", "w", "b"}, {"conv"});
+        return mp;
     }
     /// Output channel o at column j (from the crop's x0) of row i.
     float at(const Buffer<float> &x, int x0, int j, int i, int o) const {
@@ -95,12 +102,8 @@ TEST(NNModel, PointwiseConvRunsOnDenseAndCroppedInputs) {
     constexpr int c = 40;
     test::TempDirectory dir;
     std::string path = dir.path() + "/pw.onnx";
-    onnx::ModelProto mp = make_model();
-    add_input(mp, "x", kFloat, {1, c, "H", "W"});
-    add_output(mp, "y", kFloat, {1, c, "H", "W"});
     const PointwiseWeights pw(c);
-    pw.add_to(mp);
-    add_node(mp, "Conv", {"x", "w", "b"}, {"conv"});
+    onnx::ModelProto mp = pw.model();
     add_node(mp, "Add", {"conv", "x"}, {"sum"});
     add_node(mp, "Relu", {"sum"}, {"y"});
     save_model(mp, path);
@@ -133,11 +136,8 @@ TEST(NNModel, AHardSwishOverAConvolutionIsOneKernel) {
     constexpr int c = 40;
     test::TempDirectory dir;
     std::string path = dir.path() + "/hswish.onnx";
-    onnx::ModelProto mp = make_model();
-    add_input(mp, "x", kFloat, {1, c, "H", "W"});
-    add_output(mp, "y", kFloat, {1, c, "H", "W"});
     const PointwiseWeights pw(c);
-    pw.add_to(mp);
+    onnx::ModelProto mp = pw.model();
     std::vector<float> scale(c), shift(c);
     for (int i = 0; i < c; i++) {
         scale[static_cast<size_t>(i)] = 0.5f + float(i % 3) * 0.25f;
@@ -148,7 +148,6 @@ TEST(NNModel, AHardSwishOverAConvolutionIsOneKernel) {
     add_float_initializer(mp, "three", {}, {3.0f});
     add_float_initializer(mp, "zero", {}, {0.0f});
     add_float_initializer(mp, "six", {}, {6.0f});
-    add_node(mp, "Conv", {"x", "w", "b"}, {"conv"});
     add_node(mp, "Mul", {"scale", "conv"}, {"scaled"});
     add_node(mp, "Add", {"scaled", "shift"}, {"v"});
     add_node(mp, "Add", {"v", "three"}, {"v3"});

@@ -261,17 +261,27 @@ TEST(NNIntegerMatmul, EveryByteTypeAndZeroPointMatchesALoop) {
     }
 }
 
+namespace {
+
+/// The assembly of `y` scheduled and compiled for AVX-512 with VNNI.
+std::string vnni_assembly(const nn::Tensor &y, const std::string &name) {
+    Target vnni("x86-64-linux-avx512-avx512_vnni");
+    nn::schedule_output(y, vnni);
+    std::string path = ::testing::TempDir() + name + ".s";
+    Func f = y.func();
+    f.compile_to_assembly(path, vnni);
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
 TEST(NNIntegerMatmul, IsVpdpbusdWithVnni) {
     Buffer<uint8_t> a(64, 16);
     Buffer<int8_t> b(32, 64);
     nn::Tensor y = nn::integer_matmul(nn::Tensor(Buffer<>(a), "a"), nn::Tensor(Buffer<>(b), "b"),
                                       nn::Tensor(), nn::Tensor());
-    Target vnni("x86-64-linux-avx512-avx512_vnni");
-    nn::schedule_output(y, vnni);
-    std::string path = ::testing::TempDir() + "dsl_integer_matmul.s";
-    y.func().compile_to_assembly(path, vnni);
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = vnni_assembly(y, "dsl_integer_matmul");
     EXPECT_NE(text.find("vpdpbusd"), std::string::npos);
 }
 
@@ -383,12 +393,7 @@ TEST(NNIntegerConv, IsVpdpbusdOnPackedWordsWithVnni) {
         win.pads_end = {Expr(k / 2), Expr(k / 2)};
         nn::Tensor y = nn::integer_conv(nn::Tensor(Buffer<>(x), "x"), nn::Tensor(Buffer<>(w), "w"),
                                         nn::Tensor(), nn::Tensor(), nn::Tensor(), win);
-        Target vnni("x86-64-linux-avx512-avx512_vnni");
-        nn::schedule_output(y, vnni);
-        std::string path = ::testing::TempDir() + "dsl_integer_conv.s";
-        y.func().compile_to_assembly(path, vnni);
-        std::ifstream in(path);
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string text = vnni_assembly(y, "dsl_integer_conv");
         EXPECT_NE(text.find("vpdpbusd"), std::string::npos) << k << "x" << k;
         // The words' bytes are their bits, not shifted out one at a time.
         EXPECT_EQ(text.find("vpsrl"), std::string::npos) << k << "x" << k;

@@ -130,8 +130,8 @@ std::set<std::string> values_to_fuse(const Graph &g) {
         return r;
     };
     // A value read by several elementwise nodes that all end in one kernel (the two branches
-    // of x * relu6(x + 3) / 6 over a convolution's result) is computed inside that kernel too:
-    // its consumers read it at the same points, once.
+    // of x * relu6(x + 3) / 6 over a convolution's result) is computed inside that kernel too,
+    // where its consumers read it at the same points (the compiler checks that, as for one).
     for (const Node &n : g.nodes) {
         const std::string *v = candidate(n);
         if (!v || uses[*v] < 2) continue;
