@@ -2,8 +2,8 @@
 # Packs the GPU checks for a machine that has an NVIDIA GPU but cannot build this project (no
 # LLVM 19, no package registry): builds the GPU, app and NN test programs, the AOT CUDA test, the
 # fuzzer, dsl_gpu_bench and dsl-onnx here, and writes them with every shared library they need
-# that is not the C library, and the models' test data, into one archive. On the GPU machine, `scripts/gpu_check.sh --prebuilt ARCHIVE` runs
-# them. Usage: scripts/gpu_bundle.sh [ARCHIVE] (default build/gpu-bundle.tar.xz).
+# that is not the C library, and the models' test data, into one archive. On the GPU machine,
+# `scripts/gpu_check.sh --prebuilt ARCHIVE` runs them. Usage: scripts/gpu_bundle.sh [ARCHIVE] (default build/gpu-bundle.tar.xz).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 archive="${1:-$DSL_BUILD_DIR/gpu-bundle.tar.xz}"

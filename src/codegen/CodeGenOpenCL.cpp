@@ -84,9 +84,7 @@ class OpenCLPrinter : public IRVisitor {
                 // arguments without cl_khr_fp16), a float inside, as the kernel's values are.
                 out_ << "ushort " << id << "_bits";
                 uses_half_floats = true;
-                unpack.push_back("const float " + id + " = " +
-                                 (a.type.is_bfloat() ? "as_float((uint)" + id + "_bits << 16)"
-                                                     : "dsl_f16_from_bits(" + id + "_bits)") +
+                unpack.push_back("const float " + id + " = " + from_bits(a.type, id + "_bits") +
                                  ";");
                 names_.push(a.name, id);
             } else {
@@ -235,7 +233,7 @@ class OpenCLPrinter : public IRVisitor {
         if (is_half_float(op->type) && !buffers_.find(op->name)->private_array) {
             // From global memory: a half, or a float's upper half.
             element = op->type.is_bfloat()
-                          ? "as_float((uint)" + element + " << 16)"
+                          ? from_bits(op->type, element)
                           : "vload_half(" + index + ", " + global_pointer(op->name, op->type) + ")";
         }
         if (op->type.is_bool()) element = "(" + element + " != 0)";
@@ -374,7 +372,7 @@ class OpenCLPrinter : public IRVisitor {
         // To global memory: a half, or a float's upper half (the value is rounded already).
         std::string store = element + " = " + value + ";";
         if (is_half_float(t) && !buffers_.find(op->name)->private_array) {
-            store = t.is_bfloat() ? element + " = (ushort)(as_uint(" + value + ") >> 16);"
+            store = t.is_bfloat() ? element + " = " + to_bits(t, value) + ";"
                                   : "vstore_half_rte(" + value + ", " + index + ", " +
                                         global_pointer(op->name, t) + ");";
         }
@@ -537,6 +535,16 @@ class OpenCLPrinter : public IRVisitor {
         if (t.is_float() && t.bits() == 16) return "half";
         return type_name(t);
     }
+    /// The float that the 16 bits `bits` (a ushort) of a float16 or bfloat16 hold.
+    static std::string from_bits(Type t, const std::string &bits) {
+        return t.is_bfloat() ? "as_float((uint)" + bits + " << 16)"
+                             : "dsl_f16_from_bits(" + bits + ")";
+    }
+    /// The 16 bits (a ushort) of `value`, a float already rounded to float16 or bfloat16 `t`.
+    static std::string to_bits(Type t, const std::string &value) {
+        return t.is_bfloat() ? "(ushort)(as_uint(" + value + ") >> 16)"
+                             : "dsl_f16_bits(" + value + ")";
+    }
     /// The function that rounds a float to `t`'s 16-bit float type.
     static std::string rounding(Type t) {
         return t.is_bfloat() ? "dsl_round_bf16" : "dsl_round_f16";
@@ -666,14 +674,9 @@ void OpenCLPrinter::call_value(const Call *op) {
             const Type from = op->args[0].type();
             if (is_half_float(from)) {
                 // The 16 bits of a float16 or bfloat16 (held as a float).
-                const std::string bits = from.is_bfloat()
-                                             ? "(ushort)(as_uint(" + arg(0) + ") >> 16)"
-                                             : "dsl_f16_bits(" + arg(0) + ")";
-                id_ = assign(t, "as_" + type_name(t) + "(" + bits + ")");
+                id_ = assign(t, "as_" + type_name(t) + "(" + to_bits(from, arg(0)) + ")");
             } else if (is_half_float(t)) {
-                const std::string bits = "as_ushort(" + arg(0) + ")";
-                id_ = assign(t, t.is_bfloat() ? "as_float((uint)" + bits + " << 16)"
-                                              : "dsl_f16_from_bits(" + bits + ")");
+                id_ = assign(t, from_bits(t, "as_ushort(" + arg(0) + ")"));
             } else {
                 id_ = assign(t, "as_" + type_name(t) + "(" + arg(0) + ")");
             }

@@ -164,10 +164,11 @@ class Generator {
     }
 
     Type random_type() {
-        static const std::vector<Type> types = {UInt(8), UInt(16), Int(16), Int(32), Float(32)};
-        static const std::vector<Type> with_halves = {UInt(8),   UInt(16),  Int(16),   Int(32),
-                                                      Float(32), Float(16), BFloat(16)};
-        return pick(half_floats() ? with_halves : types);
+        static const std::vector<Type> types = {UInt(8),   UInt(16),  Int(16),   Int(32),
+                                                Float(32), Float(16), BFloat(16)};
+        // The last two (float16, bfloat16) only with --half-floats.
+        if (half_floats()) return pick(types);
+        return types[static_cast<size_t>(uni(0, static_cast<int>(types.size()) - 3))];
     }
 
     std::string fresh(const std::string &base) { return base + "_" + std::to_string(fresh_++); }

@@ -465,29 +465,31 @@ TEST_P(GPUSchedule, SixteenBitFloatsMatchTheCpuBitForBit) {
     for (Type half : {Float(16), BFloat(16)}) {
         Buffer<float> data(37, 5);
         data.fill([](int i, int j) { return (i * 7 - j * 13) * 0.173f + 0.001f * i * j; });
-        Func in_h("in_h"), f("sixteen_" + half.to_string()), g("wide_" + half.to_string());
-        in_h(x, y) = cast(half, data(x, y));
-        in_h.compute_root();
-        Expr a = in_h(x, y), b = in_h(min(x + 1, 36), y);
-        Expr q = a * b + a / (b + cast(half, 3.5f)) - sqrt(abs(a));
-        Expr from_double = cast(half, cast<double>(x) * 1.0000001 + 0.3);
-        Expr from_int = cast(half, x * 1001 + y * 70001);
-        f(x, y) = select(x % 3 == 0, q, select(x % 3 == 1, from_double, from_int)) +
-                  cast(half, min(a, b) < cast(half, 0.0f));
-        g(x, y) = cast<float>(f(x, y)) * 2.0f + cast<float>(in_h(x, y) % cast(half, 1.5f));
-        in_h.gpu_tile(x, y, bx, by, tx, ty, 8, 4);
-        f.compute_root().gpu_tile(x, y, bx, by, tx, ty, 8, 4);
-        g.gpu_tile(x, y, bx, by, tx, ty, 16, 2);
-        Buffer<float> got = g.realize({37, 5}, gpu_target());
+        // The input in the type, f computed in it, g widening f to float (names per side).
+        struct Stages {
+            Func in, f, g;
+        };
+        auto define = [&](const std::string &side) {
+            Stages st{Func("in_" + side), Func("sixteen_" + side), Func("wide_" + side)};
+            st.in(x, y) = cast(half, data(x, y));
+            Expr a = st.in(x, y), b = st.in(min(x + 1, 36), y);
+            Expr q = a * b + a / (b + cast(half, 3.5f)) - sqrt(abs(a));
+            Expr from_double = cast(half, cast<double>(x) * 1.0000001 + 0.3);
+            Expr from_int = cast(half, x * 1001 + y * 70001);
+            st.f(x, y) = select(x % 3 == 0, q, select(x % 3 == 1, from_double, from_int)) +
+                         cast(half, min(a, b) < cast(half, 0.0f));
+            st.g(x, y) =
+                cast<float>(st.f(x, y)) * 2.0f + cast<float>(st.in(x, y) % cast(half, 1.5f));
+            return st;
+        };
+        Stages gpu = define(half.to_string() + "_gpu");
+        gpu.in.compute_root().gpu_tile(x, y, bx, by, tx, ty, 8, 4);
+        gpu.f.compute_root().gpu_tile(x, y, bx, by, tx, ty, 8, 4);
+        gpu.g.gpu_tile(x, y, bx, by, tx, ty, 16, 2);
+        Buffer<float> got = gpu.g.realize({37, 5}, gpu_target());
         if (!kernels_run()) continue;
-        Func in_c("in_c"), f_c("sixteen_cpu"), g_c("wide_cpu");
-        in_c(x, y) = cast(half, data(x, y));
-        Expr ac = in_c(x, y), bc = in_c(min(x + 1, 36), y);
-        Expr qc = ac * bc + ac / (bc + cast(half, 3.5f)) - sqrt(abs(ac));
-        f_c(x, y) = select(x % 3 == 0, qc, select(x % 3 == 1, from_double, from_int)) +
-                    cast(half, min(ac, bc) < cast(half, 0.0f));
-        g_c(x, y) = cast<float>(f_c(x, y)) * 2.0f + cast<float>(in_c(x, y) % cast(half, 1.5f));
-        Buffer<float> want = g_c.realize({37, 5});
+        Stages cpu = define(half.to_string() + "_cpu");
+        Buffer<float> want = cpu.g.realize({37, 5});
         for (int j = 0; j < 5; j++)
             for (int i = 0; i < 37; i++)
                 ASSERT_EQ(got(i, j), want(i, j)) << half << " at " << i << ", " << j;

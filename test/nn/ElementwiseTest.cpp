@@ -234,4 +234,31 @@ TEST(NNElementwise, TheDocsExampleSchedulesTheResultLikeAnyFunc) {
             }
 }
 
+// The two branches of x * relu(x + 1) over a scheduled operator carry its one schedule, so their
+// product keeps it (a hard-swish over a convolution: the model compiler's diamond); two operators'
+// own schedules, even the same code, still leave a sum of both without one.
+TEST(NNElementwise, BranchesOfOneScheduledOperatorKeepItsSchedule) {
+    Buffer<float> data(8, 3);
+    data.fill(1.0f);
+    nn::Tensor x(Buffer<>(data), "x");
+    auto scheduled = [&](const std::string &name) {
+        nn::Tensor t = nn::map(
+            x, [](const Expr &v) { return v * 2.0f; }, name);
+        t.set_schedule([](Func f, const Target &) { f.compute_root(); });
+        return t;
+    };
+    nn::Tensor conv = scheduled("conv");
+    Buffer<float> one = Buffer<float>::make_scalar();
+    one() = 1.0f;
+    nn::Tensor shifted = nn::add(conv, nn::Tensor(Buffer<>(one), "one"));
+    nn::Tensor product = nn::mul(conv, nn::relu(shifted));
+    EXPECT_TRUE(product.shares_schedule(conv));
+    EXPECT_TRUE(static_cast<bool>(product.schedule()));
+
+    nn::Tensor other = scheduled("other");
+    EXPECT_FALSE(other.shares_schedule(conv));
+    nn::Tensor sum = nn::add(conv, other);
+    EXPECT_FALSE(static_cast<bool>(sum.schedule()));
+}
+
 }  // namespace

@@ -129,8 +129,9 @@ TEST(NNModel, PointwiseConvRunsOnDenseAndCroppedInputs) {
 
 // A pointwise convolution, a per-channel scale and shift, then a hard-swish written out as ONNX
 // exporters write it, v * Clip(v + 3, 0, 6) / 6: v is read by two nodes that both end in the
-// Div, so the whole chain is one kernel (the convolution's), and the convolution keeps its own
-// schedule under the diamond. A Relu and a Neg of one value that are both outputs end in two
+// Div, so the whole chain is one kernel (the convolution's; that its schedule passes through
+// both branches is NNElementwise.BranchesOfOneScheduledOperatorKeepItsSchedule's to check). A
+// Relu and a Neg of one value that are both outputs end in two
 // kernels, so that value gets a kernel of its own.
 TEST(NNModel, AHardSwishOverAConvolutionIsOneKernel) {
     constexpr int c = 40;

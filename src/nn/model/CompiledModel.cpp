@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <thread>
 
@@ -208,17 +209,18 @@ struct KernelInputs {
     std::vector<CompiledModel::ValueParam> value_params;
     /// Kernel-level names (ImageParam extents, value params) -> graph-level expressions.
     std::map<std::string, Expr> to_graph;
-    /// Multiply-adds per output element of the convolutions and products computed (Step's).
-    double macs_per_element = 0;
+    /// The convolutions and products computed (Step's), and the multiply-adds per output
+    /// element of each.
     std::vector<std::string> layers;
-
-    /// The multiply-adds per element of each of `layers`.
     std::vector<double> layer_macs;
 
     void add_layer(const std::string &name, double macs) {
         layers.push_back(name);
         layer_macs.push_back(macs);
-        macs_per_element += macs;
+    }
+    /// Multiply-adds per output element in all (Step's).
+    double macs_per_element() const {
+        return std::accumulate(layer_macs.begin(), layer_macs.end(), 0.0);
     }
 
     /// Adds what `o` reads. A kernel may take two fused values that both read a third (the two
@@ -755,7 +757,7 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
         step.extent_names.push_back(names);
     }
     step.value_params = in.value_params;
-    step.macs_per_element = in.macs_per_element;
+    step.macs_per_element = in.macs_per_element();
     step.layers = in.layers;
     step.shape = t.shape();
     schedule_output(t, target_);

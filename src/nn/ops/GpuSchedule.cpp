@@ -13,8 +13,6 @@
 
 namespace dsl::nn {
 
-namespace {}  // namespace
-
 bool has_gpu_loops(const Func &f) {
     for (const auto &[name, func] : lang::find_transitive_calls({lang::Function(f.contents())})) {
         (void)name;
