@@ -375,12 +375,13 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
     };
     for (const std::string &name : env_.order) {
         const schedule::FuncSchedule &sched = env_.func(name).schedule();
-        if (at_this_stage(sched.compute_level)) {
-            producers_at[sched.compute_level.var].push_back(name);
-            if (at_this_stage(sched.store_level) &&
-                sched.store_level.var != sched.compute_level.var) {
-                stored_at[sched.store_level.var].push_back(name);
-            }
+        const bool computed_here = at_this_stage(sched.compute_level);
+        if (computed_here) producers_at[sched.compute_level.var].push_back(name);
+        // Stored at a loop of this stage and computed further in: in this stage, or in a Func
+        // computed inside it.
+        if (at_this_stage(sched.store_level) &&
+            (!computed_here || sched.store_level.var != sched.compute_level.var)) {
+            stored_at[sched.store_level.var].push_back(name);
         }
     }
 
@@ -675,7 +676,7 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                     // The loops from this one out to the storage, for sliding windows.
                     std::vector<EnclosingLoop> between;
                     for (int q = p; !store_here && q < static_cast<int>(dims.size()); q++) {
-                        if (!store.is_root() && dims[q].var == store.var) break;
+                        if (store.func == f.name() && dims[q].var == store.var) break;
                         between.push_back(
                             {loop_var(dims[q].var), ranges.at(dims[q].var).min, dims[q].for_type});
                     }
@@ -815,7 +816,40 @@ void resolve_store_level(const Environment &env, const Function &g) {
     }
     std::string where =
         "Func \"" + name + "\" is scheduled compute_at(" + compute.func + ", " + compute.var + ")";
-    if (store.kind == schedule::LoopLevel::Kind::At) {
+    if (store.kind == schedule::LoopLevel::Kind::At && store.func != compute.func) {
+        // Stored at a loop of a consumer further out: a Func whose loops hold the one it is
+        // computed in (directly, or through other Funcs computed inside each other).
+        std::string legal = "root";
+        for (schedule::LoopLevel level = compute; level.kind == schedule::LoopLevel::Kind::At;
+             level = env.func(level.func).schedule().compute_level) {
+            bool found = false, everywhere = true;
+            for (const std::vector<schedule::Dim> *dims : stage_variants(level, env)) {
+                bool here = false;
+                for (const schedule::Dim &d : loops_down_to(*dims, level.var)) {
+                    here |= level.func == store.func && d.var == store.var;
+                    if (dims == stage_variants(level, env)[0])
+                        legal += ", " + level.func + "." + d.var;
+                }
+                found |= here;
+                everywhere &= here;
+            }
+            if (found) {
+                user_assert(everywhere)
+                    << where << " and store_at(" << store.func << ", " << store.var
+                    << "), but a specialization of " << store.func << " has no loop \"" << store.var
+                    << "\" around it. Give every specialization that loop, or "
+                    << "store " << name << " at root.";
+                store.stage = level.stage;
+                store.stages = level.stages;
+                break;
+            }
+            user_assert(env.func(level.func).schedule().compute_level.kind ==
+                        schedule::LoopLevel::Kind::At)
+                << where << " and store_at(" << store.func << ", " << store.var
+                << "), but that loop is not around the loop where it is computed. Legal storage "
+                << "locations for " << name << " are: " << legal << ".";
+        }
+    } else if (store.kind == schedule::LoopLevel::Kind::At) {
         auto variants = stage_variants(compute, env);
         for (const std::vector<schedule::Dim> *dims : variants) {
             // A variant without the compute loop is refused where the loop nest is built.

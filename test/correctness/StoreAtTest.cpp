@@ -194,6 +194,46 @@ TEST(StoreAt, IllegalStorageLocations) {
     g.store_at(f, yo);
     Buffer<int> out = h.realize({4, 4});
     EXPECT_TRUE(matches_reference(h, out));
+    // Stored at a loop of a Func whose loops do not hold the computation (bad_f is computed at
+    // root, not inside bad_h).
+    h.serial(y);
+    f.compute_root().serial(yo);
+    g.compute_at(f, yi).store_at(h, y);
+    msg = test::message_of([&] { h.realize({4, 4}); });
+    EXPECT_CONTAINS(msg,
+                    "store_at(bad_h, y), but that loop is not around the loop where it is "
+                    "computed. Legal storage locations for bad_g are: root, bad_f.yo, "
+                    "bad_f.yo_unrolled, bad_f.yi.");
+}
+
+// Halide's reduction_chain: a producer stored at a loop of its consumer's consumer (the loop
+// that the consumer is computed in), computed in the consumer's loop. Every stage of the
+// consumer that reads it, an update included, computes it there.
+TEST(StoreAt, AtALoopOfAConsumerFurtherOut) {
+    Func f("outer_store_f"), g("outer_store_g"), out("outer_store_out");
+    Var x("x"), y("y");
+    RDom r(0, 3, "outer_store_r");
+    f(x, y) = x * 3 + y * y;
+    g(x, y) = f(x, y - 1) + f(x, y + 1);
+    g(x, y) += f(x + r, y);
+    out(x, y) = g(x - 1, y) + g(x + 1, y) * 2;
+    g.compute_at(out, y);
+    f.compute_at(g, x).store_at(out, y);
+    Buffer<int> result = out.realize({9, 7});
+    EXPECT_TRUE(matches_reference(out, result));
+    // The storage is in the loop over rows of the output, outside g's loops.
+    const std::string nest = out.loop_nest();
+    const size_t rows = nest.find("for outer_store_out.s0.y"),
+                 stored = nest.find("store outer_store_f"),
+                 g_loops = nest.find("for outer_store_g.s0.y");
+    EXPECT_TRUE(rows < stored && stored < g_loops) << nest;
+    // With g's loops split and reordered, f computed at the innermost.
+    Var xo("xo"), xi("xi");
+    g.split(x, xo, xi, 4).reorder(xi, y, xo);
+    g.update().split(x, xo, xi, 4).reorder(xi, y, xo);
+    f.compute_at(g, xi);
+    result = out.realize({9, 7});
+    EXPECT_TRUE(matches_reference(out, result));
 }
 
 // fold_storage: the factor chosen, where the footprint is not a constant (no automatic fold),
