@@ -344,6 +344,8 @@ Expr reinterpret(const Expr &e) {
 Expr sqrt(const Expr &x);
 Expr exp(const Expr &x);
 Expr log(const Expr &x);
+/// pow(x, y) of an integer constant y (pow(x, 2)) multiplies x by itself in x's own type, as
+/// Halide's does; otherwise both are floats.
 Expr pow(const Expr &x, const Expr &y);
 Expr sin(const Expr &x);
 Expr cos(const Expr &x);

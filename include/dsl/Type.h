@@ -12,7 +12,7 @@ namespace dsl {
 class Expr;
 
 /// The kind of a type. `BFloat` is the brain-float format (8 exponent bits, 7 mantissa bits).
-enum class TypeCode : uint8_t { Int, UInt, Float, BFloat, Handle };
+enum class TypeCode : uint8_t { Int, UInt, Float, Handle, BFloat };  // Halide's values
 
 /// A scalar or vector type: a code, a bit width and a number of lanes.
 /// Valid widths: Int and UInt 1, 8, 16, 32, 64 (UInt(1) is bool); Float 16, 32, 64; BFloat 16;

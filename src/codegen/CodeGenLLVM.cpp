@@ -325,6 +325,8 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
     function_->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::BasicBlock *entry = llvm::BasicBlock::Create(context_, "entry", function_);
     builder_->SetInsertPoint(entry);
+    stack_slots_.clear();
+    early_returns_.clear();
 
     // Unpack each buffer's fields into the names lowering uses.
     llvm::StructType *buffer_type = dsl_buffer_type();
@@ -368,10 +370,15 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
                                                 builder_->CreateICmpEQ(wide_bits, expected_bits)),
                             "dsl_runtime_error_bad_type",
                             {name_string, expected_code, expected_bits, wide_code, wide_bits});
-        // An input without memory is a bounds query, which the lowered code answers.
+        // A buffer without memory is a bounds query, which the lowered code answers (an output
+        // gets the region the pipeline writes); one with only device memory cannot be written
+        // by host code.
         if (a.kind != LoweredArgument::Kind::InputBuffer) {
-            return_error_unless(builder_->CreateIsNotNull(host), "dsl_runtime_error_buffer_is_null",
-                                {name_string});
+            llvm::Value *device = builder_->CreateLoad(
+                llvm::Type::getInt64Ty(context_), builder_->CreateStructGEP(buffer_type, arg, 0));
+            return_error_unless(
+                builder_->CreateOr(builder_->CreateIsNotNull(host), builder_->CreateIsNull(device)),
+                "dsl_runtime_error_buffer_is_null", {name_string});
         }
         llvm::Value *dims =
             builder_->CreateLoad(ptr, builder_->CreateStructGEP(buffer_type, arg, 6));
@@ -393,8 +400,10 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
     // instruction (ShiftedLoads.h).
     const bool two_vector_permutes = x86_.avx512f && x86_.avx512vl;
     codegen(two_vector_permutes ? share_loads_of_shifted_windows(f.body) : f.body);
-    if (!builder_->GetInsertBlock()->getTerminator())
+    if (!builder_->GetInsertBlock()->getTerminator()) {
+        free_stack_slots();
         builder_->CreateRet(llvm::ConstantInt::get(i32, 0));
+    }
 
     compile_argv_wrapper(f, function_);
 }
@@ -422,7 +431,8 @@ void CodeGenLLVM::return_freeing_heap(llvm::Value *code) {
         llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr}, false));
     for (llvm::Value *p : live_heap_)
         builder_->CreateCall(free_fn, {p});
-    builder_->CreateRet(code);
+    // The function's stack slots are freed here too once all are known (free_stack_slots).
+    early_returns_.push_back(builder_->CreateRet(code));
 }
 
 void CodeGenLLVM::compile_argv_wrapper(const LoweredFunc &f, llvm::Function *target) {

@@ -229,8 +229,21 @@ class CodeGenLLVM : public ir::IRVisitor {
     bool in_kernel_ = false;
     /// Outlines the body of a parallel loop into a task and runs it on the runtime's pool.
     void codegen_parallel_loop(const ir::For *op);
-    /// Returns `code` after freeing every live heap allocation.
+    /// Returns `code` after freeing every live heap allocation and the function's stack slots.
     void return_freeing_heap(llvm::Value *code);
+    /// Memory for a Stack (or Register) allocation whose size is known only at run time
+    /// (CodeGenStackSlots.cpp): `bytes` on the stack when small, else in a slot of this
+    /// function, heap memory that grows as needed and is freed when the function returns.
+    /// `saved_stack` receives the stack pointer to restore where the allocation ends.
+    llvm::Value *dynamic_stack_allocation(const ir::Allocate *op, llvm::Type *elem,
+                                          llvm::Value *bytes, llvm::Value **saved_stack);
+    /// Where the current function ends normally: frees its stack slots there and before each
+    /// of its early returns.
+    void free_stack_slots();
+    /// The current function's stack slots (allocas that hold each slot's memory), and its
+    /// early (error) returns so far.
+    std::vector<llvm::Value *> stack_slots_;
+    std::vector<llvm::Instruction *> early_returns_;
 };
 
 }  // namespace dsl::codegen

@@ -162,8 +162,15 @@ void CodeGenLLVM::codegen_parallel_loop(const For *op) {
         symbols_.push(captured[i].first, v);
     }
     symbols_.push(op->name, task->getArg(1));
+    std::vector<llvm::Value *> saved_slots;
+    std::vector<llvm::Instruction *> saved_returns;
+    std::swap(saved_slots, stack_slots_);
+    std::swap(saved_returns, early_returns_);
     codegen(op->body);
+    free_stack_slots();
     builder_->CreateRet(llvm::ConstantInt::get(i32, 0));
+    std::swap(saved_slots, stack_slots_);
+    std::swap(saved_returns, early_returns_);
 
     std::swap(saved_symbols, symbols_);
     std::swap(saved_heap, live_heap_);
@@ -275,8 +282,9 @@ void CodeGenLLVM::visit(const Allocate *op) {
         if (--allocations_in_scope_[op->name] == 0) allocations_in_scope_.erase(op->name);
         return;
     }
-    // Func::store_in: Heap always on the heap, Stack and Register always on the stack (a size
-    // known only at run time is allocated where the allocation is, and released after it).
+    // Func::store_in: Heap always on the heap, Stack and Register on the stack (a size known
+    // only at run time: small sizes where the allocation is, larger ones in a slot of the
+    // function, as Halide's pseudostack).
     bool forced_stack =
         op->memory_type == MemoryType::Stack || op->memory_type == MemoryType::Register;
     bool on_heap =
@@ -288,10 +296,8 @@ void CodeGenLLVM::visit(const Allocate *op) {
         for (const Expr &e : op->extents) {
             count = builder_->CreateMul(count, builder_->CreateSExt(codegen(e), i64));
         }
-        saved_stack = builder_->CreateStackSave();
-        auto *alloca = builder_->CreateAlloca(elem, count, op->name);
-        alloca->setAlignment(llvm::Align(64));
-        pointer = alloca;
+        llvm::Value *bytes = builder_->CreateMul(count, llvm::ConstantInt::get(i64, elem_bytes));
+        pointer = dynamic_stack_allocation(op, elem, bytes, &saved_stack);
     } else if (!on_heap) {
         // Stack allocations go in the entry block so that loops do not grow the stack.
         llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());

@@ -746,7 +746,29 @@ Expr exp(const Expr &x) {
 Expr log(const Expr &x) {
     return math1(Call::Intrinsic::Log, x);
 }
+namespace {
+
+/// x^n by squaring, in x's type; a negative n is 1 / x^-n (an integer quotient for integers).
+Expr integer_power(const Expr &x, int64_t n) {
+    if (n < 0) return make_one(x.type()) / integer_power(x, -n);
+    if (n == 0) return make_one(x.type());
+    if (n == 1) return x;
+    Expr half = integer_power(x, n / 2);
+    Expr square = half * half;
+    return n % 2 ? square * x : square;
+}
+
+}  // namespace
+
 Expr pow(const Expr &x, const Expr &y) {
+    // As in Halide, an integer constant exponent multiplies in x's own type: pow(u64, 2) is a
+    // uint64 and pow(f, 3) is f * f * f.
+    check_defined(x, "pow");
+    check_defined(y, "pow");
+    if (std::optional<int64_t> n = as_const_int(y);
+        n && y.type().is_scalar() && !x.type().is_bool() && !x.type().is_handle()) {
+        return integer_power(x, *n);
+    }
     return math2(Call::Intrinsic::Pow, x, y);
 }
 Expr sin(const Expr &x) {

@@ -160,7 +160,7 @@ Expr make_add(const Expr &a, const Expr &b) {
     auto x = const_int(a), y = const_int(b);
     if (x && y) return fold_int(t, *x + *y);
     if (x) return make_add(b, a);
-    if (y && *y == 0) return a;
+    if (is_const_zero(b)) return a;  // see make_sub
     if (y) {
         if (const auto *add = a.as<Add>()) {
             if (auto c = const_int(add->b)) {
@@ -192,7 +192,9 @@ Expr make_sub(const Expr &a, const Expr &b) {
     }
     auto x = const_int(a), y = const_int(b);
     if (x && y) return fold_int(t, *x - *y);
-    if (y && *y == 0) return a;
+    // Not `y && *y == 0`: GCC tests the value before the flag there, which valgrind reports
+    // as a branch on uninitialised memory when y is empty.
+    if (is_const_zero(b)) return a;
     auto [xa, ca] = split_offset(a);
     auto [xb, cb] = split_offset(b);
     if (!is_const(xa) && equal(xa, xb)) return fold_int(t, ca - cb);
@@ -555,6 +557,17 @@ static IntEnds div_int_ends(IntEnds x, IntEnds y) {
     return IntEnds{lo, hi};
 }
 
+namespace {
+
+/// [min(a.min / y, a.max / y), max(...)]: the quotients of a's ends by one divisor, for a
+/// quotient monotonic in its dividend whatever the divisor's sign.
+Interval ends_of_quotients(const Interval &a, const Expr &y) {
+    Expr lo = make_div(a.min, y), hi = make_div(a.max, y);
+    return Interval(make_min(lo, hi), make_max(lo, hi));
+}
+
+}  // namespace
+
 Interval div_intervals(Type t, const Interval &a, const Interval &b) {
     if (a.empty || b.empty) return Interval::nothing();
     if (t.is_float()) {
@@ -572,6 +585,9 @@ Interval div_intervals(Type t, const Interval &a, const Interval &b) {
                 if (*c > 0) return Interval(make_div(a.min, b.min), make_div(a.max, b.min));
                 if (*c < 0) return Interval(make_div(a.max, b.min), make_div(a.min, b.min));
             }
+            // One divisor of unknown sign (x / p, Halide's parameter_constraints): the quotient
+            // is monotonic in x either way, so its ends are the two ends' quotients.
+            if (a.is_bounded()) return ends_of_quotients(a, b.min);
         }
         return Interval::everything();
     }
@@ -596,6 +612,12 @@ Interval div_intervals(Type t, const Interval &a, const Interval &b) {
         // One divisor, known to be at least 1 though not a constant (max(w, 1): the length of
         // a row, by which a loop over the rows joined divides): x / y grows with x.
         return Interval(make_div(a.min, b.min), make_div(a.max, b.min));
+    }
+    if (b.is_single_point() && a.is_bounded() && (t.is_uint() || !wraps(t))) {
+        // One divisor of unknown sign: x / y grows with x for y > 0, shrinks for y < 0 and is
+        // 0 for y == 0 (an unsigned y is never negative).
+        if (t.is_uint()) return Interval(make_div(a.min, b.min), make_div(a.max, b.min));
+        return ends_of_quotients(a, b.min);
     }
     if (t.is_uint()) {
         // x / y <= x; y >= 1 gives the usual monotonic corners.

@@ -382,12 +382,39 @@ Definition Function::checked_update(const std::vector<Expr> &args,
 }
 
 namespace {
+
+bool same_definition(const Definition &a, const Definition &b) {
+    auto same = [](const std::vector<Expr> &x, const std::vector<Expr> &y) {
+        if (x.size() != y.size()) return false;
+        for (size_t i = 0; i < x.size(); i++) {
+            if (!ir::equal(x[i], y[i])) return false;
+        }
+        return true;
+    };
+    return same(a.args, b.args) && same(a.values, b.values) && ir::equal(a.predicate, b.predicate);
+}
+
+/// Whether two Funcs compute the same values (two copies of one Func: either can stand for the
+/// other).
+bool same_values(const FunctionContents &a, const FunctionContents &b) {
+    if (a.args != b.args || a.extern_function != b.extern_function ||
+        a.updates.size() != b.updates.size() || !same_definition(a.init, b.init)) {
+        return false;
+    }
+    for (size_t i = 0; i < a.updates.size(); i++) {
+        if (!same_definition(a.updates[i], b.updates[i])) return false;
+    }
+    return true;
+}
+
 class FindCalls : public IRVisitor {
   public:
     std::map<std::string, Function> *found;
     std::vector<Function> pending;
     /// The Func whose definitions are being visited.
     std::string caller;
+    /// The Func first met under each name, and the Func that called it ("" for an output).
+    std::map<std::string, std::pair<const FunctionContents *, std::string>> seen;
 
   protected:
     using IRVisitor::visit;
@@ -400,6 +427,16 @@ class FindCalls : public IRVisitor {
                        << caller << "\" (the two form a cycle), so the call does not keep \""
                        << op->name << "\" alive; keep a handle to \"" << op->name << "\" while \""
                        << caller << "\" is used.";
+        auto [it, first] = seen.insert({f->name, {f.get(), caller}});
+        // Lowering tells Funcs apart by name: a second Func of the same name would be taken
+        // for the first (silently computing one in place of the other), which only copies of
+        // one definition may be.
+        user_assert(first || it->second.first == f.get() || same_values(*it->second.first, *f))
+            << "Func \"" << caller << "\" calls a Func named \"" << f->name << "\", and "
+            << (it->second.second.empty() ? "the pipeline's output of that name"
+                                          : "Func \"" + it->second.second + "\" calls")
+            << " is another Func of that name. Funcs of one pipeline need distinct names: "
+            << "give one of the two another name.";
         if (!found->count(f->name)) {
             (*found)[f->name] = Function(f);
             pending.push_back(Function(f));
@@ -586,6 +623,10 @@ std::map<std::string, Function> find_transitive_calls(
     FindCalls finder;
     finder.found = &found;
     for (const Function &f : outputs) {
+        auto [it, first] = finder.seen.insert({f.name(), {&f.contents(), ""}});
+        user_assert(first || it->second.first == &f.contents())
+            << "Two outputs of one pipeline are different Funcs both named \"" << f.name()
+            << "\". Funcs of one pipeline need distinct names: give one of the two another name.";
         if (!found.count(f.name())) {
             found[f.name()] = f;
             finder.pending.push_back(f);

@@ -57,7 +57,8 @@ std::shared_ptr<CompiledPipeline> PipelineCompilation::compile() {
             lowerings_++;
             warnings = capture.warnings();
         }
-        *stored = describe_arguments(compiled->lowered.module.functions[0], warnings);
+        *stored = describe_arguments(compiled->lowered.module.functions[0], warnings,
+                                     compiled->lowered.outputs_may_grow);
         return compiled->lowered.module;
     };
     std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();

@@ -351,8 +351,11 @@ struct HandlerHooks {
     }
 };
 
-void run(const std::string &name, const CompiledPipeline &p, const std::vector<Buffer<>> &outputs,
-         BoundsQuery *query = nullptr, const HandlerHooks *handlers = nullptr) {
+/// Runs the pipeline on `outputs`. With `output_query`, the outputs have no memory and the
+/// pipeline only writes into their dimensions the regions they must have.
+void run(const std::string &name, const CompiledPipeline &p,
+         const std::vector<dsl_buffer_t *> &outputs, BoundsQuery *query = nullptr,
+         const HandlerHooks *handlers = nullptr, bool output_query = false) {
     const ir::LoweredFunc &lf = p.lowered.module.functions[0];
     std::vector<void *> argv;
     std::vector<uint64_t> scalars(lf.args.size());
@@ -360,7 +363,15 @@ void run(const std::string &name, const CompiledPipeline &p, const std::vector<B
     for (size_t i = 0; i < lf.args.size(); i++) {
         const ir::LoweredArgument &a = lf.args[i];
         if (a.kind == ir::LoweredArgument::Kind::OutputBuffer) {
-            argv.push_back(outputs[next_output++].raw_buffer());
+            dsl_buffer_t *out = outputs[next_output++];
+            // The compiled function would take an output without memory for a bounds query.
+            if (!output_query && !out->host && !out->device) {
+                throw RuntimeError("Error: buffer \"" + a.name +
+                                   "\" has no memory (its host "
+                                   "pointer is null). Allocate it, or wrap memory that holds "
+                                   "its elements.");
+            }
+            argv.push_back(out);
             continue;
         }
         const lowering::PipelineInput &in = p.lowered.inputs[i];
@@ -413,7 +424,8 @@ void run(const std::string &name, const CompiledPipeline &p, const std::vector<B
     int status = p.jit->argv_function(lf.name)(argv.data());
     // A profiled pipeline reports after each run, through the call's print handler (Halide's
     // JIT does so too); the report covers the runs since dsl_profiler_reset().
-    if (!p.profile_name.empty()) dsl_profiler_report_pipeline(p.profile_name.c_str());
+    if (!p.profile_name.empty() && !output_query)
+        dsl_profiler_report_pipeline(p.profile_name.c_str());
     if (handlers) dsl_runtime_swap_hooks(outer);
     // GPU kernels leave their outputs on the device: realize() hands back host buffers, so
     // bring home what it put there and release those copies.
@@ -537,6 +549,13 @@ std::string realized_buffer_name(const std::string &func) {
     return func + "_" + std::to_string(counter.fetch_add(1));
 }
 
+std::vector<dsl_buffer_t *> raw_buffers(const std::vector<Buffer<>> &buffers) {
+    std::vector<dsl_buffer_t *> raws;
+    for (const Buffer<> &b : buffers)
+        raws.push_back(b.raw_buffer());
+    return raws;
+}
+
 /// Buffers over [0, size) for every value of each output.
 std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
                                      const std::vector<int> &sizes) {
@@ -557,7 +576,8 @@ void realize_pipeline(const std::vector<Function> &outputs, const std::vector<Bu
                       const Target &target, JITUserContext *context) {
     require_defined(outputs, "realizing it");
     HandlerHooks handlers(outputs[0].contents().jit_handlers, context);
-    run(names_of(outputs), *compiled_for(outputs, buffers, target), buffers, nullptr, &handlers);
+    run(names_of(outputs), *compiled_for(outputs, buffers, target), raw_buffers(buffers), nullptr,
+        &handlers);
 }
 
 std::vector<Buffer<>> realize_pipeline(const std::vector<Function> &outputs,
@@ -565,6 +585,52 @@ std::vector<Buffer<>> realize_pipeline(const std::vector<Function> &outputs,
                                        JITUserContext *context) {
     require_defined(outputs, "realizing it");
     std::vector<Buffer<>> buffers = output_buffers(outputs, sizes);
+    auto compiled = compiled_for(outputs, buffers, target);
+    if (compiled->lowered.outputs_may_grow) {
+        // Halide's realize(): where updates or rounded-up splits write outside the region asked
+        // for, compute into buffers as large as the pipeline needs and return the region asked
+        // for, a crop of them.
+        std::vector<dsl_buffer_t> asked(buffers.size());
+        std::vector<std::vector<dsl_dimension_t>> dims(buffers.size());
+        std::vector<dsl_buffer_t *> raws;
+        for (size_t i = 0; i < buffers.size(); i++) {
+            const dsl_buffer_t *b = buffers[i].raw_buffer();
+            dims[i].assign(b->dim, b->dim + b->dimensions);
+            asked[i] = *b;
+            asked[i].host = nullptr;
+            asked[i].device = 0;
+            asked[i].device_interface = nullptr;
+            asked[i].dim = dims[i].data();
+            raws.push_back(&asked[i]);
+        }
+        HandlerHooks handlers(outputs[0].contents().jit_handlers, context);
+        run(names_of(outputs), *compiled, raws, nullptr, &handlers, true);
+        std::vector<Buffer<>> larger;
+        bool grew = false;
+        for (size_t i = 0; i < buffers.size(); i++) {
+            std::vector<int> mins, extents;
+            for (const dsl_dimension_t &d : dims[i]) {
+                mins.push_back(d.min);
+                extents.push_back(d.extent);
+            }
+            for (int d = 0; d < buffers[i].dimensions(); d++) {
+                grew |=
+                    mins[d] != buffers[i].dim(d).min() || extents[d] != buffers[i].dim(d).extent();
+            }
+            larger.emplace_back(buffers[i].type(), extents, buffers[i].name());
+            if (!mins.empty()) larger.back().set_min(mins);
+        }
+        if (grew) {
+            realize_pipeline(outputs, larger, target, context);
+            for (size_t i = 0; i < buffers.size(); i++) {
+                Buffer<> crop = larger[i];
+                for (int d = 0; d < crop.dimensions(); d++)
+                    crop.crop(d, buffers[i].dim(d).min(), buffers[i].dim(d).extent());
+                buffers[i] = crop;
+            }
+            return buffers;
+        }
+    }
     realize_pipeline(outputs, buffers, target, context);
     return buffers;
 }
@@ -586,7 +652,7 @@ void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<
     }
     if (!any_unbound) return;  // nothing to ask: the pipeline is not run
     BoundsQuery query;
-    run(names_of(outputs), *compiled, buffers, &query);
+    run(names_of(outputs), *compiled, raw_buffers(buffers), &query);
     for (const auto &q : query.inputs) {
         std::vector<int> sizes, mins;
         for (int d = 0; d < q->raw.dimensions; d++) {

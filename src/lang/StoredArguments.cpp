@@ -59,8 +59,9 @@ std::string describe(const ir::LoweredArgument &a) {
 
 }  // namespace
 
-std::string describe_arguments(const ir::LoweredFunc &f, const std::vector<std::string> &warnings) {
-    std::string s;
+std::string describe_arguments(const ir::LoweredFunc &f, const std::vector<std::string> &warnings,
+                               bool outputs_may_grow) {
+    std::string s = outputs_may_grow ? "grow\n" : "";
     for (const ir::LoweredArgument &a : f.args) {
         for (int v : {static_cast<int>(a.kind), static_cast<int>(a.type.code()), a.type.bits(),
                       a.type.lanes(), a.dimensions}) {
@@ -96,7 +97,12 @@ bool restore_arguments(const std::string &stored, const std::vector<Function> &o
     int outputs = 0;
     Reader reader(stored);
     std::vector<std::string> kept;
+    bool grow = false;
     while (!reader.done()) {
+        if (reader.skip("grow\n")) {
+            grow = true;
+            continue;
+        }
         if (reader.skip("w ")) {
             std::string w;
             if (!reader.name(&w)) {
@@ -111,7 +117,7 @@ bool restore_arguments(const std::string &stored, const std::vector<Function> &o
         if (!reader.number(&kind, ' ') || !reader.number(&code, ' ') ||
             !reader.number(&bits, ' ') || !reader.number(&lanes, ' ') ||
             !reader.number(&dimensions, ' ') || !reader.name(&a.name) || kind < 0 || kind > 2 ||
-            code < 0 || code > static_cast<int>(TypeCode::Handle) || bits < 1 || bits > 64 ||
+            code < 0 || code > static_cast<int>(TypeCode::BFloat) || bits < 1 || bits > 64 ||
             lanes < 1 || lanes > 1024 || dimensions < 0 || dimensions > 16) {
             *problem = "its argument list does not parse";
             return false;
@@ -158,6 +164,7 @@ bool restore_arguments(const std::string &stored, const std::vector<Function> &o
         pipeline->outputs.push_back(o.name());
     pipeline->loop_nest.clear();
     pipeline->seconds = 0;
+    pipeline->outputs_may_grow = grow;
     *warnings = std::move(kept);
     return true;
 }

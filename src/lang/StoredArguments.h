@@ -15,8 +15,10 @@ namespace dsl::lang {
 
 /// The arguments of `f`, one a line: kind, type code, bits, lanes, dimensions, and the name
 /// (its length, ':' and its bytes); then one line per warning: "w ", its length, ':' and its
-/// text.
-std::string describe_arguments(const ir::LoweredFunc &f, const std::vector<std::string> &warnings);
+/// text. A first line "grow" says that an output may need more than its region
+/// (LoweredPipeline::outputs_may_grow).
+std::string describe_arguments(const ir::LoweredFunc &f, const std::vector<std::string> &warnings,
+                               bool outputs_may_grow);
 
 /// Fills `pipeline` (module name, the function `function` with no body, inputs and outputs) for
 /// running the stored function of `outputs` whose arguments `stored` describes. Returns false,

@@ -182,7 +182,9 @@ std::vector<PipelineInput> find_inputs(const Environment &env) {
 }
 
 Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> &inputs,
-                       const std::vector<BufferConstraint> &constraints, const Stmt &s) {
+                       const std::vector<BufferConstraint> &constraints, const Stmt &s,
+                       bool *outputs_may_grow) {
+    if (outputs_may_grow) *outputs_may_grow = false;
     std::vector<Stmt> checks;
     // The layout of every buffer argument first: the checks after it compute with its extents.
     for (const PipelineInput &in : inputs) {
@@ -223,9 +225,14 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
     // Updates of outputs may write anywhere their arguments say, and a split that rounds up or
     // shifts inwards past the buffer's region. Checked before the inputs: an output narrower than
     // such a split's factor also reads its inputs outside, and the output's error names the
-    // cause.
+    // cause. A bounds query on an output (no memory) is answered with the region it must have:
+    // its own, grown to hold those writes and reads (Halide's realize() then computes into a
+    // larger buffer and returns the requested crop).
+    Expr query = make_bool(false);
+    std::vector<Stmt> answers;
     for (const std::string &o : env.outputs) {
         const Function &f = env.func(o);
+        Box grown;  // where the stages write, and where the updates read it
         // An output that other Funcs read is computed over what they read as well.
         bool read_by_others = false;
         for (const std::string &c : env.order) {
@@ -240,6 +247,7 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
             // inside it too (a Func that is not an output is allocated over those reads).
             if (k > 0) {
                 Box reads = box_of_calls(f, k, f.name());
+                merge_boxes(grown, reads);
                 for (int i = 0; i < f.outputs(); i++) {
                     for (Stmt &check :
                          region_checks(names::func_buffer(f.name(), i, f.outputs()), reads,
@@ -250,6 +258,7 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
             }
             Box writes = box_of_writes(f, k);
             require_bounded(writes, f.name(), f.name());
+            merge_boxes(grown, writes);
             for (int i = 0; i < f.outputs(); i++) {
                 for (Stmt &check : region_checks(names::func_buffer(f.name(), i, f.outputs()),
                                                  writes, "dsl_runtime_error_output_too_small")) {
@@ -257,11 +266,32 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
                 }
             }
         }
+        for (int i = 0; i < f.outputs(); i++) {
+            const std::string b = names::func_buffer(o, i, f.outputs());
+            Expr buffer = Variable::make(Handle(), names::buffer_struct(b));
+            Expr asked = Call::make(Bool(), Call::Intrinsic::BufferIsBoundsQuery, {buffer});
+            std::vector<Stmt> sets;
+            for (size_t d = 0; d < grown.size() && d < static_cast<size_t>(f.dimensions()); d++) {
+                // Coordinates that depend on values, or none at all: the buffer's own region.
+                if (grown[d].is_empty() || !grown[d].is_bounded()) continue;
+                const int dim = static_cast<int>(d);
+                Expr have_min = Variable::make(Int(32), names::buffer_min(b, dim));
+                Expr have_max =
+                    have_min + Variable::make(Int(32), names::buffer_extent(b, dim)) - 1;
+                Expr min = simplify(dsl::min(have_min, grown[d].min));
+                Expr max = simplify(dsl::max(have_max, grown[d].max));
+                if (outputs_may_grow) *outputs_may_grow = true;
+                sets.push_back(
+                    Evaluate::make(Call::make(Int(32), Call::Intrinsic::BufferSetBounds,
+                                              {buffer, Expr(dim), min, simplify(max - min + 1)})));
+            }
+            answers.push_back(
+                IfThenElse::make(asked, sets.empty() ? Evaluate::make(0) : Block::make(sets)));
+            query = query || asked;
+        }
     }
     // Bounds query: an input buffer without memory gets the region the pipeline needs of it
     // written into its dimensions, and nothing is computed.
-    Expr query = make_bool(false);
-    std::vector<Stmt> answers;
     for (const PipelineInput &in : inputs) {
         if (in.is_buffer) {
             Box box;

@@ -37,7 +37,12 @@ std::vector<PipelineInput> find_inputs(const Environment &env);
 struct BufferConstraint;
 /// The checks also assert the `constraints` users set on the buffers (after their layout is
 /// checked), and `s` assumes them: its constrained fields are replaced by their constraints.
+/// A buffer without memory is a bounds query: an input is given the region the pipeline reads
+/// of it, an output the region it writes (its own, or larger where updates or rounded-up
+/// splits reach outside it), and nothing is computed. `*outputs_may_grow` (when given) says
+/// whether an output's answer can be larger than the output.
 Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> &inputs,
-                       const std::vector<BufferConstraint> &constraints, const Stmt &s);
+                       const std::vector<BufferConstraint> &constraints, const Stmt &s,
+                       bool *outputs_may_grow = nullptr);
 
 }  // namespace dsl::lowering

@@ -207,7 +207,7 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     std::vector<PipelineInput> inputs = find_inputs(env);
     std::vector<BufferConstraint> constraints = buffer_constraints(env, inputs);
-    s = add_buffer_checks(env, inputs, constraints, s);
+    s = add_buffer_checks(env, inputs, constraints, s, &result.outputs_may_grow);
     s = flatten_input_calls(s);
     log.pass("buffer checks", s);
 

@@ -24,6 +24,9 @@ struct LoweredPipeline {
     std::vector<std::string> outputs;
     /// The loops the schedule produces, for `Func::print_loop_nest`.
     std::string loop_nest;
+    /// Whether an output may need a larger buffer than the region asked for (an update that
+    /// writes elsewhere, a split that rounds up): its bounds query says how large.
+    bool outputs_may_grow = false;
     /// Seconds spent lowering.
     double seconds = 0;
 };

@@ -199,8 +199,9 @@ TEST(AutoSchedule, ChannelLoopsGoInnermostWhereTheyShareReads) {
     // inwards over the ones before).
     EXPECT_TRUE(matches_reference(out, out.realize({17, 5, 3}), 1e-4));
     EXPECT_TRUE(matches_reference(out, out.realize({40, 24, 5}), 1e-4));
-    // Fewer channels than the split: refused, naming the output and the fix.
-    std::string m = message_of<RuntimeError>([&] { out.realize({17, 5, 2}); });
+    // A buffer of fewer channels than the split: refused, naming the output and the fix.
+    Buffer<float> two_channels(17, 5, 2);
+    std::string m = message_of<RuntimeError>([&] { out.realize(two_channels); });
     EXPECT_CONTAINS(m, "output \"out\" at [-1, 1] in dimension 2");
     EXPECT_CONTAINS(m, "GuardWithIf");
 
@@ -349,8 +350,9 @@ TEST(AutoScheduleGPU, StencilChainIsComputedPerBlockInSharedMemory) {
     EXPECT_CONTAINS(source, "bx.compute_root().split(x, xo, xi, 32, TailStrategy::GuardWithIf)");
     EXPECT_TRUE(matches_reference(out, out.realize({203, 157}, t), 1e-5));
     EXPECT_TRUE(matches_reference(out, out.realize({32, 8}, t), 1e-5));
-    // Less than a tile: refused, naming the output.
-    EXPECT_CONTAINS(message_of<RuntimeError>([&] { out.realize({7, 3}, t); }), "output \"out\"");
+    // A buffer of less than a tile: refused, naming the output.
+    Buffer<float> small(7, 3);
+    EXPECT_CONTAINS(message_of<RuntimeError>([&] { out.realize(small, t); }), "output \"out\"");
     // The source applied again schedules the same kernels.
     Pipeline p(out);
     p.apply_schedule_source(source);

@@ -31,14 +31,16 @@ TEST(RuntimeErrors, InputAccessedOutsideItsBuffer) {
 }
 
 TEST(RuntimeErrors, UpdateReadsItsOutputOutsideTheBuffer) {
-    // A scan that reads one point before where it writes: realized over [0, 4) it would read
-    // scan(-1), which the output buffer does not hold.
+    // A scan that reads one point before where it writes: realized into a buffer over [0, 4)
+    // it would read scan(-1), which the buffer does not hold. (realize({4}) computes into a
+    // buffer over [-1, 4) and returns [0, 4) of it, as Halide's does.)
     Func scan("scan");
     Var x("x");
     RDom r(0, 4, "r");
     scan(x) = x;
     scan(r) += scan(r - 1);
-    std::string msg = message_of<RuntimeError>([&] { scan.realize({4}); });
+    Buffer<int> four(4);
+    std::string msg = message_of<RuntimeError>([&] { scan.realize(four); });
     EXPECT_CONTAINS(msg, "an update of output \"scan\" reads it at [-1, 3] in dimension 0");
     EXPECT_CONTAINS(msg, "only covers [0, 3]");
     // A buffer that starts at -1 holds that point: the scan then runs.

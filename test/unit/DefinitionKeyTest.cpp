@@ -115,8 +115,8 @@ TEST(StoredArguments, RestoredOnlyWhenTheyFitThePipeline) {
     auto key = lang::definition_key(func);
     ASSERT_TRUE(key);
     auto lowered = lowering::lower({func}, "sa_pipeline");
-    const std::string stored =
-        lang::describe_arguments(lowered.module.functions[0], {"one warning", "and\nanother"});
+    const std::string stored = lang::describe_arguments(lowered.module.functions[0],
+                                                        {"one warning", "and\nanother"}, true);
 
     lowering::LoweredPipeline restored;
     std::vector<std::string> warnings;
@@ -125,6 +125,7 @@ TEST(StoredArguments, RestoredOnlyWhenTheyFitThePipeline) {
                                         &problem))
         << problem;
     EXPECT_EQ(warnings, (std::vector<std::string>{"one warning", "and\nanother"}));
+    EXPECT_TRUE(restored.outputs_may_grow);
     ASSERT_EQ(restored.module.functions.size(), 1u);
     const ir::LoweredFunc &rf = restored.module.functions[0];
     const ir::LoweredFunc &lf = lowered.module.functions[0];

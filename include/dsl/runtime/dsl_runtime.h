@@ -10,13 +10,13 @@
 extern "C" {
 #endif
 
-/** The kind of a buffer's elements. Matches dsl::TypeCode. */
+/** The kind of a buffer's elements. Matches dsl::TypeCode, and Halide's halide_type_code_t. */
 typedef enum dsl_type_code_t {
     dsl_type_int = 0,
     dsl_type_uint = 1,
     dsl_type_float = 2,
-    dsl_type_bfloat = 3,
-    dsl_type_handle = 4
+    dsl_type_handle = 3,
+    dsl_type_bfloat = 4
 } dsl_type_code_t;
 
 /** An element type: code, bits per element, lanes (1 for buffers). */
@@ -300,5 +300,53 @@ constexpr dsl_type_t dsl_type_of() {
     return dsl_type_t{dsl_type_uint, bits, 1};
 }
 #endif
+
+/* Halide's names for this ABI, for code written against Halide's runtime (extern stages'
+ * functions, tracing handlers): buffers, dimensions, element types and tracing events are laid
+ * out as Halide's, and type and event codes have Halide's values, so such code compiles and
+ * runs here as it is. halide_device_interface_t names dsl's device interface, whose members
+ * differ from Halide's: code may pass its pointers around, not call through them. Left out
+ * where Halide's own runtime header came first (a program that uses both, as bench/ does) or
+ * DSL_NO_HALIDE_NAMES is defined; include Halide's after this header only with that macro. */
+#if !defined(HALIDE_HALIDERUNTIME_H) && !defined(DSL_NO_HALIDE_NAMES)
+typedef dsl_buffer_t halide_buffer_t;
+typedef dsl_dimension_t halide_dimension_t;
+typedef dsl_type_t halide_type_t;
+typedef dsl_type_code_t halide_type_code_t;
+typedef dsl_device_interface_t halide_device_interface_t;
+typedef dsl_trace_event_t halide_trace_event_t;
+typedef dsl_trace_event_code_t halide_trace_event_code_t;
+
+#define halide_type_int dsl_type_int
+#define halide_type_uint dsl_type_uint
+#define halide_type_float dsl_type_float
+#define halide_type_handle dsl_type_handle
+#define halide_type_bfloat dsl_type_bfloat
+
+#define halide_buffer_flag_host_dirty dsl_buffer_flag_host_dirty
+#define halide_buffer_flag_device_dirty dsl_buffer_flag_device_dirty
+
+#define halide_trace_load dsl_trace_load
+#define halide_trace_store dsl_trace_store
+#define halide_trace_begin_realization dsl_trace_begin_realization
+#define halide_trace_end_realization dsl_trace_end_realization
+#define halide_trace_produce dsl_trace_produce
+#define halide_trace_end_produce dsl_trace_end_produce
+#define halide_trace_consume dsl_trace_consume
+#define halide_trace_end_consume dsl_trace_end_consume
+#define halide_trace_begin_pipeline dsl_trace_begin_pipeline
+#define halide_trace_end_pipeline dsl_trace_end_pipeline
+#define halide_trace_tag dsl_trace_tag
+
+/* What an extern stage's function returns when it succeeds. */
+#define halide_error_code_success dsl_error_none
+
+#ifdef __cplusplus
+template <typename T>
+constexpr halide_type_t halide_type_of() {
+    return dsl_type_of<T>();
+}
+#endif
+#endif /* Halide's names */
 
 #endif /* DSL_RUNTIME_H */

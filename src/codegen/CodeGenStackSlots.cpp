@@ -1,0 +1,113 @@
+// Stack allocations whose size is known only at run time (Func::store_in(MemoryType::Stack) of a
+// region with symbolic extents): small sizes are allocas where the allocation is; larger ones
+// take a slot of the function, heap memory reused by every iteration that reaches the
+// allocation and grown when an iteration needs more, freed when the function returns (Halide
+// calls these slots its pseudostack). The stack then cannot overflow on a large region, and a
+// loop around the allocation does not call malloc each time round.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/CodeGenLLVMInternal.h"
+#include "runtime/Runtime.h"
+
+namespace dsl::codegen {
+
+using namespace ir;
+
+namespace {
+/// Run-time sizes up to this many bytes are allocas.
+constexpr int64_t kMaxDynamicStackBytes = 16 * 1024;
+}  // namespace
+
+llvm::Value *CodeGenLLVM::dynamic_stack_allocation(const Allocate *op, llvm::Type *elem,
+                                                   llvm::Value *bytes, llvm::Value **saved_stack) {
+    llvm::Type *i8 = llvm::Type::getInt8Ty(context_);
+    llvm::Type *i64 = llvm::Type::getInt64Ty(context_);
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+    *saved_stack = builder_->CreateStackSave();
+    if (in_kernel_) {
+        // A GPU thread has no heap to grow into.
+        auto *alloca = builder_->CreateAlloca(i8, bytes, op->name);
+        alloca->setAlignment(llvm::Align(64));
+        return alloca;
+    }
+    (void)elem;
+
+    // The slot: its memory and capacity, null and 0 when the function starts.
+    llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
+    llvm::AllocaInst *slot = entry.CreateAlloca(ptr, nullptr, op->name + ".slot");
+    llvm::AllocaInst *capacity = entry.CreateAlloca(i64, nullptr, op->name + ".slot_bytes");
+    entry.CreateStore(llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr)), slot);
+    entry.CreateStore(llvm::ConstantInt::get(i64, 0), capacity);
+    stack_slots_.push_back(slot);
+
+    llvm::BasicBlock *small = llvm::BasicBlock::Create(context_, op->name + ".alloca", function_);
+    llvm::BasicBlock *large = llvm::BasicBlock::Create(context_, op->name + ".in_slot", function_);
+    llvm::BasicBlock *grow = llvm::BasicBlock::Create(context_, op->name + ".grow", function_);
+    llvm::BasicBlock *ready = llvm::BasicBlock::Create(context_, op->name + ".ready", function_);
+    builder_->CreateCondBr(
+        builder_->CreateICmpSLE(bytes, llvm::ConstantInt::get(i64, kMaxDynamicStackBytes)), small,
+        large);
+
+    builder_->SetInsertPoint(small);
+    auto *alloca = builder_->CreateAlloca(i8, bytes, op->name);
+    alloca->setAlignment(llvm::Align(64));
+    builder_->CreateBr(ready);
+
+    builder_->SetInsertPoint(large);
+    builder_->CreateCondBr(builder_->CreateICmpSGT(bytes, builder_->CreateLoad(i64, capacity)),
+                           grow, ready, llvm::MDBuilder(context_).createUnlikelyBranchWeights());
+    llvm::BasicBlock *reused = builder_->GetInsertBlock();
+    llvm::Value *reused_memory = nullptr;
+    {
+        // Load the slot's memory where it is reused (before `grow` may change it).
+        llvm::IRBuilder<> at(reused->getTerminator());
+        reused_memory = at.CreateLoad(ptr, slot);
+    }
+
+    builder_->SetInsertPoint(grow);
+    llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
+        runtime::kFreeSymbol,
+        llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr}, false));
+    llvm::FunctionCallee malloc_fn = module_.getOrInsertFunction(
+        runtime::kMallocSymbol, llvm::FunctionType::get(ptr, {i64}, false));
+    builder_->CreateCall(free_fn, {builder_->CreateLoad(ptr, slot)});
+    builder_->CreateStore(llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr)), slot);
+    builder_->CreateStore(llvm::ConstantInt::get(i64, 0), capacity);
+    llvm::Value *fresh = builder_->CreateCall(malloc_fn, {bytes}, op->name);
+    return_error_unless(builder_->CreateIsNotNull(fresh), "dsl_runtime_error_out_of_memory",
+                        {builder_->CreateGlobalStringPtr(op->name),
+                         builder_->CreateSIToFP(bytes, llvm::Type::getDoubleTy(context_))});
+    builder_->CreateStore(fresh, slot);
+    builder_->CreateStore(bytes, capacity);
+    llvm::BasicBlock *grown = builder_->GetInsertBlock();
+    builder_->CreateBr(ready);
+
+    builder_->SetInsertPoint(ready);
+    llvm::PHINode *memory = builder_->CreatePHI(ptr, 3, op->name);
+    memory->addIncoming(alloca, small);
+    memory->addIncoming(reused_memory, reused);
+    memory->addIncoming(fresh, grown);
+    return memory;
+}
+
+void CodeGenLLVM::free_stack_slots() {
+    if (stack_slots_.empty()) return;
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+    llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
+        runtime::kFreeSymbol,
+        llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr}, false));
+    // A slot not reached yet is null, which frees nothing.
+    auto free_all = [&](llvm::IRBuilderBase &at) {
+        for (llvm::Value *slot : stack_slots_)
+            at.CreateCall(free_fn, {at.CreateLoad(ptr, slot)});
+    };
+    for (llvm::Instruction *ret : early_returns_) {
+        llvm::IRBuilder<> at(ret);
+        free_all(at);
+    }
+    free_all(*builder_);
+}
+
+}  // namespace dsl::codegen
