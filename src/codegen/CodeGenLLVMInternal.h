@@ -235,8 +235,8 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// (CodeGenStackSlots.cpp): `bytes` on the stack when small, else in a slot of this
     /// function, heap memory that grows as needed and is freed when the function returns.
     /// `saved_stack` receives the stack pointer to restore where the allocation ends.
-    llvm::Value *dynamic_stack_allocation(const ir::Allocate *op, llvm::Type *elem,
-                                          llvm::Value *bytes, llvm::Value **saved_stack);
+    llvm::Value *dynamic_stack_allocation(const ir::Allocate *op, llvm::Value *bytes,
+                                          llvm::Value **saved_stack);
     /// Where the current function ends normally: frees its stack slots there and before each
     /// of its early returns.
     void free_stack_slots();

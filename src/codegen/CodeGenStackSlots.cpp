@@ -20,8 +20,8 @@ namespace {
 constexpr int64_t kMaxDynamicStackBytes = 16 * 1024;
 }  // namespace
 
-llvm::Value *CodeGenLLVM::dynamic_stack_allocation(const Allocate *op, llvm::Type *elem,
-                                                   llvm::Value *bytes, llvm::Value **saved_stack) {
+llvm::Value *CodeGenLLVM::dynamic_stack_allocation(const Allocate *op, llvm::Value *bytes,
+                                                   llvm::Value **saved_stack) {
     llvm::Type *i8 = llvm::Type::getInt8Ty(context_);
     llvm::Type *i64 = llvm::Type::getInt64Ty(context_);
     llvm::Type *ptr = llvm::PointerType::get(context_, 0);
@@ -32,7 +32,6 @@ llvm::Value *CodeGenLLVM::dynamic_stack_allocation(const Allocate *op, llvm::Typ
         alloca->setAlignment(llvm::Align(64));
         return alloca;
     }
-    (void)elem;
 
     // The slot: its memory and capacity, null and 0 when the function starts.
     llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());

@@ -297,7 +297,7 @@ void CodeGenLLVM::visit(const Allocate *op) {
             count = builder_->CreateMul(count, builder_->CreateSExt(codegen(e), i64));
         }
         llvm::Value *bytes = builder_->CreateMul(count, llvm::ConstantInt::get(i64, elem_bytes));
-        pointer = dynamic_stack_allocation(op, elem, bytes, &saved_stack);
+        pointer = dynamic_stack_allocation(op, bytes, &saved_stack);
     } else if (!on_heap) {
         // Stack allocations go in the entry block so that loops do not grow the stack.
         llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());

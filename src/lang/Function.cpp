@@ -431,12 +431,16 @@ class FindCalls : public IRVisitor {
         // Lowering tells Funcs apart by name: a second Func of the same name would be taken
         // for the first (silently computing one in place of the other), which only copies of
         // one definition may be.
+        const std::string &other = it->second.second;
         user_assert(first || it->second.first == f.get() || same_values(*it->second.first, *f))
-            << "Func \"" << caller << "\" calls a Func named \"" << f->name << "\", and "
-            << (it->second.second.empty() ? "the pipeline's output of that name"
-                                          : "Func \"" + it->second.second + "\" calls")
-            << " is another Func of that name. Funcs of one pipeline need distinct names: "
-            << "give one of the two another name.";
+            << (other.empty() ? "Func \"" + caller + "\" calls a Func named \"" + f->name +
+                                    "\", but the pipeline's output \"" + f->name +
+                                    "\" is another Func of that name"
+                : other == caller
+                    ? "Func \"" + caller + "\" calls two different Funcs named \"" + f->name + "\""
+                    : "Funcs \"" + other + "\" and \"" + caller +
+                          "\" call two different Funcs named \"" + f->name + "\"")
+            << ". Funcs of one pipeline need distinct names: give one of the two another name.";
         if (!found->count(f->name)) {
             (*found)[f->name] = Function(f);
             pending.push_back(Function(f));

@@ -556,6 +556,30 @@ std::vector<dsl_buffer_t *> raw_buffers(const std::vector<Buffer<>> &buffers) {
     return raws;
 }
 
+/// The region each of `buffers` (the outputs' buffers, in order) must have for the pipeline to
+/// compute theirs: the answer of a bounds query on outputs without memory.
+std::vector<std::vector<dsl_dimension_t>> regions_needed(const std::vector<Function> &outputs,
+                                                         const CompiledPipeline &compiled,
+                                                         const std::vector<Buffer<>> &buffers,
+                                                         JITUserContext *context) {
+    std::vector<dsl_buffer_t> asked(buffers.size());
+    std::vector<std::vector<dsl_dimension_t>> dims(buffers.size());
+    std::vector<dsl_buffer_t *> raws;
+    for (size_t i = 0; i < buffers.size(); i++) {
+        const dsl_buffer_t *b = buffers[i].raw_buffer();
+        dims[i].assign(b->dim, b->dim + b->dimensions);
+        asked[i] = *b;
+        asked[i].host = nullptr;
+        asked[i].device = 0;
+        asked[i].device_interface = nullptr;
+        asked[i].dim = dims[i].data();
+        raws.push_back(&asked[i]);
+    }
+    HandlerHooks handlers(outputs[0].contents().jit_handlers, context);
+    run(names_of(outputs), compiled, raws, nullptr, &handlers, true);
+    return dims;
+}
+
 /// Buffers over [0, size) for every value of each output.
 std::vector<Buffer<>> output_buffers(const std::vector<Function> &outputs,
                                      const std::vector<int> &sizes) {
@@ -590,37 +614,26 @@ std::vector<Buffer<>> realize_pipeline(const std::vector<Function> &outputs,
         // Halide's realize(): where updates or rounded-up splits write outside the region asked
         // for, compute into buffers as large as the pipeline needs and return the region asked
         // for, a crop of them.
-        std::vector<dsl_buffer_t> asked(buffers.size());
-        std::vector<std::vector<dsl_dimension_t>> dims(buffers.size());
-        std::vector<dsl_buffer_t *> raws;
-        for (size_t i = 0; i < buffers.size(); i++) {
-            const dsl_buffer_t *b = buffers[i].raw_buffer();
-            dims[i].assign(b->dim, b->dim + b->dimensions);
-            asked[i] = *b;
-            asked[i].host = nullptr;
-            asked[i].device = 0;
-            asked[i].device_interface = nullptr;
-            asked[i].dim = dims[i].data();
-            raws.push_back(&asked[i]);
-        }
-        HandlerHooks handlers(outputs[0].contents().jit_handlers, context);
-        run(names_of(outputs), *compiled, raws, nullptr, &handlers, true);
-        std::vector<Buffer<>> larger;
+        std::vector<std::vector<dsl_dimension_t>> needed =
+            regions_needed(outputs, *compiled, buffers, context);
         bool grew = false;
         for (size_t i = 0; i < buffers.size(); i++) {
-            std::vector<int> mins, extents;
-            for (const dsl_dimension_t &d : dims[i]) {
-                mins.push_back(d.min);
-                extents.push_back(d.extent);
-            }
             for (int d = 0; d < buffers[i].dimensions(); d++) {
-                grew |=
-                    mins[d] != buffers[i].dim(d).min() || extents[d] != buffers[i].dim(d).extent();
+                grew |= needed[i][d].min != buffers[i].dim(d).min() ||
+                        needed[i][d].extent != buffers[i].dim(d).extent();
             }
-            larger.emplace_back(buffers[i].type(), extents, buffers[i].name());
-            if (!mins.empty()) larger.back().set_min(mins);
         }
         if (grew) {
+            std::vector<Buffer<>> larger;
+            for (size_t i = 0; i < buffers.size(); i++) {
+                std::vector<int> mins, extents;
+                for (const dsl_dimension_t &d : needed[i]) {
+                    mins.push_back(d.min);
+                    extents.push_back(d.extent);
+                }
+                larger.emplace_back(buffers[i].type(), extents, buffers[i].name());
+                if (!mins.empty()) larger.back().set_min(mins);
+            }
             realize_pipeline(outputs, larger, target, context);
             for (size_t i = 0; i < buffers.size(); i++) {
                 Buffer<> crop = larger[i];

@@ -823,12 +823,12 @@ void resolve_store_level(const Environment &env, const Function &g) {
         for (schedule::LoopLevel level = compute; level.kind == schedule::LoopLevel::Kind::At;
              level = env.func(level.func).schedule().compute_level) {
             bool found = false, everywhere = true;
-            for (const std::vector<schedule::Dim> *dims : stage_variants(level, env)) {
+            const auto variants = stage_variants(level, env);
+            for (const std::vector<schedule::Dim> *dims : variants) {
                 bool here = false;
                 for (const schedule::Dim &d : loops_down_to(*dims, level.var)) {
                     here |= level.func == store.func && d.var == store.var;
-                    if (dims == stage_variants(level, env)[0])
-                        legal += ", " + level.func + "." + d.var;
+                    if (dims == variants[0]) legal += ", " + level.func + "." + d.var;
                 }
                 found |= here;
                 everywhere &= here;

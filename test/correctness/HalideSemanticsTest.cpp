@@ -51,16 +51,26 @@ TEST(HalideSemantics, FuncsOfOneNameInOnePipelineAreRefused) {
     for (bool root : {false, true}) {
         if (root) producer.compute_root();
         EXPECT_CONTAINS(test::message_of([&] { consumer.realize({4}); }),
-                        "Func \"same\" calls a Func named \"same\", and the pipeline's output of "
-                        "that name is another Func of that name");
+                        "Func \"same\" calls a Func named \"same\", but the pipeline's output "
+                        "\"same\" is another Func of that name. Funcs of one pipeline need "
+                        "distinct names");
     }
     Func a("twice_read"), b("twice_read"), out("twice_out");
     a(x) = x;
     b(x) = x * 10;
     out(x) = a(x) + b(x);
     EXPECT_CONTAINS(test::message_of([&] { out.realize({4}); }),
-                    "Func \"twice_out\" calls a Func named \"twice_read\", and Func "
-                    "\"twice_out\" calls is another Func of that name");
+                    "Func \"twice_out\" calls two different Funcs named \"twice_read\"");
+    Func left("twice_left"), right("twice_right"), both("twice_both");
+    left(x) = a(x) + 1;
+    right(x) = b(x) + 2;
+    both(x) = left(x) + right(x);
+    const std::string msg = test::message_of([&] { both.realize({4}); });
+    EXPECT_TRUE(msg.find("Funcs \"twice_left\" and \"twice_right\" call two different Funcs "
+                         "named \"twice_read\"") != std::string::npos ||
+                msg.find("Funcs \"twice_right\" and \"twice_left\" call two different Funcs "
+                         "named \"twice_read\"") != std::string::npos)
+        << msg;
     Buffer<int> alone = producer.realize({4});
     for (int i = 0; i < 4; i++)
         EXPECT_EQ(alone(i), i + 1) << i;
