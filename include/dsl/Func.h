@@ -822,7 +822,10 @@ class Func {
     // Running it (JIT).
     /// Computes the Func over [0, size) in each dimension. Without a target, for the one the
     /// last compile_jit() was given, else get_jit_target_from_environment() (DSL_JIT_TARGET or
-    /// HL_JIT_TARGET, else this machine), as Halide does.
+    /// HL_JIT_TARGET, else this machine), as Halide does. Where the pipeline writes outside that
+    /// region (an update that scatters, a split that rounds up), it computes into larger buffers
+    /// and returns the region asked for, a crop of them (Halide's realize). The overloads that
+    /// take a Realization compute into the caller's buffers, which must hold what is written.
     Realization realize(const std::vector<int> &sizes = {});
     Realization realize(const std::vector<int> &sizes, const Target &target);
     /// (Braced sizes, `{}` for none, are sizes rather than a Realization.)
