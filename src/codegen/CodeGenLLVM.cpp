@@ -424,13 +424,33 @@ void CodeGenLLVM::return_error_unless(llvm::Value *ok, const std::string &report
     builder_->SetInsertPoint(pass);
 }
 
-void CodeGenLLVM::return_freeing_heap(llvm::Value *code) {
+llvm::Value *CodeGenLLVM::heap_allocate(const std::string &name, llvm::Value *bytes) {
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+    llvm::FunctionCallee malloc_fn = module_.getOrInsertFunction(
+        runtime::kMallocSymbol, llvm::FunctionType::get(ptr, {bytes->getType()}, false));
+    // A fresh block that nothing else points to: without saying so, LLVM assumes stores to a
+    // stack buffer (a register tile) may change what is loaded from this one, and keeps both in
+    // memory in the loops that use the two.
+    if (auto *declared = llvm::dyn_cast<llvm::Function>(malloc_fn.getCallee()))
+        declared->addRetAttr(llvm::Attribute::NoAlias);
+    llvm::Value *pointer = builder_->CreateCall(malloc_fn, {bytes}, name);
+    llvm::Value *bytes_as_double = builder_->CreateSIToFP(bytes, llvm::Type::getDoubleTy(context_));
+    return_error_unless(builder_->CreateIsNotNull(pointer), "dsl_runtime_error_out_of_memory",
+                        {builder_->CreateGlobalStringPtr(name), bytes_as_double});
+    return pointer;
+}
+
+void CodeGenLLVM::heap_free(llvm::IRBuilderBase &at, llvm::Value *pointer) {
     llvm::Type *ptr = llvm::PointerType::get(context_, 0);
     llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
         runtime::kFreeSymbol,
         llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr}, false));
+    at.CreateCall(free_fn, {pointer});
+}
+
+void CodeGenLLVM::return_freeing_heap(llvm::Value *code) {
     for (llvm::Value *p : live_heap_)
-        builder_->CreateCall(free_fn, {p});
+        heap_free(*builder_, p);
     // The function's stack slots are freed here too once all are known (free_stack_slots).
     early_returns_.push_back(builder_->CreateRet(code));
 }

@@ -229,6 +229,11 @@ class CodeGenLLVM : public ir::IRVisitor {
     bool in_kernel_ = false;
     /// Outlines the body of a parallel loop into a task and runs it on the runtime's pool.
     void codegen_parallel_loop(const ir::For *op);
+    /// `bytes` (an i64) from the runtime's malloc, named `name`; returns an out-of-memory error
+    /// naming it when there is none.
+    llvm::Value *heap_allocate(const std::string &name, llvm::Value *bytes);
+    /// The runtime's free of `pointer` (null frees nothing), where `at` inserts.
+    void heap_free(llvm::IRBuilderBase &at, llvm::Value *pointer);
     /// Returns `code` after freeing every live heap allocation and the function's stack slots.
     void return_freeing_heap(llvm::Value *code);
     /// Memory for a Stack (or Register) allocation whose size is known only at run time

@@ -9,7 +9,6 @@
 #include <llvm/IR/Module.h>
 
 #include "codegen/CodeGenLLVMInternal.h"
-#include "runtime/Runtime.h"
 
 namespace dsl::codegen {
 
@@ -66,18 +65,11 @@ llvm::Value *CodeGenLLVM::dynamic_stack_allocation(const Allocate *op, llvm::Val
     }
 
     builder_->SetInsertPoint(grow);
-    llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
-        runtime::kFreeSymbol,
-        llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr}, false));
-    llvm::FunctionCallee malloc_fn = module_.getOrInsertFunction(
-        runtime::kMallocSymbol, llvm::FunctionType::get(ptr, {i64}, false));
-    builder_->CreateCall(free_fn, {builder_->CreateLoad(ptr, slot)});
+    // Emptied first: a failed malloc returns through free_stack_slots' frees.
+    heap_free(*builder_, builder_->CreateLoad(ptr, slot));
     builder_->CreateStore(llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr)), slot);
     builder_->CreateStore(llvm::ConstantInt::get(i64, 0), capacity);
-    llvm::Value *fresh = builder_->CreateCall(malloc_fn, {bytes}, op->name);
-    return_error_unless(builder_->CreateIsNotNull(fresh), "dsl_runtime_error_out_of_memory",
-                        {builder_->CreateGlobalStringPtr(op->name),
-                         builder_->CreateSIToFP(bytes, llvm::Type::getDoubleTy(context_))});
+    llvm::Value *fresh = heap_allocate(op->name, bytes);
     builder_->CreateStore(fresh, slot);
     builder_->CreateStore(bytes, capacity);
     llvm::BasicBlock *grown = builder_->GetInsertBlock();
@@ -92,15 +84,11 @@ llvm::Value *CodeGenLLVM::dynamic_stack_allocation(const Allocate *op, llvm::Val
 }
 
 void CodeGenLLVM::free_stack_slots() {
-    if (stack_slots_.empty()) return;
     llvm::Type *ptr = llvm::PointerType::get(context_, 0);
-    llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
-        runtime::kFreeSymbol,
-        llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr}, false));
     // A slot not reached yet is null, which frees nothing.
     auto free_all = [&](llvm::IRBuilderBase &at) {
         for (llvm::Value *slot : stack_slots_)
-            at.CreateCall(free_fn, {at.CreateLoad(ptr, slot)});
+            heap_free(at, at.CreateLoad(ptr, slot));
     };
     for (llvm::Instruction *ret : early_returns_) {
         llvm::IRBuilder<> at(ret);

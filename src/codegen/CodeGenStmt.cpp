@@ -291,13 +291,15 @@ void CodeGenLLVM::visit(const Allocate *op) {
         op->memory_type == MemoryType::Heap ||
         (!forced_stack && (!constant_size || constant_elements * elem_bytes > kMaxStackAllocation));
     llvm::Value *saved_stack = nullptr;
-    if (!on_heap && !constant_size) {
+    auto run_time_bytes = [&] {
         llvm::Value *count = llvm::ConstantInt::get(i64, 1);
         for (const Expr &e : op->extents) {
             count = builder_->CreateMul(count, builder_->CreateSExt(codegen(e), i64));
         }
-        llvm::Value *bytes = builder_->CreateMul(count, llvm::ConstantInt::get(i64, elem_bytes));
-        pointer = dynamic_stack_allocation(op, bytes, &saved_stack);
+        return builder_->CreateMul(count, llvm::ConstantInt::get(i64, elem_bytes));
+    };
+    if (!on_heap && !constant_size) {
+        pointer = dynamic_stack_allocation(op, run_time_bytes(), &saved_stack);
     } else if (!on_heap) {
         // Stack allocations go in the entry block so that loops do not grow the stack.
         llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
@@ -306,24 +308,7 @@ void CodeGenLLVM::visit(const Allocate *op) {
         alloca->setAlignment(llvm::Align(64));
         pointer = alloca;
     } else {
-        llvm::Value *count = llvm::ConstantInt::get(i64, 1);
-        for (const Expr &e : op->extents) {
-            count = builder_->CreateMul(count, builder_->CreateSExt(codegen(e), i64));
-        }
-        llvm::Value *bytes = builder_->CreateMul(count, llvm::ConstantInt::get(i64, elem_bytes));
-        llvm::Type *ptr = llvm::PointerType::get(context_, 0);
-        llvm::FunctionCallee malloc_fn = module_.getOrInsertFunction(
-            runtime::kMallocSymbol, llvm::FunctionType::get(ptr, {i64}, false));
-        // A fresh block that nothing else points to: without saying so, LLVM assumes stores
-        // to a stack buffer (a register tile) may change what is loaded from this one, and
-        // keeps both in memory in the loops that use the two.
-        if (auto *declared = llvm::dyn_cast<llvm::Function>(malloc_fn.getCallee()))
-            declared->addRetAttr(llvm::Attribute::NoAlias);
-        pointer = builder_->CreateCall(malloc_fn, {bytes}, op->name);
-        llvm::Value *bytes_as_double =
-            builder_->CreateSIToFP(bytes, llvm::Type::getDoubleTy(context_));
-        return_error_unless(builder_->CreateIsNotNull(pointer), "dsl_runtime_error_out_of_memory",
-                            {builder_->CreateGlobalStringPtr(op->name), bytes_as_double});
+        pointer = heap_allocate(op->name, run_time_bytes());
     }
     if (on_heap) live_heap_.push_back(pointer);
     {
@@ -336,13 +321,7 @@ void CodeGenLLVM::visit(const Allocate *op) {
     if (saved_stack) builder_->CreateStackRestore(saved_stack);
     // Heap memory is released where the allocation's scope ends; `Free` nodes only mark the
     // earliest point the buffer is dead and need no code of their own.
-    if (on_heap) {
-        llvm::Type *ptr = llvm::PointerType::get(context_, 0);
-        llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
-            runtime::kFreeSymbol,
-            llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr}, false));
-        builder_->CreateCall(free_fn, {pointer});
-    }
+    if (on_heap) heap_free(*builder_, pointer);
 }
 
 void CodeGenLLVM::visit(const Free *) {}

@@ -78,6 +78,20 @@ std::vector<Stmt> region_checks(const std::string &b, const Box &box, const char
     return checks;
 }
 
+/// Whether buffer argument `b` has no memory: a bounds query, which the pipeline answers.
+Expr is_bounds_query(const std::string &b) {
+    return Call::make(Bool(), Call::Intrinsic::BufferIsBoundsQuery,
+                      {Variable::make(Handle(), names::buffer_struct(b))});
+}
+
+/// Writes [min, min + extent) into dimension `d` of buffer argument `b` (a bounds query's
+/// answer).
+Stmt set_bounds(const std::string &b, int d, const Expr &min, const Expr &extent) {
+    return Evaluate::make(
+        Call::make(Int(32), Call::Intrinsic::BufferSetBounds,
+                   {Variable::make(Handle(), names::buffer_struct(b)), Expr(d), min, extent}));
+}
+
 /// Checks the dimensions of buffer argument `b` before anything uses them: no negative extent;
 /// every offset the pipeline computes (in 32 bits) fits, i.e. the buffer spans at most 2^31 - 1
 /// elements; and, for an output, no two elements share memory (a stride of 0, or strides that
@@ -268,8 +282,7 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
         }
         for (int i = 0; i < f.outputs(); i++) {
             const std::string b = names::func_buffer(o, i, f.outputs());
-            Expr buffer = Variable::make(Handle(), names::buffer_struct(b));
-            Expr asked = Call::make(Bool(), Call::Intrinsic::BufferIsBoundsQuery, {buffer});
+            Expr asked = is_bounds_query(b);
             std::vector<Stmt> sets;
             for (size_t d = 0; d < grown.size() && d < static_cast<size_t>(f.dimensions()); d++) {
                 // Coordinates that depend on values, or none at all: the buffer's own region.
@@ -281,9 +294,7 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
                 Expr min = simplify(dsl::min(have_min, grown[d].min));
                 Expr max = simplify(dsl::max(have_max, grown[d].max));
                 if (outputs_may_grow) *outputs_may_grow = true;
-                sets.push_back(
-                    Evaluate::make(Call::make(Int(32), Call::Intrinsic::BufferSetBounds,
-                                              {buffer, Expr(dim), min, simplify(max - min + 1)})));
+                sets.push_back(set_bounds(b, dim, min, simplify(max - min + 1)));
             }
             answers.push_back(
                 IfThenElse::make(asked, sets.empty() ? Evaluate::make(0) : Block::make(sets)));
@@ -308,8 +319,7 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
                 checks.push_back(check);
             }
             if (in.dimensions > 0 && !box.empty()) {
-                Expr buffer = Variable::make(Handle(), names::buffer_struct(in.name));
-                Expr asked = Call::make(Bool(), Call::Intrinsic::BufferIsBoundsQuery, {buffer});
+                Expr asked = is_bounds_query(in.name);
                 std::vector<Stmt> sets;
                 for (int d = 0; d < in.dimensions; d++) {
                     Expr min = box[d].min, extent = simplify(box[d].max - box[d].min + 1);
@@ -331,9 +341,7 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
                         e.defined()) {
                         extent = e;
                     }
-                    sets.push_back(
-                        Evaluate::make(Call::make(Int(32), Call::Intrinsic::BufferSetBounds,
-                                                  {buffer, Expr(d), min, extent})));
+                    sets.push_back(set_bounds(in.name, d, min, extent));
                 }
                 answers.push_back(IfThenElse::make(asked, Block::make(sets)));
                 query = query || asked;

@@ -71,6 +71,14 @@ TEST(HalideSemantics, FuncsOfOneNameInOnePipelineAreRefused) {
                 msg.find("Funcs \"twice_right\" and \"twice_left\" call two different Funcs "
                          "named \"twice_read\"") != std::string::npos)
         << msg;
+    // Copies of one definition may share a name (the NN layer builds such copies).
+    Func copy("same_copy"), twin("same_copy"), copies("copies_sum");
+    copy(x) = x * 3;
+    twin(x) = x * 3;
+    copies(x) = copy(x) + twin(x);
+    Buffer<int> six = copies.realize({4});
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ(six(i), i * 6) << i;
     Buffer<int> alone = producer.realize({4});
     for (int i = 0; i < 4; i++)
         EXPECT_EQ(alone(i), i + 1) << i;

@@ -60,6 +60,14 @@ TEST(NNModel, SymbolicBatchRunsAtTwoSizesWithoutCompilingAgain) {
     EXPECT_EQ(model.compiled_pipelines(), compiled);
 }
 
+/// `mp` saved to a file and loaded from it (Model::load reads the file whole).
+nn::Model load_model(const onnx::ModelProto &mp) {
+    test::TempDirectory dir;
+    const std::string path = dir.path() + "/model.onnx";
+    save_model(mp, path);
+    return nn::Model::load(path);
+}
+
 /// The weights and bias of a pointwise convolution of `c` channels into `c` (the model's "w" and
 /// "b"), and its value at a point of x.
 struct PointwiseWeights {
@@ -100,14 +108,11 @@ struct PointwiseWeights {
 // rows are not dense and its coordinates do not start at 0, and the model reads a dense copy.
 TEST(NNModel, PointwiseConvRunsOnDenseAndCroppedInputs) {
     constexpr int c = 40;
-    test::TempDirectory dir;
-    std::string path = dir.path() + "/pw.onnx";
     const PointwiseWeights pw(c);
     onnx::ModelProto mp = pw.model();
     add_node(mp, "Add", {"conv", "x"}, {"sum"});
     add_node(mp, "Relu", {"sum"}, {"y"});
-    save_model(mp, path);
-    nn::Model model = nn::Model::load(path);
+    nn::Model model = load_model(mp);
     EXPECT_EQ(model.compiled_pipelines(), 1);
     for (auto [width, height, cropped] : {std::tuple{40, 9, false}, std::tuple{13, 3, true}}) {
         Buffer<float> whole(width + 5, height, c, 1);
@@ -135,8 +140,6 @@ TEST(NNModel, PointwiseConvRunsOnDenseAndCroppedInputs) {
 // kernels, so that value gets a kernel of its own.
 TEST(NNModel, AHardSwishOverAConvolutionIsOneKernel) {
     constexpr int c = 40;
-    test::TempDirectory dir;
-    std::string path = dir.path() + "/hswish.onnx";
     const PointwiseWeights pw(c);
     onnx::ModelProto mp = pw.model();
     std::vector<float> scale(c), shift(c);
@@ -155,8 +158,7 @@ TEST(NNModel, AHardSwishOverAConvolutionIsOneKernel) {
     add_node(mp, "Clip", {"v3", "zero", "six"}, {"clipped"});
     add_node(mp, "Mul", {"v", "clipped"}, {"product"});
     add_node(mp, "Div", {"product", "six"}, {"y"});
-    save_model(mp, path);
-    nn::Model model = nn::Model::load(path);
+    nn::Model model = load_model(mp);
     EXPECT_EQ(model.compiled_pipelines(), 1);
     for (auto [width, height] : {std::pair{40, 9}, std::pair{13, 3}}) {
         Buffer<float> x(width, height, c, 1);
@@ -183,9 +185,7 @@ TEST(NNModel, AHardSwishOverAConvolutionIsOneKernel) {
     add_node(two, "Add", {"x", "one"}, {"v"});
     add_node(two, "Relu", {"v"}, {"r"});
     add_node(two, "Neg", {"v"}, {"n"});
-    std::string two_path = dir.path() + "/two.onnx";
-    save_model(two, two_path);
-    nn::Model split = nn::Model::load(two_path);
+    nn::Model split = load_model(two);
     EXPECT_EQ(split.compiled_pipelines(), 3);
     Buffer<float> x(5, 2);
     x.fill([](int i, int j) { return float(i) - 2.5f * float(j); });

@@ -126,6 +126,13 @@ TEST(StoredArguments, RestoredOnlyWhenTheyFitThePipeline) {
         << problem;
     EXPECT_EQ(warnings, (std::vector<std::string>{"one warning", "and\nanother"}));
     EXPECT_TRUE(restored.outputs_may_grow);
+    lowering::LoweredPipeline exact;
+    exact.outputs_may_grow = true;
+    ASSERT_TRUE(
+        lang::restore_arguments(lang::describe_arguments(lowered.module.functions[0], {}, false),
+                                {func}, "sa_pipeline", *key, &exact, &warnings, &problem))
+        << problem;
+    EXPECT_FALSE(exact.outputs_may_grow);
     ASSERT_EQ(restored.module.functions.size(), 1u);
     const ir::LoweredFunc &rf = restored.module.functions[0];
     const ir::LoweredFunc &lf = lowered.module.functions[0];
