@@ -113,7 +113,7 @@ int main() {
     // The generator's pipeline runs through the JIT like any other; its Inputs are an
     // ImageParam and a Param.
     Brighten &b = static_cast<Brighten &>(*g);
-    Func pipeline = g->build_pipeline();
+    Pipeline pipeline = g->build_pipeline();
     Buffer<uint8_t> image(64, 8);
     image.for_each_element([&](int x, int y) { image(x, y) = static_cast<uint8_t>(x * 4 + y); });
     b.input.set(image);

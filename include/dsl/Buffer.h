@@ -27,6 +27,13 @@
 
 namespace dsl {
 
+/// The second template argument of a Buffer whose number of dimensions is known only at run
+/// time (Buffer<T> is Buffer<T, AnyDims>).
+constexpr int AnyDims = -1;
+
+template <typename T = void, int Dims = AnyDims>
+class Buffer;
+
 namespace detail {
 
 /// What every copy of a Buffer shares: the raw struct, its dimensions and the memory (if owned).
@@ -67,9 +74,6 @@ dsl_type_t to_raw_type(Type t);
 std::string fresh_buffer_name();
 }  // namespace detail
 
-template <typename T>
-class Buffer;
-
 namespace detail {
 /// Keeps a template parameter out of argument deduction (std::type_identity in C++20).
 template <typename X>
@@ -96,20 +100,24 @@ template <typename F, size_t... I>
 decltype(auto) call_with_ints(F &f, const int *p, std::index_sequence<I...>) {
     return f(p[I]...);
 }
-/// `f(p[0], ..., p[N-1])`, or `f(p)` if f takes the coordinates as a pointer.
+/// `f(p[0], ..., p[N-1])`, or `f(p)` if f takes the coordinates as a pointer, or `f()` if it
+/// takes nothing.
 template <typename F>
 decltype(auto) call_at(F &f, const int *p) {
     if constexpr (std::is_invocable_v<F, const int *>) {
         return f(p);
+    } else if constexpr (std::is_invocable_v<F>) {
+        return f();
     } else {
         constexpr size_t n = int_arity<F>();
-        static_assert(n > 0, "f must take (const int *) or 1 to 16 ints (one per dimension)");
+        static_assert(n > 0,
+                      "f must take (const int *), 1 to 16 ints (one per dimension) or nothing");
         return call_with_ints(f, p, std::make_index_sequence<n>());
     }
 }
 
 /// The value of `buffer` at symbolic coordinates, as an Expr (see Buffer::operator()).
-Expr buffer_access(const Buffer<void> &buffer, const std::vector<Expr> &coords);
+Expr buffer_access(const Buffer<void, AnyDims> &buffer, const std::vector<Expr> &coords);
 
 template <typename... Args>
 constexpr bool all_integral() {
@@ -127,19 +135,38 @@ class BufferDimension {
     int max() const { return d_.min + d_.extent - 1; }
     int stride() const { return d_.stride; }
 
+    /// The coordinates min() to max(): `for (int x : buffer.dim(0))`.
+    class iterator {
+      public:
+        explicit iterator(int v) : v_(v) {}
+        int operator*() const { return v_; }
+        iterator &operator++() {
+            ++v_;
+            return *this;
+        }
+        bool operator!=(const iterator &o) const { return v_ != o.v_; }
+        bool operator==(const iterator &o) const { return v_ == o.v_; }
+
+      private:
+        int v_;
+    };
+    iterator begin() const { return iterator(min()); }
+    iterator end() const { return iterator(min() + extent()); }
+
   private:
     const dsl_dimension_t &d_;
 };
 
-template <typename T = void>
-class Buffer;
-
-template <typename T>
+template <typename T, int Dims>
 class Buffer {
     static constexpr bool kTyped = !std::is_void_v<T>;
+    static_assert(Dims >= AnyDims && Dims <= 16,
+                  "Buffer<T, Dims>: Dims is 0 to 16, or AnyDims (-1) for any number");
 
   public:
     using ElemType = T;
+    /// Dims: the number of dimensions every Buffer of this type has, or AnyDims.
+    static constexpr int static_dimensions() { return Dims; }
 
     /// An undefined buffer.
     Buffer() = default;
@@ -223,13 +250,16 @@ class Buffer {
     }
 
     /// Wraps external memory laid out densely (dimension 0 innermost); the caller keeps it alive.
-    /// Wraps `data`, dense, of the given sizes: `Buffer<float> b(ptr, width, height)`.
+    /// Wraps `data`, dense, of the given sizes: `Buffer<float> b(ptr, width, height)`. With
+    /// `nullptr` the Buffer has a shape but no memory: realize() into it asks the pipeline
+    /// which region it would write (a bounds query), and sets the shape to it.
     template <typename... Rest, typename U = T,
               typename = std::enable_if_t<!std::is_void_v<U> && detail::all_integral<Rest...>()>>
-    Buffer(U *data, int d0, Rest... rest)
+    Buffer(typename detail::NotDeduced<U>::type *data, int d0, Rest... rest)
         : Buffer(data, std::vector<int>{d0, static_cast<int>(rest)...}) {}
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
-    Buffer(U *data, const std::vector<int> &sizes, const std::string &name = "") {
+    Buffer(typename detail::NotDeduced<U>::type *data, const std::vector<int> &sizes,
+           const std::string &name = "") {
         std::vector<dsl_dimension_t> dims;
         int64_t stride = 1;
         for (int s : sizes) {
@@ -254,6 +284,19 @@ class Buffer {
         wrap(t, static_cast<uint8_t *>(data), dims, name);
     }
 
+    /// Wraps memory of `d` dimensions whose mins, extents and strides `shape` gives (Halide's
+    /// halide_dimension_t array): `Buffer<int> b(ptr, 3, shape)`.
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(typename detail::NotDeduced<U>::type *data, int d, const dsl_dimension_t *shape,
+           const std::string &name = "")
+        : Buffer(type_of<U>(), data, std::vector<dsl_dimension_t>(shape, shape + d), name) {}
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(typename detail::NotDeduced<U>::type *data, const std::vector<dsl_dimension_t> &shape,
+           const std::string &name = "")
+        : Buffer(type_of<U>(), data, shape, name) {}
+    Buffer(Type t, void *data, int d, const dsl_dimension_t *shape, const std::string &name = "")
+        : Buffer(t, data, std::vector<dsl_dimension_t>(shape, shape + d), name) {}
+
     /// Wraps the memory an existing `dsl_buffer_t` describes (e.g. an argument of an extern
     /// stage's function): its host pointer, type, mins, extents and strides, which the caller
     /// keeps alive. Without host memory (a bounds query) it wraps none.
@@ -261,10 +304,17 @@ class Buffer {
         : Buffer(detail::buffer_type(raw), raw.host,
                  std::vector<dsl_dimension_t>(raw.dim, raw.dim + raw.dimensions), name) {}
 
-    /// Converts between typed and untyped handles; checks the element type.
-    template <typename U>
-    Buffer(const Buffer<U> &other) : contents_(other.contents()) {  // NOLINT: implicit by design
-        if (defined()) check_type(type());
+    /// Converts between typed and untyped handles, and between a fixed and any number of
+    /// dimensions; checks the element type and the number of dimensions.
+    template <typename U, int D>
+    Buffer(const Buffer<U, D> &other)  // NOLINT: implicit by design
+        : contents_(other.contents()) {
+        static_assert(Dims == AnyDims || D == AnyDims || D == Dims,
+                      "Buffer<T, Dims>: a Buffer of another fixed number of dimensions");
+        if (defined()) {
+            check_type(type());
+            check_dimensions(dimensions(), name());
+        }
     }
 
     bool defined() const { return contents_ != nullptr; }
@@ -306,14 +356,27 @@ class Buffer {
 
     /// The raw struct, for generated code and C APIs.
     dsl_buffer_t *raw_buffer() const { return contents_ ? &contents_->raw : nullptr; }
-    /// Pointer to the element at the mins of every dimension.
-    auto *data() const {
-        if constexpr (kTyped) {
-            return reinterpret_cast<T *>(contents_->raw.host);
-        } else {
-            return static_cast<void *>(contents_->raw.host);
+    /// The raw struct, where a C function (an AOT-compiled pipeline, an extern stage's
+    /// callee) takes a `dsl_buffer_t *` (`halide_buffer_t *`): `brighten(input, output)`.
+    operator dsl_buffer_t *() const { return raw_buffer(); }  // NOLINT: implicit by design
+    /// This handle (Halide's Buffer::get() returns the runtime buffer it wraps, which in dsl is
+    /// the Buffer itself).
+    Buffer *get() { return this; }
+    const Buffer *get() const { return this; }
+
+    /// The lowest and one past the highest address of the elements (the memory the Buffer
+    /// spans, see size_in_bytes()): `for (float v : dense_buffer)` visits every element.
+    auto *begin() const {
+        uint8_t *p = contents_->raw.host;
+        for (int i = 0; i < dimensions(); i++) {
+            if (dim(i).stride() < 0)
+                p += int64_t(dim(i).extent() - 1) * dim(i).stride() * type().bytes();
         }
+        return cast_host(p);
     }
+    auto *end() const { return cast_host(reinterpret_cast<uint8_t *>(begin()) + size_in_bytes()); }
+    /// Pointer to the element at the mins of every dimension.
+    auto *data() const { return cast_host(contents_->raw.host); }
 
     /// In a definition, the buffer's value at symbolic coordinates: `f(x, y) = img(x + 1, y)`.
     template <typename... Args, typename = std::enable_if_t<!detail::all_integral<Args...>()>>
@@ -337,6 +400,11 @@ class Buffer {
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     U &operator()(const std::vector<int> &coords) const {
         return *address_of(coords.data(), static_cast<int>(coords.size()));
+    }
+    /// Element access by a pointer to dimensions() coordinates (as for_each_element gives).
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    U &operator()(const int *coords) const {
+        return *reinterpret_cast<U *>(byte_address(coords));
     }
 
     /// Whether the coordinates lie inside the buffer.
@@ -382,14 +450,27 @@ class Buffer {
         std::swap(b.contents_->dims[d0], b.contents_->dims[d1]);
         return b;
     }
-    /// Removes dimension `d`, fixing it at coordinate `pos`.
-    Buffer sliced(int d, int pos) const {
+    /// Removes dimension `d`, fixing it at coordinate `pos` (a Buffer<T, N> gives a
+    /// Buffer<T, N - 1>).
+    Buffer<T, Dims == AnyDims ? AnyDims : Dims - 1> sliced(int d, int pos) const {
+        static_assert(Dims != 0, "Buffer<T, 0>: no dimension to slice");
         Buffer b = cropped(d, pos, 1);
         b.contents_->dims.erase(b.contents_->dims.begin() + d);
         b.contents_->raw.dimensions--;
         b.contents_->raw.dim = b.contents_->dims.data();
+        Buffer<T, Dims == AnyDims ? AnyDims : Dims - 1> result;
+        result.contents_ = std::move(b.contents_);
+        return result;
+    }
+    /// Restricts each dimension i to [ranges[i].first, ranges[i].first + ranges[i].second)
+    /// (min and extent); the dimensions past the list keep their range.
+    Buffer cropped(const std::vector<std::pair<int, int>> &ranges) const {
+        Buffer b = *this;
+        for (size_t d = 0; d < ranges.size(); d++)
+            b = b.cropped(static_cast<int>(d), ranges[d].first, ranges[d].second);
         return b;
     }
+    Buffer &crop(const std::vector<std::pair<int, int>> &ranges) { return *this = cropped(ranges); }
     /// In-place forms of the views above.
     Buffer &crop(int d, int min, int extent) { return *this = cropped(d, min, extent); }
     Buffer &translate(int d, int delta) { return *this = translated(d, delta); }
@@ -411,21 +492,56 @@ class Buffer {
         return set_min(std::vector<int>{m0, static_cast<int>(rest)...});
     }
     Buffer &transpose(int d0, int d1) { return *this = transposed(d0, d1); }
-    Buffer &slice(int d, int pos) { return *this = sliced(d, pos); }
-
-    /// A dense copy with its own memory and the same mins.
-    Buffer copy() const {
-        std::vector<int> sizes;
-        for (int i = 0; i < dimensions(); i++)
-            sizes.push_back(dim(i).extent());
-        Buffer b(type(), sizes, name());
-        for (int i = 0; i < dimensions(); i++)
-            b.contents_->dims[i].min = dim(i).min();
-        for_each_position([&](const int *pos) {
-            std::memcpy(b.byte_address(pos), byte_address(pos), type().bytes());
-        });
-        return b;
+    /// In place, only where the number of dimensions is not fixed (Buffer<T>).
+    Buffer &slice(int d, int pos) {
+        static_assert(Dims == AnyDims,
+                      "Buffer<T, Dims>: slice() in place would change the "
+                      "number of dimensions; use sliced()");
+        return *this = sliced(d, pos);
     }
+
+    /// Gives a Buffer without memory (made from `nullptr`, or shaped by a bounds query) zeroed
+    /// memory of its shape, with its strides; a Buffer with memory keeps it.
+    void allocate() {
+        if (!defined()) detail::buffer_error("Buffer: allocate() of an undefined buffer.");
+        if (contents_->raw.host != nullptr) return;
+        std::shared_ptr<uint8_t> memory;
+        uint8_t *start = zeroed_memory(size_in_bytes(), memory);
+        // The element at the mins is the lowest address unless a stride is negative.
+        int64_t offset = 0;
+        for (int i = 0; i < dimensions(); i++) {
+            if (dim(i).stride() < 0) offset -= int64_t(dim(i).extent() - 1) * dim(i).stride();
+        }
+        contents_->raw.host = start + offset * type().bytes();
+        contents_->allocation = std::move(memory);
+    }
+    /// Drops this Buffer's memory (freed when no other handle or view holds it); the shape
+    /// stays, as for a Buffer made from `nullptr`.
+    void deallocate() {
+        if (!defined()) return;
+        device_free();
+        contents_->raw.host = nullptr;
+        contents_->allocation.reset();
+    }
+
+    /// A dense copy with its own memory and the same mins (dimension 0 innermost).
+    Buffer copy() const {
+        std::vector<int> order;
+        for (int i = 0; i < dimensions(); i++)
+            order.push_back(i);
+        return copy_in_order(order);
+    }
+    /// A dense copy whose last dimension (the channels) is innermost in memory, as
+    /// make_interleaved lays it out.
+    Buffer copy_to_interleaved() const {
+        std::vector<int> order;
+        if (dimensions() > 0) order.push_back(dimensions() - 1);
+        for (int i = 0; i + 1 < dimensions(); i++)
+            order.push_back(i);
+        return copy_in_order(order);
+    }
+    /// A dense copy with dimension 0 innermost (the same as copy()).
+    Buffer copy_to_planar() const { return copy(); }
 
     /// Sets every element to `value` (converted to the element type: `Buffer<uint8_t>::fill(1)`
     /// writes bytes).
@@ -435,8 +551,8 @@ class Buffer {
             [&](const int *pos) { *reinterpret_cast<U *>(byte_address(pos)) = value; });
     }
 
-    /// Sets every element to `f(x, y, ...)` (or `f(const int *coords)`), as for_each_element
-    /// calls it: `b.fill([](int x, int y) { return x + y; })`.
+    /// Sets every element to `f(x, y, ...)` (or `f(const int *coords)`, or `f()`), as
+    /// for_each_element calls it: `b.fill([](int x, int y) { return x + y; })`.
     template <typename F, typename U = T,
               typename = std::enable_if_t<!std::is_void_v<U> && !is_scalar_type_v<F>>>
     void fill(F f) {
@@ -545,8 +661,25 @@ class Buffer {
     }
 
   private:
-    template <typename U>
+    template <typename U, int D>
     friend class Buffer;
+
+    static auto *cast_host(uint8_t *p) {
+        if constexpr (kTyped) {
+            return reinterpret_cast<T *>(p);
+        } else {
+            return static_cast<void *>(p);
+        }
+    }
+    static void check_dimensions(int n, const std::string &name) {
+        if (Dims != AnyDims && n != Dims) {
+            detail::buffer_error("Buffer" + (name.empty() ? "" : " \"" + name + "\"") + " has " +
+                                 std::to_string(n) + " dimensions, but this Buffer<T, " +
+                                 std::to_string(Dims) + "> has " + std::to_string(Dims) +
+                                 "; use Buffer<T> (any number) or give " + std::to_string(Dims) +
+                                 " sizes.");
+        }
+    }
 
     static void check_type(Type t) {
         if constexpr (kTyped) {
@@ -586,23 +719,27 @@ class Buffer {
 
     void allocate(Type t, const std::vector<dsl_dimension_t> &dims, size_t elements,
                   const std::string &name) {
-        // Zeroed, and with the first element on a 64-byte boundary (a cache line, an AVX-512
-        // register): calloc aligns to 16 only, and a vector load or store that straddles two
-        // cache lines costs two.
-        size_t bytes = elements * t.bytes() + 64;
-        std::shared_ptr<uint8_t> memory(static_cast<uint8_t *>(std::calloc(bytes, 1)),
-                                        [](uint8_t *p) { std::free(p); });
-        if (!memory)
-            detail::buffer_error("Buffer: out of memory allocating " + std::to_string(bytes) +
-                                 " bytes.");
-        const uintptr_t start = reinterpret_cast<uintptr_t>(memory.get());
-        const uintptr_t aligned = (start + 63) & ~static_cast<uintptr_t>(63);
-        wrap(t, memory.get() + (aligned - start), dims, name);
+        std::shared_ptr<uint8_t> memory;
+        uint8_t *start = zeroed_memory(elements * t.bytes(), memory);
+        wrap(t, start, dims, name);
         contents_->allocation = std::move(memory);
+    }
+    /// `bytes` zeroed bytes whose first is on a 64-byte boundary (a cache line, an AVX-512
+    /// register: calloc aligns to 16 only, and a vector load or store that straddles two cache
+    /// lines costs two); `owner` keeps them.
+    static uint8_t *zeroed_memory(size_t bytes, std::shared_ptr<uint8_t> &owner) {
+        owner.reset(static_cast<uint8_t *>(std::calloc(bytes + 64, 1)),
+                    [](uint8_t *p) { std::free(p); });
+        if (!owner)
+            detail::buffer_error("Buffer: out of memory allocating " + std::to_string(bytes + 64) +
+                                 " bytes.");
+        const uintptr_t start = reinterpret_cast<uintptr_t>(owner.get());
+        return owner.get() + (((start + 63) & ~static_cast<uintptr_t>(63)) - start);
     }
 
     void wrap(Type t, uint8_t *data, const std::vector<dsl_dimension_t> &dims,
               const std::string &name) {
+        check_dimensions(static_cast<int>(dims.size()), name);
         contents_ = std::make_shared<detail::BufferContents>();
         contents_->dims = dims;
         contents_->name = name.empty() ? detail::fresh_buffer_name() : name;
@@ -632,6 +769,22 @@ class Buffer {
         return b;
     }
 
+    /// A dense copy whose dimensions are laid out in memory from order[0] (innermost) on.
+    Buffer copy_in_order(const std::vector<int> &order) const {
+        std::vector<dsl_dimension_t> dims(dimensions());
+        int64_t stride = 1;
+        for (int d : order) {
+            dims[d] = {dim(d).min(), dim(d).extent(), static_cast<int32_t>(stride), 0};
+            stride *= dim(d).extent();
+        }
+        Buffer b;
+        b.allocate(type(), dims, static_cast<size_t>(stride), name());
+        for_each_position([&](const int *pos) {
+            std::memcpy(b.byte_address(pos), byte_address(pos), type().bytes());
+        });
+        return b;
+    }
+
     template <typename F>
     void for_each_position(F f) const {
         int n = dimensions();
@@ -653,5 +806,12 @@ class Buffer {
 
     std::shared_ptr<detail::BufferContents> contents_;
 };
+
+/// Halide's runtime Buffer (Halide::Runtime::Buffer): in dsl the same class as Buffer, which
+/// serves both the compiler and programs that only run compiled pipelines.
+namespace Runtime {
+template <typename T = void, int Dims = AnyDims>
+using Buffer = ::dsl::Buffer<T, Dims>;
+}  // namespace Runtime
 
 }  // namespace dsl

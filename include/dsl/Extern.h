@@ -51,8 +51,8 @@ class ExternFuncArgument {
     ExternFuncArgument() : kind(Kind::Expr) {}
     ExternFuncArgument(const Func &f) : kind(Kind::Func), func(f) {}
     ExternFuncArgument(const Buffer<> &b) : kind(Kind::Buffer), buffer(b) {}
-    template <typename T>
-    ExternFuncArgument(const Buffer<T> &b) : kind(Kind::Buffer), buffer(Buffer<>(b)) {}
+    template <typename T, int D>
+    ExternFuncArgument(const Buffer<T, D> &b) : kind(Kind::Buffer), buffer(Buffer<>(b)) {}
     ExternFuncArgument(const ImageParam &p) : kind(Kind::ImageParam), image_param(p) {}
     ExternFuncArgument(const Expr &e) : kind(Kind::Expr), expr(e) {}
     template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>

@@ -193,6 +193,12 @@ class Stage {
     /// The same with the outer loops keeping the names of `previous`.
     Stage &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
                 const std::vector<Expr> &factors, TailStrategy tail = TailStrategy::Auto);
+    /// The two forms above with a tail strategy per tiled loop.
+    Stage &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                const std::vector<TailStrategy> &tails);
+    Stage &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+                const std::vector<Expr> &factors, const std::vector<TailStrategy> &tails);
     /// Replaces the loop by one copy of its body per iteration (its extent must be a constant,
     /// e.g. the inner loop of a split by a constant).
     Stage &unroll(const VarOrRVar &x);
@@ -416,20 +422,20 @@ class Realization {
     /// `f.realize({a, b})` realizes a Tuple-valued Func into the buffers a and b.
     Realization(std::initializer_list<Buffer<>> buffers) : buffers_(buffers) {}
     /// `Realization(a, b, ...)` of two or more buffers of any element types.
-    template <typename A, typename B, typename... Rest>
-    Realization(const Buffer<A> &a, const Buffer<B> &b, const Rest &...rest)
+    template <typename A, int DA, typename B, int DB, typename... Rest>
+    Realization(const Buffer<A, DA> &a, const Buffer<B, DB> &b, const Rest &...rest)
         : buffers_{Buffer<>(a), Buffer<>(b), Buffer<>(rest)...} {}
     size_t size() const { return buffers_.size(); }
     const Buffer<> &operator[](size_t i) const { return buffers_.at(i); }
     Buffer<> &operator[](size_t i) { return buffers_.at(i); }
     /// A single-output realization converts to its buffer.
-    template <typename T>
-    operator Buffer<T>() const {  // NOLINT: implicit by design
+    template <typename T, int D>
+    operator Buffer<T, D>() const {  // NOLINT: implicit by design
         if (buffers_.size() != 1) {
             throw CompileError("Error: this realization has " + std::to_string(buffers_.size()) +
                                " buffers (a Tuple); index it, e.g. r[0].");
         }
-        return Buffer<T>(buffers_[0]);
+        return Buffer<T, D>(buffers_[0]);
     }
     const std::vector<Buffer<>> &buffers() const { return buffers_; }
 
@@ -557,6 +563,11 @@ class Func {
     /// arguments); values() for a Tuple's.
     Expr value() const;
     std::vector<Expr> values() const;
+    /// The left and right sides of update `idx` (Halide's update_args / update_value /
+    /// update_values).
+    std::vector<Expr> update_args(int idx = 0) const;
+    Expr update_value(int idx = 0) const;
+    std::vector<Expr> update_values(int idx = 0) const;
     int outputs() const;
     bool has_update_definition() const;
     int num_update_definitions() const;
@@ -589,6 +600,11 @@ class Func {
                TailStrategy tail = TailStrategy::Auto);
     Func &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
                const std::vector<Expr> &factors, TailStrategy tail = TailStrategy::Auto);
+    Func &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+               const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+               const std::vector<TailStrategy> &tails);
+    Func &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+               const std::vector<Expr> &factors, const std::vector<TailStrategy> &tails);
     Func &unroll(const VarOrRVar &x);
     Func &unroll(const VarOrRVar &x, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
     Func &vectorize(const VarOrRVar &x);
@@ -848,12 +864,12 @@ class Func {
     void realize(const Realization &outputs, const Target &target);
     /// Into one buffer. (Templates, so that `f.realize({buffer}, target)`, a braced list, means
     /// a Realization of one buffer rather than either.)
-    template <typename T>
-    void realize(const Buffer<T> &output) {
+    template <typename T, int D>
+    void realize(const Buffer<T, D> &output) {
         realize(Realization({Buffer<>(output)}));
     }
-    template <typename T>
-    void realize(const Buffer<T> &output, const Target &target) {
+    template <typename T, int D>
+    void realize(const Buffer<T, D> &output, const Target &target) {
         realize(Realization({Buffer<>(output)}), target);
     }
     /// Lowers and compiles the pipeline now, so that the first realize() runs at once. realize()

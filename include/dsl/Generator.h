@@ -44,6 +44,7 @@
 #include "dsl/Error.h"
 #include "dsl/Func.h"
 #include "dsl/Param.h"
+#include "dsl/Pipeline.h"
 #include "dsl/Target.h"
 #include "dsl/Type.h"
 
@@ -387,42 +388,58 @@ class Input : public Param<T>, private detail::GeneratorInputBase {
     std::optional<T> default_, min_, max_;
 };
 
-/// A buffer argument with `dimensions` dimensions, used like an ImageParam:
-/// `input(x, y)`, `input.width()`, `BoundaryConditions::repeat_edge(input)`.
-/// `Input<Buffer<uint8_t>>` fixes the element type; `Input<Buffer<>>` takes it from its
-/// constructor (`{"input", UInt(16), 2}`) or, without one, from the GeneratorParam
-/// `<name>.type` that it adds (set as `input.type=uint16`).
-template <typename T>
-class Input<Buffer<T>> : public ImageParam, private detail::GeneratorInputBase {
+namespace detail {
+/// The number of dimensions a generator's buffer Input or Output declares: `dimensions` where
+/// given, else Dims of its Buffer<T, Dims>, else AnyDims (an Input then adds the
+/// GeneratorParam `<name>.dim`; an Output takes the number generate() gives it). A
+/// CompileError if both are given and differ.
+int declared_dimensions(const std::string &kind, const std::string &name, int dims, int dimensions);
+/// The GeneratorParam `<name>.type` or `<name>.dim` of a buffer Input or Output, checked when
+/// the pipeline is built: a CompileError naming the generator, the member and how to set it.
+Type required_type(const std::string &generator_name, const std::string &kind,
+                   const std::string &name, const Type &t);
+int required_dimensions(const std::string &generator_name, const std::string &kind,
+                        const std::string &name, int dimensions);
+}  // namespace detail
+
+/// A buffer argument, used like an ImageParam: `input(x, y)`, `input.width()`,
+/// `BoundaryConditions::repeat_edge(input)`. `Input<Buffer<uint8_t, 2>> input{"input"}` fixes
+/// the element type and the number of dimensions; `Input<Buffer<uint8_t>> input{"input", 2}`
+/// gives the number to the constructor. `Input<Buffer<>>` takes its type from the constructor
+/// (`{"input", UInt(16), 2}`) or, without one, from the GeneratorParam `<name>.type` that it
+/// adds (set as `input.type=uint16`); a number of dimensions known nowhere comes from the
+/// GeneratorParam `<name>.dim` (`input.dim=3`).
+template <typename T, int Dims>
+class Input<Buffer<T, Dims>> : public ImageParam, private detail::GeneratorInputBase {
   public:
-    Input(const std::string &name, int dimensions)
-        : ImageParam(std::is_void_v<T> ? UInt(8) : element_type(), dimensions, name),
-          GeneratorInputBase(name),
-          fixed_type_(!std::is_void_v<T>) {
+    explicit Input(const std::string &name, int dimensions = AnyDims)
+        : Input(name, std::is_void_v<T> ? UInt(8) : element_type(),
+                detail::declared_dimensions("Input", name, Dims, dimensions), 0) {
+        fixed_type_ = !std::is_void_v<T>;
         if constexpr (std::is_void_v<T>) type_param_.emplace(name + ".type", Type());
     }
-    Input(const std::string &name, const Type &type, int dimensions)
-        : ImageParam(type, dimensions, name), GeneratorInputBase(name), fixed_type_(true) {
+    Input(const std::string &name, const Type &type, int dimensions = AnyDims)
+        : Input(name, type, detail::declared_dimensions("Input", name, Dims, dimensions), 0) {
         static_assert(std::is_void_v<T>,
                       "Input<Buffer<T>>: the element type is T; give a type only to "
                       "Input<Buffer<>>");
     }
 
     void prepare(const std::string &generator_name) override {
-        if (fixed_type_) return;
-        const Type &t = type_param_->value();
-        if (t == Type()) {
-            throw CompileError("Error: Generator \"" + generator_name +
-                               "\": the element type of Input \"" + member_name() +
-                               "\" is not set; pass " + member_name() + ".type=<type> (one of " +
-                               detail::type_name_list() + ").");
-        }
-        static_cast<ImageParam &>(*this) = ImageParam(t, ImageParam::dimensions(), member_name());
+        if (fixed_type_ && !dim_param_) return;
+        const Type t = fixed_type_ ? type()
+                                   : detail::required_type(generator_name, "Input", member_name(),
+                                                           type_param_->value());
+        const int dims = dim_param_ ? detail::required_dimensions(generator_name, "Input",
+                                                                  member_name(), *dim_param_)
+                                    : ImageParam::dimensions();
+        static_cast<ImageParam &>(*this) = ImageParam(t, dims, member_name());
     }
     std::string describe() const override {
         std::string element = fixed_type_ ? type().to_string() : "<" + member_name() + ".type>";
-        return "buffer of " + element + ", " + std::to_string(ImageParam::dimensions()) +
-               " dimensions";
+        std::string dims =
+            dim_param_ ? "<" + member_name() + ".dim>" : std::to_string(ImageParam::dimensions());
+        return "buffer of " + element + ", " + dims + " dimensions";
     }
     Argument argument() const override { return Argument(static_cast<const ImageParam &>(*this)); }
     void bind_for_tuning(const std::string &generator_name, uint64_t seed) override {
@@ -430,6 +447,12 @@ class Input<Buffer<T>> : public ImageParam, private detail::GeneratorInputBase {
     }
 
   private:
+    /// `dims` AnyDims: set later from the GeneratorParam `<name>.dim`.
+    Input(const std::string &name, const Type &type, int dims, int)
+        : ImageParam(type, dims == AnyDims ? 0 : dims, name), GeneratorInputBase(name) {
+        if (dims == AnyDims) dim_param_.emplace(name + ".dim", -1, -1, 16);
+    }
+
     static constexpr Type element_type() {
         if constexpr (std::is_void_v<T>) {
             return Type();
@@ -438,36 +461,69 @@ class Input<Buffer<T>> : public ImageParam, private detail::GeneratorInputBase {
         }
     }
 
-    bool fixed_type_;
+    bool fixed_type_ = true;
     std::optional<GeneratorParam<Type>> type_param_;
+    std::optional<GeneratorParam<int>> dim_param_;
 };
 
-/// `Output<Buffer<T>>`: the Func generate() defines, with `dimensions` dimensions and elements
-/// of type T (any type for `Output<Buffer<>>`). It is a Func: `output(x, y) = ...`,
-/// `output.vectorize(x, 8)`. Assigning a Func (`output = blur_y;`) makes that Func the output;
-/// the output buffer then takes its name.
+/// `Output<Buffer<T, Dims>>`: a Func generate() defines, with Dims dimensions (or the number
+/// the constructor gives: `Output<Buffer<float>> out{"out", 2}`) and elements of type T. It is
+/// a Func: `output(x, y) = ...`, `output.vectorize(x, 8)`. Assigning a Func (`output = blur_y;`)
+/// makes that Func the output; the output buffer then takes its name. `Output<Buffer<void, 2>>`
+/// adds the GeneratorParam `<name>.type`: generate() reads it as `output.type()`
+/// (`output(x, y) = cast(output.type(), v)`); left unset, the output holds whatever type
+/// generate() gives it. A generator may declare several Outputs: the compiled function takes
+/// one buffer for each, after the Inputs, in declaration order.
 template <typename T>
 class Output {
     static_assert(sizeof(T *) == 0,
                   "Output<T>: generators support buffer outputs only; declare "
-                  "Output<Buffer<T>> output{\"output\", dimensions}");
+                  "Output<Buffer<T, dimensions>> output{\"output\"}");
 };
 
-template <typename T>
-class Output<Buffer<T>> : public Func, private detail::GeneratorOutputBase {
+template <typename T, int Dims>
+class Output<Buffer<T, Dims>> : public Func, private detail::GeneratorOutputBase {
   public:
-    Output(const std::string &name, int dimensions)
-        : Func(name), GeneratorOutputBase(name), dimensions_(dimensions) {}
+    explicit Output(const std::string &name, int dimensions = AnyDims)
+        : Func(name),
+          GeneratorOutputBase(name),
+          dimensions_(detail::declared_dimensions("Output", name, Dims, dimensions)) {
+        if constexpr (std::is_void_v<T>) type_param_.emplace(name + ".type", Type());
+    }
 
     Output &operator=(const Func &f) {
         Func::operator=(f);
         return *this;
     }
 
+    /// The element type: T, else `<name>.type` if set, else the type generate() gave it.
+    Type type() const {
+        if constexpr (!std::is_void_v<T>) {
+            return type_of<T>();
+        } else {
+            if (type_param_->value() != Type()) return type_param_->value();
+            if (!defined()) {
+                throw CompileError("Error: the Output \"" + member_name() +
+                                   "\" has no type yet: set it on the command line (" +
+                                   member_name() + ".type=float32) or define the output first.");
+            }
+            return Func::type();
+        }
+    }
+    /// The number of dimensions of the output buffer.
+    int dimensions() const { return defined() ? Func::dimensions() : dimensions_; }
+
     std::string describe() const override {
         std::string element = "any type";
-        if constexpr (!std::is_void_v<T>) element = type_of<T>().to_string();
-        return "buffer of " + element + ", " + std::to_string(dimensions_) + " dimensions";
+        if constexpr (!std::is_void_v<T>) {
+            element = type_of<T>().to_string();
+        } else {
+            element = "<" + member_name() + ".type> or any type";
+        }
+        return "buffer of " + element + ", " +
+               (dimensions_ == AnyDims ? std::string("any number of")
+                                       : std::to_string(dimensions_)) +
+               " dimensions";
     }
     Func output_func() const override { return static_cast<const Func &>(*this); }
     /// Dimension `d` of the output buffer, to constrain in schedule() once the output is
@@ -475,12 +531,17 @@ class Output<Buffer<T>> : public Func, private detail::GeneratorOutputBase {
     Dimension dim(int d) const { return output_buffer().dim(d); }
     void check_defined() const override {
         std::optional<Type> expected;
-        if constexpr (!std::is_void_v<T>) expected = type_of<T>();
+        if constexpr (!std::is_void_v<T>) {
+            expected = type_of<T>();
+        } else {
+            if (type_param_->value() != Type()) expected = type_param_->value();
+        }
         detail::check_output_func(member_name(), *this, dimensions_, expected);
     }
 
   private:
     int dimensions_;
+    std::optional<GeneratorParam<Type>> type_param_;
 };
 
 /// The base of every Generator. Use `Generator<YourClass>`.
@@ -492,6 +553,12 @@ class GeneratorBase {
 
     /// The target code is generated for (the GeneratorParam `target`).
     Target get_target() const { return target.value(); }
+    /// The target's natural vector width for elements of type `t` (or T), in lanes.
+    int natural_vector_size(const Type &t) const { return get_target().natural_vector_size(t); }
+    template <typename T>
+    int natural_vector_size() const {
+        return get_target().natural_vector_size(type_of<T>());
+    }
 
     /// The name it was registered under (or created with).
     const std::string &generator_name() const { return name_; }
@@ -505,9 +572,11 @@ class GeneratorBase {
     const std::vector<detail::GeneratorInputBase *> &inputs() const { return inputs_; }
     const std::vector<detail::GeneratorOutputBase *> &outputs() const { return outputs_; }
 
-    /// Runs generate() then schedule() (once) and returns the output Func.
-    Func build_pipeline();
-    /// The arguments of the compiled function: the Inputs in declaration order.
+    /// Runs generate() then schedule() (once) and returns the pipeline of its Outputs, in
+    /// declaration order (`build_pipeline().outputs()[0]` is the first Output's Func).
+    Pipeline build_pipeline();
+    /// The arguments of the compiled function before its output buffers: the Inputs in
+    /// declaration order.
     std::vector<Argument> arguments() const;
 
     /// What the command line can emit, each to `<dir>/<function_name><extension>`.
@@ -548,7 +617,7 @@ class GeneratorBase {
     std::vector<detail::GeneratorInputBase *> inputs_;
     std::vector<detail::GeneratorOutputBase *> outputs_;
     std::string name_;
-    std::optional<Func> pipeline_;
+    std::optional<Pipeline> pipeline_;
     std::string schedule_source_;
     RegistrationScope registration_scope_;
 
@@ -640,3 +709,6 @@ const std::vector<std::string> &generator_registration_errors();
         #NAME, []() -> std::unique_ptr<::dsl::GeneratorBase> {                           \
             return std::unique_ptr<::dsl::GeneratorBase>(new GEN_CLASS());               \
         });
+
+/// Halide's name for DSL_REGISTER_GENERATOR (a third argument, Halide's stub name, is ignored).
+#define HALIDE_REGISTER_GENERATOR(GEN_CLASS, NAME, ...) DSL_REGISTER_GENERATOR(GEN_CLASS, NAME)

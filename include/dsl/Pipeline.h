@@ -64,12 +64,12 @@ class Pipeline {
     void realize(const Realization &outputs);
     void realize(const Realization &outputs, const Target &target);
     /// Into one buffer, for a pipeline of one output of one value (as Func::realize(buffer)).
-    template <typename T>
-    void realize(const Buffer<T> &output) {
+    template <typename T, int D>
+    void realize(const Buffer<T, D> &output) {
         realize(Realization({Buffer<>(output)}));
     }
-    template <typename T>
-    void realize(const Buffer<T> &output, const Target &target) {
+    template <typename T, int D>
+    void realize(const Buffer<T, D> &output, const Target &target) {
         realize(Realization({Buffer<>(output)}), target);
     }
     /// Lowers and compiles now (see Func::compile_jit).

@@ -64,6 +64,11 @@ class RDom {
         : RDom(
               std::vector<std::pair<Expr, Expr>>{{min0, extent0}, {min1, extent1}, {min2, extent2}},
               name) {}
+    /// Four ranges or more (min, extent, min, extent, ...), the first innermost.
+    template <typename... Rest,
+              typename = std::enable_if_t<(sizeof...(Rest) >= 6) && (sizeof...(Rest) % 2 == 0)>>
+    RDom(const Expr &min0, const Expr &extent0, const Rest &...rest)
+        : RDom(pairs_of(std::vector<Expr>{min0, extent0, Expr(rest)...})) {}
     /// The domain of a buffer's coordinates.
     explicit RDom(const Buffer<> &buffer);
     /// The domain of an input's coordinates, as the buffer passed when the pipeline runs has
@@ -86,6 +91,13 @@ class RDom {
     const std::shared_ptr<detail::RDomContents> &contents() const { return contents_; }
 
   private:
+    static std::vector<std::pair<Expr, Expr>> pairs_of(const std::vector<Expr> &bounds) {
+        std::vector<std::pair<Expr, Expr>> ranges;
+        for (size_t i = 0; i + 1 < bounds.size(); i += 2)
+            ranges.emplace_back(bounds[i], bounds[i + 1]);
+        return ranges;
+    }
+
     std::shared_ptr<detail::RDomContents> contents_;
 };
 

@@ -3,13 +3,27 @@
 
 // The standard headers a Halide program gets from Halide.h (so that `namespace Halide = dsl;`
 // keeps such a program compiling): C math (sin(int) then calls the C function, not dsl::sin),
-// assert, iostream and printf.
+// assert, iostream and printf, the containers, streams, <random> and <functional>.
+#include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dsl/Argument.h"

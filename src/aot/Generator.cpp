@@ -136,39 +136,45 @@ void GeneratorBase::set_param(const std::string &name, const std::string &value)
                        " Its GeneratorParams are: " + member_names(params_) + ".");
 }
 
-Func GeneratorBase::build_pipeline() {
+Pipeline GeneratorBase::build_pipeline() {
     if (pipeline_) return *pipeline_;
     const std::string who = error_prefix(name_);
     if (outputs_.empty()) {
         throw CompileError(who +
                            "it declares no Output; declare one, e.g. "
-                           "Output<Buffer<uint8_t>> output{\"output\", 2};");
-    }
-    if (outputs_.size() > 1) {
-        throw CompileError(who + "it declares " + std::to_string(outputs_.size()) + " Outputs (" +
-                           member_names(outputs_) +
-                           "), and generators support one. Split it into several generators, "
-                           "or give the one Output an extra dimension for the values.");
+                           "Output<Buffer<uint8_t, 2>> output{\"output\"};");
     }
     for (detail::GeneratorInputBase *in : inputs_)
         in->prepare(name_);
     try {
         call_generate();
-        outputs_[0]->check_defined();
+        std::vector<Func> outs;
+        for (detail::GeneratorOutputBase *out : outputs_) {
+            out->check_defined();
+            outs.push_back(out->output_func());
+        }
+        for (size_t i = 0; i < outs.size(); i++) {
+            for (size_t j = 0; j < i; j++) {
+                if (outs[i].name() != outs[j].name()) continue;
+                throw CompileError("the Outputs " + in_quotes(outputs_[j]->member_name()) +
+                                   " and " + in_quotes(outputs_[i]->member_name()) +
+                                   " are the same Func " + in_quotes(outs[i].name()) +
+                                   "; define each Output as its own Func.");
+            }
+        }
         call_schedule();
         if (using_autoscheduler()) {
-            Func out = outputs_[0]->output_func();
             MachineParams params = machine_params.value().empty()
                                        ? MachineParams::host()
                                        : MachineParams(machine_params.value());
             const std::string name = autoscheduler.value().empty() ? "dsl" : autoscheduler.value();
             schedule_source_ =
-                Pipeline(out).auto_schedule(name, get_target(), params).schedule_source;
+                Pipeline(outs).auto_schedule(name, get_target(), params).schedule_source;
         }
+        pipeline_ = Pipeline(outs);
     } catch (const CompileError &e) {
         throw CompileError(who + detail::without_error_prefix(e.what()));
     }
-    pipeline_ = outputs_[0]->output_func();
     return *pipeline_;
 }
 
@@ -179,11 +185,10 @@ TuneResults GeneratorBase::tune(const TuneOptions &options) {
                            "builds it.");
     }
     if (!using_autoscheduler()) autoscheduler.set("dsl");
-    Func f = build_pipeline();
+    Pipeline p = build_pipeline();
     for (detail::GeneratorInputBase *in : inputs_)
         in->bind_for_tuning(name_, options.seed);
     try {
-        Pipeline p(f);
         TuneResults r = p.auto_tune(get_target(), options);
         schedule_source_ = r.schedule_source;
         return r;
@@ -302,7 +307,7 @@ void GeneratorBase::emit(const std::string &output_dir, const std::string &funct
                            in_quotes(output_dir) + (ec ? " (" + ec.message() + ")" : "") +
                            "; pass a folder you can write to with -o.");
     }
-    Func f = build_pipeline();
+    Pipeline f = build_pipeline();
     const std::vector<Argument> args = arguments();
     const Target t = get_target();
     const std::string base = (std::filesystem::path(output_dir) / fn).string();
@@ -323,10 +328,10 @@ void GeneratorBase::emit(const std::string &output_dir, const std::string &funct
                     f.compile_to_lowered_stmt(file);
                     break;
                 case Emit::Assembly:
-                    f.compile_to_assembly(file, t);
+                    f.compile_to_assembly(file, args, fn, t);
                     break;
                 case Emit::LlvmIr:
-                    f.compile_to_llvm_ir(file, t);
+                    f.compile_to_llvm_ir(file, args, fn, t);
                     break;
                 case Emit::Schedule: {
                     if (!using_autoscheduler()) {
@@ -353,8 +358,10 @@ void GeneratorBase::emit(const std::string &output_dir, const std::string &funct
                             (ptx ? "cuda" : "opencl") + ").");
                     }
                     std::ofstream out(file);
-                    out << lang::device_code({lang::Function(f.contents())}, t,
-                                             ptx ? DeviceAPI::CUDA : DeviceAPI::OpenCL);
+                    std::vector<lang::Function> outs;
+                    for (const Func &o : f.outputs())
+                        outs.push_back(lang::Function(o.contents()));
+                    out << lang::device_code(outs, t, ptx ? DeviceAPI::CUDA : DeviceAPI::OpenCL);
                     if (!out.good())
                         throw CompileError(error_prefix(name_) + "cannot write " + in_quotes(file) +
                                            ".");
@@ -369,6 +376,40 @@ void GeneratorBase::emit(const std::string &output_dir, const std::string &funct
 
 namespace detail {
 
+int declared_dimensions(const std::string &kind, const std::string &name, int dims,
+                        int dimensions) {
+    if (dimensions != AnyDims && dims != AnyDims && dimensions != dims) {
+        throw CompileError("Error: the " + kind + " " + in_quotes(name) + " is a Buffer<T, " +
+                           std::to_string(dims) + "> but its constructor gives " +
+                           std::to_string(dimensions) + " dimensions; make them agree.");
+    }
+    if (dimensions < AnyDims || dimensions > 16) {
+        throw CompileError("Error: the " + kind + " " + in_quotes(name) + " is declared with " +
+                           std::to_string(dimensions) + " dimensions; give 0 to 16.");
+    }
+    return dimensions != AnyDims ? dimensions : dims;
+}
+
+Type required_type(const std::string &generator_name, const std::string &kind,
+                   const std::string &name, const Type &t) {
+    if (t == Type()) {
+        throw CompileError(error_prefix(generator_name) + "the element type of " + kind + " " +
+                           in_quotes(name) + " is not set; pass " + name + ".type=<type> (one of " +
+                           type_name_list() + ").");
+    }
+    return t;
+}
+
+int required_dimensions(const std::string &generator_name, const std::string &kind,
+                        const std::string &name, int dimensions) {
+    if (dimensions < 0) {
+        throw CompileError(error_prefix(generator_name) + "the number of dimensions of " + kind +
+                           " " + in_quotes(name) + " is not set; pass " + name +
+                           ".dim=<0 to 16>, or declare it as Buffer<T, dimensions>.");
+    }
+    return dimensions;
+}
+
 void check_output_func(const std::string &output_name, const Func &f, int dimensions,
                        const std::optional<Type> &type) {
     if (!f.defined()) {
@@ -380,7 +421,7 @@ void check_output_func(const std::string &output_name, const Func &f, int dimens
                            std::to_string(f.outputs()) +
                            " values; generators support one value per Output.");
     }
-    if (f.dimensions() != dimensions) {
+    if (dimensions != AnyDims && f.dimensions() != dimensions) {
         throw CompileError("the Output " + in_quotes(output_name) + " is declared with " +
                            std::to_string(dimensions) + " dimensions but generate() defines " +
                            f.name() + " with " + std::to_string(f.dimensions()) +

@@ -497,6 +497,32 @@ Expr Func::value() const {
     return v[0];
 }
 
+namespace {
+const lang::Definition &update_definition(const Function &f, int idx) {
+    const int n = static_cast<int>(f.updates().size());
+    user_assert(idx >= 0 && idx < n)
+        << "Func \"" << f.name() << "\" has " << n << " update definitions, so no update " << idx
+        << (n > 0 ? "; ask for one of 0 to " + std::to_string(n - 1) + "."
+                  : "; define one first, e.g. " + f.name() + "(x) += ...;");
+    return f.updates()[idx];
+}
+}  // namespace
+
+std::vector<Expr> Func::update_args(int idx) const {
+    return update_definition(Function(contents_), idx).args;
+}
+
+std::vector<Expr> Func::update_values(int idx) const {
+    return update_definition(Function(contents_), idx).values;
+}
+
+Expr Func::update_value(int idx) const {
+    std::vector<Expr> v = update_values(idx);
+    user_assert(v.size() == 1) << "Func \"" << name() << "\" is a Tuple of " << v.size()
+                               << " values; use update_values(" << idx << ").";
+    return v[0];
+}
+
 Func &Func::compute_root() {
     contents_->schedule.compute_level = schedule::LoopLevel::root();
     Function(contents_).touch();

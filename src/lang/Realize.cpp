@@ -663,9 +663,14 @@ void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<
         any_unbound |= in.is_buffer && !in.buffer.defined() && in.param.defined() &&
                        !in.param.contents().buffer.defined();
     }
-    if (!any_unbound) return;  // nothing to ask: the pipeline is not run
+    // An output without memory (Buffer(nullptr, sizes)) is asked too: it gets the region the
+    // pipeline writes, with the constraints on it applied.
+    bool output_query = false;
+    for (const Buffer<> &b : buffers)
+        output_query |= !b.raw_buffer()->host && !b.raw_buffer()->device;
+    if (!any_unbound && !output_query) return;  // nothing to ask: the pipeline is not run
     BoundsQuery query;
-    run(names_of(outputs), *compiled, raw_buffers(buffers), &query);
+    run(names_of(outputs), *compiled, raw_buffers(buffers), &query, nullptr, output_query);
     for (const auto &q : query.inputs) {
         std::vector<int> sizes, mins;
         for (int d = 0; d < q->raw.dimensions; d++) {

@@ -40,7 +40,9 @@ std::vector<Buffer<>> realize_pipeline(const std::vector<Function> &outputs,
                                        const std::vector<int> &sizes, const Target &target,
                                        JITUserContext *context = nullptr);
 /// infer_input_bounds() of the pipeline of `outputs` computing into `buffers`: every
-/// ImageParam it reads that has no buffer gets one of the region the pipeline needs of it.
+/// ImageParam it reads that has no buffer gets one of the region the pipeline needs of it, and
+/// every buffer of `buffers` without memory the region the pipeline writes (Halide's bounds
+/// query on outputs).
 void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<Buffer<>> &buffers,
                         const Target &target);
 /// The same for outputs over [0, size).

@@ -263,6 +263,27 @@ Stage &Stage::tile(const std::vector<VarOrRVar> &previous, const std::vector<Var
     return tile(previous, previous, inners, factors, tail);
 }
 
+Stage &Stage::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                   const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                   const std::vector<TailStrategy> &tails) {
+    Directive d(func_, stage_, "tile");
+    user_assert(previous.size() == outers.size() && previous.size() == inners.size() &&
+                previous.size() == factors.size() && previous.size() == tails.size())
+        << d.where() << ": " << previous.size() << " loops to tile but " << outers.size()
+        << " outer loops, " << inners.size() << " inner loops, " << factors.size()
+        << " factors and " << tails.size() << " tail strategies; give one of each per loop.";
+    for (size_t i = 0; i < previous.size(); i++)
+        split(previous[i], outers[i], inners[i], factors[i], tails[i]);
+    std::vector<VarOrRVar> order = inners;
+    order.insert(order.end(), outers.begin(), outers.end());
+    return order.size() >= 2 ? reorder(order) : *this;
+}
+
+Stage &Stage::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+                   const std::vector<Expr> &factors, const std::vector<TailStrategy> &tails) {
+    return tile(previous, previous, inners, factors, tails);
+}
+
 Stage &Stage::unroll(const VarOrRVar &x) {
     Directive d(func_, stage_, "unroll");
     d.dims()[d.find(x)].for_type = ir::ForType::Unrolled;
@@ -777,6 +798,17 @@ Func &Func::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOr
 Func &Func::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
                  const std::vector<Expr> &factors, TailStrategy tail) {
     Stage(contents_, 0).tile(previous, inners, factors, tail);
+    return *this;
+}
+Func &Func::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                 const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                 const std::vector<TailStrategy> &tails) {
+    Stage(contents_, 0).tile(previous, outers, inners, factors, tails);
+    return *this;
+}
+Func &Func::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+                 const std::vector<Expr> &factors, const std::vector<TailStrategy> &tails) {
+    Stage(contents_, 0).tile(previous, inners, factors, tails);
     return *this;
 }
 Func &Func::unroll(const VarOrRVar &x) {

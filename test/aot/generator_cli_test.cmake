@@ -57,7 +57,24 @@ expect(1 "\"9lives\" is not a C identifier" -g box_blur -o ${dir} -f 9lives)
 
 expect(0 "box_blur.*radius +int32, default 1, in \\[1, 8\\].*input +buffer of uint16, 2 dimensions.*pixel_op.*op +one of add max mul, default add.*input.type +type, default unset.*gain +float32, default 1, in \\[0, 10\\].*output +buffer of float32"
        --help)
-expect(0 "^box_blur\npixel_op\n$" --list)
+expect(0 "^box_blur\npixel_op\ntwo_outputs\n$" --list)
+# Halide's flags and words: -e c_header and llvm_assembly, -p (accepted, nothing loaded) and -S
+# (the autoscheduler auto_schedule=true uses).
+expect(0 "" -g box_blur -o ${dir} -e static_library,c_header,llvm_assembly -f blur_halide_words
+       -p /nonexistent/libautoschedule_mullapudi2016.so -S Mullapudi2016 auto_schedule=true)
+foreach(ext a h ll)
+  if(NOT EXISTS ${dir}/blur_halide_words.${ext})
+    message(SEND_ERROR "-e c_header,llvm_assembly wrote no ${dir}/blur_halide_words.${ext}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+# Two Outputs: one function with a buffer for each. generate() reads "scaled.type", which must
+# then be set.
+expect(1 "the Output \"scaled\" has no type yet: set it on the command line \\(scaled.type=float32\\)"
+       -g two_outputs -o ${dir})
+expect(0 "" -g two_outputs -o ${dir} -f two_outputs_default scaled.type=uint16)
+expect_file(${dir}/two_outputs_default.h
+            "two_outputs_default\\(dsl_buffer_t \\*_?input, float _?factor, dsl_buffer_t \\*_?scaled, dsl_buffer_t \\*_?row_sums\\)")
 
 # Every emit, with its file.
 expect(0 "" -g box_blur -o ${dir} -e static_library,h,object,stmt,assembly,llvm_ir -f blur_all

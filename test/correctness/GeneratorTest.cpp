@@ -50,7 +50,7 @@ TEST(Generator, MembersAreListedInDeclarationOrder) {
         inputs.push_back(in->member_name());
     EXPECT_EQ(params, (std::vector<std::string>{"target", "autoscheduler", "auto_schedule",
                                                 "machine_params", "shift", "out_type", "rounding",
-                                                "label"}));
+                                                "label", "output.type"}));
     EXPECT_EQ(inputs, (std::vector<std::string>{"input", "offset"}));
     ASSERT_EQ(g->outputs().size(), 1u);
     std::vector<Argument> args = g->arguments();
@@ -73,7 +73,7 @@ TEST(Generator, ParamsSetFromTextChangeThePipeline) {
     EXPECT_EQ(g.label.value(), "any text");
     EXPECT_EQ(g.rounding.value_string(), "nearest");
 
-    Func f = g.build_pipeline();
+    Func f = g.build_pipeline().outputs()[0];
     EXPECT_EQ(f.name(), "scaled");
     EXPECT_EQ(f.type(), Int(32));
     Buffer<uint8_t> in(19, 5);
@@ -90,7 +90,7 @@ TEST(Generator, ParamsSetFromTextChangeThePipeline) {
         }
     }
     // Built once: a second call gives the same Func.
-    EXPECT_EQ(g.build_pipeline().name(), "scaled");
+    EXPECT_EQ(g.build_pipeline().outputs()[0].name(), "scaled");
 }
 
 TEST(Generator, DefaultsAndTheTarget) {
@@ -102,7 +102,7 @@ TEST(Generator, DefaultsAndTheTarget) {
     EXPECT_EQ(g.shift.describe(), "int32, default 1, in [0, 7]");
     EXPECT_EQ(g.out_type.describe(), "type, default uint16");
     EXPECT_EQ(g.rounding.describe(), "one of down nearest, default down");
-    Func f = g.build_pipeline();
+    Func f = g.build_pipeline().outputs()[0];
     EXPECT_EQ(f.type(), UInt(16));
 }
 
@@ -175,7 +175,7 @@ TEST(Generator, InputsAndOutputsTakeConstraints) {
         }
     };
     Constrained g;
-    Func f = g.build_pipeline();
+    Func f = g.build_pipeline().outputs()[0];
     EXPECT_TRUE(g.output.dim(0).min_constraint().defined());
     Buffer<int32_t> in(6);
     in.for_each_element([&](int i) { in(i) = i + 1; });
@@ -188,6 +188,50 @@ TEST(Generator, InputsAndOutputsTakeConstraints) {
     } catch (const RuntimeError &e) {
         EXPECT_NE(std::string(e.what()).find("has extent 5 in dimension 0"), std::string::npos)
             << e.what();
+    }
+}
+
+// Halide's spellings: the number of dimensions in the Buffer type, an Input whose element type
+// and number of dimensions are GeneratorParams ("input.type", "input.dim"), an Output whose
+// type is one ("scaled.type", read in generate() as scaled.type()), and two Outputs, realized
+// together into buffers of different shapes.
+TEST(Generator, BufferDimensionsInTheTypeAndSeveralOutputs) {
+    class TwoOutputs : public Generator<TwoOutputs> {
+      public:
+        Input<Buffer<>> input{"input"};
+        Output<Buffer<void, 2>> scaled{"scaled"};
+        Output<Buffer<int32_t, 1>> sums{"sums"};
+        void generate() {
+            scaled(x, y) = cast(scaled.type(), input(x, y)) * 3;
+            RDom r(0, 4);
+            sums(y) = sum(cast<int32_t>(input(r, y)));
+        }
+
+      private:
+        Var x{"x"}, y{"y"};
+    };
+    TwoOutputs g;
+    std::vector<std::string> params;
+    for (const auto *p : g.params())
+        params.push_back(p->member_name());
+    EXPECT_EQ(std::vector<std::string>(params.begin() + 4, params.end()),
+              (std::vector<std::string>{"input.dim", "input.type", "scaled.type"}));
+    g.set_param("input.type", "uint8");
+    g.set_param("input.dim", "2");
+    g.set_param("scaled.type", "int16");
+    Pipeline p = g.build_pipeline();
+    ASSERT_EQ(p.outputs().size(), 2u);
+    EXPECT_EQ(g.scaled.type(), Int(16));
+    Buffer<uint8_t, 2> in(4, 3);
+    in.fill([](int x, int y) { return x + 10 * y; });
+    g.input.set(in);
+    Buffer<int16_t, 2> scaled(4, 3);
+    Buffer<int32_t, 1> sums(3);
+    p.realize({scaled, sums});
+    for (int y = 0; y < 3; y++) {
+        for (int x = 0; x < 4; x++)
+            EXPECT_EQ(scaled(x, y), 3 * (x + 10 * y));
+        EXPECT_EQ(sums(y), 6 + 40 * y);
     }
 }
 

@@ -1111,5 +1111,42 @@ TEST(HalideApi, APipelineRealizesIntoOneBuffer) {
     }
 }
 
+// Tiles with a tail strategy per loop, an RDom of four ranges, and the sides of an update
+// read back (Halide's update_args / update_value).
+TEST(HalideApi, TileTailsPerLoopFourRangeRDomAndUpdateSides) {
+    Var i("i"), j("j"), io("io"), jo("jo");
+    Func f("f");
+    f(i, j) = i * j;
+    f.tile({i, j}, {io, jo}, {i, j}, {8, 4}, {TailStrategy::RoundUp, TailStrategy::GuardWithIf});
+    Buffer<int> out = f.realize({16, 10});
+    for (int y = 0; y < 10; y++)
+        for (int x = 0; x < 16; x++)
+            ASSERT_EQ(out(x, y), x * y);
+
+    Func g("g");
+    g() = 0;
+    RDom r(0, 2, 0, 3, 0, 4, 0, 5);
+    g() += r.x + 10 * r.y + 100 * r.z + 1000 * r[3];
+    Buffer<int> total = g.realize();
+    int want = 0;
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 3; b++)
+            for (int c = 0; c < 4; c++)
+                for (int d = 0; d < 5; d++)
+                    want += a + 10 * b + 100 * c + 1000 * d;
+    EXPECT_EQ(total(), want);
+    EXPECT_EQ(g.update_args(0).size(), 0u);
+    EXPECT_TRUE(g.update_value().defined());
+    EXPECT_EQ(g.update_values(0).size(), 1u);
+    try {
+        f.update_value(0);
+        ADD_FAILURE() << "f has no update";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("\"f\" has 0 update definitions, so no update 0"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace dsl

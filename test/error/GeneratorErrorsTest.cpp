@@ -37,8 +37,14 @@ class WrongDimensions : public Generator<WrongDimensions> {
 class TwoOutputs : public Generator<TwoOutputs> {
   public:
     Output<Buffer<int32_t>> a{"a", 1};
-    Output<Buffer<int32_t>> b{"b", 1};
-    void generate() {}
+    Output<Buffer<int32_t, 1>> b{"b"};
+    void generate() {
+        Var x;
+        Func f("same");
+        f(x) = x;
+        a = f;
+        b = f;
+    }
 };
 
 class NoOutput : public Generator<NoOutput> {
@@ -87,7 +93,8 @@ TEST(GeneratorErrors, OutputProblemsNameTheGeneratorAndTheOutput) {
     EXPECT_CONTAINS(message_of([&] { d.build_pipeline(); }),
                     "the Output \"result\" is declared with 2 dimensions");
     TwoOutputs two;
-    EXPECT_CONTAINS(message_of([&] { two.build_pipeline(); }), "it declares 2 Outputs (a, b)");
+    EXPECT_CONTAINS(message_of([&] { two.build_pipeline(); }),
+                    "the Outputs \"a\" and \"b\" are the same Func \"same\"; define each Output");
     NoOutput none;
     EXPECT_CONTAINS(message_of([&] { none.build_pipeline(); }), "it declares no Output");
 }
@@ -139,6 +146,31 @@ TEST(GeneratorErrors, ErrorsInGenerateNameTheGenerator) {
     std::string msg = message_of([&] { v.build_pipeline(); });
     EXPECT_CONTAINS(msg, "Error: Generator \"untyped\": ");
     EXPECT_EQ(msg.find("Error:", 1), std::string::npos) << msg;
+}
+
+// An Input<Buffer<>> without a number of dimensions needs "<name>.dim"; a Buffer<T, 2> given
+// 3 dimensions in its constructor is refused where it is declared.
+TEST(GeneratorErrors, DimensionsOfBufferMembers) {
+    class NoDims : public Generator<NoDims> {
+      public:
+        Input<Buffer<uint8_t>> input{"input"};
+        Output<Buffer<uint8_t, 1>> output{"output"};
+        void generate() {
+            Var x;
+            output(x) = input(x, 0);
+        }
+    };
+    NoDims n;
+    EXPECT_CONTAINS(message_of([&] { n.build_pipeline(); }),
+                    "the number of dimensions of Input \"input\" is not set; pass input.dim=");
+    class Disagree : public Generator<Disagree> {
+      public:
+        Output<Buffer<uint8_t, 2>> output{"output", 3};
+        void generate() {}
+    };
+    EXPECT_CONTAINS(message_of([&] { Disagree d; }),
+                    "the Output \"output\" is a Buffer<T, 2> but its constructor gives 3 "
+                    "dimensions; make them agree");
 }
 
 }  // namespace

@@ -52,6 +52,10 @@ std::string usage(const std::string &program) {
       << "      candidates on random inputs of the estimated sizes (Pipeline::auto_tune) for that\n"
       << "      long, and compiles the fastest (-e schedule writes it as C++ source);\n"
       << "      --tune-seed makes another search, --tune-log appends one JSON line per candidate\n"
+      << "  -s, -S <name>  the autoscheduler auto_schedule=true uses (Halide's flag; dsl's own\n"
+         "      stands in for Halide's names)\n"
+      << "  -p <library>  accepted for Halide's build scripts: dsl's autoscheduler is built in,\n"
+         "      and no plugin is loaded\n"
       << "  target=<target>  e.g. host, host-avx2, x86-64-linux-avx512; default host\n"
       << "  <param>=<value>  sets a GeneratorParam of the generator (see below)\n";
     return s.str();
@@ -99,7 +103,11 @@ std::vector<Emit> parse_emits(const std::string &text) {
         valid += (valid.empty() ? "" : ", ") + GeneratorBase::emit_word(e);
     std::stringstream words(text);
     std::string word;
+    // Halide's words for the same files.
+    const std::map<std::string, std::string> halide_words = {
+        {"c_header", "h"}, {"llvm_assembly", "llvm_ir"}, {"stmt_html", "stmt"}};
     while (std::getline(words, word, ',')) {
+        if (halide_words.count(word)) word = halide_words.at(word);
         bool found = false;
         for (Emit e : kAllEmits) {
             if (GeneratorBase::emit_word(e) == word) {
@@ -125,6 +133,8 @@ struct CommandLine {
     double tune_seconds = -1;
     uint64_t tune_seed = 1;
     std::string tune_log;
+    /// -s / -S: the autoscheduler that auto_schedule=true uses.
+    std::string default_autoscheduler;
 };
 
 double number_of(const std::string &flag, const std::string &text) {
@@ -159,6 +169,10 @@ CommandLine parse(int argc, char **argv) {
             c.function_name = value("function name");
         } else if (arg == "-e") {
             c.emits = parse_emits(value("emit,..."));
+        } else if (arg == "-s" || arg == "-S") {
+            c.default_autoscheduler = value("autoscheduler name");
+        } else if (arg == "-p") {
+            value("plugin library");
         } else if (arg == "--tune") {
             c.tune_seconds = number_of(arg, value("seconds"));
         } else if (arg == "--tune-seed") {
@@ -175,11 +189,11 @@ CommandLine parse(int argc, char **argv) {
             }
             c.params.emplace_back(name, arg.substr(eq + 1));
         } else {
-            throw UsageError{
-                "unknown argument \"" + arg +
-                "\"; flags are -g, -o, -e, -f, --tune, --tune-seed, --tune-log, --list, --help, "
-                "and GeneratorParams are "
-                "written <param>=<value>."};
+            throw UsageError{"unknown argument \"" + arg +
+                             "\"; flags are -g, -o, -e, -f, -s, -p, --tune, --tune-seed, "
+                             "--tune-log, --list, --help, "
+                             "and GeneratorParams are "
+                             "written <param>=<value>."};
         }
     }
     return c;
@@ -212,6 +226,9 @@ int run(int argc, char **argv) {
         std::unique_ptr<GeneratorBase> g = dsl::create_generator(c.generator);
         for (const auto &[name, value] : c.params)
             g->set_param(name, value);
+        if (!c.default_autoscheduler.empty() && g->auto_schedule &&
+            g->autoscheduler.value().empty())
+            g->set_param("autoscheduler", c.default_autoscheduler);
         if (c.tune_seconds >= 0) {
             dsl::TuneOptions o;
             o.seconds = c.tune_seconds;

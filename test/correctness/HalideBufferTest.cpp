@@ -1,0 +1,157 @@
+// The runtime Buffer's API that Halide programs use: Buffer<T, Dims>, the raw pointer it
+// converts to, iteration over its memory and its coordinates, shapes given as arrays, Buffers
+// without memory, crops by ranges and interleaved copies. Each checked against plain loops.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "dsl/dsl.h"
+
+namespace dsl {
+namespace {
+
+// A C function of the kind AOT pipelines and extern stages are: it takes the raw struct.
+int sum_of_dense_int_buffer(const dsl_buffer_t *b) {
+    int64_t n = 1;
+    for (int d = 0; d < b->dimensions; d++)
+        n *= b->dim[d].extent;
+    int sum = 0;
+    for (int64_t i = 0; i < n; i++)
+        sum += reinterpret_cast<const int *>(b->host)[i];
+    return sum;
+}
+
+std::string message_of(const std::function<void()> &f) {
+    try {
+        f();
+    } catch (const Error &e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(HalideBuffer, FixedNumberOfDimensions) {
+    Buffer<int, 2> a(5, 3);
+    static_assert(decltype(a)::static_dimensions() == 2);
+    static_assert(Buffer<int>::static_dimensions() == AnyDims);
+    a.for_each_element([&](int x, int y) { a(x, y) = x + 10 * y; });
+    Buffer<int> any = a;  // to any number of dimensions and back
+    Buffer<int, 2> back = any;
+    EXPECT_EQ(back(4, 2), 24);
+    // A slice has one dimension fewer, in its type too.
+    auto row = a.sliced(1, 2);
+    static_assert(std::is_same_v<decltype(row), Buffer<int, 1>>);
+    EXPECT_EQ(row(3), 23);
+    auto any_row = any.sliced(0, 1);
+    static_assert(std::is_same_v<decltype(any_row), Buffer<int>>);
+    EXPECT_EQ(any_row(2), 21);
+    EXPECT_NE(message_of([&] {
+                  Buffer<int, 3> three = any;
+              }).find("has 2 dimensions, but this Buffer<T, 3> has 3"),
+              std::string::npos);
+    EXPECT_NE(message_of([&] { Buffer<float, 1> wrong(4, 4); }).find("Buffer<T, 1> has 1"),
+              std::string::npos);
+}
+
+TEST(HalideBuffer, ConvertsToTheRawStructAndIteratesItsMemory) {
+    Buffer<int> b(4, 3);
+    int want = 0, i = 0;
+    for (int y : b.dim(1)) {
+        for (int x : b.dim(0)) {
+            b(x, y) = ++i * 3;
+            want += i * 3;
+        }
+    }
+    EXPECT_EQ(sum_of_dense_int_buffer(b), want);
+    dsl_buffer_t *raw = b;
+    EXPECT_EQ(raw, b.raw_buffer());
+    EXPECT_EQ(b.get(), &b);
+    int sum = 0;
+    for (int v : b)
+        sum += v;
+    EXPECT_EQ(sum, want);
+    // A view with a negative stride spans the same memory: begin() is its lowest address.
+    dsl_dimension_t flipped[2] = {{0, 4, -1, 0}, {0, 3, 4, 0}};
+    Buffer<int> f(&b(3, 0), 2, flipped);
+    EXPECT_EQ(f(0, 0), b(3, 0));
+    EXPECT_EQ(f(3, 2), b(0, 2));
+    EXPECT_EQ(f.begin(), &b(0, 0));
+    EXPECT_EQ(f.end(), &b(3, 2) + 1);
+    // Coordinates as a pointer, as for_each_element gives them.
+    b.for_each_element([&](const int *pos) { b(pos) += 1; });
+    EXPECT_EQ(b(3, 2), 37);
+}
+
+TEST(HalideBuffer, ShapesFromArraysAndBuffersWithoutMemory) {
+    dsl_dimension_t shape[] = {{100, 10, 1, 0}, {300, 10, 10, 0}, {500, 10, 100, 0}};
+    Buffer<int> b(nullptr, 3, shape);
+    EXPECT_EQ(b.data(), nullptr);
+    EXPECT_EQ(b.min(1), 300);
+    b.allocate();
+    ASSERT_NE(b.data(), nullptr);
+    b.data()[0] = 17;
+    b.data()[10 * 2 + 100 * 3 + 1] = 5;
+    EXPECT_EQ(b(100, 300, 500), 17);
+    EXPECT_EQ(b(101, 302, 503), 5);
+    b.deallocate();
+    EXPECT_EQ(b.data(), nullptr);
+
+    // A bounds query: realize-side inference into a Buffer made from nullptr shapes it.
+    ImageParam in(Float(32), 2, "in");
+    Func out("out");
+    Var x("x"), y("y");
+    out(x, y) = in(x + 1, y) + in(x - 1, y);
+    Buffer<float> query(nullptr, 7, 8);
+    query.set_min(2, 2);
+    out.infer_input_bounds(query);
+    EXPECT_EQ(query.data(), nullptr);
+    EXPECT_EQ(in.get().dim(0).min(), 1);
+    EXPECT_EQ(in.get().dim(0).extent(), 9);
+    EXPECT_EQ(in.get().dim(1).min(), 2);
+    EXPECT_EQ(in.get().dim(1).extent(), 8);
+
+    // Memory and a shape from a vector.
+    std::vector<float> mem(6, 1.5f);
+    Buffer<float> v(mem.data(), std::vector<dsl_dimension_t>{{0, 3, 2, 0}, {0, 2, 1, 0}});
+    EXPECT_EQ(v(2, 1), 1.5f);
+    EXPECT_EQ(&v(1, 1), &mem[3]);
+}
+
+TEST(HalideBuffer, CropsByRangesAndInterleavedCopies) {
+    Buffer<uint8_t> planar(5, 4, 3);
+    planar.fill([](int x, int y, int c) { return x + 5 * y + 20 * c; });
+    Buffer<uint8_t> roi = planar.cropped({{1, 3}, {2, 2}});
+    EXPECT_EQ(roi.min(0), 1);
+    EXPECT_EQ(roi.extent(0), 3);
+    EXPECT_EQ(roi.min(1), 2);
+    EXPECT_EQ(roi.extent(2), 3);
+    roi.crop({{2, 1}});
+    EXPECT_EQ(roi.extent(0), 1);
+    EXPECT_EQ(roi(2, 3, 1), 2 + 15 + 20);
+
+    Buffer<uint8_t> inter = planar.copy_to_interleaved();
+    EXPECT_EQ(inter.stride(2), 1);
+    EXPECT_EQ(inter.stride(0), 3);
+    EXPECT_EQ(inter.stride(1), 15);
+    Buffer<uint8_t> back = inter.copy_to_planar();
+    EXPECT_EQ(back.stride(0), 1);
+    planar.for_each_element([&](int x, int y, int c) {
+        EXPECT_EQ(inter(x, y, c), planar(x, y, c));
+        EXPECT_EQ(back(x, y, c), planar(x, y, c));
+    });
+}
+
+// Halide::Runtime::Buffer is the same class; fill() takes a callable of no arguments too.
+TEST(HalideBuffer, RuntimeBufferAndFillFromAGenerator) {
+    Runtime::Buffer<int, 2> r(3, 2);
+    static_assert(std::is_same_v<decltype(r), Buffer<int, 2>>);
+    int next = 0;
+    r.fill([&]() { return next++; });
+    EXPECT_EQ(next, 6);
+    EXPECT_EQ(r(2, 1), 5);  // dimension 0 innermost
+}
+
+}  // namespace
+}  // namespace dsl
