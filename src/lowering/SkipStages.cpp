@@ -19,11 +19,14 @@ namespace {
 
 /// Where a Func realized around the walked statement is read: the conditions around each read
 /// that are known before its storage is made (they use none of `inner`, the names bound inside
-/// it).
+/// it). A condition may read an input (a buffer no Realize makes, in `realized`) when it is
+/// under no other condition: the consumer then reads it at every iteration whose production
+/// the guard decides, at coordinates bounds inference has made the input cover.
 class ReadConditions : public IRVisitor {
   public:
-    ReadConditions(const std::string &func, const std::set<std::string> &inner)
-        : func_(func), inner_(inner) {}
+    ReadConditions(const std::string &func, const std::set<std::string> &inner,
+                   const std::set<std::string> &realized)
+        : func_(func), inner_(inner), realized_(realized) {}
 
     /// Some read was found.
     bool found = false;
@@ -57,16 +60,22 @@ class ReadConditions : public IRVisitor {
   private:
     template <typename F>
     void under(const Expr &condition, F walk) {
-        // Not a condition that reads a Func or an input (its storage may not be there where the
-        // guard goes) or has side effects.
-        bool usable = !any_call(condition, [](const Call *c) {
-            return c->call_type == Call::CallType::Func || c->call_type == Call::CallType::Image ||
-                   !c->is_pure();
+        // Not a condition that reads a Func (its storage may not be there where the guard goes)
+        // or has side effects. An input's values may decide, but only where no condition is
+        // around: under one, the consumer may never read the input there (a select that keeps
+        // x inside the input), and the guard, which evaluates every term, would.
+        const bool outermost = depth_ == 0;
+        bool usable = !any_call(condition, [&](const Call *c) {
+            if (c->call_type == Call::CallType::Image)
+                return !outermost || realized_.count(c->name) > 0;
+            return c->call_type == Call::CallType::Func || !c->is_pure();
         });
         for (const std::string &n : free_names(condition, false))
             usable = usable && !inner_.count(n);
         if (usable) conditions_.push_back(condition);
+        depth_++;
         walk();
+        depth_--;
         if (usable) conditions_.pop_back();
     }
     void record() {
@@ -87,7 +96,10 @@ class ReadConditions : public IRVisitor {
 
     const std::string &func_;
     const std::set<std::string> &inner_;
+    const std::set<std::string> &realized_;
     std::vector<Expr> conditions_;
+    /// Conditions around the walk, usable or not.
+    int depth_ = 0;
 };
 
 /// Whether a statement has a loop that runs on a device (a GPU or the NPU).
@@ -179,7 +191,7 @@ class SkipStages : public IRMutator {
         if (!guarded_.count(op->name) && !has_device_loop(body) &&
             inner_productions_are_local(op->name, body)) {
             const std::set<std::string> inner = bound_names(body);
-            ReadConditions reads(op->name, inner);
+            ReadConditions reads(op->name, inner, realized_);
             reads.include(body);
             if (reads.found && !reads.unconditional && !reads.conjunctions.empty()) {
                 Expr any = reads.conjunctions[0];
@@ -197,9 +209,30 @@ class SkipStages : public IRMutator {
         return Realize::make(op->name, op->types, op->memory_type, op->bounds, op->condition, body);
     }
 
+  public:
+    /// Every Func the statement realizes (a Call::Image of one of these reads a Func's storage,
+    /// not an input's).
+    std::set<std::string> realized_;
+
   private:
     std::set<std::string> guarded_;
 };
+
+std::set<std::string> realized_names(const Stmt &s) {
+    class Collect : public IRVisitor {
+      public:
+        std::set<std::string> names;
+
+      protected:
+        using IRVisitor::visit;
+        void visit(const Realize *op) override {
+            names.insert(op->name);
+            IRVisitor::visit(op);
+        }
+    } collect;
+    collect.include(s);
+    return collect.names;
+}
 
 }  // namespace
 
@@ -208,6 +241,7 @@ Stmt skip_stages(const Stmt &s) {
     // a consumer stored at root) is met before that reader's production is guarded: walk again
     // until no guard is added, each walk guarding at least one more Func.
     SkipStages pass;
+    pass.realized_ = realized_names(s);
     Stmt result = s;
     do {
         pass.changed = false;

@@ -133,6 +133,53 @@ TEST(SkipStages, AConditionThatReadsAFuncGuardsNothing) {
     EXPECT_EQ(calls[0], 16);
 }
 
+// A condition that reads an input, under no other condition, guards a producer computed per
+// tile of its consumer (Halide's process_some_tiles): only the tiles the bitmap marks compute
+// it. Under another condition (one that keeps x inside the mask), the read of the mask there
+// is not the consumer's, and nothing is guarded.
+TEST(SkipStages, AConditionThatReadsAnInputGuardsPerTile) {
+    constexpr int kTile = 8;
+    Var x("x"), y("y"), xi("xi"), yi("yi");
+    ImageParam mask(Bool(), 2, "mask");
+    Func tiled("tiled"), bright("bright"), out_tiles("out_tiles"), out("out");
+    tiled(xi, yi, x, y) = xi + yi * 10 + x * 100 + y * 1000;
+    bright(xi, yi, x, y) = skip_stages_count(tiled(xi, yi, x, y) * 2, 0);
+    out_tiles(xi, yi, x, y) = select(mask(x, y), bright(xi, yi, x, y), tiled(xi, yi, x, y));
+    out(x, y) = out_tiles(x % kTile, y % kTile, x / kTile, y / kTile);
+    out.bound(x, 0, 4 * kTile).bound(y, 0, 3 * kTile).tile(x, y, xi, yi, kTile, kTile);
+    bright.compute_at(out_tiles, x);
+    out_tiles.compute_at(out, x);
+    Buffer<bool> m(4, 3);
+    m(1, 2) = true;
+    m(3, 0) = true;
+    mask.set(m);
+    reset();
+    Buffer<int> result = out.realize({4 * kTile, 3 * kTile});
+    for (int j = 0; j < 3 * kTile; j++) {
+        for (int i = 0; i < 4 * kTile; i++) {
+            int v = i % kTile + (j % kTile) * 10 + (i / kTile) * 100 + (j / kTile) * 1000;
+            ASSERT_EQ(result(i, j), m(i / kTile, j / kTile) ? 2 * v : v) << i << ", " << j;
+        }
+    }
+    EXPECT_EQ(calls[0], 2 * kTile * kTile);
+
+    // The flags read only where x is inside them: the guard is x < 4 alone (1 call with the
+    // flags in it, 4 without).
+    Func f("f"), g("g");
+    f(x) = skip_stages_count(x, 1);
+    ImageParam flags(Bool(), 1, "flags");
+    g(x) = select(x < 4, select(flags(min(x, 3)), f(x), 0), 0);
+    f.compute_at(g, x);
+    Buffer<bool> fl(4);
+    fl(2) = true;
+    flags.set(fl);
+    reset();
+    Buffer<int> r2 = g.realize({6});
+    EXPECT_EQ(r2(2), 2);
+    EXPECT_EQ(r2(3), 0);
+    EXPECT_EQ(calls[1], 4);
+}
+
 // One element of a Tuple read unconditionally keeps the whole Func computed.
 TEST(SkipStages, AnUnconditionalReadOfOneTupleElementKeepsTheFunc) {
     Var x("x");
