@@ -7,10 +7,12 @@
 #include "ir/Bounds.h"
 #include "ir/Error.h"
 #include "ir/IREquality.h"
+#include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Names.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "lowering/LinearBounds.h"
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SplitRanges.h"
 
@@ -37,10 +39,74 @@ void merge_boxes(Box &a, const Box &b) {
 
 namespace {
 
+/// Narrows the intervals of a stage's RVars (bound in `scope` under the names `rvars`) by the
+/// linear comparisons of its where() predicate (`predicate`, in those names): with r.y in
+/// [0, 99], `2 * r.x + 30 < r.y` keeps r.x in [0, 34]. Each bound is taken over the other
+/// variables' intervals, so every point the update reaches stays inside; a second round lets a
+/// bound found on one RVar narrow another. Halide bounds its producers the same way.
+void narrow_by_predicate(Scope<Interval> &scope, const std::vector<std::string> &rvars,
+                         const Expr &predicate) {
+    if (!predicate.defined() || is_const_true(predicate)) return;
+    const std::vector<Expr> parts = conjuncts(predicate);
+    // Parts that read Funcs or inputs say nothing bounds inference can use.
+    auto invariant = [](const Expr &e) {
+        return !any_call(e, [](const Call *c) {
+            return c->call_type == Call::CallType::Func || c->call_type == Call::CallType::Image ||
+                   !c->is_pure();
+        });
+    };
+    for (int round = 0; round < 2; round++) {
+        for (const std::string &v : rvars) {
+            Interval now = scope.get(v);
+            bool changed = false;
+            for (const Expr &part : parts) {
+                if (!part.type().is_scalar()) continue;
+                std::optional<VarBound> b = bound_from_condition(part, v, invariant);
+                if (!b) continue;
+                Interval range = bounds_of_expr_in_scope(b->value, scope);
+                // Each end moves only inwards and stays inside the range it had, so that the
+                // region never leaves the RDom's (a predicate no point meets, as where(r.x >= p)
+                // for a huge p, would otherwise name coordinates no buffer covers).
+                if (b->lower && range.min.defined()) {
+                    now.min = simplify(Max::make(now.min, Min::make(range.min, now.max)));
+                    changed = true;
+                } else if (!b->lower && range.max.defined()) {
+                    now.max = simplify(Min::make(now.max, Max::make(range.max, now.min)));
+                    changed = true;
+                }
+            }
+            if (!changed) continue;
+            // Ends that crossed make an empty range, never a negative extent.
+            now.max = simplify(Max::make(now.max, now.min - 1));
+            scope.pop(v);
+            scope.push(v, now);
+        }
+    }
+}
+
+/// Whether some loop of a definition (or of one of its specializations) is vectorized: a
+/// where() condition tested there is a mask, under which the update's values may be loaded in
+/// every lane.
+bool any_vectorized(const Definition &d) {
+    for (const schedule::Dim &dim : d.schedule.dims) {
+        if (dim.for_type == ForType::Vectorized) return true;
+    }
+    for (const lang::Specialization &s : d.specializations) {
+        if (any_vectorized(s.definition)) return true;
+    }
+    return false;
+}
+
 /// Intervals of a stage's loop variables: their symbolic bounds, widened where a split rounds up
 /// or shifts inwards. RVars get their RDom's bounds directly, since the names of their loop
-/// bounds only exist inside the stage.
-Scope<Interval> stage_scope(const Function &f, int stage, Regions regions = Regions::Any) {
+/// bounds only exist inside the stage, narrowed by the stage's where() conditions when
+/// `predicate` (the stage's, renamed as rename_stage_vars does) is given. The narrowing holds
+/// for the update's arguments and values, which are computed only where the conditions hold:
+/// each condition starts or ends its loop, or is tested by an `if` around what is inside it.
+/// Not in a vectorized stage (see any_vectorized), nor for the calls in the conditions
+/// themselves, which an outer loop evaluates whatever the inner conditions say.
+Scope<Interval> stage_scope(const Function &f, int stage, Regions regions = Regions::Any,
+                            const Expr &predicate = Expr()) {
     Scope<Interval> scope;
     const Definition &d = f.stage(stage);
     std::map<std::string, Interval> footprints = split_footprints(f, stage, regions);
@@ -53,10 +119,12 @@ Scope<Interval> stage_scope(const Function &f, int stage, Regions regions = Regi
                                         Variable::make(Int(32), names::max_of(loop))));
     }
     if (d.rdom.defined()) {
+        std::vector<std::string> rvars;
         for (const ReductionVariable &rv : d.rdom.domain()) {
-            scope.push(names::stage_var(f.name(), stage, rv.var),
-                       Interval(simplify(rv.min), simplify(rv.min + rv.extent - 1)));
+            rvars.push_back(names::stage_var(f.name(), stage, rv.var));
+            scope.push(rvars.back(), Interval(simplify(rv.min), simplify(rv.min + rv.extent - 1)));
         }
+        if (!any_vectorized(d)) narrow_by_predicate(scope, rvars, predicate);
     }
     return scope;
 }
@@ -187,14 +255,20 @@ class CallBoxes : public IRVisitor {
 
 Box box_of_calls(const Function &consumer, int stage, const std::string &callee) {
     Definition d = rename_stage_vars(consumer, stage);
-    Scope<Interval> scope = stage_scope(consumer, stage);
-    CallBoxes finder(callee, scope);
+    Scope<Interval> narrowed = stage_scope(consumer, stage, Regions::Any, d.predicate);
+    CallBoxes finder(callee, narrowed);
     for (const Expr &e : d.args)
         finder.include(e);
     for (const Expr &e : d.values)
         finder.include(e);
-    finder.include(d.predicate);
-    return finder.box();
+    Box box = finder.box();
+    if (d.predicate.defined() && !is_const_true(d.predicate)) {
+        Scope<Interval> whole = stage_scope(consumer, stage);
+        CallBoxes in_conditions(callee, whole);
+        in_conditions.include(d.predicate);
+        merge_boxes(box, in_conditions.box());
+    }
+    return box;
 }
 
 Box box_of_calls_in(const std::vector<Expr> &exprs, const std::string &callee,
@@ -207,7 +281,7 @@ Box box_of_calls_in(const std::vector<Expr> &exprs, const std::string &callee,
 
 Box box_of_writes(const Function &f, int stage, Regions regions) {
     Definition d = rename_stage_vars(f, stage);
-    Scope<Interval> scope = stage_scope(f, stage, regions);
+    Scope<Interval> scope = stage_scope(f, stage, regions, d.predicate);
     Box b;
     for (const Expr &a : d.args) {
         Interval i = bounds_of_expr_in_scope(a, scope);

@@ -154,5 +154,44 @@ TEST(WhereBounds, FalseEverywhereRunsNothing) {
     }
 }
 
+// A producer is computed over what the conditions allow of each RVar, taken over the others'
+// ranges (Halide's reduction_non_rectangular): with r in [0, 99]^2, 2 * r.x + 30 < r.y and
+// r.y >= 100 - r.x keep r.x in [1, 34] and r.y in [66, 99], 34 * 34 points of g rather than
+// 100 * 100. Vectorized, where the conditions become masks, the whole domain is kept. An input
+// read by a condition is read wherever its loop runs: its region is not narrowed.
+TEST(WhereBounds, ProducersAreComputedOverWhatTheConditionsAllow) {
+    for (bool vectorized : {false, true}) {
+        Func g("wb_g"), f("wb_f");
+        g(x, y) = x + y;
+        f(x, y) = x + y;
+        RDom r(0, 100, 0, 100, "r");
+        r.where(2 * r.x + 30 < r.y);
+        r.where(r.y >= 100 - r.x);
+        f(r.x, r.y) += 2 * g(r.x, r.y);
+        g.compute_root();
+        if (vectorized) f.update().vectorize(r.x, 8);
+        Buffer<int> out = f.realize({120, 110});
+        EXPECT_TRUE(matches_reference(f, out));
+        // g's loops (min, extent) in the lowered statement.
+        std::string stmt = f.lowered_stmt();
+        if (vectorized) {
+            EXPECT_NE(stmt.find("for (wb_g.s0.x, 0, 100)"), std::string::npos) << stmt;
+        } else {
+            EXPECT_NE(stmt.find("for (wb_g.s0.x, 1, 34)"), std::string::npos) << stmt;
+            EXPECT_NE(stmt.find("for (wb_g.s0.y, 66, 34)"), std::string::npos) << stmt;
+        }
+    }
+
+    ImageParam mask(Int(32), 1, "wb_mask");
+    Func h("wb_h");
+    RDom s(0, 100, 0, 100, "s");
+    s.where(2 * s.x + 30 < s.y && mask(s.x) > 0);
+    h(x) = 0;
+    h(s.x) += s.y;
+    h.infer_input_bounds({100});
+    EXPECT_EQ(mask.get().dim(0).min(), 0);
+    EXPECT_EQ(mask.get().dim(0).extent(), 100);
+}
+
 }  // namespace
 }  // namespace dsl
