@@ -33,6 +33,10 @@ bool non_decreasing(Monotonic m) {
     return m == Monotonic::Increasing || m == Monotonic::Constant;
 }
 
+bool non_increasing(Monotonic m) {
+    return m == Monotonic::Decreasing || m == Monotonic::Constant;
+}
+
 /// Replaces coordinate `dimension` of every access to `func` by its value modulo `factor`.
 class FoldAccesses : public IRMutator {
   public:
@@ -148,19 +152,29 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
             return expr_uses_var(bound, loop.var) && !expr_uses_var(value, loop.var);
         };
         if (hidden(required[a].min, min_value) || hidden(required[a].max, max_value)) continue;
-        if (!non_decreasing(is_monotonic(min_value, loop.var)) ||
-            !non_decreasing(is_monotonic(max_value, loop.var))) {
-            continue;
-        }
+        // The region moves forward (both ends never decrease as the loop advances) or backward
+        // (neither ever increases: `g(100 - x)`), each iteration computing what is new at its
+        // front.
+        const Monotonic at_min = is_monotonic(min_value, loop.var),
+                        at_max = is_monotonic(max_value, loop.var);
+        const bool forward = non_decreasing(at_min) && non_decreasing(at_max);
+        if (!forward && !(non_increasing(at_min) && non_increasing(at_max))) continue;
         Expr var = Variable::make(Int(32), loop.var);
-        Expr previous_max = substitute(loop.var, var - 1, max_value);
         // Further in, a loop whose iterations read disjoint regions (blur_y's vectors read
         // disjoint columns of blur_x, but for the clamp at the end) has nothing to save, and
         // its test would cost in every iteration.
         if (result.slid && never_overlap(required[a], loop.var)) {
             continue;
         }
-        *min = simplify(select(var > loop.min, dsl::max(min_value, previous_max + 1), min_value));
+        if (forward) {
+            Expr previous_max = substitute(loop.var, var - 1, max_value);
+            *min =
+                simplify(select(var > loop.min, dsl::max(min_value, previous_max + 1), min_value));
+        } else {
+            Expr previous_min = substitute(loop.var, var - 1, min_value);
+            *max =
+                simplify(select(var > loop.min, dsl::min(max_value, previous_min - 1), max_value));
+        }
         result.over += (result.slid ? " and " : "") + loop.var;
         slid_dims.push_back(a);
         // A loop further in may slide another dimension too: a row that an outer loop's
@@ -168,6 +182,9 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
         // The storage then keeps every column: only the outermost slid dimension is folded.
         if (result.slid) continue;
         result.slid = true;
+        // A region moving backward is not folded (the circular buffer's slots are laid out for
+        // one moving forward).
+        if (!forward) continue;
         // The circular buffer holds the rows of one computation and those the next iteration
         // of this loop reuses; a loop further in that moves the same dimension (a tile's rows
         // inside a slide over tiles) computes more rows in between, which would land on the
