@@ -367,6 +367,7 @@ class Buffer {
     /// The lowest and one past the highest address of the elements (the memory the Buffer
     /// spans, see size_in_bytes()): `for (float v : dense_buffer)` visits every element.
     auto *begin() const {
+        if (!defined()) return cast_host(nullptr);
         uint8_t *p = contents_->raw.host;
         for (int i = 0; i < dimensions(); i++) {
             if (dim(i).stride() < 0)
@@ -374,7 +375,10 @@ class Buffer {
         }
         return cast_host(p);
     }
-    auto *end() const { return cast_host(reinterpret_cast<uint8_t *>(begin()) + size_in_bytes()); }
+    auto *end() const {
+        if (!defined()) return cast_host(nullptr);
+        return cast_host(reinterpret_cast<uint8_t *>(begin()) + size_in_bytes());
+    }
     /// Pointer to the element at the mins of every dimension.
     auto *data() const { return cast_host(contents_->raw.host); }
 

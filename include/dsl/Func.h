@@ -883,7 +883,9 @@ class Func {
     /// Gives every ImageParam the pipeline reads that has no buffer (never set, or reset()) a
     /// new buffer of the region the pipeline needs of it to compute an output of `sizes` (or
     /// into `outputs`), with that region's mins: a bounds query through the compiled code,
-    /// which computes nothing. ImageParams that have a buffer keep it.
+    /// which computes nothing. ImageParams that have a buffer keep it. An output Buffer
+    /// without memory (`Buffer<float>(nullptr, w, h)`) is asked too: its dimensions become the
+    /// region the pipeline writes, as its constraints shape it.
     void infer_input_bounds(const std::vector<int> &sizes, const Target &target = Target::host());
     void infer_input_bounds(const Realization &outputs, const Target &target = Target::host());
     void infer_input_bounds(const Buffer<> &output, const Target &target = Target::host());

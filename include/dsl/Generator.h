@@ -711,4 +711,7 @@ const std::vector<std::string> &generator_registration_errors();
         });
 
 /// Halide's name for DSL_REGISTER_GENERATOR (a third argument, Halide's stub name, is ignored).
-#define HALIDE_REGISTER_GENERATOR(GEN_CLASS, NAME, ...) DSL_REGISTER_GENERATOR(GEN_CLASS, NAME)
+/// Variadic as a whole, so that the two-argument form passes at least one argument to `...`.
+#define HALIDE_REGISTER_GENERATOR(...) DSL_REGISTER_GENERATOR_FIRST_TWO(__VA_ARGS__, )
+#define DSL_REGISTER_GENERATOR_FIRST_TWO(GEN_CLASS, NAME, ...) \
+    DSL_REGISTER_GENERATOR(GEN_CLASS, NAME)
