@@ -8,6 +8,7 @@
 ///   Buffer<uint8_t> roi = img.cropped(0, 100, 64);   // a view: same memory, x in [100, 164)
 ///   Buffer<> any = img;                    // untyped handle; Buffer<uint8_t>(any) checks the type
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -601,10 +602,16 @@ class Buffer {
     }
 
     /// Calls `f` once per element with its coordinates: `f(x)`, `f(x, y)`, ... (one int per
-    /// dimension, up to 16), or `f(const int *coords)`.
+    /// dimension, up to 16), or `f(const int *coords)`. An `f` of fewer ints than there are
+    /// dimensions is called once per point of the first ones, as in Halide (it walks the
+    /// others itself: `im.for_each_element([&](int x, int y) { for (int c ...) })`).
     template <typename F>
     void for_each_element(F f) const {
-        for_each_position([&](const int *p) { detail::call_at(f, p); });
+        int walked = dimensions();
+        if constexpr (!std::is_invocable_v<F, const int *> && !std::is_invocable_v<F>) {
+            walked = std::min(walked, static_cast<int>(detail::int_arity<F>()));
+        }
+        for_each_position([&](const int *p) { detail::call_at(f, p); }, walked);
     }
 
     // The device side (GPU targets). A buffer may have a copy in a GPU's memory; two flags say
@@ -789,10 +796,15 @@ class Buffer {
         return b;
     }
 
+    /// `f(coords)` over every point of the first `n` dimensions (all by default), the others at
+    /// their mins. Coordinates past the last dimension are 0 (up to 16 of them: a callable of
+    /// more ints than dimensions reads those).
     template <typename F>
-    void for_each_position(F f) const {
-        int n = dimensions();
-        std::vector<int> pos(n);
+    void for_each_position(F f, int n = -1) const {
+        if (n < 0) n = dimensions();
+        std::vector<int> pos(std::max(dimensions(), 16), 0);
+        for (int i = n; i < dimensions(); i++)
+            pos[i] = dim(i).min();
         for (int i = 0; i < n; i++) {
             if (dim(i).extent() <= 0) return;
             pos[i] = dim(i).min();

@@ -7,10 +7,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/ErrorCheck.h"
 #include "dsl/dsl.h"
 
 namespace dsl {
 namespace {
+
+using test::message_of;
 
 // A C function of the kind AOT pipelines and extern stages are: it takes the raw struct.
 int sum_of_dense_int_buffer(const dsl_buffer_t *b) {
@@ -21,15 +24,6 @@ int sum_of_dense_int_buffer(const dsl_buffer_t *b) {
     for (int64_t i = 0; i < n; i++)
         sum += reinterpret_cast<const int *>(b->host)[i];
     return sum;
-}
-
-std::string message_of(const std::function<void()> &f) {
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    return "";
 }
 
 TEST(HalideBuffer, FixedNumberOfDimensions) {
@@ -47,12 +41,10 @@ TEST(HalideBuffer, FixedNumberOfDimensions) {
     auto any_row = any.sliced(0, 1);
     static_assert(std::is_same_v<decltype(any_row), Buffer<int>>);
     EXPECT_EQ(any_row(2), 21);
-    EXPECT_NE(message_of([&] {
-                  Buffer<int, 3> three = any;
-              }).find("has 2 dimensions, but this Buffer<T, 3> has 3"),
-              std::string::npos);
-    EXPECT_NE(message_of([&] { Buffer<float, 1> wrong(4, 4); }).find("Buffer<T, 1> has 1"),
-              std::string::npos);
+    EXPECT_CONTAINS(message_of<RuntimeError>([&] { Buffer<int, 3> three = any; }),
+                    "has 2 dimensions, but this Buffer<T, 3> has 3");
+    EXPECT_CONTAINS(message_of<RuntimeError>([&] { Buffer<float, 1> wrong(4, 4); }),
+                    "Buffer<T, 1> has 1");
 }
 
 TEST(HalideBuffer, ConvertsToTheRawStructAndIteratesItsMemory) {
@@ -151,6 +143,17 @@ TEST(HalideBuffer, RuntimeBufferAndFillFromAGenerator) {
     r.fill([&]() { return next++; });
     EXPECT_EQ(next, 6);
     EXPECT_EQ(r(2, 1), 5);  // dimension 0 innermost
+
+    // A callable of fewer coordinates than dimensions walks the first ones.
+    Buffer<int> im(3, 2, 4);
+    int calls = 0;
+    im.for_each_element([&](int x, int y) {
+        calls++;
+        for (int c = 0; c < 4; c++)
+            im(x, y, c) += x + 10 * y + 100 * c;
+    });
+    EXPECT_EQ(calls, 6);
+    EXPECT_EQ(im(2, 1, 3), 312);
 }
 
 }  // namespace
