@@ -1,7 +1,8 @@
 #pragma once
 /// Skipping the computation of Funcs whose values nothing will use (Halide's skip_stages):
 /// after bounds inference, a Func that is read only under conditions known before its storage
-/// is made (a select or an if on Params, or on the loops around that storage) is computed only
+/// is made (a select or an if on Params, or on the loops around that storage, or on an input's
+/// values there where no other condition encloses the test) is computed only
 /// when one of those conditions holds. `f4(x) = select(p, f2(x), f3(x))` computes f2 when p and
 /// f3 when !p, and a Func read only by skipped Funcs is skipped with them. The storage is still
 /// made: a select still reads both sides, and a vector select loads both.
