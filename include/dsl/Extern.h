@@ -9,10 +9,12 @@
 /// `DSL_EXTERN(result type, name, argument types...)` at namespace scope, after the function's
 /// declaration, gives `name` an overload on Exprs and records the function's address under
 /// `name`, so that JIT-compiled pipelines call it (whatever its linkage and whether or not the
-/// program exports its symbols) and the reference evaluator can too. AOT-compiled pipelines
-/// call `name` as a C symbol: the program that links the library provides it. Argument and
-/// result types are arithmetic types or pointers; each argument Expr must have its parameter's
-/// type (a C++ number is converted; anything else is a CompileError naming the function).
+/// program exports its symbols) and the reference evaluator can too. Called with C++ numbers
+/// only (`my_gain(1.5f, 2)`), `name` is the C function itself, as with Halide's macros.
+/// AOT-compiled pipelines call `name` as a C symbol: the program that links the library provides
+/// it. Argument and result types are arithmetic types or pointers; each argument Expr must have its
+/// parameter's type (a C++ number is converted; anything else is a CompileError naming the
+/// function).
 ///
 /// `DSL_EXTERN` functions may have side effects: each call in the program is made where it
 /// stands, once per point computed, in an order that the schedule decides. `DSL_PURE_EXTERN`
@@ -132,8 +134,9 @@ Expr extern_call(const char *name, bool pure, const E &...args) {
     [[maybe_unused]] static const bool dsl_extern_registered_##name =                        \
         ::dsl::detail::register_extern<rt, __VA_ARGS__>(#name, &name);                       \
     template <typename... DslExternArgs,                                                     \
-              typename = std::enable_if_t<(                                                  \
-                  std::is_convertible_v<const DslExternArgs &, ::dsl::Expr> && ...)>>        \
+              typename = std::enable_if_t<                                                   \
+                  (std::is_convertible_v<const DslExternArgs &, ::dsl::Expr> && ...) &&      \
+                  !(std::is_arithmetic_v<DslExternArgs> && ...)>>                            \
     inline ::dsl::Expr name(const DslExternArgs &...dsl_extern_args) {                       \
         return ::dsl::detail::extern_call<rt, __VA_ARGS__>(#name, pure, dsl_extern_args...); \
     }

@@ -77,6 +77,19 @@ TEST(ExternCall, ImpureFunctionIsCalledOncePerPointComputed) {
     EXPECT_TRUE(matches_reference(f, out));
 }
 
+// Called with C++ numbers only, the name is the C function (as with Halide's HalideExtern_N):
+// it runs at once. One Expr among the arguments makes it a call in the pipeline.
+TEST(ExternCall, NumbersAloneCallTheFunctionItself) {
+    calls_made = 0;
+    int direct = extern_test_count_call(3, 4);
+    EXPECT_EQ(direct, 34);
+    EXPECT_EQ(calls_made.load(), 1);
+    Expr call = extern_test_count_call(Expr(3), 4);
+    EXPECT_EQ(calls_made.load(), 1);
+    EXPECT_EQ(evaluate<int>(call), 34);
+    EXPECT_EQ(calls_made.load(), 2);
+}
+
 TEST(ExternCall, VectorizedLoopCallsOncePerLane) {
     Func f("counted_vectors");
     Var x("x"), y("y");
