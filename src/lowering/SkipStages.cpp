@@ -2,6 +2,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/CSE.h"
@@ -180,6 +181,8 @@ constexpr double kMaxGuardNodes = 200;
 
 class SkipStages : public IRMutator {
   public:
+    explicit SkipStages(std::set<std::string> realized) : realized_(std::move(realized)) {}
+
     /// Some production was guarded by the last walk.
     bool changed = false;
 
@@ -209,12 +212,10 @@ class SkipStages : public IRMutator {
         return Realize::make(op->name, op->types, op->memory_type, op->bounds, op->condition, body);
     }
 
-  public:
+  private:
     /// Every Func the statement realizes (a Call::Image of one of these reads a Func's storage,
     /// not an input's).
-    std::set<std::string> realized_;
-
-  private:
+    const std::set<std::string> realized_;
     std::set<std::string> guarded_;
 };
 
@@ -240,8 +241,7 @@ Stmt skip_stages(const Stmt &s) {
     // A Func realized inside the storage of one that reads it (a producer computed per tile of
     // a consumer stored at root) is met before that reader's production is guarded: walk again
     // until no guard is added, each walk guarding at least one more Func.
-    SkipStages pass;
-    pass.realized_ = realized_names(s);
+    SkipStages pass(realized_names(s));
     Stmt result = s;
     do {
         pass.changed = false;

@@ -99,6 +99,11 @@ TEST(HalideBuffer, ShapesFromArraysAndBuffersWithoutMemory) {
     query.set_min(2, 2);
     out.infer_input_bounds(query);
     EXPECT_EQ(query.data(), nullptr);
+    // The output's own answer: the region it writes, where it was asked (no constraints here).
+    EXPECT_EQ(query.dim(0).min(), 2);
+    EXPECT_EQ(query.dim(0).extent(), 7);
+    EXPECT_EQ(query.dim(1).min(), 2);
+    EXPECT_EQ(query.dim(1).extent(), 8);
     EXPECT_EQ(in.get().dim(0).min(), 1);
     EXPECT_EQ(in.get().dim(0).extent(), 9);
     EXPECT_EQ(in.get().dim(1).min(), 2);
