@@ -312,6 +312,17 @@ Expr select(const Expr &c0, const Expr &v0, const Expr &c1, const Expr &v1, cons
 /// must hold for each iteration of those; clamps of the same coordinates are removed from the
 /// steady state with it. BoundaryConditions::constant_exterior marks its condition so.
 Expr likely(const Expr &e);
+/// `result`, and for a memoized Func (Func::memoize) what its cache key holds in place of what
+/// `result` reads: the values of `keys`, or without keys the value of `result` itself. So
+/// `memoize_tag(cast<uint8_t>(p))` keys on the uint8 rather than on the float Param p, and
+/// `memoize_tag(sum(input(r)), version)` keys on a version number the caller changes with the
+/// input's contents (which are not in the key otherwise). The values in the key are computed
+/// where the Func is realized, so they may not depend on its Vars or RVars.
+Expr memoize_tag(const Expr &result, const std::vector<Expr> &keys = {});
+template <typename... Keys>
+Expr memoize_tag(const Expr &result, const Expr &key, const Keys &...keys) {
+    return memoize_tag(result, std::vector<Expr>{key, Expr(keys)...});
+}
 /// `min(max(value, lo), hi)`; the bounds take the value's type.
 Expr clamp(const Expr &value, const Expr &lo, const Expr &hi);
 /// Absolute value. For integers the result is the unsigned type of the same width, so that

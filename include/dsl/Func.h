@@ -35,6 +35,17 @@ struct FunctionContents;
 
 class ExternFuncArgument;
 class Func;
+
+/// The eviction key of a memoized Func (Func::memoize): an integer or handle expression whose
+/// value tags the realizations the cache keeps, so that dsl_memoization_cache_evict drops them.
+class EvictionKey {
+  public:
+    explicit EvictionKey(const Expr &key = Expr()) : key_(key) {}
+    const Expr &key() const { return key_; }
+
+  private:
+    Expr key_;
+};
 class FuncRef;
 class ImageParam;
 
@@ -793,6 +804,19 @@ class Func {
     /// (as Stack: small constant arrays that LLVM then keeps in registers) or Auto (the stack
     /// for constant sizes up to 128 KiB, the heap otherwise).
     Func &store_in(MemoryType type);
+    /// Keeps what this Func computes across runs: where it is realized again over the same
+    /// region with the same values of what it reads that is not pixels (its Params, the shapes
+    /// of its inputs, values given to memoize_tag), the realization is copied from a cache
+    /// instead of computed. The cache key holds the Func's definition (and those of the Funcs
+    /// it reads), the region, and the values of every Param and input shape these read;
+    /// the contents of input buffers are not in it (add a version number with memoize_tag
+    /// where they change). The cache is the process's, shared by every pipeline, with a size
+    /// limit (dsl_memoization_cache_set_size, 1 MiB by default) past which the least recently
+    /// used realizations go. The Func must have storage of its own where it is computed
+    /// (compute_root() or compute_at() with store_at at the same loop) and run on the host.
+    /// `eviction_key` (a scalar integer or handle computed where the Func is realized) tags the
+    /// realizations stored, so that dsl_memoization_cache_evict(key) drops them.
+    Func &memoize(const EvictionKey &eviction_key = EvictionKey());
 
     // Wrappers and clones.
     /// A Func that stands between this one and `consumer`: `wrapper(args) = this(args)`, and the

@@ -1225,6 +1225,7 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
         }
         case I::Likely:
         case I::PromiseClamped:
+        case I::MemoizeTag:
             return codegen(op->args[0]);
         case I::StrictFloat: {
             // Without the `contract` flag, LLVM fuses none of the operations inside.
@@ -1240,6 +1241,9 @@ llvm::Value *CodeGenLLVM::call_intrinsic(const Call *op) {
             return call_require(op);
         case I::Trace:
             return call_trace(op);
+        case I::MemoizationLookup:
+        case I::MemoizationStore:
+            return call_memoization(op);
         case I::Popcount: {
             llvm::Value *a = codegen(op->args[0]);
             return builder_->CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, a);

@@ -50,11 +50,11 @@ llvm::Value *CodeGenLLVM::call_extern_stage_intrinsic(const Call *op) {
             store(llvm::ConstantInt::get(i64, 0), buffer, bt, 3);
             llvm::Value *type = builder_->CreateStructGEP(bt, buffer, 4);
             auto *ts = llvm::cast<llvm::StructType>(bt->getElementType(4));
-            const int code = t.is_int()      ? 0
-                             : t.is_uint()   ? 1
-                             : t.is_bfloat() ? 3
-                             : t.is_float()  ? 2
-                                             : 4;
+            const int code = t.is_int()      ? dsl_type_int
+                             : t.is_uint()   ? dsl_type_uint
+                             : t.is_bfloat() ? dsl_type_bfloat
+                             : t.is_float()  ? dsl_type_float
+                                             : dsl_type_handle;
             store(llvm::ConstantInt::get(i8, code), type, ts, 0);
             store(llvm::ConstantInt::get(i8, t.bits()), type, ts, 1);
             store(llvm::ConstantInt::get(i16, 1), type, ts, 2);

@@ -112,6 +112,9 @@ class CodeGenLLVM : public ir::IRVisitor {
                                                         int lane = -1);
     /// The Trace intrinsic: one dsl_trace_event_t through the runtime (CodeGenTrace.cpp).
     llvm::Value *call_trace(const ir::Call *op);
+    /// MemoizationLookup and MemoizationStore: calls of the runtime's memoization cache
+    /// (CodeGenMemoization.cpp).
+    llvm::Value *call_memoization(const ir::Call *op);
     llvm::Value *math_call(const ir::Call *op, llvm::Value *x, llvm::Value *y);
     llvm::Value *element_pointer(const std::string &buffer, Type t, llvm::Value *index);
     /// A scalar element index as a 64-bit value. The additions, subtractions, multiplications,

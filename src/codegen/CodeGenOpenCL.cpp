@@ -727,6 +727,7 @@ void OpenCLPrinter::call_value(const Call *op) {
         }
         case I::Likely:
         case I::PromiseClamped:
+        case I::MemoizeTag:
         case I::StrictFloat:  // every operation is a statement of its own: never contracted
             id_ = arg(0);
             return;

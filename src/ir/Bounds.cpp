@@ -527,7 +527,7 @@ void BoundsOfExpr::visit(const Call *op) {
         result = type_range(t);
         return;
     }
-    if (op->intrinsic == I::Likely) {
+    if (op->intrinsic == I::Likely || op->intrinsic == I::MemoizeTag) {
         result = get(op->args[0]);
         return;
     }

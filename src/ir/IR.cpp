@@ -261,6 +261,12 @@ const char *Call::intrinsic_name(Intrinsic op) {
             return "make_descriptor";
         case Intrinsic::AddressOf:
             return "address_of";
+        case Intrinsic::MemoizeTag:
+            return "memoize_tag";
+        case Intrinsic::MemoizationLookup:
+            return "memoization_lookup";
+        case Intrinsic::MemoizationStore:
+            return "memoization_store";
     }
     return "unknown";
 }

@@ -342,6 +342,19 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// (element): the address of `element` (a call of a Func or an input, a Load once
         /// storage is flattened), a Handle.
         AddressOf,
+        /// (value, key...): `value` (memoize_tag). In a memoized Func's definition it says
+        /// what its cache key holds in place of what `value` reads: the keys, or `value`
+        /// itself without keys. Lowering removes it from definitions (lowering/Memoization.cpp);
+        /// elsewhere it is `value`.
+        MemoizeTag,
+        /// (func, key count K, k1..kK, buffer count N, b1..bN): looks up the realization of the
+        /// memoized Func definition named by the StringImm `func` under the key values (each
+        /// a scalar, as 64 bits) for the MakeDescriptor buffers b (one per value of a Tuple);
+        /// on a hit copies it into them. int32: 0 for a hit, 1 for a miss. A side effect.
+        MemoizationLookup,
+        /// (func, has eviction key (int32 0 or 1), eviction key (an integer or handle), K, k1..kK,
+        /// N, b1..bN): keeps copies of the buffers under the key; 0. A side effect.
+        MemoizationStore,
     };
 
     std::string name;
@@ -383,6 +396,8 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
             case Intrinsic::GPUBarrier:
             case Intrinsic::MakeDescriptor:
             case Intrinsic::ExternStage:
+            case Intrinsic::MemoizationLookup:
+            case Intrinsic::MemoizationStore:
                 return false;
             default:
                 return true;

@@ -762,6 +762,7 @@ Value ReferenceEvaluator::eval(const Expr &e) {
         case I::Likely:
         case I::PromiseClamped:
         case I::StrictFloat:
+        case I::MemoizeTag:
             return args[0];
         case I::None:
             internal_error << "call to the intrinsic None";

@@ -154,6 +154,7 @@ Expr Simplifier::visit_call(const Call *op, ExprInfo *info) {
     switch (op->intrinsic) {
         case I::Likely:
         case I::PromiseClamped:
+        case I::MemoizeTag:
             *info = infos[0];
             break;
         case I::Reinterpret:

@@ -14,6 +14,8 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_parallel_for),
         DSL_RUNTIME_SYMBOL(dsl_runtime_print),
         DSL_RUNTIME_SYMBOL(dsl_runtime_trace),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_memoization_lookup),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_memoization_store),
         DSL_RUNTIME_SYMBOL(dsl_runtime_user_context),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bad_dimensions),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_bad_type),

@@ -272,6 +272,9 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         number(static_cast<int>(s.memory_type));
         number(int(f.trace_loads) + 2 * int(f.trace_stores) + 4 * int(f.trace_realizations));
         strings(f.trace_tags);
+        number(int(f.memoized));
+        number(int(f.eviction_key.defined()));
+        if (f.eviction_key.defined()) include(f.eviction_key);
         for (const auto *map : {&f.wrappers, &f.clones}) {
             number(static_cast<int64_t>(map->size()));
             for (const auto &[consumer, stand_in] : *map) {

@@ -815,6 +815,20 @@ Func &Func::trace_realizations() {
     return *this;
 }
 
+Func &Func::memoize(const EvictionKey &eviction_key) {
+    const Expr &key = eviction_key.key();
+    if (key.defined()) {
+        user_assert(key.type().is_scalar() &&
+                    (key.type().is_int_or_uint() || key.type().is_handle()))
+            << "Func \"" << name() << "\": memoize(EvictionKey(" << key << ")): the key has type "
+            << key.type() << "; an eviction key is a scalar integer or handle (cast it).";
+    }
+    contents_->memoized = true;
+    contents_->eviction_key = key;
+    Function(contents_).touch();
+    return *this;
+}
+
 Func &Func::add_trace_tag(const std::string &tag) {
     contents_->trace_tags.push_back(tag);
     Function(contents_).touch();

@@ -81,6 +81,10 @@ struct FunctionContents {
     bool trace_loads = false, trace_stores = false, trace_realizations = false;
     /// Func::add_trace_tag(): texts traced as tag events at the start of the pipeline.
     std::vector<std::string> trace_tags;
+    /// Func::memoize(): realizations kept in the runtime's cache (lowering/Memoization.cpp),
+    /// tagged with `eviction_key` where it is defined.
+    bool memoized = false;
+    Expr eviction_key;
     /// Func::in(): the wrappers that replace calls to this Func, by the name of the Func whose
     /// calls they replace ("" for the wrapper of every other call).
     std::map<std::string, std::shared_ptr<FunctionContents>> wrappers;

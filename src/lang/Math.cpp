@@ -170,6 +170,19 @@ Expr unsafe_promise_clamped(const Expr &value, const Expr &min, const Expr &max)
                           {value, bound(min, false), bound(max, true)});
 }
 
+Expr memoize_tag(const Expr &result, const std::vector<Expr> &keys) {
+    user_assert(result.defined()) << "memoize_tag: the result is undefined.";
+    std::vector<Expr> args{result};
+    for (const Expr &k : keys) {
+        user_assert(k.defined()) << "memoize_tag(" << result << ", ...): a key is undefined.";
+        user_assert(k.type().is_scalar())
+            << "memoize_tag(" << result << ", ...): the key " << k << " is a vector; keys are "
+            << "scalars.";
+        args.push_back(k);
+    }
+    return ir::Call::make(result.type(), ir::Call::Intrinsic::MemoizeTag, args);
+}
+
 Expr asinh(const Expr &x_in) {
     Expr x = as_float(x_in, "asinh");
     Expr a = abs(x);

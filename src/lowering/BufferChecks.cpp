@@ -179,8 +179,10 @@ bool same_input(const PipelineInput &a, const PipelineInput &b) {
                              : (a.buffer.defined() && a.buffer.same_as(b.buffer));
 }
 
-std::vector<PipelineInput> find_inputs(const Environment &env) {
+std::vector<PipelineInput> find_inputs(const Environment &env, const std::vector<Expr> &also) {
     CollectInputs c;
+    for (const Expr &e : also)
+        c.include(e);
     for (const auto &[name, f] : env.funcs) {
         if (is_inlined(f)) continue;
         lang::visit_definitions(f, c);

@@ -27,8 +27,9 @@ PipelineInput input_of(const ir::Parameter &param);
 /// Whether `a` and `b` (of one name) are the same Param, ImageParam or Buffer.
 bool same_input(const PipelineInput &a, const PipelineInput &b);
 
-/// Every input the pipeline's Funcs use, ordered by name.
-std::vector<PipelineInput> find_inputs(const Environment &env);
+/// Every input the pipeline's Funcs use, and those `also` reads (what lowering computes
+/// besides the definitions: the memoized Funcs' keys), ordered by name.
+std::vector<PipelineInput> find_inputs(const Environment &env, const std::vector<Expr> &also = {});
 
 /// Adds the checks that run before any computation (after the bounds lets): every input buffer
 /// covers the region the pipeline reads, updates of outputs write inside their buffers, and

@@ -20,6 +20,7 @@
 #include "lowering/HoistInvariantCalls.h"
 #include "lowering/IndexConstants.h"
 #include "lowering/InlineFunctions.h"
+#include "lowering/Memoization.h"
 #include "lowering/OffloadGPULoops.h"
 #include "lowering/OffloadNPULoops.h"
 #include "lowering/PartitionLoops.h"
@@ -176,6 +177,8 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
 
     inline_functions(env, outputs);
     realization_order(env);
+    // The memoized Funcs' keys, before memoize_tag leaves the definitions.
+    const std::map<std::string, MemoizationKey> memoized = memoization_keys(env);
     // What each Func's values can be, for the coordinates read from Funcs.
     const ir::FuncValueBounds value_bounds = func_value_bounds(env);
     ir::ScopedFuncValueBounds use_value_bounds(&value_bounds);
@@ -194,6 +197,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = skip_stages(s);
     log.pass("skip stages", s);
 
+    s = add_memoization(env, memoized, s);
+    log.pass("memoization", s);
+
     s = add_tracing(env, s, instrumentation.trace);
     if (instrumentation.profile) {
         const std::string &label =
@@ -205,7 +211,13 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     s = storage_flattening(env, s);
     log.pass("storage flattening", s);
 
-    std::vector<PipelineInput> inputs = find_inputs(env);
+    std::vector<Expr> memoization_keys_read;
+    for (const auto &[func, key] : memoized) {
+        memoization_keys_read.insert(memoization_keys_read.end(), key.values.begin(),
+                                     key.values.end());
+        if (key.eviction_key.defined()) memoization_keys_read.push_back(key.eviction_key);
+    }
+    std::vector<PipelineInput> inputs = find_inputs(env, memoization_keys_read);
     std::vector<BufferConstraint> constraints = buffer_constraints(env, inputs);
     s = add_buffer_checks(env, inputs, constraints, s, &result.outputs_may_grow);
     s = flatten_input_calls(s);

@@ -147,6 +147,9 @@ class AddTracing : public IRMutator {
     }
 
     Expr visit(const Call *op) override {
+        // An element whose address a descriptor takes (an extern stage's argument, a memoized
+        // Func's storage) is not read there.
+        if (op->is_intrinsic(Call::Intrinsic::AddressOf)) return op;
         Expr e = IRMutator::visit(op);
         const auto *c = e.as<Call>();
         // The target's trace_loads traces the loads of input buffers too, as Halide's does;

@@ -90,6 +90,17 @@ void dsl_runtime_print_line(const char *line);
 /// (Trace.c). Returns the event's id.
 int32_t dsl_runtime_trace(const dsl_trace_event_t *event);
 
+/// Memoized Funcs (Memoization.c; lowering/Memoization.cpp places the calls). Lookup: if the
+/// cache holds the realization of Func definition `func` under `key` (`key_words` words) for
+/// buffers of these shapes and types (one per value of a Tuple), copies it into their regions
+/// and returns 0; else returns 1. Store: keeps copies of the buffers' regions under the key
+/// (unless they exceed the cache's size); returns 0, also when out of memory.
+int32_t dsl_runtime_memoization_lookup(const char *func, const uint64_t *key, int32_t key_words,
+                                       dsl_buffer_t **buffers, int32_t buffer_count);
+int32_t dsl_runtime_memoization_store(const char *func, const uint64_t *key, int32_t key_words,
+                                      dsl_buffer_t **buffers, int32_t buffer_count,
+                                      int32_t has_eviction_key, uint64_t eviction_key);
+
 /// Formats a message as printf does (cut at DSL_RUNTIME_MESSAGE_CAPACITY), hands it to
 /// dsl_runtime_report_error, and returns `code`: what every reporter below does.
 __attribute__((format(printf, 2, 3))) int dsl_runtime_report(int code, const char *format, ...);

@@ -36,21 +36,31 @@ int main(void) {
                                 base_dim, NULL};
     dsl_buffer_t total_buffer = {0,         NULL, (uint8_t *)total, 0, {dsl_type_int, 32, 1}, 1,
                                  total_dim, NULL};
-    int status = aot_extern(&base_buffer, 7, &total_buffer);
-    if (status != 0) {
-        printf("aot_extern returned %d\n", status);
-        return 1;
-    }
     int failures = 0;
-    for (int x = 0; x < N; x++) {
-        if (total[x] != x * x + 7 + 1000 * x) {
-            if (failures++ < 5)
-                printf("total(%d) = %d, expected %d\n", x, total[x], x * x + 7 + 1000 * x);
+    /* The stage is memoized: the second call with offset 7 computes nothing; offset 8 is a
+     * new key. */
+    const int offsets[3] = {7, 7, 8}, expected_calls[3] = {3, 3, 6};
+    for (int run = 0; run < 3; run++) {
+        const int offset = offsets[run];
+        for (int x = 0; x < N; x++)
+            total[x] = -1;
+        int status = aot_extern(&base_buffer, offset, &total_buffer);
+        if (status != 0) {
+            printf("aot_extern returned %d\n", status);
+            return 1;
         }
-    }
-    if (calls != 3) {
-        printf("%d calls, expected one per tile of 16 (3)\n", calls);
-        failures++;
+        for (int x = 0; x < N; x++) {
+            if (total[x] != x * x + offset + 1000 * x) {
+                if (failures++ < 5)
+                    printf("run %d: total(%d) = %d, expected %d\n", run, x, total[x],
+                           x * x + offset + 1000 * x);
+            }
+        }
+        if (calls != expected_calls[run]) {
+            printf("run %d: %d calls in all, expected %d (one per tile of 16 and new offset)\n",
+                   run, calls, expected_calls[run]);
+            failures++;
+        }
     }
     if (queries == 0) {
         printf("no bounds query\n");

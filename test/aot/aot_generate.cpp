@@ -44,7 +44,9 @@ int main(int argc, char **argv) {
                                              "aot_scale");
         }
         // An extern stage whose C function the test program defines: out(x) = in(-x) + offset
-        // over a Func computed per tile, with the ImageParam's values added after it.
+        // over a Func computed per tile, with the ImageParam's values added after it. The
+        // stage is memoized: a second call with the same offset copies its tiles from the
+        // runtime's cache.
         {
             ImageParam base(Int(32), 1, "base");
             Param<int32_t> offset("offset");
@@ -55,7 +57,7 @@ int main(int argc, char **argv) {
             total(x) = mirrored(x) + base(x);
             total.split(x, xo, xi, 16).parallel(xo);
             squares.compute_at(total, xo);
-            mirrored.compute_at(total, xo);
+            mirrored.compute_at(total, xo).memoize();
             total.compile_to_static_library(dir + "/aot_extern", {base, offset}, "aot_extern");
         }
         // An int8 matmul on the NPU: c(n, m) = sum_k a(k, m) * b(n, k), any sizes.

@@ -174,6 +174,17 @@ uint64_t dsl_memory_cache_bytes(void);
 /** Frees every kept block (the limit stays). */
 void dsl_release_cached_memory(void);
 
+/** The cache of memoized Funcs (Func::memoize), shared by every pipeline of the process: at
+ * most `bytes` of kept realizations (the default, 1 MiB, for 0 or less); lowering it drops the
+ * least recently used ones. */
+void dsl_memoization_cache_set_size(int64_t bytes);
+/** The bytes the cache holds now. */
+int64_t dsl_memoization_cache_bytes(void);
+/** Drops the realizations stored with this eviction key (Func::memoize(EvictionKey(e))). */
+void dsl_memoization_cache_evict(uint64_t eviction_key);
+/** Drops every kept realization (the size limit stays). */
+void dsl_memoization_cache_cleanup(void);
+
 /** Receives the message of every error a generated function reports (NUL-terminated). */
 typedef void (*dsl_error_handler_t)(const char *message);
 /** Replaces the error handler (NULL restores the default, which keeps the message). */
@@ -337,6 +348,19 @@ typedef dsl_trace_event_code_t halide_trace_event_code_t;
 #define halide_trace_begin_pipeline dsl_trace_begin_pipeline
 #define halide_trace_end_pipeline dsl_trace_end_pipeline
 #define halide_trace_tag dsl_trace_tag
+
+/* The memoization cache, with the arguments of Halide's functions (the user context is
+ * ignored). */
+static inline void halide_memoization_cache_set_size(int64_t size) {
+    dsl_memoization_cache_set_size(size);
+}
+static inline void halide_memoization_cache_evict(void *user_context, uint64_t eviction_key) {
+    (void)user_context;
+    dsl_memoization_cache_evict(eviction_key);
+}
+static inline void halide_memoization_cache_cleanup(void) {
+    dsl_memoization_cache_cleanup();
+}
 
 /* What an extern stage's function returns when it succeeds. */
 #define halide_error_code_success dsl_error_none
