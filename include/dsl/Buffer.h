@@ -168,6 +168,13 @@ class Buffer {
     using ElemType = T;
     /// Dims: the number of dimensions every Buffer of this type has, or AnyDims.
     static constexpr int static_dimensions() { return Dims; }
+    static constexpr bool has_static_dimensions = Dims != AnyDims;
+    /// Whether the element type is in the C++ type (T not void), and which it is.
+    static constexpr bool has_static_halide_type = kTyped;
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    static constexpr dsl_type_t static_halide_type() {
+        return type_of<U>();
+    }
 
     /// An undefined buffer.
     Buffer() = default;
@@ -250,6 +257,22 @@ class Buffer {
         allocate(t, dims, static_cast<size_t>(stride), name);
     }
 
+    /// `Buffer<> b(Float(32), 640, 480)`: the element type and the sizes.
+    template <typename... Ints, typename = std::enable_if_t<detail::all_integral<Ints...>()>>
+    Buffer(Type t, int d0, Ints... rest)
+        : Buffer(t, std::vector<int>{d0, static_cast<int>(rest)...}) {}
+    /// Allocates a zero-filled buffer of the given sizes whose dimensions are laid out in
+    /// memory in `storage_order`, innermost first: `Buffer<uint8_t>({w, h, 3}, {2, 0, 1})` is
+    /// interleaved (the channels innermost).
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(const std::vector<int> &sizes, const std::vector<int> &storage_order,
+           const std::string &name = "")
+        : Buffer(Buffer<std::remove_cv_t<U>, Dims>(sizes, name).copy_in_order(storage_order)) {}
+    template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer(const std::vector<int> &sizes, std::initializer_list<int> storage_order,
+           const std::string &name = "")
+        : Buffer(sizes, std::vector<int>(storage_order), name) {}
+
     /// Wraps external memory laid out densely (dimension 0 innermost); the caller keeps it alive.
     /// Wraps `data`, dense, of the given sizes: `Buffer<float> b(ptr, width, height)`. With
     /// `nullptr` the Buffer has a shape but no memory: realize() into it asks the pipeline
@@ -270,7 +293,8 @@ class Buffer {
             if (stride > INT32_MAX)
                 detail::buffer_error("Buffer: more than 2^31 - 1 elements, the most one holds.");
         }
-        wrap(type_of<U>(), reinterpret_cast<uint8_t *>(data), dims, name);
+        wrap(type_of<U>(), reinterpret_cast<uint8_t *>(const_cast<std::remove_cv_t<U> *>(data)),
+             dims, name);
     }
 
     /// Wraps external memory with any mins and strides (in elements). `data` points at the
@@ -290,11 +314,12 @@ class Buffer {
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     Buffer(typename detail::NotDeduced<U>::type *data, int d, const dsl_dimension_t *shape,
            const std::string &name = "")
-        : Buffer(type_of<U>(), data, std::vector<dsl_dimension_t>(shape, shape + d), name) {}
+        : Buffer(type_of<U>(), const_cast<std::remove_cv_t<U> *>(data),
+                 std::vector<dsl_dimension_t>(shape, shape + d), name) {}
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     Buffer(typename detail::NotDeduced<U>::type *data, const std::vector<dsl_dimension_t> &shape,
            const std::string &name = "")
-        : Buffer(type_of<U>(), data, shape, name) {}
+        : Buffer(type_of<U>(), const_cast<std::remove_cv_t<U> *>(data), shape, name) {}
     Buffer(Type t, void *data, int d, const dsl_dimension_t *shape, const std::string &name = "")
         : Buffer(t, data, std::vector<dsl_dimension_t>(shape, shape + d), name) {}
 
@@ -312,6 +337,9 @@ class Buffer {
         : contents_(other.contents()) {
         static_assert(Dims == AnyDims || D == AnyDims || D == Dims,
                       "Buffer<T, Dims>: a Buffer of another fixed number of dimensions");
+        static_assert(!std::is_const_v<U> || std::is_const_v<T>,
+                      "Buffer<T>: made from a Buffer<const T>, which may not be written; use "
+                      "Buffer<const T>, or copy() it");
         if (defined()) {
             check_type(type());
             check_dimensions(dimensions(), name());
@@ -467,6 +495,34 @@ class Buffer {
         result.contents_ = std::move(b.contents_);
         return result;
     }
+    /// sliced(d, pos) at dimension d's first coordinate.
+    Buffer<T, Dims == AnyDims ? AnyDims : Dims - 1> sliced(int d) const {
+        return sliced(d, dim(d).min());
+    }
+    /// Adds a dimension of extent 1 at position `d` (the later ones move up), whose only
+    /// coordinate is `pos`: the same memory seen as one slice of a higher-dimensional buffer (a
+    /// Buffer<T, N> gives a Buffer<T, N + 1>).
+    Buffer<T, Dims == AnyDims ? AnyDims : Dims + 1> embedded(int d, int pos = 0) const {
+        static_assert(Dims < 16, "Buffer<T, 16>: no room for another dimension");
+        if (!defined()) detail::buffer_error("Buffer: use of an undefined buffer.");
+        if (d < 0 || d > dimensions() || dimensions() >= 16) {
+            detail::buffer_error("Buffer \"" + name() + "\" has " + std::to_string(dimensions()) +
+                                 " dimensions; embedded(" + std::to_string(d) +
+                                 ") needs a position from 0 to " + std::to_string(dimensions()) +
+                                 " and at most 15 dimensions.");
+        }
+        Buffer b = view();
+        int64_t span = 1;
+        for (const dsl_dimension_t &dm : b.contents_->dims)
+            span = std::max<int64_t>(span, int64_t(std::abs(dm.stride)) * dm.extent);
+        b.contents_->dims.insert(b.contents_->dims.begin() + d,
+                                 dsl_dimension_t{pos, 1, static_cast<int32_t>(span), 0});
+        b.contents_->raw.dimensions++;
+        b.contents_->raw.dim = b.contents_->dims.data();
+        Buffer<T, Dims == AnyDims ? AnyDims : Dims + 1> result;
+        result.contents_ = std::move(b.contents_);
+        return result;
+    }
     /// Restricts each dimension i to [ranges[i].first, ranges[i].first + ranges[i].second)
     /// (min and extent); the dimensions past the list keep their range.
     Buffer cropped(const std::vector<std::pair<int, int>> &ranges) const {
@@ -504,6 +560,51 @@ class Buffer {
                       "number of dimensions; use sliced()");
         return *this = sliced(d, pos);
     }
+    Buffer &slice(int d) { return slice(d, dim(d).min()); }
+    /// embedded() in place, only where the number of dimensions is not fixed (Buffer<T>).
+    Buffer &embed(int d, int pos = 0) {
+        static_assert(Dims == AnyDims,
+                      "Buffer<T, Dims>: embed() in place would change the number of dimensions; "
+                      "use embedded()");
+        return *this = embedded(d, pos);
+    }
+    /// Reorders the dimensions: dimension i of the result is dimension order[i] of this one.
+    Buffer transposed(const std::vector<int> &order) const {
+        if (static_cast<int>(order.size()) != dimensions()) {
+            detail::buffer_error("Buffer \"" + name() + "\": transpose of " +
+                                 std::to_string(order.size()) + " dimensions, but it has " +
+                                 std::to_string(dimensions()) + ".");
+        }
+        std::vector<bool> seen(order.size(), false);
+        Buffer b = view();
+        for (size_t i = 0; i < order.size(); i++) {
+            check_dim(order[i]);
+            if (seen[order[i]]) {
+                detail::buffer_error("Buffer \"" + name() + "\": transpose names dimension " +
+                                     std::to_string(order[i]) + " twice.");
+            }
+            seen[order[i]] = true;
+            b.contents_->dims[i] = contents_->dims[order[i]];
+        }
+        return b;
+    }
+    Buffer &transpose(const std::vector<int> &order) { return *this = transposed(order); }
+    /// The same buffer with no dimensions and no memory (Halide's reset()): the element type
+    /// stays (uint8 for a Buffer<>).
+    Buffer &reset() {
+        static_assert(Dims == AnyDims || Dims == 0,
+                      "Buffer<T, Dims>: reset() leaves no dimensions; use Buffer<T>");
+        Type t = UInt(8);
+        if constexpr (kTyped) t = type_of<T>();
+        Buffer b;
+        b.wrap(t, nullptr, {}, "");
+        return *this = b;
+    }
+    /// The same buffer as a Buffer<U> (checks the element type where U is not void).
+    template <typename U, int D = Dims>
+    Buffer<U, D> as() const {
+        return Buffer<U, D>(*this);
+    }
 
     /// Gives a Buffer without memory (made from `nullptr`, or shaped by a bounds query) zeroed
     /// memory of its shape, with its strides; a Buffer with memory keeps it.
@@ -529,8 +630,9 @@ class Buffer {
         contents_->allocation.reset();
     }
 
-    /// A dense copy with its own memory and the same mins (dimension 0 innermost).
-    Buffer copy() const {
+    /// A dense copy with its own memory and the same mins (dimension 0 innermost); a copy of
+    /// a Buffer<const T> may be written (a Buffer<T>).
+    Buffer<std::remove_const_t<T>, Dims> copy() const {
         std::vector<int> order;
         for (int i = 0; i < dimensions(); i++)
             order.push_back(i);
@@ -538,7 +640,7 @@ class Buffer {
     }
     /// A dense copy whose last dimension (the channels) is innermost in memory, as
     /// make_interleaved lays it out.
-    Buffer copy_to_interleaved() const {
+    Buffer<std::remove_const_t<T>, Dims> copy_to_interleaved() const {
         std::vector<int> order;
         if (dimensions() > 0) order.push_back(dimensions() - 1);
         for (int i = 0; i + 1 < dimensions(); i++)
@@ -546,30 +648,62 @@ class Buffer {
         return copy_in_order(order);
     }
     /// A dense copy with dimension 0 innermost (the same as copy()).
-    Buffer copy_to_planar() const { return copy(); }
+    Buffer<std::remove_const_t<T>, Dims> copy_to_planar() const { return copy(); }
 
     /// Sets every element to `value` (converted to the element type: `Buffer<uint8_t>::fill(1)`
     /// writes bytes).
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
-    void fill(typename detail::NotDeduced<U>::type value) {
+    Buffer &fill(typename detail::NotDeduced<U>::type value) {
         for_each_position(
             [&](const int *pos) { *reinterpret_cast<U *>(byte_address(pos)) = value; });
+        return *this;
     }
 
     /// Sets every element to `f(x, y, ...)` (or `f(const int *coords)`, or `f()`), as
     /// for_each_element calls it: `b.fill([](int x, int y) { return x + y; })`.
     template <typename F, typename U = T,
               typename = std::enable_if_t<!std::is_void_v<U> && !is_scalar_type_v<F>>>
-    void fill(F f) {
+    Buffer &fill(F f) {
         for_each_position([&](const int *pos) {
             *reinterpret_cast<U *>(byte_address(pos)) = static_cast<U>(detail::call_at(f, pos));
         });
+        return *this;
     }
 
-    /// Calls `f(value)` once per element with a reference to it (it may change it).
-    template <typename F, typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
-    void for_each_value(F f) const {
-        for_each_position([&](const int *pos) { f(*reinterpret_cast<U *>(byte_address(pos))); });
+    /// Calls `f(value, others' values...)` once per element with references to it and to the
+    /// elements at the same place of `others` (Buffers of the same extents, whose coordinates
+    /// are taken relative to their mins): `out.for_each_value([](float &o, float i) { o = 2 *
+    /// i; }, in)`. Elements go in this buffer's memory order (its smallest stride innermost).
+    template <typename F, typename... Others, typename U = T,
+              typename = std::enable_if_t<!std::is_void_v<U>>>
+    const Buffer &for_each_value(F f, const Others &...others) const {
+        (check_same_extents(others), ...);
+        std::vector<int> order(static_cast<size_t>(dimensions()));
+        for (int i = 0; i < dimensions(); i++)
+            order[static_cast<size_t>(i)] = i;
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+            return std::abs(int64_t(dim(a).stride())) < std::abs(int64_t(dim(b).stride()));
+        });
+        for_each_position_in_order(order, [&](const int *pos) {
+            f(*reinterpret_cast<U *>(byte_address(pos)), others.element_relative(pos, *this)...);
+        });
+        return *this;
+    }
+    template <typename F, typename... Others, typename U = T,
+              typename = std::enable_if_t<!std::is_void_v<U>>>
+    Buffer &for_each_value(F f, const Others &...others) {
+        static_cast<const Buffer &>(*this).for_each_value(f, others...);
+        return *this;
+    }
+
+    /// The element at `pos` of buffer `origin`, moved to this buffer's coordinates (relative to
+    /// the mins of each): for_each_value over several buffers.
+    template <typename B, typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    U &element_relative(const int *pos, const B &origin) const {
+        int here[16];
+        for (int i = 0; i < dimensions(); i++)
+            here[i] = pos[i] - origin.dim(i).min() + dim(i).min();
+        return *reinterpret_cast<U *>(byte_address(here));
     }
 
     /// Whether every element equals `value`.
@@ -606,12 +740,13 @@ class Buffer {
     /// dimensions is called once per point of the first ones, as in Halide (it walks the
     /// others itself: `im.for_each_element([&](int x, int y) { for (int c ...) })`).
     template <typename F>
-    void for_each_element(F f) const {
+    const Buffer &for_each_element(F f) const {
         int walked = dimensions();
         if constexpr (!std::is_invocable_v<F, const int *> && !std::is_invocable_v<F>) {
             walked = std::min(walked, static_cast<int>(detail::int_arity<F>()));
         }
         for_each_position([&](const int *p) { detail::call_at(f, p); }, walked);
+        return *this;
     }
 
     // The device side (GPU targets). A buffer may have a copy in a GPU's memory; two flags say
@@ -781,19 +916,59 @@ class Buffer {
     }
 
     /// A dense copy whose dimensions are laid out in memory from order[0] (innermost) on.
-    Buffer copy_in_order(const std::vector<int> &order) const {
+    Buffer<std::remove_const_t<T>, Dims> copy_in_order(const std::vector<int> &order) const {
         std::vector<dsl_dimension_t> dims(dimensions());
         int64_t stride = 1;
+        std::vector<bool> seen(dimensions(), false);
+        if (static_cast<int>(order.size()) != dimensions()) seen.clear();
         for (int d : order) {
+            if (d < 0 || d >= dimensions() || seen.empty() || seen[d]) {
+                detail::buffer_error("Buffer: a storage order names each of the " +
+                                     std::to_string(dimensions()) +
+                                     " dimensions once (dimension 0 first)");
+            }
+            seen[d] = true;
             dims[d] = {dim(d).min(), dim(d).extent(), static_cast<int32_t>(stride), 0};
             stride *= dim(d).extent();
         }
-        Buffer b;
+        Buffer<std::remove_const_t<T>, Dims> b;
         b.allocate(type(), dims, static_cast<size_t>(stride), name());
         for_each_position([&](const int *pos) {
             std::memcpy(b.byte_address(pos), byte_address(pos), type().bytes());
         });
         return b;
+    }
+
+    template <typename B>
+    void check_same_extents(const B &other) const {
+        bool same = other.defined() && other.dimensions() == dimensions();
+        for (int i = 0; same && i < dimensions(); i++)
+            same = other.dim(i).extent() == dim(i).extent();
+        if (!same) {
+            detail::buffer_error("Buffer \"" + name() +
+                                 "\": for_each_value over buffers of other " + "extents (\"" +
+                                 (other.defined() ? other.name() : "undefined") +
+                                 "\"); every buffer needs this one's.");
+        }
+    }
+    /// `f(coords)` over every point, dimension order[0] innermost.
+    template <typename F>
+    void for_each_position_in_order(const std::vector<int> &order, F f) const {
+        std::vector<int> pos(std::max(dimensions(), 16), 0);
+        for (int i = 0; i < dimensions(); i++) {
+            if (dim(i).extent() <= 0) return;
+            pos[i] = dim(i).min();
+        }
+        while (true) {
+            f(pos.data());
+            size_t k = 0;
+            for (; k < order.size(); k++) {
+                const int i = order[k];
+                if (++pos[i] <= dim(i).max()) break;
+                pos[i] = dim(i).min();
+            }
+            if (k == order.size()) return;
+        }
     }
 
     /// `f(coords)` over every point of the first `n` dimensions (all by default), the others at
@@ -828,6 +1003,7 @@ class Buffer {
 namespace Runtime {
 template <typename T = void, int Dims = AnyDims>
 using Buffer = ::dsl::Buffer<T, Dims>;
+using ::dsl::AnyDims;
 }  // namespace Runtime
 
 }  // namespace dsl

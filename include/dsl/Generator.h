@@ -109,7 +109,46 @@ class GeneratorInputBase : public GeneratorMember {
     /// For GeneratorBase::tune: a buffer Input is bound to a buffer of seeded random values of
     /// its estimated bounds (scalars keep their value).
     virtual void bind_for_tuning(const std::string & /*generator_name*/, uint64_t /*seed*/) {}
+    /// For GeneratorBase::apply: a scalar Input takes the C++ value at `data`, of type `t`
+    /// (converted as C++ converts numbers); a buffer Input takes a Buffer. The other kind is
+    /// a CompileError naming the Input.
+    virtual void bind_scalar(const void *data, const Type &t);
+    virtual void bind_buffer(const Buffer<> &b);
 };
+
+/// The value at `data`, of type `t`, converted to T.
+template <typename T>
+T scalar_as(const void *data, const Type &t) {
+    const int bits = t.bits();
+    if (t.is_float()) {
+        return bits == 64 ? static_cast<T>(*static_cast<const double *>(data))
+                          : static_cast<T>(*static_cast<const float *>(data));
+    }
+    if (t.is_int()) {
+        switch (bits) {
+            case 8:
+                return static_cast<T>(*static_cast<const int8_t *>(data));
+            case 16:
+                return static_cast<T>(*static_cast<const int16_t *>(data));
+            case 32:
+                return static_cast<T>(*static_cast<const int32_t *>(data));
+            default:
+                return static_cast<T>(*static_cast<const int64_t *>(data));
+        }
+    }
+    switch (bits) {
+        case 1:
+            return static_cast<T>(*static_cast<const bool *>(data));
+        case 8:
+            return static_cast<T>(*static_cast<const uint8_t *>(data));
+        case 16:
+            return static_cast<T>(*static_cast<const uint16_t *>(data));
+        case 32:
+            return static_cast<T>(*static_cast<const uint32_t *>(data));
+        default:
+            return static_cast<T>(*static_cast<const uint64_t *>(data));
+    }
+}
 
 /// Binds `p` to a buffer of its estimated bounds (dim(d).set_estimate) filled with seeded
 /// random values; a CompileError names the Input and the dimension without an estimate.
@@ -200,6 +239,16 @@ class GeneratorParam : public detail::GeneratorParamBase {
 
     const T &value() const { return value_; }
     operator const T &() const { return value_; }  // NOLINT: implicit by design
+    /// A number or bool GeneratorParam is also an Expr where one is wanted (a constant):
+    /// `f.specialize(vectorize)`, `Expr e = radius;`, as in Halide.
+    template <typename U = T, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
+    operator Expr() const {  // NOLINT: implicit by design
+        if constexpr (std::is_same_v<U, bool>) {
+            return value_ ? const_true() : const_false();
+        } else {
+            return Expr(value_);
+        }
+    }
     void set(const T &v) {
         if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
             check_range(v, detail::number_to_string(v));
@@ -383,6 +432,13 @@ class Input : public Param<T>, private detail::GeneratorInputBase {
         return d;
     }
     Argument argument() const override { return Argument(static_cast<const Param<T> &>(*this)); }
+    void bind_scalar(const void *data, const Type &t) override {
+        if constexpr (std::is_arithmetic_v<T>) {
+            Param<T>::set(detail::scalar_as<T>(data, t));
+        } else {
+            GeneratorInputBase::bind_scalar(data, t);
+        }
+    }
 
   private:
     std::optional<T> default_, min_, max_;
@@ -445,6 +501,7 @@ class Input<Buffer<T, Dims>> : public ImageParam, private detail::GeneratorInput
     void bind_for_tuning(const std::string &generator_name, uint64_t seed) override {
         detail::bind_random_buffer(*this, generator_name, seed);
     }
+    void bind_buffer(const Buffer<> &b) override { ImageParam::set(b); }
 
   private:
     /// `dims` AnyDims: set later from the GeneratorParam `<name>.dim`.
@@ -478,7 +535,8 @@ template <typename T>
 class Output {
     static_assert(sizeof(T *) == 0,
                   "Output<T>: generators support buffer outputs only; declare "
-                  "Output<Buffer<T, dimensions>> output{\"output\"}");
+                  "Output<Buffer<T, dimensions>> output{\"output\"} or Output<Func> "
+                  "output{\"output\", type, dimensions}");
 };
 
 template <typename T, int Dims>
@@ -501,6 +559,7 @@ class Output<Buffer<T, Dims>> : public Func, private detail::GeneratorOutputBase
         if constexpr (!std::is_void_v<T>) {
             return type_of<T>();
         } else {
+            if (fixed_type_) return *fixed_type_;
             if (type_param_->value() != Type()) return type_param_->value();
             if (!defined()) {
                 throw CompileError("Error: the Output \"" + member_name() +
@@ -517,6 +576,8 @@ class Output<Buffer<T, Dims>> : public Func, private detail::GeneratorOutputBase
         std::string element = "any type";
         if constexpr (!std::is_void_v<T>) {
             element = type_of<T>().to_string();
+        } else if (fixed_type_) {
+            element = fixed_type_->to_string();
         } else {
             element = "<" + member_name() + ".type> or any type";
         }
@@ -533,15 +594,86 @@ class Output<Buffer<T, Dims>> : public Func, private detail::GeneratorOutputBase
         std::optional<Type> expected;
         if constexpr (!std::is_void_v<T>) {
             expected = type_of<T>();
+        } else if (fixed_type_) {
+            expected = fixed_type_;
         } else {
             if (type_param_->value() != Type()) expected = type_param_->value();
         }
         detail::check_output_func(member_name(), *this, dimensions_, expected);
     }
 
+  protected:
+    /// An Output whose element type the constructor gives (Output<Func>).
+    Output(const std::string &name, const Type &type, int dimensions)
+        : Func(name),
+          GeneratorOutputBase(name),
+          dimensions_(detail::declared_dimensions("Output", name, Dims, dimensions)),
+          fixed_type_(type) {
+        static_assert(std::is_void_v<T>, "Output<Buffer<T>>: the element type is T");
+    }
+
   private:
     int dimensions_;
     std::optional<GeneratorParam<Type>> type_param_;
+    std::optional<Type> fixed_type_;
+};
+
+/// Halide's `Output<Func>`: an Output<Buffer<>> whose element type and number of dimensions
+/// the constructor may give (`Output<Func> output{"output", Int(32), 3}`); without a type it
+/// has the GeneratorParam `<name>.type`, as Output<Buffer<void>>. A list of types must hold
+/// one (an Output holds one value per point here).
+template <>
+class Output<Func> : public Output<Buffer<void, AnyDims>> {
+    using Base = Output<Buffer<void, AnyDims>>;
+
+  public:
+    explicit Output(const std::string &name, int dimensions = AnyDims) : Base(name, dimensions) {}
+    Output(const std::string &name, const Type &type, int dimensions = AnyDims)
+        : Base(name, type, dimensions) {}
+    Output(const std::string &name, const std::vector<Type> &types, int dimensions = AnyDims)
+        : Base(name, one_type(name, types), dimensions) {}
+
+    Output &operator=(const Func &f) {
+        Base::operator=(f);
+        return *this;
+    }
+
+  private:
+    static Type one_type(const std::string &name, const std::vector<Type> &types) {
+        if (types.size() != 1) {
+            throw CompileError("Error: the Output<Func> \"" + name + "\" is declared with " +
+                               std::to_string(types.size()) +
+                               " types; an Output holds one value per point here. Declare one "
+                               "Output per value.");
+        }
+        return types[0];
+    }
+};
+
+/// Halide's `Input<Func>`: a buffer Input (an Input<Buffer<>> of the type and number of
+/// dimensions given, or from the GeneratorParams `<name>.type` and `<name>.dim`) that converts
+/// to a Func reading it, for code written in terms of Funcs.
+template <>
+class Input<Func> : public Input<Buffer<void, AnyDims>> {
+    using Base = Input<Buffer<void, AnyDims>>;
+
+  public:
+    explicit Input(const std::string &name, int dimensions = AnyDims) : Base(name, dimensions) {}
+    Input(const std::string &name, const Type &type, int dimensions = AnyDims)
+        : Base(name, type, dimensions) {}
+
+    /// A Func whose values are the input's (the same Func each time; made in generate(), once
+    /// the input has its type).
+    operator Func() const {  // NOLINT: implicit by design
+        if (!func_) {
+            func_.emplace(name() + "_func");
+            (*func_)(_) = static_cast<const ImageParam &>(*this)(_);
+        }
+        return *func_;
+    }
+
+  private:
+    mutable std::optional<Func> func_;
 };
 
 /// The base of every Generator. Use `Generator<YourClass>`.
@@ -579,6 +711,23 @@ class GeneratorBase {
     /// declaration order.
     std::vector<Argument> arguments() const;
 
+    /// Running a generator in this process (Halide's GeneratorContext::apply): builds the
+    /// pipeline (generate(), then schedule(); set GeneratorParams before) and binds the Inputs,
+    /// in declaration order, to `args`: numbers for scalar Inputs, Buffers for buffer Inputs.
+    /// realize() then runs it for the generator's target.
+    template <typename... Args>
+    void apply(const Args &...args) {
+        build_pipeline();
+        check_input_count(sizeof...(Args));
+        size_t i = 0;
+        (bind_input(i++, args), ...);
+    }
+    Realization realize(const std::vector<int> &sizes = {}) {
+        return build_pipeline().realize(sizes, get_target());
+    }
+    /// The pipeline of the Outputs (build_pipeline()).
+    Pipeline get_pipeline() { return build_pipeline(); }
+
     /// What the command line can emit, each to `<dir>/<function_name><extension>`.
     enum class Emit {
         StaticLibrary,
@@ -600,6 +749,19 @@ class GeneratorBase {
               const std::vector<Emit> &emits);
 
   private:
+    /// A CompileError naming the generator unless `count` is its number of Inputs.
+    void check_input_count(size_t count) const;
+    template <typename A>
+    void bind_input(size_t i, const A &a) {
+        if constexpr (std::is_arithmetic_v<A>) {
+            inputs_[i]->bind_scalar(&a, type_of<A>());
+        } else {
+            static_assert(!std::is_const_v<typename A::ElemType>,
+                          "apply(): a buffer Input takes a Buffer<T> (not of const T)");
+            inputs_[i]->bind_buffer(Buffer<>(a));
+        }
+    }
+
     friend class detail::GeneratorMember;
     friend void detail::join_generator(detail::GeneratorParamBase *);
     friend void detail::join_generator(detail::GeneratorInputBase *);
@@ -681,6 +843,33 @@ class Generator : public GeneratorBase {
     void call_schedule() override {
         if constexpr (HasSchedule<Derived>::value) static_cast<Derived *>(this)->schedule();
     }
+};
+
+/// Where generators run in this process (Halide's GeneratorContext): `create<G>()` makes a
+/// generator for the context's target, whose GeneratorParams may then be set before
+/// `g->apply(inputs...)`; `apply<G>(inputs...)` does both. `g->realize(sizes)` runs it.
+class GeneratorContext {
+  public:
+    explicit GeneratorContext(const Target &target = get_jit_target_from_environment())
+        : target_(target) {}
+    const Target &get_target() const { return target_; }
+
+    template <typename G>
+    std::unique_ptr<G> create() const {
+        static_assert(std::is_base_of_v<GeneratorBase, G>, "create<G>(): G is a Generator");
+        std::unique_ptr<G> g(new G());
+        g->target.set(target_);
+        return g;
+    }
+    template <typename G, typename... Args>
+    std::unique_ptr<G> apply(const Args &...args) const {
+        std::unique_ptr<G> g = create<G>();
+        g->apply(args...);
+        return g;
+    }
+
+  private:
+    Target target_;
 };
 
 /// The generators registered with DSL_REGISTER_GENERATOR in this program, by name.

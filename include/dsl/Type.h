@@ -126,8 +126,9 @@ constexpr bool is_scalar_type_v =
     std::is_arithmetic_v<T> || std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>;
 
 /// The dsl type of a C++ scalar type: `type_of<uint8_t>() == UInt(8)`, `type_of<bool>() == Bool()`.
-template <typename T>
+template <typename CVT>
 constexpr Type type_of() {
+    using T = std::remove_cv_t<CVT>;  // a Buffer<const T> holds elements of type T
     if constexpr (std::is_same_v<T, bool>) {
         return Bool();
     } else if constexpr (std::is_same_v<T, float16_t>) {

@@ -136,6 +136,17 @@ void GeneratorBase::set_param(const std::string &name, const std::string &value)
                        " Its GeneratorParams are: " + member_names(params_) + ".");
 }
 
+void GeneratorBase::check_input_count(size_t count) const {
+    if (count == inputs_.size()) return;
+    std::string names;
+    for (const detail::GeneratorInputBase *in : inputs_)
+        names += (names.empty() ? "" : ", ") + in->member_name();
+    throw CompileError(error_prefix(name_) + "apply() gives " + std::to_string(count) +
+                       " values for its " + std::to_string(inputs_.size()) + " Inputs (" +
+                       (names.empty() ? std::string("none") : names) +
+                       "); give one per Input, in declaration order.");
+}
+
 Pipeline GeneratorBase::build_pipeline() {
     if (pipeline_) return *pipeline_;
     const std::string who = error_prefix(name_);
@@ -408,6 +419,17 @@ int required_dimensions(const std::string &generator_name, const std::string &ki
                            ".dim=<0 to 16>, or declare it as Buffer<T, dimensions>.");
     }
     return dimensions;
+}
+
+void GeneratorInputBase::bind_scalar(const void *, const Type &t) {
+    throw CompileError("Error: the Input " + in_quotes(member_name()) +
+                       " is a buffer, but apply() gives it a " + t.to_string() +
+                       "; give a Buffer.");
+}
+
+void GeneratorInputBase::bind_buffer(const Buffer<> &) {
+    throw CompileError("Error: the Input " + in_quotes(member_name()) +
+                       " is a scalar, but apply() gives it a Buffer; give a number.");
 }
 
 void check_output_func(const std::string &output_name, const Func &f, int dimensions,

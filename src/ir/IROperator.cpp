@@ -709,7 +709,8 @@ Expr absd(const Expr &a_in, const Expr &b_in) {
     Expr a = a_in, b = b_in;
     match_types(a, b, "absd");
     Type t = a.type();
-    user_assert(!t.is_bool()) << "absd of the bools " << a << " and " << b << ".";
+    // Of bools (0 and 1), the difference is whether they differ (Halide's absd of bools).
+    if (t.is_bool()) return NE::make(a, b);
     Type result = t.is_int() ? unsigned_of(t) : t;
     return Call::make(result, Call::Intrinsic::Absd, {a, b});
 }

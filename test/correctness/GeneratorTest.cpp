@@ -4,11 +4,14 @@
 
 #include <string>
 
+#include "common/ErrorCheck.h"
 #include "dsl/Generator.h"
 #include "dsl/dsl.h"
 
 namespace dsl {
 namespace {
+
+using test::message_of;
 
 enum class Rounding { Down, Nearest };
 
@@ -233,6 +236,64 @@ TEST(Generator, BufferDimensionsInTheTypeAndSeveralOutputs) {
             EXPECT_EQ(scaled(x, y), 3 * (x + 10 * y));
         EXPECT_EQ(sums(y), 6 + 40 * y);
     }
+}
+
+// Halide's Output<Func> and Input<Func>, and generators run in this process through a
+// GeneratorContext (create, set GeneratorParams, apply the Inputs, realize).
+class FuncMembersGenerator : public Generator<FuncMembersGenerator> {
+  public:
+    GeneratorParam<float> factor{"factor", 1.0f, 0.0f, 100.0f};
+    Input<Func> image{"image", UInt(8), 2};
+    Input<float> gain{"gain", 1.0f};
+    Input<int> offset{"offset", 0};
+    Output<Func> output{"output", Int(32), 3};
+
+    void generate() {
+        Func in = image;  // an Input<Func> reads as a Func
+        output(x, y, c) = cast(output.type(), in(x, y) * c * factor.value() * gain + offset);
+    }
+    void schedule() { output.bound(c, 0, 3).unroll(c); }
+
+  private:
+    Var x{"x"}, y{"y"}, c{"c"};
+};
+
+TEST(Generator, FuncMembersAndApplyInThisProcess) {
+    Buffer<uint8_t> in(8, 5);
+    in.fill([](int x, int y) { return x + 10 * y; });
+    auto check = [&](const Buffer<int32_t> &out, float factor) {
+        ASSERT_EQ(out.dimensions(), 3);
+        out.for_each_element([&](int x, int y, int c) {
+            ASSERT_EQ(out(x, y, c), static_cast<int32_t>(in(x, y) * c * factor * 2.0f + 7))
+                << "at " << x << ", " << y << ", " << c;
+        });
+    };
+    GeneratorContext context(get_jit_target_from_environment());
+    auto g = context.apply<FuncMembersGenerator>(in, 2.0f, 7);
+    EXPECT_EQ(g->output.type(), Int(32));
+    check(g->realize({8, 5, 3}), 1.0f);
+
+    auto h = context.create<FuncMembersGenerator>();
+    h->factor.set(2.5f);
+    h->apply(in, 2.0f, 7);
+    check(h->realize({8, 5, 3}), 2.5f);
+    EXPECT_EQ(h->get_target(), context.get_target());
+
+    auto wrong = context.create<FuncMembersGenerator>();
+    EXPECT_CONTAINS(message_of([&] { wrong->apply(in, 2.0f); }),
+                    "apply() gives 2 values for its 3 Inputs (image, gain, offset)");
+    auto swapped = context.create<FuncMembersGenerator>();
+    EXPECT_CONTAINS(message_of([&] { swapped->apply(2.0f, in, 7); }),
+                    "the Input \"image\" is a buffer, but apply() gives it a float32");
+    EXPECT_CONTAINS(message_of([] {
+                        class Tuples : public Generator<Tuples> {
+                          public:
+                            Output<Func> out{"out", {Int(32), Float(32)}, 1};
+                            void generate() {}
+                        };
+                        Tuples t;
+                    }),
+                    "is declared with 2 types");
 }
 
 }  // namespace

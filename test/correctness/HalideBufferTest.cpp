@@ -1,6 +1,8 @@
 // The runtime Buffer's API that Halide programs use: Buffer<T, Dims>, the raw pointer it
 // converts to, iteration over its memory and its coordinates, shapes given as arrays, Buffers
-// without memory, crops by ranges and interleaved copies. Each checked against plain loops.
+// without memory, crops by ranges and interleaved copies, const elements, slices, embeds,
+// transposes, reset(), as<T>() and for_each_value over several buffers. Each checked against
+// plain loops.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -159,6 +161,111 @@ TEST(HalideBuffer, RuntimeBufferAndFillFromAGenerator) {
     });
     EXPECT_EQ(calls, 6);
     EXPECT_EQ(im(2, 1, 3), 312);
+}
+
+// Buffers of const elements, and what the type says statically.
+TEST(HalideBuffer, ConstElementsAndStaticFacts) {
+    int data[6] = {1, 2, 3, 4, 5, 6};
+    const int *cdata = data;
+    Buffer<const int> c(cdata, 3, 2);
+    EXPECT_EQ(c(2, 1), 6);
+    static_assert(std::is_same_v<decltype(c(0, 0)), const int &>);
+    Buffer<int> copy = c.copy();  // a copy may be written
+    copy(0, 0) = 10;
+    EXPECT_EQ(c(0, 0), 1);
+    Buffer<const void> erased = c;
+    Buffer<const int> back = erased;  // checked at run time
+    EXPECT_EQ(back(1, 1), 5);
+    static_assert(Buffer<const float>::has_static_halide_type);
+    static_assert(!Buffer<const void>::has_static_halide_type);
+    static_assert(Buffer<float>::static_halide_type() == dsl_type_of<float>());
+    static_assert(Buffer<float, 2>::has_static_dimensions);
+    static_assert(!Buffer<float>::has_static_dimensions);
+    static_assert(std::is_same_v<Runtime::Buffer<float, Runtime::AnyDims>, Buffer<float>>);
+    EXPECT_CONTAINS(message_of<RuntimeError>([&] { Buffer<const float> wrong = erased; }),
+                    "expects float32");
+}
+
+// Slices at the minimum, added dimensions, reordering, reset() and as<T>().
+TEST(HalideBuffer, SlicesEmbedsTransposesAndResets) {
+    Buffer<int, 2> a(4, 3);
+    a.for_each_element([&](int x, int y) { a(x, y) = x + 10 * y; });
+    a.set_min(1, 5);
+    Buffer<int, 1> column = a.sliced(0);  // at x = 1
+    EXPECT_EQ(column.dim(0).min(), 5);
+    EXPECT_EQ(column(7), 20);
+    Buffer<int, 0> point = column.sliced(0);
+    EXPECT_EQ(point(), 0);
+
+    auto raised = a.embedded(2, 9);
+    static_assert(std::is_same_v<decltype(raised), Buffer<int, 3>>);
+    EXPECT_EQ(raised.dim(2).min(), 9);
+    EXPECT_EQ(raised.dim(2).extent(), 1);
+    EXPECT_EQ(raised(4, 7, 9), 23);
+    Buffer<int> any = a;
+    any.embed(0);
+    EXPECT_EQ(any.dimensions(), 3);
+    EXPECT_EQ(any(0, 4, 7), 23);
+    any.slice(0);
+    EXPECT_EQ(any(4, 7), 23);
+
+    Buffer<uint8_t> planar(2, 3, 4, 5);
+    planar.fill([](int x, int y, int c, int w) { return x + 2 * y + 6 * c + 24 * w; });
+    Buffer<uint8_t> moved = planar.transposed({2, 3, 0, 1});
+    EXPECT_EQ(moved.dim(0).extent(), 4);
+    EXPECT_EQ(moved.dim(3).extent(), 3);
+    EXPECT_EQ(moved(3, 4, 1, 2), planar(1, 2, 3, 4));
+    EXPECT_CONTAINS(message_of<RuntimeError>([&] {
+                        planar.transposed({0, 0, 1, 2});
+                    }),
+                    "names dimension 0 twice");
+
+    // Storage order: the channels innermost.
+    Buffer<uint8_t> inter({5, 4, 3}, {2, 0, 1});
+    EXPECT_EQ(inter.dim(2).stride(), 1);
+    EXPECT_EQ(inter.dim(0).stride(), 3);
+    EXPECT_EQ(inter.dim(1).stride(), 15);
+
+    Buffer<> erased(Float(32), 6, 7);
+    EXPECT_EQ(erased.dimensions(), 2);
+    EXPECT_EQ(erased.as<float>().dim(1).extent(), 7);
+    EXPECT_CONTAINS(message_of<RuntimeError>([&] { erased.as<int>(); }), "expects int32");
+    erased.reset();
+    EXPECT_EQ(erased.dimensions(), 0);
+    EXPECT_EQ(erased.number_of_elements(), 1);
+    EXPECT_EQ(erased.type(), UInt(8));
+    Buffer<float> typed(3, 3);
+    typed.reset();
+    EXPECT_EQ(typed.type(), Float(32));
+}
+
+// for_each_value over several buffers in memory order, and the chained forms.
+TEST(HalideBuffer, ForEachValueOverSeveralBuffers) {
+    const int W = 5, H = 4, C = 3;
+    Buffer<float> in = Buffer<float>::make_interleaved(W, H, C);
+    int counter = 0;
+    in.for_each_value([&](float &v) { v = static_cast<float>(++counter); });
+    // Memory order: the interleaved channels count fastest.
+    EXPECT_EQ(in(0, 0, 1), 2.0f);
+    EXPECT_EQ(in(1, 0, 0), 4.0f);
+    Buffer<float> out(W, H, C);
+    out.set_min(10, 20, 0);  // coordinates relative to each buffer's mins
+    Buffer<int> extra(W, H, C);
+    out.for_each_value(
+        [](float &o, float i, int &e) {
+            o = 2 * i;
+            e = static_cast<int>(i);
+        },
+        in, extra);
+    EXPECT_EQ(out(11, 20, 0), 8.0f);
+    EXPECT_EQ(extra(1, 0, 0), 4);
+    const Buffer<const int> done = Buffer<int>(2, 2).fill(7);
+    EXPECT_TRUE(done.all_equal(7));
+    const Buffer<const int> twice = Buffer<int>(2, 2).for_each_value([](int &v) { v = 2; });
+    EXPECT_TRUE(twice.all_equal(2));
+    EXPECT_CONTAINS(
+        message_of<RuntimeError>([&] { out.for_each_value([](float &, int) {}, Buffer<int>(2)); }),
+        "for_each_value over buffers of other extents");
 }
 
 }  // namespace

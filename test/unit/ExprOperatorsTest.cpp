@@ -112,6 +112,10 @@ TEST(Operators, SelectClampAbsCastAndMath) {
     EXPECT_EQ(abs(var(Int(16), "i")).type(), UInt(16));
     EXPECT_EQ(abs(var(Float(32), "f")).type(), Float(32));
     EXPECT_EQ(absd(var(Int(8), "a"), var(Int(8), "b")).type(), UInt(8));
+    // Of bools: whether they differ (Halide's vector_reductions compares bool Funcs so).
+    EXPECT_EQ(to_string(absd(var(Bool(), "p"), var(Bool(), "q"))), "(p != q)");
+    EXPECT_TRUE(evaluate<bool>(absd(const_true(), const_false())));
+    EXPECT_FALSE(evaluate<bool>(absd(const_true(), const_true())));
     EXPECT_EQ(cast<uint8_t>(Expr(x)).type(), UInt(8));
     EXPECT_EQ(cast(UInt(8), var(Int(32, 4), "v")).type(), UInt(8, 4));
     EXPECT_EQ(sqrt(x).type(), Float(32));

@@ -26,10 +26,10 @@ typedef struct dsl_type_t {
     uint16_t lanes;
 #ifdef __cplusplus
     /* Helpers for C++ code (extern stages' functions); the layout is the C one. */
-    bool operator==(const dsl_type_t &o) const {
+    constexpr bool operator==(const dsl_type_t &o) const {
         return code == o.code && bits == o.bits && lanes == o.lanes;
     }
-    bool operator!=(const dsl_type_t &o) const {
+    constexpr bool operator!=(const dsl_type_t &o) const {
         return !(*this == o);
     }
     /** Bytes per element (a bool takes one). */
