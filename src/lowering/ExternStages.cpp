@@ -11,22 +11,6 @@ using lang::Function;
 
 namespace {
 
-/// A descriptor of value `index` of Func `callee` (as `call` calls it) over `mins` and
-/// `extents`; storage flattening fills in the strides and the address.
-Expr descriptor(const Call *call, const Function &callee, int index, const std::vector<Expr> &mins,
-                const std::vector<Expr> &extents) {
-    Type t = callee.output_types()[index];
-    Expr element = Call::make(t, callee.name(), mins, Call::CallType::Func, index, call->func);
-    std::vector<Expr> args = {Call::make(Handle(), Call::Intrinsic::AddressOf, {element}),
-                              make_zero(t)};
-    for (size_t d = 0; d < mins.size(); d++) {
-        args.push_back(mins[d]);
-        args.push_back(extents[d]);
-        args.push_back(make_zero(Int(32)));
-    }
-    return Call::make(Handle(), Call::Intrinsic::MakeDescriptor, args);
-}
-
 /// The region of `f`'s storage: its buffer's for an output, its realization's otherwise.
 void storage_region(const Environment &env, const Function &f, std::vector<Expr> &mins,
                     std::vector<Expr> &extents) {
@@ -66,6 +50,29 @@ std::vector<const Call *> extern_stage_args(const Function &f) {
 
 }  // namespace
 
+void computed_region(const Function &f, std::vector<Expr> *mins, std::vector<Expr> *extents) {
+    for (const std::string &var : f.args()) {
+        std::string loop = names::stage_var(f.name(), 0, var);
+        Expr min = Variable::make(Int(32), names::min_of(loop));
+        mins->push_back(min);
+        extents->push_back(Variable::make(Int(32), names::max_of(loop)) - min + 1);
+    }
+}
+
+Expr func_descriptor(const Function &f, int index, const std::vector<Expr> &mins,
+                     const std::vector<Expr> &extents, const FunctionPtr &func) {
+    Type t = f.output_types()[index];
+    Expr element = Call::make(t, f.name(), mins, Call::CallType::Func, index, func);
+    std::vector<Expr> args = {Call::make(Handle(), Call::Intrinsic::AddressOf, {element}),
+                              make_zero(t)};
+    for (size_t d = 0; d < mins.size(); d++) {
+        args.push_back(mins[d]);
+        args.push_back(extents[d]);
+        args.push_back(make_zero(Int(32)));
+    }
+    return Call::make(Handle(), Call::Intrinsic::MakeDescriptor, args);
+}
+
 std::map<std::string, std::string> extern_stage_inputs(
     const std::map<std::string, Function> &funcs) {
     std::map<std::string, std::string> inputs;
@@ -96,7 +103,7 @@ Stmt extern_stage_call(const Environment &env, const Function &f) {
             std::vector<Expr> mins, extents;
             storage_region(env, input, mins, extents);
             for (int k = 0; k < input.outputs(); k++)
-                args.push_back(descriptor(call, input, k, mins, extents));
+                args.push_back(func_descriptor(input, k, mins, extents, call->func));
         } else {
             const auto *call = arg->args[1].as<Call>();
             internal_assert(call && call->call_type == Call::CallType::Image)
@@ -105,14 +112,9 @@ Stmt extern_stage_call(const Environment &env, const Function &f) {
         }
     }
     std::vector<Expr> mins, extents;
-    for (const std::string &var : f.args()) {
-        std::string loop = names::stage_var(f.name(), 0, var);
-        Expr min = Variable::make(Int(32), names::min_of(loop));
-        mins.push_back(min);
-        extents.push_back(Variable::make(Int(32), names::max_of(loop)) - min + 1);
-    }
+    computed_region(f, &mins, &extents);
     for (int k = 0; k < f.outputs(); k++)
-        args.push_back(descriptor(stage, f, k, mins, extents));
+        args.push_back(func_descriptor(f, k, mins, extents, stage->func));
     // The status, checked like every runtime condition.
     std::string status_name = f.name() + ".extern_status";
     Expr status = Variable::make(Int(32), status_name);

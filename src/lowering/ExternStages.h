@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/IR.h"
 #include "lowering/Environment.h"
@@ -13,6 +14,16 @@ namespace dsl::lowering {
 /// The statement that computes extern Func `f` over its stage's region (`<f>.s0.<x>.min` ..
 /// `.max`): the inputs' descriptors cover their whole storage; the outputs' the region.
 ir::Stmt extern_stage_call(const Environment &env, const lang::Function &f);
+
+/// The region stage 0 of `f` computes where its lets are in scope (`<f>.s0.<x>.min` ..
+/// `.max`), as mins and extents.
+void computed_region(const lang::Function &f, std::vector<Expr> *mins, std::vector<Expr> *extents);
+
+/// A dsl_buffer_t descriptor (MakeDescriptor) of value `index` of Func `f` over `mins` and
+/// `extents`, inside its storage; storage flattening fills in the strides and the address.
+/// `func` is the reference to `f` that calls of it carry, where there is one.
+Expr func_descriptor(const lang::Function &f, int index, const std::vector<Expr> &mins,
+                     const std::vector<Expr> &extents, const ir::FunctionPtr &func = {});
 
 /// The Funcs that extern stages among `funcs` take as buffers, each with one such stage.
 std::map<std::string, std::string> extern_stage_inputs(

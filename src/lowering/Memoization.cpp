@@ -10,7 +10,7 @@
 #include "ir/IROperator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
-#include "ir/Names.h"
+#include "lowering/ExternStages.h"
 #include "lowering/InlineFunctions.h"
 
 namespace dsl::lowering {
@@ -242,25 +242,10 @@ class AddMemoization : public IRMutator {
             return IfThenElse::make(guard->condition, memoized(f, key, guard->then_case), Stmt());
         }
         std::vector<Expr> mins, extents;
-        for (const std::string &var : f.args()) {
-            std::string loop = names::stage_var(f.name(), 0, var);
-            Expr min = Variable::make(Int(32), names::min_of(loop));
-            mins.push_back(min);
-            extents.push_back(Variable::make(Int(32), names::max_of(loop)) - min + 1);
-        }
+        computed_region(f, &mins, &extents);
         std::vector<Expr> buffers;
-        for (int k = 0; k < f.outputs(); k++) {
-            Type t = f.output_types()[k];
-            Expr element = Call::make(t, f.name(), mins, Call::CallType::Func, k);
-            std::vector<Expr> args{Call::make(Handle(), Call::Intrinsic::AddressOf, {element}),
-                                   make_zero(t)};
-            for (size_t d = 0; d < mins.size(); d++) {
-                args.push_back(mins[d]);
-                args.push_back(extents[d]);
-                args.push_back(make_zero(Int(32)));
-            }
-            buffers.push_back(Call::make(Handle(), Call::Intrinsic::MakeDescriptor, args));
-        }
+        for (int k = 0; k < f.outputs(); k++)
+            buffers.push_back(func_descriptor(f, k, mins, extents));
         std::vector<Expr> tail{Expr(static_cast<int>(key.values.size()))};
         tail.insert(tail.end(), key.values.begin(), key.values.end());
         tail.push_back(Expr(static_cast<int>(buffers.size())));
