@@ -35,6 +35,7 @@ struct FunctionContents;
 
 class ExternFuncArgument;
 class Func;
+class ParamMap;
 
 /// The eviction key of a memoized Func (Func::memoize): an integer or handle expression whose
 /// value tags the realizations the cache keeps, so that dsl_memoization_cache_evict drops them.
@@ -875,6 +876,16 @@ class Func {
     Realization realize(std::initializer_list<int> sizes, const Target &target) {
         return realize(std::vector<int>(sizes), target);
     }
+    /// The same with the values of `params` in place of those its Params and ImageParams were
+    /// set to, for this call only (ParamMap, dsl/Param.h): `f.realize({w, h}, target, {{gain,
+    /// 2.0f}, {input, frame}})`. Calls on several threads may each bring their own.
+    Realization realize(const std::vector<int> &sizes, const Target &target,
+                        const ParamMap &params);
+    Realization realize(std::initializer_list<int> sizes, const Target &target,
+                        const ParamMap &params) {
+        return realize(std::vector<int>(sizes), target, params);
+    }
+    void realize(const Realization &outputs, const Target &target, const ParamMap &params);
     /// The same with the handlers of `context` (dsl/JIT.h) in place of the Func's, where set.
     Realization realize(JITUserContext *context, const std::vector<int> &sizes = {});
     Realization realize(JITUserContext *context, const std::vector<int> &sizes,
@@ -912,6 +923,10 @@ class Func {
     /// region the pipeline writes, as its constraints shape it.
     void infer_input_bounds(const std::vector<int> &sizes, const Target &target = Target::host());
     void infer_input_bounds(const Realization &outputs, const Target &target = Target::host());
+    /// With `params` for this call: an ImageParam mapped to a Buffer is read from it; one
+    /// mapped to a `Buffer<> *` gets the region there, and the ImageParam keeps its own.
+    void infer_input_bounds(const std::vector<int> &sizes, const Target &target,
+                            const ParamMap &params);
     void infer_input_bounds(const Buffer<> &output, const Target &target = Target::host());
 
     // Seeing the code.

@@ -3,6 +3,8 @@
 /// `ImageParam` (a buffer). Changing them does not recompile the pipeline.
 
 #include <cstring>
+#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -186,7 +188,12 @@ class Param<T *> {
 
 namespace detail {
 const Expr &param_default(const ir::ParameterContents &p);
-}
+/// T, in a position that does not take part in deduction (`{gain, 2}` for a Param<float>).
+template <typename T>
+struct ParamValue {
+    using type = T;
+};
+}  // namespace detail
 
 template <typename T>
 Expr Param<T>::default_expr() const {
@@ -256,6 +263,71 @@ class ImageParam {
     /// consumer).
     std::shared_ptr<std::vector<std::shared_ptr<lang::FunctionContents>>> wrappers_ =
         std::make_shared<std::vector<std::shared_ptr<lang::FunctionContents>>>();
+};
+
+/// Values of Params and ImageParams for one call of realize() or infer_input_bounds(), in
+/// place of the values they were set to, which stay as they are (Halide's ParamMap): several
+/// threads may run one pipeline at once, each with its own values.
+///   f.realize({640, 480}, target, {{gain, 2.0f}, {input, frame}});
+class ParamMap {
+  public:
+    /// One value: `{param, value}`, `{image_param, buffer}`, or `{image_param, &buffer}`, which
+    /// infer_input_bounds() gives the region the pipeline needs in place of the ImageParam.
+    class Mapping {
+      public:
+        template <typename T>
+        Mapping(const Param<T> &p, typename detail::ParamValue<T>::type value)  // NOLINT
+            : param_(p.contents()), bits_(detail::to_bits(static_cast<T>(value))), scalar_(true) {}
+        template <typename T, int D>
+        Mapping(const ImageParam &p, const Buffer<T, D> &b)  // NOLINT: implicit by design
+            : Mapping(p, Buffer<>(b), nullptr) {}
+        template <typename T, int D>
+        Mapping(const ImageParam &p, Buffer<T, D> *b)  // NOLINT: implicit by design
+            : Mapping(p, Buffer<>(),
+                      b ? [b](const Buffer<> &r) { *b = r; }
+                        : std::function<void(const Buffer<> &)>()) {}
+
+        const std::shared_ptr<ir::ParameterContents> &param() const { return param_; }
+        bool is_scalar() const { return scalar_; }
+        uint64_t bits() const { return bits_; }
+        const Buffer<> &buffer() const { return buffer_; }
+        /// Whether infer_input_bounds() gives its answer here, and gives it.
+        bool takes_bounds() const { return static_cast<bool>(bounds_); }
+        void set_bounds(const Buffer<> &region) const { bounds_(region); }
+
+      private:
+        /// A buffer (`bounds` null) or where a bounds query's answer goes (`b` undefined).
+        Mapping(const ImageParam &p, const Buffer<> &b,
+                std::function<void(const Buffer<> &)> bounds);
+        std::shared_ptr<ir::ParameterContents> param_;
+        uint64_t bits_ = 0;
+        bool scalar_ = false;
+        Buffer<> buffer_;
+        std::function<void(const Buffer<> &)> bounds_;
+    };
+
+    ParamMap() = default;
+    ParamMap(std::initializer_list<Mapping> mappings);  // NOLINT: implicit by design
+    template <typename T>
+    void set(const Param<T> &p, typename detail::ParamValue<T>::type value) {
+        add(Mapping(p, value));
+    }
+    template <typename T, int D>
+    void set(const ImageParam &p, const Buffer<T, D> &b) {
+        add(Mapping(p, b));
+    }
+    template <typename T, int D>
+    void set(const ImageParam &p, Buffer<T, D> *b) {
+        add(Mapping(p, b));
+    }
+    size_t size() const { return mappings_.size(); }
+    /// The value given for the Param or ImageParam of these contents, or null.
+    const Mapping *find(const ir::ParameterContents *p) const;
+
+  private:
+    /// Replaces an earlier value of the same parameter.
+    void add(const Mapping &m);
+    std::vector<Mapping> mappings_;
 };
 
 }  // namespace dsl

@@ -20,6 +20,8 @@
 
 namespace dsl {
 
+class ParamMap;
+
 class Pipeline {
   public:
     /// An empty pipeline (defined() is false).
@@ -44,6 +46,16 @@ class Pipeline {
     Realization realize(std::initializer_list<int> sizes, const Target &target) {
         return realize(std::vector<int>(sizes), target);
     }
+    /// The same with the values of `params` in place of those its Params and ImageParams were
+    /// set to, for this call only (ParamMap, dsl/Param.h): `f.realize({w, h}, target, {{gain,
+    /// 2.0f}, {input, frame}})`. Calls on several threads may each bring their own.
+    Realization realize(const std::vector<int> &sizes, const Target &target,
+                        const ParamMap &params);
+    Realization realize(std::initializer_list<int> sizes, const Target &target,
+                        const ParamMap &params) {
+        return realize(std::vector<int>(sizes), target, params);
+    }
+    void realize(const Realization &outputs, const Target &target, const ParamMap &params);
     /// The same with the handlers of `context` (dsl/JIT.h) in place of the pipeline's.
     Realization realize(JITUserContext *context, const std::vector<int> &sizes = {});
     Realization realize(JITUserContext *context, const std::vector<int> &sizes,
@@ -77,6 +89,10 @@ class Pipeline {
     /// See Func::infer_input_bounds.
     void infer_input_bounds(const std::vector<int> &sizes, const Target &target = Target::host());
     void infer_input_bounds(const Realization &outputs, const Target &target = Target::host());
+    /// With `params` for this call: an ImageParam mapped to a Buffer is read from it; one
+    /// mapped to a `Buffer<> *` gets the region there, and the ImageParam keeps its own.
+    void infer_input_bounds(const std::vector<int> &sizes, const Target &target,
+                            const ParamMap &params);
 
     /// Every Func the outputs reach, producers before consumers (outputs last). A Func by
     /// name; a CompileError lists the names when none matches.

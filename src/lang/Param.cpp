@@ -94,15 +94,60 @@ ImageParam::ImageParam(Type type, int dimensions, const std::string &name)
     contents_->dimensions = dimensions;
 }
 
+namespace {
+
+/// A CompileError unless `buffer` may stand for ImageParam `p`; `where` says how it came
+/// (" in a ParamMap", or "" for set()).
+void check_image_buffer(const ImageParam &p, const Buffer<> &buffer, const char *where) {
+    user_assert(buffer.defined()) << "ImageParam \"" << p.name() << "\": "
+                                  << (*where ? "an undefined buffer"
+                                             : "set() with an undefined buffer")
+                                  << where << ".";
+    user_assert(buffer.type() == p.type())
+        << "ImageParam \"" << p.name() << "\" holds " << p.type() << " but was given a buffer of "
+        << buffer.type() << where << ".";
+    user_assert(buffer.dimensions() == p.dimensions())
+        << "ImageParam \"" << p.name() << "\" has " << p.dimensions()
+        << " dimensions but was given a buffer with " << buffer.dimensions() << where << ".";
+}
+
+}  // namespace
+
 void ImageParam::set(const Buffer<> &buffer) {
-    user_assert(buffer.defined()) << "ImageParam \"" << name()
-                                  << "\": set() with an undefined buffer.";
-    user_assert(buffer.type() == type()) << "ImageParam \"" << name() << "\" holds " << type()
-                                         << " but was given a buffer of " << buffer.type() << ".";
-    user_assert(buffer.dimensions() == dimensions())
-        << "ImageParam \"" << name() << "\" has " << dimensions()
-        << " dimensions but was given a buffer with " << buffer.dimensions() << ".";
+    check_image_buffer(*this, buffer, "");
     contents_->buffer = buffer;
+}
+
+ParamMap::Mapping::Mapping(const ImageParam &p, const Buffer<> &b,
+                           std::function<void(const Buffer<> &)> bounds)
+    : param_(p.contents()), buffer_(b), bounds_(std::move(bounds)) {
+    user_assert(b.defined() || bounds_)
+        << "ImageParam \"" << p.name()
+        << "\": a ParamMap gives it a null Buffer pointer or an undefined buffer; give a buffer, "
+           "or the address of the Buffer that infer_input_bounds() should set.";
+    if (b.defined()) check_image_buffer(p, b, " in a ParamMap");
+}
+
+ParamMap::ParamMap(std::initializer_list<Mapping> mappings) {
+    for (const Mapping &m : mappings)
+        add(m);
+}
+
+const ParamMap::Mapping *ParamMap::find(const ir::ParameterContents *p) const {
+    for (const Mapping &m : mappings_) {
+        if (m.param().get() == p) return &m;
+    }
+    return nullptr;
+}
+
+void ParamMap::add(const Mapping &m) {
+    for (Mapping &earlier : mappings_) {
+        if (earlier.param() == m.param()) {
+            earlier = m;
+            return;
+        }
+    }
+    mappings_.push_back(m);
 }
 
 Buffer<> ImageParam::get() const {

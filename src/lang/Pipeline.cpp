@@ -98,6 +98,17 @@ void Pipeline::realize(JITUserContext *context, const Realization &outputs, cons
     lang::realize_pipeline(functions(outputs_), outputs.buffers(), target, context);
 }
 
+Realization Pipeline::realize(const std::vector<int> &sizes, const Target &target,
+                              const ParamMap &params) {
+    lang::ScopedParamMap use(params);
+    return realize(sizes, target);
+}
+
+void Pipeline::realize(const Realization &outputs, const Target &target, const ParamMap &params) {
+    lang::ScopedParamMap use(params);
+    realize(outputs, target);
+}
+
 void Pipeline::set_jit_externs(const std::map<std::string, JITExtern> &externs) {
     user_assert(!outputs_.empty()) << "Pipeline::set_jit_externs of a pipeline with no outputs.";
     outputs_[0].contents()->jit_externs = externs;
@@ -115,6 +126,12 @@ JITHandlers &Pipeline::jit_handlers() {
 
 void Pipeline::infer_input_bounds(const std::vector<int> &sizes, const Target &target) {
     lang::infer_input_bounds(functions(outputs_), sizes, target);
+}
+
+void Pipeline::infer_input_bounds(const std::vector<int> &sizes, const Target &target,
+                                  const ParamMap &params) {
+    lang::ScopedParamMap use(params);
+    infer_input_bounds(sizes, target);
 }
 
 void Pipeline::infer_input_bounds(const Realization &outputs, const Target &target) {

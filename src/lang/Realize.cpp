@@ -15,6 +15,7 @@
 
 #include "codegen/TargetMapping.h"
 #include "dsl/Func.h"
+#include "dsl/Pipeline.h"
 #include "dsl/Target.h"
 #include "ir/Error.h"
 #include "ir/IRPrinter.h"
@@ -240,11 +241,44 @@ std::shared_ptr<CompiledPipeline> compile(const std::vector<Function> &outputs,
     });
 }
 
+/// The ParamMap of the call running on this thread (ScopedParamMap), or null.
+thread_local const ParamMap *current_params = nullptr;
+
+}  // namespace
+
+lang::ScopedParamMap::ScopedParamMap(const ParamMap &params) : outer_(current_params) {
+    current_params = &params;
+}
+
+lang::ScopedParamMap::~ScopedParamMap() {
+    current_params = outer_;
+}
+
+namespace {
+
+/// The value that the call's ParamMap gives input `in`, or null.
+const ParamMap::Mapping *mapped(const lowering::PipelineInput &in) {
+    if (!current_params || !in.param.defined()) return nullptr;
+    return current_params->find(&in.param.contents());
+}
+
+/// The buffer input `in` reads: a Buffer the pipeline reads directly, else the ParamMap's,
+/// else the ImageParam's (undefined if none).
+Buffer<> bound_buffer(const lowering::PipelineInput &in) {
+    if (in.buffer.defined()) return in.buffer;
+    const ParamMap::Mapping *m = mapped(in);
+    if (m && !m->is_scalar()) return m->buffer();  // undefined for a bounds-query pointer
+    return in.param.contents().buffer;
+}
+
 /// The ImageParams without a buffer that infer_input_bounds() asks the pipeline about: each is
 /// passed without memory, and the pipeline writes the region it needs into its dimensions.
 struct BoundsQuery {
     struct Input {
         std::shared_ptr<ir::ParameterContents> param;
+        /// Where the answer goes instead of the ImageParam (a ParamMap's `Buffer<> *`), if
+        /// anywhere.
+        const ParamMap::Mapping *out = nullptr;
         Type type;
         dsl_buffer_t raw{};
         std::vector<dsl_dimension_t> dims;
@@ -375,18 +409,20 @@ void run(const std::string &name, const CompiledPipeline &p,
             continue;
         }
         const lowering::PipelineInput &in = p.lowered.inputs[i];
+        const ParamMap::Mapping *m = mapped(in);
         if (!in.is_buffer) {
             const ir::ParameterContents &param = in.param.contents();
-            user_assert(param.has_value)
+            user_assert(param.has_value || (m && m->is_scalar()))
                 << "Param \"" << in.name << "\" has no value; call " << in.name
                 << ".set(...) before realizing \"" << name << "\".";
-            scalars[i] = param.scalar_bits;
+            scalars[i] = m ? m->bits() : param.scalar_bits;
             argv.push_back(&scalars[i]);
         } else {
-            const Buffer<> &b = in.buffer.defined() ? in.buffer : in.param.contents().buffer;
+            const Buffer<> b = bound_buffer(in);
             if (query && !b.defined()) {
                 auto q = std::make_unique<BoundsQuery::Input>();
                 q->param = in.param.shared();
+                q->out = m && m->takes_bounds() ? m : nullptr;
                 q->type = in.type;
                 q->dims.assign(static_cast<size_t>(std::max(in.dimensions, 1)),
                                dsl_dimension_t{0, 0, 1, 0});
@@ -457,7 +493,7 @@ bool all_dense(const CompiledPipeline &p, const std::vector<Buffer<>> &outputs) 
     };
     for (const lowering::PipelineInput &in : p.lowered.inputs) {
         if (!in.is_buffer) continue;
-        if (!dense(in.buffer.defined() ? in.buffer : in.param.contents().buffer)) return false;
+        if (!dense(bound_buffer(in))) return false;
     }
     for (const Buffer<> &b : outputs) {
         if (!dense(b)) return false;
@@ -660,8 +696,7 @@ void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<
     auto compiled = compiled_for(outputs, buffers, target);
     bool any_unbound = false;
     for (const lowering::PipelineInput &in : compiled->lowered.inputs) {
-        any_unbound |= in.is_buffer && !in.buffer.defined() && in.param.defined() &&
-                       !in.param.contents().buffer.defined();
+        any_unbound |= in.is_buffer && in.param.defined() && !bound_buffer(in).defined();
     }
     // An output without memory (Buffer(nullptr, sizes)) is asked too: it gets the region the
     // pipeline writes, with the constraints on it applied.
@@ -679,7 +714,11 @@ void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<
         }
         Buffer<> b(q->type, sizes, q->param->name);
         if (!mins.empty()) b.set_min(mins);
-        q->param->buffer = b;
+        if (q->out) {
+            q->out->set_bounds(b);
+        } else {
+            q->param->buffer = b;
+        }
     }
 }
 
@@ -742,6 +781,20 @@ void Func::infer_input_bounds(const std::vector<int> &sizes, const Target &targe
 
 void Func::infer_input_bounds(const Realization &outputs, const Target &target) {
     lang::infer_input_bounds({Function(contents_)}, outputs.buffers(), target);
+}
+
+Realization Func::realize(const std::vector<int> &sizes, const Target &target,
+                          const ParamMap &params) {
+    return Pipeline(*this).realize(sizes, target, params);
+}
+
+void Func::realize(const Realization &outputs, const Target &target, const ParamMap &params) {
+    Pipeline(*this).realize(outputs, target, params);
+}
+
+void Func::infer_input_bounds(const std::vector<int> &sizes, const Target &target,
+                              const ParamMap &params) {
+    Pipeline(*this).infer_input_bounds(sizes, target, params);
 }
 
 void Func::infer_input_bounds(const Buffer<> &output, const Target &target) {

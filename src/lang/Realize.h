@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dsl/Buffer.h"
+#include "dsl/Param.h"
 #include "dsl/Target.h"
 #include "lang/Function.h"
 #include "lowering/Lower.h"
@@ -48,6 +49,20 @@ void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<
 /// The same for outputs over [0, size).
 void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<int> &sizes,
                         const Target &target);
+/// The ParamMap of the realize() or infer_input_bounds() call running on this thread while it
+/// lives: the values the calls above take before the Params' own (Func::realize with a
+/// ParamMap).
+class ScopedParamMap {
+  public:
+    explicit ScopedParamMap(const ParamMap &params);
+    ~ScopedParamMap();
+    ScopedParamMap(const ScopedParamMap &) = delete;
+    ScopedParamMap &operator=(const ScopedParamMap &) = delete;
+
+  private:
+    const ParamMap *outer_;
+};
+
 /// compile_jit() of the pipeline of `outputs`.
 void compile_pipeline_jit(const std::vector<Function> &outputs, const Target &target);
 /// What realize() without a target compiles for: the target of `f`'s last compile_jit(), else
