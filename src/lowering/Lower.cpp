@@ -182,8 +182,10 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     // What each Func's values can be, for the coordinates read from Funcs.
     const ir::FuncValueBounds value_bounds = func_value_bounds(env);
     ir::ScopedFuncValueBounds use_value_bounds(&value_bounds);
-    for (const std::string &func_name : env.order)
+    for (const std::string &func_name : env.order) {
+        schedule::serialize_grouped_vector_folds(env.funcs.at(func_name));
         schedule::check_race_conditions(env.func(func_name));
+    }
     resolve_compute_levels(env);
     check_compute_with(env);
     resolve_auto_tails(env);

@@ -4,6 +4,7 @@
 // over the original variables it came from.
 #include "schedule/RaceConditions.h"
 
+#include <iostream>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -266,6 +267,39 @@ void check_stage(const lang::Function &f, int stage, const lang::Definition &d) 
     }
 }
 
+/// serialize_grouped_vector_folds for `d` and its specializations.
+void serialize_grouped_folds(const std::string &func, int stage, lang::Definition &d) {
+    if (d.rdom.defined() && d.schedule.atomic && !d.schedule.allow_race_conditions) {
+        std::set<std::string> rvars;
+        for (const ReductionVariable &rv : d.rdom.domain())
+            rvars.insert(rv.var);
+        auto origins = loop_origins(d.schedule);
+        for (Dim &dim : d.schedule.dims) {
+            if (dim.for_type != ForType::Vectorized) continue;
+            std::string rvar, var;
+            for (const std::string &v : origins.at(dim.var)) {
+                if (rvars.count(v)) {
+                    rvar = v;
+                    continue;
+                }
+                for (const Expr &arg : d.args) {
+                    if (expr_uses_var(arg, v)) var = v;
+                }
+            }
+            if (rvar.empty() || var.empty()) continue;
+            std::cerr << "dsl: warning: Func \"" << func << "\" update " << stage - 1
+                      << ": the vectorized loop \"" << dim.var << "\" runs over the RVar " << rvar
+                      << " and the Var " << var
+                      << ", so its lanes fold into several points at once, which vectors do not "
+                         "do here; it stays a serial loop. Vectorize a loop over the RVar alone "
+                         "or the Var alone.\n";
+            dim.for_type = ForType::Serial;
+        }
+    }
+    for (lang::Specialization &s : d.specializations)
+        serialize_grouped_folds(func, stage, s.definition);
+}
+
 /// Checks the schedule of `d` and of each of its specializations (same definition, other loops).
 void check_schedules(const lang::Function &f, int stage, const lang::Definition &d) {
     check_stage(f, stage, d);
@@ -274,6 +308,11 @@ void check_schedules(const lang::Function &f, int stage, const lang::Definition 
 }
 
 }  // namespace
+
+void serialize_grouped_vector_folds(lang::Function &f) {
+    for (int stage = 1; stage < f.stages(); stage++)
+        serialize_grouped_folds(f.name(), stage, f.contents().updates[stage - 1]);
+}
 
 void check_race_conditions(const lang::Function &f) {
     for (int stage = 1; stage < f.stages(); stage++)

@@ -16,4 +16,11 @@ namespace dsl::schedule {
 /// Stages marked `allow_race_conditions()` are not checked.
 void check_race_conditions(const lang::Function &f);
 
+/// An atomic() update's vectorized loop that runs over an RVar and a pure Var the update writes
+/// at (an RVar's loop fused with a split of the Var: lanes [r0 x0, r1 x0, r0 x1, ...]) folds its
+/// lanes into several points, some lanes into one point; vector code folds lanes into one point
+/// only, and would lose all but one lane's term at a repeated point. Such loops become serial,
+/// with a warning naming the Func, the loop and the variables. For lowering's private copies.
+void serialize_grouped_vector_folds(lang::Function &f);
+
 }  // namespace dsl::schedule

@@ -24,6 +24,23 @@ bool host_has(Target::Feature f) {
     return get_host_target().has_feature(f);
 }
 
+// Halide's vector_reductions: an RVar's loop fused with a split of the pure Var and vectorized,
+// so that each vector folds into three places, pairs of lanes into each. Computed right (the
+// loop stays scalar: lanes at a repeated place lost their terms before).
+TEST(Atomic, LanesFoldingIntoSeveralPlaces) {
+    Buffer<uint8_t> in = random_buffer(UInt(8), {256}, 317);
+    Var x("x"), xo("xo"), xi("xi");
+    RVar rx("rx");
+    RDom r(0, 2, "r");
+    Func f("atomic_grouped_lanes");
+    f(x) = cast<uint8_t>(1);
+    f(x) += in(x * 2 + r);
+    f.update().split(x, xo, xi, 3).fuse(r, xi, rx).atomic().vectorize(rx);
+    Buffer<uint8_t> out = f.realize({96});
+    for (int i = 0; i < 96; i++)
+        ASSERT_EQ(out(i), static_cast<uint8_t>(1 + in(2 * i) + in(2 * i + 1))) << "at " << i;
+}
+
 TEST(Atomic, SumOfOneRVarAsVectorsWithATail) {
     const int n = 45;  // 5 vectors of 8 and a tail of 5
     Buffer<int32_t> in = random_buffer(Int(32), {n}, 301);
