@@ -103,7 +103,6 @@ class KeyCollector : public IRVisitor {
             } else {
                 for (size_t i = 1; i < op->args.size(); i++) {
                     check_key(op->args[i], op);
-                    include(op->args[i]);
                     add(op->args[i]);
                 }
             }
@@ -126,8 +125,18 @@ class KeyCollector : public IRVisitor {
         values.push_back(e);
     }
     /// A key must be computable where the Func is realized: none of the definition's Vars or
-    /// RVars.
+    /// RVars, and no Func or input read (which may not be there).
     void check_key(const Expr &key, const Call *tag) {
+        user_assert(!any_call(key,
+                              [](const Call *c) {
+                                  return c->call_type == Call::CallType::Func ||
+                                         c->call_type == Call::CallType::Image;
+                              }))
+            << "Func \"" << memoized_ << "\" is memoized, and the definition of Func \""
+            << func_->name() << "\" has " << Expr(tag) << ", whose key " << key
+            << " reads a Func or an input: the cache key is computed where \"" << memoized_
+            << "\" is realized, before it. Give memoize_tag keys that use only Params (e.g. a "
+               "version number: memoize_tag(value, version)) or constants.";
         std::set<std::string> vars(func_->args().begin(), func_->args().end());
         if (definition_->rdom.defined()) {
             for (const ReductionVariable &rv : definition_->rdom.domain())

@@ -330,6 +330,16 @@ TEST_F(Memoize, ErrorsNameTheFuncAndTheFix) {
         f.compute_root().memoize();
         EXPECT_CONTAINS(message_of([&] { g.realize({4}); }), "uses x");
     }
+    {
+        ImageParam in(Int(32), 1, "memo_err_key_input");
+        Func f("memo_err_key"), g("memo_err_key_g");
+        f(x) = memoize_tag(x * 2, in(0));
+        g(x) = f(x);
+        f.compute_root().memoize();
+        Buffer<int> b(4);
+        in.set(b);
+        EXPECT_CONTAINS(message_of([&] { g.realize({4}); }), "reads a Func or an input");
+    }
 }
 
 }  // namespace
