@@ -267,7 +267,7 @@ class Buffer {
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     Buffer(const std::vector<int> &sizes, const std::vector<int> &storage_order,
            const std::string &name = "")
-        : Buffer(Buffer<std::remove_cv_t<U>, Dims>(sizes, name).copy_in_order(storage_order)) {}
+        : Buffer(dense_in_order(type_of<U>(), shape_of(sizes, name), storage_order, name)) {}
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     Buffer(const std::vector<int> &sizes, std::initializer_list<int> storage_order,
            const std::string &name = "")
@@ -696,16 +696,6 @@ class Buffer {
         return *this;
     }
 
-    /// The element at `pos` of buffer `origin`, moved to this buffer's coordinates (relative to
-    /// the mins of each): for_each_value over several buffers.
-    template <typename B, typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
-    U &element_relative(const int *pos, const B &origin) const {
-        int here[16];
-        for (int i = 0; i < dimensions(); i++)
-            here[i] = pos[i] - origin.dim(i).min() + dim(i).min();
-        return *reinterpret_cast<U *>(byte_address(here));
-    }
-
     /// Whether every element equals `value`.
     template <typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
     bool all_equal(typename detail::NotDeduced<U>::type value) const {
@@ -917,26 +907,60 @@ class Buffer {
 
     /// A dense copy whose dimensions are laid out in memory from order[0] (innermost) on.
     Buffer<std::remove_const_t<T>, Dims> copy_in_order(const std::vector<int> &order) const {
-        std::vector<dsl_dimension_t> dims(dimensions());
-        int64_t stride = 1;
-        std::vector<bool> seen(dimensions(), false);
-        if (static_cast<int>(order.size()) != dimensions()) seen.clear();
-        for (int d : order) {
-            if (d < 0 || d >= dimensions() || seen.empty() || seen[d]) {
-                detail::buffer_error("Buffer: a storage order names each of the " +
-                                     std::to_string(dimensions()) +
-                                     " dimensions once (dimension 0 first)");
-            }
-            seen[d] = true;
-            dims[d] = {dim(d).min(), dim(d).extent(), static_cast<int32_t>(stride), 0};
-            stride *= dim(d).extent();
-        }
-        Buffer<std::remove_const_t<T>, Dims> b;
-        b.allocate(type(), dims, static_cast<size_t>(stride), name());
+        Buffer<std::remove_const_t<T>, Dims> b =
+            dense_in_order(type(), contents_->dims, order, name());
         for_each_position([&](const int *pos) {
             std::memcpy(b.byte_address(pos), byte_address(pos), type().bytes());
         });
         return b;
+    }
+
+    /// A zero-filled buffer of element type `t` over the mins and extents of `shape` (its
+    /// strides are ignored), dense, its dimensions laid out in memory from order[0]
+    /// (innermost) on; a RuntimeError unless `order` names each dimension once.
+    static Buffer<std::remove_const_t<T>, Dims> dense_in_order(
+        Type t, const std::vector<dsl_dimension_t> &shape, const std::vector<int> &order,
+        const std::string &name) {
+        const int n = static_cast<int>(shape.size());
+        auto refuse = [n] {
+            detail::buffer_error("Buffer: a storage order names each of the " + std::to_string(n) +
+                                 " dimensions once (dimension 0 first)");
+        };
+        if (order.size() != shape.size()) refuse();
+        std::vector<dsl_dimension_t> dims = shape;
+        std::vector<bool> seen(shape.size(), false);
+        int64_t stride = 1;
+        for (int d : order) {
+            if (d < 0 || d >= n || seen[d]) refuse();
+            seen[d] = true;
+            dims[d].stride = static_cast<int32_t>(stride);
+            stride *= dims[d].extent;
+            if (stride > INT32_MAX)
+                detail::buffer_error("Buffer: more than 2^31 - 1 elements, the most one holds.");
+        }
+        Buffer<std::remove_const_t<T>, Dims> b;
+        b.allocate(t, dims, static_cast<size_t>(stride), name);
+        return b;
+    }
+    /// Dimensions of extents `sizes` from 0 (a RuntimeError for a negative size).
+    static std::vector<dsl_dimension_t> shape_of(const std::vector<int> &sizes,
+                                                 const std::string &name) {
+        std::vector<dsl_dimension_t> shape;
+        for (int s : sizes) {
+            check_extent(s, name);
+            shape.push_back({0, s, 0, 0});
+        }
+        return shape;
+    }
+
+    /// The element at `pos` of buffer `origin`, moved to this buffer's coordinates (relative to
+    /// the mins of each): for_each_value over several buffers.
+    template <typename B, typename U = T, typename = std::enable_if_t<!std::is_void_v<U>>>
+    U &element_relative(const int *pos, const B &origin) const {
+        int here[16];
+        for (int i = 0; i < dimensions(); i++)
+            here[i] = pos[i] - origin.dim(i).min() + dim(i).min();
+        return *reinterpret_cast<U *>(byte_address(here));
     }
 
     template <typename B>

@@ -21,7 +21,9 @@ using lang::Function;
 
 namespace {
 
-/// Every expression of a definition: its left side, values, condition and domain.
+/// Every expression of a definition that its values depend on: its left side, values,
+/// condition and domain (not its schedule or specializations, which lang::visit_definition
+/// also walks: they change how the values are computed, not what they are).
 void for_each_expr(const Definition &d, const std::function<void(const Expr &)> &f) {
     for (const Expr &a : d.args)
         f(a);
@@ -34,12 +36,6 @@ void for_each_expr(const Definition &d, const std::function<void(const Expr &)> 
             f(rv.extent);
         }
     }
-}
-
-void for_each_definition(const Function &f, const std::function<void(const Definition &)> &g) {
-    g(f.init());
-    for (const Definition &d : f.updates())
-        g(d);
 }
 
 /// 64-bit FNV-1a, from a seed.
@@ -74,15 +70,15 @@ class KeyCollector : public IRVisitor {
         for (const Type &t : f.output_types())
             text << " " << t;
         text << " extern " << f.contents().extern_function << "\n";
-        for_each_definition(f, [&](const Definition &d) {
-            definition_ = &d;
+        for (int s = 0; s < f.stages(); s++) {
+            definition_ = &f.stage(s);
             func_ = &f;
-            for_each_expr(d, [&](const Expr &e) {
+            for_each_expr(*definition_, [&](const Expr &e) {
                 text << e << ";";
                 include(e);
             });
             text << "\n";
-        });
+        }
         // The Funcs it reads, after its own text (their names are in it).
         std::vector<std::string> callees(callees_.begin(), callees_.end());
         callees_.clear();

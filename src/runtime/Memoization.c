@@ -91,10 +91,15 @@ static int64_t elements_of(const dsl_buffer_t *b) {
     return n;
 }
 
+/// Bytes per element of `b` (a bool takes one).
+static int64_t element_bytes(const dsl_buffer_t *b) {
+    return (b->type.bits + 7) / 8;
+}
+
 /// Copies between the region of `b` (strided) and the dense block `dense`, in `to_dense`'s
 /// direction: every element, dimension 0 innermost.
 static void copy_region(const dsl_buffer_t *b, uint8_t *dense, int to_dense) {
-    const int64_t size = (b->type.bits + 7) / 8;
+    const int64_t size = element_bytes(b);
     const int dims = b->dimensions;
     const int64_t count = elements_of(b);
     if (count <= 0) return;
@@ -207,7 +212,7 @@ static Entry *make_entry(const char *func, const uint64_t *key, int32_t key_word
     for (int i = 0; i < buffer_count; i++) {
         const dsl_buffer_t *b = buffers[i];
         e->types[i] = b->type;
-        e->data[i] = (uint8_t *)malloc((size_t)(elements_of(b) * ((b->type.bits + 7) / 8) + 1));
+        e->data[i] = (uint8_t *)malloc((size_t)(elements_of(b) * element_bytes(b) + 1));
         if (!e->data[i]) {
             free_entry(e);
             return NULL;
@@ -228,7 +233,7 @@ DSL_RUNTIME_EXPORT int32_t dsl_runtime_memoization_store(const char *func, const
     for (int i = 0; i < buffer_count; i++) {
         int64_t n = elements_of(buffers[i]);
         if (n < 0 || buffers[i]->dimensions != buffers[0]->dimensions) return 0;
-        bytes += n * ((buffers[i]->type.bits + 7) / 8);
+        bytes += n * element_bytes(buffers[i]);
     }
     pthread_mutex_lock(&memo_lock);
     // Too large to keep, or stored meanwhile by another thread that missed too: nothing to do.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string>
 #include <vector>
 
 #include "common/ErrorCheck.h"
@@ -302,33 +303,39 @@ TEST_F(Memoize, ErrorsNameTheFuncAndTheFix) {
         Func f("memo_err_out");
         f(x) = x;
         f.memoize();
-        EXPECT_CONTAINS(message_of([&] { f.realize({4}); }),
-                        "Func \"memo_err_out\" is memoized but is an output");
+        std::string m = message_of([&] { f.realize({4}); });
+        EXPECT_CONTAINS(m, "Func \"memo_err_out\" is memoized but is an output");
+        EXPECT_CONTAINS(m, "Memoize one of those");
     }
     {
         Func f("memo_err_inline"), g("memo_err_inline_g");
         f(x) = x;
         g(x) = f(x);
         f.memoize();
-        EXPECT_CONTAINS(message_of([&] { g.realize({4}); }),
-                        "Func \"memo_err_inline\" is memoized but computed inline");
+        std::string m = message_of([&] { g.realize({4}); });
+        EXPECT_CONTAINS(m, "Func \"memo_err_inline\" is memoized but computed inline");
+        EXPECT_CONTAINS(m, "Give it compute_root() or compute_at(...)");
     }
     {
         Func f("memo_err_store"), g("memo_err_store_g");
         f(x, y) = x + y;
         g(x, y) = f(x, y);
         f.compute_at(g, y).store_root().memoize();
-        EXPECT_CONTAINS(message_of([&] {
-                            g.realize({4, 4});
-                        }),
-                        "its storage is made outside the loop that computes it");
+        std::string m = message_of([&] { g.realize({4, 4}); });
+        EXPECT_CONTAINS(m,
+                        "Func \"memo_err_store\" is memoized, but its storage is made "
+                        "outside the loop that computes it");
+        EXPECT_CONTAINS(m, "Store it where it is computed");
     }
     {
         Func f("memo_err_tag"), g("memo_err_tag_g");
         f(x) = memoize_tag(x * 2);
         g(x) = f(x);
         f.compute_root().memoize();
-        EXPECT_CONTAINS(message_of([&] { g.realize({4}); }), "uses x");
+        std::string m = message_of([&] { g.realize({4}); });
+        EXPECT_CONTAINS(m, "Func \"memo_err_tag\" is memoized");
+        EXPECT_CONTAINS(m, "uses x");
+        EXPECT_CONTAINS(m, "Give memoize_tag keys that use only Params");
     }
     {
         ImageParam in(Int(32), 1, "memo_err_key_input");
@@ -338,7 +345,10 @@ TEST_F(Memoize, ErrorsNameTheFuncAndTheFix) {
         f.compute_root().memoize();
         Buffer<int> b(4);
         in.set(b);
-        EXPECT_CONTAINS(message_of([&] { g.realize({4}); }), "reads a Func or an input");
+        std::string m = message_of([&] { g.realize({4}); });
+        EXPECT_CONTAINS(m, "Func \"memo_err_key\" is memoized");
+        EXPECT_CONTAINS(m, "reads a Func or an input");
+        EXPECT_CONTAINS(m, "Give memoize_tag keys that use only Params");
     }
 }
 
