@@ -314,7 +314,7 @@ Expr common_subexpression_elimination(const Expr &e) {
 bool is_blown_up(const Expr &e) {
     TreeSize size;
     size.include(e);
-    return size.tree > 1e5 && size.tree > 16 * double(size.distinct);
+    return size.tree > 500 && size.tree > 12 * double(size.distinct);
 }
 
 bool tree_larger_than(const Expr &e, double nodes) {

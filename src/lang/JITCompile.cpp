@@ -1,6 +1,9 @@
 #include "lang/JITCompile.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
 
 #include "ir/Error.h"
 #include "jit/DiskCache.h"
@@ -8,6 +11,43 @@
 #include "lang/StoredArguments.h"
 
 namespace dsl::lang {
+
+namespace {
+
+/// DSL_DEBUG_TIMING's line about a compilation (or a load from the disk cache), and a line about
+/// what went wrong with the disk cache, if anything did.
+void print_timing(const std::string &name, const CompiledPipeline &compiled) {
+    std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
+    const jit::CompileTimes &t = compiled.jit->times();
+    const jit::DiskCacheOutcome &outcome = compiled.jit->disk_cache_outcome();
+    std::ostringstream line;
+    line << "dsl: ";
+    if (t.loaded_from_cache) {
+        line << "loaded " << name << " from the disk cache without lowering: key of the "
+             << "definitions " << compiled.key_seconds * 1e3 << " ms, reading the entry "
+             << t.cache_load * 1e3 << " ms, linking " << t.link * 1e3 << " ms ("
+             << disk_cache->directory() << ")\n";
+    } else {
+        line << "compiled " << name << ": key of the definitions " << compiled.key_seconds * 1e3
+             << " ms, lowering " << compiled.lowered.seconds * 1e3 << " ms, LLVM IR "
+             << t.codegen * 1e3 << " ms, LLVM optimisation " << t.optimize * 1e3
+             << " ms, machine code " << t.machine * 1e3 << " ms, linking " << t.link * 1e3 << " ms";
+        if (disk_cache) {
+            line << "; disk cache: looked up in " << t.cache_load * 1e3 << " ms, ";
+            if (outcome.stored)
+                line << "stored in " << t.cache_store * 1e3 << " ms";
+            else
+                line << "not stored";
+            line << " (" << disk_cache->directory() << ")";
+        }
+        line << "\n";
+    }
+    if (!outcome.problem.empty())
+        line << "dsl: disk cache, pipeline " << name << ": " << outcome.problem << "\n";
+    std::cerr << line.str();
+}
+
+}  // namespace
 
 PipelineCompilation::PipelineCompilation(std::vector<Function> outputs, std::string function,
                                          std::string target_key, const codegen::CpuTarget &cpu,
@@ -73,6 +113,7 @@ std::shared_ptr<CompiledPipeline> PipelineCompilation::compile() {
         for (const std::string &w : warnings)
             internal::print_warning(w);
     }
+    if (std::getenv("DSL_DEBUG_TIMING")) print_timing(function_, *compiled);
     return compiled;
 }
 

@@ -160,39 +160,6 @@ void count_disk_cache_outcome(const jit::DiskCacheOutcome &outcome) {
     if (outcome.stored) disk_cache_stores++;
 }
 
-/// DSL_DEBUG_TIMING's line about a compilation (or a load from the disk cache), and a line about
-/// what went wrong with the disk cache, if anything did.
-void print_timing(const std::string &name, const CompiledPipeline &compiled) {
-    std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();
-    const jit::CompileTimes &t = compiled.jit->times();
-    const jit::DiskCacheOutcome &outcome = compiled.jit->disk_cache_outcome();
-    std::ostringstream line;
-    line << "dsl: ";
-    if (t.loaded_from_cache) {
-        line << "loaded " << name << " from the disk cache without lowering: key of the "
-             << "definitions " << compiled.key_seconds * 1e3 << " ms, reading the entry "
-             << t.cache_load * 1e3 << " ms, linking " << t.link * 1e3 << " ms ("
-             << disk_cache->directory() << ")\n";
-    } else {
-        line << "compiled " << name << ": key of the definitions " << compiled.key_seconds * 1e3
-             << " ms, lowering " << compiled.lowered.seconds * 1e3 << " ms, LLVM IR "
-             << t.codegen * 1e3 << " ms, LLVM optimisation " << t.optimize * 1e3
-             << " ms, machine code " << t.machine * 1e3 << " ms, linking " << t.link * 1e3 << " ms";
-        if (disk_cache) {
-            line << "; disk cache: looked up in " << t.cache_load * 1e3 << " ms, ";
-            if (outcome.stored)
-                line << "stored in " << t.cache_store * 1e3 << " ms";
-            else
-                line << "not stored";
-            line << " (" << disk_cache->directory() << ")";
-        }
-        line << "\n";
-    }
-    if (!outcome.problem.empty())
-        line << "dsl: disk cache, pipeline " << name << ": " << outcome.problem << "\n";
-    std::cerr << line.str();
-}
-
 /// The pipeline of `outputs` for `target`, in the version for the strides `strides` names: the
 /// one compiled last time when no Func or Param changed since (no lowering at all), else the
 /// one in memory or in the disk cache under the key of its definitions (still no lowering),
@@ -236,7 +203,6 @@ std::shared_ptr<CompiledPipeline> compile(const std::vector<Function> &outputs,
         if (instrumentation.profile) compiled->profile_name = names;
         lowerings += compilation.lowerings() - before;
         count_disk_cache_outcome(compiled->jit->disk_cache_outcome());
-        if (std::getenv("DSL_DEBUG_TIMING")) print_timing(names, *compiled);
         return compiled;
     });
 }

@@ -52,17 +52,28 @@ int env_int(const char *name) {
 /// Prints and times the passes, as DSL_DEBUG and DSL_DEBUG_TIMING ask.
 class PassLog {
   public:
-    PassLog() : debug_(env_int("DSL_DEBUG")), timing_(env_int("DSL_DEBUG_TIMING")), last_(now()) {}
+    /// `function` names the pipeline in each line: several pipelines may be lowered at once (a
+    /// model's kernels are).
+    explicit PassLog(std::string function)
+        : function_(std::move(function)),
+          debug_(env_int("DSL_DEBUG")),
+          timing_(env_int("DSL_DEBUG_TIMING")),
+          last_(now()) {}
     void pass(const char *name, const Stmt &s) {
         auto t = now();
         double ms = std::chrono::duration<double, std::milli>(t - last_).count();
-        if (timing_) std::cerr << "dsl: lowering pass " << name << ": " << ms << " ms\n";
-        if (debug_ >= 2) std::cerr << "dsl: after " << name << ":\n" << s << "\n";
+        // One write per line, so that lines of pipelines lowered at once do not mix.
+        std::ostringstream line;
+        if (timing_)
+            line << "dsl: lowering " << function_ << ", pass " << name << ": " << ms << " ms\n";
+        if (debug_ >= 2) line << "dsl: " << function_ << " after " << name << ":\n" << s << "\n";
+        if (timing_ || debug_ >= 2) std::cerr << line.str();
         last_ = now();
     }
 
   private:
     static std::chrono::steady_clock::time_point now() { return std::chrono::steady_clock::now(); }
+    std::string function_;
     int debug_, timing_;
     std::chrono::steady_clock::time_point last_;
 };
@@ -172,7 +183,7 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
                       StrideVersions strides, Instrumentation instrumentation) {
     auto start = std::chrono::steady_clock::now();
     LoweredPipeline result;
-    PassLog log;
+    PassLog log(name);
     Environment env;
 
     inline_functions(env, outputs);

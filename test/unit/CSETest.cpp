@@ -114,6 +114,31 @@ TEST(CSE, ADagExponentialAsATreeIsSharedInLinearTime) {
     EXPECT_TRUE(share_if_blown_up(small).same_as(small));
 }
 
+// A swish, x * sigmoid(x) with fast_exp reading its argument a dozen times: about 70
+// distinct nodes, over a thousand as a tree. Small, but unrolling copies it into every lane of
+// a tile, and each pass then walked the tree: it is shared when defined. A sum of the same size
+// as a tree, which shares nothing, is left as written.
+TEST(CSE, AnActivationReadingItsArgumentManyTimesIsShared) {
+    Expr x = Variable::make(Float(32), "x");
+    Expr t = fast_exp(-abs(x));
+    Expr one = make_const(Float(32), 1.0);
+    Expr swish = x * select(x >= make_const(Float(32), 0.0), one / (one + t), t / (one + t));
+    EXPECT_TRUE(tree_larger_than(swish, 1000));
+    EXPECT_TRUE(is_blown_up(swish));
+    Expr shared = share_if_blown_up(swish);
+    EXPECT_FALSE(tree_larger_than(shared, 300)) << shared;
+    for (float v : {-3.0f, -0.5f, 0.0f, 2.0f, 90.0f}) {
+        const std::map<std::string, Value> env{{"x", Value::of_float(Float(32), v)}};
+        EXPECT_TRUE(evaluate(shared, env).same_values(evaluate(swish, env))) << v;
+    }
+
+    Expr sum = x;
+    for (int k = 1; k < 300; k++)
+        sum = sum + Variable::make(Float(32), "y" + std::to_string(k));
+    EXPECT_TRUE(tree_larger_than(sum, 500));
+    EXPECT_FALSE(is_blown_up(sum));
+}
+
 // 60 lets, each using the one before twice: inlining them one into the next walked 2^60 nodes.
 TEST(CSE, AChainOfLetsEachUsedTwiceIsEliminatedInLinearTime) {
     Expr x = Variable::make(UInt(32), "x");
