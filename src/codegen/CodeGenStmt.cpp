@@ -12,17 +12,13 @@
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "ir/Names.h"
+#include "ir/StackAllocation.h"
 #include "ir/Substitute.h"
 #include "runtime/Runtime.h"
 
 namespace dsl::codegen {
 
 using namespace ir;
-
-namespace {
-/// Allocations of at most this many bytes with a constant size live on the stack.
-constexpr int64_t kMaxStackAllocation = 128 * 1024;
-}  // namespace
 
 void CodeGenLLVM::visit(const LetStmt *op) {
     llvm::Value *v = codegen(op->value);

@@ -9,8 +9,10 @@
 #include "ir/IROperator.h"
 #include "ir/Names.h"
 #include "ir/Simplify.h"
+#include "ir/StackAllocation.h"
 #include "lowering/AutoTails.h"
 #include "lowering/BoundsOverflow.h"
+#include "lowering/ConstantUpperBound.h"
 #include "lowering/Regions.h"
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SplitRanges.h"
@@ -333,8 +335,27 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         // The clamped region is never larger than that size, but an iteration asking only for
         // points outside the enclosing region (skipped by a guard) computes one point at its
         // edge: the storage slides to hold it.
+        // A producer of such a Func, computed at the same loop, is asked for the Func's clamped
+        // region and its margin: a size with a constant upper bound (the Func's tile plus the
+        // margin), not a constant. Its storage takes that bound where the whole allocation then
+        // has a constant size small enough for the stack (a loose bound could be far larger
+        // than any region), so that it lives on the stack as well.
+        std::vector<std::optional<int64_t>> sizes(f.dimensions()), bounds(f.dimensions());
+        int64_t bound_elements = 1;
         for (int a = 0; a < f.dimensions(); a++) {
-            auto size = as_const_int(simplify(required_in[a].max - required_in[a].min + 1));
+            const Expr extent = required_in[a].max - required_in[a].min + 1;
+            sizes[a] = as_const_int(simplify(extent));
+            bounds[a] = sizes[a] ? sizes[a] : constant_upper_bound(extent, Scope<ConstantBounds>{});
+            bound_elements = bounds[a] && *bounds[a] >= 1 && bound_elements <= kMaxStackAllocation
+                                 ? bound_elements * std::min(*bounds[a], kMaxStackAllocation + 1)
+                                 : kMaxStackAllocation + 1;
+        }
+        int bytes = 0;
+        for (const Type &t : f.output_types())
+            bytes += t.bytes();
+        if (bound_elements * bytes <= kMaxStackAllocation) sizes = bounds;
+        for (int a = 0; a < f.dimensions(); a++) {
+            std::optional<int64_t> size = sizes[a];
             if (size && *size >= 1) {
                 // Aligned (see above), the region may be larger: at most the size rounded up
                 // to the modulus, plus a modulus less one for align_bounds' shifted start.

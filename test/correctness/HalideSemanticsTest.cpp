@@ -244,5 +244,32 @@ TEST(HalideSemantics, RunTimeSizedStackAllocationsUseSlots) {
     }
 }
 
+// Halide's stack_allocations: g computed per tile of h, and f, which g reads, at the same loop.
+// g's region per tile is a constant (the tile and its margin); f's, asked for g's region
+// clamped into the image and a margin more, is not, but it is never more than 8 x 7: both live
+// on the stack, with no malloc per tile. The partial tiles at the right and bottom edges (10 is
+// no multiple of 4 or 3) take smaller regions of the same storage.
+TEST(HalideSemantics, ProducersOfAProducerInATileLiveOnTheStack) {
+    Func f("stack_tile_f"), g("stack_tile_g"), h("stack_tile_h");
+    Var x("x"), y("y"), xi("xi"), yi("yi");
+    f(x, y) = x + y;
+    g(x, y) = f(x - 1, y + 1) * f(x + 1, y - 1);
+    h(x, y) = g(x + 1, y + 1) + g(x - 1, y - 1);
+    f.compute_at(h, x);
+    g.compute_at(h, x);
+    h.tile(x, y, xi, yi, 4, 3).vectorize(xi);
+    h.jit_handlers().custom_malloc = counting_malloc;
+    h.jit_handlers().custom_free = counting_free;
+    stack_test_mallocs.clear();
+    Buffer<int> out = h.realize({10, 10});
+    EXPECT_TRUE(stack_test_mallocs.empty()) << stack_test_mallocs.size() << " mallocs";
+    auto fv = [](int i, int j) { return i + j; };
+    auto gv = [&](int i, int j) { return fv(i - 1, j + 1) * fv(i + 1, j - 1); };
+    for (int j = 0; j < 10; j++) {
+        for (int i = 0; i < 10; i++)
+            ASSERT_EQ(out(i, j), gv(i + 1, j + 1) + gv(i - 1, j - 1)) << i << ", " << j;
+    }
+}
+
 }  // namespace
 }  // namespace dsl
