@@ -321,8 +321,9 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// ExternStage value: (0, e) a scalar; (1, f(min...), f(max...)) a Func, called at the
         /// corners of the region the stage needs of it (ExternBoundsQuery coordinates), which is
         /// how bounds inference and the realization order see what it reads; (2, input(...)) an
-        /// input buffer, called at the corners of the region the stage asks of it. Only inside
-        /// ExternStage.
+        /// input buffer, called at the corners of the region the stage asks of it; (3, query)
+        /// the ExternBoundsQuery of the stage's first output, whose answer is the region the
+        /// stage computes (its dimension and bound set by lowering). Only inside ExternStage.
         ExternArg,
         /// (function, ExternArg...): the value of an extern stage's Func, whose stage is a call
         /// of the C function named by the StringImm `function` (built by lowering from these

@@ -37,6 +37,8 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_profiler_switch),
         DSL_RUNTIME_SYMBOL(dsl_profiler_end),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_extern_stage_failed),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_extern_region_too_small),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_error_extern_region_outside_storage),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_small),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_param_too_large),
         DSL_RUNTIME_SYMBOL(dsl_runtime_error_int_param_too_small),

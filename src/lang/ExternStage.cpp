@@ -164,6 +164,16 @@ void Func::define_extern(const std::string &function_name,
             }
         }
     }
+    // The query of the outputs' region: the function may widen it (Halide's protocol), and the
+    // stage then computes and stores the wider region. Lowering sets its dimension and bound.
+    {
+        std::vector<Expr> args = {StringImm::make(function_name), StringImm::make(me),
+                                  Expr(static_cast<int>(query.size() - types.size())), Expr(0),
+                                  Expr(0)};
+        args.insert(args.end(), query.begin(), query.end());
+        stage_args.push_back(
+            tagged(3, {Call::make(Int(32), Call::Intrinsic::ExternBoundsQuery, args)}));
+    }
     std::vector<Expr> values;
     for (Type t : types)
         values.push_back(Call::make(t, Call::Intrinsic::ExternStage, stage_args));

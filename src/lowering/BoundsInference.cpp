@@ -13,6 +13,7 @@
 #include "lowering/AutoTails.h"
 #include "lowering/BoundsOverflow.h"
 #include "lowering/ConstantUpperBound.h"
+#include "lowering/ExternStages.h"
 #include "lowering/Regions.h"
 #include "lowering/ScheduleFunctions.h"
 #include "lowering/SplitRanges.h"
@@ -111,6 +112,25 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         return lo && hi && lo->name == names::min_of(loop) && hi->name == names::max_of(loop);
     };
     if (clamp_to_enclosing) clamp_to_stage(required, 0);
+    // An extern stage computes the region its function answers when asked for what is needed:
+    // it may widen it (round it to its tiles, say). Not an output's: that is its buffer's.
+    if (f.is_extern() && !output) {
+        const Box needed = required;
+        required = queried_region(f, needed);
+        if (checks && mode != BoundsFor::Storage) {
+            const Call *stage = f.init().values[0].as<Call>();
+            const std::string function = stage->args[0].as<StringImm>()->value;
+            for (int a = 0; a < f.dimensions(); a++) {
+                Expr report = Call::make(Int(32), "dsl_runtime_error_extern_region_too_small",
+                                         {StringImm::make(f.name()), StringImm::make(function),
+                                          StringImm::make(f.args()[a]), needed[a].min,
+                                          needed[a].max, required[a].min, required[a].max},
+                                         Call::CallType::Extern);
+                checks->push_back(AssertStmt::make(
+                    required[a].min <= needed[a].min && needed[a].max <= required[a].max, report));
+            }
+        }
+    }
     // bound(var, min, extent): wherever the Func is computed, it computes exactly that range, as
     // in Halide (the check at root says whether it holds what the consumers need), so that a
     // loop over var inside a consumer's loop keeps a constant extent and can be unrolled.
@@ -328,7 +348,9 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         }
         merge_boxes(realized, writes);
     }
-    if (clamp_to_enclosing && fixed.empty() && f.stages() == 1 && split_footprints(f, 0).empty()) {
+    // (Not an extern stage's: its function may widen the region it is asked for.)
+    if (clamp_to_enclosing && fixed.empty() && f.stages() == 1 && !f.is_extern() &&
+        split_footprints(f, 0).empty()) {
         // Computed per iteration of a consumer's loop: the clamped region holds no more than
         // the region asked for, which often has a constant size (a tile and its margin), and a
         // constant size lets the storage live on the stack.

@@ -3,6 +3,7 @@
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "ir/Names.h"
+#include "ir/Substitute.h"
 
 namespace dsl::lowering {
 
@@ -73,6 +74,37 @@ Expr func_descriptor(const Function &f, int index, const std::vector<Expr> &mins
     return Call::make(Handle(), Call::Intrinsic::MakeDescriptor, args);
 }
 
+Box queried_region(const Function &f, const Box &needed) {
+    const Call *query = nullptr;
+    for (const Call *arg : extern_stage_args(f)) {
+        if (is_const(arg->args[0], 3)) query = arg->args[1].as<Call>();
+    }
+    internal_assert(query && query->is_intrinsic(Call::Intrinsic::ExternBoundsQuery))
+        << "extern stage " << f.name() << " without the query of its outputs";
+    // The query's descriptors describe the stage's own region by its lets: asked for `needed`.
+    std::map<std::string, Expr> region;
+    for (int d = 0; d < f.dimensions(); d++) {
+        std::string loop = names::stage_var(f.name(), 0, f.args()[d]);
+        region[names::min_of(loop)] = needed[d].min;
+        region[names::max_of(loop)] = needed[d].max;
+    }
+    Box answer;
+    for (int d = 0; d < f.dimensions(); d++) {
+        Interval i;
+        for (int want_max = 0; want_max < 2; want_max++) {
+            std::vector<Expr> args = query->args;
+            args[3] = d;
+            args[4] = want_max;
+            for (size_t k = 5; k < args.size(); k++)
+                args[k] = substitute(region, args[k]);
+            Expr bound = Call::make(Int(32), Call::Intrinsic::ExternBoundsQuery, args);
+            (want_max ? i.max : i.min) = bound;
+        }
+        answer.push_back(i);
+    }
+    return answer;
+}
+
 std::map<std::string, std::string> extern_stage_inputs(
     const std::map<std::string, Function> &funcs) {
     std::map<std::string, std::string> inputs;
@@ -104,7 +136,7 @@ Stmt extern_stage_call(const Environment &env, const Function &f) {
             storage_region(env, input, mins, extents);
             for (int k = 0; k < input.outputs(); k++)
                 args.push_back(func_descriptor(input, k, mins, extents, call->func));
-        } else {
+        } else if (kind == 2) {
             const auto *call = arg->args[1].as<Call>();
             internal_assert(call && call->call_type == Call::CallType::Image)
                 << "extern stage " << f.name() << ": an input argument that is not a call";

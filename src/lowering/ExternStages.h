@@ -8,6 +8,7 @@
 
 #include "ir/IR.h"
 #include "lowering/Environment.h"
+#include "lowering/Regions.h"
 
 namespace dsl::lowering {
 
@@ -24,6 +25,10 @@ void computed_region(const lang::Function &f, std::vector<Expr> *mins, std::vect
 /// `func` is the reference to `f` that calls of it carry, where there is one.
 Expr func_descriptor(const lang::Function &f, int index, const std::vector<Expr> &mins,
                      const std::vector<Expr> &extents, const ir::FunctionPtr &func = {});
+
+/// The region extern stage `f` computes when `needed` is needed of it: what its function
+/// answers when asked for `needed` in a bounds query (it may widen it; Halide's protocol).
+Box queried_region(const lang::Function &f, const Box &needed);
 
 /// The Funcs that extern stages among `funcs` take as buffers, each with one such stage.
 std::map<std::string, std::string> extern_stage_inputs(

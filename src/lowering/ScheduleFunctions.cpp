@@ -149,6 +149,25 @@ Stmt wrap_lets(const std::vector<std::pair<std::string, Expr>> &lets, Stmt s) {
 
 namespace {
 
+/// Extern stage `f`, stored further out than it is computed, was sized there by one bounds
+/// query over all the iterations inside; one iteration's may widen its region past that
+/// storage (rounding it to a tile, say). A runtime check that it does not.
+void check_extern_region_in_storage(const Function &f, std::vector<Stmt> *checks) {
+    const std::string function = f.init().values[0].as<Call>()->args[0].as<StringImm>()->value;
+    for (const std::string &var : f.args()) {
+        std::string loop = names::stage_var(f.name(), 0, var);
+        Expr min = Variable::make(Int(32), names::min_of(loop));
+        Expr max = Variable::make(Int(32), names::max_of(loop));
+        Expr storage_min = Variable::make(Int(32), names::realized_min(f.name(), var));
+        Expr storage_max = Variable::make(Int(32), names::realized_max(f.name(), var));
+        Expr report = Call::make(Int(32), "dsl_runtime_error_extern_region_outside_storage",
+                                 {StringImm::make(f.name()), StringImm::make(function),
+                                  StringImm::make(var), min, max, storage_min, storage_max},
+                                 Call::CallType::Extern);
+        checks->push_back(AssertStmt::make(storage_min <= min && max <= storage_max, report));
+    }
+}
+
 bool is_realized_name(const Function &f, const std::string &name) {
     for (const std::string &a : f.args()) {
         if (name == names::realized_min(f.name(), a) || name == names::realized_max(f.name(), a) ||
@@ -268,6 +287,7 @@ class NestBuilder {
         }
         std::vector<Stmt> checks;
         auto lets = func_bounds(producer, required, mode, &checks);
+        if (producer.is_extern()) check_extern_region_in_storage(producer, &checks);
         // The storage's bounds come from further out; only the loop bounds are set here.
         std::vector<std::pair<std::string, Expr>> loop_lets;
         for (auto &let : lets) {

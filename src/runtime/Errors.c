@@ -233,6 +233,32 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_extern_stage_failed(const char *func, c
         bounds_query ? " when asked which region it reads (a bounds query)" : "");
 }
 
+DSL_RUNTIME_EXPORT int dsl_runtime_error_extern_region_too_small(const char *func,
+                                                                 const char *function,
+                                                                 const char *var, int need_min,
+                                                                 int need_max, int min, int max) {
+    return dsl_runtime_report(
+        dsl_error_extern_stage_failed,
+        "Error: the extern stage \"%s\" of Func \"%s\", asked in a bounds query for [%d, %d] in "
+        "%s, answered [%d, %d], which does not hold it. Its function may widen the region of its "
+        "outputs in a bounds query, never narrow it.",
+        function, func, need_min, need_max, var, min, max);
+}
+
+DSL_RUNTIME_EXPORT int dsl_runtime_error_extern_region_outside_storage(const char *func,
+                                                                       const char *function,
+                                                                       const char *var, int min,
+                                                                       int max, int storage_min,
+                                                                       int storage_max) {
+    return dsl_runtime_report(
+        dsl_error_access_out_of_bounds,
+        "Error: the extern stage \"%s\" of Func \"%s\" widened the region it computes in one "
+        "iteration to [%d, %d] in %s, outside its storage, [%d, %d], which is allocated further "
+        "out for what the function answered of all the iterations together. Store the Func where "
+        "it is computed (no store_at or store_root).",
+        function, func, min, max, var, storage_min, storage_max);
+}
+
 DSL_RUNTIME_EXPORT int dsl_runtime_error_specialize_fail(const char *func, int stage,
                                                          const char *message) {
     return dsl_runtime_report(

@@ -145,6 +145,16 @@ int dsl_runtime_error_bound_too_small(const char *func, const char *var, int nee
 int dsl_runtime_error_specialize_fail(const char *func, int stage, const char *message);
 int dsl_runtime_error_extern_stage_failed(const char *func, const char *function, int status,
                                           int bounds_query);
+/// An extern stage's function answered a bounds query of its outputs with a region that does
+/// not hold the one it was asked for.
+int dsl_runtime_error_extern_region_too_small(const char *func, const char *function,
+                                              const char *var, int need_min, int need_max, int min,
+                                              int max);
+/// An extern stage stored further out than it is computed widened one iteration's region past
+/// its storage.
+int dsl_runtime_error_extern_region_outside_storage(const char *func, const char *function,
+                                                    const char *var, int min, int max,
+                                                    int storage_min, int storage_max);
 int dsl_runtime_error_fused_ranges_differ(const char *loop, const char *func, int min, int extent,
                                           const char *other, int other_min, int other_extent);
 int dsl_runtime_error_fold_too_small(const char *func, const char *var, int factor, int needed);

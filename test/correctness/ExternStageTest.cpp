@@ -114,6 +114,61 @@ extern "C" int extern_test_fill_from_context(void *context, dsl_buffer_t *out) {
 }
 DSL_EXTERN_STAGE(extern_test_fill_from_context);
 
+// Produces only whole tiles of 10 columns and at least 12 rows: widens the region it is asked
+// for in a bounds query (Halide's extern_producer). Fills x * 1000 + y and counts the columns
+// it was called over; checks that the call is over a region it could have answered.
+std::atomic<int> widened_calls{0}, widened_columns{0};
+int widen_to_tiles(dsl_buffer_t *out) {
+    int end = out->dim[0].min + out->dim[0].extent;
+    int min = out->dim[0].min - ((out->dim[0].min % 10) + 10) % 10;
+    end += (10 - ((end % 10) + 10) % 10) % 10;
+    out->dim[0].min = min;
+    out->dim[0].extent = end - min;
+    if (out->dim[1].extent < 12) out->dim[1].extent = 12;
+    return 0;
+}
+extern "C" int extern_test_whole_tiles(dsl_buffer_t *out) {
+    if (out->is_bounds_query()) return widen_to_tiles(out);
+    if (out->dim[0].min % 10 != 0 || out->dim[0].extent % 10 != 0 || out->dim[1].extent < 12)
+        return 5;
+    widened_calls++;
+    widened_columns += out->dim[0].extent;
+    for (int y = out->dim[1].min; y < out->dim[1].min + out->dim[1].extent; y++) {
+        for (int x = out->dim[0].min; x < out->dim[0].min + out->dim[0].extent; x++)
+            at(out, x, y) = x * 1000 + y;
+    }
+    return 0;
+}
+DSL_EXTERN_STAGE(extern_test_whole_tiles);
+
+// out(x) = in(x) * x over a multiple of 7 points, asking for its input over the widened
+// region (Halide's extern_output_expansion).
+extern "C" int extern_test_sevens(dsl_buffer_t *in, dsl_buffer_t *out) {
+    if (out->is_bounds_query()) {
+        out->dim[0].extent = (out->dim[0].extent + 6) / 7 * 7;
+        in->dim[0].min = out->dim[0].min;
+        in->dim[0].extent = out->dim[0].extent;
+        return 0;
+    }
+    if (out->dim[0].extent % 7 != 0) return 6;
+    for (int x = out->dim[0].min; x < out->dim[0].min + out->dim[0].extent; x++)
+        at(out, x) = at(in, x) * x;
+    return 0;
+}
+DSL_EXTERN_STAGE(extern_test_sevens);
+
+// Answers a bounds query with less than it was asked for.
+extern "C" int extern_test_narrows(dsl_buffer_t *out) {
+    if (out->is_bounds_query()) {
+        out->dim[0].extent = 1;
+        return 0;
+    }
+    for (int x = out->dim[0].min; x < out->dim[0].min + out->dim[0].extent; x++)
+        at(out, x) = x;
+    return 0;
+}
+DSL_EXTERN_STAGE(extern_test_narrows);
+
 namespace dsl {
 namespace {
 
@@ -301,6 +356,76 @@ TEST(ExternStage, WhatItAsksOfAnInputIsCheckedAndInferred) {
     image.set(small);
     std::string message = test::message_of<RuntimeError>([&] { g.realize({8, 3}); });
     EXPECT_CONTAINS(message, "asked_image");
+}
+
+// A function that widens its outputs' region in a bounds query computes the wider region,
+// stored whole: per tile of its consumer (8 x 8 tiles of a 20 x 16 image: 3 x 2 tiles, each
+// widened to whole tiles of 10 columns and 12 rows), and at root.
+TEST(ExternStage, AnOutputRegionWidenedByTheQueryIsComputed) {
+    for (bool per_tile : {true, false}) {
+        Func source("widened_source"), sink("widened_sink");
+        Var x("x"), y("y"), xi("xi"), yi("yi");
+        source.define_extern("extern_test_whole_tiles", {}, Int(32), {x, y});
+        sink(x, y) = source(x, y) * 2;
+        sink.tile(x, y, xi, yi, 8, 8);
+        if (per_tile) source.compute_at(sink, x);
+        widened_calls = widened_columns = 0;
+        Buffer<int> out = sink.realize({20, 16});
+        EXPECT_EQ(widened_calls.load(), per_tile ? 3 * 2 : 1) << per_tile;
+        // Per tile, x in [0, 7] becomes [0, 9], [8, 15] [0, 19] and [16, 19] [10, 19], in each
+        // row of tiles; at root, [0, 19].
+        EXPECT_EQ(widened_columns.load(), per_tile ? 2 * (10 + 20 + 10) : 20) << per_tile;
+        for (int j = 0; j < 16; j++) {
+            for (int i = 0; i < 20; i++)
+                ASSERT_EQ(out(i, j), 2 * (i * 1000 + j)) << i << ", " << j;
+        }
+    }
+}
+
+// The input of such a stage is computed over what the function asks for the widened region.
+TEST(ExternStage, TheInputOfAWidenedStageCoversTheWiderRegion) {
+    for (bool per_tile : {true, false}) {
+        Func f("sevens_input"), g("sevens"), h("sevens_sink");
+        Var x("x"), xo("xo"), xi("xi");
+        f(x) = x * x;
+        g.define_extern("extern_test_sevens", {f}, Int(32), {x});
+        h(x) = g(x) * 2;
+        h.split(x, xo, xi, 10);
+        f.compute_root();
+        if (per_tile) g.compute_at(h, xo);
+        Buffer<int> out = h.realize({100});
+        for (int i = 0; i < 100; i++)
+            ASSERT_EQ(out(i), i * i * i * 2) << i << (per_tile ? " per tile" : " at root");
+    }
+}
+
+TEST(ExternStage, AQueryAnsweredWithLessThanItAskedIsARuntimeError) {
+    Func f("narrowed"), g("narrowed_sink");
+    Var x("x");
+    f.define_extern("extern_test_narrows", {}, Int(32), {x});
+    g(x) = f(x) + 1;
+    std::string message = test::message_of<RuntimeError>([&] { g.realize({10}); });
+    EXPECT_CONTAINS(message, "extern_test_narrows");
+    EXPECT_CONTAINS(message, "narrowed");
+    EXPECT_CONTAINS(message, "[0, 9]");
+    EXPECT_CONTAINS(message, "never narrow");
+}
+
+// Stored at root and computed per tile, a widening stage's storage comes from one query over
+// the whole region; an iteration that widens past it is a runtime error that says to store it
+// where it is computed (here the last tile, [16, 19], widens to [10, 19] and fits; the tiles
+// of 7 rows at y = 7 widen to 12 rows, past the 16 rows stored).
+TEST(ExternStage, AWidenedRegionOutsideItsStorageIsARuntimeError) {
+    Func source("widened_stored"), sink("widened_stored_sink");
+    Var x("x"), y("y"), xi("xi"), yi("yi");
+    source.define_extern("extern_test_whole_tiles", {}, Int(32), {x, y});
+    sink(x, y) = source(x, y);
+    sink.tile(x, y, xi, yi, 8, 7);
+    source.store_root().compute_at(sink, x);
+    std::string message = test::message_of<RuntimeError>([&] { sink.realize({20, 14}); });
+    EXPECT_CONTAINS(message, "widened_stored");
+    EXPECT_CONTAINS(message, "outside its storage");
+    EXPECT_CONTAINS(message, "store_at");
 }
 
 TEST(ExternStage, FailureIsARuntimeErrorNamingTheFunction) {
