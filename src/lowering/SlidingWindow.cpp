@@ -96,7 +96,25 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
                          const std::vector<EnclosingLoop> &loops,
                          std::vector<std::pair<std::string, Expr>> &lets) {
     SlideResult result;
-    if (producer.stages() != 1) return result;
+    // A producer with updates slides along a dimension where every stage covers the same
+    // region as the last (func_bounds names each earlier stage's bounds by the next one's):
+    // each stage loops over that dimension as a pure Var and reads the Func itself only at the
+    // point it writes, so the rows are independent and every stage computes the new rows.
+    const int last = producer.stages() - 1;
+    auto all_stages_alike = [&](int a) {
+        for (int k = 0; k < last; k++) {
+            for (bool max : {false, true}) {
+                auto name = [&](int stage) {
+                    std::string loop = names::stage_var(producer.name(), stage, producer.args()[a]);
+                    return max ? names::max_of(loop) : names::min_of(loop);
+                };
+                const Expr *value = find_let(lets, name(k));
+                const auto *alias = value ? value->as<Variable>() : nullptr;
+                if (!alias || alias->name != name(k + 1)) return false;
+            }
+        }
+        return true;
+    };
     std::vector<int> slid_dims;
     // Outermost loops first: blur_x computed per vector of blur_y and stored per strip of rows
     // slides down the rows, each iteration computing one new row of its vector (the columns the
@@ -117,7 +135,8 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
             continue;
         if (loop.for_type != ForType::Serial && loop.for_type != ForType::Unrolled) continue;
         int a = dependent[0];
-        std::string dim_loop = names::stage_var(producer.name(), 0, producer.args()[a]);
+        if (!all_stages_alike(a)) continue;
+        std::string dim_loop = names::stage_var(producer.name(), last, producer.args()[a]);
         Expr *min = find_let(lets, names::min_of(dim_loop));
         Expr *max = find_let(lets, names::max_of(dim_loop));
         if (!min || !max) return result;
@@ -183,8 +202,9 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
         if (result.slid) continue;
         result.slid = true;
         // A region moving backward is not folded (the circular buffer's slots are laid out for
-        // one moving forward).
-        if (!forward) continue;
+        // one moving forward), nor a producer with updates (whose loops may write past the
+        // region: fold_footprint allows for its first stage's only).
+        if (!forward || last > 0) continue;
         // The circular buffer holds the rows of one computation and those the next iteration
         // of this loop reuses; a loop further in that moves the same dimension (a tile's rows
         // inside a slide over tiles) computes more rows in between, which would land on the

@@ -40,13 +40,13 @@ struct SlideResult {
 
 /// Rewrites the bounds `lets` (as func_bounds made them for `producer`, computed per iteration
 /// of the innermost of `loops` over the `required` box) so that each iteration computes only
-/// what previous iterations did not. It slides over the outermost loop where that is safe (a
-/// single-stage producer, exactly one dimension of the box depends on that loop, both of its
-/// ends never decrease as the loop advances, or both never increase (a region moving backward,
-/// which is not folded), and the loop runs in order: serial or unrolled),
-/// then over loops further in that move another dimension the same way (a new row, a column at
-/// a time: each point once). Then picks a fold factor for the outermost slid dimension when its
-/// extent per iteration has a constant bound.
+/// what previous iterations did not. It slides over the outermost loop where that is safe
+/// (exactly one dimension of the box depends on that loop; every stage of the producer covers
+/// the same region along it; both of its ends never decrease as the loop advances, or both never
+/// increase, a region moving backward, which is not folded; and the loop runs in order: serial or
+/// unrolled), then over loops further in that move another dimension the same way (a new row, a
+/// column at a time: each point once). Then picks a fold factor for the outermost slid dimension
+/// of a producer without updates when its extent per iteration has a constant bound.
 SlideResult slide_window(const lang::Function &producer, const std::vector<ir::Interval> &required,
                          const std::vector<EnclosingLoop> &loops,
                          std::vector<std::pair<std::string, Expr>> &lets);

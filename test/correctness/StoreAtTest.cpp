@@ -137,12 +137,40 @@ TEST(StoreAt, RegionMovingBackwardsSlides) {
     EXPECT_EQ(back_rows, 11);
 }
 
-TEST(StoreAt, ProducerWithAnUpdateIsStoredButNotSlid) {
-    Buffer<> in = random_buffer(Int(32), {12, 10}, 11);
+// A producer with updates slides where every stage covers the same rows (Halide's
+// sliding_reduction): each update loops over y as a pure Var and reads g only at the point it
+// writes, so every iteration runs all three stages over the one new row. Its last stage counts
+// its points: 2 x (9 + 2) rows, where computing the three rows of each iteration made 2 x 27.
+TEST(StoreAt, ProducerWithUpdatesSlidesWhereEveryStageCoversTheRow) {
+    Buffer<> in = random_buffer(Int(32), {2, 12}, 11);
     Func g("upd_g"), f("upd_f");
     Var x("x"), y("y");
     g(x, y) = in(x, y);
-    g(x, y) += x * y;
+    g(0, y) += g(1, y) + g(0, y);
+    g(x, y) = store_at_count_row(g(x, y));
+    f(x, y) = g(x, y) + g(x, y + 1) + g(x, y + 2);
+    g.store_root().compute_at(f, y);
+    back_rows = 0;
+    Buffer<int> out = f.realize({2, 9});
+    EXPECT_EQ(back_rows, 2 * 11);
+    Buffer<int32_t> iv = in.as<int32_t>();
+    auto gv = [&](int i, int j) { return i == 0 ? iv(1, j) + 2 * iv(0, j) : iv(1, j); };
+    for (int j = 0; j < 9; j++) {
+        for (int i = 0; i < 2; i++)
+            ASSERT_EQ(out(i, j), gv(i, j) + gv(i, j + 1) + gv(i, j + 2)) << i << ", " << j;
+    }
+    EXPECT_CONTAINS(f.loop_nest(), "produce upd_g (sliding window over upd_f.s0.y)");
+}
+
+// An update of one row (as Halide's f(x, x) += f(x, 0) + f(x, 1) updates a diagonal) does not
+// loop over the rows: the first stage's region holds that row in every iteration, not the
+// same region as the update's. No sliding, the same values.
+TEST(StoreAt, ProducerWhoseUpdateReadsOtherRowsIsNotSlid) {
+    Buffer<> in = random_buffer(Int(32), {12, 10}, 11);
+    Func g("upd_rows_g"), f("upd_rows_f");
+    Var x("x"), y("y");
+    g(x, y) = in(x, y);
+    g(x, 0) += g(x, 1) * 3;
     f(x, y) = g(x, y) + g(x, y + 1);
     g.store_root().compute_at(f, y);
     Buffer<int> out = f.realize({12, 9});
