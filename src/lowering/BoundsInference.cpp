@@ -118,8 +118,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         const Box needed = required;
         required = queried_region(f, needed);
         if (checks && mode != BoundsFor::Storage) {
-            const Call *stage = f.init().values[0].as<Call>();
-            const std::string function = stage->args[0].as<StringImm>()->value;
+            const std::string &function = f.contents().extern_function;
             for (int a = 0; a < f.dimensions(); a++) {
                 Expr report = Call::make(Int(32), "dsl_runtime_error_extern_region_too_small",
                                          {StringImm::make(f.name()), StringImm::make(function),

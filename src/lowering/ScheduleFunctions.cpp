@@ -153,7 +153,7 @@ namespace {
 /// query over all the iterations inside; one iteration's may widen its region past that
 /// storage (rounding it to a tile, say). A runtime check that it does not.
 void check_extern_region_in_storage(const Function &f, std::vector<Stmt> *checks) {
-    const std::string function = f.init().values[0].as<Call>()->args[0].as<StringImm>()->value;
+    const std::string &function = f.contents().extern_function;
     for (const std::string &var : f.args()) {
         std::string loop = names::stage_var(f.name(), 0, var);
         Expr min = Variable::make(Int(32), names::min_of(loop));

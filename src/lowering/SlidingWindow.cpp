@@ -99,13 +99,26 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
     // A producer with updates slides along a dimension where every stage covers the same
     // region as the last (func_bounds names each earlier stage's bounds by the next one's):
     // each stage loops over that dimension as a pure Var and reads the Func itself only at the
-    // point it writes, so the rows are independent and every stage computes the new rows.
+    // point it writes, so the rows are independent and every stage computes the new rows. And
+    // every stage computes exactly its region along it: a split that shifts inwards or rounds
+    // up, a bound(), bound_extent() or align_bounds() would run the stages again over rows
+    // already finished (an update applied twice, or the first stage writing over its result).
     const int last = producer.stages() - 1;
     auto all_stages_alike = [&](int a) {
-        for (int k = 0; k < last; k++) {
+        if (last == 0) return true;
+        const std::string &var = producer.args()[a];
+        for (const schedule::Bound &b : producer.schedule().bounds) {
+            if (b.var == var) return false;
+        }
+        for (const schedule::BoundAlignment &al : producer.schedule().alignments) {
+            if (al.var == var) return false;
+        }
+        for (int k = 0; k <= last; k++) {
+            if (split_footprints(producer, k).count(var)) return false;
+            if (k == last) break;
             for (bool max : {false, true}) {
                 auto name = [&](int stage) {
-                    std::string loop = names::stage_var(producer.name(), stage, producer.args()[a]);
+                    std::string loop = names::stage_var(producer.name(), stage, var);
                     return max ? names::max_of(loop) : names::min_of(loop);
                 };
                 const Expr *value = find_let(lets, name(k));
