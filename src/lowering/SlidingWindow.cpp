@@ -102,7 +102,8 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
     // point it writes, so the rows are independent and every stage computes the new rows. And
     // every stage computes exactly its region along it: a split that shifts inwards or rounds
     // up, a bound(), bound_extent() or align_bounds() would run the stages again over rows
-    // already finished (an update applied twice, or the first stage writing over its result).
+    // already finished (an update applied twice, or the first stage writing over its result),
+    // and so might a specialization's schedule.
     const int last = producer.stages() - 1;
     auto all_stages_alike = [&](int a) {
         if (last == 0) return true;
@@ -114,6 +115,8 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
             if (al.var == var) return false;
         }
         for (int k = 0; k <= last; k++) {
+            // (A specialization's schedule may split it otherwise: not looked into.)
+            if (!producer.stage(k).specializations.empty()) return false;
             if (split_footprints(producer, k).count(var)) return false;
             if (k == last) break;
             for (bool max : {false, true}) {

@@ -180,12 +180,14 @@ TEST(StoreAt, ProducerWhoseUpdateReadsOtherRowsIsNotSlid) {
 
 // Stages that would run again over finished rows are not slid (fuzz cases 1382 and 1456): a
 // first stage split over y with ShiftInwards (its last tile moves back over rows the update
-// already changed), an update split with RoundUp (its last tile runs past the new rows), and a
-// bound_extent() window on y (each iteration's window overlaps the last). Each gives the
-// reference's values.
+// already changed), an update split with RoundUp (its last tile runs past the new rows), a
+// bound_extent() window on y (each iteration's window overlaps the last), and the first split
+// in a specialization. Each gives the reference's values.
 TEST(StoreAt, ProducerWithUpdatesOverRowsItWouldRecomputeIsNotSlid) {
     Buffer<> in = random_buffer(Int(32), {6, 14}, 12);
-    for (int variant = 0; variant < 3; variant++) {
+    Param<int> split_rows("upd_again_split_rows");
+    split_rows.set(1);
+    for (int variant = 0; variant < 4; variant++) {
         const std::string name = "upd_again_" + std::to_string(variant);
         Func g(name + "_g"), f(name + "_f");
         Var x("x"), y("y"), yo("yo"), yi("yi");
@@ -196,6 +198,8 @@ TEST(StoreAt, ProducerWithUpdatesOverRowsItWouldRecomputeIsNotSlid) {
         if (variant == 0) g.split(y, yo, yi, 3, TailStrategy::ShiftInwards);
         if (variant == 1) g.update(0).split(y, yo, yi, 3, TailStrategy::RoundUp);
         if (variant == 2) g.bound_extent(y, 4);
+        if (variant == 3)
+            g.specialize(split_rows > 0).split(y, yo, yi, 3, TailStrategy::ShiftInwards);
         Buffer<int> out = f.realize({6, 10});
         EXPECT_TRUE(matches_reference(f, out)) << variant;
         EXPECT_EQ(f.loop_nest().find("sliding"), std::string::npos) << f.loop_nest();
