@@ -4,7 +4,6 @@
 // over the original variables it came from.
 #include "schedule/RaceConditions.h"
 
-#include <iostream>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -287,12 +286,14 @@ void serialize_grouped_folds(const std::string &func, int stage, lang::Definitio
                 }
             }
             if (rvar.empty() || var.empty()) continue;
-            std::cerr << "dsl: warning: Func \"" << func << "\" update " << stage - 1
-                      << ": the vectorized loop \"" << dim.var << "\" runs over the RVar " << rvar
-                      << " and the Var " << var
-                      << ", so its lanes fold into several points at once, which vectors do not "
-                         "do here; it stays a serial loop. Vectorize a loop over the RVar alone "
-                         "or the Var alone.\n";
+            // Through the warnings of lowering, which are kept with the code and reported
+            // again when the disk cache supplies it.
+            user_warning << "Func \"" << func << "\" update " << stage - 1
+                         << ": the vectorized loop \"" << dim.var << "\" runs over the RVar "
+                         << rvar << " and the Var " << var
+                         << ", so its lanes fold into several points at once, which vectors do not "
+                            "do here; it stays a serial loop. Vectorize a loop over the RVar alone "
+                            "or the Var alone.";
             dim.for_type = ForType::Serial;
         }
     }

@@ -36,7 +36,13 @@ TEST(Atomic, LanesFoldingIntoSeveralPlaces) {
     f(x) = cast<uint8_t>(1);
     f(x) += in(x * 2 + r);
     f.update().split(x, xo, xi, 3).fuse(r, xi, rx).atomic().vectorize(rx);
+    // Warned of by name, also when the code comes from the disk cache.
+    testing::internal::CaptureStderr();
     Buffer<uint8_t> out = f.realize({96});
+    const std::string warning = testing::internal::GetCapturedStderr();
+    EXPECT_NE(warning.find("Func \"atomic_grouped_lanes\" update 0"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("the vectorized loop \"rx\""), std::string::npos) << warning;
+    EXPECT_NE(warning.find("stays a serial loop"), std::string::npos) << warning;
     for (int i = 0; i < 96; i++)
         ASSERT_EQ(out(i), static_cast<uint8_t>(1 + in(2 * i) + in(2 * i + 1))) << "at " << i;
 }
