@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "ir/Error.h"
@@ -160,6 +161,22 @@ class OpenCLPrinter : public IRVisitor {
         check_type(to);
         check_type(from);
         std::string v = expr(op->value);
+        if (to.is_vector()) {
+            // (Casts to 16-bit floats go lane by lane: see needs_lanes.)
+            const std::string n = std::to_string(to.lanes());
+            if (to.is_bool()) {
+                id_ = from.is_bool() ? v
+                                     : assign(to, "convert_char" + n + "(" + v + " != (" +
+                                                      type_name(from) + ")(0))");
+            } else if (from.is_bool()) {
+                id_ = assign(to, "convert_" + type_name(to) + "(-" + v + ")");  // -1 -> 1
+            } else if ((from.is_float() || from.is_bfloat()) && to.is_int_or_uint()) {
+                id_ = assign(to, "convert_" + type_name(to) + "_sat_rtz(" + v + ")");
+            } else {
+                id_ = assign(to, "convert_" + type_name(to) + "(" + v + ")");
+            }
+            return;
+        }
         if (is_half_float(to)) {
             if (from.is_float() && from.bits() == 64) {
                 id_ = assign(to, rounding(to) + "_d(" + v + ")");
@@ -213,40 +230,141 @@ class OpenCLPrinter : public IRVisitor {
     void visit(const LE *op) override { binary(op->type, op->a, op->b, "<="); }
     void visit(const GT *op) override { binary(op->type, op->a, op->b, ">"); }
     void visit(const GE *op) override { binary(op->type, op->a, op->b, ">="); }
-    void visit(const And *op) override { binary(op->type, op->a, op->b, "&&"); }
-    void visit(const Or *op) override { binary(op->type, op->a, op->b, "||"); }
-    void visit(const Not *op) override { id_ = assign(op->type, "!" + expr(op->a)); }
+    // A vector of bools is a vector of chars, -1 for true (what OpenCL's comparisons give).
+    void visit(const And *op) override {
+        binary(op->type, op->a, op->b, op->type.is_vector() ? "&" : "&&");
+    }
+    void visit(const Or *op) override {
+        binary(op->type, op->a, op->b, op->type.is_vector() ? "|" : "||");
+    }
+    void visit(const Not *op) override {
+        id_ = assign(op->type, (op->type.is_vector() ? "~" : "!") + expr(op->a));
+    }
     void visit(const Select *op) override {
         check_type(op->type);
         std::string c = expr(op->condition), a = expr(op->true_value), b = expr(op->false_value);
-        id_ = assign(op->type, c + " ? " + a + " : " + b);
+        if (op->condition.type().is_vector()) {
+            // select() tests the top bit of a mask as wide as the values' lanes.
+            id_ = assign(op->type, "select(" + b + ", " + a + ", " + mask(c, op->type) + ")");
+        } else {
+            id_ = assign(op->type, c + " ? " + a + " : " + b);
+        }
     }
     void visit(const Load *op) override {
         check_type(op->type);
+        if (op->type.is_vector()) return vector_load(op);
         if (!atomic_old_.buffer.empty() && op->name == atomic_old_.buffer &&
             equal(op->index, atomic_old_.index)) {
             id_ = atomic_old_.value;  // the running value of an atomic update
             return;
         }
         std::string index = expr(op->index);
-        std::string element = element_ref(op->name, op->type, index);
-        if (is_half_float(op->type) && !buffers_.find(op->name)->private_array) {
-            // From global memory: a half, or a float's upper half.
-            element = op->type.is_bfloat()
-                          ? from_bits(op->type, element)
-                          : "vload_half(" + index + ", " + global_pointer(op->name, op->type) + ")";
-        }
-        if (op->type.is_bool()) element = "(" + element + " != 0)";
+        std::string element = load_element(op->name, op->type, index);
         if (!is_const_true(op->predicate)) {
             std::string p = expr(op->predicate);
             element = p + " ? " + element + " : (" + type_name(op->type) + ")0";
         }
         id_ = assign(op->type, element);
     }
-    void visit(const Ramp *op) override { check_type(op->type); }
-    void visit(const Broadcast *op) override { check_type(op->type); }
-    void visit(const Shuffle *op) override { check_type(op->type); }
-    void visit(const VectorReduce *op) override { check_type(op->value.type()); }
+    void visit(const Ramp *op) override {
+        check_type(op->type);
+        std::string base = expr(op->base), stride = expr(op->stride);
+        const std::string vt = type_name(op->type);
+        if (op->base.type().is_scalar()) {
+            std::string offsets;
+            for (int i = 0; i < op->lanes; i++)
+                offsets += (i ? ", " : "") + std::to_string(i);
+            id_ = assign(op->type, "(" + vt + ")(" + base + ") + (" + vt + ")(" + stride + ") * (" +
+                                       vt + ")(" + offsets + ")");
+            return;
+        }
+        // A ramp of vectors: lane j of step i is base's lane j plus i strides.
+        const Type bt = op->base.type();
+        std::vector<std::string> lanes;
+        for (int i = 0; i < op->lanes; i++) {
+            for (int j = 0; j < bt.lanes(); j++)
+                lanes.push_back(lane(base, bt, j) + " + (" + type_name(bt.element_of()) + ")" +
+                                std::to_string(i) + " * " + lane(stride, bt, j));
+        }
+        id_ = assign(op->type, "(" + vt + ")(" + join(lanes) + ")");
+    }
+    void visit(const Broadcast *op) override {
+        check_type(op->type);
+        const Type vt = op->value.type();
+        std::string v = expr(op->value);
+        std::vector<std::string> lanes;
+        for (int i = 0; i < op->type.lanes(); i++)
+            lanes.push_back(vector_lane(v, vt, i % vt.lanes()));
+        id_ = vt.is_scalar()
+                  ? assign(op->type, "(" + type_name(op->type) + ")(" + lanes[0] + ")")
+                  : assign(op->type, "(" + type_name(op->type) + ")(" + join(lanes) + ")");
+    }
+    void visit(const Shuffle *op) override {
+        check_type(op->type);
+        std::vector<std::string> ids;
+        for (const Expr &v : op->vectors)
+            ids.push_back(expr(v));
+        std::vector<std::string> lanes;
+        for (int index : op->indices) {
+            size_t k = 0;
+            while (index >= op->vectors[k].type().lanes())
+                index -= op->vectors[k++].type().lanes();
+            lanes.push_back(op->type.is_scalar()
+                                ? lane(ids[k], op->vectors[k].type(), index)
+                                : vector_lane(ids[k], op->vectors[k].type(), index));
+        }
+        id_ = op->type.is_scalar()
+                  ? assign(op->type, lanes[0])
+                  : assign(op->type, "(" + type_name(op->type) + ")(" + join(lanes) + ")");
+    }
+    void visit(const VectorReduce *op) override {
+        // Each lane of the result folds a group of the value's lanes with the scalar code.
+        check_type(op->value.type());
+        check_type(op->type);
+        const Type vt = op->value.type(), et = vt.element_of();
+        std::string v = expr(op->value);
+        const int group = vt.lanes() / op->type.lanes();
+        std::vector<std::string> out;
+        for (int i = 0; i < op->type.lanes(); i++) {
+            LaneNames bound(*this);
+            Expr acc;
+            for (int j = 0; j < group; j++) {
+                Expr x = bound.variable(et, lane(v, vt, i * group + j));
+                if (!acc.defined()) {
+                    acc = x;
+                    continue;
+                }
+                switch (op->op) {
+                    case VectorReduce::Op::Add:
+                        acc = Add::make(acc, x);
+                        break;
+                    case VectorReduce::Op::Mul:
+                        acc = Mul::make(acc, x);
+                        break;
+                    case VectorReduce::Op::Min:
+                        acc = Min::make(acc, x);
+                        break;
+                    case VectorReduce::Op::Max:
+                        acc = Max::make(acc, x);
+                        break;
+                    case VectorReduce::Op::And:
+                        acc = And::make(acc, x);
+                        break;
+                    case VectorReduce::Op::Or:
+                        acc = Or::make(acc, x);
+                        break;
+                }
+            }
+            out.push_back(expr(acc));
+        }
+        if (op->type.is_scalar()) {
+            id_ = out[0];
+            return;
+        }
+        for (std::string &o : out)
+            if (op->type.is_bool()) o = "(" + o + " ? -1 : 0)";
+        id_ = assign(op->type, "(" + type_name(op->type) + ")(" + join(out) + ")");
+    }
     void visit(const Let *op) override {
         std::string v = expr(op->value);
         std::string id = fresh(op->name);
@@ -360,22 +478,23 @@ class OpenCLPrinter : public IRVisitor {
         line() << "}\n";
     }
     void visit(const Store *op) override {
-        if (!atomic_.empty() && op->name == atomic_ && !buffers_.find(op->name)->private_array) {
+        const bool atomic =
+            !atomic_.empty() && op->name == atomic_ && !buffers_.find(op->name)->private_array;
+        Type t = op->value.type();
+        check_type(t);
+        if (t.is_vector()) {
+            user_assert(!atomic) << "GPU kernel " << kernel_ << " updates \"" << op->name
+                                 << "\" atomically in vectors of " << t.lanes()
+                                 << " lanes, which the OpenCL back end does not do; do not "
+                                    "vectorize the atomic update inside the GPU threads.";
+            return vector_store(op);
+        }
+        if (atomic) {
             atomic_store(op);
             return;
         }
-        Type t = op->value.type();
-        check_type(t);
         std::string index = expr(op->index), value = expr(op->value);
-        std::string element = element_ref(op->name, t, index);
-        if (t.is_bool()) value = "(uchar)" + value;
-        // To global memory: a half, or a float's upper half (the value is rounded already).
-        std::string store = element + " = " + value + ";";
-        if (is_half_float(t) && !buffers_.find(op->name)->private_array) {
-            store = t.is_bfloat() ? element + " = " + to_bits(t, value) + ";"
-                                  : "vstore_half_rte(" + value + ", " + index + ", " +
-                                        global_pointer(op->name, t) + ");";
-        }
+        std::string store = store_element(op->name, t, index, value);
         if (!is_const_true(op->predicate)) {
             std::string p = expr(op->predicate);
             line() << "if (" << p << ") " << store << "\n";
@@ -444,8 +563,278 @@ class OpenCLPrinter : public IRVisitor {
     };
 
     std::string expr(const Expr &e) {
-        include(e);
+        if (e.type().is_vector() && needs_lanes(e)) {
+            lanewise(e);
+        } else {
+            include(e);
+        }
         return id_;
+    }
+
+    // Vectors. OpenCL C computes most operations on its vector types as they are; the others
+    // (integer division, shifts, 16-bit floats, ...) go lane by lane through the scalar code.
+
+    /// Whether the vector `e` is computed lane by lane.
+    static bool needs_lanes(const Expr &e) {
+        const Type t = e.type();
+        if (e.as<Cast>()) return is_half_float(t);
+        if (e.as<Div>() || e.as<Mod>()) return !t.is_float() || is_half_float(t);
+        if (e.as<Add>() || e.as<Sub>() || e.as<Mul>()) return is_half_float(t);
+        if (e.as<LT>() || e.as<LE>() || e.as<GT>() || e.as<GE>()) {
+            return operands(e)[0].type().is_bool();  // -1 is true: the order is reversed
+        }
+        if (const auto *c = e.as<Call>()) {
+            using I = Call::Intrinsic;
+            if (c->call_type != Call::CallType::Intrinsic) return false;
+            switch (c->intrinsic) {
+                case I::BitwiseAnd:
+                case I::BitwiseOr:
+                case I::BitwiseXor:
+                case I::BitwiseNot:
+                case I::Likely:
+                case I::PromiseClamped:
+                case I::MemoizeTag:
+                case I::StrictFloat:
+                    return false;
+                case I::Sqrt:
+                case I::Exp:
+                case I::Log:
+                case I::Pow:
+                case I::Sin:
+                case I::Cos:
+                case I::Tan:
+                case I::Atan2:
+                case I::Fma:
+                case I::Floor:
+                case I::Ceil:
+                case I::Round:
+                case I::Trunc:
+                    return is_half_float(t);
+                case I::Abs:
+                    return !c->args[0].type().is_float() || is_half_float(t);
+                default:
+                    return true;
+            }
+        }
+        return false;
+    }
+    /// The operands of an operation that needs_lanes.
+    static std::vector<Expr> operands(const Expr &e) {
+        if (const auto *c = e.as<Cast>()) return {c->value};
+        if (const auto *c = e.as<Call>()) return c->args;
+        if (const auto *n = e.as<Add>()) return {n->a, n->b};
+        if (const auto *n = e.as<Sub>()) return {n->a, n->b};
+        if (const auto *n = e.as<Mul>()) return {n->a, n->b};
+        if (const auto *n = e.as<Div>()) return {n->a, n->b};
+        if (const auto *n = e.as<Mod>()) return {n->a, n->b};
+        if (const auto *n = e.as<LT>()) return {n->a, n->b};
+        if (const auto *n = e.as<LE>()) return {n->a, n->b};
+        if (const auto *n = e.as<GT>()) return {n->a, n->b};
+        if (const auto *n = e.as<GE>()) return {n->a, n->b};
+        internal_error << "OpenCL: no lane-by-lane form of " << e;
+        return {};
+    }
+    /// The same scalar operation as `e` on `args`.
+    static Expr rebuild(const Expr &e, const std::vector<Expr> &args) {
+        if (const auto *c = e.as<Cast>()) return Cast::make(c->type.element_of(), args[0]);
+        if (const auto *c = e.as<Call>())
+            return Call::make(c->type.element_of(), c->intrinsic, args);
+        if (e.as<Add>()) return Add::make(args[0], args[1]);
+        if (e.as<Sub>()) return Sub::make(args[0], args[1]);
+        if (e.as<Mul>()) return Mul::make(args[0], args[1]);
+        if (e.as<Div>()) return Div::make(args[0], args[1]);
+        if (e.as<Mod>()) return Mod::make(args[0], args[1]);
+        if (e.as<LT>()) return LT::make(args[0], args[1]);
+        if (e.as<LE>()) return LE::make(args[0], args[1]);
+        if (e.as<GT>()) return GT::make(args[0], args[1]);
+        return GE::make(args[0], args[1]);
+    }
+    /// Scalar variables standing for lanes of vectors in the scalar code, unbound when it goes.
+    class LaneNames {
+      public:
+        explicit LaneNames(OpenCLPrinter &p) : p_(p) {}
+        ~LaneNames() {
+            for (const std::string &n : names_)
+                p_.names_.pop(n);
+        }
+        LaneNames(const LaneNames &) = delete;
+        LaneNames &operator=(const LaneNames &) = delete;
+        /// A Variable of type `t` whose value is the OpenCL expression `value`.
+        Expr variable(Type t, const std::string &value) {
+            std::string name = "lane." + std::to_string(p_.next_++);
+            p_.names_.push(name, value);
+            names_.push_back(name);
+            return Variable::make(t, name);
+        }
+
+      private:
+        OpenCLPrinter &p_;
+        std::vector<std::string> names_;
+    };
+    /// Computes the vector `e` lane by lane: its operands once as vectors, then the scalar
+    /// operation on each lane of them.
+    void lanewise(const Expr &e) {
+        const Type t = e.type();
+        check_type(t);
+        std::vector<Expr> args = operands(e);
+        std::vector<std::string> ids;
+        for (const Expr &a : args)
+            ids.push_back(expr(a));
+        std::vector<std::string> lanes;
+        for (int i = 0; i < t.lanes(); i++) {
+            LaneNames bound(*this);
+            std::vector<Expr> scalars;
+            for (size_t k = 0; k < args.size(); k++) {
+                const Type at = args[k].type();
+                scalars.push_back(bound.variable(at.element_of(), lane(ids[k], at, i)));
+            }
+            std::string v = expr(rebuild(e, scalars));
+            lanes.push_back(t.is_bool() ? "(" + v + " ? -1 : 0)" : v);
+        }
+        id_ = assign(t, "(" + type_name(t) + ")(" + join(lanes) + ")");
+    }
+    /// Lane `i` of `id` (of type `t`) as a scalar of the kernel (a bool as a bool); a scalar is
+    /// its own every lane.
+    static std::string lane(const std::string &id, Type t, int i) {
+        if (t.is_scalar()) return id;
+        std::string l = id + ".s" + "0123456789abcdef"[i];
+        return t.is_bool() ? "(" + l + " != 0)" : l;
+    }
+    /// Lane `i` of `id` (of type `t`) as a component of a vector (a bool as -1 or 0).
+    static std::string vector_lane(const std::string &id, Type t, int i) {
+        if (t.is_scalar()) return t.is_bool() ? "(" + id + " ? -1 : 0)" : id;
+        return id + ".s" + "0123456789abcdef"[i];
+    }
+    static std::string join(const std::vector<std::string> &parts) {
+        std::string out;
+        for (size_t i = 0; i < parts.size(); i++)
+            out += (i ? ", " : "") + parts[i];
+        return out;
+    }
+    /// The vector of bools `condition` as the mask that select() takes for values of `t`.
+    static std::string mask(const std::string &condition, Type t) {
+        const int bits = t.is_bool() ? 8 : is_half_float(t) ? 32 : t.bits();
+        if (bits == 8) return condition;
+        return "convert_" + type_name(Int(bits, t.lanes())) + "(" + condition + ")";
+    }
+    /// One element of buffer `name` read as the kernel holds a scalar of `t` (a 16-bit float as
+    /// a float, a bool as a bool).
+    std::string load_element(const std::string &name, Type t, const std::string &index) {
+        std::string element = element_ref(name, t, index);
+        if (is_half_float(t) && !buffers_.find(name)->private_array) {
+            // From global memory: a half, or a float's upper half.
+            element = t.is_bfloat() ? from_bits(t, element)
+                                    : "vload_half(" + index + ", " + global_pointer(name, t) + ")";
+        }
+        if (t.is_bool()) element = "(" + element + " != 0)";
+        return element;
+    }
+    /// The statement that stores the scalar `value` of `t` into buffer `name`.
+    std::string store_element(const std::string &name, Type t, const std::string &index,
+                              const std::string &value) {
+        std::string element = element_ref(name, t, index);
+        // To global memory: a half, or a float's upper half (the value is rounded already).
+        if (is_half_float(t) && !buffers_.find(name)->private_array) {
+            return t.is_bfloat() ? element + " = " + to_bits(t, value) + ";"
+                                 : "vstore_half_rte(" + value + ", " + index + ", " +
+                                       global_pointer(name, t) + ");";
+        }
+        return element + " = " + (t.is_bool() ? "(uchar)" : "") + value + ";";
+    }
+    /// The first element's index of a dense vector access (a ramp of stride 1), if it is one.
+    std::optional<std::string> dense_base(const Expr &index) {
+        const auto *r = index.as<Ramp>();
+        if (!r || !is_const_one(r->stride) || !r->base.type().is_scalar()) return std::nullopt;
+        return expr(r->base);
+    }
+    /// The pointer to the element at `base` of buffer `name` holding `t`s.
+    std::string element_pointer(const std::string &name, Type t, const std::string &base) {
+        const Buffer *b = buffers_.find(name);
+        Type stored = t.is_bool() ? UInt(8) : t;
+        element_ref(name, t, base);  // checks the type
+        std::string pointer = b->private_array ? b->id : global_pointer(name, stored);
+        return "(" + pointer + " + " + base + ")";
+    }
+    void vector_load(const Load *op) {
+        const Type t = op->type, et = t.element_of();
+        const std::string n = std::to_string(t.lanes());
+        const bool global = !buffers_.find(op->name)->private_array;
+        std::optional<std::string> base = dense_base(op->index);
+        std::string index = base ? "" : expr(op->index);
+        const bool predicated = !is_const_true(op->predicate);
+        std::string predicate = predicated ? expr(op->predicate) : "";
+        std::vector<std::string> lanes;
+        for (int i = 0; i < t.lanes(); i++) {
+            std::string at = base ? "(" + *base + " + " + std::to_string(i) + ")"
+                                  : lane(index, op->index.type(), i);
+            std::string v = vector_lane(load_element(op->name, et, at), et, 0);
+            if (predicated)
+                v = "(" + lane(predicate, op->predicate.type(), i) + " ? " + v + " : 0)";
+            lanes.push_back(v);
+        }
+        std::string gathered = "(" + type_name(t) + ")(" + join(lanes) + ")";
+        if (!base) {
+            id_ = assign(t, gathered);
+            return;
+        }
+        std::string p = element_pointer(op->name, et, *base), whole;
+        if (global && et.is_bfloat()) {
+            whole = "as_float" + n + "(convert_uint" + n + "(vload" + n + "(0, " + p + ")) << 16)";
+        } else if (global && is_half_float(et)) {
+            whole = "vload_half" + n + "(0, " + p + ")";
+        } else if (et.is_bool()) {
+            whole = "(vload" + n + "(0, " + p + ") != (uchar" + n + ")(0))";
+        } else {
+            whole = "vload" + n + "(0, " + p + ")";
+        }
+        // A whole vector in one load where every lane is wanted, else lane by lane.
+        id_ =
+            assign(t, predicated ? "all(" + predicate + ") ? " + whole + " : " + gathered : whole);
+    }
+    void vector_store(const Store *op) {
+        const Type t = op->value.type(), et = t.element_of();
+        const std::string n = std::to_string(t.lanes());
+        const bool global = !buffers_.find(op->name)->private_array;
+        std::optional<std::string> base = dense_base(op->index);
+        std::string index = base ? "" : expr(op->index);
+        std::string value = expr(op->value);
+        const bool predicated = !is_const_true(op->predicate);
+        std::string predicate = predicated ? expr(op->predicate) : "";
+        auto each_lane = [&] {
+            for (int i = 0; i < t.lanes(); i++) {
+                std::string at = base ? "(" + *base + " + " + std::to_string(i) + ")"
+                                      : lane(index, op->index.type(), i);
+                std::string s = store_element(op->name, et, at, lane(value, t, i));
+                if (predicated) s = "if (" + lane(predicate, op->predicate.type(), i) + ") " + s;
+                line() << s << "\n";
+            }
+        };
+        if (!base) return each_lane();
+        std::string p = element_pointer(op->name, et, *base), whole;
+        if (global && et.is_bfloat()) {
+            whole = "vstore" + n + "(convert_ushort" + n + "(as_uint" + n + "(" + value +
+                    ") >> 16), 0, " + p + ");";
+        } else if (global && is_half_float(et)) {
+            whole = "vstore_half" + n + "_rte(" + value + ", 0, " + p + ");";
+        } else if (et.is_bool()) {
+            whole = "vstore" + n + "(convert_uchar" + n + "(-" + value + "), 0, " + p + ");";
+        } else {
+            whole = "vstore" + n + "(" + value + ", 0, " + p + ");";
+        }
+        if (!predicated) {
+            line() << whole << "\n";
+            return;
+        }
+        // A whole vector in one store where every lane is written, else lane by lane.
+        line() << "if (all(" << predicate << ")) {\n";
+        indent_++;
+        line() << whole << "\n";
+        indent_--;
+        line() << "} else {\n";
+        indent_++;
+        each_lane();
+        indent_--;
+        line() << "}\n";
     }
     std::ostream &line() {
         for (int i = 0; i < indent_; i++)
@@ -466,12 +855,25 @@ class OpenCLPrinter : public IRVisitor {
     void binary(Type t, const Expr &a, const Expr &b, const char *op) {
         check_type(t);
         std::string x = expr(a), y = expr(b);
+        if (t.is_vector() && t.is_bool() && !a.type().is_bool()) {
+            // A vector comparison gives a mask as wide as its operands' lanes.
+            id_ = assign(t, "convert_" + type_name(t) + "(" + x + " " + op + " " + y + ")");
+            return;
+        }
         id_ = assign(t, is_half_float(t) ? rounding(t) + "(" + x + " " + op + " " + y + ")"
                                          : x + " " + op + " " + y);
     }
     void pick(Type t, const Expr &a, const Expr &b, const char *op) {
         check_type(t);
         std::string x = expr(a), y = expr(b);
+        if (t.is_vector()) {
+            if (t.is_bool()) {  // -1 is true: the smaller of two bools is their and
+                id_ = assign(t, x + (std::string(op) == "<" ? " & " : " | ") + y);
+            } else {
+                id_ = assign(t, "select(" + y + ", " + x + ", " + x + " " + op + " " + y + ")");
+            }
+            return;
+        }
         id_ = assign(t, x + " " + op + " " + y + " ? " + x + " : " + y);
     }
     void helper(const char *prefix, Type t, const Expr &a, const Expr &b) {
@@ -495,17 +897,27 @@ class OpenCLPrinter : public IRVisitor {
         return "((__global " + storage_name(t.element_of()) + " *)" + b->id + ")";
     }
     void check_type(Type t) {
-        user_assert(t.is_scalar())
-            << "GPU kernel " << kernel_ << " computes vectors of " << t.lanes()
-            << " lanes; the OpenCL back end does not generate vector code yet. Remove "
-               "vectorize() from the loops inside the GPU threads of this Func's schedule.";
+        const int n = t.lanes();
+        user_assert(n == 1 || n == 2 || n == 3 || n == 4 || n == 8 || n == 16)
+            << "GPU kernel " << kernel_ << " computes vectors of " << n
+            << " lanes; OpenCL C has vectors of 2, 3, 4, 8 and 16 lanes. Vectorize the loops "
+               "inside the GPU threads of this Func by one of those.";
         if (is_half_float(t)) uses_half_floats = true;
         user_assert(!t.is_handle()) << "GPU kernel " << kernel_ << " uses a handle.";
         if (t.is_float() && t.bits() == 64) uses_double = true;
     }
 
   public:
+    /// OpenCL C's name of `t`: a vector type (`float4`) for vectors, whose bools are chars (-1
+    /// for true, as comparisons give them).
     static std::string type_name(Type t) {
+        if (t.is_vector()) {
+            return (t.is_bool() ? std::string("char") : type_name(t.element_of())) +
+                   std::to_string(t.lanes());
+        }
+        return scalar_type_name(t);
+    }
+    static std::string scalar_type_name(Type t) {
         if (t.is_bool()) return "bool";
         switch (t.code()) {
             case TypeCode::Int:
@@ -623,11 +1035,13 @@ void OpenCLPrinter::call_value(const Call *op) {
             const char *o = op->intrinsic == I::BitwiseAnd  ? " & "
                             : op->intrinsic == I::BitwiseOr ? " | "
                                                             : " ^ ";
-            id_ = assign(t, "(" + type_name(t) + ")(" + a + o + b + ")");
+            // (A scalar narrower than int is promoted by the operator; vectors are not.)
+            id_ =
+                assign(t, t.is_vector() ? a + o + b : "(" + type_name(t) + ")(" + a + o + b + ")");
             return;
         }
         case I::BitwiseNot:
-            id_ = assign(t, "(" + type_name(t) + ")~" + arg(0));
+            id_ = assign(t, (t.is_vector() ? "~" : "(" + type_name(t) + ")~") + arg(0));
             return;
         case I::ShiftLeft:
         case I::ShiftRight: {

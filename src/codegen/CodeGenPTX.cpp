@@ -1,6 +1,7 @@
 #include "codegen/CodeGenPTX.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -84,8 +85,41 @@ constexpr MathName kMath[] = {
     {"tan", "__nv_tan"},           {"atan2", "__nv_atan2"},
 };
 
+/// Calls of vector math intrinsics (`llvm.exp.v4f32`, ...) as calls of the scalar intrinsic on
+/// each lane: libdevice has scalar functions only.
+void scalarize_vector_math(llvm::Module &module) {
+    std::vector<llvm::Function *> vector_math;
+    for (llvm::Function &f : module) {
+        std::string name = f.getName().str();
+        for (const char *op :
+             {"llvm.exp.v", "llvm.log.v", "llvm.pow.v", "llvm.sin.v", "llvm.cos.v"})
+            if (name.rfind(op, 0) == 0) vector_math.push_back(&f);
+    }
+    for (llvm::Function *f : vector_math) {
+        auto *vt = llvm::cast<llvm::FixedVectorType>(f->getReturnType());
+        llvm::Function *scalar =
+            llvm::Intrinsic::getDeclaration(&module, f->getIntrinsicID(), {vt->getElementType()});
+        std::vector<llvm::User *> users(f->user_begin(), f->user_end());
+        for (llvm::User *u : users) {
+            auto *call = llvm::cast<llvm::CallInst>(u);
+            llvm::IRBuilder<> b(call);
+            llvm::Value *result = llvm::PoisonValue::get(vt);
+            for (unsigned i = 0; i < vt->getNumElements(); i++) {
+                std::vector<llvm::Value *> args;
+                for (llvm::Value *a : call->args())
+                    args.push_back(b.CreateExtractElement(a, b.getInt32(i)));
+                result = b.CreateInsertElement(result, b.CreateCall(scalar, args), b.getInt32(i));
+            }
+            call->replaceAllUsesWith(result);
+            call->eraseFromParent();
+        }
+        f->eraseFromParent();
+    }
+}
+
 /// Points the calls of math functions at libdevice's, and links libdevice in when one is used.
 void link_math(llvm::Module &module, const std::string &kernels) {
+    scalarize_vector_math(module);
     bool needed = false;
     std::string first;
     for (const MathName &m : kMath) {
@@ -96,16 +130,6 @@ void link_math(llvm::Module &module, const std::string &kernels) {
         f->eraseFromParent();
         if (!needed) first = m.from;
         needed = true;
-    }
-    for (llvm::Function &f : module) {
-        // Vector math would need libdevice per lane; not generated yet.
-        std::string name = f.getName().str();
-        for (const char *op :
-             {"llvm.exp.v", "llvm.log.v", "llvm.pow.v", "llvm.sin.v", "llvm.cos.v"})
-            user_assert(name.rfind(op, 0) != 0)
-                << "CUDA kernel(s) " << kernels << " compute " << name.substr(5, 3)
-                << " on vectors, which the CUDA back end does not generate yet; do not vectorize "
-                   "inside the GPU threads of that Func.";
     }
     if (!needed) return;
     std::string toolkit = cuda_toolkit_path();

@@ -38,6 +38,12 @@ class UpperBound {
             auto x = of(m->a);
             if (c && *c >= 0 && x) return *x * *c;
         }
+        if (const auto *d = e.as<Div>()) {
+            // floor(a / c) for c > 0 is at most floor of a's bound over c.
+            auto c = as_const_int(d->b);
+            auto x = c && *c > 0 ? of(d->a) : std::nullopt;
+            if (x) return *x >= 0 ? *x / *c : -((-*x + *c - 1) / *c);
+        }
         if (const auto *c = e.as<Cast>()) {
             Type from = c->value.type();
             if (from.is_int() && c->type.is_int() && c->type.bits() >= from.bits())

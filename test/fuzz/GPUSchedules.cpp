@@ -4,7 +4,8 @@
 // kernel, in shared memory, by the block's threads or by its first thread, or per thread. Each
 // stage of a Func at root is tiled into blocks and threads over its pure loops in one or two
 // dimensions, with random sizes and tails, or left on the host; so is each of its update stages, on
-// its own. They run through OpenCL, or the GPU API of the target DSL_FUZZ_GPU_TARGET names.
+// its own. A stage without RVars sometimes computes a vector of lanes in each thread. They run
+// through OpenCL, or the GPU API of the target DSL_FUZZ_GPU_TARGET names.
 #include <cctype>
 #include <cstdlib>
 #include <map>
@@ -85,6 +86,7 @@ class GPUScheduler {
                   << tx.name() << "\"), Var(\"" << ty.name() << "\"), " << sx << ", " << sy
                   << ", TailStrategy::" << tail_code << ");\n";
             gpu_[{i, k}] = {bx.name(), tx.name(), true};
+            maybe_vectorize(f, k, s, tx, sx);
         } else {
             int sv = size();
             Var bx(prefix + "bx"), tx(prefix + "tx");
@@ -93,7 +95,24 @@ class GPUScheduler {
                   << "\"), Var(\"" << tx.name() << "\"), " << sv << ", TailStrategy::" << tail_code
                   << ");\n";
             gpu_[{i, k}] = {bx.name(), tx.name(), false};
+            maybe_vectorize(f, k, s, tx, sv);
         }
+    }
+
+    /// Sometimes, for a stage without RVars: each thread computes a vector of 2, 3, 4 or 8
+    /// lanes of the tile's loop `tx` (of `size`). Drawn from a stream of its own, so that every
+    /// seed keeps the rest of the schedule it had.
+    void maybe_vectorize(const FuzzFunc &f, int k, Stage &s, const Var &tx, int size) {
+        for (const auto &[name, rvar] : f.stage_loops[static_cast<size_t>(k)])
+            if (rvar) return;
+        if (!std::bernoulli_distribution(0.3)(vector_rng_)) return;
+        static const int lanes[] = {2, 3, 4, 8};
+        const int n = lanes[std::uniform_int_distribution<int>(0, 3)(vector_rng_)];
+        if (n > size) return;
+        const bool guard = std::bernoulli_distribution(0.5)(vector_rng_);
+        s.vectorize(tx, n, guard ? TailStrategy::GuardWithIf : TailStrategy::Auto);
+        code_ << stage_code(f, k) << ".vectorize(Var(\"" << tx.name() << "\"), " << n
+              << ", TailStrategy::" << (guard ? "GuardWithIf" : "Auto") << ");\n";
     }
 
     /// For an update over RVars, sometimes: a few consecutive points of `v` unrolled inside
@@ -196,6 +215,7 @@ class GPUScheduler {
     FuzzCase &c_;
     std::mt19937_64 rng_;
     std::mt19937_64 unroll_rng_{c_.seed * 0xbf58476d1ce4e5b9ULL + 11};
+    std::mt19937_64 vector_rng_{c_.seed * 0x94d049bb133111ebULL + 17};
     std::ostringstream code_;
     std::map<std::pair<int, int>, GPUStage> gpu_;
 };

@@ -125,9 +125,9 @@ TEST_F(PTX, LoopsStorageAndEveryTypeAssemble) {
 }
 
 TEST_F(PTX, VectorsInsideTheThreads) {
-    // Each thread computes 4 neighbours as one vector (CUDA only; the OpenCL back end refuses
-    // vectors inside kernels). Its loads and stores are one per lane for now: the buffers'
-    // alignment is not known to allow more.
+    // Each thread computes 4 neighbours as one vector. Its loads and stores are one per lane
+    // for now: the buffers' alignment is not known to allow more (OpenCL C's vload4 and vstore4
+    // need none: OpenCLSource.VectorsLoadAndStoreWholeWhereTheirLanesAreAdjacent).
     ImageParam in(Float(32), 1, "in");
     Func f("vectors_in_threads");
     Var xo("xo"), xi("xi"), v("v");

@@ -9,12 +9,15 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "GPUTestUtil.h"
 #include "common/ErrorCheck.h"
 #include "common/PipelineCheck.h"
+#include "common/TempDirectory.h"
 
 // A host function that says it is pure and counts its calls.
 std::atomic<int> gpu_test_pure_calls{0};
@@ -299,6 +302,52 @@ TEST_P(GPUSchedule, MathFunctions) {
     EXPECT_TRUE(matches(f, out, 1e-5));
 }
 
+TEST_P(GPUSchedule, VectorsInsideTheThreads) {
+    // Each thread computes a vector of lanes (OpenCL C's vector types on OpenCL): adjacent lanes
+    // load and store as one vector (lane by lane where only some lanes of a partial tile are
+    // in the image), gathers, comparisons as masks, selects, integer division, shifts and
+    // conversions lane by lane, bools stored and read back as vectors; every lane count OpenCL
+    // C has, against the reference evaluator.
+    Buffer<> a = random_buffer(Int(32), {100, 6}, 21);
+    Buffer<> b = random_buffer(Int(32), {100, 6}, 22);
+    Buffer<> fl = random_buffer(Float(32), {100, 6}, 23);
+    for (int lanes : {2, 3, 4, 8, 16}) {
+        const std::string n = std::to_string(lanes);
+        Func mask("vector_mask_" + n), f("vector_lanes_" + n);
+        Expr av = a(x, y), bv = b(x, y) % 7 - 3, fv = fl(x, y);
+        mask(x, y) = fv > 0.25f || av % 5 == 1;
+        Expr gathered = fl(a(x, y) % 100, y);
+        f(x, y) = {av / bv + av % bv * 100,
+                   (av << (bv + 30)) ^ ((av >> (-bv)) & ~b(x, y)),
+                   cast<uint8_t>(fv * 7.5f) + cast<uint8_t>(mask(x, y)),
+                   select(mask(x, y) && av > bv, fv * 2.0f - fl(x + 1, y), gathered),
+                   cast<int16_t>(min(av, bv)) - cast<int16_t>(max(av, 3)),
+                   select(!mask(x, y), cast<double>(fv) / 3.0, cast<double>(abs(av)))};
+        mask.compute_root().gpu_tile(x, y, bx, by, tx, ty, lanes * 4, 2).vectorize(tx, lanes);
+        f.gpu_tile(x, y, bx, by, tx, ty, lanes * 2, 2, TailStrategy::GuardWithIf)
+            .vectorize(tx, lanes);
+        Realization out = f.realize({97, 6}, gpu_target());
+        EXPECT_TRUE(matches(f, out)) << lanes << " lanes";
+    }
+}
+
+TEST_P(GPUSchedule, VectorsFromSharedMemoryAndVectorMath) {
+    // A producer computed per block into shared memory by vectorized threads; the consumer's
+    // vectors read it at offsets of one (loads not aligned to the vector) and compute math
+    // functions on vectors (OpenCL's vector builtins; on CUDA, libdevice lane by lane).
+    if (gpu_target().has_feature(Target::CUDA) && !test::libdevice_installed())
+        GTEST_SKIP() << "no CUDA toolkit libdevice here";
+    Buffer<> input = random_buffer(Float(32), {70, 40}, 24);
+    Func p("vector_shared_producer"), q("vector_shared_consumer");
+    Var xi("xi");
+    p(x, y) = input(x, y) * 2.0f + input(x + 1, y);
+    q(x, y) = exp(p(x, y) * 0.01f) + sqrt(abs(p(x + 1, y))) * 0.5f - floor(p(x, y + 1));
+    q.gpu_tile(x, y, bx, by, tx, ty, 32, 4).vectorize(tx, 8);
+    p.compute_at(q, bx).split(x, x, xi, 4).gpu_threads(x, y).vectorize(xi);
+    Buffer<> out = q.realize({64, 32}, gpu_target())[0];
+    EXPECT_TRUE(matches(q, out, 1e-5));
+}
+
 TEST_P(GPUSchedule, AnUpdateOfPartOfAHostResult) {
     // The pure definition on the host, an update of a few elements on the device: the device
     // copy starts from the host's values, so that copying it back keeps them.
@@ -462,38 +511,41 @@ TEST_P(GPUSchedule, SixteenBitFloatsMatchTheCpuBitForBit) {
     // float16 and bfloat16 read, computed (each operation rounded to the type: sums, products,
     // quotients, a square root, a remainder), converted from float, double and int, compared
     // and stored, in kernels, against the same definitions computed on the CPU.
-    for (Type half : {Float(16), BFloat(16)}) {
-        Buffer<float> data(37, 5);
-        data.fill([](int i, int j) { return (i * 7 - j * 13) * 0.173f + 0.001f * i * j; });
-        // The input in the type, f computed in it, g widening f to float (names per side).
-        struct Stages {
-            Func in, f, g;
-        };
-        auto define = [&](const std::string &side) {
-            Stages st{Func("in_" + side), Func("sixteen_" + side), Func("wide_" + side)};
-            st.in(x, y) = cast(half, data(x, y));
-            Expr a = st.in(x, y), b = st.in(min(x + 1, 36), y);
-            Expr q = a * b + a / (b + cast(half, 3.5f)) - sqrt(abs(a));
-            Expr from_double = cast(half, cast<double>(x) * 1.0000001 + 0.3);
-            Expr from_int = cast(half, x * 1001 + y * 70001);
-            st.f(x, y) = select(x % 3 == 0, q, select(x % 3 == 1, from_double, from_int)) +
-                         cast(half, min(a, b) < cast(half, 0.0f));
-            st.g(x, y) =
-                cast<float>(st.f(x, y)) * 2.0f + cast<float>(st.in(x, y) % cast(half, 1.5f));
-            return st;
-        };
-        Stages gpu = define(half.to_string() + "_gpu");
-        gpu.in.compute_root().gpu_tile(x, y, bx, by, tx, ty, 8, 4);
-        gpu.f.compute_root().gpu_tile(x, y, bx, by, tx, ty, 8, 4);
-        gpu.g.gpu_tile(x, y, bx, by, tx, ty, 16, 2);
-        Buffer<float> got = gpu.g.realize({37, 5}, gpu_target());
-        if (!kernels_run()) continue;
-        Stages cpu = define(half.to_string() + "_cpu");
-        Buffer<float> want = cpu.g.realize({37, 5});
-        for (int j = 0; j < 5; j++)
-            for (int i = 0; i < 37; i++)
-                ASSERT_EQ(got(i, j), want(i, j)) << half << " at " << i << ", " << j;
-    }
+    // Also with vectors of 8 inside the threads (lane by lane, but loaded and stored whole).
+    for (int lanes : {1, 8})
+        for (Type half : {Float(16), BFloat(16)}) {
+            Buffer<float> data(37, 5);
+            data.fill([](int i, int j) { return (i * 7 - j * 13) * 0.173f + 0.001f * i * j; });
+            // The input in the type, f computed in it, g widening f to float (names per side).
+            struct Stages {
+                Func in, f, g;
+            };
+            auto define = [&](const std::string &side) {
+                Stages st{Func("in_" + side), Func("sixteen_" + side), Func("wide_" + side)};
+                st.in(x, y) = cast(half, data(x, y));
+                Expr a = st.in(x, y), b = st.in(min(x + 1, 36), y);
+                Expr q = a * b + a / (b + cast(half, 3.5f)) - sqrt(abs(a));
+                Expr from_double = cast(half, cast<double>(x) * 1.0000001 + 0.3);
+                Expr from_int = cast(half, x * 1001 + y * 70001);
+                st.f(x, y) = select(x % 3 == 0, q, select(x % 3 == 1, from_double, from_int)) +
+                             cast(half, min(a, b) < cast(half, 0.0f));
+                st.g(x, y) =
+                    cast<float>(st.f(x, y)) * 2.0f + cast<float>(st.in(x, y) % cast(half, 1.5f));
+                return st;
+            };
+            Stages gpu = define(half.to_string() + "_gpu" + std::to_string(lanes));
+            gpu.in.compute_root().gpu_tile(x, y, bx, by, tx, ty, 8, 4).vectorize(tx, lanes);
+            gpu.f.compute_root().gpu_tile(x, y, bx, by, tx, ty, 8, 4).vectorize(tx, lanes);
+            gpu.g.gpu_tile(x, y, bx, by, tx, ty, 16, 2).vectorize(tx, lanes);
+            Buffer<float> got = gpu.g.realize({37, 5}, gpu_target());
+            if (!kernels_run()) continue;
+            Stages cpu = define(half.to_string() + "_cpu" + std::to_string(lanes));
+            Buffer<float> want = cpu.g.realize({37, 5});
+            for (int j = 0; j < 5; j++)
+                for (int i = 0; i < 37; i++)
+                    ASSERT_EQ(got(i, j), want(i, j))
+                        << half << " at " << i << ", " << j << ", " << lanes << " lanes";
+        }
 }
 
 TEST_P(GPUSchedule, SixteenBitFloatScalarsReachKernels) {
@@ -613,6 +665,25 @@ TEST_P(GPUSchedule, LanesOfAWarp) {
     f.split(x, xo, xi, 32).gpu_blocks(xo, y).gpu_lanes(xi);
     Buffer<> out = f.realize({70, 5}, gpu_target())[0];
     EXPECT_TRUE(matches(f, out));
+}
+
+TEST(OpenCLSource, VectorsLoadAndStoreWholeWhereTheirLanesAreAdjacent) {
+    // A thread's 4 adjacent points are one float4: read with vload4 (and a gather for the
+    // lanes of a partial tile's end, where only some are inside the image), written with vstore4.
+    Buffer<> input = random_buffer(Float(32), {70}, 25);
+    Func f("opencl_vectors");
+    Var x("x"), bx("bx"), tx("tx");
+    f(x) = input(x) * 2.0f + input(x + 1);
+    f.gpu_tile(x, bx, tx, 64).vectorize(tx, 4, TailStrategy::GuardWithIf);
+    TempDirectory dir;
+    const std::string file = dir.path() + "/kernels.cl";
+    f.compile_to_device_code(file, Target("host-opencl"));
+    std::ifstream in(file);
+    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_CONTAINS(source, "float4");
+    EXPECT_CONTAINS(source, "vload4(0, ");
+    EXPECT_CONTAINS(source, "vstore4(");
+    EXPECT_CONTAINS(source, "all(");
 }
 
 INSTANTIATE_TEST_SUITE_P(APIs, GPUSchedule, ::testing::Values("host-opencl", "host-cuda"),

@@ -55,6 +55,14 @@ TEST_F(ConstantUpperBoundTest, ScaledTerms) {
     EXPECT_EQ(bound((c + 4) * 3 - c * 3), 12);
 }
 
+TEST_F(ConstantUpperBoundTest, ASizeDividedByAConstant) {
+    // The thread loop of a footprint split by 4 runs (max - min) / 4 + 1 times: 33 points in 9.
+    EXPECT_EQ(bound((min(c + 32, m) - min(c, m)) / 4 + 1), 9);
+    EXPECT_EQ(bound((c + 3 - c) / 4 - 1), -1);
+    EXPECT_EQ(bound((c - 5 - c) / 4), -2);  // floor(-5 / 4)
+    EXPECT_FALSE(bound((m - c) / 4).has_value());
+}
+
 TEST_F(ConstantUpperBoundTest, NoBoundWhereNoneExists) {
     // A footprint from c / 3 to c grows with c.
     EXPECT_FALSE(bound(max(c, c / 3 + 5) - min(c, c / 3 + 5) + 1).has_value());
