@@ -44,7 +44,8 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
             for (const GPUKernel &k : *gpu_kernels_)
                 if (k.name == name->value) kernel = &k;
             internal_assert(kernel) << "no kernel " << name->value;
-            size_t count = kernel->args.size();
+            // The arguments, then the bytes of each dynamic shared allocation (kind 4).
+            size_t count = kernel->args.size() + kernel->dynamic_shared.size();
             internal_assert(op->args.size() == 7 + count) << "launch of " << name->value;
             // The argument table, on the stack: pointers, sizes, kinds.
             llvm::IRBuilder<> entry(&function_->getEntryBlock(),
@@ -54,12 +55,15 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
             llvm::Value *sizes = entry.CreateAlloca(i64, llvm::ConstantInt::get(i32, slots));
             llvm::Value *kinds = entry.CreateAlloca(i8, llvm::ConstantInt::get(i32, slots));
             for (size_t i = 0; i < count; i++) {
-                const KernelArgument &a = kernel->args[i];
                 llvm::Value *v = codegen(op->args[7 + i]);
-                llvm::Value *pointer = v;
-                uint64_t bytes = 8;
+                llvm::Value *pointer = v, *bytes = llvm::ConstantInt::get(i64, 8);
                 int kind = 0;
-                if (a.is_buffer) {
+                if (i >= kernel->args.size()) {
+                    // Dynamic shared memory: no value, its size.
+                    pointer = llvm::ConstantPointerNull::get(llvm::PointerType::get(context_, 0));
+                    bytes = builder_->CreateIntCast(v, i64, true);
+                    kind = 4;
+                } else if (const KernelArgument &a = kernel->args[i]; a.is_buffer) {
                     kind = (a.read ? 1 : 0) | (a.written ? 2 : 0);
                 } else {
                     // A scalar goes by address; a bool as a byte.
@@ -67,12 +71,12 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
                     llvm::Value *slot = entry.CreateAlloca(v->getType());
                     builder_->CreateStore(v, slot);
                     pointer = slot;
-                    bytes = a.type.is_bool() ? 1 : a.type.bytes();
+                    bytes = llvm::ConstantInt::get(i64, a.type.is_bool() ? 1 : a.type.bytes());
                 }
                 auto index = static_cast<unsigned>(i);
                 builder_->CreateStore(pointer,
                                       builder_->CreateConstInBoundsGEP1_32(ptr, values, index));
-                builder_->CreateStore(llvm::ConstantInt::get(i64, bytes),
+                builder_->CreateStore(bytes,
                                       builder_->CreateConstInBoundsGEP1_32(i64, sizes, index));
                 builder_->CreateStore(llvm::ConstantInt::get(i8, kind),
                                       builder_->CreateConstInBoundsGEP1_32(i8, kinds, index));

@@ -230,6 +230,9 @@ class CodeGenLLVM : public ir::IRVisitor {
     GPUPrograms gpu_programs_;
     /// Whether a GPU kernel is being generated (GPU indices read the PTX special registers).
     bool in_kernel_ = false;
+    /// The kernel's dynamic shared allocations (GPUKernel::dynamic_shared): generic pointers to
+    /// their places in the launch's dynamic shared memory, by name.
+    std::map<std::string, llvm::Value *> dynamic_shared_;
     /// Outlines the body of a parallel loop into a task and runs it on the runtime's pool.
     void codegen_parallel_loop(const ir::For *op);
     /// `bytes` (an i64) from the runtime's malloc, named `name`; returns an out-of-memory error

@@ -93,6 +93,16 @@ class OpenCLPrinter : public IRVisitor {
                 names_.push(a.name, id);
             }
         }
+        // Shared memory sized at the launch: a __local pointer each, after the arguments.
+        dynamic_.clear();
+        for (const DynamicSharedAllocation &d : k.dynamic_shared) {
+            Type t = d.type.is_bool() ? UInt(8) : d.type;
+            check_type(t);
+            std::string id = fresh(d.name);
+            out_ << (k.args.empty() && dynamic_.empty() ? "" : ", ") << "__local " << type_name(t)
+                 << " *" << id;
+            dynamic_[d.name] = id;
+        }
         out_ << ") {\n";
         indent_ = 1;
         for (const std::string &u : unpack)
@@ -506,17 +516,18 @@ class OpenCLPrinter : public IRVisitor {
         int64_t elements = 1;
         for (const Expr &e : op->extents) {
             auto c = as_const_int(e);
-            user_assert(c.has_value())
+            user_assert(c.has_value() || dynamic_.count(op->name))
                 << "GPU kernel " << kernel_ << " allocates \"" << op->name
                 << "\" with a size known only at run time; inside a GPU thread, storage needs a "
                    "constant size. Split the loops it is computed in by constants.";
-            elements *= *c;
+            elements *= c.value_or(1);
         }
         Type t = op->type.is_bool() ? UInt(8) : op->type;
         check_type(t);
         std::string id;
         if (op->memory_type == MemoryType::GPUShared) {
-            id = shared_.at(op);
+            auto dynamic = dynamic_.find(op->name);
+            id = dynamic != dynamic_.end() ? dynamic->second : shared_.at(op);
         } else {
             id = fresh(op->name);
             line() << type_name(t) << " " << id << "[" << std::max<int64_t>(elements, 1) << "];\n";
@@ -977,6 +988,7 @@ class OpenCLPrinter : public IRVisitor {
         } finder;
         finder.include(body);
         for (const Allocate *a : finder.found) {
+            if (dynamic_.count(a->name)) continue;  // an argument
             int64_t elements = 1;
             for (const Expr &e : a->extents)
                 elements *= as_const_int(e).value_or(1);
@@ -991,6 +1003,8 @@ class OpenCLPrinter : public IRVisitor {
 
     int indent_ = 0, next_ = 0;
     std::map<const Allocate *, std::string> shared_;
+    /// The __local arguments of the kernel's dynamic shared allocations, by name.
+    std::map<std::string, std::string> dynamic_;
     Scope<std::string> names_;
     Scope<Buffer> buffers_;
     /// The buffer whose stores are atomic here, and the running value that replaces the load of

@@ -45,6 +45,22 @@ void CodeGenLLVM::compile_kernel(const GPUKernel &k) {
             v = builder_->CreateICmpNE(arg, llvm::ConstantInt::get(i8, 0));
         symbols_.push(a.name, v);
     }
+    // Shared memory sized at the launch: pieces of the launch's dynamic shared memory (an
+    // external array of the shared address space), one after the other.
+    dynamic_shared_.clear();
+    if (!k.dynamic_shared.empty()) {
+        auto *array = llvm::ArrayType::get(i8, 0);
+        auto *global = new llvm::GlobalVariable(
+            module_, array, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+            k.name + "_dynamic_shared", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+        global->setAlignment(llvm::Align(16));
+        llvm::Value *offset = builder_->getInt64(0);
+        for (const DynamicSharedAllocation &d : k.dynamic_shared) {
+            llvm::Value *at = builder_->CreateInBoundsGEP(i8, global, offset);
+            dynamic_shared_[d.name] = builder_->CreateAddrSpaceCast(at, ptr);
+            offset = builder_->CreateAdd(offset, codegen(d.bytes));
+        }
+    }
     in_kernel_ = true;
     codegen(k.body);
     in_kernel_ = false;

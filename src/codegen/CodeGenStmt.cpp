@@ -265,18 +265,22 @@ void CodeGenLLVM::visit(const Allocate *op) {
     if (in_kernel_ && op->memory_type == MemoryType::GPUShared) {
         // GPU shared memory: a global of the block's address space (3 in NVPTX), seen through
         // a generic pointer (LLVM infers the address space of the loads and stores back).
+        auto body_at = [&](llvm::Value *shared) {
+            ScopedBinding<llvm::Value *> bind(symbols_, op->name, shared);
+            allocations_in_scope_[op->name]++;
+            codegen(op->body);
+            if (--allocations_in_scope_[op->name] == 0) allocations_in_scope_.erase(op->name);
+        };
+        // Sized at the launch: its place in the launch's dynamic shared memory.
+        auto dynamic = dynamic_shared_.find(op->name);
+        if (!constant_size && dynamic != dynamic_shared_.end()) return body_at(dynamic->second);
         internal_assert(constant_size) << "shared allocation " << op->name << " of run-time size";
         auto *array = llvm::ArrayType::get(elem, std::max<int64_t>(constant_elements, 1));
         auto *global = new llvm::GlobalVariable(
             module_, array, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
             function_->getName() + "." + op->name, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
         global->setAlignment(llvm::Align(16));
-        pointer = builder_->CreateAddrSpaceCast(global, llvm::PointerType::get(context_, 0));
-        ScopedBinding<llvm::Value *> bind(symbols_, op->name, pointer);
-        allocations_in_scope_[op->name]++;
-        codegen(op->body);
-        if (--allocations_in_scope_[op->name] == 0) allocations_in_scope_.erase(op->name);
-        return;
+        return body_at(builder_->CreateAddrSpaceCast(global, llvm::PointerType::get(context_, 0)));
     }
     // Func::store_in: Heap always on the heap, Stack and Register on the stack (a size known
     // only at run time: small sizes where the allocation is, larger ones in a slot of the

@@ -73,7 +73,8 @@ llvm::Value *CodeGenLLVM::call_trace(const Call *op) {
     field(1, value_ptr);
     field(2, coords);
     // Events without a value carry a handle type of no bits and no lanes, as Halide's do.
-    field(3, llvm::ConstantInt::get(i8, static_cast<int>(access ? element.code() : TypeCode::Handle)));
+    field(3,
+          llvm::ConstantInt::get(i8, static_cast<int>(access ? element.code() : TypeCode::Handle)));
     field(4, llvm::ConstantInt::get(i8, access ? element.bits() : 0));
     field(5, llvm::ConstantInt::get(i16, access ? lanes : 0));
     field(6, llvm::ConstantInt::get(i32, event->value));

@@ -303,7 +303,8 @@ struct Call : ExprNode<Call, IRNodeType::Call> {
         /// (kernel, blocks_x, blocks_y, blocks_z, threads_x, threads_y, threads_z, args...):
         /// runs the GPU kernel named by the StringImm `kernel` of the module over that grid;
         /// `args` are its arguments in order, a buffer as its `dsl_buffer_t *` (copied to the
-        /// device first where the host holds newer data; marked device-dirty when written).
+        /// device first where the host holds newer data; marked device-dirty when written),
+        /// then the bytes of each of its dynamic shared allocations (ir/Module.h).
         /// int32: 0 or an error code. A side effect.
         GPULaunch,
         /// (buffer): copies a `dsl_buffer_t *` back to the host if the device holds newer data;

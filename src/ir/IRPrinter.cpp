@@ -50,6 +50,11 @@ std::string module_text(const Module &m) {
                                            : " (read)");
             }
         }
+        for (size_t i = 0; i < k.dynamic_shared.size(); i++) {
+            const DynamicSharedAllocation &d = k.dynamic_shared[i];
+            ss << (i || !k.args.empty() ? ", " : "") << "shared " << d.type << " " << d.name << " ("
+               << d.bytes << " bytes, sized at the launch)";
+        }
         ss << ") on " << to_string(k.api) << " {\n" << k.body << "}\n";
     }
     return ss.str();

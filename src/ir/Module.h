@@ -43,6 +43,17 @@ struct KernelArgument {
     bool read = false, written = false;
 };
 
+/// Shared memory of a kernel whose size the host computes before each launch (a producer's
+/// tile of a size a Param gives): OpenCL passes it as a `__local` argument after the others,
+/// CUDA as a part of the launch's dynamic shared memory.
+struct DynamicSharedAllocation {
+    /// The name of its GPUShared Allocate in the kernel's body.
+    std::string name;
+    Type type;
+    /// Its bytes (int64, a multiple of 16), computed from the kernel's scalar arguments.
+    Expr bytes;
+};
+
 /// A loop nest of GPU blocks and threads outlined from a host function
 /// (lowering/OffloadGPULoops.h). The body finds its place through the GPUBlockIndex and
 /// GPUThreadIndex intrinsics; the host launches it with a GPULaunch call.
@@ -50,6 +61,8 @@ struct GPUKernel {
     std::string name;
     DeviceAPI api = DeviceAPI::OpenCL;
     std::vector<KernelArgument> args;
+    /// In the order of the GPULaunch call's sizes, after the arguments.
+    std::vector<DynamicSharedAllocation> dynamic_shared;
     Stmt body;
 };
 

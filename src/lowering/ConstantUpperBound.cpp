@@ -12,19 +12,53 @@ using namespace ir;
 
 namespace {
 
+/// Bounds as constants: what the device code's sizes need.
+struct ConstantBound {
+    using Value = int64_t;
+    static Value constant(int64_t c) { return c; }
+    static Value add(Value x, Value y) { return x + y; }
+    static Value min(Value x, Value y) { return std::min(x, y); }
+    static Value max(Value x, Value y) { return std::max(x, y); }
+    static Value times(Value x, int64_t c) { return x * c; }
+    /// floor(x / c), c > 0.
+    static Value over(Value x, int64_t c) { return x >= 0 ? x / c : -((-x + c - 1) / c); }
+    /// Where no constant bounds `e`: none.
+    static std::optional<Value> itself(const Expr &, const HostKnown &) { return std::nullopt; }
+};
+
+/// Bounds as expressions the host can evaluate before a launch (of the names `known` accepts),
+/// constants where they are.
+struct ExprBound {
+    using Value = Expr;
+    static Value constant(int64_t c) { return make_const(Int(32), c); }
+    static Value add(const Value &x, const Value &y) { return simplify(x + y); }
+    static Value min(const Value &x, const Value &y) { return simplify(dsl::min(x, y)); }
+    static Value max(const Value &x, const Value &y) { return simplify(dsl::max(x, y)); }
+    static Value times(const Value &x, int64_t c) { return simplify(x * constant(c)); }
+    /// floor(x / c), c > 0 (integer division rounds down).
+    static Value over(const Value &x, int64_t c) { return simplify(x / constant(c)); }
+    /// `e` is its own bound where the host knows it.
+    static std::optional<Value> itself(const Expr &e, const HostKnown &known) {
+        if (known && known(e)) return e;
+        return std::nullopt;
+    }
+};
+
 /// A constant upper bound of an integer expression of sizes and positions: the simplifier's
 /// where it has one, else one found by taking differences apart at their mins and maxes. The
 /// simplifier bounds the two sides of a difference alone, and a region clamped at its ends has
 /// sides without bounds; but its size min(h, m) - min(l, m) is at most max(h - l, 0) whatever
 /// m is, and h - l is often a constant.
+template <typename B>
 class UpperBound {
   public:
-    explicit UpperBound(const Scope<ConstantBounds> &loops) : loops_(loops) {}
+    using Bound = std::optional<typename B::Value>;
+    UpperBound(const Scope<ConstantBounds> &loops, HostKnown known)
+        : loops_(loops), known_(std::move(known)) {}
 
-    std::optional<int64_t> of(const Expr &e) {
+    Bound of(const Expr &e) {
         if (++steps_ > kMaxSteps) return std::nullopt;
-        ConstantBounds b = constant_bounds(e, loops_);
-        Bound simple = b.max && *b.max < kLooseBound ? b.max : std::nullopt;
+        Bound simple = simplifier_bound(e);
         // The simplifier bounds a difference's sides apart: min(16 i + 15, 199) - 16 i is at
         // most 199 to it, 15 taken apart. Sums and differences try both.
         if (const auto *a = e.as<Add>()) return smaller(simple, sum(of(a->a), of(a->b)));
@@ -36,33 +70,42 @@ class UpperBound {
         if (const auto *m = e.as<Mul>()) {
             auto c = as_const_int(m->b);
             auto x = of(m->a);
-            if (c && *c >= 0 && x) return *x * *c;
+            if (c && *c >= 0 && x) return B::times(*x, *c);
         }
         if (const auto *d = e.as<Div>()) {
             // floor(a / c) for c > 0 is at most floor of a's bound over c.
             auto c = as_const_int(d->b);
             auto x = c && *c > 0 ? of(d->a) : std::nullopt;
-            if (x) return *x >= 0 ? *x / *c : -((-*x + *c - 1) / *c);
+            if (x) return B::over(*x, *c);
         }
         if (const auto *c = e.as<Cast>()) {
             Type from = c->value.type();
             if (from.is_int() && c->type.is_int() && c->type.bits() >= from.bits())
                 return of(c->value);
         }
-        return std::nullopt;
+        return B::itself(e, known_);
     }
 
   private:
-    using Bound = std::optional<int64_t>;
     static constexpr int kMaxSteps = 20000;
-    static Bound sum(Bound x, Bound y) { return x && y ? Bound(*x + *y) : std::nullopt; }
-    /// Of min(x, y): either bound will do.
-    static Bound smaller(Bound x, Bound y) { return x && y ? Bound(std::min(*x, *y)) : x ? x : y; }
-    /// Of max(x, y): both are needed.
-    static Bound larger(Bound x, Bound y) {
-        return x && y ? Bound(std::max(*x, *y)) : std::nullopt;
+    static Bound sum(const Bound &x, const Bound &y) {
+        return x && y ? Bound(B::add(*x, *y)) : std::nullopt;
     }
-    static Bound at_least_zero(Bound x) { return x ? Bound(std::max<int64_t>(*x, 0)) : x; }
+    /// Of min(x, y): either bound will do.
+    static Bound smaller(const Bound &x, const Bound &y) {
+        return x && y ? Bound(B::min(*x, *y)) : x ? x : y;
+    }
+    /// Of max(x, y): both are needed.
+    static Bound larger(const Bound &x, const Bound &y) {
+        return x && y ? Bound(B::max(*x, *y)) : std::nullopt;
+    }
+    static Bound at_least_zero(const Bound &x) { return x ? Bound(B::max(*x, B::constant(0))) : x; }
+    /// The simplifier's constant bound of `e`, if it has a useful one.
+    Bound simplifier_bound(const Expr &e) const {
+        ConstantBounds b = constant_bounds(e, loops_);
+        if (b.max && *b.max < kLooseBound) return Bound(B::constant(*b.max));
+        return std::nullopt;
+    }
 
     /// An upper bound of h - l.
     Bound difference(const Expr &h, const Expr &l) {
@@ -71,7 +114,7 @@ class UpperBound {
             return difference(substitute(let->name, let->value, let->body), l);
         if (const auto *let = l.as<Let>())
             return difference(h, substitute(let->name, let->value, let->body));
-        if (equal(h, l)) return Bound(0);
+        if (equal(h, l)) return Bound(B::constant(0));
         // A constant added to one side goes inside the mins and maxes of the other, where the
         // two sides' common clamps then show: min(a, m + 2) - (min(b, m) + 2) becomes
         // min(a - 2, m) - min(b, m).
@@ -131,7 +174,7 @@ class UpperBound {
             if (lm && c && equal(hm->b, lm->b)) {
                 // c * a - c * b: c times a - b, or |c| times b - a.
                 Bound d = *c >= 0 ? difference(hm->a, lm->a) : difference(lm->a, hm->a);
-                if (d) return *d * (*c >= 0 ? *c : -*c);
+                if (d) return B::times(*d, *c >= 0 ? *c : -*c);
             }
         }
         if (const auto *hd = h.as<Div>()) {
@@ -140,19 +183,17 @@ class UpperBound {
             if (ld && c && *c > 0 && equal(hd->b, ld->b)) {
                 // floor(a / c) - floor(b / c) <= floor((a - b) / c) + 1.
                 Bound d = difference(hd->a, ld->a);
-                if (d) return (*d >= 0 ? *d / *c : -((-*d + *c - 1) / *c)) + 1;
+                if (d) return B::add(B::over(*d, *c), B::constant(1));
             }
         }
         // Constants added on either side.
         if (const auto *a = h.as<Add>(); a && is_const(a->b))
-            return sum(difference(a->a, l), as_const_int(a->b));
-        if (const auto *a = l.as<Add>(); a && is_const(a->b)) {
-            Bound d = difference(h, a->a);
-            auto c = as_const_int(a->b);
-            return d && c ? Bound(*d - *c) : std::nullopt;
-        }
-        ConstantBounds b = constant_bounds(simplify(h - l), loops_);
-        return b.max && *b.max < kLooseBound ? b.max : std::nullopt;
+            return sum(difference(a->a, l), B::constant(*as_const_int(a->b)));
+        if (const auto *a = l.as<Add>(); a && is_const(a->b))
+            return sum(difference(h, a->a), B::constant(-*as_const_int(a->b)));
+        Expr d = simplify(h - l);
+        Bound b = simplifier_bound(d);
+        return b ? b : B::itself(d, known_);
     }
 
     /// e + k, with k added to the operands of the mins and maxes at its top.
@@ -163,13 +204,19 @@ class UpperBound {
     }
 
     const Scope<ConstantBounds> &loops_;
+    HostKnown known_;
     int steps_ = 0;
 };
 
 }  // namespace
 
 std::optional<int64_t> constant_upper_bound(const Expr &e, const Scope<ConstantBounds> &loops) {
-    return UpperBound(loops).of(e);
+    return UpperBound<ConstantBound>(loops, nullptr).of(e);
+}
+
+std::optional<Expr> host_upper_bound(const Expr &e, const Scope<ConstantBounds> &loops,
+                                     const HostKnown &known) {
+    return UpperBound<ExprBound>(loops, known).of(e);
 }
 
 }  // namespace dsl::lowering

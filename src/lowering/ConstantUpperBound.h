@@ -5,6 +5,7 @@
 /// need constants.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "ir/IR.h"
@@ -23,5 +24,16 @@ constexpr int64_t kLooseBound = int64_t(1) << 24;
 /// most max(h - l, 0) whatever m is). Empty when neither finds one.
 std::optional<int64_t> constant_upper_bound(const Expr &e,
                                             const ir::Scope<ir::ConstantBounds> &loops);
+
+/// Whether the host can evaluate an expression before a GPU launch (it names nothing bound
+/// inside the kernel).
+using HostKnown = std::function<bool(const Expr &)>;
+
+/// An upper bound of `e` as constant_upper_bound finds one, where the parts that have no
+/// constant bound may be expressions that `known` accepts: the extent of a tile of a size
+/// given by a Param, clamped at the image's edges, min(c + t, m) - min(c, m) + 1, is at most
+/// max(t, 0) + 1. Simplified; empty where there is no such bound.
+std::optional<Expr> host_upper_bound(const Expr &e, const ir::Scope<ir::ConstantBounds> &loops,
+                                     const HostKnown &known);
 
 }  // namespace dsl::lowering

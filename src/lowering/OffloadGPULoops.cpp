@@ -163,6 +163,11 @@ class KernelFacts {
         b.max = constant_upper_bound(x, loops_);
         return b;
     }
+    /// An upper bound of `e` that the host can evaluate before the launch: in the names that
+    /// `known` accepts (a tile's size a Param gives), or a constant.
+    std::optional<Expr> host_bound_of(const Expr &e, const HostKnown &known) const {
+        return host_upper_bound(expand(e), loops_, known);
+    }
 
   private:
     std::vector<std::pair<std::string, Expr>> lets_;
@@ -342,6 +347,7 @@ class KernelBuilder : public IRMutator {
 
     const std::vector<Expr> &blocks() const { return block_extents_; }
     const std::vector<Expr> &threads() const { return thread_extents_; }
+    const std::vector<DynamicSharedAllocation> &dynamic_shared() const { return dynamic_shared_; }
 
   protected:
     using IRMutator::visit;
@@ -394,12 +400,19 @@ class KernelBuilder : public IRMutator {
         Expr extent = simplify(op->extent);
         if (!uses_any(extent, inner_bound_)) return extent;
         ConstantBounds b = facts_.bounds_of(extent);
-        user_assert(b.max.has_value())
+        if (b.max) return Expr(static_cast<int>(*b.max));
+        // A bound the host computes (a producer's footprint over a tile of a Param's size).
+        std::optional<Expr> bound = facts_.host_bound_of(extent, host_known());
+        user_assert(bound.has_value())
             << describe_loop(op->name) << " is a GPU thread loop whose extent (" << extent
-            << ") depends on the block or loop it is in and has no constant bound; a "
-               "launch needs one thread count for every block. Split the loop by a constant "
-               "(gpu_tile) instead.";
-        return Expr(static_cast<int>(*b.max));
+            << ") depends on the block or loop it is in and has no bound that the host knows "
+               "before the launch; a launch needs one thread count for every block. Split the "
+               "loop by a constant (gpu_tile) instead.";
+        return *bound;
+    }
+    /// Whether the host can evaluate an expression before the launch.
+    HostKnown host_known() const {
+        return [this](const Expr &e) { return !uses_any(e, inner_bound_); };
     }
 
     Expr thread_index(int dim) const {
@@ -548,6 +561,24 @@ class KernelBuilder : public IRMutator {
         return elements;
     }
 
+    /// The number of elements of storage `op` where its size has no constant bound but the
+    /// host knows it before the launch (it names nothing bound inside the kernel: a tile of a
+    /// size a Param gives); none otherwise.
+    std::optional<Expr> launch_time_size(const Allocate *op) const {
+        bool bounded = true;
+        for (const Expr &e : op->extents)
+            bounded = bounded && facts_.bounds_of(e).max.has_value();
+        if (bounded) return std::nullopt;
+        // Each extent bounded alone (a product of sizes is bounded by the product of bounds).
+        Expr elements = Expr(1);
+        for (const Expr &e : op->extents) {
+            std::optional<Expr> bound = facts_.host_bound_of(e, host_known());
+            if (!bound) return std::nullopt;
+            elements = elements * max(*bound, 1);
+        }
+        return simplify(elements);
+    }
+
     /// Storage at the block level, around thread loops: shared by the block's threads.
     Stmt shared(const Allocate *op) {
         user_assert(op->memory_type == MemoryType::Auto || op->memory_type == MemoryType::GPUShared)
@@ -556,6 +587,15 @@ class KernelBuilder : public IRMutator {
             << to_string(op->memory_type)
             << "; use store_in(MemoryType::GPUShared) (the default there), or compute it inside "
                "the thread loops.";
+        if (std::optional<Expr> size = launch_time_size(op)) {
+            // Dynamic shared memory: sized by the host at each launch, rounded up to 16 bytes.
+            const int64_t element_bytes = op->type.is_bool() ? 1 : op->type.bytes();
+            Expr bytes = cast(Int(64), max(*size, 1)) * Expr(element_bytes);
+            bytes = simplify((bytes + Expr(int64_t(15))) / Expr(int64_t(16)) * Expr(int64_t(16)));
+            dynamic_shared_.push_back({op->name, op->type, bytes});
+            return Allocate::make(op->name, op->type, MemoryType::GPUShared, {*size}, op->condition,
+                                  block_level(op->body));
+        }
         int64_t elements = storage_elements(op, kMaxSharedStorage - shared_bytes_,
                                             "the block's shared memory (what is left of it)");
         shared_bytes_ += elements * op->type.bytes();
@@ -668,6 +708,7 @@ class KernelBuilder : public IRMutator {
     std::vector<Expr> block_extents_, thread_extents_;
     int depth_ = 0, thread_dims_ = 0, nest_depth_ = 0;
     int64_t shared_bytes_ = 0;
+    std::vector<DynamicSharedAllocation> dynamic_shared_;
 };
 
 /// The names of the buffers a statement loads from or stores to, split by how.
@@ -741,6 +782,10 @@ class Outliner : public IRMutator {
             a.type = type;
             kernel.args.push_back(a);
             launch.push_back(Variable::make(type, name));
+        }
+        for (const DynamicSharedAllocation &d : builder.dynamic_shared()) {
+            kernel.dynamic_shared.push_back(d);
+            launch.push_back(d.bytes);
         }
         kernel.body = simplify(body);
         kernels_.push_back(kernel);

@@ -289,6 +289,9 @@ static CUfunction find_function(const char *ptx, uint64_t bytes, const char *nam
 
 /// The most arguments a kernel takes (each buffer, each scalar of its closure).
 #define DSL_CUDA_MAX_ARGS 256
+/// The most dynamic shared memory a launch may ask for without opting in per kernel
+/// (cuFuncSetAttribute), on every GPU: 48 KiB.
+#define DSL_CUDA_MAX_DYNAMIC_SHARED 49152
 
 DSL_RUNTIME_EXPORT int dsl_runtime_cuda_launch(const char *ptx, uint64_t ptx_bytes,
                                                const char *kernel_name, int32_t blocks_x,
@@ -296,7 +299,6 @@ DSL_RUNTIME_EXPORT int dsl_runtime_cuda_launch(const char *ptx, uint64_t ptx_byt
                                                int32_t threads_x, int32_t threads_y,
                                                int32_t threads_z, int32_t count, void *const *args,
                                                const uint64_t *sizes, const uint8_t *kinds) {
-    (void)sizes;  // the PTX entry's parameters give the sizes
     int32_t blocks[3] = {blocks_x, blocks_y, blocks_z};
     int32_t threads[3] = {threads_x, threads_y, threads_z};
     if (count > DSL_CUDA_MAX_ARGS)
@@ -314,19 +316,33 @@ DSL_RUNTIME_EXPORT int dsl_runtime_cuda_launch(const char *ptx, uint64_t ptx_byt
     pthread_mutex_unlock(&lock);
     if (!function) return dsl_error_device_error;
     // cuLaunchKernel reads each parameter through a pointer: buffers as device pointers.
+    // Shared memory sized at the launch (kind 4) is no parameter: its bytes add up to the
+    // launch's dynamic shared memory, in which the kernel finds each in turn.
     CUdeviceptr pointers[DSL_CUDA_MAX_ARGS];
     void *params[DSL_CUDA_MAX_ARGS];
+    uint64_t shared = 0;
+    int32_t n = 0;
     for (int32_t i = 0; i < count; i++) {
-        if (kinds[i]) {
-            pointers[i] = (CUdeviceptr)((dsl_buffer_t *)args[i])->device;
-            params[i] = &pointers[i];
+        if (kinds[i] & 3) {
+            pointers[n] = (CUdeviceptr)((dsl_buffer_t *)args[i])->device;
+            params[n] = &pointers[n];
+            n++;
+        } else if (kinds[i] == 4) {
+            shared += sizes[i];
         } else {
-            params[i] = args[i];
+            params[n++] = args[i];
         }
     }
+    if (shared > DSL_CUDA_MAX_DYNAMIC_SHARED)
+        return dsl_runtime_report(dsl_error_device_error,
+                                  "Error: CUDA kernel %s needs %llu bytes of shared memory sized "
+                                  "at the launch; at most %d are supported. Use smaller tiles "
+                                  "for the producers computed per block.",
+                                  kernel_name, (unsigned long long)shared,
+                                  DSL_CUDA_MAX_DYNAMIC_SHARED);
     CUresult err = api.LaunchKernel(function, (unsigned)blocks_x, (unsigned)blocks_y,
                                     (unsigned)blocks_z, (unsigned)threads_x, (unsigned)threads_y,
-                                    (unsigned)threads_z, 0, NULL, params, NULL);
+                                    (unsigned)threads_z, (unsigned)shared, NULL, params, NULL);
     const char *sync = getenv("DSL_GPU_SYNC");
     if (err == CUDA_SUCCESS && sync && *sync && *sync != '0') err = api.CtxSynchronize();
     if (err == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)

@@ -126,7 +126,7 @@ DSL_RUNTIME_EXPORT int dsl_runtime_gpu_prepare_launch(const int32_t *blocks, con
         if (blocks[d] <= 0 || threads[d] <= 0) *empty = 1;  // nothing to run
     }
     for (int32_t i = 0; i < count && !*empty; i++) {
-        if (!kinds[i]) continue;
+        if (!(kinds[i] & 3)) continue;  // a scalar, or dynamic shared memory
         int status = dsl_runtime_copy_to_device((dsl_buffer_t *)args[i], api, kinds[i] == 2);
         if (status) return status;
     }

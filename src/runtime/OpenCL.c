@@ -338,10 +338,15 @@ DSL_RUNTIME_EXPORT int dsl_runtime_opencl_launch(
         return dsl_error_device_error;
     }
     cl_int err = CL_SUCCESS;
+    uint64_t local_bytes = 0;
     for (int32_t i = 0; i < count && err == CL_SUCCESS; i++) {
-        if (kinds[i]) {
+        if (kinds[i] & 3) {
             cl_mem mem = (cl_mem)(uintptr_t)((dsl_buffer_t *)args[i])->device;
             err = api.SetKernelArg(kernel, (cl_uint)i, sizeof(cl_mem), &mem);
+        } else if (kinds[i] == 4) {
+            // Shared memory sized at the launch: a __local argument of that many bytes.
+            err = api.SetKernelArg(kernel, (cl_uint)i, (size_t)sizes[i], NULL);
+            local_bytes += sizes[i];
         } else {
             err = api.SetKernelArg(kernel, (cl_uint)i, (size_t)sizes[i], args[i]);
         }
@@ -368,6 +373,12 @@ DSL_RUNTIME_EXPORT int dsl_runtime_opencl_launch(
             "(CL_INVALID_WORK_GROUP_SIZE); schedule fewer threads per block (smaller "
             "gpu_tile sizes).",
             (int)threads[0], (int)threads[1], (int)threads[2], kernel_name);
+    if (err != CL_SUCCESS && local_bytes)
+        return dsl_runtime_report(dsl_error_device_error,
+                                  "Error: launching the OpenCL kernel %s with %llu bytes of shared "
+                                  "memory sized at the launch failed (%d); the device may have "
+                                  "less. Use smaller tiles for the producers computed per block.",
+                                  kernel_name, (unsigned long long)local_bytes, (int)err);
     if (err != CL_SUCCESS)
         return dsl_runtime_report(dsl_error_device_error,
                                   "Error: launching the OpenCL kernel %s failed (%d).", kernel_name,

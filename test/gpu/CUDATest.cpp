@@ -254,6 +254,34 @@ TEST(FakeCUDA, LaunchesWithTheScheduledGridAndParameters) {
     EXPECT_EQ(record->launch_count, launches + 2);
 }
 
+TEST(FakeCUDA, SharedMemorySizedAtTheLaunch) {
+    // Two producers per block in tiles of a Param's size: their shared memory is the launch's
+    // dynamic shared memory, (tile + 1) floats and tile ints each rounded up to 16 bytes, and no
+    // parameter of the kernel.
+    DSL_REQUIRE_FAKE_CUDA(record);
+    Var x("x"), bx("bx"), tx("tx");
+    Buffer<float> input(200);
+    Param<int> tile("cuda_tile");
+    Func p("cuda_dynamic_p"), r("cuda_dynamic_r"), q("cuda_dynamic_q");
+    p(x) = input(x) * 2.0f;
+    r(x) = cast<int>(input(x));
+    q(x) = p(x) + p(x + 1) + cast<float>(r(x + 2));
+    q.gpu_tile(x, bx, tx, tile);
+    p.compute_at(q, bx).gpu_threads(x);
+    r.compute_at(q, bx).gpu_threads(x);
+    for (int t : {16, 37}) {
+        tile.set(t);
+        int launches = record->launch_count;
+        q.realize({t * 5}, Target("host-cuda"));
+        ASSERT_EQ(record->launch_count, launches + 1);
+        const FakeCudaLaunch &l = record->launches[launches];
+        auto rounded = [](int bytes) { return unsigned((bytes + 15) / 16 * 16); };
+        EXPECT_EQ(l.shared_bytes, rounded((t + 1) * 4) + rounded(t * 4)) << t;
+        EXPECT_EQ(l.block[0], unsigned(t + 1)) << t;  // the larger producer's footprint
+        EXPECT_EQ(l.grid[0], 5u);
+    }
+}
+
 TEST(FakeCUDA, DeviceStagesShareTheirBuffersWithoutCopies) {
     DSL_REQUIRE_FAKE_CUDA(record);
     Var x("x"), bx("bx"), tx("tx");

@@ -396,6 +396,27 @@ TEST_P(GPUSchedule, ProducerInSharedMemory) {
     EXPECT_TRUE(matches(q, out));
 }
 
+TEST_P(GPUSchedule, SharedMemorySizedAtTheLaunch) {
+    // Producers computed per block in tiles whose size a Param gives: their shared memory is
+    // sized by the host at each launch (a __local argument on OpenCL, dynamic shared memory on
+    // CUDA). Two of them, of two types, with footprints larger than the tile; every tile size
+    // from one compiled pipeline, one of them not dividing the image.
+    Buffer<> input = random_buffer(Float(32), {300, 3}, 26);
+    Param<int> tile("shared_tile");
+    Func p("launch_sized_p"), r("launch_sized_r"), q("launch_sized_q");
+    p(x, y) = input(x, y) * 2.0f + input(x + 1, y);
+    r(x, y) = cast<int16_t>(input(x, y) * 100.0f);
+    q(x, y) = p(x, y) + p(x + 1, y) * 0.5f - cast<float>(r(x + 2, y));
+    q.gpu_tile(x, bx, tx, tile).gpu_blocks(y);
+    p.compute_at(q, bx).gpu_threads(x);
+    r.compute_at(q, bx).gpu_threads(x);
+    for (int t : {8, 32, 45}) {
+        tile.set(t);
+        Buffer<> out = q.realize({270, 3}, gpu_target())[0];
+        EXPECT_TRUE(matches(q, out)) << "tiles of " << t;
+    }
+}
+
 TEST_P(GPUSchedule, ProducerPerBlockOnOneThread) {
     // A producer at the block level without thread loops: thread 0 computes it, the others
     // wait at the barrier. Tails on both sides (GuardWithIf).

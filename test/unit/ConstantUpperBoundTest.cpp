@@ -4,6 +4,7 @@
 
 #include "dsl/dsl.h"
 #include "ir/IROperator.h"
+#include "ir/Substitute.h"
 #include "lowering/ConstantUpperBound.h"
 
 namespace dsl {
@@ -61,6 +62,30 @@ TEST_F(ConstantUpperBoundTest, ASizeDividedByAConstant) {
     EXPECT_EQ(bound((c + 3 - c) / 4 - 1), -1);
     EXPECT_EQ(bound((c - 5 - c) / 4), -2);  // floor(-5 / 4)
     EXPECT_FALSE(bound((m - c) / 4).has_value());
+}
+
+TEST_F(ConstantUpperBoundTest, BoundsTheHostKnowsBeforeALaunch) {
+    // A tile of t points (t from a Param, known to the host) clamped at the image's end m: its
+    // footprint has no constant bound, but at most max(t, 0) + 1 points whatever c and m are.
+    Expr t = Variable::make(Int(32), "t");
+    auto known = [](const Expr &e) {
+        for (const char *inner : {"c", "m"})
+            if (expr_uses_var(e, inner)) return false;
+        return true;
+    };
+    Expr size = min(c + t, m) - min(c, m) + 1;
+    EXPECT_FALSE(bound(size).has_value());
+    std::optional<Expr> b = lowering::host_upper_bound(size, loops_, known);
+    ASSERT_TRUE(b.has_value());
+    for (int tv : {0, 1, 16, 37}) {
+        Expr at = simplify(substitute("t", Expr(tv), *b));
+        EXPECT_EQ(as_const_int(at), std::optional<int64_t>(std::max(tv, 0) + 1)) << *b;
+    }
+    // Constants where they are; nothing where the size grows with what the host cannot know.
+    EXPECT_EQ(
+        as_const_int(*lowering::host_upper_bound(min(c + 17, m) - min(c, m) + 1, loops_, known)),
+        std::optional<int64_t>(18));
+    EXPECT_FALSE(lowering::host_upper_bound(m - c + t, loops_, known).has_value());
 }
 
 TEST_F(ConstantUpperBoundTest, NoBoundWhereNoneExists) {

@@ -222,7 +222,6 @@ int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t bytes) {
 
 int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                    unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
-    (void)shared;
     (void)stream;
     (void)extra;
     const Function *f = (const Function *)function;
@@ -236,6 +235,7 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsign
     l->block[0] = bx;
     l->block[1] = by;
     l->block[2] = bz;
+    l->shared_bytes = shared;
     l->param_count = f->param_count;
     for (int i = 0; i < f->param_count; i++) {
         uint64_t value = 0;

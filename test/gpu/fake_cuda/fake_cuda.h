@@ -12,6 +12,8 @@
 typedef struct FakeCudaLaunch {
     char kernel[128];
     unsigned grid[3], block[3];
+    /* The launch's dynamic shared memory, in bytes. */
+    unsigned shared_bytes;
     int param_count;
     uint64_t params[FAKE_CUDA_MAX_PARAMS];
     int param_bytes[FAKE_CUDA_MAX_PARAMS];
