@@ -209,6 +209,11 @@ class SequenceWriter {
         llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context_, "entry", fn));
         for (size_t a = 0; a < s_.arguments.size(); a++)
             check_argument(builder, fn, a);
+        // Every return after the checks goes through `done`, which leaves the arguments on
+        // the host on a GPU.
+        llvm::Value *result = builder.CreateAlloca(i32_);
+        builder.CreateStore(llvm::ConstantInt::get(i32_, 0), result);
+        auto *done = llvm::BasicBlock::Create(context_, "done", fn);
         for (size_t c = 0; c < s_.calls.size(); c++) {
             const SequenceCall &call = s_.calls[c];
             llvm::Function *callee = m_.getFunction(call.function);
@@ -230,19 +235,59 @@ class SequenceWriter {
                         ? static_cast<llvm::Value *>(fn->getArg(static_cast<unsigned>(sb.argument)))
                         : descriptors_[static_cast<size_t>(b)]);
             }
-            llvm::Value *status = builder.CreateCall(callee, args);
-            auto *failed = llvm::BasicBlock::Create(context_, "failed", fn);
-            auto *next = llvm::BasicBlock::Create(context_, "next", fn);
-            builder.CreateCondBr(builder.CreateICmpNE(status, llvm::ConstantInt::get(i32_, 0)),
-                                 failed, next);
-            builder.SetInsertPoint(failed);
-            builder.CreateRet(status);
-            builder.SetInsertPoint(next);
+            auto written = [&](size_t a) { return a < call.writes.size() && call.writes[a]; };
+            if (call.on_host) {
+                // What kernels wrote comes home first (not into outputs: they are rewritten).
+                for (size_t a = 0; a < args.size(); a++)
+                    if (!written(a))
+                        stop_unless_zero(builder, fn,
+                                         runtime(builder, "dsl_runtime_copy_to_host", args[a]),
+                                         result, done);
+            }
+            stop_unless_zero(builder, fn, builder.CreateCall(callee, args), result, done);
+            if (call.on_host) {
+                for (size_t a = 0; a < args.size(); a++)
+                    if (written(a)) runtime(builder, "dsl_runtime_set_host_dirty", args[a]);
+            }
             // Each pipeline stays a function of its own: inlining them all into the entry point
             // would make one huge function for no gain.
             callee->addFnAttr(llvm::Attribute::NoInline);
         }
-        builder.CreateRet(llvm::ConstantInt::get(i32_, 0));
+        if (s_.gpu) {
+            for (int o : s_.outputs)
+                stop_unless_zero(
+                    builder, fn,
+                    runtime(builder, "dsl_runtime_copy_to_host", fn->getArg(unsigned(o))), result,
+                    done);
+        }
+        builder.CreateBr(done);
+        builder.SetInsertPoint(done);
+        if (s_.gpu) {
+            for (size_t a = 0; a < s_.arguments.size(); a++)
+                runtime(builder, "dsl_runtime_device_free", fn->getArg(unsigned(a)));
+        }
+        builder.CreateRet(builder.CreateLoad(i32_, result));
+    }
+
+    /// A call of the runtime's `int name(dsl_buffer_t *)`.
+    llvm::Value *runtime(llvm::IRBuilder<> &builder, const char *name, llvm::Value *buffer) {
+        llvm::FunctionCallee f =
+            m_.getOrInsertFunction(name, llvm::FunctionType::get(i32_, {ptr_}, false));
+        return builder.CreateCall(f, {buffer});
+    }
+
+    /// Goes on in a new block where `status` is 0; otherwise stores it in `result` and
+    /// branches to `done`.
+    void stop_unless_zero(llvm::IRBuilder<> &builder, llvm::Function *fn, llvm::Value *status,
+                          llvm::Value *result, llvm::BasicBlock *done) {
+        auto *failed = llvm::BasicBlock::Create(context_, "failed", fn);
+        auto *next = llvm::BasicBlock::Create(context_, "next", fn);
+        builder.CreateCondBr(builder.CreateICmpNE(status, llvm::ConstantInt::get(i32_, 0)), failed,
+                             next);
+        builder.SetInsertPoint(failed);
+        builder.CreateStore(status, result);
+        builder.CreateBr(done);
+        builder.SetInsertPoint(next);
     }
 
     llvm::Module &m_;

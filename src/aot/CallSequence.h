@@ -39,6 +39,11 @@ struct SequenceBuffer {
 struct SequenceCall {
     std::string function;
     std::vector<int> buffers;
+    /// In a sequence on a GPU: the pipeline launches no kernel, so the sequence brings the
+    /// buffers it reads to the host first (a no-op where the host's copy is current) and marks
+    /// the ones it writes (`writes`, parallel to `buffers`) newer on the host after.
+    bool on_host = false;
+    std::vector<bool> writes;
 };
 
 struct CallSequence {
@@ -48,6 +53,13 @@ struct CallSequence {
     std::vector<SequenceBuffer> buffers;
     int64_t arena_bytes = 0;
     std::vector<SequenceCall> calls;
+    /// Whether pipelines launch GPU kernels. The arena's and the constants' buffers then keep
+    /// their device copies from call to call; the arguments do not: on return (failed or not),
+    /// the outputs (`outputs`, indices of arguments) are copied back to the host, and the
+    /// arguments' device copies are released, so that the caller's buffers are plain host
+    /// memory before and after.
+    bool gpu = false;
+    std::vector<int> outputs;
 };
 
 /// The object file (its bytes) holding `pipelines`, compiled for `target`, and the entry point

@@ -1,5 +1,7 @@
 # Runs the C program of a compiled model, then `dsl-onnx run` on the input it wrote, and compares
-# the outputs byte for byte. -DPROGRAM=<C program> -DTOOL=<dsl-onnx> -DMODEL=<.onnx> -DOUT=<dir>.
+# the outputs byte for byte. -DPROGRAM=<C program> -DTOOL=<dsl-onnx> -DMODEL=<.onnx> -DOUT=<dir>,
+# and -DTARGET=<target> for a model compiled for another target than the host (`dsl-onnx run`
+# then runs for it too: the same kernels).
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT}/c ${OUT}/run)
 execute_process(COMMAND ${PROGRAM} ${OUT}/c RESULT_VARIABLE rc OUTPUT_VARIABLE out
@@ -8,7 +10,12 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${PROGRAM}: status ${rc}\n${out}\n${err}")
 endif()
 message(STATUS "${out}")
+set(target_args)
+if(TARGET)
+  set(target_args --target ${TARGET})
+endif()
 execute_process(COMMAND ${TOOL} run ${MODEL} --input x=${OUT}/c/x.npy --output-dir ${OUT}/run
+                        ${target_args}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "dsl-onnx run: status ${rc}\n${out}\n${err}")

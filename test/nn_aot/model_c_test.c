@@ -1,6 +1,7 @@
 /* A plain C program linked with nothing of dsl but a model compiled by `dsl-onnx compile` (and
- * -lpthread -ldl). It runs the model twice on one input (the static arena reused: the same
- * results), checks what it can on its own (each row of probabilities sums to 1), writes the input
+ * -lpthread -ldl), for the CPU or for OpenCL. It runs the model twice on one input (the static
+ * arena reused: the same results), then on another input and the first again, checks what it
+ * can on its own (each row of probabilities sums to 1), writes the input
  * and outputs as .npy files into the directory argv[1] (CompareWithRun.cmake compares them with
  * `dsl-onnx run`), and checks the errors of a wrong input size and of a NULL buffer. */
 #include <math.h>
@@ -104,6 +105,24 @@ int main(int argc, char **argv) {
     CHECK(memcmp(pooled, pooled2, sizeof(float) * N * F * PH * PW) == 0 &&
               memcmp(probs, probs2, sizeof(float) * N * K) == 0,
           "the second run differs from the first");
+
+    /* Another input, then the first again: each run reads the input it is given (on a GPU, no
+     * stale device copy of the last one), and the caller's buffers keep no device copies. */
+    for (int i = 0; i < N * C * H * W; i++)
+        x[i] = -x[i];
+    status = aot_model_run(&xb, &probs_b2, &pooled_b2);
+    CHECK(status == 0, "the run on another input returned %d: %s", status, last_message);
+    CHECK(memcmp(pooled, pooled2, sizeof(float) * N * F * PH * PW) != 0,
+          "another input gave the same outputs");
+    for (int i = 0; i < N * C * H * W; i++)
+        x[i] = -x[i];
+    status = aot_model_run(&xb, &probs_b2, &pooled_b2);
+    CHECK(status == 0, "the fourth run returned %d: %s", status, last_message);
+    CHECK(memcmp(pooled, pooled2, sizeof(float) * N * F * PH * PW) == 0 &&
+              memcmp(probs, probs2, sizeof(float) * N * K) == 0,
+          "the first input again gave other outputs");
+    CHECK(xb.device == 0 && probs_b2.device == 0 && pooled_b2.device == 0,
+          "an argument kept a device copy");
 
     write_npy(argv[1], "x", x, 4, x_shape);
     write_npy(argv[1], "pooled", pooled, 4, pooled_shape);

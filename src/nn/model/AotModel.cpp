@@ -114,6 +114,7 @@ class StaticModelWriter {
 
     StaticModel write(const std::string &directory) {
         seq_.name = options_.name + "_run";
+        seq_.gpu = options_.target.has_gpu_feature();
         declare_arguments();
         ArenaPlanner arena;
         std::map<std::string, int64_t> arena_offset;
@@ -125,9 +126,13 @@ class StaticModelWriter {
             const ir::LoweredFunc &lf = lowered.module.functions.at(0);
             aot::SequenceCall call;
             call.function = lf.name;
+            // On a GPU target, a step without kernels reads and writes on the host.
+            call.on_host = seq_.gpu && !s.gpu;
             for (size_t i = 0; i < lf.args.size(); i++) {
                 const ir::LoweredArgument &a = lf.args[i];
-                if (a.kind == ir::LoweredArgument::Kind::OutputBuffer) {
+                const bool output = a.kind == ir::LoweredArgument::Kind::OutputBuffer;
+                call.writes.push_back(output);
+                if (output) {
                     call.buffers.push_back(where_.at(s.output));
                     continue;
                 }
@@ -233,6 +238,7 @@ class StaticModelWriter {
                      "so this model cannot be compiled ahead of time.");
             }
             // Its extents are known once its step is planned; the argument is filled in then.
+            seq_.outputs.push_back(static_cast<int>(seq_.arguments.size()));
             result_.outputs.push_back(argument(o.name, o.type, producer[o.name]->type, {}));
         }
     }
@@ -340,7 +346,13 @@ class StaticModelWriter {
           << " * array). Returns 0, or a\n"
           << " * dsl_error_code_t after reporting the error to the handler (see\n"
           << " * dsl_set_error_handler). The intermediate tensors live in one static arena of\n"
-          << " * " << result_.arena_bytes << " bytes: one call at a time. */\n"
+          << " * " << result_.arena_bytes << " bytes: one call at a time."
+          << (seq_.gpu ? "\n * Its kernels run on the GPU (" + options_.target.to_string() +
+                             "): the intermediates and the\n * constants keep their device "
+                             "copies from call to call; the arguments are host\n * memory "
+                             "before and after (outputs copied back, device copies released)."
+                       : std::string())
+          << " */\n"
           << "int " << seq_.name << "(";
         for (size_t i = 0; i < c_arguments_.size(); i++)
             h << (i ? ", " : "") << "dsl_buffer_t *" << c_arguments_[i];
@@ -372,12 +384,6 @@ StaticModel compile_model_to_static_library(const std::string &path, const std::
         throw CompileError(path + ": a compiled model carries the runtime for " +
                            Target::host().to_string() + " only, not for " +
                            options.target.to_string() + ".");
-    }
-    if (options.target.has_gpu_feature()) {
-        throw CompileError(path + ": compiled models run on the CPU only for now; target " +
-                           options.target.to_string() +
-                           " has a GPU API (run the model on the GPU through the JIT, "
-                           "nn::Model::load with ModelOptions::target, or drop the GPU feature).");
     }
     graph::Graph g = onnx::read_model(path);
     fix_input_shapes(g, options.shapes);
