@@ -103,6 +103,8 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Value *call_intrinsic(const ir::Call *op);
     /// The Print intrinsic: one line through the runtime's print handler (CodeGenPrint.cpp).
     llvm::Value *call_print(const ir::Call *op);
+    /// print() inside a CUDA kernel: the device's vprintf.
+    llvm::Value *call_kernel_print(const ir::Call *op);
     llvm::Value *call_require(const ir::Call *op);
     /// The values of `args` from `first` on, in 64-bit slots on the stack, and the table of
     /// their kinds and lanes, for the runtime's formatting (runtime/Print.c). With `lane` >= 0,

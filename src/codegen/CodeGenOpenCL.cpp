@@ -1,11 +1,13 @@
 #include "codegen/CodeGenOpenCL.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
 #include <sstream>
 
+#include "codegen/PrintfFormat.h"
 #include "ir/Error.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
@@ -407,6 +409,7 @@ class OpenCLPrinter : public IRVisitor {
         }
     }
     void call_value(const Call *op);
+    void print(const Call *op);
 
     // Statements.
     void visit(const LetStmt *op) override {
@@ -606,6 +609,7 @@ class OpenCLPrinter : public IRVisitor {
                 case I::PromiseClamped:
                 case I::MemoizeTag:
                 case I::StrictFloat:
+                case I::Print:  // one line per lane (print())
                     return false;
                 case I::Sqrt:
                 case I::Exp:
@@ -1017,6 +1021,42 @@ class OpenCLPrinter : public IRVisitor {
     } atomic_old_;
 };
 
+void OpenCLPrinter::print(const Call *op) {
+    // (condition, format, values...): OpenCL C's printf, one line per lane where the condition
+    // holds, as on the CPU; value 0 where there are no values.
+    const auto *format = op->args[1].as<StringImm>();
+    internal_assert(format) << "print: the arguments are (condition, format, values...)";
+    std::vector<std::string> ids;
+    std::vector<Type> types;
+    int lanes = op->args[0].type().lanes();
+    for (size_t i = 2; i < op->args.size(); i++) {
+        ids.push_back(expr(op->args[i]));
+        types.push_back(op->args[i].type().element_of());
+        lanes = std::max(lanes, op->args[i].type().lanes());
+    }
+    std::string condition = expr(op->args[0]);
+    PrintfFormat f = printf_format(format->value, types, "l");
+    std::string text;  // as a string literal
+    for (char c : f.text)
+        text += c == '"' || c == '\\' ? std::string("\\") + c
+                : c == '\n'           ? std::string("\\n")
+                                      : std::string(1, c);
+    for (int l = 0; l < lanes; l++) {
+        std::string values;
+        for (size_t k : f.values) {
+            const Type t = types[k];
+            std::string v = lane(ids[k], op->args[k + 2].type(), l);
+            // Narrow integers and bools as ints (printf's promotions).
+            if (!t.is_float() && !t.is_bfloat() && t.bits() < 64)
+                v = (t.is_uint() || t.is_bool() ? "(uint)" : "(int)") + v;
+            values += ", " + v;
+        }
+        line() << "if (" << lane(condition, op->args[0].type(), l) << ") printf(\"" << text
+               << "\\n\"" << values << ");\n";
+    }
+    id_ = ids.empty() ? "0" : ids[0];
+}
+
 void OpenCLPrinter::call_value(const Call *op) {
     using I = Call::Intrinsic;
     user_assert(op->call_type == Call::CallType::Intrinsic)
@@ -1160,11 +1200,12 @@ void OpenCLPrinter::call_value(const Call *op) {
             id_ = arg(0);
             return;
         case I::Print:
+            return print(op);
         case I::Require:
         case I::Trace:
             user_error << "GPU kernel " << kernel_
-                       << " prints (print(), print_when() or tracing), which the OpenCL back end "
-                          "cannot do from a kernel yet; print from a Func computed on the host.";
+                       << " traces its Funcs or calls require(), which the OpenCL back end "
+                          "cannot do from a kernel; trace or check a Func computed on the host.";
             return;
         default:
             user_error << "GPU kernel " << kernel_ << " uses the intrinsic " << op->name

@@ -6,6 +6,7 @@
 #include <llvm/IR/Module.h>
 
 #include "codegen/CodeGenLLVMInternal.h"
+#include "codegen/PrintfFormat.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "runtime/Runtime.h"
@@ -70,6 +71,7 @@ std::pair<llvm::Value *, llvm::Value *> CodeGenLLVM::print_slots(
 llvm::Value *CodeGenLLVM::call_print(const Call *op) {
     internal_assert(op->args.size() >= 2 && op->args[1].as<StringImm>())
         << "print: the arguments are (condition, format, values...)";
+    if (in_kernel_) return call_kernel_print(op);
     llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
     llvm::Type *ptr = llvm::PointerType::get(context_, 0);
 
@@ -106,6 +108,65 @@ llvm::Value *CodeGenLLVM::call_print(const Call *op) {
         builder_->SetInsertPoint(after);
     }
     return result;
+}
+
+llvm::Value *CodeGenLLVM::call_kernel_print(const Call *op) {
+    // vprintf(format, arguments): the values as printf's promotions make them (integers of 32
+    // or 64 bits, floats as doubles), each at an offset that is a multiple of its size.
+    llvm::Type *i32 = llvm::Type::getInt32Ty(context_);
+    llvm::Type *i64 = llvm::Type::getInt64Ty(context_);
+    llvm::Type *f64 = llvm::Type::getDoubleTy(context_);
+    llvm::Type *ptr = llvm::PointerType::get(context_, 0);
+    std::vector<llvm::Value *> values;
+    std::vector<Type> types;
+    int lanes = op->args[0].type().lanes();
+    for (size_t i = 2; i < op->args.size(); i++) {
+        values.push_back(codegen(op->args[i]));
+        types.push_back(op->args[i].type().element_of());
+        lanes = std::max(lanes, op->args[i].type().lanes());
+    }
+    PrintfFormat f = printf_format(op->args[1].as<StringImm>()->value, types, "ll");
+    llvm::Value *text = builder_->CreateGlobalStringPtr(f.text + "\n");
+    std::vector<llvm::Type *> fields;
+    for (size_t k : f.values) {
+        const Type t = types[k];
+        fields.push_back(t.is_float() || t.is_bfloat() ? f64 : t.bits() == 64 ? i64 : i32);
+    }
+    auto *pack = llvm::StructType::get(context_, fields);
+    llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
+    llvm::Value *arguments = entry.CreateAlloca(pack, nullptr, "printf_arguments");
+    llvm::FunctionCallee vprintf =
+        module_.getOrInsertFunction("vprintf", llvm::FunctionType::get(i32, {ptr, ptr}, false));
+    llvm::Value *condition = codegen(op->args[0]);
+    for (int lane = 0; lane < lanes; lane++) {
+        llvm::Value *holds = condition;
+        if (op->args[0].type().is_vector())
+            holds = builder_->CreateExtractElement(condition, static_cast<uint64_t>(lane));
+        llvm::BasicBlock *print_bb = llvm::BasicBlock::Create(context_, "print", function_);
+        llvm::BasicBlock *after = llvm::BasicBlock::Create(context_, "after_print", function_);
+        builder_->CreateCondBr(holds, print_bb, after);
+        builder_->SetInsertPoint(print_bb);
+        for (size_t i = 0; i < f.values.size(); i++) {
+            const size_t k = f.values[i];
+            const Type t = types[k];
+            llvm::Value *v = values[k];
+            if (op->args[k + 2].type().is_vector())
+                v = builder_->CreateExtractElement(v, static_cast<uint64_t>(lane));
+            if (t.is_float() || t.is_bfloat()) {
+                if (is_narrow_float(t)) v = widen_float(v, t);
+                v = builder_->CreateFPExt(v, f64);
+            } else if (t.bits() < 64) {
+                v = t.is_uint() || t.is_bool() ? builder_->CreateZExt(v, i32)
+                                               : builder_->CreateSExt(v, i32);
+            }
+            builder_->CreateStore(
+                v, builder_->CreateStructGEP(pack, arguments, static_cast<unsigned>(i)));
+        }
+        builder_->CreateCall(vprintf, {text, arguments});
+        builder_->CreateBr(after);
+        builder_->SetInsertPoint(after);
+    }
+    return values.empty() ? constant_int(Int(32), 0) : values[0];
 }
 
 llvm::Value *CodeGenLLVM::call_require(const Call *op) {

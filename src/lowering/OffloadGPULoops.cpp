@@ -680,11 +680,11 @@ class KernelBuilder : public IRMutator {
             << "The GPU kernel of " << where_
             << " uses require(), which cannot stop the pipeline from inside a kernel; check the "
                "condition in a Func computed on the host.";
-        user_assert(!op->is_intrinsic(Call::Intrinsic::Print) &&
-                    !op->is_intrinsic(Call::Intrinsic::Trace))
+        user_assert(!op->is_intrinsic(Call::Intrinsic::Trace))
             << "The GPU kernel of " << where_
-            << " prints (print(), print_when() or tracing), which dsl does not "
-               "support inside kernels yet; print from a Func computed on the host.";
+            << " traces its Funcs (trace_stores, trace_loads, trace_realizations), which dsl "
+               "does not do inside kernels; trace a Func computed on the host (print() works "
+               "inside kernels).";
         user_assert(op->call_type == Call::CallType::Intrinsic)
             << "The GPU kernel of " << where_ << " calls \"" << op->name
             << "\", a function of the host, which a kernel cannot call.";

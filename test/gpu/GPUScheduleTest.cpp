@@ -688,6 +688,46 @@ TEST_P(GPUSchedule, LanesOfAWarp) {
     EXPECT_TRUE(matches(f, out));
 }
 
+TEST_P(GPUSchedule, PrintInsideAKernel) {
+    // print_when() inside a kernel prints with the device's printf, on the process's standard
+    // output: the same lines as the CPU's print (on stderr), ints, floats, a double and an
+    // int64, one per point where the condition holds, also from the lanes of a vector.
+    auto define = [&](const std::string &side) {
+        Func f("printing_" + side);
+        Expr half = cast<float>(x) * 0.5f;
+        f(x, y) = print_when(x % 7 == 3 && y == 1, half, "at", x, y, "wide", cast<double>(x) / 4.0,
+                             cast<int64_t>(y) - (int64_t(1) << 40), "100%");
+        return f;
+    };
+    Func gpu = define("gpu"), cpu = define("cpu");
+    gpu.gpu_tile(x, y, bx, by, tx, ty, 8, 2).vectorize(tx, 4);
+    ::testing::internal::CaptureStdout();
+    Buffer<float> got;
+    try {
+        got = gpu.realize({20, 3}, gpu_target());
+    } catch (...) {
+        ::testing::internal::GetCapturedStdout();  // the test's own output again
+        throw;
+    }
+    std::string printed = ::testing::internal::GetCapturedStdout();
+    if (!kernels_run()) return;
+    ::testing::internal::CaptureStderr();
+    Buffer<float> want = cpu.realize({20, 3});
+    std::string expected = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(got(17, 1), want(17, 1));
+    // The lines may come in another order from the device's threads.
+    auto sorted_lines = [](const std::string &text) {
+        std::vector<std::string> lines;
+        size_t start = 0;
+        for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+            lines.push_back(text.substr(start, end - start));
+        std::sort(lines.begin(), lines.end());
+        return lines;
+    };
+    EXPECT_EQ(sorted_lines(printed), sorted_lines(expected)) << printed << "\n--\n" << expected;
+    EXPECT_EQ(sorted_lines(expected).size(), 3u) << expected;  // x = 3, 10, 17
+}
+
 TEST(OpenCLSource, VectorsLoadAndStoreWholeWhereTheirLanesAreAdjacent) {
     // A thread's 4 adjacent points are one float4: read with vload4 (and a gather for the
     // lanes of a partial tile's end, where only some are inside the image), written with vstore4.
