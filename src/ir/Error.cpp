@@ -1,5 +1,6 @@
 #include "ir/Error.h"
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 
@@ -67,8 +68,15 @@ void print_warning(const std::string &message) {
 }
 
 WarningReport::~WarningReport() {
-    print_warning(msg_.str());
-    if (current_capture) current_capture->warnings_.push_back(msg_.str());
+    const std::string message = msg_.str();
+    if (current_capture) {
+        // Once per capture (one lowering): a loop copied into several specializations of a
+        // pipeline warns once.
+        std::vector<std::string> &seen = current_capture->warnings_;
+        if (std::find(seen.begin(), seen.end(), message) != seen.end()) return;
+        seen.push_back(message);
+    }
+    print_warning(message);
 }
 
 }  // namespace dsl::internal

@@ -549,8 +549,10 @@ class VectorizeLoops : public IRMutator {
         try {
             return Widen(op->name, op->min, static_cast<int>(*extent)).mutate(body);
         } catch (const CannotVectorize &c) {
-            std::cerr << "dsl: warning: the loop " << op->name << " stays scalar, because "
-                      << c.reason << ".\n";
+            // Through lowering's warnings: stored with the code, and reported again when the
+            // disk cache supplies it.
+            user_warning << "the loop " << op->name << " stays scalar, because " << c.reason
+                         << "; vectorize another loop of it (or none).";
             return For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
         }
     }

@@ -254,6 +254,26 @@ TEST(Vectorize, AGuardedTailOfOneLaneRunsAsScalars) {
     EXPECT_EQ(warnings.find("stays scalar"), std::string::npos) << warnings;
 }
 
+// A loop that cannot be vectorized runs as scalars with a warning that names it, through
+// lowering's warnings (so that code from the disk cache warns again).
+TEST(Vectorize, ALoopThatStaysScalarWarnsOnce) {
+    Func p("per_lane_producer"), f("stays_scalar");
+    Var x("x"), xo("xo"), xi("xi");
+    p(x) = x * 2;
+    f(x) = p(x) + p(x + 1);
+    f.split(x, xo, xi, 4).vectorize(xi);
+    p.compute_at(f, xi);
+    testing::internal::CaptureStderr();
+    Buffer<int> out = f.realize({16});
+    const std::string warnings = testing::internal::GetCapturedStderr();
+    // Once, though the loop is in both versions of the pipeline (a dense output and another).
+    const size_t at = warnings.find("the loop stays_scalar.s0.xi stays scalar, because");
+    EXPECT_NE(at, std::string::npos) << warnings;
+    EXPECT_EQ(warnings.find("stays scalar", at + 30), std::string::npos) << warnings;
+    for (int i = 0; i < 16; i++)
+        ASSERT_EQ(out(i), 4 * i + 2) << i;
+}
+
 // numpy broadcasting of inputs whose extents are known only at run time: each read of `a` and
 // `b` is `select(extent == 1, 0, x)`, a scalar choice that would make every vector load a
 // gather. The loop nest is versioned on those conditions (lowering/UnswitchUniformSelects.h):
