@@ -4,8 +4,9 @@
 #   scripts/gpu_check.sh [ctest arguments]
 #       Installs what is missing, builds the library, the GPU tests, dsl_fuzz and dsl_gpu_bench
 #       (no tutorials) into build-gpu/, runs the tests labelled "gpu" (every GPU schedule through
-#       OpenCL and, where the CUDA driver finds a GPU, through CUDA; the PTX through ptxas), then
-#       the CUDA checks below.
+#       OpenCL and, where the CUDA driver finds a GPU, through CUDA; the PTX through ptxas; a
+#       model compiled ahead of time for OpenCL and for CUDA, called from C), then the CUDA
+#       checks below.
 #   scripts/gpu_check.sh --prebuilt ARCHIVE|DIR
 #       For a GPU machine that cannot build the project (no LLVM 19 or no package registry): runs
 #       the programs that scripts/gpu_bundle.sh built and packed elsewhere, with no set-up.
@@ -60,7 +61,12 @@ else
         -DDSL_BUILD_TESTS=ON -DDSL_BUILD_TUTORIALS=OFF -DDSL_BUILD_APPS=ON \
         -DDSL_BUILD_BENCHMARKS=ON || exit 1
     cmake --build "$DSL_BUILD_DIR" --parallel "$jobs" --target gpu_tests apps_tests fake_cuda \
-        aot_gpu_test aot_gpu_cuda_test dsl_fuzz dsl_gpu_bench nn_tests dsl-onnx || exit 1
+        aot_gpu_test aot_gpu_cuda_test dsl_fuzz dsl_gpu_bench nn_tests dsl-onnx \
+        nn_aot_model_opencl_c_test || exit 1
+    # The compiled model on CUDA (test/nn_aot), where the toolkit's libdevice let it be built.
+    if grep -q "nn_aot_model_cuda_c_test" "$DSL_BUILD_DIR/build.ninja"; then
+        cmake --build "$DSL_BUILD_DIR" --parallel "$jobs" --target nn_aot_model_cuda_c_test || exit 1
+    fi
     step "the tests labelled gpu"
     (cd "$DSL_BUILD_DIR" && ctest --output-on-failure --parallel "$jobs" -L gpu "$@") || status=1
     gpu_tests="$DSL_BUILD_DIR/test/gpu_tests" apps_tests="$DSL_BUILD_DIR/test/apps_tests"

@@ -1,7 +1,7 @@
 # Runs the C program of a compiled model, then `dsl-onnx run` on the input it wrote, and compares
-# the outputs byte for byte. -DPROGRAM=<C program> -DTOOL=<dsl-onnx> -DMODEL=<.onnx> -DOUT=<dir>,
-# and -DTARGET=<target> for a model compiled for another target than the host (`dsl-onnx run`
-# then runs for it too: the same kernels).
+# the outputs byte for byte. -DPROGRAM=<C program> -DTOOL=<dsl-onnx> -DMODEL=<.onnx> -DOUT=<dir>
+# -DTARGET=<the target the model was compiled for> (`dsl-onnx run` runs for it too: the same
+# kernels).
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT}/c ${OUT}/run)
 execute_process(COMMAND ${PROGRAM} ${OUT}/c RESULT_VARIABLE rc OUTPUT_VARIABLE out

@@ -760,10 +760,15 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
     step.macs_per_element = in.macs_per_element();
     step.layers = in.layers;
     step.shape = t.shape();
-    schedule_output(t, target_);
     const bool folded = in.runtime_inputs.empty() && in.value_params.empty();
+    // A constant is folded on this machine's CPU, also for a GPU target: compiling a model
+    // (ahead of time too) needs no device.
+    const Target target = folded ? target_.without_feature(Target::Feature::OpenCL)
+                                       .without_feature(Target::Feature::CUDA)
+                                 : target_;
+    schedule_output(t, target);
     if (folded) {
-        step.kernel = std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), target_);
+        step.kernel = std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), target);
     } else if (aot_name_.empty()) {
         deferred_.push_back({out_->steps_.size(), t.func(), sanitize(where + "_" + name), true});
     } else {
@@ -781,9 +786,6 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
         }
         Buffer<> b(t.type(), sizes, name);
         if (b.number_of_elements() > 0) step.kernel->run({}, {}, {}, {}, b);
-        // Computed on a GPU, it comes home: constants are read on the host.
-        b.copy_to_host();
-        b.device_free();
         kv->constant = b;
     } else {
         out_->steps_.push_back(step);
