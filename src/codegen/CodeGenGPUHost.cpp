@@ -44,7 +44,7 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
             for (const GPUKernel &k : *gpu_kernels_)
                 if (k.name == name->value) kernel = &k;
             internal_assert(kernel) << "no kernel " << name->value;
-            // The arguments, then the bytes of each dynamic shared allocation (kind 4).
+            // The arguments, then the bytes of each dynamic shared allocation.
             size_t count = kernel->args.size() + kernel->dynamic_shared.size();
             internal_assert(op->args.size() == 7 + count) << "launch of " << name->value;
             // The argument table, on the stack: pointers, sizes, kinds.
@@ -57,14 +57,15 @@ llvm::Value *CodeGenLLVM::call_gpu_intrinsic(const Call *op) {
             for (size_t i = 0; i < count; i++) {
                 llvm::Value *v = codegen(op->args[7 + i]);
                 llvm::Value *pointer = v, *bytes = llvm::ConstantInt::get(i64, 8);
-                int kind = 0;
+                int kind = dsl_kernel_arg_scalar;
                 if (i >= kernel->args.size()) {
                     // Dynamic shared memory: no value, its size.
                     pointer = llvm::ConstantPointerNull::get(llvm::PointerType::get(context_, 0));
                     bytes = builder_->CreateIntCast(v, i64, true);
-                    kind = 4;
+                    kind = dsl_kernel_arg_shared;
                 } else if (const KernelArgument &a = kernel->args[i]; a.is_buffer) {
-                    kind = (a.read ? 1 : 0) | (a.written ? 2 : 0);
+                    kind = (a.read ? dsl_kernel_arg_read : 0) |
+                           (a.written ? dsl_kernel_arg_written : 0);
                 } else {
                     // A scalar goes by address; a bool as a byte.
                     if (a.type.is_bool()) v = builder_->CreateZExt(v, i8);

@@ -13,6 +13,7 @@
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Scope.h"
+#include "ir/StoreFold.h"
 
 namespace dsl::codegen {
 
@@ -342,30 +343,7 @@ class OpenCLPrinter : public IRVisitor {
             Expr acc;
             for (int j = 0; j < group; j++) {
                 Expr x = bound.variable(et, lane(v, vt, i * group + j));
-                if (!acc.defined()) {
-                    acc = x;
-                    continue;
-                }
-                switch (op->op) {
-                    case VectorReduce::Op::Add:
-                        acc = Add::make(acc, x);
-                        break;
-                    case VectorReduce::Op::Mul:
-                        acc = Mul::make(acc, x);
-                        break;
-                    case VectorReduce::Op::Min:
-                        acc = Min::make(acc, x);
-                        break;
-                    case VectorReduce::Op::Max:
-                        acc = Max::make(acc, x);
-                        break;
-                    case VectorReduce::Op::And:
-                        acc = And::make(acc, x);
-                        break;
-                    case VectorReduce::Op::Or:
-                        acc = Or::make(acc, x);
-                        break;
-                }
+                acc = acc.defined() ? fold_combine(op->op, acc, x) : x;
             }
             out.push_back(expr(acc));
         }

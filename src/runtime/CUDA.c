@@ -316,18 +316,18 @@ DSL_RUNTIME_EXPORT int dsl_runtime_cuda_launch(const char *ptx, uint64_t ptx_byt
     pthread_mutex_unlock(&lock);
     if (!function) return dsl_error_device_error;
     // cuLaunchKernel reads each parameter through a pointer: buffers as device pointers.
-    // Shared memory sized at the launch (kind 4) is no parameter: its bytes add up to the
+    // Shared memory sized at the launch is no parameter: its bytes add up to the
     // launch's dynamic shared memory, in which the kernel finds each in turn.
     CUdeviceptr pointers[DSL_CUDA_MAX_ARGS];
     void *params[DSL_CUDA_MAX_ARGS];
     uint64_t shared = 0;
     int32_t n = 0;
     for (int32_t i = 0; i < count; i++) {
-        if (kinds[i] & 3) {
+        if (kinds[i] & dsl_kernel_arg_buffer) {
             pointers[n] = (CUdeviceptr)((dsl_buffer_t *)args[i])->device;
             params[n] = &pointers[n];
             n++;
-        } else if (kinds[i] == 4) {
+        } else if (kinds[i] == dsl_kernel_arg_shared) {
             shared += sizes[i];
         } else {
             params[n++] = args[i];

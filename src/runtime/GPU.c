@@ -126,8 +126,9 @@ DSL_RUNTIME_EXPORT int dsl_runtime_gpu_prepare_launch(const int32_t *blocks, con
         if (blocks[d] <= 0 || threads[d] <= 0) *empty = 1;  // nothing to run
     }
     for (int32_t i = 0; i < count && !*empty; i++) {
-        if (!(kinds[i] & 3)) continue;  // a scalar, or dynamic shared memory
-        int status = dsl_runtime_copy_to_device((dsl_buffer_t *)args[i], api, kinds[i] == 2);
+        if (!(kinds[i] & dsl_kernel_arg_buffer)) continue;  // a scalar, or shared memory
+        int status = dsl_runtime_copy_to_device((dsl_buffer_t *)args[i], api,
+                                                kinds[i] == dsl_kernel_arg_written);
         if (status) return status;
     }
     return 0;
@@ -136,6 +137,7 @@ DSL_RUNTIME_EXPORT int dsl_runtime_gpu_prepare_launch(const int32_t *blocks, con
 DSL_RUNTIME_EXPORT void dsl_runtime_gpu_mark_written(int32_t count, void *const *args,
                                                      const uint8_t *kinds) {
     for (int32_t i = 0; i < count; i++) {
-        if (kinds[i] & 2) ((dsl_buffer_t *)args[i])->flags |= dsl_buffer_flag_device_dirty;
+        if (kinds[i] & dsl_kernel_arg_written)
+            ((dsl_buffer_t *)args[i])->flags |= dsl_buffer_flag_device_dirty;
     }
 }

@@ -340,10 +340,10 @@ DSL_RUNTIME_EXPORT int dsl_runtime_opencl_launch(
     cl_int err = CL_SUCCESS;
     uint64_t local_bytes = 0;
     for (int32_t i = 0; i < count && err == CL_SUCCESS; i++) {
-        if (kinds[i] & 3) {
+        if (kinds[i] & dsl_kernel_arg_buffer) {
             cl_mem mem = (cl_mem)(uintptr_t)((dsl_buffer_t *)args[i])->device;
             err = api.SetKernelArg(kernel, (cl_uint)i, sizeof(cl_mem), &mem);
-        } else if (kinds[i] == 4) {
+        } else if (kinds[i] == dsl_kernel_arg_shared) {
             // Shared memory sized at the launch: a __local argument of that many bytes.
             err = api.SetKernelArg(kernel, (cl_uint)i, (size_t)sizes[i], NULL);
             local_bytes += sizes[i];

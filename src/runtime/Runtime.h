@@ -183,25 +183,35 @@ uint64_t dsl_runtime_buffer_span(const struct dsl_buffer_t *buffer, int *ok);
 int dsl_runtime_copy_to_device(struct dsl_buffer_t *buffer, const dsl_device_interface_t *api,
                                int overwritten);
 
+/// The kinds of a kernel launch's arguments (its table `kinds`): a scalar (0), a buffer the
+/// kernel reads (1), writes (2) or both (3), or shared memory sized at the launch (4).
+enum {
+    dsl_kernel_arg_scalar = 0,
+    dsl_kernel_arg_read = 1,
+    dsl_kernel_arg_written = 2,
+    dsl_kernel_arg_buffer = dsl_kernel_arg_read | dsl_kernel_arg_written,
+    dsl_kernel_arg_shared = 4,
+};
+
 /// What every launch does first (GPU.c): sets *empty when the grid is empty (nothing to run),
-/// else puts each buffer argument (kinds[i] & 3) on the device of `api`. Returns 0 or the
-/// error code of a failed copy.
+/// else puts each buffer argument (kinds[i] & dsl_kernel_arg_buffer) on the device of `api`.
+/// Returns 0 or the error code of a failed copy.
 int dsl_runtime_gpu_prepare_launch(const int32_t *blocks, const int32_t *threads, int32_t count,
                                    void *const *args, const uint8_t *kinds,
                                    const dsl_device_interface_t *api, int *empty);
-/// What every launch does last: marks the buffers the kernel writes (kinds[i] & 2) as newer on
-/// the device.
+/// What every launch does last: marks the buffers the kernel writes
+/// (kinds[i] & dsl_kernel_arg_written) as newer on the device.
 void dsl_runtime_gpu_mark_written(int32_t count, void *const *args, const uint8_t *kinds);
 
 /// The OpenCL device interface (OpenCL.c).
 extern const dsl_device_interface_t dsl_opencl_device_interface;
 /// Runs the kernel `kernel` of the OpenCL C program `source` (`source_bytes` long; the program
 /// is built once per process and kept) over blocks[0..2] work-groups of threads[0..2]
-/// work-items. args[i] points to argument i: a `dsl_buffer_t *` where kinds[i] is 1, 2 or 3 (1
-/// read, 2 written, 3 both; it is put on the device first, and written ones are marked
-/// device-dirty); nothing where kinds[i] is 4, shared memory of sizes[i] bytes sized at the
-/// launch (a `__local` argument; for CUDA, a part of the launch's dynamic shared memory, and no
-/// parameter); else a scalar of sizes[i] bytes. Returns 0 or an error code.
+/// work-items. args[i] points to argument i: a `dsl_buffer_t *` for a buffer (it is put on the
+/// device first, and written ones are marked device-dirty); nothing for shared memory sized at
+/// the launch, sizes[i] bytes of it (a `__local` argument; for CUDA, a part of the launch's
+/// dynamic shared memory, and no parameter); else a scalar of sizes[i] bytes. Returns 0 or an
+/// error code.
 int dsl_runtime_opencl_launch(const char *source, uint64_t source_bytes, const char *kernel,
                               int32_t blocks_x, int32_t blocks_y, int32_t blocks_z,
                               int32_t threads_x, int32_t threads_y, int32_t threads_z,
