@@ -4,7 +4,8 @@
 // kernel, in shared memory, by the block's threads or by its first thread, or per thread. Each
 // stage of a Func at root is tiled into blocks and threads over its pure loops in one or two
 // dimensions, with random sizes and tails, or left on the host; so is each of its update stages, on
-// its own. A stage without RVars sometimes computes a vector of lanes in each thread. They run
+// its own. A stage without RVars sometimes computes a vector of lanes in each thread, and a tile's
+// width is sometimes a Param (sizes known at the launch: thread counts, shared memory). They run
 // through OpenCL, or the GPU API of the target DSL_FUZZ_GPU_TARGET names.
 #include <cctype>
 #include <cstdlib>
@@ -80,10 +81,25 @@ class GPUScheduler {
             while (sx * sy > 256)
                 sy /= 2;
             Var bx(prefix + "bx"), by(prefix + "by"), tx(prefix + "tx"), ty(prefix + "ty");
-            s.gpu_tile(Var(pure[0]), Var(pure[1]), bx, by, tx, ty, sx, sy, tail);
+            // Sometimes the tile's width is a Param: thread counts and the shared memory of
+            // producers computed per block are then sized at each launch. Drawn from a stream
+            // of its own, so that every seed keeps the rest of the schedule it had.
+            Expr width = sx;
+            std::string width_code = std::to_string(sx);
+            if (std::bernoulli_distribution(0.25)(param_rng_)) {
+                Param<int32_t> p(prefix + "width");
+                p.set(sx);
+                width = p;
+                width_code = p.name();
+                code_ << "Param<int32_t> " << p.name() << "(\"" << p.name() << "\");\n"
+                      << p.name() << ".set(" << sx << ");\n";
+                tail = TailStrategy::GuardWithIf;
+                tail_code = "GuardWithIf";
+            }
+            s.gpu_tile(Var(pure[0]), Var(pure[1]), bx, by, tx, ty, width, sy, tail);
             code_ << stage_code(f, k) << ".gpu_tile(Var(\"" << pure[0] << "\"), Var(\"" << pure[1]
                   << "\"), Var(\"" << bx.name() << "\"), Var(\"" << by.name() << "\"), Var(\""
-                  << tx.name() << "\"), Var(\"" << ty.name() << "\"), " << sx << ", " << sy
+                  << tx.name() << "\"), Var(\"" << ty.name() << "\"), " << width_code << ", " << sy
                   << ", TailStrategy::" << tail_code << ");\n";
             gpu_[{i, k}] = {bx.name(), tx.name(), true};
             maybe_vectorize(f, k, s, tx, sx);
@@ -216,6 +232,7 @@ class GPUScheduler {
     std::mt19937_64 rng_;
     std::mt19937_64 unroll_rng_{c_.seed * 0xbf58476d1ce4e5b9ULL + 11};
     std::mt19937_64 vector_rng_{c_.seed * 0x94d049bb133111ebULL + 17};
+    std::mt19937_64 param_rng_{c_.seed * 0x2545f4914f6cdd1dULL + 23};
     std::ostringstream code_;
     std::map<std::pair<int, int>, GPUStage> gpu_;
 };
