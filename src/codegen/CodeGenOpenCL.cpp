@@ -366,24 +366,9 @@ class OpenCLPrinter : public IRVisitor {
         call_value(op);
         // A function's float16 or bfloat16 result, computed in float, rounded to its type (the
         // others give values of the type already: abs, floor, a select, ...).
-        using I = Call::Intrinsic;
-        if (is_half_float(op->type) && op->call_type == Call::CallType::Intrinsic) {
-            switch (op->intrinsic) {
-                case I::Sqrt:
-                case I::Exp:
-                case I::Log:
-                case I::Pow:
-                case I::Sin:
-                case I::Cos:
-                case I::Tan:
-                case I::Atan2:
-                case I::Fma:
-                case I::Absd:
-                    id_ = assign(op->type, rounding(op->type) + "(" + id_ + ")");
-                    break;
-                default:
-                    break;
-            }
+        if (is_half_float(op->type) && op->call_type == Call::CallType::Intrinsic &&
+            (is_float_function(op->intrinsic) || op->intrinsic == Call::Intrinsic::Absd)) {
+            id_ = assign(op->type, rounding(op->type) + "(" + id_ + ")");
         }
     }
     void call_value(const Call *op);
@@ -566,6 +551,14 @@ class OpenCLPrinter : public IRVisitor {
     // Vectors. OpenCL C computes most operations on its vector types as they are; the others
     // (integer division, shifts, 16-bit floats, ...) go lane by lane through the scalar code.
 
+    /// Whether `op` is one of the float functions of OpenCL C's builtins (on vectors too),
+    /// computed in float (a 16-bit float's result rounded after).
+    static bool is_float_function(Call::Intrinsic op) {
+        using I = Call::Intrinsic;
+        for (I f : {I::Sqrt, I::Exp, I::Log, I::Pow, I::Sin, I::Cos, I::Tan, I::Atan2, I::Fma})
+            if (op == f) return true;
+        return false;
+    }
     /// Whether the vector `e` is computed lane by lane.
     static bool needs_lanes(const Expr &e) {
         const Type t = e.type();
@@ -589,15 +582,6 @@ class OpenCLPrinter : public IRVisitor {
                 case I::StrictFloat:
                 case I::Print:  // one line per lane (print())
                     return false;
-                case I::Sqrt:
-                case I::Exp:
-                case I::Log:
-                case I::Pow:
-                case I::Sin:
-                case I::Cos:
-                case I::Tan:
-                case I::Atan2:
-                case I::Fma:
                 case I::Floor:
                 case I::Ceil:
                 case I::Round:
@@ -606,7 +590,7 @@ class OpenCLPrinter : public IRVisitor {
                 case I::Abs:
                     return !c->args[0].type().is_float() || is_half_float(t);
                 default:
-                    return true;
+                    return is_float_function(c->intrinsic) ? is_half_float(t) : true;
             }
         }
         return false;
