@@ -118,16 +118,10 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         const Box needed = required;
         required = queried_region(f, needed);
         if (checks && mode != BoundsFor::Storage) {
-            const std::string &function = f.contents().extern_function;
-            for (int a = 0; a < f.dimensions(); a++) {
-                Expr report = Call::make(Int(32), "dsl_runtime_error_extern_region_too_small",
-                                         {StringImm::make(f.name()), StringImm::make(function),
-                                          StringImm::make(f.args()[a]), needed[a].min,
-                                          needed[a].max, required[a].min, required[a].max},
-                                         Call::CallType::Extern);
-                checks->push_back(AssertStmt::make(
-                    required[a].min <= needed[a].min && needed[a].max <= required[a].max, report));
-            }
+            for (int a = 0; a < f.dimensions(); a++)
+                checks->push_back(extern_region_check(f, f.args()[a], needed[a].min, needed[a].max,
+                                                      required[a].min, required[a].max,
+                                                      "dsl_runtime_error_extern_region_too_small"));
         }
     }
     // bound(var, min, extent): wherever the Func is computed, it computes exactly that range, as

@@ -105,6 +105,17 @@ Box queried_region(const Function &f, const Box &needed) {
     return answer;
 }
 
+Stmt extern_region_check(const Function &f, const std::string &var, const Expr &inner_min,
+                         const Expr &inner_max, const Expr &outer_min, const Expr &outer_max,
+                         const char *error) {
+    Expr report =
+        Call::make(Int(32), error,
+                   {StringImm::make(f.name()), StringImm::make(f.contents().extern_function),
+                    StringImm::make(var), inner_min, inner_max, outer_min, outer_max},
+                   Call::CallType::Extern);
+    return AssertStmt::make(outer_min <= inner_min && inner_max <= outer_max, report);
+}
+
 std::map<std::string, std::string> extern_stage_inputs(
     const std::map<std::string, Function> &funcs) {
     std::map<std::string, std::string> inputs;

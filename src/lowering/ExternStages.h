@@ -30,6 +30,14 @@ Expr func_descriptor(const lang::Function &f, int index, const std::vector<Expr>
 /// answers when asked for `needed` in a bounds query (it may widen it; Halide's protocol).
 Box queried_region(const lang::Function &f, const Box &needed);
 
+/// A runtime check that [inner_min, inner_max] lies within [outer_min, outer_max] in the
+/// dimension `var` of extern stage `f`, which otherwise returns the runtime error `error`, one
+/// of dsl_runtime_error_extern_region_* (Func, function, var, inner min and max, outer min and
+/// max).
+Stmt extern_region_check(const lang::Function &f, const std::string &var, const Expr &inner_min,
+                         const Expr &inner_max, const Expr &outer_min, const Expr &outer_max,
+                         const char *error);
+
 /// The Funcs that extern stages among `funcs` take as buffers, each with one such stage.
 std::map<std::string, std::string> extern_stage_inputs(
     const std::map<std::string, lang::Function> &funcs);

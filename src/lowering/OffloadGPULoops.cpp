@@ -590,7 +590,7 @@ class KernelBuilder : public IRMutator {
         if (std::optional<Expr> size = launch_time_size(op)) {
             // Dynamic shared memory: sized by the host at each launch, rounded up to 16 bytes.
             const int64_t element_bytes = op->type.is_bool() ? 1 : op->type.bytes();
-            Expr bytes = cast(Int(64), max(*size, 1)) * Expr(element_bytes);
+            Expr bytes = cast(Int(64), *size) * Expr(element_bytes);  // (at least 1 element)
             bytes = simplify((bytes + Expr(int64_t(15))) / Expr(int64_t(16)) * Expr(int64_t(16)));
             dynamic_shared_.push_back({op->name, op->type, bytes});
             return Allocate::make(op->name, op->type, MemoryType::GPUShared, {*size}, op->condition,

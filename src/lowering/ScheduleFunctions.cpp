@@ -153,18 +153,14 @@ namespace {
 /// query over all the iterations inside; one iteration's may widen its region past that
 /// storage (rounding it to a tile, say). A runtime check that it does not.
 void check_extern_region_in_storage(const Function &f, std::vector<Stmt> *checks) {
-    const std::string &function = f.contents().extern_function;
     for (const std::string &var : f.args()) {
         std::string loop = names::stage_var(f.name(), 0, var);
-        Expr min = Variable::make(Int(32), names::min_of(loop));
-        Expr max = Variable::make(Int(32), names::max_of(loop));
-        Expr storage_min = Variable::make(Int(32), names::realized_min(f.name(), var));
-        Expr storage_max = Variable::make(Int(32), names::realized_max(f.name(), var));
-        Expr report = Call::make(Int(32), "dsl_runtime_error_extern_region_outside_storage",
-                                 {StringImm::make(f.name()), StringImm::make(function),
-                                  StringImm::make(var), min, max, storage_min, storage_max},
-                                 Call::CallType::Extern);
-        checks->push_back(AssertStmt::make(storage_min <= min && max <= storage_max, report));
+        checks->push_back(
+            extern_region_check(f, var, Variable::make(Int(32), names::min_of(loop)),
+                                Variable::make(Int(32), names::max_of(loop)),
+                                Variable::make(Int(32), names::realized_min(f.name(), var)),
+                                Variable::make(Int(32), names::realized_max(f.name(), var)),
+                                "dsl_runtime_error_extern_region_outside_storage"));
     }
 }
 

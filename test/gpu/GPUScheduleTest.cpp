@@ -30,6 +30,15 @@ DSL_PURE_EXTERN(float, gpu_test_pure_gain, float);
 namespace dsl::test {
 namespace {
 
+/// The OpenCL C that `f`'s pipeline compiles to (Func::compile_to_device_code).
+std::string opencl_source(Func f) {
+    TempDirectory dir;
+    const std::string file = dir.path() + "/kernels.cl";
+    f.compile_to_device_code(file, Target("host-opencl"));
+    std::ifstream in(file);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 class GPUSchedule : public ::testing::TestWithParam<std::string> {
   protected:
     void SetUp() override { DSL_REQUIRE_GPU(gpu_target()); }
@@ -43,6 +52,7 @@ class GPUSchedule : public ::testing::TestWithParam<std::string> {
         if (!kernels_run()) return ::testing::AssertionSuccess();
         return matches_reference(f, out, tolerance);
     }
+    bool opencl() const { return gpu_target().has_feature(Target::Feature::OpenCL); }
     Var x{"x"}, y{"y"}, c{"c"}, bx{"bx"}, by{"by"}, tx{"tx"}, ty{"ty"};
 };
 
@@ -328,6 +338,10 @@ TEST_P(GPUSchedule, VectorsInsideTheThreads) {
             .vectorize(tx, lanes);
         Realization out = f.realize({97, 6}, gpu_target());
         EXPECT_TRUE(matches(f, out)) << lanes << " lanes";
+        // As vectors, not lanes one by one.
+        if (opencl()) {
+            EXPECT_CONTAINS(opencl_source(f), "float" + n + " ");
+        }
     }
 }
 
@@ -346,6 +360,12 @@ TEST_P(GPUSchedule, VectorsFromSharedMemoryAndVectorMath) {
     p.compute_at(q, bx).split(x, x, xi, 4).gpu_threads(x, y).vectorize(xi);
     Buffer<> out = q.realize({64, 32}, gpu_target())[0];
     EXPECT_TRUE(matches(q, out, 1e-5));
+    if (opencl()) {
+        const std::string source = opencl_source(q);
+        EXPECT_CONTAINS(source, "__local float ");
+        EXPECT_CONTAINS(source, "vload4(0, ");  // the producer's vectors of 4
+        EXPECT_CONTAINS(source, "= exp(");      // on a float8
+    }
 }
 
 TEST_P(GPUSchedule, AnUpdateOfPartOfAHostResult) {
@@ -414,6 +434,12 @@ TEST_P(GPUSchedule, SharedMemorySizedAtTheLaunch) {
         tile.set(t);
         Buffer<> out = q.realize({270, 3}, gpu_target())[0];
         EXPECT_TRUE(matches(q, out)) << "tiles of " << t;
+    }
+    // Each producer's shared memory is an argument of the kernel, sized by the launch.
+    if (opencl()) {
+        const std::string source = opencl_source(q);
+        EXPECT_CONTAINS(source, "__local float *");
+        EXPECT_CONTAINS(source, "__local short *");
     }
 }
 
@@ -736,11 +762,7 @@ TEST(OpenCLSource, VectorsLoadAndStoreWholeWhereTheirLanesAreAdjacent) {
     Var x("x"), bx("bx"), tx("tx");
     f(x) = input(x) * 2.0f + input(x + 1);
     f.gpu_tile(x, bx, tx, 64).vectorize(tx, 4, TailStrategy::GuardWithIf);
-    TempDirectory dir;
-    const std::string file = dir.path() + "/kernels.cl";
-    f.compile_to_device_code(file, Target("host-opencl"));
-    std::ifstream in(file);
-    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string source = opencl_source(f);
     EXPECT_CONTAINS(source, "float4");
     EXPECT_CONTAINS(source, "vload4(0, ");
     EXPECT_CONTAINS(source, "vstore4(");
