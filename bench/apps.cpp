@@ -13,7 +13,9 @@
 //                         size; <app>/dsl_auto_schedule times the autoscheduler alone
 //   <app>/dsl_tuned/threads:N
 //                         the same, with the schedule Pipeline::auto_tune found in
-//                         DSL_BENCH_TUNE_SECONDS of search (registered only when that is set)
+//                         DSL_BENCH_TUNE_SECONDS of search (registered only when that is set),
+//                         compiling candidates in DSL_BENCH_TUNE_JOBS processes at once (default:
+//                         one per hardware thread)
 //   <app>/dsl_compile     each iteration builds the pipeline from scratch (new Funcs, so the
 //                         JIT's compile cache never hits), schedules it and calls compile_jit().
 //                         main() turns the JIT's disk cache off: LLVM compiles every time.
@@ -113,6 +115,7 @@ void schedule_app(How how, Func output, const std::string &app, Hand hand) {
             dsl::TuneOptions o;
             o.seconds = tune_seconds();
             o.progress = false;
+            if (const char *jobs = std::getenv("DSL_BENCH_TUNE_JOBS")) o.jobs = std::atoi(jobs);
             if (const char *dir = std::getenv("DSL_BENCH_DUMP"))
                 o.log_file = std::string(dir) + "/" + app + "_tune.jsonl";
             dsl_set_num_threads(0);  // tuned on every core

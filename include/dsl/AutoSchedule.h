@@ -114,6 +114,12 @@ struct TuneOptions {
     /// Float outputs may differ from the reference by this much of their largest magnitude
     /// (fused multiply-adds round differently); integer outputs must be equal.
     double tolerance = 1e-4;
+    /// Helper processes that compile a generation's candidates at once, into the JIT's disk
+    /// cache, before this process times them one after another (0: one per hardware thread;
+    /// 1: every candidate compiled here, in turn). They hand the code over through the disk
+    /// cache, or, when it is off (DSL_CACHE_DIR=off), through a temporary directory of the
+    /// tuner's own, deleted when it returns.
+    int jobs = 0;
 };
 
 /// What Pipeline::auto_tune found.
@@ -129,6 +135,10 @@ struct TuneResults {
     /// Candidates measured besides the built-in schedule (refused ones included), and those
     /// refused (a compile error, or an output that differed from the built-in schedule's).
     int measured = 0, rejected = 0;
+    /// Candidates that helper processes compiled (see TuneOptions::jobs), and those whose
+    /// helper died from a signal: such a schedule crashes the compiler, and is refused without
+    /// being compiled in this process.
+    int compiled_by_helpers = 0, crashed = 0;
     /// The heuristic's parameters that gave the best schedule.
     std::string best_parameters;
 };

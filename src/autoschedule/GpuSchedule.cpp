@@ -73,8 +73,8 @@ Box region_of(const std::vector<std::pair<std::string, int64_t>> &loops) {
 class GpuScheduler {
   public:
     GpuScheduler(const Model &m, ScheduleWriter &w, const Plan &plan, const Channels &channels,
-                 const std::set<std::string> &inlined)
-        : m_(m), w_(w), plan_(plan), channels_(channels), inlined_(inlined) {}
+                 const std::set<std::string> &inlined, const GpuTile &most)
+        : m_(m), w_(w), plan_(plan), channels_(channels), inlined_(inlined), most_(most) {}
 
     void run() {
         for (auto it = m_.order().rbegin(); it != m_.order().rend(); ++it) {
@@ -94,7 +94,7 @@ class GpuScheduler {
                      const std::vector<std::pair<std::string, int64_t>> &pure,
                      const std::vector<std::string> &inner, const std::vector<std::string> &outer,
                      bool shift) {
-        const GpuTile t = gpu_tile_for(region_of(pure), shift);
+        const GpuTile t = gpu_tile_for(region_of(pure), shift, most_);
         const TailStrategy guard = shift ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf;
         std::vector<std::string> order = inner, blocks, threads;
         const std::string &x = pure[0].first;
@@ -152,7 +152,7 @@ class GpuScheduler {
             // A block of one point (an output estimated at one point) shares nothing among its
             // threads: its producers are kernels of their own instead of per-block copies,
             // whose regions, clamped to the whole, would have no constant size.
-            const GpuTile t = gpu_tile_for(region_of(pure), true);
+            const GpuTile t = gpu_tile_for(region_of(pure), true, most_);
             if (t.x * (pure.size() > 1 ? t.y : 1) <= 1) {
                 for (const std::string &m : members)
                     group(m);
@@ -162,7 +162,7 @@ class GpuScheduler {
         std::string block = pure.empty() ? "" : tile(name, 0, pure, inner, outer, !members.empty());
         if (!members.empty() && !block.empty()) {
             std::map<std::string, Box> need =
-                m_.required(name, gpu_block_box(f, channels_), members, inlined_);
+                m_.required(name, gpu_block_box(f, channels_, most_), members, inlined_);
             for (const std::string &m : members)
                 member(m, name, block, need[m]);
         }
@@ -189,7 +189,7 @@ class GpuScheduler {
             return;
         }
         // Tiles of the block's shape, one after another.
-        const GpuTile t = gpu_tile_for(box, false);
+        const GpuTile t = gpu_tile_for(box, false, most_);
         const TailStrategy guard = TailStrategy::GuardWithIf;
         std::vector<std::string> order;
         w_.split(name, 0, args[0], args[0] + "o", args[0] + "i", t.x, guard);
@@ -234,6 +234,7 @@ class GpuScheduler {
     const Plan &plan_;
     const Channels &channels_;
     const std::set<std::string> &inlined_;
+    const GpuTile most_;
 };
 
 }  // namespace
@@ -245,32 +246,42 @@ bool read_at_offsets(const Model &m, const std::set<std::string> &inlined, const
     return offsets_only(m, inlined, root, {args.begin(), args.end()}, member, budget);
 }
 
-GpuTile gpu_tile_for(const Box &region, bool within) {
+GpuTile gpu_tile_limit(const Knobs &k) {
+    GpuTile most;
+    if (k.gpu_tile_x > 0) most.x = k.gpu_tile_x;
+    if (k.gpu_tile_y > 0) most.y = k.gpu_tile_y;
+    // (Within what one block may have.)
+    most.y = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(most.y, kGpuMaxThreads / most.x)));
+    return most;
+}
+
+GpuTile gpu_tile_for(const Box &region, bool within, const GpuTile &most) {
     // Powers of two at least the extent, or, `within`, at most it.
-    auto fit = [&](int64_t extent, int64_t most) {
+    auto fit = [&](int64_t extent, int64_t largest) {
         int64_t p = pow2_at_least(extent);
         if (within && p > extent) p /= 2;
-        return static_cast<int>(std::max<int64_t>(1, std::min(most, p)));
+        return static_cast<int>(std::max<int64_t>(1, std::min(largest, p)));
     };
+    const int64_t threads = static_cast<int64_t>(most.x) * most.y;
     GpuTile t;
     const int64_t e0 = region.empty() ? 1 : region[0].extent();
     if (region.size() < 2) {
-        t.x = fit(e0, 256);
+        t.x = fit(e0, threads);
         t.y = 1;
         return t;
     }
-    t.x = fit(e0, 32);
-    t.y = fit(region[1].extent(), 256 / t.x);
+    t.x = fit(e0, most.x);
+    t.y = fit(region[1].extent(), threads / t.x);
     return t;
 }
 
-Box gpu_block_box(const FuncInfo &f, const Channels &channels) {
+Box gpu_block_box(const FuncInfo &f, const Channels &channels, const GpuTile &most) {
     Box b = f.region;
     Box pure;
     for (size_t d = 0; d < b.size(); d++) {
         if (!channels.of(f.name).count(f.func.args()[d])) pure.push_back(b[d]);
     }
-    const GpuTile t = gpu_tile_for(pure, true);
+    const GpuTile t = gpu_tile_for(pure, true, most);
     int k = 0;  // the index among the dimensions that are not channel loops
     for (size_t d = 0; d < b.size(); d++) {
         if (channels.of(f.name).count(f.func.args()[d])) continue;
@@ -281,8 +292,8 @@ Box gpu_block_box(const FuncInfo &f, const Channels &channels) {
     return b;
 }
 
-int64_t gpu_blocks_of(const FuncInfo &f, const Channels &channels) {
-    const Box tile = gpu_block_box(f, channels);
+int64_t gpu_blocks_of(const FuncInfo &f, const Channels &channels, const GpuTile &most) {
+    const Box tile = gpu_block_box(f, channels, most);
     int64_t n = 1;
     for (size_t d = 0; d < f.region.size(); d++)
         n *= (f.region[d].extent() + tile[d].extent() - 1) / tile[d].extent();
@@ -290,8 +301,9 @@ int64_t gpu_blocks_of(const FuncInfo &f, const Channels &channels) {
 }
 
 void schedule_gpu_groups(const Model &m, ScheduleWriter &w, const Plan &plan,
-                         const Channels &channels, const std::set<std::string> &inlined) {
-    GpuScheduler(m, w, plan, channels, inlined).run();
+                         const Channels &channels, const std::set<std::string> &inlined,
+                         const GpuTile &most) {
+    GpuScheduler(m, w, plan, channels, inlined, most).run();
 }
 
 }  // namespace dsl::autoschedule

@@ -15,18 +15,22 @@
 
 namespace dsl::autoschedule {
 
-/// A block's tile of a Func's first two dimensions: 32 x 8 threads (fewer across a narrower
-/// first dimension, more rows then, 256 threads either way); of one dimension, 256. `within`:
-/// no larger than the region (a tile that shifts inwards must fit in it).
+/// A block's tile of a Func's first two dimensions: `x` x `y` threads.
 struct GpuTile {
     int x = 32, y = 8;
 };
-GpuTile gpu_tile_for(const Box &region, bool within);
+/// The largest tile the knobs allow (Knobs::gpu_tile_x, gpu_tile_y; by default 32 x 8).
+GpuTile gpu_tile_limit(const Knobs &k);
+/// The tile of a region: as many columns as `most.x` at most, and rows to `most.x * most.y`
+/// threads in all (fewer columns across a narrower first dimension, more rows then); of one
+/// dimension, `most.x * most.y` points. `within`: no larger than the region (a tile that shifts
+/// inwards must fit in it).
+GpuTile gpu_tile_for(const Box &region, bool within, const GpuTile &most = GpuTile());
 /// The points of `f` one block computes: the tile of its first two dimensions that are not
 /// channel loops, its channel loops whole, one point of the others.
-Box gpu_block_box(const FuncInfo &f, const Channels &channels);
+Box gpu_block_box(const FuncInfo &f, const Channels &channels, const GpuTile &most);
 /// How many blocks cover `f`'s region.
-int64_t gpu_blocks_of(const FuncInfo &f, const Channels &channels);
+int64_t gpu_blocks_of(const FuncInfo &f, const Channels &channels, const GpuTile &most);
 
 /// Whether the pure definition of `root` reads `member` (directly or through the Funcs of
 /// `inlined`) only at its own Vars plus constants, so that the region of `member` a block of
@@ -41,13 +45,14 @@ constexpr int64_t kGpuSharedBytes = 32 << 10;
 constexpr int64_t kGpuMaxThreads = 1024;
 
 /// Schedules every group of `plan` for the GPU: its root computed at root in tiles of
-/// gpu_tile_for(region), the tiles' points as the threads of blocks (dimensions past the second
+/// gpu_tile_for(region, ..., most), the tiles' points as the threads of blocks (dimensions past the second
 /// fused into the third block dimension, channel loops unrolled in each thread, the last tiles
 /// guarded so that any size runs); its Strip Funcs computed per block into shared memory by
 /// the block's threads, the root's last tiles then shifting inwards (its region must hold a
 /// tile, as its estimates do); updates tiled over their pure loops with their RVars in each thread,
 /// and updates with no pure loop left on the host. `inlined` are the Funcs inlined.
 void schedule_gpu_groups(const Model &m, ScheduleWriter &w, const Plan &plan,
-                         const Channels &channels, const std::set<std::string> &inlined);
+                         const Channels &channels, const std::set<std::string> &inlined,
+                         const GpuTile &most);
 
 }  // namespace dsl::autoschedule

@@ -55,7 +55,7 @@ class Scheduler {
         }
         decide_groups();
         if (gpu_) {
-            schedule_gpu_groups(m_, w_, plan_, channels_, inlined_set());
+            schedule_gpu_groups(m_, w_, plan_, channels_, inlined_set(), gpu_tile_limit(k_));
         } else {
             for (auto it = m_.order().rbegin(); it != m_.order().rend(); ++it) {
                 if (plan_.placement[*it] == Placement::Root) schedule_group(*it);
@@ -389,11 +389,11 @@ class Scheduler {
             members.insert(name);
             // (On a GPU, per block.)
             std::map<std::string, Box> need = m_.required(
-                group, gpu_ ? gpu_block_box(root, channels_) : strip_box(root, sd, rows), members,
+                group, gpu_ ? gpu_block_box(root, channels_, gpu_tile_limit(k_)) : strip_box(root, sd, rows), members,
                 through);
             auto mine = need.find(name);
             if (mine == need.end()) continue;
-            const int64_t parts = gpu_ ? gpu_blocks_of(root, channels_) : strips(root, sd, rows);
+            const int64_t parts = gpu_ ? gpu_blocks_of(root, channels_, gpu_tile_limit(k_)) : strips(root, sd, rows);
             double recompute = static_cast<double>(points(mine->second)) *
                                static_cast<double>(parts) /
                                static_cast<double>(std::max<int64_t>(1, points(f.region)));
@@ -968,6 +968,7 @@ std::string Knobs::to_string() const {
         << " inline_margin=" << inline_margin << " boundary_reads=" << boundary_reads
         << " vector_registers=" << vector_registers << " tile_vectors=" << tile_vectors
         << " tile_rows=" << tile_rows << " tile_columns=" << tile_columns << " panels=" << panels;
+    if (gpu_tile_x || gpu_tile_y) out << " gpu_tile=" << gpu_tile_x << "x" << gpu_tile_y;
     static const char *const names[] = {"inline", "root", "strip", "tile"};
     for (const auto &[f, p] : placement)
         out << " " << f << "=" << names[static_cast<int>(p)];

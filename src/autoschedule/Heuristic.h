@@ -53,6 +53,8 @@ struct Knobs {
     bool tile_columns = true;
     /// Copies of inputs read along x computed per column of register tiles.
     bool panels = true;
+    /// On a GPU, the largest block tile: columns, and rows at most (0: 32 x 8, 256 threads).
+    int gpu_tile_x = 0, gpu_tile_y = 0;
     /// Per-Func choices that replace the heuristic's (the tuner's search past the parameters
     /// above): a Func inlined, computed at root, or computed per strip of its consumers' group
     /// whatever it recomputes (where each is possible: a Func with updates or an output is

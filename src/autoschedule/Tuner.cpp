@@ -5,25 +5,36 @@
 // the cost model, and measures the best ranked (and one more at random, so that the model's
 // blind spots get explored): compiled through the JIT (whose caches keep every schedule seen),
 // realized at the outputs' estimated sizes, compared with the built-in schedule's output, and
-// timed as the fastest of several runs.
+// timed as the fastest of several runs. With several hardware threads, helper processes
+// (fork()) compile each generation's measured candidates at once into the JIT's disk cache,
+// and this process then loads them from it.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "autoschedule/Heuristic.h"
 #include "autoschedule/Model.h"
 #include "autoschedule/ScheduleWriter.h"
 #include "dsl/Pipeline.h"
 #include "ir/Error.h"
+#include "jit/DiskCache.h"
 
 namespace dsl {
 
@@ -36,6 +47,8 @@ struct Candidate {
     std::string source;
     double cost = 0;
     double ms = std::numeric_limits<double>::infinity();
+    /// The signal that killed the helper process compiling it (0: none did).
+    int crash_signal = 0;
 };
 
 template <typename T>
@@ -45,12 +58,24 @@ T pick(std::mt19937_64 &rng, const std::vector<T> &values) {
 
 /// Changes one of the knobs (all of the global ones when `all`) to a value drawn from its range.
 /// `funcs`: the pipeline's Funcs but its outputs, whose placement a knob may choose; `all`
-/// leaves those to later generations.
-void mutate(Knobs &k, std::mt19937_64 &rng, bool all, const std::vector<std::string> &funcs) {
-    const int n = funcs.empty() ? 12 : 14;
-    int which = static_cast<int>(rng() % n);
-    for (int i = 0; i < n; i++) {
-        if ((!all && i != which) || (all && i >= 12)) continue;
+/// leaves those to later generations. `gpu`: only the knobs that change a GPU schedule
+/// (inlining, grouping, the blocks' tile, placements).
+void mutate(Knobs &k, std::mt19937_64 &rng, bool all, const std::vector<std::string> &funcs,
+            bool gpu) {
+    std::vector<int> ids;
+    if (gpu) {
+        ids = {1, 3, 4, 14, 15};
+    } else {
+        for (int i = 0; i < 12; i++)
+            ids.push_back(i);
+    }
+    if (!funcs.empty()) {
+        ids.push_back(12);
+        if (!gpu) ids.push_back(13);
+    }
+    const int which = ids[rng() % ids.size()];
+    for (int i : ids) {
+        if ((!all && i != which) || (all && i >= 12 && i <= 13)) continue;
         switch (i) {
             case 0:
                 k.strip_rows = pick<int>(rng, {4, 8, 16, 32, 64, 128});
@@ -106,6 +131,12 @@ void mutate(Knobs &k, std::mt19937_64 &rng, bool all, const std::vector<std::str
                 k.group_strip_rows[f] = pick<int>(rng, {4, 8, 16, 32, 64, 128});
                 break;
             }
+            case 14:
+                k.gpu_tile_x = pick<int>(rng, {8, 16, 32, 64, 128});
+                break;
+            case 15:
+                k.gpu_tile_y = pick<int>(rng, {1, 2, 4, 8, 16, 32});
+                break;
         }
     }
 }
@@ -133,13 +164,50 @@ bool same_values(const Buffer<> &expected, const Buffer<> &actual, double tolera
     return std::memcmp(expected.data(), actual.data(), n * static_cast<size_t>(t.bytes())) == 0;
 }
 
+/// A directory of its own for the JIT's disk cache while it lives (then deleted with what it
+/// holds), through which helper processes hand their code over when the user's cache is off.
+class PrivateDiskCache {
+  public:
+    PrivateDiskCache() {
+        const char *tmp = std::getenv("TMPDIR");
+        std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/dsl-tune-XXXXXX";
+        if (mkdtemp(pattern.data())) {
+            directory_ = pattern;
+            scope_.emplace(directory_);
+        }
+    }
+    ~PrivateDiskCache() {
+        scope_.reset();
+        if (directory_.empty()) return;
+        if (DIR *d = opendir(directory_.c_str())) {
+            while (const dirent *e = readdir(d)) {
+                const std::string name = e->d_name;
+                if (name != "." && name != "..") unlink((directory_ + "/" + name).c_str());
+            }
+            closedir(d);
+        }
+        rmdir(directory_.c_str());
+    }
+    bool ok() const { return scope_.has_value(); }
+
+  private:
+    std::string directory_;
+    std::optional<jit::DiskCache::ScopedDirectory> scope_;
+};
+
 class Tuner {
   public:
     Tuner(Pipeline &p, const Target &target, const TuneOptions &o)
-        : p_(p), target_(target), o_(o), rng_(o.seed) {}
+        : p_(p), target_(target), o_(o), rng_(o.seed), gpu_(target.has_gpu_feature()) {}
 
     TuneResults run() {
         start_ = std::chrono::steady_clock::now();
+        jobs_ = o_.jobs > 0 ? o_.jobs : static_cast<int>(std::thread::hardware_concurrency());
+        std::optional<PrivateDiskCache> private_cache;
+        if (jobs_ > 1 && !jit::DiskCache::from_environment()) {
+            private_cache.emplace();
+            if (!private_cache->ok()) jobs_ = 1;
+        }
         if (!o_.log_file.empty()) {
             log_.open(o_.log_file, std::ios::app);
             user_assert(log_.good()) << "auto_tune: cannot write the log " << o_.log_file << ".";
@@ -179,14 +247,14 @@ class Tuner {
             for (int tries = 0; tries < 24 && batch.size() < 12; tries++) {
                 Knobs k;
                 if (generation < 2 || measured_.size() < 4) {
-                    mutate(k, rng_, true, funcs_);  // sampling
+                    mutate(k, rng_, true, funcs_, gpu_);  // sampling
                 } else {
                     // Refinement: one of the four fastest, one or two knobs changed.
                     std::sort(measured_.begin(), measured_.end(),
                               [](const Candidate &a, const Candidate &b) { return a.ms < b.ms; });
                     k = measured_[rng_() % std::min<size_t>(4, measured_.size())].knobs;
-                    mutate(k, rng_, false, funcs_);
-                    if (rng_() % 2) mutate(k, rng_, false, funcs_);
+                    mutate(k, rng_, false, funcs_, gpu_);
+                    if (rng_() % 2) mutate(k, rng_, false, funcs_, gpu_);
                 }
                 Candidate c = schedule(k);
                 if (seen_.insert(c.source).second) batch.push_back(std::move(c));
@@ -198,12 +266,21 @@ class Tuner {
             }
             std::sort(batch.begin(), batch.end(),
                       [](const Candidate &a, const Candidate &b) { return a.cost < b.cost; });
-            std::vector<size_t> chosen = {0};
-            if (batch.size() > 1) chosen.push_back(1);
-            if (batch.size() > 2) chosen.push_back(2 + rng_() % (batch.size() - 2));
-            for (size_t i : chosen) {
+            // The best ranked and one more at random: three, or with several jobs as many as
+            // fill whole rounds of them (four with two jobs: they compile in the time of three).
+            const size_t wanted =
+                jobs_ <= 1 ? 3 : static_cast<size_t>((3 + jobs_ - 1) / jobs_ * jobs_);
+            std::vector<Candidate *> chosen;
+            for (size_t i = 0; i + 1 < wanted && i < batch.size(); i++)
+                chosen.push_back(&batch[i]);
+            if (batch.size() >= wanted) {
+                const size_t ranked = wanted - 1;
+                chosen.push_back(&batch[ranked + rng_() % (batch.size() - ranked)]);
+            }
+            compile_in_helpers(chosen);
+            for (Candidate *c : chosen) {
                 if (elapsed() >= o_.seconds) break;
-                measure(batch[i]);
+                measure(*c);
             }
         }
         if (o_.progress && isatty(2)) std::fprintf(stderr, "\n");
@@ -217,6 +294,8 @@ class Tuner {
         r.measured = static_cast<int>(measured_.size()) - 1 + rejected_;  // past the built-in
         r.rejected = rejected_;
         r.best_parameters = best->knobs.to_string();
+        r.compiled_by_helpers = compiled_by_helpers_;
+        r.crashed = crashed_;
         return r;
     }
 
@@ -258,6 +337,59 @@ class Tuner {
         }
         best->ms = best_median;
         return best;
+    }
+
+    /// Compiles `chosen` into the JIT's disk cache in helper processes, up to `jobs` at a time,
+    /// so that measuring each here loads it from there instead of compiling it. A helper that
+    /// dies from a signal marks its candidate: the compiler crashes on that schedule, and this
+    /// process does not try it. (Nothing is done with one job or one candidate.)
+    void compile_in_helpers(const std::vector<Candidate *> &chosen) {
+        if (jobs_ <= 1 || chosen.size() < 2) return;
+        std::map<pid_t, Candidate *> running;
+        // (Each helper is waited for by its own id: other children of this program are not
+        // ours to reap.)
+        auto wait_one = [&] {
+            auto it = running.begin();
+            int status = 0;
+            pid_t pid;
+            do {
+                pid = waitpid(it->first, &status, 0);
+            } while (pid < 0 && errno == EINTR);
+            if (pid == it->first && WIFSIGNALED(status)) {
+                it->second->crash_signal = WTERMSIG(status);
+            } else if (pid == it->first && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+                compiled_by_helpers_++;
+            }
+            running.erase(it);
+        };
+        std::fflush(nullptr);
+        for (Candidate *c : chosen) {
+            while (static_cast<int>(running.size()) >= jobs_)
+                wait_one();
+            const pid_t pid = fork();
+            if (pid == 0) {
+                // The helper: schedule, compile (which stores the code in the disk cache), and
+                // leave without running destructors or atexit handlers of the parent's state.
+                // Its warnings are the parent's to print, when it loads the code.
+                const int null = open("/dev/null", O_WRONLY);
+                if (null >= 0) {
+                    dup2(null, 1);
+                    dup2(null, 2);
+                }
+                int code = 0;
+                try {
+                    schedule(c->knobs);
+                    p_.compile_jit(target_);
+                } catch (...) {
+                    code = 1;  // the parent compiles it again and reports the error
+                }
+                _exit(code);
+            }
+            if (pid < 0) break;  // no more processes: the rest are compiled here
+            running[pid] = c;
+        }
+        while (!running.empty())
+            wait_one();
     }
 
     double elapsed() const {
@@ -312,6 +444,15 @@ class Tuner {
     }
 
     void measure(Candidate &c) {
+        if (c.crash_signal != 0) {
+            rejected_++;
+            crashed_++;
+            record(c, false,
+                   "the compiler died from signal " + std::to_string(c.crash_signal) + " (" +
+                       strsignal(c.crash_signal) +
+                       ") on this schedule in a helper process; it is not tried here");
+            return;
+        }
         schedule(c.knobs);
         bool ok = true;
         std::string why;
@@ -377,7 +518,12 @@ class Tuner {
     std::vector<std::string> funcs_;
     std::string heuristic_source_;
     double heuristic_final_ms_ = 0;
-    int rejected_ = 0, count_ = 0;
+    int rejected_ = 0, count_ = 0, compiled_by_helpers_ = 0, crashed_ = 0;
+    /// Processes compiling candidates at once.
+    int jobs_ = 1;
+    /// Whether the target has a GPU API (then the kernels' schedules are tuned, and each time
+    /// includes the copies to and from the device that realize() makes).
+    bool gpu_ = false;
     std::ofstream log_;
 };
 
@@ -385,10 +531,6 @@ class Tuner {
 
 TuneResults Pipeline::auto_tune(const Target &target, const TuneOptions &options) {
     user_assert(defined()) << "auto_tune: the Pipeline has no outputs; give it a Func.";
-    user_assert(!target.has_gpu_feature())
-        << "auto_tune: the target " << target.to_string()
-        << " has a GPU API; the tuner measures CPU schedules only so far. auto_schedule() "
-           "schedules for it without measuring.";
     user_assert(options.seconds >= 0 && options.repetitions >= 1)
         << "auto_tune: the budget must be at least 0 seconds and the repetitions at least 1.";
     return Tuner(*this, target, options).run();

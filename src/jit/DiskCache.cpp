@@ -19,6 +19,7 @@
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -178,7 +179,27 @@ std::string compiler_identity() {
            LLVM_VERSION_STRING;
 }
 
+namespace {
+std::mutex scoped_directory_mutex;
+std::optional<std::string> scoped_directory;
+}  // namespace
+
+DiskCache::ScopedDirectory::ScopedDirectory(const std::string &directory) {
+    std::lock_guard<std::mutex> lock(scoped_directory_mutex);
+    internal_assert(!scoped_directory) << "DiskCache::ScopedDirectory nested";
+    scoped_directory = directory;
+}
+
+DiskCache::ScopedDirectory::~ScopedDirectory() {
+    std::lock_guard<std::mutex> lock(scoped_directory_mutex);
+    scoped_directory.reset();
+}
+
 std::optional<DiskCache> DiskCache::from_environment() {
+    {
+        std::lock_guard<std::mutex> lock(scoped_directory_mutex);
+        if (scoped_directory) return DiskCache(*scoped_directory);
+    }
     std::string directory;
     if (const char *dir = std::getenv("DSL_CACHE_DIR")) {
         std::string d = dir;

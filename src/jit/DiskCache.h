@@ -38,6 +38,17 @@ class DiskCache {
 
     DiskCache(std::string directory, uint64_t max_bytes = kDefaultMaxBytes);
 
+    /// While one lives, from_environment() gives a cache in `directory`, whatever the
+    /// environment says, in every thread (the tuner's helper processes hand the code they
+    /// compile over through it when the user's cache is off). They do not nest.
+    class ScopedDirectory {
+      public:
+        explicit ScopedDirectory(const std::string &directory);
+        ~ScopedDirectory();
+        ScopedDirectory(const ScopedDirectory &) = delete;
+        ScopedDirectory &operator=(const ScopedDirectory &) = delete;
+    };
+
     const std::string &directory() const { return directory_; }
     uint64_t max_bytes() const { return max_bytes_; }
     /// The file that holds (or would hold) the entry of `key`.

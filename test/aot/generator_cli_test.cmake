@@ -99,13 +99,16 @@ expect_file(${dir}/blur_auto.schedule.h "machine 2,1048576,40.*blur_x.compute_at
 expect_file(${dir}/blur_auto14.schedule.h "pipeline.get_func\\(\"output\"\\)")
 expect_file(${dir}/blur_auto.a ".")
 # The measured tuner: a few seconds, its log, and the fastest schedule as source.
-expect(0 "box_blur: tuned for 3 s, [0-9]+ candidates \\([0-9]+ refused\\): [0-9.e+-]+ ms against"
-       -g box_blur -o ${dir} --tune 3 --tune-log ${dir}/tune.jsonl -e static_library,schedule
-       -f blur_tuned machine_params=2,1048576,40)
+# Two processes compile candidates at once.
+expect(0 "box_blur: tuned for 3 s, [0-9]+ candidates \\([0-9]+ refused, [0-9]+ compiled by helper processes\\): [0-9.e+-]+ ms against"
+       -g box_blur -o ${dir} --tune 3 --tune-log ${dir}/tune.jsonl --tune-jobs 2
+       -e static_library,schedule -f blur_tuned machine_params=2,1048576,40)
 expect_file(${dir}/blur_tuned.schedule.h "dsl auto_tune")
 expect_file(${dir}/tune.jsonl "\"candidate\": 1")
 expect_file(${dir}/blur_tuned.a ".")
 expect(1 "--tune: cannot use \"soon\"; write a non-negative number" -g box_blur -o ${dir} --tune soon)
+expect(1 "--tune-jobs: cannot use \"0\"; write a whole number of processes from 1 to 1024"
+       -g box_blur -o ${dir} --tune 1 --tune-jobs 0)
 expect(1 "-e schedule writes the schedule the autoscheduler chose, but none ran; add autoscheduler=dsl"
        -g box_blur -o ${dir} -e schedule)
 expect(1 "MachineParams: cannot read \"lots\"" -g box_blur -o ${dir} autoscheduler=dsl machine_params=lots)

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@
 #include "common/TempDirectory.h"
 #include "dsl/dsl.h"
 #include "gpu/GPUTestUtil.h"
+#include "jit/DiskCache.h"
+#include "lang/Realize.h"
 
 namespace {
 
@@ -424,8 +427,6 @@ TEST(AutoScheduleErrors, BadNamesAndTargets) {
     f.set_estimate(x, 0, 10);
     EXPECT_CONTAINS(message_of([&] { Pipeline(f).auto_schedule("Ansor", Target::host()); }),
                     "there is no autoscheduler \"Ansor\"");
-    EXPECT_CONTAINS(message_of([&] { Pipeline(f).auto_tune(Target("host-opencl")); }),
-                    "has a GPU API; the tuner measures CPU schedules only so far");
     EXPECT_CONTAINS(message_of([&] { MachineParams("8,lots,40"); }), "cannot read \"8,lots,40\"");
     EXPECT_CONTAINS(message_of([&] { f.set_estimate(Var("z"), 0, 4); }),
                     "set_estimate() of \"z\", which is not one of its pure Vars");
@@ -649,6 +650,71 @@ TEST(AutoScheduleKnobs, PerFuncChoicesReplaceTheHeuristics) {
     EXPECT_TRUE(matches_reference(out, out.realize({100, 60}), 1e-5));
 }
 
+// On a GPU the blocks' tile is a knob (Knobs::gpu_tile_x, gpu_tile_y): the heuristic's 32 x 8
+// by default, another shape when the tuner asks for one, still within what the region holds.
+TEST(AutoScheduleKnobs, GpuBlockTile) {
+    const Target t = dsl::test::opencl_target();
+    StencilChain chain;
+    Func out = chain.out;
+    out.set_estimate(chain.x, 0, 256).set_estimate(chain.y, 0, 160);
+    auto schedule = [&](const autoschedule::Knobs &k) {
+        autoschedule::reset_schedules({out});
+        autoschedule::Model model({out}, t);
+        autoschedule::ScheduleWriter writer("knobs");
+        autoschedule::schedule_pipeline(model, writer, MachineParams(2, 8u << 20, 40), k);
+        return writer.source();
+    };
+    EXPECT_CONTAINS(schedule(autoschedule::Knobs()),
+                    "out.split(x, xo, xi, 32, TailStrategy::ShiftInwards)"
+                    ".split(y, yo, yi, 8, TailStrategy::ShiftInwards)");
+    autoschedule::Knobs k;
+    k.gpu_tile_x = 64;
+    k.gpu_tile_y = 4;
+    EXPECT_CONTAINS(k.to_string(), "gpu_tile=64x4");
+    std::string wide = schedule(k);
+    EXPECT_CONTAINS(wide,
+                    "out.split(x, xo, xi, 64, TailStrategy::ShiftInwards)"
+                    ".split(y, yo, yi, 4, TailStrategy::ShiftInwards)");
+    // 128 rows would be 8192 threads: the rows are cut to what a block may have (1024).
+    k.gpu_tile_y = 128;
+    EXPECT_CONTAINS(schedule(k), ".split(y, yo, yi, 16, TailStrategy::ShiftInwards)");
+    if (!dsl::test::gpu_unavailable(t).empty()) return;
+    Pipeline p(out);
+    p.apply_schedule_source(wide);
+    EXPECT_TRUE(matches_reference(out, out.realize({203, 157}, t), 1e-5));
+}
+
+// The tuner on a GPU target (OpenCL here): it searches the kernels' schedules, blocks' tiles
+// included, checks each candidate against the built-in schedule's output, and leaves the
+// pipeline with the fastest, which still computes the same values.
+TEST(AutoTune, TunesGpuKernels) {
+    const Target t = dsl::test::opencl_target();
+    DSL_REQUIRE_GPU(t);
+    StencilChain chain;
+    Func out = chain.out;
+    out.set_estimate(chain.x, 0, 256).set_estimate(chain.y, 0, 160);
+    chain.input.set(random_buffer(Float(32), {256, 160}, 2));
+    dsl::test::TempDirectory dir;
+    TuneOptions o;
+    o.seconds = 6;
+    o.repetitions = 2;
+    o.progress = false;
+    o.log_file = dir.path() + "/tune.jsonl";
+    o.machine = MachineParams(2, 8u << 20, 40);
+    Pipeline p(out);
+    TuneResults r = p.auto_tune(t, o);
+    EXPECT_GE(r.measured, 2);
+    EXPECT_LE(r.best_ms, r.heuristic_ms);
+    EXPECT_CONTAINS(r.schedule_source, "gpu_blocks(");
+    std::ifstream log(o.log_file);
+    std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    EXPECT_CONTAINS(text, "gpu_tile=");
+    // Nothing but GPU knobs is drawn: the CPU's register tiles never change.
+    EXPECT_EQ(text.find("tile_vectors=1"), std::string::npos);
+    chain.input.set(random_buffer(Float(32), {203, 157}, 1));
+    EXPECT_TRUE(matches_reference(out, out.realize({203, 157}, t), 1e-5));
+}
+
 // The measured tuner: a few seconds on a small pipeline measure several candidates, log each as
 // a line of JSON, keep the fastest (never slower than the built-in schedule, which is measured
 // first) and leave the pipeline scheduled with it, computing the same values.
@@ -685,6 +751,54 @@ TEST(AutoTune, MeasuresCandidatesAndKeepsTheFastest) {
     }
     EXPECT_EQ(lines, r.measured + 1);  // the built-in schedule, then every candidate
     EXPECT_TRUE(matches_reference(out, out.realize({256, 128}), 1e-5));
+}
+
+// With two jobs, helper processes compile each generation's candidates into the disk cache
+// (a fresh one here), and the tuning process loads every one of them from it instead of
+// compiling it again; the search still checks and times each. With the user's cache off, they
+// hand the code over through a directory of the tuner's own, which is gone afterwards.
+TEST(AutoTune, HelperProcessesCompileTheCandidates) {
+    Buffer<> in = random_buffer(Float(32), {256, 128}, 15);
+    ImageParam input(Float(32), 2, "input");
+    input.set(in);
+    Var x("x"), y("y");
+    Func bx("bx"), by("by"), out("out");
+    define_blurs(input, bx, by, x, y);
+    out(x, y) = by(x, y) * 0.0625f + 1.0f;
+    out.set_estimate(x, 0, 256).set_estimate(y, 0, 128);
+    TuneOptions o;
+    o.seconds = 4;
+    o.repetitions = 2;
+    o.progress = false;
+    o.jobs = 2;
+    o.machine = MachineParams(2, 8u << 20, 40);
+    Pipeline p(out);
+    {
+        dsl::test::TempDirectory dir;
+        dsl::test::ScopedEnvironmentVariable cache("DSL_CACHE_DIR", dir.path());
+        const lang::JITCounters before = lang::jit_counters();
+        TuneResults r = p.auto_tune(Target::host(), o);
+        const lang::JITCounters after = lang::jit_counters();
+        EXPECT_GE(r.compiled_by_helpers, 2);
+        EXPECT_EQ(r.crashed, 0);
+        EXPECT_GE(r.measured, r.compiled_by_helpers);
+        EXPECT_GE(after.disk_cache_hits - before.disk_cache_hits,
+                  static_cast<uint64_t>(r.compiled_by_helpers));
+        EXPECT_LE(r.best_ms, r.heuristic_ms);
+    }
+    EXPECT_TRUE(matches_reference(out, out.realize({256, 128}), 1e-5));
+    {
+        dsl::test::ScopedEnvironmentVariable cache("DSL_CACHE_DIR", std::string("off"));
+        out.compute_root();  // (another pipeline than the one cached above)
+        o.seconds = 3;
+        const lang::JITCounters before = lang::jit_counters();
+        TuneResults r = p.auto_tune(Target::host(), o);
+        const lang::JITCounters after = lang::jit_counters();
+        EXPECT_GE(r.compiled_by_helpers, 2);
+        EXPECT_GE(after.disk_cache_hits - before.disk_cache_hits,
+                  static_cast<uint64_t>(r.compiled_by_helpers));
+        EXPECT_FALSE(jit::DiskCache::from_environment().has_value());
+    }
 }
 
 TEST(AutoTune, NoBudgetGivesTheBuiltInSchedule) {

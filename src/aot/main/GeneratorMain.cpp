@@ -35,7 +35,7 @@ std::string usage(const std::string &program) {
     std::ostringstream s;
     s << "usage: " << program
       << " -g <generator> -o <output dir> [-e <emit>[,<emit>...]] [-f <function name>]\n"
-      << "       [--tune <seconds> [--tune-seed <n>] [--tune-log <file>]]\n"
+      << "       [--tune <seconds> [--tune-seed <n>] [--tune-log <file>] [--tune-jobs <n>]]\n"
       << "       [target=<target>] [<param>=<value> ...]\n"
       << "       " << program << " --list | --help\n"
       << "  -g  the registered generator to compile\n"
@@ -51,7 +51,9 @@ std::string usage(const std::string &program) {
       << "  --tune <seconds> searches for a faster schedule than the autoscheduler's by measuring\n"
       << "      candidates on random inputs of the estimated sizes (Pipeline::auto_tune) for that\n"
       << "      long, and compiles the fastest (-e schedule writes it as C++ source);\n"
-      << "      --tune-seed makes another search, --tune-log appends one JSON line per candidate\n"
+      << "      --tune-seed makes another search, --tune-log appends one JSON line per candidate,\n"
+      << "      --tune-jobs sets how many processes compile candidates at once (default: one per\n"
+      << "      hardware thread; 1 compiles them in turn)\n"
       << "  -s, -S <name>  the autoscheduler auto_schedule=true uses (Halide's flag; dsl's own\n"
          "      stands in for Halide's names)\n"
       << "  -p <library>  accepted for Halide's build scripts: dsl's autoscheduler is built in,\n"
@@ -133,6 +135,8 @@ struct CommandLine {
     double tune_seconds = -1;
     uint64_t tune_seed = 1;
     std::string tune_log;
+    /// --tune-jobs: helper processes compiling candidates (0: one per hardware thread).
+    int tune_jobs = 0;
     /// -s / -S: the autoscheduler that auto_schedule=true uses.
     std::string default_autoscheduler;
 };
@@ -179,6 +183,12 @@ CommandLine parse(int argc, char **argv) {
             c.tune_seed = static_cast<uint64_t>(number_of(arg, value("n")));
         } else if (arg == "--tune-log") {
             c.tune_log = value("file");
+        } else if (arg == "--tune-jobs") {
+            const double jobs = number_of(arg, value("n"));
+            if (jobs < 1 || jobs > 1024 || jobs != static_cast<int>(jobs))
+                throw UsageError{arg + ": cannot use \"" + argv[i] +
+                                 "\"; write a whole number of processes from 1 to 1024."};
+            c.tune_jobs = static_cast<int>(jobs);
         } else if (arg.size() > 1 && arg[0] != '-' && arg.find('=') != std::string::npos &&
                    arg.find('=') > 0) {
             size_t eq = arg.find('=');
@@ -191,7 +201,7 @@ CommandLine parse(int argc, char **argv) {
         } else {
             throw UsageError{"unknown argument \"" + arg +
                              "\"; flags are -g, -o, -e, -f, -s, -p, --tune, --tune-seed, "
-                             "--tune-log, --list, --help, "
+                             "--tune-log, --tune-jobs, --list, --help, "
                              "and GeneratorParams are "
                              "written <param>=<value>."};
         }
@@ -234,11 +244,13 @@ int run(int argc, char **argv) {
             o.seconds = c.tune_seconds;
             o.seed = c.tune_seed;
             o.log_file = c.tune_log;
+            o.jobs = c.tune_jobs;
             const std::string mp = g->machine_params.value();
             o.machine = mp.empty() ? dsl::MachineParams::host() : dsl::MachineParams(mp);
             dsl::TuneResults r = g->tune(o);
             std::cout << c.generator << ": tuned for " << c.tune_seconds << " s, " << r.measured
-                      << " candidates (" << r.rejected << " refused): " << r.best_ms
+                      << " candidates (" << r.rejected << " refused, " << r.compiled_by_helpers
+                      << " compiled by helper processes): " << r.best_ms
                       << " ms against the autoscheduler's " << r.heuristic_ms << " ms\n";
         }
         g->emit(c.output_dir, c.function_name, c.emits);
