@@ -251,7 +251,8 @@ GpuTile gpu_tile_limit(const Knobs &k) {
     if (k.gpu_tile_x > 0) most.x = k.gpu_tile_x;
     if (k.gpu_tile_y > 0) most.y = k.gpu_tile_y;
     // (Within what one block may have.)
-    most.y = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(most.y, kGpuMaxThreads / most.x)));
+    most.y =
+        static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(most.y, kGpuMaxThreads / most.x)));
     return most;
 }
 

@@ -388,12 +388,15 @@ class Scheduler {
             std::set<std::string> members = members_of(group);
             members.insert(name);
             // (On a GPU, per block.)
-            std::map<std::string, Box> need = m_.required(
-                group, gpu_ ? gpu_block_box(root, channels_, gpu_tile_limit(k_)) : strip_box(root, sd, rows), members,
-                through);
+            std::map<std::string, Box> need =
+                m_.required(group,
+                            gpu_ ? gpu_block_box(root, channels_, gpu_tile_limit(k_))
+                                 : strip_box(root, sd, rows),
+                            members, through);
             auto mine = need.find(name);
             if (mine == need.end()) continue;
-            const int64_t parts = gpu_ ? gpu_blocks_of(root, channels_, gpu_tile_limit(k_)) : strips(root, sd, rows);
+            const int64_t parts =
+                gpu_ ? gpu_blocks_of(root, channels_, gpu_tile_limit(k_)) : strips(root, sd, rows);
             double recompute = static_cast<double>(points(mine->second)) *
                                static_cast<double>(parts) /
                                static_cast<double>(std::max<int64_t>(1, points(f.region)));
