@@ -33,6 +33,7 @@
 #include "lowering/StorageFlattening.h"
 #include "lowering/Tracing.h"
 #include "lowering/TransposedGathers.h"
+#include "lowering/TrimNoOps.h"
 #include "lowering/UnrollLoops.h"
 #include "lowering/UnswitchUniformSelects.h"
 #include "lowering/VectorizeLoops.h"
@@ -265,6 +266,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
         s = drop_guards_implied_by_loops(s);
         log.pass("fused loops' range tests", s);
     }
+
+    s = trim_no_ops(s);
+    log.pass("trim no-ops", s);
 
     s = unroll_loops(s);
     s = simplify(s);
