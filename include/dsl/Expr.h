@@ -10,7 +10,8 @@
 ///     An integer literal must fit that type (`u8 + 300` is an error); a float literal next to an
 ///     integer Expr turns the Expr into float32.
 ///  4. Float meets integer: the integer is converted to the float type.
-///  5. Float meets float: the narrower is widened.
+///  5. Float meets float: the narrower is widened. Of equal widths (float16 meets bfloat16) the
+///     left operand takes the right one's type, as in Halide.
 ///  6. Integers of the same signedness: the narrower is widened.
 ///  7. Signed meets unsigned: both become a signed integer of the wider of the two widths.
 ///  Handles never mix with arithmetic; that, and mismatched lanes, is a `CompileError`.

@@ -324,12 +324,13 @@ void match_types(Expr &a, Expr &b, const char *op) {
             a = Cast::make(tb, a);
         }
     } else if (ta.is_float()) {
-        // Both float: the wider wins; float16 meeting bfloat16 goes to float32.
-        Type t = ta.bits() > tb.bits()   ? ta
-                 : tb.bits() > ta.bits() ? tb
-                                         : ta.with_code(TypeCode::Float).with_bits(32);
-        if (ta != t) a = Cast::make(t, a);
-        if (tb != t) b = Cast::make(t, b);
+        // Both float: the wider wins; of equal widths (float16 meeting bfloat16), the right
+        // operand's type, as Halide has it.
+        if (ta.bits() > tb.bits()) {
+            b = Cast::make(ta, b);
+        } else {
+            a = Cast::make(tb, a);
+        }
     } else if (ta.code() == tb.code()) {
         if (ta.bits() < tb.bits()) {
             a = Cast::make(tb, a);

@@ -56,7 +56,9 @@ TEST(Coercion, IntegerWidening) {
 TEST(Coercion, FloatWins) {
     EXPECT_EQ((var(Int(32), "a") + var(Float(16), "b")).type(), Float(16));
     EXPECT_EQ((var(Float(32), "a") + var(Float(64), "b")).type(), Float(64));
-    EXPECT_EQ((var(Float(16), "a") + var(BFloat(16), "b")).type(), Float(32));
+    // Of equal widths, the right operand's type (Halide's rule).
+    EXPECT_EQ((var(Float(16), "a") + var(BFloat(16), "b")).type(), BFloat(16));
+    EXPECT_EQ((var(BFloat(16), "a") - var(Float(16), "b")).type(), Float(16));
 }
 
 TEST(Coercion, ScalarsBroadcastToVectors) {
