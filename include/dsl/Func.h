@@ -636,6 +636,11 @@ class Func {
     Func &gpu_threads(const VarOrRVar &x, const VarOrRVar &y,
                       DeviceAPI api = DeviceAPI::Default_GPU);
     Func &gpu_single_thread(DeviceAPI api = DeviceAPI::Default_GPU);
+    /// The pure definition on the NPU: only a conversion of an NPU contraction's int32 results
+    /// to int8 or uint8 (`q(x, y) = cast<int8_t>(c(x, y))`), whose bytes the NPU's STORE then
+    /// writes itself (docs/npu.md).
+    Func &npu(const VarOrRVar &x);
+    Func &npu_gemm();
     Func &gpu_lanes(const VarOrRVar &x, DeviceAPI api = DeviceAPI::Default_GPU);
     Func &gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
                       DeviceAPI api = DeviceAPI::Default_GPU);

@@ -58,6 +58,7 @@ std::vector<RuntimeSymbol> runtime_symbols() {
         DSL_RUNTIME_SYMBOL(dsl_runtime_npu_gemm),
         DSL_RUNTIME_SYMBOL(dsl_runtime_npu_requantize),
         DSL_RUNTIME_SYMBOL(dsl_runtime_npu_next_requantization),
+        DSL_RUNTIME_SYMBOL(dsl_runtime_npu_next_store),
 #undef DSL_RUNTIME_SYMBOL
     };
 }

@@ -24,6 +24,8 @@ namespace {
 constexpr size_t kSlots = 4;
 /// And of depthwise channels.
 constexpr size_t kDiagonalSlots = 2;
+/// Loops of a Func that converts an NPU contraction's results to bytes.
+constexpr size_t kStoreSlots = 8;
 
 /// One loop of the offloaded nest.
 struct Loop {
@@ -103,6 +105,9 @@ class Offloader : public IRMutator {
     }
 
   public:
+    /// Programs (a contraction and its requantization) waiting for the loops of the Func that
+    /// converts their results to bytes, by that Func's name (narrowing_consumer).
+    std::map<std::string, Stmt> stores_pending_;
     /// A contraction whose requantization (the next stage, also on the NPU) had not been met
     /// yet: its call, closed over the lets around it, to run fused with it.
     struct Pending {
@@ -409,6 +414,7 @@ class Offloader : public IRMutator {
         const Expr index = substitute(lets, store->index);
         user_assert(is_const_true(store->predicate))
             << where_ << ": the update stores under a condition, which the NPU cannot do.";
+        if (stage_ == 0) return narrowing_store(op, store, value, index);
         user_assert(value.type() == Int(32)) << where_ << ": the update computes " << value.type()
                                              << "; the NPU's GEMM core accumulates int32.";
         // A contraction of the stage before, deferred to run with this stage's requantization.
@@ -418,10 +424,124 @@ class Offloader : public IRMutator {
             pending.erase(it);
         }
         const bool fuse = before && before->stage == stage_ - 1;
-        if (Stmt r = requantization(op, store->name, value, index, fuse); r.defined())
-            return before ? Block::make(r, before->call) : r;
+        if (Stmt r = requantization(op, store->name, value, index, fuse); r.defined()) {
+            if (!before) return r;
+            Stmt program = Block::make(r, before->call);
+            // The whole of f, summed and requantized in one program, converted to bytes by a
+            // Func on the NPU: that Func's loops run the program, with the bytes stored by the
+            // NPU (narrowing_store).
+            const std::string narrow = fuse ? narrowing_consumer(func_) : "";
+            if (narrow.empty()) return program;
+            for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
+                program = substitute(it->first, it->second, program);
+            stores_pending_[narrow] = program;
+            return Evaluate::make(0);
+        }
         if (before) return Block::make(before->call, offload_contraction(op, store, value, index));
         return offload_contraction(op, store, value, index);
+    }
+
+    /// The Func that converts the values of `c` (all of them computed at this level by the NPU:
+    /// its last stage, a requantization, whose loops the NPU runs whole) to int8 or uint8 point
+    /// by point, `g(x, ...) = cast<int8_t>(c(x, ...))`, computed at root with its loops on the
+    /// NPU, when it is the only Func that reads c; empty otherwise.
+    std::string narrowing_consumer(const std::string &c) const {
+        const lang::Function &f = env_.func(c);
+        if (env_.is_output(c) || stage_ != f.stages() - 1 || has_specializations(f)) return "";
+        std::string outermost;
+        for (const schedule::Dim &d : f.stage(stage_).schedule.dims) {
+            if (d.var != schedule::kOutermost) outermost = d.var;
+        }
+        if (outermost != var_) return "";
+        class Reads : public IRVisitor {
+          public:
+            explicit Reads(const std::string &name) : name_(name) {}
+            bool found = false;
+
+          protected:
+            using IRVisitor::visit;
+            void visit(const Call *op) override {
+                found |= op->name == name_;
+                IRVisitor::visit(op);
+            }
+
+          private:
+            const std::string &name_;
+        };
+        std::string reader;
+        for (const auto &[name, g] : env_.funcs) {
+            if (name == c) continue;
+            Reads reads(c);
+            lang::visit_definitions(g, reads);
+            if (!reads.found) continue;
+            if (!reader.empty()) return "";  // read by two Funcs
+            reader = name;
+        }
+        if (reader.empty()) return "";
+        const lang::Function &g = env_.func(reader);
+        const bool at_root = env_.is_output(reader) ||
+                             g.schedule().compute_level.kind == schedule::LoopLevel::Kind::Root;
+        if (!at_root || g.stages() != 1 || g.outputs() != 1 || has_specializations(g)) return "";
+        const auto *cast = g.stage(0).values[0].as<Cast>();
+        const auto *call = cast ? cast->value.as<Call>() : nullptr;
+        if (!call || (cast->type != Int(8) && cast->type != UInt(8)) || call->name != c ||
+            call->args.size() != g.args().size())
+            return "";
+        for (size_t i = 0; i < call->args.size(); i++) {
+            const auto *v = call->args[i].as<Variable>();
+            if (!v || v->name != g.args()[i]) return "";
+        }
+        bool on_npu = false;
+        for (const schedule::Dim &d : g.stage(0).schedule.dims) {
+            if (d.var != schedule::kOutermost) on_npu = d.for_type == ForType::NPU;
+        }
+        return on_npu ? reader : "";
+    }
+
+    /// A pure definition on the NPU: a conversion of an NPU program's int32 results to bytes.
+    /// Where that program waits for it (stores_pending_), its loops hand their layout to the
+    /// program (dsl_runtime_npu_next_store) and run it: the NPU's STORE writes the bytes.
+    /// Otherwise the conversion runs on the host.
+    Stmt narrowing_store(const For *op, const Store *store, const Expr &value, const Expr &index) {
+        const auto *conversion = value.as<Cast>();
+        const Load *load = conversion ? conversion->value.as<Load>() : nullptr;
+        user_assert(load && load->type == Int(32) && is_const_true(load->predicate) &&
+                    (conversion->type == Int(8) || conversion->type == UInt(8)))
+            << where_
+            << ": a pure definition runs on the NPU only as the conversion of an NPU "
+               "contraction's int32 results to int8 or uint8, g(x, ...) = cast<int8_t>(f(x, "
+               "...)), but it is "
+            << short_text(value)
+            << ". Offload the update that accumulates the products (f.update().npu_gemm()).";
+        auto pending = stores_pending_.find(func_);
+        if (pending == stores_pending_.end()) {
+            // No program of the NPU computes all of what it converts alone, requantized in
+            // the same program: the conversion is an ordinary loop of the host.
+            return For::make(op->name, op->min, op->extent, ForType::Serial, DeviceAPI::None,
+                             op->body);
+        }
+        Stmt program = pending->second;
+        stores_pending_.erase(pending);
+        user_assert(loops_.size() <= kStoreSlots)
+            << where_ << ": " << loops_.size() << " loops; a conversion on the NPU takes at most "
+            << kStoreSlots << ".";
+        Access d = analyse(store->name, index), c = analyse(load->name, load->index);
+        auto i64 = [](const Expr &e) { return simplify(cast(Int(64), e)); };
+        std::vector<Expr> args = {Variable::make(Handle(), d.buffer), i64(d.base),
+                                  Variable::make(Handle(), c.buffer), i64(c.base)};
+        for (size_t slot = 0; slot < kStoreSlots; slot++) {
+            const bool used = slot < loops_.size();
+            args.push_back(used ? simplify(cast(Int(32), loops_[slot].extent)) : Expr(int32_t(1)));
+            args.push_back(used ? i64(c.strides[slot]) : Expr(int64_t(0)));
+            args.push_back(used ? i64(d.strides[slot]) : Expr(int64_t(0)));
+        }
+        // dsl_npu_format: int8 1, uint8 2.
+        args.push_back(Expr(int32_t(conversion->type == Int(8) ? 1 : 2)));
+        const std::string status = op->name + ".npu_status";
+        Expr call = Call::make(Int(32), "dsl_runtime_npu_next_store", args, Call::CallType::Extern);
+        Expr result = Variable::make(Int(32), status);
+        return Block::make(LetStmt::make(status, call, AssertStmt::make(result == 0, result)),
+                           program);
     }
 
     static bool has_specializations(const lang::Function &f) {
@@ -564,6 +684,8 @@ Stmt offload_npu_loops(const Environment &env, const Stmt &s, Module &module) {
     Stmt result = offloader.mutate(s);
     internal_assert(offloader.pending.empty())
         << "an NPU contraction waited for a requantization that never came";
+    internal_assert(offloader.stores_pending_.empty())
+        << "an NPU program waited for the loops of a conversion to bytes that never came";
     module.uses_npu |= offloader.offloaded;
     return result;
 }

@@ -192,6 +192,10 @@ typedef struct GemmShape {
     int32_t zero_point, lo, hi;
     uint64_t params_at;
     int left_shifts; /* whether any channel shifts left (else that SHR is left out) */
+    /* The results stored as bytes (dsl_npu_format DSL_NPU_I8 or DSL_NPU_U8, saturated) at c8_at,
+     * one byte a lane, in C's packed layout; 0: as int32 at c_at. */
+    int store_format;
+    uint64_t c8_at;
 } GemmShape;
 
 // Writes the stream; returns 0, or reports why the shape does not fit and returns an error.
@@ -323,10 +327,20 @@ static int write_gemm(Stream *s, const dsl_npu_config *c, const GemmShape *g, co
                 op = dsl_npu_reset(0, 0, done);  // nothing to compute: pass the tokens on
                 emit(s, &op);
             }
-            // Store engine.
-            op = dsl_npu_memory(DSL_NPU_STORE, DSL_NPU_ACC, acc_base, c_tile, (uint32_t)tm,
-                                (uint32_t)nw, (uint32_t)g->nb * acc_row, acc_row,
-                                DSL_NPU_POP_PREV | DSL_NPU_PUSH_PREV);
+            // Store engine: int32 lanes, or bytes saturated by the STORE itself.
+            if (g->store_format) {
+                const uint32_t byte_row = (uint32_t)c->block_out;
+                op = dsl_npu_memory(
+                    DSL_NPU_STORE, DSL_NPU_ACC, acc_base,
+                    g->c8_at + ((uint64_t)m0 * (uint64_t)g->nb + (uint64_t)n0) * byte_row,
+                    (uint32_t)tm, (uint32_t)nw, (uint32_t)g->nb * byte_row, byte_row,
+                    DSL_NPU_POP_PREV | DSL_NPU_PUSH_PREV);
+                op.mem.format = (uint8_t)g->store_format;
+            } else {
+                op = dsl_npu_memory(DSL_NPU_STORE, DSL_NPU_ACC, acc_base, c_tile, (uint32_t)tm,
+                                    (uint32_t)nw, (uint32_t)g->nb * acc_row, acc_row,
+                                    DSL_NPU_POP_PREV | DSL_NPU_PUSH_PREV);
+            }
             emit(s, &op);
         }
     }
@@ -362,8 +376,17 @@ typedef struct Requant {
     int32_t zero_point, lo, hi;
 } Requant;
 
+/* The results converted to bytes by the NPU's STORE: for each result (row i, column j, at
+ * i * columns + j) the element of `dst` it goes to, and the format. */
+typedef struct NarrowStore {
+    const int64_t *to;
+    void *dst;
+    int format;
+} NarrowStore;
+
 static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t *c, const Roles *r,
-                    const Requant *rq, int32_t accumulate, int32_t tile_rows, int32_t copies);
+                    const Requant *rq, const NarrowStore *narrow, int32_t accumulate,
+                    int32_t tile_rows, int32_t copies);
 
 /* One role's loops (up to 4, the first fastest) flattened: for each flat index, the offsets
  * it adds to the buffers the role indexes (`z` may be null). */
@@ -437,6 +460,116 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_next_requantization(
     return 0;
 }
 
+/* A Func that converts the next GEMM's results to bytes (dsl_runtime_npu_next_store): its
+ * loops (up to 8, the first fastest), each with its extent and its strides in the results `c`
+ * and in the Func's buffer `dst`. */
+typedef struct NextStore {
+    int active;
+    void *dst;
+    int64_t dst_offset;
+    const int32_t *c;
+    int64_t c_offset;
+    int32_t extents[8];
+    int64_t c_strides[8], dst_strides[8];
+    int32_t format; /* DSL_NPU_I8 or DSL_NPU_U8 */
+} NextStore;
+
+static _Thread_local NextStore next_store;
+
+DSL_RUNTIME_EXPORT int dsl_runtime_npu_next_store(
+    void *dst, int64_t dst_offset, const int32_t *c, int64_t c_offset, int32_t e0, int64_t c0,
+    int64_t d0, int32_t e1, int64_t c1, int64_t d1, int32_t e2, int64_t c2, int64_t d2, int32_t e3,
+    int64_t c3, int64_t d3, int32_t e4, int64_t c4, int64_t d4, int32_t e5, int64_t c5, int64_t d5,
+    int32_t e6, int64_t c6, int64_t d6, int32_t e7, int64_t c7, int64_t d7, int32_t format) {
+    NextStore n = {1,
+                   dst,
+                   dst_offset,
+                   c,
+                   c_offset,
+                   {e0, e1, e2, e3, e4, e5, e6, e7},
+                   {c0, c1, c2, c3, c4, c5, c6, c7},
+                   {d0, d1, d2, d3, d4, d5, d6, d7},
+                   format};
+    next_store = n;
+    return 0;
+}
+
+/* The conversion done here, from the int32 results in host memory: the low byte of each, as
+ * the Func's cast computes it. */
+static void store_on_host(const NextStore *s) {
+    int64_t count = 1;
+    for (int l = 0; l < 8; l++)
+        count *= s->extents[l] > 0 ? s->extents[l] : 0;
+    for (int64_t p = 0; p < count; p++) {
+        int64_t rest = p, from = s->c_offset, to = s->dst_offset;
+        for (int l = 0; l < 8; l++) {
+            const int64_t at = rest % s->extents[l];
+            rest /= s->extents[l];
+            from += at * s->c_strides[l];
+            to += at * s->dst_strides[l];
+        }
+        ((uint8_t *)s->dst)[to] = (uint8_t)((uint32_t)s->c[from] & 0xffu);
+    }
+}
+
+/* For each of the GEMM's results (i * columns + j), the element of the Func's buffer that
+ * converts it; NULL unless the Func's points convert exactly the results, one each, and they
+ * already lie in [lo, hi] within the format's range (the saturating STORE then gives the
+ * cast's bytes). */
+static int64_t *store_map(const NextStore *s, const Roles *r, const int32_t *c, int64_t c_offset,
+                          int32_t lo, int32_t hi) {
+    const int32_t least = s->format == DSL_NPU_I8 ? -128 : 0;
+    const int32_t most = s->format == DSL_NPU_I8 ? 127 : 255;
+    if (s->c != c || lo < least || hi > most) return NULL;
+    const int depthwise = r->d > 1;
+    const int64_t columns = depthwise ? r->d : r->n, results = r->m * columns;
+    int64_t count = 1;
+    for (int l = 0; l < 8; l++)
+        count *= s->extents[l] > 0 ? s->extents[l] : 0;
+    if (count != results || results <= 0) return NULL;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (int64_t i = 0; i < r->m; i++)
+        for (int64_t j = 0; j < columns; j++) {
+            const int64_t at =
+                c_offset + r->cm[i] + (depthwise ? r->cn[0] + r->cd[j] : r->cn[j] + r->cd[0]);
+            if (at < first) first = at;
+            if (at > last) last = at;
+        }
+    const int64_t span = last - first + 1;
+    if (span > 16 * results + 4096) return NULL;  // too sparse to index
+    int64_t *result_at = (int64_t *)malloc((size_t)span * sizeof(int64_t));
+    int64_t *to = (int64_t *)malloc((size_t)results * sizeof(int64_t));
+    int ok = result_at && to;
+    for (int64_t x = 0; ok && x < span; x++)
+        result_at[x] = -1;
+    for (int64_t i = 0; ok && i < r->m; i++)
+        for (int64_t j = 0; ok && j < columns; j++) {
+            const int64_t at =
+                c_offset + r->cm[i] + (depthwise ? r->cn[0] + r->cd[j] : r->cn[j] + r->cd[0]);
+            ok = result_at[at - first] < 0;
+            result_at[at - first] = i * columns + j;
+            to[i * columns + j] = -1;
+        }
+    for (int64_t p = 0; ok && p < count; p++) {
+        int64_t rest = p, from = s->c_offset, dst = s->dst_offset;
+        for (int l = 0; l < 8; l++) {
+            const int64_t at = rest % s->extents[l];
+            rest /= s->extents[l];
+            from += at * s->c_strides[l];
+            dst += at * s->dst_strides[l];
+        }
+        ok = from >= first && from <= last && result_at[from - first] >= 0 &&
+             to[result_at[from - first]] < 0;
+        if (ok) to[result_at[from - first]] = dst;
+    }
+    free(result_at);
+    if (!ok) {
+        free(to);
+        return NULL;
+    }
+    return to;
+}
+
 static int requantize_alone(const NextRequant *n) {
     return dsl_runtime_npu_requantize(
         n->name, n->c, n->c_offset, n->rows[0], n->rows_c[0], n->rows[1], n->rows_c[1], n->rows[2],
@@ -482,9 +615,13 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(
     int32_t copies) {
     const int32_t me[4] = {m0, m1, m2, m3}, ne[4] = {n0, n1, n2, n3}, ke[4] = {k0, k1, k2, k3};
     const int32_t de[4] = {d0, d1, 1, 1};
-    // A requantization handed to this call (taken now, whatever happens).
+    // A requantization and a conversion to bytes handed to this call (taken now, whatever
+    // happens).
     NextRequant pending = next_requant;
     next_requant.active = 0;
+    NextStore store = next_store;
+    next_store.active = 0;
+    int stored = 0;
     const int64_t ma[4] = {m0_a, m1_a, m2_a, m3_a}, mc[4] = {m0_c, m1_c, m2_c, m3_c};
     const int64_t nb_[4] = {n0_b, n1_b, n2_b, n3_b}, nc[4] = {n0_c, n1_c, n2_c, n3_c};
     const int64_t ka[4] = {k0_a, k1_a, k2_a, k3_a}, kb_[4] = {k0_b, k1_b, k2_b, k3_b};
@@ -494,8 +631,11 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(
     memset(&r, 0, sizeof r);
     r.m = r.n = r.k = r.d = 1;
     for (int s = 0; s < 4; s++) {
-        if (me[s] <= 0 || ne[s] <= 0 || de[s] <= 0) /* nothing to compute */
-            return pending.active ? requantize_alone(&pending) : 0;
+        if (me[s] <= 0 || ne[s] <= 0 || de[s] <= 0) { /* nothing to compute */
+            int status = pending.active ? requantize_alone(&pending) : 0;
+            if (!status && store.active) store_on_host(&store);
+            return status;
+        }
         r.m *= me[s];
         r.n *= ne[s];
         r.d *= de[s];
@@ -532,18 +672,26 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_gemm(
                 q.mo[j] = j * pending.channel_multiplier;
                 q.so[j] = j * pending.channel_shift;
             }
-            status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, &r, &q, accumulate,
-                              tile_rows, copies);
+            // The bytes stored by the NPU itself where the converting Func maps onto the
+            // results (then the int32 results are not written back).
+            int64_t *to = store.active ? store_map(&store, &r, c, c_offset, q.lo, q.hi) : NULL;
+            NarrowStore narrow = {to, store.dst, store.format};
+            status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, &r, &q,
+                              to ? &narrow : NULL, accumulate, tile_rows, copies);
+            stored = to != NULL;
+            free(to);
         }
         free(q.mo);
         free(q.so);
         pending.active = 0;
     } else {
-        status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, &r, NULL, accumulate,
-                          tile_rows, copies);
+        status = run_gemm(name, a + a_offset, b + b_offset, c + c_offset, &r, NULL, NULL,
+                          accumulate, tile_rows, copies);
     }
-    // A requantization that did not fit the GEMM's program runs after it, on its own.
+    // A requantization that did not fit the GEMM's program runs after it, on its own, and a
+    // conversion the NPU did not store is done here.
     if (!status && pending.active) status = requantize_alone(&pending);
+    if (!status && store.active && !stored) store_on_host(&store);
     int64_t *all[] = {r.am, r.cm, r.bn, r.cn, r.ak, r.bk, r.ad, r.bd, r.cd};
     for (int i = 0; i < 9; i++)
         free(all[i]);
@@ -584,7 +732,7 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_requantize(
         status = dsl_runtime_report(dsl_error_out_of_memory,
                                     "NPU requantization of \"%s\": out of memory", name);
     } else {
-        status = run_gemm(name, NULL, NULL, c + c_offset, &r, &q, 1, tile_rows, copies);
+        status = run_gemm(name, NULL, NULL, c + c_offset, &r, &q, NULL, 1, tile_rows, copies);
     }
     int64_t *all[] = {r.am, r.cm, r.bn, r.cn, r.ak, r.bk, r.ad, r.bd, r.cd, q.mo, q.so};
     for (int i = 0; i < 11; i++)
@@ -628,7 +776,8 @@ static void pack(const GemmShape *g, const Roles *r, int32_t bi, int32_t bo, con
 
 /* The GEMM itself. */
 static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t *c, const Roles *r,
-                    const Requant *rq, int32_t accumulate, int32_t tile_rows, int32_t copies) {
+                    const Requant *rq, const NarrowStore *narrow, int32_t accumulate,
+                    int32_t tile_rows, int32_t copies) {
     pthread_mutex_lock(&npu_lock);
     dsl_npu *npu = device();
     if (!npu) {
@@ -662,6 +811,8 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
     const uint64_t b_bytes = (uint64_t)g.nb * (uint64_t)g.kb * (uint64_t)(bi * bo);
     const uint64_t c_bytes = (uint64_t)r->m * (uint64_t)g.nb * (uint64_t)bo * 4;
     const uint64_t params_bytes = rq ? (uint64_t)g.nb * 3 * (uint64_t)bo * 4 : 0;
+    const uint64_t c8_bytes = narrow ? (uint64_t)r->m * (uint64_t)g.nb * (uint64_t)bo : 0;
+    g.store_format = narrow ? narrow->format : 0;
     if (rq) {
         g.requantize = 1;
         g.zero_point = rq->zero_point;
@@ -669,9 +820,10 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
         g.hi = rq->hi;
     }
     int status = 0;
-    uint64_t at[4] = {0, 0, 0, 0};
-    const uint64_t sizes[4] = {a_bytes, b_bytes, c_bytes, params_bytes};
-    for (int i = 0; i < (rq ? 4 : 3) && !status; i++) {
+    uint64_t at[5] = {0, 0, 0, 0, 0};
+    const uint64_t sizes[5] = {a_bytes, b_bytes, c_bytes, params_bytes, c8_bytes};
+    for (int i = 0; i < 5 && !status; i++) {
+        if (sizes[i] == 0 && i >= 3) continue;
         if (dsl_npu_malloc(npu, sizes[i], &at[i]))
             status = dsl_runtime_report(dsl_error_out_of_memory, "NPU GEMM of \"%s\": %s", name,
                                         dsl_npu_last_error(npu));
@@ -682,6 +834,7 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
         g.a_at = at[0];
         g.b_at = at[1];
         g.c_at = at[2];
+        g.c8_at = at[4];
         uint8_t *dram = dsl_npu_dram(npu);
         pack(&g, r, bi, bo, a, b, c, (int8_t *)(dram + g.a_at), (int8_t *)(dram + g.b_at),
              (int32_t *)(dram + g.c_at));
@@ -711,14 +864,20 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
             add_to_totals(&npu_last_stats);
         }
     }
-    if (!status) {
+    if (!status && narrow) {
+        // The bytes the STORE saturated, to the converting Func's elements.
+        const uint8_t *p8 = dsl_npu_dram(npu) + g.c8_at;
+        for (int64_t i = 0; i < r->m; i++)
+            for (int64_t j = 0; j < g.n; j++)
+                ((uint8_t *)narrow->dst)[narrow->to[i * g.n + j]] = p8[i * g.nb * bo + j];
+    } else if (!status) {
         const int32_t *pc = (const int32_t *)(dsl_npu_dram(npu) + g.c_at);
         for (int64_t i = 0; i < r->m; i++)
             for (int64_t j = 0; j < g.n; j++)
                 c[r->cm[i] + (depthwise ? r->cn[0] + r->cd[j] : r->cn[j] + r->cd[0])] =
                     pc[i * g.nb * bo + j];
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         if (at[i]) dsl_npu_free(npu, at[i]);
     }
     free(stream.code);

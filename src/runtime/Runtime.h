@@ -273,6 +273,18 @@ int dsl_runtime_npu_next_requantization(const char *name, int32_t *c, int64_t c_
                                         int64_t multiplier_offset, const int32_t *shift,
                                         int64_t shift_offset, int32_t zero_point, int32_t lo,
                                         int32_t hi, int32_t tile_rows, int32_t copies);
+/// Hands a conversion of the results `c` to bytes (`format`: dsl_npu_format, int8 or uint8)
+/// into `dst` to this thread's next dsl_runtime_npu_gemm: up to 8 loops (extent, stride in
+/// `c`, stride in `dst` each; extent 1 for an unused one). Where the GEMM's program also
+/// requantizes into the format's range and the loops cover its results one each, the NPU's
+/// STORE writes the bytes and the int32 results are not written; otherwise the conversion (the
+/// low byte of each) is done on the host after the GEMM.
+int dsl_runtime_npu_next_store(void *dst, int64_t dst_offset, const int32_t *c, int64_t c_offset,
+                               int32_t e0, int64_t c0, int64_t d0, int32_t e1, int64_t c1,
+                               int64_t d1, int32_t e2, int64_t c2, int64_t d2, int32_t e3,
+                               int64_t c3, int64_t d3, int32_t e4, int64_t c4, int64_t d4,
+                               int32_t e5, int64_t c5, int64_t d5, int32_t e6, int64_t c6,
+                               int64_t d6, int32_t e7, int64_t c7, int64_t d7, int32_t format);
 /// The NPU's device interface (NPU.c): buffers in the simulator's DRAM, copied for real.
 extern const dsl_device_interface_t dsl_npu_device_interface;
 /// The counters and cycles of the last program run on the process's NPU (all zero before one).

@@ -490,10 +490,9 @@ Stage &Stage::prefetch(const ImageParam &f, const VarOrRVar &at, const VarOrRVar
 }
 
 Stage &Stage::npu(const VarOrRVar &x) {
+    // (A pure definition maps only as the conversion of an NPU contraction's results to bytes,
+    // which lowering checks.)
     Directive d(func_, stage_, "npu");
-    user_assert(d.stage() > 0)
-        << d.where() << ": a pure definition has no contraction to run on the NPU's GEMM core; "
-        << "schedule the update that accumulates the products (f.update().npu(...)).";
     for (const Dim &dim : d.dims()) {
         user_assert(dim.for_type != ir::ForType::NPU || dim.var == x.name())
             << d.where() << ": the loop \"" << dim.var
@@ -857,6 +856,14 @@ Func &Func::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &
 }
 Func &Func::gpu_single_thread(DeviceAPI api) {
     Stage(contents_, 0).gpu_single_thread(api);
+    return *this;
+}
+Func &Func::npu(const VarOrRVar &x) {
+    Stage(contents_, 0).npu(x);
+    return *this;
+}
+Func &Func::npu_gemm() {
+    Stage(contents_, 0).npu_gemm();
     return *this;
 }
 Func &Func::gpu_lanes(const VarOrRVar &x, DeviceAPI api) {

@@ -110,10 +110,18 @@ class NPUCaseBuilder {
             sched_ << "fm.compute_root();\nfs.compute_root();\n";
         }
 
-        // A random epilogue, or none.
+        // A random epilogue, or none; after a requantization, also a conversion to bytes
+        // (which the NPU may store itself).
         Func out = c;
-        const int epilogue = uni(0, 2);
-        if (epilogue) {
+        const int epilogue = uni(0, requantize ? 3 : 2);
+        const bool to_uint8 = coin(0.5);
+        if (epilogue == 3) {
+            Func e("f3");
+            e(x, y) = cast(to_uint8 ? UInt(8) : Int(8), c(x, y));
+            alg_ << "Func f3(\"f3\");\nf3(x, y) = cast<" << (to_uint8 ? "uint8_t" : "int8_t")
+                 << ">(f2(x, y));\n";
+            out = e;
+        } else if (epilogue) {
             Func e("f3");
             e(x, y) = epilogue == 1 ? (c(x, y) >> 3) ^ x : c(x, y) * 2 - c(x, y) / 7;
             alg_ << "Func f3(\"f3\");\nf3(x, y) = "
@@ -161,6 +169,10 @@ class NPUCaseBuilder {
         if (requantize && coin(0.7)) {
             c.update(1).npu_gemm();
             sched_ << "f2.update(1).npu_gemm();\n";
+        }
+        if (epilogue == 3 && coin(0.7)) {
+            out.npu_gemm();
+            sched_ << "f3.npu_gemm();\n";
         }
 
         c_.output = out;

@@ -4,6 +4,7 @@
 // not map.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -262,6 +263,79 @@ TEST(NpuSchedule, ARequantizationRunsOnTheALU) {
     const std::string e = compile_error([&] { bad->c.compile_jit(kNPU); });
     EXPECT_NE(e.find("update 1 of Func \"c\""), std::string::npos) << e;
     EXPECT_NE(e.find("per output channel, one loop"), std::string::npos) << e;
+}
+
+// A Func that converts the requantized sums to bytes, q = cast<int8_t>(c), scheduled
+// npu_gemm() too: the NPU's STORE writes q's bytes (saturated, which the clamp makes the same
+// as the cast), a quarter of the bytes back, and c's int32 values are never written. Where the
+// program cannot do it (the clamp outside int8's range, c read by another Func too), the same
+// bytes come from a conversion on the host.
+TEST(NpuSchedule, TheNPUStoresTheConvertedBytes) {
+    const int m = 37, n = 40, k = 50;
+    Buffer<int8_t> a = random_int8(k, m, 23), b = random_int8(n, k, 24);
+    Buffer<int32_t> mult(n), shift(n);
+    std::mt19937 rng(25);
+    for (int i = 0; i < n; i++) {
+        mult(i) = (1 << 30) + static_cast<int32_t>(rng() % (1u << 30));
+        shift(i) = static_cast<int32_t>(rng() % 16) - 12;
+    }
+    Var x("x"), y("y");
+    struct Built {
+        std::unique_ptr<MatmulPipeline> p;
+        Func q, other;
+    };
+    auto build = [&](bool npu, Type type, int lo, int hi, bool second_reader) {
+        Built r{std::make_unique<MatmulPipeline>(k, a, b), Func("q"), Func("other")};
+        MatmulPipeline &p = *r.p;
+        p.c(p.n, p.m) = clamp(
+            -7 + multiply_by_quantized_multiplier(p.c(p.n, p.m), mult(p.n), shift(p.n)), lo, hi);
+        r.q(x, y) = cast(type, p.c(x, y));
+        if (second_reader) {
+            r.other(x, y) = cast(type, p.c(x, y) + 1) + r.q(x, y);
+        } else {
+            r.other(x, y) = r.q(x, y);
+        }
+        p.c.compute_root();
+        if (npu) {
+            p.c.update(0).npu_gemm();
+            p.c.update(1).npu_gemm();
+            r.q.npu_gemm();
+        }
+        r.q.compute_root();
+        return r;
+    };
+    auto run = [&](Built &r) { return Buffer<>(r.other.realize({n, m}, kNPU)); };
+    auto same_bytes = [&](const Buffer<> &got, const Buffer<> &want, const std::string &what) {
+        ASSERT_EQ(got.type(), want.type()) << what;
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), static_cast<size_t>(n * m)), 0) << what;
+    };
+    for (Type t : {Int(8), UInt(8)}) {
+        const int lo = t == Int(8) ? -128 : 0, hi = t == Int(8) ? 127 : 255;
+        Built cpu = build(false, t, lo, hi, false);
+        const Buffer<> want = run(cpu);
+        Built on_npu = build(true, t, lo, hi, false);
+        const Buffer<> got = run(on_npu);
+        same_bytes(got, want, t.to_string());
+        const NPUStats s = npu_last_run_stats();
+        // The bytes of q, one a lane of each block of 16 output channels.
+        EXPECT_EQ(s.dram_bytes_written, uint64_t(m) * ((n + 15) / 16) * 16) << t.to_string();
+    }
+    // A clamp wider than int8: the cast wraps, the host converts.
+    Built wide_cpu = build(false, Int(8), -300, 300, false);
+    Built wide_npu = build(true, Int(8), -300, 300, false);
+    same_bytes(run(wide_npu), run(wide_cpu), "wide clamp");
+    EXPECT_EQ(npu_last_run_stats().dram_bytes_written, uint64_t(m) * ((n + 15) / 16) * 16 * 4);
+    // c read by another Func too: c is written whole, q converted on the host.
+    Built shared_cpu = build(false, Int(8), -128, 127, true);
+    Built shared_npu = build(true, Int(8), -128, 127, true);
+    same_bytes(run(shared_npu), run(shared_cpu), "second reader");
+    // A pure definition on the NPU that is not such a conversion.
+    Func bad("bad");
+    bad(x, y) = x + y;
+    bad.npu_gemm();
+    const std::string e = compile_error([&] { bad.compile_jit(kNPU); });
+    EXPECT_NE(e.find("Func \"bad\""), std::string::npos) << e;
+    EXPECT_NE(e.find("conversion of an NPU contraction's int32 results"), std::string::npos) << e;
 }
 
 TEST(NpuSchedule, BuffersLiveInTheNPUsMemory) {
