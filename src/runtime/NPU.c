@@ -494,20 +494,40 @@ DSL_RUNTIME_EXPORT int dsl_runtime_npu_next_store(
     return 0;
 }
 
-/* The conversion done here, from the int32 results in host memory: the low byte of each, as
- * the Func's cast computes it. */
-static void store_on_host(const NextStore *s) {
+/* How many points the converting Func's loops have. */
+static int64_t store_points(const NextStore *s) {
     int64_t count = 1;
     for (int l = 0; l < 8; l++)
         count *= s->extents[l] > 0 ? s->extents[l] : 0;
+    return count;
+}
+
+/* Point `p` of those loops (the first loop fastest): the element of the results it reads
+ * (`*from`) and the one of the Func's buffer it writes (`*to`). */
+static void store_point(const NextStore *s, int64_t p, int64_t *from, int64_t *to) {
+    int64_t rest = p;
+    *from = s->c_offset;
+    *to = s->dst_offset;
+    for (int l = 0; l < 8; l++) {
+        const int64_t at = rest % s->extents[l];
+        rest /= s->extents[l];
+        *from += at * s->c_strides[l];
+        *to += at * s->dst_strides[l];
+    }
+}
+
+/* The element of C (from the GEMM's `c`) that holds result row i, column j. */
+static int64_t result_offset(const Roles *r, int64_t i, int64_t j) {
+    return r->cm[i] + (r->d > 1 ? r->cn[0] + r->cd[j] : r->cn[j] + r->cd[0]);
+}
+
+/* The conversion done here, from the int32 results in host memory: the low byte of each, as
+ * the Func's cast computes it. */
+static void store_on_host(const NextStore *s) {
+    const int64_t count = store_points(s);
     for (int64_t p = 0; p < count; p++) {
-        int64_t rest = p, from = s->c_offset, to = s->dst_offset;
-        for (int l = 0; l < 8; l++) {
-            const int64_t at = rest % s->extents[l];
-            rest /= s->extents[l];
-            from += at * s->c_strides[l];
-            to += at * s->dst_strides[l];
-        }
+        int64_t from, to;
+        store_point(s, p, &from, &to);
         ((uint8_t *)s->dst)[to] = (uint8_t)((uint32_t)s->c[from] & 0xffu);
     }
 }
@@ -521,17 +541,13 @@ static int64_t *store_map(const NextStore *s, const Roles *r, const int32_t *c, 
     const int32_t least = s->format == DSL_NPU_I8 ? -128 : 0;
     const int32_t most = s->format == DSL_NPU_I8 ? 127 : 255;
     if (s->c != c || lo < least || hi > most) return NULL;
-    const int depthwise = r->d > 1;
-    const int64_t columns = depthwise ? r->d : r->n, results = r->m * columns;
-    int64_t count = 1;
-    for (int l = 0; l < 8; l++)
-        count *= s->extents[l] > 0 ? s->extents[l] : 0;
+    const int64_t columns = r->d > 1 ? r->d : r->n, results = r->m * columns;
+    const int64_t count = store_points(s);
     if (count != results || results <= 0) return NULL;
     int64_t first = INT64_MAX, last = INT64_MIN;
     for (int64_t i = 0; i < r->m; i++)
         for (int64_t j = 0; j < columns; j++) {
-            const int64_t at =
-                c_offset + r->cm[i] + (depthwise ? r->cn[0] + r->cd[j] : r->cn[j] + r->cd[0]);
+            const int64_t at = c_offset + result_offset(r, i, j);
             if (at < first) first = at;
             if (at > last) last = at;
         }
@@ -544,20 +560,14 @@ static int64_t *store_map(const NextStore *s, const Roles *r, const int32_t *c, 
         result_at[x] = -1;
     for (int64_t i = 0; ok && i < r->m; i++)
         for (int64_t j = 0; ok && j < columns; j++) {
-            const int64_t at =
-                c_offset + r->cm[i] + (depthwise ? r->cn[0] + r->cd[j] : r->cn[j] + r->cd[0]);
+            const int64_t at = c_offset + result_offset(r, i, j);
             ok = result_at[at - first] < 0;
             result_at[at - first] = i * columns + j;
             to[i * columns + j] = -1;
         }
     for (int64_t p = 0; ok && p < count; p++) {
-        int64_t rest = p, from = s->c_offset, dst = s->dst_offset;
-        for (int l = 0; l < 8; l++) {
-            const int64_t at = rest % s->extents[l];
-            rest /= s->extents[l];
-            from += at * s->c_strides[l];
-            dst += at * s->dst_strides[l];
-        }
+        int64_t from, dst;
+        store_point(s, p, &from, &dst);
         ok = from >= first && from <= last && result_at[from - first] >= 0 &&
              to[result_at[from - first]] < 0;
         if (ok) to[result_at[from - first]] = dst;
@@ -770,8 +780,7 @@ static void pack(const GemmShape *g, const Roles *r, int32_t bi, int32_t bo, con
     const int64_t columns = r->d == 1 ? r->n : r->d;
     for (int64_t i = 0; i < r->m; i++)
         for (int64_t j = 0; j < columns; j++)
-            pc[i * g->nb * bo + j] =
-                c[r->cm[i] + (r->d == 1 ? r->cn[j] + r->cd[0] : r->cn[0] + r->cd[j])];
+            pc[i * g->nb * bo + j] = c[result_offset(r, i, j)];
 }
 
 /* The GEMM itself. */
@@ -874,8 +883,7 @@ static int run_gemm(const char *name, const int8_t *a, const int8_t *b, int32_t 
         const int32_t *pc = (const int32_t *)(dsl_npu_dram(npu) + g.c_at);
         for (int64_t i = 0; i < r->m; i++)
             for (int64_t j = 0; j < g.n; j++)
-                c[r->cm[i] + (depthwise ? r->cn[0] + r->cd[j] : r->cn[j] + r->cd[0])] =
-                    pc[i * g.nb * bo + j];
+                c[result_offset(r, i, j)] = pc[i * g.nb * bo + j];
     }
     for (int i = 0; i < 5; i++) {
         if (at[i]) dsl_npu_free(npu, at[i]);
