@@ -45,9 +45,9 @@ constexpr int64_t kGpuSharedBytes = 32 << 10;
 constexpr int64_t kGpuMaxThreads = 1024;
 
 /// Schedules every group of `plan` for the GPU: its root computed at root in tiles of
-/// gpu_tile_for(region, ..., most), the tiles' points as the threads of blocks (dimensions past the second
-/// fused into the third block dimension, channel loops unrolled in each thread, the last tiles
-/// guarded so that any size runs); its Strip Funcs computed per block into shared memory by
+/// gpu_tile_for(region, ..., most), the tiles' points as the threads of blocks (dimensions past the
+/// second fused into the third block dimension, channel loops unrolled in each thread, the last
+/// tiles guarded so that any size runs); its Strip Funcs computed per block into shared memory by
 /// the block's threads, the root's last tiles then shifting inwards (its region must hold a
 /// tile, as its estimates do); updates tiled over their pure loops with their RVars in each thread,
 /// and updates with no pure loop left on the host. `inlined` are the Funcs inlined.
