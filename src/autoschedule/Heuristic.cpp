@@ -33,6 +33,7 @@ class Scheduler {
         // On a GPU a group's producers are computed per block into shared memory.
         gpu_ = m.target().has_gpu_feature();
         if (gpu_) budget_ = kGpuSharedBytes;
+        gpu_tile_ = gpu_tile_limit(k);
     }
 
     Plan run() {
@@ -55,7 +56,7 @@ class Scheduler {
         }
         decide_groups();
         if (gpu_) {
-            schedule_gpu_groups(m_, w_, plan_, channels_, inlined_set(), gpu_tile_limit(k_));
+            schedule_gpu_groups(m_, w_, plan_, channels_, inlined_set(), gpu_tile_);
         } else {
             for (auto it = m_.order().rbegin(); it != m_.order().rend(); ++it) {
                 if (plan_.placement[*it] == Placement::Root) schedule_group(*it);
@@ -388,15 +389,13 @@ class Scheduler {
             std::set<std::string> members = members_of(group);
             members.insert(name);
             // (On a GPU, per block.)
-            std::map<std::string, Box> need =
-                m_.required(group,
-                            gpu_ ? gpu_block_box(root, channels_, gpu_tile_limit(k_))
-                                 : strip_box(root, sd, rows),
-                            members, through);
+            std::map<std::string, Box> need = m_.required(
+                group, gpu_ ? gpu_block_box(root, channels_, gpu_tile_) : strip_box(root, sd, rows),
+                members, through);
             auto mine = need.find(name);
             if (mine == need.end()) continue;
             const int64_t parts =
-                gpu_ ? gpu_blocks_of(root, channels_, gpu_tile_limit(k_)) : strips(root, sd, rows);
+                gpu_ ? gpu_blocks_of(root, channels_, gpu_tile_) : strips(root, sd, rows);
             double recompute = static_cast<double>(points(mine->second)) *
                                static_cast<double>(parts) /
                                static_cast<double>(std::max<int64_t>(1, points(f.region)));
@@ -953,6 +952,8 @@ class Scheduler {
     Channels channels_;
     /// The target has a GPU: groups become kernels (GpuSchedule.cpp).
     bool gpu_ = false;
+    /// On a GPU, the largest block tile the knobs allow.
+    GpuTile gpu_tile_;
 };
 
 }  // namespace

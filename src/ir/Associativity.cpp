@@ -15,22 +15,6 @@ namespace dsl::ir {
 
 namespace {
 
-class CallsFunc : public IRVisitor {
-  public:
-    explicit CallsFunc(const std::string &func) : func_(func) {}
-    bool found = false;
-
-  protected:
-    using IRVisitor::visit;
-    void visit(const Call *op) override {
-        found |= op->call_type == Call::CallType::Func && op->name == func_;
-        IRVisitor::visit(op);
-    }
-
-  private:
-    const std::string &func_;
-};
-
 Expr identity_of(AssociativeOp op, Type t) {
     switch (op) {
         case AssociativeOp::Add:

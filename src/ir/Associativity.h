@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/IR.h"
+#include "ir/IRVisitor.h"
 
 namespace dsl::ir {
 
@@ -55,5 +56,23 @@ std::optional<AssociativeUpdate> find_associative_update(const std::string &func
 
 /// Whether `e` calls the Func `func` anywhere.
 bool calls_func(const Expr &e, const std::string &func);
+
+/// The same over whatever it visits (lang::visit_definitions: every definition of a Func):
+/// `found` once a call of `func` is met.
+class CallsFunc : public IRVisitor {
+  public:
+    explicit CallsFunc(const std::string &func) : func_(func) {}
+    bool found = false;
+
+  protected:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        found |= op->call_type == Call::CallType::Func && op->name == func_;
+        IRVisitor::visit(op);
+    }
+
+  private:
+    const std::string &func_;
+};
 
 }  // namespace dsl::ir

@@ -104,4 +104,23 @@ std::set<std::string> bound_names(const Stmt &s) {
     return std::move(collect.names);
 }
 
+bool reads_memory(const Expr &e) {
+    class Finder : public IRVisitor {
+      public:
+        bool found = false;
+
+      protected:
+        using IRVisitor::visit;
+        void visit(const Load *) override { found = true; }
+        void visit(const Call *op) override {
+            found |= op->call_type == Call::CallType::Func ||
+                     op->call_type == Call::CallType::Image ||
+                     op->call_type == Call::CallType::Extern;
+            if (!found) IRVisitor::visit(op);
+        }
+    } finder;
+    finder.include(e);
+    return finder.found;
+}
+
 }  // namespace dsl::ir

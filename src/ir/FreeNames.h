@@ -1,5 +1,5 @@
 #pragma once
-// The names a statement or expression uses from outside itself.
+// The names a statement or expression uses from outside itself, and whether it reads memory.
 #include <set>
 #include <string>
 #include <vector>
@@ -17,5 +17,9 @@ std::vector<std::string> free_names(const Expr &e, bool buffers);
 
 /// The names every Let, LetStmt and For inside `s` (itself included) binds.
 std::set<std::string> bound_names(const Stmt &s);
+
+/// Whether `e` reads memory: a load, or a call of a Func, an image or an external function
+/// that may have effects (intrinsics and pure external functions read only their arguments).
+bool reads_memory(const Expr &e);
 
 }  // namespace dsl::ir

@@ -1,4 +1,5 @@
 // Rules for comparisons (EQ, NE, LT, LE; GT and GE become LT and LE), And, Or, Not and Select.
+#include "ir/FreeNames.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/SimplifyInternal.h"
@@ -6,30 +7,6 @@
 namespace dsl::ir::simplify_internal {
 
 namespace {
-
-/// Whether `e` reads memory: a load, or a call of a Func, an image or an external function
-/// that may have effects.
-class ReadsMemory : public IRVisitor {
-  public:
-    bool found = false;
-
-  protected:
-    using IRVisitor::visit;
-    void visit(const Load *) override { found = true; }
-    void visit(const Call *op) override {
-        if (op->call_type == Call::CallType::Func || op->call_type == Call::CallType::Image ||
-            op->call_type == Call::CallType::Extern) {
-            found = true;
-        }
-        if (!found) IRVisitor::visit(op);
-    }
-};
-
-bool reads_memory(const Expr &e) {
-    ReadsMemory r;
-    r.include(e);
-    return r.found;
-}
 
 /// The operands of a comparison or logical node.
 void operands(const Expr &e, Expr *a, Expr *b) {

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -181,24 +182,25 @@ std::string compiler_identity() {
 
 namespace {
 std::mutex scoped_directory_mutex;
-std::optional<std::string> scoped_directory;
+/// The directories of the ScopedDirectory objects alive, the latest last.
+std::vector<std::string> scoped_directories;
 }  // namespace
 
-DiskCache::ScopedDirectory::ScopedDirectory(const std::string &directory) {
+DiskCache::ScopedDirectory::ScopedDirectory(const std::string &directory) : directory_(directory) {
     std::lock_guard<std::mutex> lock(scoped_directory_mutex);
-    internal_assert(!scoped_directory) << "DiskCache::ScopedDirectory nested";
-    scoped_directory = directory;
+    scoped_directories.push_back(directory_);
 }
 
 DiskCache::ScopedDirectory::~ScopedDirectory() {
     std::lock_guard<std::mutex> lock(scoped_directory_mutex);
-    scoped_directory.reset();
+    auto mine = std::find(scoped_directories.rbegin(), scoped_directories.rend(), directory_);
+    if (mine != scoped_directories.rend()) scoped_directories.erase(std::next(mine).base());
 }
 
 std::optional<DiskCache> DiskCache::from_environment() {
     {
         std::lock_guard<std::mutex> lock(scoped_directory_mutex);
-        if (scoped_directory) return DiskCache(*scoped_directory);
+        if (!scoped_directories.empty()) return DiskCache(scoped_directories.back());
     }
     std::string directory;
     if (const char *dir = std::getenv("DSL_CACHE_DIR")) {

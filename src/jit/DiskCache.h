@@ -40,13 +40,18 @@ class DiskCache {
 
     /// While one lives, from_environment() gives a cache in `directory`, whatever the
     /// environment says, in every thread (the tuner's helper processes hand the code they
-    /// compile over through it when the user's cache is off). They do not nest.
+    /// compile over through it when the user's cache is off). Of several alive at once (two
+    /// tuners on two threads), the latest made: a tuner whose helpers then store elsewhere
+    /// than it looks only compiles those candidates again.
     class ScopedDirectory {
       public:
         explicit ScopedDirectory(const std::string &directory);
         ~ScopedDirectory();
         ScopedDirectory(const ScopedDirectory &) = delete;
         ScopedDirectory &operator=(const ScopedDirectory &) = delete;
+
+      private:
+        std::string directory_;
     };
 
     const std::string &directory() const { return directory_; }

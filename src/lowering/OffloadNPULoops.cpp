@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "dsl/Math.h"
+#include "ir/Associativity.h"
 #include "ir/Error.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
@@ -81,6 +82,22 @@ std::optional<Expr> coefficient(const Expr &e, const std::string &var) {
         }
     }
     return std::nullopt;
+}
+
+/// The outermost loop of a stage (its dims run innermost first, the placeholder __outermost
+/// last); null for a stage with no loops.
+const schedule::Dim *outermost_loop(const schedule::StageSchedule &s) {
+    const schedule::Dim *found = nullptr;
+    for (const schedule::Dim &d : s.dims) {
+        if (d.var != schedule::kOutermost) found = &d;
+    }
+    return found;
+}
+
+/// Whether the outermost loop of a stage runs on the NPU (npu_gemm: all of the stage).
+bool all_on_npu(const schedule::StageSchedule &s) {
+    const schedule::Dim *outer = outermost_loop(s);
+    return outer && outer->for_type == ForType::NPU;
 }
 
 class Offloader : public IRMutator {
@@ -448,30 +465,12 @@ class Offloader : public IRMutator {
     std::string narrowing_consumer(const std::string &c) const {
         const lang::Function &f = env_.func(c);
         if (env_.is_output(c) || stage_ != f.stages() - 1 || has_specializations(f)) return "";
-        std::string outermost;
-        for (const schedule::Dim &d : f.stage(stage_).schedule.dims) {
-            if (d.var != schedule::kOutermost) outermost = d.var;
-        }
-        if (outermost != var_) return "";
-        class Reads : public IRVisitor {
-          public:
-            explicit Reads(const std::string &name) : name_(name) {}
-            bool found = false;
-
-          protected:
-            using IRVisitor::visit;
-            void visit(const Call *op) override {
-                found |= op->name == name_;
-                IRVisitor::visit(op);
-            }
-
-          private:
-            const std::string &name_;
-        };
+        const schedule::Dim *outer = outermost_loop(f.stage(stage_).schedule);
+        if (!outer || outer->var != var_) return "";
         std::string reader;
         for (const auto &[name, g] : env_.funcs) {
             if (name == c) continue;
-            Reads reads(c);
+            CallsFunc reads(c);
             lang::visit_definitions(g, reads);
             if (!reads.found) continue;
             if (!reader.empty()) return "";  // read by two Funcs
@@ -481,21 +480,8 @@ class Offloader : public IRMutator {
         const lang::Function &g = env_.func(reader);
         const bool at_root = env_.is_output(reader) ||
                              g.schedule().compute_level.kind == schedule::LoopLevel::Kind::Root;
-        if (!at_root || g.stages() != 1 || g.outputs() != 1 || has_specializations(g)) return "";
-        const auto *cast = g.stage(0).values[0].as<Cast>();
-        const auto *call = cast ? cast->value.as<Call>() : nullptr;
-        if (!call || (cast->type != Int(8) && cast->type != UInt(8)) || call->name != c ||
-            call->args.size() != g.args().size())
-            return "";
-        for (size_t i = 0; i < call->args.size(); i++) {
-            const auto *v = call->args[i].as<Variable>();
-            if (!v || v->name != g.args()[i]) return "";
-        }
-        bool on_npu = false;
-        for (const schedule::Dim &d : g.stage(0).schedule.dims) {
-            if (d.var != schedule::kOutermost) on_npu = d.for_type == ForType::NPU;
-        }
-        return on_npu ? reader : "";
+        if (!at_root || has_specializations(g) || !converts_to_bytes(g, c)) return "";
+        return all_on_npu(g.stage(0).schedule) ? reader : "";
     }
 
     /// A pure definition on the NPU: a conversion of an NPU program's int32 results to bytes.
@@ -621,11 +607,9 @@ class Offloader : public IRMutator {
         const schedule::StageSchedule &sched = f.stage(stage_).schedule;
         // C starts from zero when the pure definition is zero, this is the only update, and the
         // NPU runs all of it (no host loop around it revisits C).
-        std::string outermost;
-        for (const schedule::Dim &d : sched.dims) {
-            if (d.var != schedule::kOutermost) outermost = d.var;
-        }
-        bool zero_start = stage_ == 1 && f.stages() == 2 && outermost == var_;
+        const schedule::Dim *outer = outermost_loop(sched);
+        const bool whole = outer && outer->var == var_;
+        bool zero_start = stage_ == 1 && f.stages() == 2 && whole;
         for (const Expr &v : f.stage(0).values)
             zero_start = zero_start && is_const_zero(v);
         auto i64 = [](const Expr &e) { return simplify(cast(Int(64), e)); };
@@ -655,13 +639,7 @@ class Offloader : public IRMutator {
         // all of this stage is on the NPU (then nothing between the two touches f).
         const schedule::StageSchedule *next =
             stage_ + 1 < f.stages() ? &f.stage(stage_ + 1).schedule : nullptr;
-        bool next_on_npu = false;
-        if (next) {
-            for (const schedule::Dim &d : next->dims) {
-                if (d.var != schedule::kOutermost) next_on_npu = d.for_type == ForType::NPU;
-            }
-        }
-        if (next_on_npu && outermost == var_ && !has_specializations(f)) {
+        if (next && all_on_npu(*next) && whole && !has_specializations(f)) {
             for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
                 call = substitute(it->first, it->second, call);
             pending[func_] = {call, stage_};
@@ -678,6 +656,20 @@ class Offloader : public IRMutator {
 };
 
 }  // namespace
+
+bool converts_to_bytes(const lang::Function &g, const std::string &c) {
+    if (g.stages() != 1 || g.outputs() != 1) return false;
+    const auto *conversion = g.stage(0).values[0].as<Cast>();
+    const auto *call = conversion ? conversion->value.as<Call>() : nullptr;
+    if (!call || (conversion->type != Int(8) && conversion->type != UInt(8)) || call->name != c ||
+        call->call_type != Call::CallType::Func || call->args.size() != g.args().size())
+        return false;
+    for (size_t i = 0; i < call->args.size(); i++) {
+        const auto *v = call->args[i].as<Variable>();
+        if (!v || v->name != g.args()[i]) return false;
+    }
+    return true;
+}
 
 Stmt offload_npu_loops(const Environment &env, const Stmt &s, Module &module) {
     Offloader offloader(env);

@@ -14,4 +14,9 @@ namespace dsl::lowering {
 /// saying what does not map. Sets `module.uses_npu` when it offloads anything.
 ir::Stmt offload_npu_loops(const Environment &env, const ir::Stmt &s, ir::Module &module);
 
+/// Whether `g` is only a conversion of the Func `c` to bytes point by point, one stage of one
+/// value, `g(x, ...) = cast<int8_t or uint8_t>(c(x, ...))` at its own Vars: the Func whose
+/// bytes an NPU program computing c can store itself, when g's loops are on the NPU.
+bool converts_to_bytes(const lang::Function &g, const std::string &c);
+
 }  // namespace dsl::lowering

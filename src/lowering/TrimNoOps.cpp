@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/FreeNames.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
@@ -17,28 +18,6 @@ namespace dsl::lowering {
 using namespace ir;
 
 namespace {
-
-/// Whether `e` reads memory or calls something other than an intrinsic (its value could then
-/// change from one iteration to the next, or depend on where it is computed).
-bool reads_or_calls(const Expr &e) {
-    class Finder : public IRVisitor {
-      public:
-        bool found = false;
-
-      protected:
-        using IRVisitor::visit;
-        void visit(const Load *op) override {
-            found = true;
-            IRVisitor::visit(op);
-        }
-        void visit(const Call *op) override {
-            found |= op->call_type != Call::CallType::Intrinsic;
-            IRVisitor::visit(op);
-        }
-    } finder;
-    finder.include(e);
-    return finder.found;
-}
 
 /// Whether `e` loads the value `store` overwrites: the same buffer at the same index.
 bool is_stored_value(const Expr &e, const Store *store) {
@@ -102,7 +81,7 @@ class Trimmer : public IRMutator {
         // Each linear comparison of the loop variable with values fixed over the loop bounds
         // the iterations that can do something.
         auto invariant = [&](const Expr &e) {
-            return !expr_uses_var(e, op->name) && !reads_or_calls(e);
+            return !expr_uses_var(e, op->name) && !reads_memory(e);
         };
         std::vector<Expr> lower = {op->min}, upper = {op->min + op->extent - 1};
         bool trimmed = false;

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <set>
 #include <thread>
 #include <utility>
@@ -149,6 +150,22 @@ TEST(DiskCache, EnvironmentChoosesTheDirectory) {
         ScopedEnvironmentVariable home("HOME", std::nullopt);
         EXPECT_FALSE(DiskCache::from_environment());
     }
+}
+
+// A scoped directory (the tuner's, when the user's cache is off) wins over the environment;
+// of two alive at once (two tuners on two threads), the latest, whichever ends first.
+TEST(DiskCache, ScopedDirectoriesWinOverTheEnvironment) {
+    ScopedEnvironmentVariable dir("DSL_CACHE_DIR", std::string("off"));
+    EXPECT_FALSE(DiskCache::from_environment());
+    auto first = std::make_unique<DiskCache::ScopedDirectory>("/tuner/one");
+    EXPECT_EQ(DiskCache::from_environment()->directory(), "/tuner/one");
+    {
+        DiskCache::ScopedDirectory second("/tuner/two");
+        EXPECT_EQ(DiskCache::from_environment()->directory(), "/tuner/two");
+        first.reset();
+        EXPECT_EQ(DiskCache::from_environment()->directory(), "/tuner/two");
+    }
+    EXPECT_FALSE(DiskCache::from_environment());
 }
 
 TEST(DiskCache, MaxMegabytesComesFromTheEnvironment) {

@@ -7,6 +7,8 @@
 #include "dsl/nn/Reduce.h"
 #include "ir/Error.h"
 #include "ir/IROperator.h"
+#include "lang/Function.h"
+#include "lowering/OffloadNPULoops.h"
 #include "nn/ops/InheritSchedule.h"
 #include "nn/ops/Quantized.h"
 
@@ -150,26 +152,6 @@ Tensor subtract_zero_point(const Tensor &q, const Tensor &zero_point, int axis) 
     });
 }
 
-namespace {
-
-/// Whether the pure definition of `out` is cast<int8_t or uint8_t>(acc(its own Vars)): the
-/// conversion whose bytes the NPU's STORE writes itself. (An output that goes on to other
-/// arithmetic, such as a uint8 model's shift by 128, is computed on the host.)
-bool converts_to_bytes(const Func &out, const Func &acc) {
-    const auto *conversion = out.value().as<ir::Cast>();
-    if (!conversion || (conversion->type != Int(8) && conversion->type != UInt(8))) return false;
-    const auto *call = conversion->value.as<ir::Call>();
-    const std::vector<Var> args = out.args();
-    if (!call || call->name != acc.name() || call->args.size() != args.size()) return false;
-    for (size_t i = 0; i < args.size(); i++) {
-        const auto *v = call->args[i].as<ir::Variable>();
-        if (!v || v->name != args[i].name()) return false;
-    }
-    return true;
-}
-
-}  // namespace
-
 Tensor::Schedule quantized_schedule(Func acc, std::vector<Func> roots, Var inner) {
     return [acc, roots, inner](Func out, const Target &target) mutable {
         for (Func &r : roots)
@@ -179,8 +161,8 @@ Tensor::Schedule quantized_schedule(Func acc, std::vector<Func> roots, Var inner
             acc.update(0).npu_gemm();
             acc.update(1).npu_gemm();
             // The int8 result stored by the NPU itself (a saturating STORE), where the output
-            // is that conversion.
-            if (converts_to_bytes(out, acc)) {
+            // is that conversion (a uint8 model's shift by 128 after it runs on the host).
+            if (lowering::converts_to_bytes(lang::Function(out.contents()), acc.name())) {
                 out.npu_gemm();
             } else {
                 out.vectorize(out.args()[0], 8);
