@@ -44,6 +44,9 @@ class KeyWriter : public ir::IRVisitor {
         number(static_cast<int64_t>(s.size()));
         out_ += s;
     }
+    /// The name of a Func, buffer, parameter, variable or loop: written as it is, unless a
+    /// subclass writes names in a form of its own.
+    virtual void name(const std::string &s) { text(s); }
     /// e.g. "i32;" or "f32x8;": the code's letter, the bits, the lanes when more than one.
     void type(const Type &t) {
         switch (t.code()) {
@@ -108,7 +111,7 @@ class KeyWriter : public ir::IRVisitor {
     }
     void visit(const ir::Variable *op) override {
         start("v", op->type);
-        text(op->name);
+        name(op->name);
     }
 
 #define DSL_KEY_BINARY(T, tag)             \
@@ -146,7 +149,7 @@ class KeyWriter : public ir::IRVisitor {
     }
     void visit(const ir::Load *op) override {
         start("load", op->type);
-        text(op->name);
+        name(op->name);
         include(op->index);
         include(op->predicate);
         number(op->alignment.modulus);
@@ -165,7 +168,10 @@ class KeyWriter : public ir::IRVisitor {
     }
     void visit(const ir::Call *op) override {
         start("call", op->type);
-        text(op->name);
+        // A C function's or an intrinsic's name is what it calls, not a name of the pipeline's.
+        const bool named =
+            op->call_type == ir::Call::CallType::Func || op->call_type == ir::Call::CallType::Image;
+        named ? name(op->name) : text(op->name);
         number(static_cast<int>(op->call_type));
         number(static_cast<int>(op->intrinsic));
         number(op->value_index);
@@ -173,7 +179,7 @@ class KeyWriter : public ir::IRVisitor {
     }
     void visit(const ir::Let *op) override {
         start("let", op->type);
-        text(op->name);
+        name(op->name);
         include(op->value);
         include(op->body);
     }
@@ -192,7 +198,7 @@ class KeyWriter : public ir::IRVisitor {
 
     void visit(const ir::LetStmt *op) override {
         out_ += "LET";
-        text(op->name);
+        name(op->name);
         include(op->value);
         include(op->body);
     }
@@ -203,12 +209,12 @@ class KeyWriter : public ir::IRVisitor {
     }
     void visit(const ir::ProducerConsumer *op) override {
         out_ += op->is_producer ? "PRODUCE" : "CONSUME";
-        text(op->name);
+        name(op->name);
         include(op->body);
     }
     void visit(const ir::For *op) override {
         out_ += "FOR";
-        text(op->name);
+        name(op->name);
         include(op->min);
         include(op->extent);
         number(static_cast<int>(op->for_type));
@@ -217,7 +223,7 @@ class KeyWriter : public ir::IRVisitor {
     }
     void visit(const ir::Store *op) override {
         out_ += "STORE";
-        text(op->name);
+        name(op->name);
         include(op->value);
         include(op->index);
         include(op->predicate);
@@ -226,14 +232,14 @@ class KeyWriter : public ir::IRVisitor {
     }
     void visit(const ir::Provide *op) override {
         out_ += "PROVIDE";
-        text(op->name);
+        name(op->name);
         exprs(op->values);
         exprs(op->args);
         include(op->predicate);
     }
     void visit(const ir::Allocate *op) override {
         out_ += "ALLOCATE";
-        text(op->name);
+        name(op->name);
         type(op->type);
         number(static_cast<int>(op->memory_type));
         exprs(op->extents);
@@ -242,11 +248,11 @@ class KeyWriter : public ir::IRVisitor {
     }
     void visit(const ir::Free *op) override {
         out_ += "FREE";
-        text(op->name);
+        name(op->name);
     }
     void visit(const ir::Realize *op) override {
         out_ += "REALIZE";
-        text(op->name);
+        name(op->name);
         number(static_cast<int64_t>(op->types.size()));
         for (const Type &t : op->types)
             type(t);
@@ -276,7 +282,7 @@ class KeyWriter : public ir::IRVisitor {
     }
     void visit(const ir::Atomic *op) override {
         out_ += "ATOMIC";
-        text(op->name);
+        name(op->name);
         include(op->body);
     }
 

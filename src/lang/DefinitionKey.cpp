@@ -25,6 +25,11 @@ class DefinitionKeyWriter : public jit::KeyWriter {
     /// Why no key can be made; empty while it can.
     std::string failure;
     std::map<std::string, lowering::PipelineInput> inputs;
+    /// The key whose canonical names this one writes, or null to write names as they are.
+    const DefinitionKey *names = nullptr;
+    /// The Funcs', Params' and buffers' names in the order they are first met, each after its
+    /// tag ('F', 'P' or 'B').
+    std::vector<std::pair<char, std::string>> met;
 
     void write(const Function &output) {
         reference(output.shared());
@@ -46,6 +51,8 @@ class DefinitionKeyWriter : public jit::KeyWriter {
 
   protected:
     using KeyWriter::visit;
+
+    void name(const std::string &s) override { text(names ? names->rename(s) : s); }
 
     void visit(const ir::Variable *op) override {
         KeyWriter::visit(op);
@@ -83,13 +90,16 @@ class DefinitionKeyWriter : public jit::KeyWriter {
     }
 
     void reference(const std::shared_ptr<FunctionContents> &f) {
-        if (number_of(f.get(), funcs_, 'F')) pending_.push_back(f);
+        if (!number_of(f.get(), funcs_, 'F')) return;
+        pending_.push_back(f);
+        met.emplace_back('F', f->name);
     }
 
     void param(const ir::Parameter &p) {
         if (!number_of(p.id(), params_, 'P')) return;
         const ir::ParameterContents &c = p.contents();
-        text(c.name);
+        met.emplace_back('P', c.name);
+        name(c.name);
         type(c.type);
         number(int(c.is_buffer));
         number(c.dimensions);
@@ -104,7 +114,7 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         // ImageParam::in(): the Funcs that stand in for the buffer, and their schedules.
         number(static_cast<int64_t>(c.wrappers.size()));
         for (const auto &[consumer, stand_in] : c.wrappers) {
-            text(consumer);
+            name(consumer);
             if (std::shared_ptr<FunctionContents> w = stand_in.lock()) {
                 reference(w);
             } else {
@@ -128,7 +138,8 @@ class DefinitionKeyWriter : public jit::KeyWriter {
 
     void buffer(const Buffer<> &b) {
         if (!number_of(b.raw_buffer(), buffers_, 'B')) return;
-        text(b.name());
+        met.emplace_back('B', b.name());
+        name(b.name());
         type(b.type());
         number(b.dimensions());
         // Its layout is compiled into the code (lowering/BufferConstraints).
@@ -143,7 +154,10 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         if (!number_of(rdom.id(), domains_, 'R')) return;
         number(static_cast<int64_t>(rdom.domain().size()));
         for (const ir::ReductionVariable &rv : rdom.domain()) {
-            text(rv.var);
+            // "r.x": the domain's name, before the variable's.
+            const size_t dot = rv.var.rfind('.');
+            if (dot != std::string::npos && dot > 0) met.emplace_back('R', rv.var.substr(0, dot));
+            name(rv.var);
             include(rv.min);
             include(rv.extent);
         }
@@ -152,7 +166,7 @@ class DefinitionKeyWriter : public jit::KeyWriter {
 
     /// The same inputs as lowering's (lowering::find_inputs), from the same nodes.
     void add_input(const lowering::PipelineInput &in) {
-        auto [it, added] = inputs.emplace(in.name, in);
+        auto [it, added] = inputs.emplace(names ? names->rename(in.name) : in.name, in);
         if (!added && !lowering::same_input(it->second, in))
             failure = "two different inputs are named \"" + in.name + "\"";
     }
@@ -162,11 +176,28 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         for (const std::string &s : v)
             text(s);
     }
+    void names_of(const std::vector<std::string> &v) {
+        number(static_cast<int64_t>(v.size()));
+        for (const std::string &s : v)
+            name(s);
+    }
+
+    /// The pure definition, the updates, and every specialization of either.
+    static std::vector<const Definition *> definitions(const FunctionContents &f) {
+        std::vector<const Definition *> all{&f.init};
+        for (const Definition &d : f.updates)
+            all.push_back(&d);
+        for (size_t i = 0; i < all.size(); i++) {
+            for (const Specialization &s : all[i]->specializations)
+                all.push_back(&s.definition);
+        }
+        return all;
+    }
 
     void loop_level(const schedule::LoopLevel &l) {
         number(static_cast<int>(l.kind));
-        text(l.func);
-        text(l.var);
+        name(l.func);
+        name(l.var);
         number(l.stage);
     }
 
@@ -174,15 +205,15 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         number(static_cast<int64_t>(s.splits.size()));
         for (const schedule::Split &split : s.splits) {
             number(static_cast<int>(split.kind));
-            text(split.old_var);
-            text(split.outer);
-            text(split.inner);
+            name(split.old_var);
+            name(split.outer);
+            name(split.inner);
             include(split.factor);
             number(static_cast<int>(split.tail));
         }
         number(static_cast<int64_t>(s.dims.size()));
         for (const schedule::Dim &d : s.dims) {
-            text(d.var);
+            name(d.var);
             number(static_cast<int>(d.for_type));
             number(static_cast<int>(d.device_api));
             number(int(d.is_rvar));
@@ -193,19 +224,19 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         number(s.npu_copies);
         number(static_cast<int64_t>(s.prefetches.size()));
         for (const schedule::Prefetch &p : s.prefetches) {
-            text(p.target);
-            text(p.at);
-            text(p.from);
+            name(p.target);
+            name(p.at);
+            name(p.from);
             include(p.offset);
             number(static_cast<int>(p.strategy));
         }
-        text(s.fused_with.func);
-        text(s.fused_with.var);
+        name(s.fused_with.func);
+        name(s.fused_with.var);
         number(s.fused_with.stage);
         number(static_cast<int>(s.fused_with.other));
         number(static_cast<int64_t>(s.fused_with.align.size()));
         for (const auto &[loop, strategy] : s.fused_with.align) {
-            text(loop);
+            name(loop);
             number(static_cast<int>(strategy));
         }
     }
@@ -230,9 +261,18 @@ class DefinitionKeyWriter : public jit::KeyWriter {
     }
 
     void function(const FunctionContents &f) {
+        // Its pure variables, and those its splits make, are names of the pipeline's too.
+        for (const std::string &v : f.args)
+            met.emplace_back('V', v);
+        for (const Definition *d : definitions(f)) {
+            for (const schedule::Split &split : d->schedule.splits) {
+                for (const std::string *v : {&split.outer, &split.inner})
+                    met.emplace_back('V', *v);
+            }
+        }
         out_ += "FUNC";
-        text(f.name);
-        strings(f.args);
+        name(f.name);
+        names_of(f.args);
         number(static_cast<int64_t>(f.output_types.size()));
         for (const Type &t : f.output_types)
             type(t);
@@ -246,26 +286,26 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         loop_level(s.store_level);
         number(static_cast<int64_t>(s.bounds.size()));
         for (const schedule::Bound &b : s.bounds) {
-            text(b.var);
+            name(b.var);
             include(b.min);
             include(b.extent);
         }
         number(static_cast<int64_t>(s.alignments.size()));
         for (const schedule::BoundAlignment &a : s.alignments) {
-            text(a.var);
+            name(a.var);
             number(a.modulus);
             number(a.remainder);
             number(int(a.extent_only));
         }
-        strings(s.storage_order);
+        names_of(s.storage_order);
         number(static_cast<int64_t>(s.storage_alignment.size()));
         for (const schedule::StorageAlignment &a : s.storage_alignment) {
-            text(a.var);
+            name(a.var);
             include(a.alignment);
         }
         number(static_cast<int64_t>(s.storage_folds.size()));
         for (const schedule::StorageFold &fold : s.storage_folds) {
-            text(fold.var);
+            name(fold.var);
             number(fold.factor);
             number(int(fold.forward));
         }
@@ -278,7 +318,7 @@ class DefinitionKeyWriter : public jit::KeyWriter {
         for (const auto *map : {&f.wrappers, &f.clones}) {
             number(static_cast<int64_t>(map->size()));
             for (const auto &[consumer, stand_in] : *map) {
-                text(consumer);
+                name(consumer);
                 reference(stand_in);
             }
         }
@@ -296,23 +336,77 @@ class DefinitionKeyWriter : public jit::KeyWriter {
 
 }  // namespace
 
-std::optional<DefinitionKey> definition_key(const Function &output) {
-    return definition_key(std::vector<Function>{output});
+std::string DefinitionKey::rename(const std::string &name) const {
+    if (canonical.empty()) return name;
+    auto boundary = [&](size_t i) { return i == name.size() || name[i] == '.' || name[i] == '_'; };
+    // Each renamed name inside `name` that starts and ends at a boundary ('.', '_' or an end:
+    // "f.s0.x", "f_a0", "f_a0_g_a1"), the longest first.
+    std::string out;
+    for (size_t i = 0; i < name.size();) {
+        size_t matched = 0;
+        if (i == 0 || name[i - 1] == '.' || name[i - 1] == '_') {
+            for (size_t end = name.size(); end > i; end--) {
+                if (!boundary(end)) continue;
+                auto it = canonical.find(name.substr(i, end - i));
+                if (it != canonical.end()) {
+                    out += it->second;
+                    matched = end - i;
+                    break;
+                }
+            }
+        }
+        if (matched) {
+            i += matched;
+        } else {
+            out += name[i++];
+        }
+    }
+    return out;
 }
 
-std::optional<DefinitionKey> definition_key(const std::vector<Function> &outputs) {
-    DefinitionKey key;
-    DefinitionKeyWriter writer(key.text);
+std::optional<DefinitionKey> definition_key(const Function &output, KeyNames names) {
+    return definition_key(std::vector<Function>{output}, names);
+}
+
+namespace {
+
+/// Writes the key of `outputs` into `key`, with the names of `names` (or as they are, when
+/// null); `met` receives what DefinitionKeyWriter::met holds. False when no key can be made.
+bool write_key(const std::vector<Function> &outputs, const DefinitionKey *names, DefinitionKey *key,
+               std::vector<std::pair<char, std::string>> *met) {
+    DefinitionKeyWriter writer(key->text);
+    writer.names = names;
     try {
         for (const Function &output : outputs)
             writer.write(output);
     } catch (const Error &) {
         // A reduction domain whose where() condition calls a Func that is gone; lowering says so.
-        return std::nullopt;
+        return false;
     }
-    if (!writer.failure.empty()) return std::nullopt;
-    key.inputs = std::move(writer.inputs);
-    return key;
+    if (!writer.failure.empty()) return false;
+    key->inputs = std::move(writer.inputs);
+    *met = std::move(writer.met);
+    return true;
+}
+
+}  // namespace
+
+std::optional<DefinitionKey> definition_key(const std::vector<Function> &outputs, KeyNames names) {
+    DefinitionKey key;
+    std::vector<std::pair<char, std::string>> met;
+    if (!write_key(outputs, nullptr, &key, &met)) return std::nullopt;
+    if (names == KeyNames::AsGiven) return key;
+    // Again, with the names numbered by kind in the order they were met.
+    DefinitionKey canonical;
+    std::map<char, int> count;
+    for (const auto &[tag, name] : met) {
+        // Canonical names start with '#'; a name that does too could be mistaken for one.
+        if (name.empty() || name.find('#') != std::string::npos) return key;
+        if (canonical.canonical.count(name)) continue;
+        canonical.canonical[name] = std::string("#") + tag + std::to_string(count[tag]++);
+    }
+    if (!write_key(outputs, &canonical, &canonical, &met)) return std::nullopt;
+    return canonical;
 }
 
 }  // namespace dsl::lang

@@ -24,17 +24,35 @@
 
 namespace dsl::lang {
 
+/// How a key writes the names of Funcs, Params and buffers.
+enum class KeyNames {
+    AsGiven,
+    /// Numbered in the order they are met ("#F0", "#P1", "#B0"): two pipelines that differ only
+    /// in those names have one key, and one compiled function serves both. A name made of one
+    /// of those and a '.' suffix (a Func's buffer "f.0", a loop "f.s0.x") is renamed with it;
+    /// other names (variables) are kept.
+    Canonical,
+};
+
 struct DefinitionKey {
     std::string text;
-    /// Every Param, ImageParam and Buffer the pipeline's definitions and schedules use, by name:
-    /// the inputs a stored pipeline's arguments are found among.
+    /// Every Param, ImageParam and Buffer the pipeline's definitions and schedules use, by name
+    /// (by its canonical name with KeyNames::Canonical): the inputs a stored pipeline's
+    /// arguments are found among.
     std::map<std::string, lowering::PipelineInput> inputs;
+    /// With KeyNames::Canonical, each Func's, Param's and buffer's name -> its canonical one.
+    std::map<std::string, std::string> canonical;
+
+    /// `name` as the key writes it (unchanged with KeyNames::AsGiven).
+    std::string rename(const std::string &name) const;
 };
 
 /// The key of the pipeline that computes `output`, or nothing when it cannot be made: a Func it
 /// calls no longer exists, or two different inputs share a name. Lowering reports those errors.
-std::optional<DefinitionKey> definition_key(const Function &output);
+std::optional<DefinitionKey> definition_key(const Function &output,
+                                            KeyNames names = KeyNames::AsGiven);
 /// The same for a pipeline of several outputs (in order).
-std::optional<DefinitionKey> definition_key(const std::vector<Function> &outputs);
+std::optional<DefinitionKey> definition_key(const std::vector<Function> &outputs,
+                                            KeyNames names = KeyNames::AsGiven);
 
 }  // namespace dsl::lang

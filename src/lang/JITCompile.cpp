@@ -1,12 +1,17 @@
 #include "lang/JITCompile.h"
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "ir/Error.h"
 #include "jit/DiskCache.h"
+#include "jit/Hash.h"
 #include "jit/PipelineKey.h"
 #include "lang/StoredArguments.h"
 
@@ -47,20 +52,50 @@ void print_timing(const std::string &name, const CompiledPipeline &compiled) {
     std::cerr << line.str();
 }
 
+/// The functions compiled with canonical names in this process, by key: the code, and its
+/// arguments as the disk cache stores them; or a compilation under way.
+struct SharedFunction {
+    std::weak_ptr<jit::JITModule> jit;
+    std::string arguments;
+    bool compiling = false;
+};
+
+struct SharedFunctions {
+    std::mutex mutex;
+    std::condition_variable done;
+    std::map<std::string, SharedFunction> by_key;
+    std::atomic<int64_t> shared{0};
+};
+
+SharedFunctions &shared_functions() {
+    static SharedFunctions *s = new SharedFunctions;  // outlives every static destructor
+    return *s;
+}
+
 }  // namespace
+
+int64_t PipelineCompilation::shared_compilations() {
+    return shared_functions().shared.load();
+}
 
 PipelineCompilation::PipelineCompilation(std::vector<Function> outputs, std::string function,
                                          std::string target_key, const codegen::CpuTarget &cpu,
                                          lowering::StrideVersions strides,
-                                         lowering::Instrumentation instrumentation)
+                                         lowering::Instrumentation instrumentation, KeyNames names)
     : outputs_(std::move(outputs)),
       function_(std::move(function)),
       cpu_(cpu),
       strides_(strides),
       instrumentation_(instrumentation) {
     auto start = std::chrono::steady_clock::now();
-    definitions_ = definition_key(outputs_);
+    definitions_ = definition_key(outputs_, names);
     key_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (definitions_ && names == KeyNames::Canonical) {
+        key_ = target_key + "\ncanonical names\ndefinitions\n" + definitions_->text;
+        function_ = "dsl_shared_" + jit::hash128(key_).hex();
+        shared_ = true;
+        return;
+    }
     if (definitions_) {
         // The function's name is not in the definitions' key; it is in the stored code.
         key_ = target_key + "\nfunction " + function_ + "\ndefinitions\n" + definitions_->text;
@@ -75,6 +110,58 @@ PipelineCompilation::PipelineCompilation(std::vector<Function> outputs, std::str
 }
 
 std::shared_ptr<CompiledPipeline> PipelineCompilation::compile() {
+    std::string arguments;
+    if (!shared_) return compile_here(&arguments);
+    SharedFunctions &shared = shared_functions();
+    std::unique_lock<std::mutex> lock(shared.mutex);
+    for (;;) {
+        SharedFunction &f = shared.by_key[key_];
+        if (f.compiling) {
+            shared.done.wait(lock);
+            continue;
+        }
+        std::shared_ptr<jit::JITModule> jit = f.jit.lock();
+        if (!jit) break;
+        // Compiled before: its code, with this pipeline's inputs found under its names.
+        auto compiled = std::make_shared<CompiledPipeline>();
+        compiled->key = key_;
+        compiled->key_seconds = key_seconds_;
+        std::vector<std::string> warnings;
+        std::string problem;
+        const bool restored = restore_arguments(f.arguments, outputs_, function_, *definitions_,
+                                                &compiled->lowered, &warnings, &problem);
+        internal_assert(restored) << "the shared function " << function_
+                                  << " does not take the arguments of its key: " << problem;
+        compiled->jit = jit;
+        shared.shared++;
+        return compiled;
+    }
+    shared.by_key[key_].compiling = true;
+    lock.unlock();
+    std::shared_ptr<CompiledPipeline> compiled;
+    try {
+        compiled = compile_here(&arguments);
+    } catch (...) {
+        lock.lock();
+        shared.by_key.erase(key_);
+        shared.done.notify_all();
+        throw;
+    }
+    lock.lock();
+    SharedFunction &f = shared.by_key[key_];
+    f.jit = compiled->jit;
+    f.arguments = arguments;
+    f.compiling = false;
+    // Forget the functions no pipeline holds any more.
+    for (auto it = shared.by_key.begin(); it != shared.by_key.end();) {
+        bool gone = !it->second.compiling && it->second.jit.expired();
+        it = gone ? shared.by_key.erase(it) : std::next(it);
+    }
+    shared.done.notify_all();
+    return compiled;
+}
+
+std::shared_ptr<CompiledPipeline> PipelineCompilation::compile_here(std::string *arguments) {
     auto compiled = std::make_shared<CompiledPipeline>();
     compiled->key = key_;
     compiled->key_seconds = key_seconds_;
@@ -83,6 +170,7 @@ std::shared_ptr<CompiledPipeline> PipelineCompilation::compile() {
     std::vector<std::string> warnings;
     if (definitions_) {
         lazy.accept = [&](const std::string &stored, std::string *problem) {
+            *arguments = stored;
             return restore_arguments(stored, outputs_, function_, *definitions_, &compiled->lowered,
                                      &warnings, problem);
         };
@@ -98,7 +186,9 @@ std::shared_ptr<CompiledPipeline> PipelineCompilation::compile() {
             warnings = capture.warnings();
         }
         *stored = describe_arguments(compiled->lowered.module.functions[0], warnings,
-                                     compiled->lowered.outputs_may_grow);
+                                     compiled->lowered.outputs_may_grow,
+                                     definitions_ ? *definitions_ : DefinitionKey{});
+        *arguments = *stored;
         return compiled->lowered.module;
     };
     std::optional<jit::DiskCache> disk_cache = jit::DiskCache::from_environment();

@@ -60,14 +60,15 @@ std::string describe(const ir::LoweredArgument &a) {
 }  // namespace
 
 std::string describe_arguments(const ir::LoweredFunc &f, const std::vector<std::string> &warnings,
-                               bool outputs_may_grow) {
+                               bool outputs_may_grow, const DefinitionKey &names) {
     std::string s = outputs_may_grow ? "grow\n" : "";
     for (const ir::LoweredArgument &a : f.args) {
         for (int v : {static_cast<int>(a.kind), static_cast<int>(a.type.code()), a.type.bits(),
                       a.type.lanes(), a.dimensions}) {
             s += std::to_string(v) + ' ';
         }
-        s += std::to_string(a.name.size()) + ':' + a.name + '\n';
+        const std::string name = names.rename(a.name);
+        s += std::to_string(name.size()) + ':' + name + '\n';
     }
     for (const std::string &w : warnings)
         s += "w " + std::to_string(w.size()) + ':' + w + '\n';
@@ -132,7 +133,7 @@ bool restore_arguments(const std::string &stored, const std::vector<Function> &o
                 const Function &o = *expected[k].func;
                 int i = expected[k].index;
                 ok = a.type == o.output_types()[i] && a.dimensions == o.dimensions() &&
-                     a.name == ir::names::func_buffer(o.name(), i, o.outputs());
+                     a.name == key.rename(ir::names::func_buffer(o.name(), i, o.outputs()));
             }
             if (!ok) {
                 *problem = "its " + describe(a) + " is not an output of " + names;

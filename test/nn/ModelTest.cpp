@@ -14,6 +14,7 @@
 #include "dsl/dsl.h"
 #include "dsl/nn/Model.h"
 #include "dsl/nn/Npy.h"
+#include "lang/JITCompile.h"
 #include "lang/Realize.h"
 
 namespace {
@@ -338,6 +339,65 @@ TEST(NNModel, ASecondLoadInOneProcessCompilesNothing) {
     a.for_each_element(
         [&](int i, int j, int c, int n) { differ += a(i, j, c, n) != b(i, j, c, n); });
     EXPECT_EQ(differ, 0);
+}
+
+// Two layers of the same shapes and operators differ only in their names (of nodes, tensors
+// and weights): one compiled function serves both (lang::KeyNames::Canonical), each reading its
+// own inputs, with the disk cache on or off.
+TEST(NNModel, LayersThatDifferInNamesShareOneCompiledFunction) {
+    test::TempDirectory dir;
+    const std::string path = dir.path() + "/twin.onnx";
+    onnx::ModelProto m = make_model();
+    add_input(m, "x", kFloat, {1, 4, "H", "W"});
+    add_output(m, "y", kFloat, {1, 4, "H", "W"});
+    std::vector<float> w1(16), w2(16), b1{1, -2, 0.5f, 3}, b2{-1, 2, 0.25f, -3};
+    for (int i = 0; i < 16; i++) {
+        w1[size_t(i)] = 0.1f * float(i % 5) - 0.2f;
+        w2[size_t(i)] = 0.3f - 0.05f * float(i % 7);
+    }
+    add_float_initializer(m, "first.weight", {4, 4, 1, 1}, w1);
+    add_float_initializer(m, "first.bias", {4}, b1);
+    add_float_initializer(m, "second.weight", {4, 4, 1, 1}, w2);
+    add_float_initializer(m, "second.bias", {4}, b2);
+    add_node(m, "Conv", {"x", "first.weight", "first.bias"}, {"c1"});
+    add_node(m, "Relu", {"c1"}, {"r1"});
+    add_node(m, "Conv", {"r1", "second.weight", "second.bias"}, {"c2"});
+    add_node(m, "Relu", {"c2"}, {"y"});
+    save_model(m, path);
+    Buffer<float> x(6, 5, 4, 1);
+    x.fill([](int i, int j, int c, int) { return 0.5f * float(i - j) + float(c) - 1.0f; });
+    // Per pixel: relu(W2 relu(W1 x + b1) + b2).
+    auto layer = [](const std::vector<float> &w, const std::vector<float> &b, const float *in,
+                    float *out) {
+        for (int o = 0; o < 4; o++) {
+            float s = b[size_t(o)];
+            for (int c = 0; c < 4; c++)
+                s += w[size_t(o * 4 + c)] * in[c];
+            out[o] = std::max(s, 0.0f);
+        }
+    };
+    for (const char *cache : {"off", "dir"}) {
+        test::TempDirectory cache_dir;
+        test::ScopedEnvironmentVariable env("DSL_CACHE_DIR",
+                                            std::string(cache) == "off" ? "off" : cache_dir.path());
+        const int64_t shared = lang::PipelineCompilation::shared_compilations();
+        nn::Model model = nn::Model::load(path);
+        EXPECT_EQ(lang::PipelineCompilation::shared_compilations(), shared + 1) << cache;
+        Buffer<float> y = model.run({{"x", x}}).at("y");
+        int wrong = 0;
+        for (int j = 0; j < 5; j++) {
+            for (int i = 0; i < 6; i++) {
+                float in[4], mid[4], want[4];
+                for (int c = 0; c < 4; c++)
+                    in[c] = x(i, j, c, 0);
+                layer(w1, b1, in, mid);
+                layer(w2, b2, mid, want);
+                for (int c = 0; c < 4; c++)
+                    wrong += std::abs(y(i, j, c, 0) - want[c]) > 1e-5f;
+            }
+        }
+        EXPECT_EQ(wrong, 0) << cache;
+    }
 }
 
 TEST(NNModel, AKernelReadingAValueTwiceHasAKeyForTheCaches) {

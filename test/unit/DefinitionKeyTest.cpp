@@ -105,6 +105,56 @@ TEST(DefinitionKey, NoKeyForTwoInputsOfOneName) {
     EXPECT_FALSE(lang::definition_key(lang::Function(f.contents())).has_value());
 }
 
+/// A pipeline whose every Func, Param, buffer, reduction domain and variable is named with
+/// `prefix`; `variant` changes one thing that is not a name (0: none).
+std::string canonical_key_of(const std::string &prefix, int variant = 0,
+                             lang::KeyNames names = lang::KeyNames::Canonical) {
+    Param<float> p(prefix + "p", 2.0f);
+    ImageParam in(Float(32), 2, prefix + "in");
+    Buffer<float> lut({4}, prefix + "lut");
+    Func g(prefix + "g"), f(prefix + "f");
+    Var x(prefix + "x"), y(prefix + "y"), xo(prefix + "xo"), xi(prefix + "xi");
+    RDom r(0, 3, prefix + "r");
+    g(x, y) = in(x, y) * p + lut(x % 4);
+    f(x, y) = variant == 1 ? sqrt(g(x, y)) : variant == 2 ? exp(g(x, y)) : g(x, y) * 0.5f;
+    f(x, y) += g(x + r.x, y);
+    f.split(x, xo, xi, variant == 3 ? 4 : 8).vectorize(xi);
+    g.compute_at(f, xo);
+    auto key = lang::definition_key(lang::Function(f.contents()), names);
+    EXPECT_TRUE(key.has_value()) << prefix;
+    return key ? key->text : std::string();
+}
+
+TEST(DefinitionKey, CanonicalNamesLeaveOutTheNamesOfThePipeline) {
+    const std::string a = canonical_key_of("one_"), b = canonical_key_of("two_");
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(a.find("one_"), std::string::npos) << "a name is left in the key";
+    EXPECT_NE(canonical_key_of("one_", 0, lang::KeyNames::AsGiven),
+              canonical_key_of("two_", 0, lang::KeyNames::AsGiven));
+    // What the code computes still counts, the C functions it calls included.
+    std::set<std::string> keys = {a};
+    for (int variant = 1; variant <= 3; variant++)
+        EXPECT_TRUE(keys.insert(canonical_key_of("one_", variant)).second) << variant;
+}
+
+TEST(DefinitionKey, CanonicalInputsAreListedByTheirNewNames) {
+    Param<float> gain("ck_gain", 1.0f);
+    ImageParam in(Float(32), 1, "ck_input");
+    Func f("ck_f");
+    Var x("x");
+    f(x) = in(x)*gain;
+    auto key = lang::definition_key(lang::Function(f.contents()), lang::KeyNames::Canonical);
+    ASSERT_TRUE(key);
+    ASSERT_EQ(key->inputs.size(), 2u);
+    for (const auto &[name, input] : key->inputs) {
+        EXPECT_EQ(name, key->rename(input.name));
+        EXPECT_EQ(name[0], '#') << name;
+    }
+    EXPECT_EQ(key->rename("ck_f.s0.x"), key->rename("ck_f") + ".s0." + key->rename("x"));
+    EXPECT_EQ(key->rename("ck_f_a0"), key->rename("ck_f") + "_a0");
+    EXPECT_EQ(key->rename("ck_fx"), "ck_fx") << "only whole names are renamed";
+}
+
 TEST(StoredArguments, RestoredOnlyWhenTheyFitThePipeline) {
     Param<int> p("sa_p", 2);
     ImageParam in(Int(32), 2, "sa_in");

@@ -51,9 +51,12 @@ Kernel::Kernel(const Func &output, const std::string &name, const Target &target
         "nn " + target.to_string() + " O" + std::to_string(cpu.opt_level) + " dense";
     // As realize() compiles (lang/JITCompile.h): a pipeline found in the disk cache runs
     // without being lowered at all, so a model of hundreds of pipelines starts in a fraction of
-    // a second.
+    // a second. With canonical names: a model's layers of the same shapes and operators (a
+    // network's repeated blocks) differ only in the names of their nodes and tensors, and
+    // share one compiled function.
     lang::PipelineCompilation compilation({lang::Function(output.contents())}, function, target_key,
-                                          cpu, lowering::StrideVersions::Dense);
+                                          cpu, lowering::StrideVersions::Dense, {},
+                                          lang::KeyNames::Canonical);
     std::shared_ptr<lang::CompiledPipeline> compiled = compilation.compile();
     lang::count_lowerings(compilation.lowerings());
     compiled_->lowered = std::move(compiled->lowered);
