@@ -106,6 +106,9 @@ class Target {
         Profile,
         ProfileByTimer,
         TracePipeline,
+        /// Every floating-point store clears the lowest bit of the value's mantissa: a test of
+        /// whether a pipeline's results depend on the last bit of its arithmetic.
+        FuzzFloatStores,
         // Not supported by dsl (see above).
         JIT,
         Debug,
@@ -136,7 +139,6 @@ class Target {
         HVX_v65,
         HVX_v66,
         HVX_shared_object,
-        FuzzFloatStores,
         SoftFloatABI,
         MSAN,
         AVX512_KNL,

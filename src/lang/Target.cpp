@@ -63,7 +63,6 @@ constexpr Unsupported unsupported_features[] = {
     {Feature::HVX_v65, "hvx_v65", hexagon_why},
     {Feature::HVX_v66, "hvx_v66", hexagon_why},
     {Feature::HVX_shared_object, "hvx_shared_object", hexagon_why},
-    {Feature::FuzzFloatStores, "fuzz_float_stores", "dsl has no float-store fuzzing mode"},
     {Feature::SoftFloatABI, "soft_float_abi", isa_why},
     {Feature::MSAN, "msan", sanitizer_why},
     {Feature::AVX512_KNL, "avx512_knl",
@@ -126,7 +125,8 @@ constexpr Feature all_features[] = {Feature::SSE41,
                                     Feature::TraceRealizations,
                                     Feature::Profile,
                                     Feature::ProfileByTimer,
-                                    Feature::TracePipeline};
+                                    Feature::TracePipeline,
+                                    Feature::FuzzFloatStores};
 static_assert(sizeof(all_features) / sizeof(all_features[0]) == Feature::JIT,
               "the supported features come first, in order");
 
@@ -305,6 +305,8 @@ std::string Target::feature_name(Feature f) {
             return "profile_by_timer";
         case Feature::TracePipeline:
             return "trace_pipeline";
+        case Feature::FuzzFloatStores:
+            return "fuzz_float_stores";
         default:
             if (const Unsupported *u = unsupported(f)) return u->name;
             if (int capability = cuda_capability_of(f))

@@ -17,6 +17,7 @@
 #include "lowering/ComputeWith.h"
 #include "lowering/DividedRampLoads.h"
 #include "lowering/FuncValueBounds.h"
+#include "lowering/FuzzFloatStores.h"
 #include "lowering/HoistInvariantCalls.h"
 #include "lowering/IndexConstants.h"
 #include "lowering/InlineFunctions.h"
@@ -177,6 +178,7 @@ Instrumentation instrumentation_for(const Target &target) {
     i.trace.realizations = target.has_feature(Target::TraceRealizations);
     i.trace.pipeline = target.has_feature(Target::TracePipeline);
     i.profile = target.has_feature(Target::Profile) || target.has_feature(Target::ProfileByTimer);
+    i.fuzz_float_stores = target.has_feature(Target::FuzzFloatStores);
     return i;
 }
 
@@ -224,6 +226,11 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     // Flattening first: the checks' constraints are assumed in the addresses it computes too.
     s = storage_flattening(env, s);
     log.pass("storage flattening", s);
+
+    if (instrumentation.fuzz_float_stores) {
+        s = fuzz_float_stores(s);
+        log.pass("fuzz float stores", s);
+    }
 
     std::vector<Expr> memoization_keys_read;
     for (const auto &[func, key] : memoized) {

@@ -36,6 +36,8 @@ struct LoweredPipeline {
 struct Instrumentation {
     TraceAll trace;
     bool profile = false;
+    /// The fuzz_float_stores feature: lowering/FuzzFloatStores.h.
+    bool fuzz_float_stores = false;
     /// The pipeline's name in the profiler's report; the function's name when empty.
     std::string profile_name;
 };

@@ -2,7 +2,9 @@
 // here is one such expectation, written for dsl and checked against plain C++.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -268,6 +270,58 @@ TEST(HalideSemantics, ProducersOfAProducerInATileLiveOnTheStack) {
     for (int j = 0; j < 10; j++) {
         for (int i = 0; i < 10; i++)
             ASSERT_EQ(out(i, j), gv(i + 1, j + 1) + gv(i - 1, j - 1)) << i << ", " << j;
+    }
+}
+
+}  // namespace
+}  // namespace dsl
+
+namespace dsl {
+namespace {
+
+/// `v` with the lowest bit of its mantissa cleared.
+template <typename T, typename Bits>
+T cleared(T v) {
+    Bits b;
+    std::memcpy(&b, &v, sizeof b);
+    b &= ~Bits(1);
+    std::memcpy(&v, &b, sizeof b);
+    return v;
+}
+
+TEST(HalideSemantics, FuzzFloatStoresClearsTheLowestMantissaBit) {
+    const Target fuzzed = get_jit_target_from_environment().with_feature(Target::FuzzFloatStores);
+    EXPECT_NE(fuzzed.to_string().find("fuzz_float_stores"), std::string::npos);
+    Var x("x");
+    {
+        // Values of few significant bits are stored as they are.
+        Func f("fuzz_few_bits");
+        f(x) = (x - 42.5f) / 16.0f;
+        f.vectorize(x, 8);
+        Buffer<float> plain = f.realize({100}), fuzz = f.realize({100}, fuzzed);
+        for (int i = 0; i < 100; i++)
+            EXPECT_EQ(fuzz(i), plain(i)) << i;
+    }
+    {
+        // Every store rounds: the producer's (on the stack, vectorized) and the output's.
+        Func g("fuzz_producer"), h("fuzz_consumer");
+        g(x) = sqrt(cast<float>(x) + 0.3333f) / 17.0f;
+        h(x) = g(x) * 3.0f + cast<double>(g(x + 1));
+        g.compute_root().vectorize(x, 8);
+        Buffer<double> out = h.realize({200}, fuzzed);
+        int changed = 0;
+        for (int i = 0; i < 200; i++) {
+            auto gv = [](int j) {
+                return cleared<float, uint32_t>(std::sqrt(float(j) + 0.3333f) / 17.0f);
+            };
+            const float g0 = gv(i);
+            const double want = cleared<double, uint64_t>(double(g0 * 3.0f) + double(gv(i + 1)));
+            EXPECT_EQ(out(i), want) << i;
+            changed += gv(i) != std::sqrt(float(i) + 0.3333f) / 17.0f;
+        }
+        // About half of the producer's values used their last bit.
+        EXPECT_GT(changed, 50);
+        EXPECT_LT(changed, 150);
     }
 }
 

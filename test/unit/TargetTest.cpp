@@ -270,9 +270,10 @@ TEST(Target, HalideFieldsAndNames) {
 
 TEST(Target, HalideFeaturesDslLacksAreNamedButNeverPresent) {
     Target host = Target::host();
-    for (Target::Feature f : {Target::HVX, Target::HVX_v65, Target::Metal, Target::OpenGLCompute,
-                              Target::D3D12Compute, Target::WasmSimd128, Target::Debug,
-                              Target::LargeBuffers, Target::NoAsserts, Target::FuzzFloatStores}) {
+    for (Target::Feature f :
+         {Target::HVX, Target::HVX_v65, Target::Metal, Target::OpenGLCompute, Target::D3D12Compute,
+          Target::WasmSimd128, Target::Debug, Target::LargeBuffers, Target::NoAsserts,
+          Target::CheckUnsafePromises}) {
         EXPECT_FALSE(Target::is_supported_feature(f)) << Target::feature_name(f);
         EXPECT_FALSE(host.has_feature(f)) << Target::feature_name(f);
         std::string msg = message_of([&] { host.with_feature(f); });
