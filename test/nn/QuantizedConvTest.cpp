@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "NNTestUtil.h"
+#include "common/ErrorCheck.h"
 #include "dsl/nn/Conv.h"
 #include "dsl/nn/Quantize.h"
 
@@ -126,6 +127,56 @@ TEST(NNQuantizedConv, MatchesTFLiteOnTheNPUAndTheCPU) {
         const unsigned ops = 4 + (d.zy != 0) + left;
         EXPECT_EQ(s.alu_rows, ops * k.n * oh * ow * ((k.m + 15) / 16)) << what;
     }
+}
+
+TEST(NNQuantizedConv, AUint8ResultIsTheInt8OneShiftedAndTheNPUStoresIt) {
+    // A uint8 model's layer: int8 arithmetic, requantized to uint8 with its zero point and
+    // range 128 higher, which gives the int8 result plus 128.
+    const Case k{1, 16, 9, 9, 24, 3, 1, 1};
+    Data d = make_data(k, 33);
+    const Buffer<int8_t> want = reference(k, d);
+    nn::Window win;
+    win.strides = {1, 1};
+    win.pads_begin = {Expr(1), Expr(1)};
+    win.pads_end = {Expr(1), Expr(1)};
+    nn::Requantization q;
+    q.input_zero_point = d.zx;
+    q.output_zero_point = d.zy + 128;
+    q.min = 0;
+    q.max = 255;
+    q.type = UInt(8);
+    q.multiplier = nn::Tensor(Buffer<>(d.multiplier), "multiplier");
+    q.shift = nn::Tensor(Buffer<>(d.shift), "shift");
+    auto conv = [&](const nn::Requantization &r) {
+        return nn::quantized_conv(nn::Tensor(Buffer<>(d.x), "x"),
+                                  nn::Tensor(Buffer<>(d.weights), "w"),
+                                  nn::Tensor(Buffer<>(d.bias), "bias"), win, r);
+    };
+    for (const char *t : {"host", "host-npu"}) {
+        const Target target(t);
+        nn::Tensor y = conv(q);
+        ASSERT_EQ(y.type(), UInt(8));
+        nn::schedule_output(y, target);
+        Buffer<uint8_t> out(9, 9, 24, 1);
+        npu_reset_stats();
+        y.func().realize(out, target);
+        int wrong = 0;
+        out.for_each_element([&](int i, int j, int c, int n) {
+            wrong += int(out(i, j, c, n)) != int(want(i, j, c, n)) + 128;
+        });
+        EXPECT_EQ(wrong, 0) << t;
+        // On the NPU, the STORE writes the result's bytes (whole rows of 16 channels: 24 take
+        // 32) and nothing else goes back.
+        if (target.has_feature(Target::NPU)) {
+            EXPECT_EQ(npu_total_stats().dram_bytes_written, 9u * 9u * 32u);
+        }
+    }
+    nn::Requantization wide = q;
+    wide.type = Int(16);
+    EXPECT_CONTAINS(test::message_of([&] { conv(wide); }), "must be int8 or uint8, not int16");
+    nn::Requantization below = q;
+    below.min = -1;
+    EXPECT_CONTAINS(test::message_of([&] { conv(below); }), "clamps to [-1, 255]");
 }
 
 TEST(NNQuantizedConv, DepthwiseMapsChannelsOntoDiagonalBlocks) {

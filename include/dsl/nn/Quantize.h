@@ -83,12 +83,16 @@ struct Requantization {
     /// int32 tensors of shape {M}.
     Tensor multiplier, shift;
     int32_t min = -128, max = 127;
+    /// The result's type: int8, or uint8 (with min and max within [0, 255] and the zero point
+    /// a uint8 one).
+    Type type = Int(8);
 };
 
 /// TFLite's int8 convolution (2-D: x (N, C, H, W) int8, weights (M, C / groups, KH, KW) int8,
 /// bias {M} int32 or undefined; `window` as conv's; groups 1, or C for a depthwise convolution
 /// with M = C, which the NPU runs with its channels on diagonal weight blocks): acc = bias[m] + sum
-/// (x - x_zero) * w, with the padding read as the input's zero point, then requantized to int8.
+/// (x - x_zero) * w, with the padding read as the input's zero point, then requantized to
+/// q.type (int8 or uint8: the NPU's STORE writes either).
 /// Written so that the accumulation maps onto the NPU's GEMM core: on a target with `npu`, its
 /// schedule runs the sum there (npu_gemm; the zero point folded into the bias, the padded input
 /// computed first) and the requantization on the CPU; elsewhere all of it on the CPU.

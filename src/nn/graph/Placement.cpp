@@ -83,12 +83,17 @@ Tensor to_int8(const Tensor &t) {
         t, [](const Expr &v) { return dsl::cast<int8_t>(dsl::cast<int32_t>(v) - 128); }, "to_int8");
 }
 
-/// An int8 result in `type` (uint8: plus 128).
-Tensor from_int8(const Tensor &t, Type type) {
-    if (type == Int(8)) return t;
-    return nn::map(
-        t, [](const Expr &v) { return dsl::cast<uint8_t>(dsl::cast<int32_t>(v) + 128); },
-        "from_int8");
+/// The requantization of `plan` to `type`: for uint8, its zero point and its range back in
+/// uint8 (the plan's are int8's, 128 less); the NPU's STORE writes either type.
+Requantization requantization_to(const QLinearPlan &plan, Type type) {
+    Requantization q = plan.requantization;
+    if (type == UInt(8)) {
+        q.type = UInt(8);
+        q.output_zero_point += 128;
+        q.min += 128;
+        q.max += 128;
+    }
+    return q;
 }
 
 }  // namespace
@@ -113,17 +118,16 @@ Tensor npu_qlinear_conv(BuildContext &ctx, const QLinearPlan &plan, const Window
     const Tensor x = ctx.input(0);
     const Type out = ctx.constant(7).type();
     Tensor b = ctx.has_input(8) ? ctx.input(8) : Tensor();
-    Tensor y = nn::quantized_conv(to_int8(x), ctx.input(3), b, window, plan.requantization, groups);
-    return from_int8(y, out);
+    return nn::quantized_conv(to_int8(x), ctx.input(3), b, window, requantization_to(plan, out),
+                              groups);
 }
 
 Tensor npu_qlinear_matmul(BuildContext &ctx, const QLinearPlan &plan) {
     const Type out = ctx.constant(7).type();
     // quantized_matmul's a is (M, K) with dimension 0 the rows; a tensor's shape lists the
     // outermost first, as ONNX's, so (M, K) is as it is.
-    Tensor y =
-        nn::quantized_matmul(to_int8(ctx.input(0)), ctx.input(3), Tensor(), plan.requantization);
-    return from_int8(y, out);
+    return nn::quantized_matmul(to_int8(ctx.input(0)), ctx.input(3), Tensor(),
+                                requantization_to(plan, out));
 }
 
 }  // namespace dsl::nn::graph

@@ -336,6 +336,7 @@ Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias
     user_assert(q.multiplier.defined() && q.shift.defined())
         << "quantized_conv of \"" << x.func().name()
         << "\": the requantization needs a multiplier and a shift per output channel.";
+    check_requantized_type(q, "quantized_conv of \"" + x.func().name() + "\"");
     if (w.kernel.empty()) {
         for (int i = 0; i < 2; i++) {
             int64_t v = 0;
@@ -395,7 +396,7 @@ Tensor quantized_conv(const Tensor &x, const Tensor &weights, const Tensor &bias
                                               f(args), q.multiplier({o[1]}), q.shift({o[1]})),
                     q.min, q.max);
     Tensor result =
-        compute(unique_name("qconv"), s, [&](const Index &i) { return cast<int8_t>(acc(i)); });
+        compute(unique_name("qconv"), s, [&](const Index &i) { return cast(q.type, acc(i)); });
     result.set_schedule(quantized_schedule(f, {padded.func(), weight_sums.func()}, acc.var(3)));
     return result;
 }

@@ -152,6 +152,16 @@ Tensor subtract_zero_point(const Tensor &q, const Tensor &zero_point, int axis) 
     });
 }
 
+void check_requantized_type(const Requantization &q, const std::string &what) {
+    const int lo = q.type == UInt(8) ? 0 : -128, hi = q.type == UInt(8) ? 255 : 127;
+    user_assert(q.type == Int(8) || q.type == UInt(8))
+        << what << ": the requantization's result must be int8 or uint8, not " << q.type << ".";
+    user_assert(q.min >= lo && q.max <= hi && q.min <= q.max)
+        << what << ": the requantization clamps to [" << q.min << ", " << q.max
+        << "], which is not within " << q.type << "'s [" << lo << ", " << hi
+        << "]; clamp to the result type's range.";
+}
+
 Tensor::Schedule quantized_schedule(Func acc, std::vector<Func> roots, Var inner) {
     return [acc, roots, inner](Func out, const Target &target) mutable {
         for (Func &r : roots)
@@ -160,8 +170,8 @@ Tensor::Schedule quantized_schedule(Func acc, std::vector<Func> roots, Var inner
         if (target.has_feature(Target::Feature::NPU)) {
             acc.update(0).npu_gemm();
             acc.update(1).npu_gemm();
-            // The int8 result stored by the NPU itself (a saturating STORE), where the output
-            // is that conversion (a uint8 model's shift by 128 after it runs on the host).
+            // The int8 or uint8 result stored by the NPU itself (a saturating STORE), where
+            // the output is that conversion.
             if (lowering::converts_to_bytes(lang::Function(out.contents()), acc.name())) {
                 out.npu_gemm();
             } else {
@@ -189,6 +199,7 @@ Tensor quantized_matmul(const Tensor &a, const Tensor &b, const Tensor &bias,
     user_assert(q.multiplier.defined() && q.shift.defined())
         << "quantized_matmul of \"" << a.func().name()
         << "\": the requantization needs a multiplier and a shift per output column.";
+    check_requantized_type(q, "quantized_matmul of \"" + a.func().name() + "\"");
     const Expr k = a.dim(1);
     // sum (a - z) b = sum a b - z sum b: the zero point's part is the starting value's.
     Tensor column_sums =
@@ -215,7 +226,7 @@ Tensor quantized_matmul(const Tensor &a, const Tensor &b, const Tensor &bias,
                                         f(column, row), q.multiplier({column}), q.shift({column})),
               q.min, q.max);
     Tensor result =
-        compute(unique_name("qmatmul"), s, [&](const Index &i) { return cast<int8_t>(acc(i)); });
+        compute(unique_name("qmatmul"), s, [&](const Index &i) { return cast(q.type, acc(i)); });
     result.set_schedule(quantized_schedule(f, {rows.func(), column_sums.func()}, column));
     return result;
 }

@@ -1,7 +1,9 @@
 #pragma once
 // What the quantised operators (quantized_conv, quantized_matmul) share.
+#include <string>
 #include <vector>
 
+#include "dsl/nn/Quantize.h"
 #include "dsl/nn/Tensor.h"
 
 namespace dsl::nn {
@@ -14,6 +16,10 @@ Tensor::Schedule quantized_schedule(Func acc, std::vector<Func> roots, Var inner
 
 /// Whether `t` is uint8 or int8.
 bool is_byte(Type t);
+
+/// Checks that `q` requantizes to int8 or uint8 within the type's range (`what` names the
+/// operator in the error).
+void check_requantized_type(const Requantization &q, const std::string &what);
 
 /// A zero point's value at index `i` of its axis, as int32: 0 when undefined, else its only
 /// element (one value for the whole tensor) or element i.
