@@ -398,6 +398,15 @@ TEST(NNModel, LayersThatDifferInNamesShareOneCompiledFunction) {
         }
         EXPECT_EQ(wrong, 0) << cache;
     }
+    // Compiled ahead of time, one function for both steps (nn.aot_model_c_program runs such a
+    // library against the JIT's results).
+    test::TempDirectory library;
+    nn::StaticModelOptions options;
+    options.shapes["x"] = {1, 4, 5, 6};
+    const nn::StaticModel compiled =
+        nn::compile_model_to_static_library(path, library.path(), options);
+    EXPECT_EQ(compiled.pipelines, 1);
+    EXPECT_EQ(compiled.shared_steps, 1);
 }
 
 TEST(NNModel, AKernelReadingAValueTwiceHasAKeyForTheCaches) {

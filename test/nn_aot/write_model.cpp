@@ -1,7 +1,9 @@
 // Writes the model that the AOT test compiles (test/nn_aot/CMakeLists.txt): a small image
 // classifier with a symbolic batch and image size: Conv + Relu (fused), MaxPool (a model output
-// that later steps also read), x * sigmoid(x), GlobalAveragePool, the exporters' Shape -> Gather
-// -> Unsqueeze -> Concat -> Reshape chain (folded), Gemm and Softmax.
+// that later steps also read), three blocks of Conv + Relu of one shape (the library compiles
+// one function for the first two; the third has x * sigmoid(x) fused into it), x * sigmoid(x),
+// GlobalAveragePool, the exporters' Shape -> Gather -> Unsqueeze -> Concat -> Reshape chain
+// (folded), Gemm and Softmax.
 #include <cmath>
 #include <iostream>
 
@@ -41,8 +43,21 @@ int main(int argc, char **argv) {
     auto *pool = add_node(m, "MaxPool", {"r"}, {"pooled"}, "pool");
     add_ints_attr(pool, "kernel_shape", {2, 2});
     add_ints_attr(pool, "strides", {2, 2});
-    add_node(m, "Sigmoid", {"pooled"}, {"s"}, "sigmoid");
-    add_node(m, "Mul", {"pooled", "s"}, {"swish"}, "swish");
+    // Blocks that differ only in the names of their nodes, tensors and weights.
+    std::string in = "pooled";
+    float seed = 5.3f;
+    for (const std::string block : {"block1", "block2", "block3"}) {
+        add_float_initializer(m, block + "_w", {8, 8, 3, 3}, weights(8 * 8 * 3 * 3, seed));
+        add_float_initializer(m, block + "_b", {8}, weights(8, seed + 1.0f));
+        seed += 2.3f;
+        auto *c =
+            add_node(m, "Conv", {in, block + "_w", block + "_b"}, {block + "_c"}, block + "_conv");
+        add_ints_attr(c, "pads", {1, 1, 1, 1});
+        add_node(m, "Relu", {block + "_c"}, {block + "_r"}, block + "_relu");
+        in = block + "_r";
+    }
+    add_node(m, "Sigmoid", {in}, {"s"}, "sigmoid");
+    add_node(m, "Mul", {in, "s"}, {"swish"}, "swish");
     add_node(m, "GlobalAveragePool", {"swish"}, {"g"}, "gap");
     add_node(m, "Shape", {"g"}, {"g_shape"}, "shape");
     add_node(m, "Gather", {"g_shape", "zero"}, {"batch"}, "gather");

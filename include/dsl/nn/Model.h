@@ -157,7 +157,9 @@ struct StaticModel {
     std::vector<ModelValue> inputs, outputs;
     /// The bytes of the static arena (intermediate tensors) and of the constants.
     int64_t arena_bytes = 0, constant_bytes = 0;
-    int pipelines = 0;
+    /// The functions compiled, and the steps that call the function of an earlier step whose
+    /// definitions differ from theirs only in names (a network's repeated blocks).
+    int pipelines = 0, shared_steps = 0;
 };
 
 /// Compiles the model at `path` into `directory`: <name>.a, <name>.h, and the C ABI the header

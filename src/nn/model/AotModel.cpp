@@ -120,30 +120,58 @@ class StaticModelWriter {
         std::map<std::string, int64_t> arena_offset;
         ir::Module pipelines;
         pipelines.name = options_.name;
+        // The function compiled for each canonical key, and its arguments' canonical names:
+        // a step of the same key (a repeated block) calls it with its own buffers.
+        std::map<std::string, const model::Kernel *> compiled;
         for (const model::CompiledModel::Step &s : cm_.steps()) {
             place_output(s, arena, arena_offset);
             const lowering::LoweredPipeline &lowered = s.kernel->lowered();
             const ir::LoweredFunc &lf = lowered.module.functions.at(0);
-            aot::SequenceCall call;
-            call.function = lf.name;
-            // On a GPU target, a step without kernels reads and writes on the host.
-            call.on_host = seq_.gpu && !s.gpu;
+            // This step's buffer for each of its arguments.
+            std::vector<int> buffers;
+            std::vector<bool> writes;
             for (size_t i = 0; i < lf.args.size(); i++) {
                 const ir::LoweredArgument &a = lf.args[i];
                 const bool output = a.kind == ir::LoweredArgument::Kind::OutputBuffer;
-                call.writes.push_back(output);
+                writes.push_back(output);
                 if (output) {
-                    call.buffers.push_back(where_.at(s.output));
+                    buffers.push_back(where_.at(s.output));
                     continue;
                 }
                 const lowering::PipelineInput &in = lowered.inputs.at(i);
                 internal_assert(in.is_buffer) << s.where << ": a scalar argument in a static model";
-                call.buffers.push_back(in.buffer.defined() ? constant_buffer(in.buffer)
-                                                           : runtime_buffer(s, in));
+                buffers.push_back(in.buffer.defined() ? constant_buffer(in.buffer)
+                                                      : runtime_buffer(s, in));
             }
-            pipelines.functions.push_back(lf);
-            for (const ir::GPUKernel &k : lowered.module.kernels)
-                pipelines.kernels.push_back(k);
+            aot::SequenceCall call;
+            // On a GPU target, a step without kernels reads and writes on the host.
+            call.on_host = seq_.gpu && !s.gpu;
+            const std::string &key = s.kernel->canonical_key();
+            auto shared = key.empty() ? compiled.end() : compiled.find(key);
+            if (shared != compiled.end()) {
+                // The first function of this key, with this step's buffers in its order.
+                const model::Kernel &first = *shared->second;
+                call.function = first.lowered().module.functions.at(0).name;
+                const std::vector<std::string> &mine = s.kernel->canonical_arguments();
+                for (const std::string &name : first.canonical_arguments()) {
+                    auto at = std::find(mine.begin(), mine.end(), name);
+                    internal_assert(at != mine.end())
+                        << s.where << ": no argument " << name << " for the shared function "
+                        << call.function;
+                    const size_t i = static_cast<size_t>(at - mine.begin());
+                    call.buffers.push_back(buffers[i]);
+                    call.writes.push_back(writes[i]);
+                }
+                result_.shared_steps++;
+            } else {
+                if (!key.empty()) compiled[key] = s.kernel.get();
+                call.function = lf.name;
+                call.buffers = buffers;
+                call.writes = writes;
+                pipelines.functions.push_back(lf);
+                for (const ir::GPUKernel &k : lowered.module.kernels)
+                    pipelines.kernels.push_back(k);
+            }
             if (elements(s.output) > 0) seq_.calls.push_back(call);
             for (const std::string &dead : s.last_uses) {
                 arena.release(arena_offset.at(dead));

@@ -9,6 +9,7 @@
 #include "ir/Error.h"
 #include "ir/Parameter.h"
 #include "jit/JITModule.h"
+#include "lang/DefinitionKey.h"
 #include "lang/Function.h"
 #include "lang/JITCompile.h"
 #include "lang/JITTarget.h"
@@ -21,6 +22,8 @@ namespace dsl::nn::model {
 struct Kernel::Compiled {
     lowering::LoweredPipeline lowered;
     std::shared_ptr<jit::JITModule> jit;
+    std::string canonical_key;
+    std::vector<std::string> canonical_arguments;
 };
 
 namespace {
@@ -39,8 +42,14 @@ Kernel::Kernel(const Func &output, const std::string &name, const Target &target
     compiled_ = std::make_shared<Compiled>();
     const std::string function = jit ? symbol_name(name) : name;
     if (!jit) {
-        compiled_->lowered = lowering::lower({lang::Function(output.contents())}, function,
-                                             lowering::StrideVersions::Dense);
+        const lang::Function f(output.contents());
+        compiled_->lowered = lowering::lower({f}, function, lowering::StrideVersions::Dense);
+        if (std::optional<lang::DefinitionKey> key =
+                lang::definition_key(f, lang::KeyNames::Canonical)) {
+            compiled_->canonical_key = std::move(key->text);
+            for (const ir::LoweredArgument &a : compiled_->lowered.module.functions[0].args)
+                compiled_->canonical_arguments.push_back(key->rename(a.name));
+        }
         return;
     }
     // The same checks and optimisation level as realize()'s JIT.
@@ -67,6 +76,14 @@ Kernel::Kernel(const Func &output, const std::string &name, const Target &target
 
 const lowering::LoweredPipeline &Kernel::lowered() const {
     return compiled_->lowered;
+}
+
+const std::string &Kernel::canonical_key() const {
+    return compiled_->canonical_key;
+}
+
+const std::vector<std::string> &Kernel::canonical_arguments() const {
+    return compiled_->canonical_arguments;
 }
 
 void Kernel::run(const std::vector<const ImageParam *> &buffer_params,

@@ -39,6 +39,14 @@ class Kernel {
     /// Seconds spent lowering and compiling (0 for a disk-cache hit's compilation).
     double compile_seconds() const { return compile_seconds_; }
 
+    /// Lowered for compiling ahead of time: the key of its definitions with canonical names
+    /// (lang::KeyNames::Canonical; empty when none can be made), and each argument's canonical
+    /// name in the order of the lowered function's arguments. Two kernels of one key compute
+    /// the same with their own arguments: one function serves both, its arguments matched by
+    /// those names.
+    const std::string &canonical_key() const;
+    const std::vector<std::string> &canonical_arguments() const;
+
   private:
     struct Compiled;
     std::shared_ptr<Compiled> compiled_;

@@ -473,7 +473,8 @@ int compile(int argc, char **argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cout.precision(3);
     std::cout << "wrote " << m.library << " and " << m.header << " (" << m.pipelines
-              << " pipelines, " << double(m.constant_bytes) / (1 << 20) << " MiB of constants, "
+              << " pipelines for " << m.pipelines + m.shared_steps << " steps, "
+              << double(m.constant_bytes) / (1 << 20) << " MiB of constants, "
               << double(m.arena_bytes) / (1 << 20) << " MiB arena) in " << seconds << " s\n";
     return 0;
 }
