@@ -231,14 +231,18 @@ class NestBuilder {
     /// condition and its schedule's loops.
     Stmt stage(const Function &f, int stage) { return specialized(f, stage, f.stage(stage)); }
     Stmt specialized(const Function &f, int stage, const Definition &variant) {
-        Stmt s = stage_loops(f, stage, variant);
-        if (!variant.specialize_fail.empty()) {
-            // The loops stay (producers computed in them find their loops) but never run.
+        Stmt s;
+        if (variant.specialize_fail.empty()) {
+            s = stage_loops(f, stage, variant);
+        } else {
+            // No loops: nothing runs there, so the Funcs computed in the stage's loops need
+            // not find theirs in this variant's schedule (they may be loops of the
+            // specializations alone).
             Expr report = Call::make(
                 Int(32), "dsl_runtime_error_specialize_fail",
                 {StringImm::make(f.name()), Expr(stage), StringImm::make(variant.specialize_fail)},
                 Call::CallType::Extern);
-            s = Block::make(AssertStmt::make(make_bool(false), report), s);
+            s = AssertStmt::make(make_bool(false), report);
         }
         const auto &specializations = variant.specializations;
         for (auto it = specializations.rbegin(); it != specializations.rend(); ++it) {
@@ -788,14 +792,24 @@ void add_variants(const Definition &d, std::vector<const std::vector<schedule::D
     for (const lang::Specialization &s : d.specializations)
         add_variants(s.definition, out);
 }
+/// The schedules of `d` and its specializations that can run: those without specialize_fail().
+void add_live_variants(const Definition &d, std::vector<const std::vector<schedule::Dim> *> &out) {
+    if (d.specialize_fail.empty()) out.push_back(&d.schedule.dims);
+    for (const lang::Specialization &s : d.specializations)
+        add_live_variants(s.definition, out);
+}
 std::vector<const std::vector<schedule::Dim> *> stage_variants(const schedule::LoopLevel &level,
                                                                const Environment &env) {
+    // The schedules that can run; all of them if none can (a stage that always fails).
     std::vector<const std::vector<schedule::Dim> *> variants;
-    if (level.stages.empty()) {
-        add_variants(env.func(level.func).stage(level.stage), variants);
-    } else {
-        for (int k : level.stages)
-            add_variants(env.func(level.func).stage(k), variants);
+    for (auto add : {add_live_variants, add_variants}) {
+        if (level.stages.empty()) {
+            add(env.func(level.func).stage(level.stage), variants);
+        } else {
+            for (int k : level.stages)
+                add(env.func(level.func).stage(k), variants);
+        }
+        if (!variants.empty()) break;
     }
     return variants;
 }
@@ -972,15 +986,28 @@ void resolve_compute_levels(Environment &env) {
         user_assert(!stages.empty()) << where << ", but \"" << level.func
                                      << "\" does not use it, and neither does any Func computed "
                                      << "inside its loops.";
-        // Several stages that use it each compute it in their own loop `var`, as Halide does.
+        // Several stages that use it each compute it in their own loop `var`, as Halide does:
+        // in every schedule of the stage that can run (a specialize_fail() one never does).
         for (int k : stages) {
-            const std::vector<schedule::Dim> &dims = c.stage(k).schedule.dims;
-            bool found = outermost;
+            std::vector<const std::vector<schedule::Dim> *> live;
+            add_live_variants(c.stage(k), live);
+            bool found = outermost || !live.empty(), somewhere = false;
             std::string legal = "root";
-            for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
-                found |= it->var == level.var;
-                legal += ", " + level.func + "." + it->var;
+            for (const std::vector<schedule::Dim> *dims : live) {
+                bool here = false;
+                for (auto it = dims->rbegin(); it != dims->rend(); ++it) {
+                    here |= it->var == level.var;
+                    if (dims == live[0]) legal += ", " + level.func + "." + it->var;
+                }
+                found &= outermost || here;
+                somewhere |= here;
             }
+            user_assert(found || !somewhere)
+                << "Func \"" << name << "\" is placed at the loop " << level.func << "."
+                << level.var << ", but " << level.func
+                << " has a schedule that can run (its own or a specialization's) without "
+                << "that loop. Give every such schedule the loop \"" << level.var
+                << "\" (or end one with specialize_fail()), or compute \"" << name << "\" at root.";
             user_assert(found) << where << ", but "
                                << (k == 0 ? level.func
                                           : "update " + std::to_string(k - 1) + " of " +

@@ -78,8 +78,8 @@ TEST(Specialize, ProducerInsideASpecializedConsumer) {
     f2.specialize(strip > 0).split(y, yo, yi, 4);
     std::string msg = test::message_of([&] { f2.realize({8, 8}); });
     EXPECT_CONTAINS(msg,
-                    "Func \"spec_g2\" is placed at the loop spec_cons2.y, but a "
-                    "specialization of spec_cons2 has no loop \"y\"");
+                    "Func \"spec_g2\" is placed at the loop spec_cons2.y, but spec_cons2 has a "
+                    "schedule that can run (its own or a specialization's) without that loop");
 }
 
 TEST(Specialize, ConditionsMustBeBooleanParams) {
@@ -159,6 +159,41 @@ TEST(Specialize, FailWhereNoSpecializationHolds) {
         h.specialize_fail("");
     });
     EXPECT_CONTAINS(msg, "specialize_fail() needs a message");
+}
+
+// A producer computed at a loop that only the specializations have: the schedule without it
+// never runs (specialize_fail), so the producer needs that loop in the others alone (Halide's
+// issue 3926). Where a schedule that can run lacks the loop, it is an error naming the legal
+// places.
+TEST(Specialize, ComputeAtALoopOfTheSpecializationsAlone) {
+    Param<bool> p("spec_only_p");
+    Var x("x"), y("y"), tx("tx"), ty("ty");
+    Func f("spec_only_f"), g("spec_only_g");
+    f(x) = x * 3;
+    g(x, y) = f(x) + select(p, 1, 2);
+    g.specialize(p).tile(x, y, tx, ty, 8, 8, TailStrategy::GuardWithIf);
+    g.specialize(!p).tile(x, y, tx, ty, 4, 4, TailStrategy::GuardWithIf);
+    g.specialize_fail("spec_only_p is a bool");
+    f.compute_at(g, tx);
+    EXPECT_CONTAINS(g.loop_nest(), "produce spec_only_f");
+    for (bool v : {false, true}) {
+        p.set(v);
+        Buffer<int> out = g.realize({13, 10});
+        int wrong = 0;
+        out.for_each_element([&](int i, int j) { wrong += out(i, j) != 3 * i + (v ? 1 : 2); });
+        EXPECT_EQ(wrong, 0) << v;
+    }
+
+    Func f2("spec_only_f2"), g2("spec_only_g2");
+    f2(x) = x * 3;
+    g2(x, y) = f2(x) + 1;
+    g2.specialize(p).tile(x, y, tx, ty, 8, 8);
+    f2.compute_at(g2, tx);
+    const std::string msg = test::message_of([&] { g2.realize({16, 16}); });
+    EXPECT_CONTAINS(msg,
+                    "Func \"spec_only_f2\" is placed at the loop spec_only_g2.tx, but "
+                    "spec_only_g2 has a schedule that can run (its own or a specialization's) "
+                    "without that loop");
 }
 
 // On an update: the message names the update.
