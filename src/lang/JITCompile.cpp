@@ -134,6 +134,11 @@ std::shared_ptr<CompiledPipeline> PipelineCompilation::compile() {
                                   << " does not take the arguments of its key: " << problem;
         compiled->jit = jit;
         shared.shared++;
+        if (std::getenv("DSL_DEBUG_TIMING")) {
+            std::cerr << "dsl: " + function_ +
+                             ": the code of an earlier pipeline whose definitions differ only "
+                             "in names\n";
+        }
         return compiled;
     }
     shared.by_key[key_].compiling = true;
