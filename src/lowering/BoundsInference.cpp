@@ -342,8 +342,8 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         merge_boxes(realized, writes);
     }
     // (Not an extern stage's: its function may widen the region it is asked for.)
-    if (clamp_to_enclosing && fixed.empty() && f.stages() == 1 && !f.is_extern() &&
-        split_footprints(f, 0).empty()) {
+    if ((clamp_to_enclosing || mode == BoundsFor::Root) && fixed.empty() && f.stages() == 1 &&
+        !f.is_extern() && split_footprints(f, 0).empty()) {
         // Computed per iteration of a consumer's loop: the clamped region holds no more than
         // the region asked for, which often has a constant size (a tile and its margin), and a
         // constant size lets the storage live on the stack.

@@ -273,11 +273,27 @@ TEST(HalideSemantics, ProducersOfAProducerInATileLiveOnTheStack) {
     }
 }
 
-}  // namespace
-}  // namespace dsl
-
-namespace dsl {
-namespace {
+// A Func computed at root over a region whose size has a small constant bound (x % 1000 of
+// any output) lives on the stack in storage of that bound, as Halide places it; store_in(Heap)
+// still allocates it on the heap (Halide's store_in test).
+TEST(HalideSemantics, RootRegionsOfASmallConstantBoundLiveOnTheStack) {
+    for (MemoryType where : {MemoryType::Auto, MemoryType::Heap}) {
+        Func f("stack_root_f"), g("stack_root_g");
+        Var x("x");
+        f(x) = x * 7;
+        f.compute_root().store_in(where);
+        g(x) = f(x % 1000) + f(0);
+        g.jit_handlers().custom_malloc = counting_malloc;
+        g.jit_handlers().custom_free = counting_free;
+        for (int width : {10, 1024}) {
+            stack_test_mallocs.clear();
+            Buffer<int> out = g.realize({width});
+            EXPECT_EQ(stack_test_mallocs.size(), where == MemoryType::Heap ? 1u : 0u) << width;
+            for (int i = 0; i < width; i++)
+                ASSERT_EQ(out(i), (i % 1000) * 7) << i;
+        }
+    }
+}
 
 /// `v` with the lowest bit of its mantissa cleared.
 template <typename T, typename Bits>
