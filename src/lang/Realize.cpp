@@ -250,6 +250,9 @@ struct BoundsQuery {
         std::vector<dsl_dimension_t> dims;
     };
     std::vector<std::unique_ptr<Input>> inputs;
+    /// Each input's answer to the query before, which the query starts from (constraints read
+    /// it: an input's extent set from another dimension's).
+    std::map<const ir::ParameterContents *, std::vector<dsl_dimension_t>> before;
 };
 
 using TaskFn = int (*)(JITUserContext *, int, uint8_t *);
@@ -392,6 +395,8 @@ void run(const std::string &name, const CompiledPipeline &p,
                 q->type = in.type;
                 q->dims.assign(static_cast<size_t>(std::max(in.dimensions, 1)),
                                dsl_dimension_t{0, 0, 1, 0});
+                auto before = query->before.find(&in.param.contents());
+                if (before != query->before.end()) q->dims = before->second;
                 q->raw.type = detail::to_raw_type(in.type);
                 q->raw.dimensions = in.dimensions;
                 q->raw.dim = q->dims.data();
@@ -670,21 +675,54 @@ void infer_input_bounds(const std::vector<Function> &outputs, const std::vector<
     for (const Buffer<> &b : buffers)
         output_query |= !b.raw_buffer()->host && !b.raw_buffer()->device;
     if (!any_unbound && !output_query) return;  // nothing to ask: the pipeline is not run
-    BoundsQuery query;
-    run(names_of(outputs), *compiled, raw_buffers(buffers), &query, nullptr, output_query);
-    for (const auto &q : query.inputs) {
-        std::vector<int> sizes, mins;
-        for (int d = 0; d < q->raw.dimensions; d++) {
-            sizes.push_back(q->dims[d].extent);
-            mins.push_back(q->dims[d].min);
+    // Asked again while an answer changes: a constraint may read a region another answer
+    // moves (an input's extent set from the output's, the output's from itself), as Halide
+    // asks until the regions stop changing.
+    constexpr int kMaxPasses = 16;
+    std::vector<std::shared_ptr<ir::ParameterContents>> answered;
+    std::vector<std::vector<int>> previous;
+    std::map<const ir::ParameterContents *, std::vector<dsl_dimension_t>> before;
+    for (int pass = 0;; pass++) {
+        user_assert(pass < kMaxPasses)
+            << "Inferring the bounds of the inputs of \"" << names_of(outputs)
+            << "\": the regions still change after " << kMaxPasses
+            << " queries (a constraint that grows a region every time it is applied?). Make "
+               "the constraints reach a fixed point.";
+        for (const auto &param : answered)
+            param->buffer = Buffer<>();  // asked again
+        answered.clear();
+        BoundsQuery query;
+        query.before = before;
+        run(names_of(outputs), *compiled, raw_buffers(buffers), &query, nullptr, output_query);
+        std::vector<std::vector<int>> regions;
+        for (const auto &q : query.inputs) {
+            before[q->param.get()] = q->dims;
+            std::vector<int> sizes, mins;
+            for (int d = 0; d < q->raw.dimensions; d++) {
+                sizes.push_back(q->dims[d].extent);
+                mins.push_back(q->dims[d].min);
+            }
+            Buffer<> b(q->type, sizes, q->param->name);
+            if (!mins.empty()) b.set_min(mins);
+            if (q->out) {
+                q->out->set_bounds(b);
+            } else {
+                q->param->buffer = b;
+                answered.push_back(q->param);
+            }
+            regions.push_back(mins);
+            regions.push_back(sizes);
         }
-        Buffer<> b(q->type, sizes, q->param->name);
-        if (!mins.empty()) b.set_min(mins);
-        if (q->out) {
-            q->out->set_bounds(b);
-        } else {
-            q->param->buffer = b;
+        for (const Buffer<> &o : buffers) {
+            std::vector<int> region;
+            for (int d = 0; d < o.dimensions(); d++) {
+                region.push_back(o.min(d));
+                region.push_back(o.extent(d));
+            }
+            regions.push_back(region);
         }
+        if (regions == previous) return;
+        previous = std::move(regions);
     }
 }
 

@@ -559,6 +559,34 @@ TEST(HalideApi, InferInputBounds) {
     EXPECT_EQ(table.get().extent(0), 129);
 }
 
+// Constraints that read regions other answers move are asked until the regions stop changing
+// (Halide's multipass_constraints, without its vectorized update, whose RoundUp tail dsl
+// does not use): the output's extent grows by one while it is under 22, and the input's
+// first dimension is set from its second and from the output's extent.
+TEST(HalideApi, InferInputBoundsUntilTheConstraintsHold) {
+    ImageParam in(Float(32), 2, "mp_in");
+    Func out("mp_out");
+    Var x("x"), y("y");
+    out(x, y) = in(x + 1, y + 1) + in(x - 1, y - 1);
+    out(x, y) += 3.0f;
+    OutputImageParam o = out.output_buffer();
+    in.dim(0).set_bounds(in.dim(1).min() - 5, in.dim(1).extent() + o.dim(0).extent());
+    o.dim(0).set_bounds(0,
+                        select(o.dim(0).extent() < 22, o.dim(0).extent() + 1, o.dim(0).extent()));
+    Buffer<float> query(nullptr, 7, 8);
+    query.set_min(2, 2);
+    out.infer_input_bounds(query);
+    EXPECT_EQ(query.min(0), 0);
+    EXPECT_EQ(query.extent(0), 22);
+    EXPECT_EQ(query.min(1), 2);
+    EXPECT_EQ(query.extent(1), 8);
+    const Buffer<float> got = in.get();
+    EXPECT_EQ(got.min(1), 1);
+    EXPECT_EQ(got.extent(1), 10);
+    EXPECT_EQ(got.min(0), -4);
+    EXPECT_EQ(got.extent(0), 32);
+}
+
 TEST(HalideApi, RDomExtentReadFromABuffer) {
     Buffer<int> count(1);
     count(0) = 4;
