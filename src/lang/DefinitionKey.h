@@ -27,10 +27,13 @@ namespace dsl::lang {
 /// How a key writes the names of Funcs, Params and buffers.
 enum class KeyNames {
     AsGiven,
-    /// Numbered in the order they are met ("#F0", "#P1", "#B0"): two pipelines that differ only
-    /// in those names have one key, and one compiled function serves both. A name made of one
-    /// of those and a '.' suffix (a Func's buffer "f.0", a loop "f.s0.x") is renamed with it;
-    /// other names (variables) are kept.
+    /// The names of Funcs, Params, buffers, reduction domains, and the pure and split
+    /// variables of Funcs, numbered by kind in the order they are met ("#F0", "#P1", "#B0",
+    /// "#R0", "#V2"): two pipelines that differ only in those names have one key, and one
+    /// compiled function serves both. Each of those names inside a longer one, between '.' or
+    /// '_' and the ends ("f.s0.x", "f_a0", "f_a0_g_a1"), is renamed in it; the names of the C
+    /// functions and intrinsics a pipeline calls, and other text (messages, tags), are kept.
+    /// Pipelines with a name holding '#' get an AsGiven key.
     Canonical,
 };
 

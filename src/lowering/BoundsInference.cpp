@@ -355,6 +355,8 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         // margin), not a constant. Its storage takes that bound where the whole allocation then
         // has a constant size small enough for the stack (a loose bound could be far larger
         // than any region), so that it lives on the stack as well.
+        // Computed at root, likewise: a region whose size varies with the output but has a
+        // small constant bound (f(x % 1000)) is stored in that bound, on the stack.
         std::vector<std::optional<int64_t>> sizes(f.dimensions()), bounds(f.dimensions());
         int64_t bound_elements = 1;
         for (int a = 0; a < f.dimensions(); a++) {
