@@ -286,17 +286,38 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
             const std::string b = names::func_buffer(o, i, f.outputs());
             Expr asked = is_bounds_query(b);
             std::vector<Stmt> sets;
-            for (size_t d = 0; d < grown.size() && d < static_cast<size_t>(f.dimensions()); d++) {
+            for (int dim = 0; dim < f.dimensions(); dim++) {
+                const size_t d = static_cast<size_t>(dim);
+                Expr min = Variable::make(Int(32), names::buffer_min(b, dim));
+                Expr extent = Variable::make(Int(32), names::buffer_extent(b, dim));
+                bool answered = false;
                 // Coordinates that depend on values, or none at all: the buffer's own region.
-                if (grown[d].is_empty() || !grown[d].is_bounded()) continue;
-                const int dim = static_cast<int>(d);
-                Expr have_min = Variable::make(Int(32), names::buffer_min(b, dim));
-                Expr have_max =
-                    have_min + Variable::make(Int(32), names::buffer_extent(b, dim)) - 1;
-                Expr min = simplify(dsl::min(have_min, grown[d].min));
-                Expr max = simplify(dsl::max(have_max, grown[d].max));
-                if (outputs_may_grow) *outputs_may_grow = true;
-                sets.push_back(set_bounds(b, dim, min, simplify(max - min + 1)));
+                if (d < grown.size() && !grown[d].is_empty() && grown[d].is_bounded()) {
+                    Expr max = simplify(dsl::max(min + extent - 1, grown[d].max));
+                    min = simplify(dsl::min(min, grown[d].min));
+                    extent = simplify(max - min + 1);
+                    if (outputs_may_grow) *outputs_may_grow = true;
+                    answered = true;
+                }
+                // The region reported meets the constraints on the buffer's bounds, which may
+                // use the bounds themselves (the region's here), as an input's does below.
+                std::map<std::string, Expr> region = {{names::buffer_min(b, dim), min},
+                                                      {names::buffer_extent(b, dim), extent}};
+                if (Expr m = constrained_field(constraints, b, dim, BufferField::Min, region);
+                    m.defined()) {
+                    const Expr max = simplify(min + extent - 1);
+                    min = m;
+                    extent = simplify(max - min + 1);
+                    region[names::buffer_min(b, dim)] = min;
+                    region[names::buffer_extent(b, dim)] = extent;
+                    answered = true;
+                }
+                if (Expr e = constrained_field(constraints, b, dim, BufferField::Extent, region);
+                    e.defined()) {
+                    extent = e;
+                    answered = true;
+                }
+                if (answered) sets.push_back(set_bounds(b, dim, min, extent));
             }
             answers.push_back(
                 IfThenElse::make(asked, sets.empty() ? Evaluate::make(0) : Block::make(sets)));

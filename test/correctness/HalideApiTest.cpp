@@ -585,6 +585,29 @@ TEST(HalideApi, InferInputBoundsUntilTheConstraintsHold) {
     EXPECT_EQ(got.extent(1), 10);
     EXPECT_EQ(got.min(0), -4);
     EXPECT_EQ(got.extent(0), 32);
+
+    // An output without updates reports the region its constraints give it too.
+    ImageParam in2(Float(32), 1, "mp_in2");
+    Func pure("mp_pure");
+    pure(x) = in2(x);
+    OutputImageParam po = pure.output_buffer();
+    po.dim(0).set_bounds(
+        0, select(po.dim(0).extent() < 10, po.dim(0).extent() + 1, po.dim(0).extent()));
+    Buffer<float> q2(nullptr, 4);
+    q2.set_min(3);
+    pure.infer_input_bounds(q2);
+    EXPECT_EQ(q2.min(0), 0);
+    EXPECT_EQ(q2.extent(0), 10);
+    EXPECT_EQ(in2.get().extent(0), 10);
+
+    // A constraint that never settles is an error after 16 queries.
+    ImageParam in3(Float(32), 1, "mp_in3");
+    Func grow("mp_grow");
+    grow(x) = in3(x);
+    grow.output_buffer().dim(0).set_bounds(0, grow.output_buffer().dim(0).extent() + 1);
+    Buffer<float> q3(nullptr, 4);
+    EXPECT_CONTAINS(test::message_of([&] { grow.infer_input_bounds(q3); }),
+                    "the regions still change after 16 queries");
 }
 
 TEST(HalideApi, RDomExtentReadFromABuffer) {
