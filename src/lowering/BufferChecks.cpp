@@ -151,6 +151,32 @@ Stmt inside_lets(const Stmt &s, const Wrap &wrap) {
     return wrap(s);
 }
 
+/// A bounds query's answer for dimension `dim` of `buffer`, the region [min, min + extent)
+/// moved to meet the constraints on the buffer's min and extent, which may use the bounds
+/// themselves (the region's here): a constrained min keeps the region's end. Returns whether a
+/// constraint applied.
+bool constrain_answer(const std::vector<BufferConstraint> &constraints, const std::string &buffer,
+                      int dim, Expr *min, Expr *extent) {
+    std::map<std::string, Expr> region = {{names::buffer_min(buffer, dim), *min},
+                                          {names::buffer_extent(buffer, dim), *extent}};
+    bool constrained = false;
+    if (Expr m = constrained_field(constraints, buffer, dim, BufferField::Min, region);
+        m.defined()) {
+        const Expr max = simplify(*min + *extent - 1);
+        *min = m;
+        *extent = simplify(max - m + 1);
+        region[names::buffer_min(buffer, dim)] = *min;
+        region[names::buffer_extent(buffer, dim)] = *extent;
+        constrained = true;
+    }
+    if (Expr e = constrained_field(constraints, buffer, dim, BufferField::Extent, region);
+        e.defined()) {
+        *extent = e;
+        constrained = true;
+    }
+    return constrained;
+}
+
 }  // namespace
 
 PipelineInput input_of(const Call *image_call) {
@@ -299,24 +325,7 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
                     if (outputs_may_grow) *outputs_may_grow = true;
                     answered = true;
                 }
-                // The region reported meets the constraints on the buffer's bounds, which may
-                // use the bounds themselves (the region's here), as an input's does below.
-                std::map<std::string, Expr> region = {{names::buffer_min(b, dim), min},
-                                                      {names::buffer_extent(b, dim), extent}};
-                if (Expr m = constrained_field(constraints, b, dim, BufferField::Min, region);
-                    m.defined()) {
-                    const Expr max = simplify(min + extent - 1);
-                    min = m;
-                    extent = simplify(max - min + 1);
-                    region[names::buffer_min(b, dim)] = min;
-                    region[names::buffer_extent(b, dim)] = extent;
-                    answered = true;
-                }
-                if (Expr e = constrained_field(constraints, b, dim, BufferField::Extent, region);
-                    e.defined()) {
-                    extent = e;
-                    answered = true;
-                }
+                answered |= constrain_answer(constraints, b, dim, &min, &extent);
                 if (answered) sets.push_back(set_bounds(b, dim, min, extent));
             }
             answers.push_back(
@@ -346,24 +355,7 @@ Stmt add_buffer_checks(const Environment &env, const std::vector<PipelineInput> 
                 std::vector<Stmt> sets;
                 for (int d = 0; d < in.dimensions; d++) {
                     Expr min = box[d].min, extent = simplify(box[d].max - box[d].min + 1);
-                    // The region reported meets the constraints on the buffer's bounds, which
-                    // may use the bounds themselves (the region's here).
-                    std::map<std::string, Expr> region = {
-                        {names::buffer_min(in.name, d), min},
-                        {names::buffer_extent(in.name, d), extent}};
-                    if (Expr m =
-                            constrained_field(constraints, in.name, d, BufferField::Min, region);
-                        m.defined()) {
-                        min = m;
-                        extent = simplify(box[d].max - min + 1);
-                        region[names::buffer_min(in.name, d)] = min;
-                        region[names::buffer_extent(in.name, d)] = extent;
-                    }
-                    if (Expr e =
-                            constrained_field(constraints, in.name, d, BufferField::Extent, region);
-                        e.defined()) {
-                        extent = e;
-                    }
+                    constrain_answer(constraints, in.name, d, &min, &extent);
                     sets.push_back(set_bounds(in.name, d, min, extent));
                 }
                 answers.push_back(IfThenElse::make(asked, Block::make(sets)));

@@ -84,8 +84,8 @@ std::optional<Expr> coefficient(const Expr &e, const std::string &var) {
     return std::nullopt;
 }
 
-/// The outermost loop of a stage (its dims run innermost first, the placeholder __outermost
-/// last); null for a stage with no loops.
+/// The outermost loop of a stage (its dims run innermost first; Var::outermost()'s loop,
+/// schedule::kOutermost, is not one of the stage's own); null for a stage with no loops.
 const schedule::Dim *outermost_loop(const schedule::StageSchedule &s) {
     const schedule::Dim *found = nullptr;
     for (const schedule::Dim &d : s.dims) {

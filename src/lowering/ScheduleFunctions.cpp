@@ -991,7 +991,7 @@ void resolve_compute_levels(Environment &env) {
         for (int k : stages) {
             std::vector<const std::vector<schedule::Dim> *> live;
             add_live_variants(c.stage(k), live);
-            bool found = outermost || !live.empty(), somewhere = false;
+            bool everywhere = !live.empty(), somewhere = false;
             std::string legal = "root";
             for (const std::vector<schedule::Dim> *dims : live) {
                 bool here = false;
@@ -999,9 +999,10 @@ void resolve_compute_levels(Environment &env) {
                     here |= it->var == level.var;
                     if (dims == live[0]) legal += ", " + level.func + "." + it->var;
                 }
-                found &= outermost || here;
+                everywhere &= here;
                 somewhere |= here;
             }
+            const bool found = outermost || everywhere;
             user_assert(found || !somewhere)
                 << "Func \"" << name << "\" is placed at the loop " << level.func << "."
                 << level.var << ", but " << level.func
