@@ -36,7 +36,7 @@ namespace {
 
 bool calls(const Function &f, const std::string &callee) {
     for (int s = 0; s < f.stages(); s++) {
-        if (!box_of_calls(f, s, callee).empty()) return true;
+        if (stage_calls(f, s, callee)) return true;
     }
     return false;
 }

@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "ir/Associativity.h"
 #include "ir/Bounds.h"
 #include "ir/Error.h"
 #include "ir/IREquality.h"
@@ -269,6 +270,17 @@ Box box_of_calls(const Function &consumer, int stage, const std::string &callee)
         merge_boxes(box, in_conditions.box());
     }
     return box;
+}
+
+bool stage_calls(const Function &consumer, int stage, const std::string &callee) {
+    const Definition &d = consumer.stage(stage);
+    auto any = [&](const std::vector<Expr> &exprs) {
+        for (const Expr &e : exprs) {
+            if (calls_func(e, callee)) return true;
+        }
+        return false;
+    };
+    return any(d.args) || any(d.values) || calls_func(d.predicate, callee);
 }
 
 Box box_of_calls_in(const std::vector<Expr> &exprs, const std::string &callee,

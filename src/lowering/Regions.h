@@ -25,6 +25,11 @@ void merge_boxes(Box &a, const Box &b);
 /// `<loop>.min`..`<loop>.max` and RVars over their RDom. Empty if it never calls it.
 Box box_of_calls(const lang::Function &consumer, int stage, const std::string &callee);
 
+/// Whether stage `stage` of `consumer` calls the Func `callee` (in its arguments, values or
+/// conditions). Not the same as a non-empty box_of_calls: a Func of no dimensions has an empty
+/// box wherever it is called.
+bool stage_calls(const lang::Function &consumer, int stage, const std::string &callee);
+
 /// The box of coordinates at which `exprs` call `callee`, with the variables of `scope` ranging
 /// over their intervals.
 Box box_of_calls_in(const std::vector<Expr> &exprs, const std::string &callee,

@@ -972,13 +972,13 @@ void resolve_compute_levels(Environment &env) {
         auto reads_it = [&](const std::string &reader) {
             const Function &r = env.func(reader);
             for (int k = 0; k < r.stages(); k++) {
-                if (!box_of_calls(r, k, name).empty()) return true;
+                if (stage_calls(r, k, name)) return true;
             }
             return false;
         };
         std::vector<int> stages;
         for (int k = 0; k < c.stages(); k++) {
-            bool uses = !box_of_calls(c, k, name).empty();
+            bool uses = stage_calls(c, k, name);
             for (const std::string &inner : computed_inside(env, c.name(), k, all_loops(k)))
                 uses |= inner != name && reads_it(inner);
             if (uses) stages.push_back(k);

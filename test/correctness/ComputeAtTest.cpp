@@ -223,5 +223,27 @@ TEST(ComputeAt, OutermostLoopOfAConsumerFollowsTheConsumer) {
     }
 }
 
+// Funcs of no dimensions (a scale and an offset computed from a reduction, as a dynamic
+// quantization computes them) computed in each iteration of their consumer's loop: one reads
+// the other there, and the consumer reads both.
+TEST(ComputeAt, FuncsOfNoDimensionsInAConsumersLoop) {
+    Buffer<float> in(6);
+    for (int i = 0; i < 6; i++)
+        in(i) = float(i + 1);
+    Var x("x");
+    RDom r(0, 6, "r");
+    Func lo("lo"), scale("scale"), offset("offset"), out("out");
+    lo() = minimum(in(r.x));
+    scale() = lo() * 2;
+    offset() = scale() + lo();
+    out(x) = in(x) / scale() + offset();
+    lo.compute_root();
+    scale.compute_at(out, x);
+    offset.compute_at(out, x);
+    Buffer<float> o = out.realize({6});
+    for (int i = 0; i < 6; i++)
+        ASSERT_FLOAT_EQ(o(i), float(i + 1) / 2.0f + 3.0f) << i;
+}
+
 }  // namespace
 }  // namespace dsl
