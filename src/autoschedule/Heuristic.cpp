@@ -216,6 +216,17 @@ class Scheduler {
         return effective_neighbours(name, true);
     }
 
+    /// Whether the pure definition of `name` reads an input (an ImageParam or a Buffer), directly
+    /// or through inlined Funcs.
+    bool reads_inputs(const std::string &name) const {
+        for (const auto &[callee, vars] : m_.info(name).stages[0].operand_vars) {
+            (void)vars;
+            if (!m_.has(callee)) return true;
+            if (is_inlined(callee) && reads_inputs(callee)) return true;
+        }
+        return false;
+    }
+
     /// Whether stage `s` reads `f`, directly or through inlined Funcs.
     bool reads_through_inlined(const StageInfo &s, const std::string &f) const {
         for (const auto &[callee, n] : s.calls) {
@@ -578,10 +589,14 @@ class Scheduler {
             channels_.schedule(w_, mf);
             int mv = stage_lanes(mf.stages[0]);
             // The last vector of a row shifts inwards (overlaps the one before) where the Func
-            // reads only inputs; over a Func computed elsewhere it would read past the region
-            // computed for it, so the tail is guarded there.
-            TailStrategy tail = effective_producers(mname).empty() ? TailStrategy::ShiftInwards
-                                                                   : TailStrategy::Auto;
+            // reads neither a Func computed elsewhere (it would read past the region computed
+            // for it) nor an input: lowering allows a Func computed per strip a region smaller
+            // than a vector, so the reads of a shifted vector reach a vector before the input's
+            // region, which an input of exactly the size needed (an NN tensor) does not hold.
+            // Elsewhere the tail is guarded.
+            TailStrategy tail = effective_producers(mname).empty() && !reads_inputs(mname)
+                                    ? TailStrategy::ShiftInwards
+                                    : TailStrategy::Auto;
             if (!mf.func.args().empty() && mf.region[0].extent() >= mv)
                 mark_vectorized(mname, 0, mf.func.args()[0], mv, tail);
         }
