@@ -6,6 +6,7 @@
 #include "ir/Error.h"
 #include "ir/IROperator.h"
 #include "nn/ops/Indexing.h"
+#include "nn/ops/InheritSchedule.h"
 #include "nn/ops/MatrixTiles.h"
 
 namespace dsl::nn {
@@ -121,17 +122,18 @@ Tensor gemm(const Tensor &a, const Tensor &b, const Tensor &c, float alpha, floa
         << "gemm: \"" << a.func().name() << "\" and \"" << b.func().name() << "\" must be 2-D.";
     Tensor p = matmul(trans_a ? transpose(a) : a, trans_b ? transpose(b) : b);
     const Type t = a.type();
-    if (!c.defined()) {
-        if (alpha == 1.0f) return p;
-        return compute(unique_name("gemm"), p.shape(),
-                       [&](const Index &o) { return p(o) * make_const(t, alpha); });
-    }
-    return compute(unique_name("gemm"), p.shape(), [&](const Index &o) {
+    if (!c.defined() && alpha == 1.0f) return p;
+    // The scaled product and the bias are added as the product's tiles are stored: the result
+    // keeps the matrix product's schedule.
+    Tensor r = compute(unique_name("gemm"), p.shape(), [&](const Index &o) {
         Expr ab = alpha == 1.0f ? p(o) : p(o) * make_const(t, alpha);
+        if (!c.defined()) return ab;
         Expr cc = broadcast_read(c, p.shape(), o);
         if (cc.type() != t) cc = cast(t, cc);
         return ab + (beta == 1.0f ? cc : cc * make_const(t, beta));
     });
+    inherit_schedule(r, {p});
+    return r;
 }
 
 Tensor det(const Tensor &x) {
