@@ -45,6 +45,11 @@ struct ModelOptions {
     /// option gives the same bytes as on a target with `npu`, where it is always on. The two
     /// rescalings differ by one step where a value lies within rounding of a half.
     bool fixed_point_requantization = false;
+    /// Schedules the kernels that no operator schedules (a normalisation, a softmax, a pooling of
+    /// an elementwise result) with the built-in autoscheduler, from the tensors' shapes, where
+    /// those are known when compiling (nn::schedule_output). False gives them the default
+    /// schedule: producers inlined, vectors along the innermost axis, threads over the others.
+    bool auto_schedule = true;
 };
 
 /// Where the graph layer placed a quantized operator (QLinearConv, QLinearMatMul) on a target
@@ -143,6 +148,7 @@ struct StaticModelOptions {
     bool fp_contract = true;                  ///< as ModelOptions::fp_contract
     bool fuse_quantized = true;               ///< as ModelOptions::fuse_quantized
     bool fixed_point_requantization = false;  ///< as ModelOptions::fixed_point_requantization
+    bool auto_schedule = true;                ///< as ModelOptions::auto_schedule
     /// The inputs' extents, outermost first, where the model leaves them symbolic:
     /// {"x", {1, 3, 640, 640}}. Every extent must be known (declared or given here).
     std::map<std::string, std::vector<int64_t>> shapes;

@@ -88,14 +88,17 @@ class Tensor {
 };
 
 /// Schedules `t` as the output of a pipeline for `target`: the operator's own schedule when it
-/// has one, otherwise vectors along the innermost axis and threads over the others. On a
-/// target with a GPU API, the whole pipeline is auto-scheduled as GPU kernels instead (the
-/// inputs' extents that are not constants need estimates, ImageParam::dim(d).set_estimate;
-/// without them it stays on the CPU schedule, on the host). The output
-/// buffer must then hold the whole tensor from 0 (each dimension's minimum is constrained to 0,
-/// and its extent to the tensor's where that is a constant or an input's extent), which lets
-/// loops over known extents have constant counts.
-void schedule_output(const Tensor &t, const Target &target);
+/// has one. Otherwise, with `auto_schedule`, the built-in autoscheduler's (Pipeline::auto_schedule
+/// over the tensor's shape) where no Func of the pipeline is scheduled, the shape is known, and
+/// the pipeline holds a reduction or a producer read at several points; else vectors along the
+/// innermost axis and threads over the others. On a target with a GPU API, the whole pipeline is
+/// auto-scheduled as GPU kernels instead (the inputs' extents that are not constants need
+/// estimates, ImageParam::dim(d).set_estimate; without them it stays on the CPU schedule, on
+/// the host). The output buffer must then hold the whole tensor from 0 (each dimension's
+/// minimum is constrained to 0, and its extent to the tensor's where that is a constant or an
+/// input's extent), which lets loops over known extents have constant counts. Returns whether
+/// the autoscheduler chose the schedule.
+bool schedule_output(const Tensor &t, const Target &target, bool auto_schedule = true);
 
 /// A new tensor named `name` of `shape` and type of the values returned, whose element at
 /// index i is `value(i)`: the way every operator of the library is written.

@@ -423,6 +423,7 @@ StaticModel compile_model_to_static_library(const std::string &path, const std::
     mo.fp_contract = options.fp_contract;
     mo.fuse_quantized = options.fuse_quantized;
     mo.fixed_point_requantization = options.fixed_point_requantization;
+    mo.auto_schedule = options.auto_schedule;
     std::unique_ptr<model::CompiledModel> cm;
     try {
         cm = std::make_unique<model::CompiledModel>(g, mo, std::map<std::string, Buffer<>>{},

@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "autoschedule/Model.h"
 #include "dsl/Error.h"
 #include "ir/Error.h"
 #include "ir/IR.h"
@@ -26,8 +27,8 @@
 #include "nn/graph/Fusion.h"
 #include "nn/graph/GraphEdit.h"
 #include "nn/graph/OpBuilder.h"
+#include "nn/ops/AutoScheduled.h"
 #include "nn/ops/Elements.h"
-#include "nn/ops/GpuSchedule.h"
 #include "nn/ops/NameScope.h"
 
 namespace dsl::nn::model {
@@ -766,7 +767,15 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
     const Target target = folded ? target_.without_feature(Target::Feature::OpenCL)
                                        .without_feature(Target::Feature::CUDA)
                                  : target_;
-    schedule_output(t, target);
+    // The autoscheduler sets the schedule of every Func of the pipeline, some of which the
+    // pipelines of other steps may hold too (the intermediates that another output of the same
+    // node reads): the steps waiting to compile compile first, this one right after it is
+    // scheduled, and then its Funcs go back to the default schedule they had (they had no
+    // other, or it would not have been auto-scheduled), for the steps still to come.
+    const bool automatic =
+        options_.auto_schedule && !target.has_gpu_feature() && auto_schedules_on_cpu(t, target);
+    if (automatic) compile_deferred();
+    schedule_output(t, target, options_.auto_schedule);
     if (folded) {
         step.kernel = std::make_shared<Kernel>(t.func(), sanitize(where + "_" + name), target);
     } else if (aot_name_.empty()) {
@@ -793,8 +802,9 @@ void ModelCompiler::make_step(const std::string &where, const std::string &name,
         // schedules of every Func in it: a Func that this step computes may be inside the
         // pipeline of a later one (another output of the same node), so each step compiles
         // before the next is scheduled.
-        if (target_.has_gpu_feature()) compile_deferred();
+        if (target_.has_gpu_feature() || automatic) compile_deferred();
     }
+    if (automatic) autoschedule::reset_schedules({t.func()});
 }
 
 void ModelCompiler::compile_deferred() {

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <mutex>
 
+#include "nn/graph/DataDependentShapes.h"
 #include "nn/graph/OpBuilder.h"
 #include "nn/graph/QdqFusion.h"
-#include "nn/graph/DataDependentShapes.h"
 #include "nn/graph/Rewrite.h"
 #include "nn/model/CompiledModel.h"
 #include "nn/onnx/OnnxReader.h"

@@ -8,8 +8,8 @@
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/Simplify.h"
+#include "nn/ops/AutoScheduled.h"
 #include "nn/ops/Elements.h"
-#include "nn/ops/GpuSchedule.h"
 #include "nn/ops/NameScope.h"
 
 namespace dsl::nn {
@@ -133,7 +133,7 @@ void Tensor::set_schedule(Schedule s) {
     schedule_ = s ? std::make_shared<const Schedule>(std::move(s)) : nullptr;
 }
 
-void schedule_output(const Tensor &t, const Target &target) {
+bool schedule_output(const Tensor &t, const Target &target, bool auto_schedule) {
     Func f = t.func();
     // The output buffer holds the whole tensor from 0: where an extent is known, the loops
     // over that axis have a constant count (a register tile of channels that covers them has
@@ -152,13 +152,14 @@ void schedule_output(const Tensor &t, const Target &target) {
             out.dim(d).set_extent(e);
         }
     }
-    if (target.has_gpu_feature() && schedule_output_for_gpu(t, target)) return;
+    if (target.has_gpu_feature() && schedule_output_for_gpu(t, target)) return true;
     if (t.schedule()) {
         t.schedule()(f, target);
-        return;
+        return false;
     }
+    if (auto_schedule && schedule_output_automatically(t, target)) return true;
     std::vector<Var> args = f.args();
-    if (args.empty()) return;
+    if (args.empty()) return false;
     // Narrow results (a quantization's bytes) are computed in 32 bits: vectors of that width,
     // not of 64 bytes, which a row of 40 would not fill.
     const Type lane_type = t.type().bits() < 32 ? Int(32) : t.type();
@@ -176,6 +177,7 @@ void schedule_output(const Tensor &t, const Target &target) {
         }
         f.parallel(outer);
     }
+    return false;
 }
 
 namespace {

@@ -46,6 +46,7 @@ int usage() {
            "                     [--timeout SECONDS] [--target T] DIR...\n"
            "       dsl-onnx bench MODEL [--shape NAME=AxBx...]... [--input NAME=FILE]...\n"
            "                      [--threads N] [--runs N] [--target T] [--fixed-point]\n"
+           "                      [--no-auto-schedule]\n"
            "       dsl-onnx compile MODEL [--shape NAME=AxBx...]... [--name NAME] [--target T]\n"
            "                        -o DIR\n"
            "       dsl-onnx quantize MODEL --calibrate DIR [--method minmax|percentile|entropy]\n"
@@ -57,7 +58,9 @@ int usage() {
            "DIR (one .npy or .pb file per sample for a model of one input; else one directory\n"
            "per sample holding INPUT.npy or INPUT.pb for each input) and writes the int8 model\n"
            "in ONNX's QDQ form. bench on a target with npu (host-npu) also reports where each\n"
-           "quantized operator ran and what the NPU did (per step with DSL_NN_PROFILE=1).\n";
+           "quantized operator ran and what the NPU did (per step with DSL_NN_PROFILE=1).\n"
+           "--no-auto-schedule gives the kernels that no operator schedules the default\n"
+           "schedule instead of the autoscheduler's.\n";
     return 2;
 }
 
@@ -536,6 +539,8 @@ int bench(int argc, char **argv) {
             options.target = dsl::Target(argv[++i]);
         } else if (a == "--fixed-point") {
             options.fixed_point_requantization = true;
+        } else if (a == "--no-auto-schedule") {
+            options.auto_schedule = false;
         } else if (a == "--threads" && i + 1 < argc) {
             dsl_set_num_threads(std::atoi(argv[++i]));
         } else if (a == "--runs" && i + 1 < argc) {
