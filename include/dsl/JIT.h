@@ -11,13 +11,15 @@
 /// on whichever thread hits the event (parallel loops run on the thread pool).
 ///   custom_print   receives each line print(), print_when() and tracing write (with its '\n').
 ///   custom_error   receives the message of an error the pipeline meets while it runs (a buffer
-///                  too small, a failed require()); realize() then returns instead of throwing
-///                  a RuntimeError, and the outputs hold what was written before the error.
-///                  Errors found before it runs (compiling, the sizes given) still throw.
+///                  too small, a failed require()), without the "Error: " that starts it when
+///                  thrown (as Halide's handlers receive theirs); realize() then returns instead of
+///                  throwing a RuntimeError, and the outputs hold what was written before the
+///                  error. Errors found before it runs (compiling, the sizes given) still throw.
 ///   custom_malloc  allocates the pipeline's heap memory (intermediate Funcs computed at root
 ///                  or too large for the stack); custom_free releases it (with custom_malloc
-///                  and no custom_free, memory is released with free()). The blocks asked for
-///                  are a little larger than the data, which dsl aligns to 64 bytes itself.
+///                  and no custom_free, memory is released with free()). The bytes asked for
+///                  are the data's; the generated code needs no more alignment than an
+///                  element's, but runs fastest on blocks aligned to 64 bytes (a cache line).
 ///   custom_trace   receives each tracing event (Func::trace_loads(), trace_stores(),
 ///                  trace_realizations()) as a dsl_trace_event_t (Halide's halide_trace_event_t)
 ///                  in place of its line of text, and returns the id that the events nested in

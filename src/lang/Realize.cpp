@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <future>
 #include <iostream>
@@ -315,7 +316,11 @@ struct HandlerHooks {
     static void print(void *c, const char *line) {
         of(c).handlers.custom_print(of(c).context, line);
     }
+    /// The message without the "Error: " that starts it when it is thrown or printed, as
+    /// Halide's error handlers receive theirs.
     static void error(void *c, const char *message) {
+        const char *prefix = "Error: ";
+        if (std::strncmp(message, prefix, std::strlen(prefix)) == 0) message += std::strlen(prefix);
         of(c).handlers.custom_error(of(c).context, message);
     }
     static void *allocate(void *c, uint64_t bytes) {

@@ -205,9 +205,10 @@ DSL_RUNTIME_EXPORT int dsl_runtime_error_bound_too_small(const char *func, const
                                                          int bound_max) {
     return dsl_runtime_report(
         dsl_error_access_out_of_bounds,
-        "Error: Func \"%s\" is needed over [%d, %d] in %s, but its schedule bounds %s to "
-        "[%d, %d]. Widen the bound() (or bound_extent()) or remove it.",
-        func, need_min, need_max, var, var, bound_min, bound_max);
+        "Error: Bounds given for %s in %s (from %d to %d) do not cover required region (from "
+        "%d to %d): Func \"%s\" is needed there. Widen its bound() (or bound_extent()) of %s, "
+        "or remove it.",
+        func, var, bound_min, bound_max, need_min, need_max, func, var);
 }
 
 DSL_RUNTIME_EXPORT int dsl_runtime_error_fused_ranges_differ(const char *loop, const char *func,

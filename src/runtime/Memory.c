@@ -68,18 +68,12 @@ static void shrink_to(uint64_t bytes, int slots) {
     }
 }
 
-/// A block from a hook's malloc, which may align it less than the 64 bytes generated code
-/// assumes: `bytes` plus room to move up to a multiple of 64 with the block's own address
-/// stored just before, where dsl_runtime_free finds it.
+/// A block from a hook's malloc: exactly the bytes asked for, as Halide's custom_malloc gets
+/// them. Generated code assumes no more alignment than an element's; the hook's own alignment
+/// (64 bytes, a cache line, is the fastest) is the block's.
 static void *hooked_malloc(const dsl_runtime_hooks_t *hooks, uint64_t bytes) {
-    const uint64_t total = bytes + kAlignment + sizeof(void *);
-    if (total < bytes) return NULL;
-    char *block = (char *)hooks->malloc(hooks->context, total);
-    if (!block) return NULL;
-    uintptr_t start =
-        ((uintptr_t)block + sizeof(void *) + kAlignment - 1) & ~(uintptr_t)(kAlignment - 1);
-    ((void **)start)[-1] = block;
-    return (void *)start;
+    if (bytes != (uint64_t)(size_t)bytes) return NULL;
+    return hooks->malloc(hooks->context, bytes);
 }
 
 DSL_RUNTIME_EXPORT void *dsl_runtime_malloc(uint64_t bytes) {
@@ -115,11 +109,10 @@ DSL_RUNTIME_EXPORT void dsl_runtime_free(void *pointer) {
     if (hooks && hooks->malloc) {
         // Allocated by hooked_malloc, under the same hooks (a pipeline frees what it allocates
         // before it returns).
-        void *block = ((void **)pointer)[-1];
         if (hooks->free) {
-            hooks->free(hooks->context, block);
+            hooks->free(hooks->context, pointer);
         } else {
-            free(block);
+            free(pointer);
         }
         return;
     }

@@ -19,12 +19,15 @@ struct Counting : JITUserContext {
     std::atomic<int> mallocs{0}, frees{0}, lines{0}, errors{0};
     std::string last_error;
     std::vector<void *> live;
+    std::vector<size_t> sizes;
 };
 
 void *counting_malloc(JITUserContext *c, size_t bytes) {
     auto *ctx = static_cast<Counting *>(c);
     ctx->mallocs++;
-    // Deliberately only 8 bytes past a 16-byte boundary: dsl must align what it uses itself.
+    ctx->sizes.push_back(bytes);
+    // Deliberately only 8 bytes past a 16-byte boundary: the generated code uses the block as
+    // it is, needing no more alignment than an element's.
     char *block = static_cast<char *>(std::malloc(bytes + 8));
     return block + 8;
 }
@@ -58,6 +61,8 @@ TEST(JITHandlers, CustomErrorReceivesRuntimeErrorsAndRealizeReturns) {
     EXPECT_NO_THROW(f.realize(&ctx, {23}));
     EXPECT_EQ(ctx.errors, 1);
     EXPECT_NE(ctx.last_error.find("short_input"), std::string::npos) << ctx.last_error;
+    // As Halide's handlers receive theirs: without the "Error: " of a thrown message.
+    EXPECT_NE(ctx.last_error.rfind("Error: ", 0), 0u) << ctx.last_error;
     // The same pipeline without the context throws again.
     EXPECT_THROW(f.realize({23}), RuntimeError);
     // Errors found before the pipeline runs still throw.
@@ -109,6 +114,24 @@ TEST(JITHandlers, CustomMallocAndFreeServeHeapAllocationsOnEveryThread) {
     for (int yy : {0, height - 1})
         for (int xx : {0, 17, width - 1})
             EXPECT_EQ(result(xx, yy), float(2 * (xx + yy) + 1 + 3 * xx)) << xx << ", " << yy;
+}
+
+// A hook allocates exactly the bytes of the data (Halide's reorder_storage and
+// nested_tail_strategies count them): here a Func at root of 10 x 11 int32.
+TEST(JITHandlers, CustomMallocIsAskedForTheDataBytes) {
+    Var x("x"), y("y");
+    Func root("sized_root"), out("sized_out");
+    root(x, y) = x * y;
+    out(x, y) = root(x, y) + root(x + 1, y);
+    root.compute_root();
+    Counting ctx;
+    ctx.handlers.custom_malloc = counting_malloc;
+    ctx.handlers.custom_free = counting_free;
+    // Wide enough to be on the heap.
+    Buffer<int> result = out.realize(&ctx, {4000, 11});
+    ASSERT_EQ(ctx.sizes.size(), 1u);
+    EXPECT_EQ(ctx.sizes[0], size_t(4001 * 11 * 4));
+    EXPECT_EQ(result(3999, 10), 3999 * 10 + 4000 * 10);
 }
 
 TEST(JITHandlers, CustomPrintReceivesPrintAndTraceLines) {

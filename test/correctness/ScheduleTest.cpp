@@ -185,7 +185,8 @@ TEST(Schedule, BoundFixesARegion) {
         FAIL() << "expected a RuntimeError";
     } catch (const RuntimeError &e) {
         EXPECT_NE(
-            std::string(e.what()).find("Func \"bounded_consumer\" is needed over [0, 3] in c"),
+            std::string(e.what()).find("Bounds given for bounded_consumer in c (from 0 to 2) do "
+                                       "not cover required region (from 0 to 3)"),
             std::string::npos)
             << e.what();
     }
@@ -317,7 +318,9 @@ TEST(Schedule, BoundExtentTooSmallOrOnAnOutput) {
     out.tile(x, y, xo, yo, xi, yi, 8, 2);
     p.compute_at(out, xo).bound_extent(x, 8);  // each tile needs 11 columns
     std::string msg = test::message_of<RuntimeError>([&] { out.realize({16, 4}); });
-    EXPECT_CONTAINS(msg, "Func \"bt_p\" is needed over [0, 10] in x");
+    EXPECT_CONTAINS(msg,
+                    "Bounds given for bt_p in x (from 0 to 7) do not cover required region "
+                    "(from 0 to 10)");
     EXPECT_CONTAINS(msg, "bound_extent()");
     // Also where the tile is of constant size (and computed twice: see the test above).
     Func p2("bt_p2"), out2("bt_out2");
@@ -327,7 +330,9 @@ TEST(Schedule, BoundExtentTooSmallOrOnAnOutput) {
     p2.compute_at(out2, xo).bound_extent(x, 8).bound_extent(y, 2);
     EXPECT_CONTAINS(out2.lowered_stmt(), "allocate bt_p2[int32 * 7 * 2]");
     msg = test::message_of<RuntimeError>([&] { out2.realize({16, 4}); });
-    EXPECT_CONTAINS(msg, "Func \"bt_p2\" is needed over [0, 10] in x");
+    EXPECT_CONTAINS(msg,
+                    "Bounds given for bt_p2 in x (from 0 to 7) do not cover required "
+                    "region (from 0 to 10)");
     Func o("bo_out");
     o(x, y) = x + y;
     o.bound_extent(x, 8);

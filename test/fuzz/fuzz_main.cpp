@@ -184,9 +184,9 @@ void report(const FuzzCase &c, const std::string &what) {
 bool is_bound_error(const FuzzCase &c, const dsl::Error &e) {
     if (!dynamic_cast<const dsl::RuntimeError *>(&e)) return false;
     const std::string m = e.what();
-    if (m.find("but its schedule bounds") == std::string::npos) return false;
+    if (m.find("do not cover required region") == std::string::npos) return false;
     for (const std::string &f : c.bounded_funcs)
-        if (m.find("Func \"" + f + "\" is needed over") != std::string::npos) return true;
+        if (m.find("Bounds given for " + f + " in ") != std::string::npos) return true;
     return false;
 }
 
