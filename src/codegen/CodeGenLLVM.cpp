@@ -339,7 +339,7 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
     function_->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::BasicBlock *entry = llvm::BasicBlock::Create(context_, "entry", function_);
     builder_->SetInsertPoint(entry);
-    stack_slots_.clear();
+    stack_slots_ = StackSlots();
     early_returns_.clear();
 
     // Unpack each buffer's fields into the names lowering uses.

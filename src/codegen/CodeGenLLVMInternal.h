@@ -253,9 +253,21 @@ class CodeGenLLVM : public ir::IRVisitor {
     /// Where the current function ends normally: frees its stack slots there and before each
     /// of its early returns.
     void free_stack_slots();
-    /// The current function's stack slots (allocas that hold each slot's memory), and its
-    /// early (error) returns so far.
-    std::vector<llvm::Value *> stack_slots_;
+    /// A slot of the current function's pseudostack: the allocas that hold its memory and its
+    /// capacity in bytes.
+    struct StackSlot {
+        llvm::Value *memory = nullptr, *bytes = nullptr;
+    };
+    /// Gives the slot of the allocation `name`, if it has one, back to the function's free
+    /// slots: the buffer is dead from here on (a Free, or the end of the allocation).
+    void release_stack_slot(const std::string &name);
+    /// The current function's stack slots, those of its allocations still live (by name) and
+    /// those free to take, and its early (error) returns so far.
+    struct StackSlots {
+        std::vector<StackSlot> all, free;
+        std::map<std::string, StackSlot> live;
+    };
+    StackSlots stack_slots_;
     std::vector<llvm::Instruction *> early_returns_;
 };
 

@@ -3,7 +3,9 @@
 // take a slot of the function, heap memory reused by every iteration that reaches the
 // allocation and grown when an iteration needs more, freed when the function returns (Halide
 // calls these slots its pseudostack). The stack then cannot overflow on a large region, and a
-// loop around the allocation does not call malloc each time round.
+// loop around the allocation does not call malloc each time round. A slot whose allocation is
+// dead (a Free after its last use, lowering/EarlyFrees.h, or the allocation's end) serves the
+// allocations met after it: a chain of Funcs each read only by the next takes two slots.
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
@@ -32,13 +34,23 @@ llvm::Value *CodeGenLLVM::dynamic_stack_allocation(const Allocate *op, llvm::Val
         return alloca;
     }
 
-    // The slot: its memory and capacity, null and 0 when the function starts.
-    llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
-    llvm::AllocaInst *slot = entry.CreateAlloca(ptr, nullptr, op->name + ".slot");
-    llvm::AllocaInst *capacity = entry.CreateAlloca(i64, nullptr, op->name + ".slot_bytes");
-    entry.CreateStore(llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr)), slot);
-    entry.CreateStore(llvm::ConstantInt::get(i64, 0), capacity);
-    stack_slots_.push_back(slot);
+    // The slot: one freed by an allocation that is dead here (a Free after its last use, or
+    // its end), or a new one, its memory and capacity null and 0 when the function starts.
+    StackSlot taken;
+    if (!stack_slots_.free.empty()) {
+        taken = stack_slots_.free.back();
+        stack_slots_.free.pop_back();
+    } else {
+        llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
+        taken.memory = entry.CreateAlloca(ptr, nullptr, op->name + ".slot");
+        taken.bytes = entry.CreateAlloca(i64, nullptr, op->name + ".slot_bytes");
+        entry.CreateStore(llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr)),
+                          taken.memory);
+        entry.CreateStore(llvm::ConstantInt::get(i64, 0), taken.bytes);
+        stack_slots_.all.push_back(taken);
+    }
+    stack_slots_.live[op->name] = taken;
+    llvm::Value *slot = taken.memory, *capacity = taken.bytes;
 
     llvm::BasicBlock *small = llvm::BasicBlock::Create(context_, op->name + ".alloca", function_);
     llvm::BasicBlock *large = llvm::BasicBlock::Create(context_, op->name + ".in_slot", function_);
@@ -83,12 +95,19 @@ llvm::Value *CodeGenLLVM::dynamic_stack_allocation(const Allocate *op, llvm::Val
     return memory;
 }
 
+void CodeGenLLVM::release_stack_slot(const std::string &name) {
+    auto it = stack_slots_.live.find(name);
+    if (it == stack_slots_.live.end()) return;
+    stack_slots_.free.push_back(it->second);
+    stack_slots_.live.erase(it);
+}
+
 void CodeGenLLVM::free_stack_slots() {
     llvm::Type *ptr = llvm::PointerType::get(context_, 0);
     // A slot not reached yet is null, which frees nothing.
     auto free_all = [&](llvm::IRBuilderBase &at) {
-        for (llvm::Value *slot : stack_slots_)
-            heap_free(at, at.CreateLoad(ptr, slot));
+        for (const StackSlot &slot : stack_slots_.all)
+            heap_free(at, at.CreateLoad(ptr, slot.memory));
     };
     for (llvm::Instruction *ret : early_returns_) {
         llvm::IRBuilder<> at(ret);

@@ -158,7 +158,7 @@ void CodeGenLLVM::codegen_parallel_loop(const For *op) {
         symbols_.push(captured[i].first, v);
     }
     symbols_.push(op->name, task->getArg(1));
-    std::vector<llvm::Value *> saved_slots;
+    StackSlots saved_slots;
     std::vector<llvm::Instruction *> saved_returns;
     std::swap(saved_slots, stack_slots_);
     std::swap(saved_returns, early_returns_);
@@ -319,12 +319,15 @@ void CodeGenLLVM::visit(const Allocate *op) {
     }
     if (on_heap) live_heap_.pop_back();
     if (saved_stack) builder_->CreateStackRestore(saved_stack);
-    // Heap memory is released where the allocation's scope ends; `Free` nodes only mark the
-    // earliest point the buffer is dead and need no code of their own.
+    release_stack_slot(op->name);
+    // Heap memory is released where the allocation's scope ends; a `Free` marks the earliest
+    // point the buffer is dead, from which its pseudostack slot serves later allocations.
     if (on_heap) heap_free(*builder_, pointer);
 }
 
-void CodeGenLLVM::visit(const Free *) {}
+void CodeGenLLVM::visit(const Free *op) {
+    release_stack_slot(op->name);
+}
 
 void CodeGenLLVM::visit(const Block *op) {
     codegen(op->first);

@@ -16,6 +16,7 @@
 #include "lowering/BufferConstraints.h"
 #include "lowering/ComputeWith.h"
 #include "lowering/DividedRampLoads.h"
+#include "lowering/EarlyFrees.h"
 #include "lowering/FuncValueBounds.h"
 #include "lowering/FuzzFloatStores.h"
 #include "lowering/HoistInvariantCalls.h"
@@ -333,6 +334,9 @@ LoweredPipeline lower(const std::vector<lang::Function> &outputs, const std::str
     }
     s = offload_gpu_loops(s, name, argument_buffers, result.module.kernels);
     log.pass("offload GPU loops", s);
+
+    s = add_early_frees(s);
+    log.pass("frees after last uses", s);
 
     f.body = s;
     for (const BufferConstraint &c : constraints)
