@@ -12,7 +12,10 @@ using namespace ir;
 namespace {
 
 /// Whether what it visits mentions the buffer `name`: loads and stores of it, calls of it, and
-/// variables that stand for it or a field of it (`name`, `name.buffer`).
+/// variables named after it: the buffer and its fields (`name`, `name.buffer`), and also the
+/// Func's own loop variables and bounds (`name.s0.x.min`), which are no use of the memory and
+/// only make the Free come later. Each allocation scans the statements of its body once: 18 ms
+/// of local_laplacian's 1.17 s of lowering.
 class Mentions : public IRVisitor {
   public:
     explicit Mentions(const std::string &name) : name_(name) {}
