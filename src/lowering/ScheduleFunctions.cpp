@@ -700,8 +700,14 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                         between.push_back(
                             {loop_var(dims[q].var), ranges.at(dims[q].var).min, dims[q].for_type});
                     }
+                    // An extern stage answers the query of one iteration's region as it
+                    // likes, which may ask for more than it asked for the whole pipeline
+                    // (Halide's non_nesting_extern_bounds_query): what it reads gets the
+                    // intersection, its region clamped into the whole pipeline's.
+                    const BoundsFor producer_mode =
+                        extern_inputs_.count(producer.name()) ? BoundsFor::Iteration : mode;
                     body = compute(producer, required_of(producer), body, store_here, between,
-                                   partial, mode);
+                                   partial, producer_mode);
                 }
             }
             if (stored != stored_at.end()) {

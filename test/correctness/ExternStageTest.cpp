@@ -169,6 +169,31 @@ extern "C" int extern_test_narrows(dsl_buffer_t *out) {
 }
 DSL_EXTERN_STAGE(extern_test_narrows);
 
+// Asks for more input per row than for the whole image (it breaks the nesting Halide's
+// non_nesting_extern_bounds_query tests): `shift` 50 asks a row for its own columns moved 50
+// right and 100 wider, `shift` 10000 for five columns far to the right. Records what it is
+// given, and copies its input's first column into every point.
+std::atomic<int> given_min{0}, given_extent{0};
+extern "C" int extern_test_wider_per_row(dsl_buffer_t *in, int32_t shift, dsl_buffer_t *out) {
+    if (in->is_bounds_query()) {
+        for (int d = 0; d < out->dimensions; d++)
+            in->dim[d] = out->dim[d];
+        if (out->dim[1].extent == 1) {
+            in->dim[0].min += shift;
+            in->dim[0].extent = shift == 50 ? in->dim[0].extent + 100 : 5;
+            if (shift != 50) in->dim[0].min = shift;
+        }
+        return 0;
+    }
+    given_min = in->dim[0].min;
+    given_extent = in->dim[0].extent;
+    for (int y = out->dim[1].min; y < out->dim[1].min + out->dim[1].extent; y++)
+        for (int x = out->dim[0].min; x < out->dim[0].min + out->dim[0].extent; x++)
+            at(out, x, y) = at(in, in->dim[0].min, y);
+    return 0;
+}
+DSL_EXTERN_STAGE(extern_test_wider_per_row);
+
 namespace dsl {
 namespace {
 
@@ -477,6 +502,30 @@ TEST(ExternStage, SchedulesItCannotHaveAreErrors) {
             g.define_extern("extern_test_make_data", {}, Int(32), 1, NameMangling::CPlusPlus);
         });
         EXPECT_CONTAINS(message, "extern \"C\"");
+    }
+}
+
+// Computed per row of its consumer, the extern stage's input covers what it asks for per row
+// clamped into what it asks for over the whole image: the intersection where the two overlap,
+// the nearest edge where they do not, as in Halide.
+TEST(ExternStage, ARowAskingForMoreThanTheImageGetsTheIntersection) {
+    for (int shift : {50, 10000}) {
+        Var x("x"), y("y");
+        Func in("wider_in"), e("wider_extern"), out("wider_out");
+        in(x, y) = x + 1000 * y;
+        e.define_extern("extern_test_wider_per_row", {in, Expr(shift)}, Int(32), 2);
+        out(x, y) = e(x, y);
+        e.compute_at(out, y);
+        in.compute_at(out, y);
+        Buffer<int> r = out.realize({200, 7});
+        if (shift == 50) {
+            EXPECT_EQ(given_min.load(), 50);
+            EXPECT_EQ(given_extent.load(), 150);
+        } else {
+            EXPECT_EQ(given_min.load(), 199);
+            EXPECT_EQ(given_extent.load(), 1);
+        }
+        EXPECT_EQ(r(3, 6), given_min.load() + 6000) << shift;
     }
 }
 
