@@ -57,8 +57,10 @@ const std::vector<AutoKernel> &auto_kernels() {
     return kernels;
 }
 
-/// The kernel's output for `input`, compiled for the host on the default schedule or
-/// auto-scheduled; `f` and `out` are what to time.
+/// Builds the kernel over the ImageParam `x` (given the kernel's input shape), schedules it on
+/// the default schedule or auto-scheduled, compiles it for the host, and returns whether the
+/// autoscheduler chose the schedule; `f` and `out` (a buffer of the result's shape) are what to
+/// time.
 bool build_kernel(const AutoKernel &k, bool automatic, dsl::ImageParam &x, dsl::Func *f,
                   dsl::Buffer<> *out) {
     using namespace dsl;

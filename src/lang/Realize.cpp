@@ -319,8 +319,9 @@ struct HandlerHooks {
     /// The message without the "Error: " that starts it when it is thrown or printed, as
     /// Halide's error handlers receive theirs.
     static void error(void *c, const char *message) {
-        const char *prefix = "Error: ";
-        if (std::strncmp(message, prefix, std::strlen(prefix)) == 0) message += std::strlen(prefix);
+        constexpr char prefix[] = "Error: ";
+        constexpr size_t length = sizeof(prefix) - 1;
+        if (std::strncmp(message, prefix, length) == 0) message += length;
         of(c).handlers.custom_error(of(c).context, message);
     }
     static void *allocate(void *c, uint64_t bytes) {

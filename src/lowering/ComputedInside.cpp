@@ -34,13 +34,6 @@ std::vector<std::string> computed_inside(const Environment &env, const std::stri
 
 namespace {
 
-bool calls(const Function &f, const std::string &callee) {
-    for (int s = 0; s < f.stages(); s++) {
-        if (stage_calls(f, s, callee)) return true;
-    }
-    return false;
-}
-
 class LoopRegions {
   public:
     LoopRegions(const Environment &env, const std::vector<std::string> &inside,
@@ -54,7 +47,7 @@ class LoopRegions {
         for (const std::string &name : inside_) {
             if (name == callee) continue;
             const Function &g = env_.func(name);
-            if (!calls(g, callee)) continue;
+            if (!func_calls(g, callee)) continue;
             Box needed = region(name);
             if (needed.empty()) continue;
             user_assert(for_hints_ || !has_rounding_split(g))

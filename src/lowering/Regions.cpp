@@ -283,6 +283,13 @@ bool stage_calls(const Function &consumer, int stage, const std::string &callee)
     return any(d.args) || any(d.values) || calls_func(d.predicate, callee);
 }
 
+bool func_calls(const Function &consumer, const std::string &callee) {
+    for (int s = 0; s < consumer.stages(); s++) {
+        if (stage_calls(consumer, s, callee)) return true;
+    }
+    return false;
+}
+
 Box box_of_calls_in(const std::vector<Expr> &exprs, const std::string &callee,
                     const Scope<Interval> &scope) {
     CallBoxes finder(callee, scope);

@@ -29,6 +29,8 @@ Box box_of_calls(const lang::Function &consumer, int stage, const std::string &c
 /// conditions). Not the same as a non-empty box_of_calls: a Func of no dimensions has an empty
 /// box wherever it is called.
 bool stage_calls(const lang::Function &consumer, int stage, const std::string &callee);
+/// Whether some stage of `consumer` calls the Func `callee` (stage_calls).
+bool func_calls(const lang::Function &consumer, const std::string &callee);
 
 /// The box of coordinates at which `exprs` call `callee`, with the variables of `scope` ranging
 /// over their intervals.

@@ -792,28 +792,24 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
     return body;
 }
 
-/// The loop lists of a stage's definition and of each of its specializations, recursively.
-void add_variants(const Definition &d, std::vector<const std::vector<schedule::Dim> *> &out) {
-    out.push_back(&d.schedule.dims);
+/// The loop lists of a stage's definition and of each of its specializations, recursively;
+/// with `live_only`, those of the schedules that can run (without specialize_fail()).
+void add_variants(const Definition &d, std::vector<const std::vector<schedule::Dim> *> &out,
+                  bool live_only = false) {
+    if (!live_only || d.specialize_fail.empty()) out.push_back(&d.schedule.dims);
     for (const lang::Specialization &s : d.specializations)
-        add_variants(s.definition, out);
-}
-/// The schedules of `d` and its specializations that can run: those without specialize_fail().
-void add_live_variants(const Definition &d, std::vector<const std::vector<schedule::Dim> *> &out) {
-    if (d.specialize_fail.empty()) out.push_back(&d.schedule.dims);
-    for (const lang::Specialization &s : d.specializations)
-        add_live_variants(s.definition, out);
+        add_variants(s.definition, out, live_only);
 }
 std::vector<const std::vector<schedule::Dim> *> stage_variants(const schedule::LoopLevel &level,
                                                                const Environment &env) {
     // The schedules that can run; all of them if none can (a stage that always fails).
     std::vector<const std::vector<schedule::Dim> *> variants;
-    for (auto add : {add_live_variants, add_variants}) {
+    for (bool live_only : {true, false}) {
         if (level.stages.empty()) {
-            add(env.func(level.func).stage(level.stage), variants);
+            add_variants(env.func(level.func).stage(level.stage), variants, live_only);
         } else {
             for (int k : level.stages)
-                add(env.func(level.func).stage(k), variants);
+                add_variants(env.func(level.func).stage(k), variants, live_only);
         }
         if (!variants.empty()) break;
     }
@@ -976,11 +972,7 @@ void resolve_compute_levels(Environment &env) {
         };
         const bool outermost = level.var == schedule::kOutermost;
         auto reads_it = [&](const std::string &reader) {
-            const Function &r = env.func(reader);
-            for (int k = 0; k < r.stages(); k++) {
-                if (stage_calls(r, k, name)) return true;
-            }
-            return false;
+            return func_calls(env.func(reader), name);
         };
         std::vector<int> stages;
         for (int k = 0; k < c.stages(); k++) {
@@ -996,7 +988,7 @@ void resolve_compute_levels(Environment &env) {
         // in every schedule of the stage that can run (a specialize_fail() one never does).
         for (int k : stages) {
             std::vector<const std::vector<schedule::Dim> *> live;
-            add_live_variants(c.stage(k), live);
+            add_variants(c.stage(k), live, /*live_only=*/true);
             bool everywhere = !live.empty(), somewhere = false;
             std::string legal = "root";
             for (const std::vector<schedule::Dim> *dims : live) {
