@@ -71,6 +71,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
                                                       BoundsFor mode, std::vector<Stmt> *checks,
                                                       const std::map<std::string, int> &extents) {
     const bool output = mode == BoundsFor::Output;
+    const bool storage = mode == BoundsFor::Storage || mode == BoundsFor::ExactStorage;
     const bool clamp_to_enclosing = mode == BoundsFor::Iteration || mode == BoundsFor::Storage;
     const bool iteration = mode == BoundsFor::Iteration || mode == BoundsFor::ExactIteration;
     Lets lets;
@@ -117,7 +118,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
     if (f.is_extern() && !output) {
         const Box needed = required;
         required = queried_region(f, needed);
-        if (checks && mode != BoundsFor::Storage) {
+        if (checks && !storage) {
             for (int a = 0; a < f.dimensions(); a++)
                 checks->push_back(extern_region_check(f, f.args()[a], needed[a].min, needed[a].max,
                                                       required[a].min, required[a].max,
@@ -127,7 +128,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
     // bound(var, min, extent): wherever the Func is computed, it computes exactly that range, as
     // in Halide (the check at root says whether it holds what the consumers need), so that a
     // loop over var inside a consumer's loop keeps a constant extent and can be unrolled.
-    if (iteration || mode == BoundsFor::Storage) {
+    if (iteration || storage) {
         for (const schedule::Bound &b : f.schedule().bounds) {
             if (!b.min.defined()) continue;
             auto arg = std::find(f.args().begin(), f.args().end(), b.var);
@@ -202,7 +203,7 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         Interval e = enclosing(fx.last_stage, fx.dim);
         Expr first = e.max - (fx.extent - 1);
         Expr lo = max(min(needed.min, first), e.min);
-        if (mode == BoundsFor::Storage) {
+        if (storage) {
             // Every window of the iterations inside: they start between these two points.
             return Interval(lo, max(min(needed.max, first), e.min) + fx.extent - 1);
         }
@@ -234,12 +235,11 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
                 Interval w = mode == BoundsFor::Root ? Interval(r.min, r.min + fx.extent - 1)
                                                      : window(fx, r);
                 Expr lo = bind(names::window_min(f.name(), f.args()[fx.dim]), w.min);
-                Expr hi = mode == BoundsFor::Storage
-                              ? bind(names::window_max(f.name(), f.args()[fx.dim]), w.max)
-                              : lo + (fx.extent - 1);
+                Expr hi = storage ? bind(names::window_max(f.name(), f.args()[fx.dim]), w.max)
+                                  : lo + (fx.extent - 1);
                 windows[i] = Interval(lo, hi);
             }
-            if (checks && mode != BoundsFor::Storage) {
+            if (checks && !storage) {
                 const Interval &w = windows[i];
                 const std::string &var = f.args()[fx.dim];
                 Expr need_min = bind(names::needed_min(f.name(), var, k), r.min);
@@ -342,8 +342,9 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         merge_boxes(realized, writes);
     }
     // (Not an extern stage's: its function may widen the region it is asked for.)
-    if ((clamp_to_enclosing || mode == BoundsFor::Root) && fixed.empty() && f.stages() == 1 &&
-        !f.is_extern() && split_footprints(f, 0).empty()) {
+    const bool exact = mode == BoundsFor::ExactIteration || mode == BoundsFor::ExactStorage;
+    if ((clamp_to_enclosing || mode == BoundsFor::Root || exact) && fixed.empty() &&
+        f.stages() == 1 && !f.is_extern() && split_footprints(f, 0).empty()) {
         // Computed per iteration of a consumer's loop: the clamped region holds no more than
         // the region asked for, which often has a constant size (a tile and its margin), and a
         // constant size lets the storage live on the stack.
@@ -357,6 +358,10 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         // than any region), so that it lives on the stack as well.
         // Computed at root, likewise: a region whose size varies with the output but has a
         // small constant bound (f(x % 1000)) is stored in that bound, on the stack.
+        // Per iteration and unclamped (ExactIteration), where a guard inside the consumer's
+        // loop stops a partial tile short, the region is the tile's points up to the guard:
+        // at most a tile, not a constant. Its storage takes that bound likewise; a region of
+        // constant size keeps its storage as it is.
         std::vector<std::optional<int64_t>> sizes(f.dimensions()), bounds(f.dimensions());
         int64_t bound_elements = 1;
         for (int a = 0; a < f.dimensions(); a++) {
@@ -370,9 +375,11 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
         int bytes = 0;
         for (const Type &t : f.output_types())
             bytes += t.bytes();
+        const std::vector<std::optional<int64_t>> constant_sizes = sizes;
         if (bound_elements * bytes <= kMaxStackAllocation) sizes = bounds;
         for (int a = 0; a < f.dimensions(); a++) {
             std::optional<int64_t> size = sizes[a];
+            if (exact && constant_sizes[a]) continue;
             if (size && *size >= 1) {
                 // Aligned (see above), the region may be larger: at most the size rounded up
                 // to the modulus, plus a modulus less one for align_bounds' shifted start.

@@ -31,6 +31,9 @@ enum class BoundsFor {
     /// constant size stays visibly so.
     ExactIteration,
     Storage,  ///< the storage of a Func computed further in: every iteration inside it
+    /// The storage, as Storage, whose `required` region is known to lie inside the whole
+    /// pipeline's region of the Func (as for ExactIteration): not clamped into it.
+    ExactStorage,
 };
 
 /// The lets (outermost first) that define the loop bounds of every stage of `f` and its

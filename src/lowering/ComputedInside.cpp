@@ -37,8 +37,13 @@ namespace {
 class LoopRegions {
   public:
     LoopRegions(const Environment &env, const std::vector<std::string> &inside,
-                const std::function<Box(const std::string &)> &direct, bool for_hints)
-        : env_(env), inside_(inside), direct_(direct), for_hints_(for_hints) {}
+                const std::function<Box(const std::string &)> &direct, bool for_hints,
+                bool inside_region)
+        : env_(env),
+          inside_(inside),
+          direct_(direct),
+          for_hints_(for_hints),
+          storage_(inside_region ? BoundsFor::ExactStorage : BoundsFor::Storage) {}
 
     Box region(const std::string &callee) {
         auto known = memo_.find(callee);
@@ -60,7 +65,7 @@ class LoopRegions {
             // The bounds of g's loops over every iteration of this loop (its storage's view),
             // substituted into what each of its stages reads: the innermost let first, so that a
             // let's value refers to the names bound before it.
-            auto lets = func_bounds(g, needed, BoundsFor::Storage);
+            auto lets = func_bounds(g, needed, storage_);
             for (int s = 0; s < g.stages(); s++) {
                 Box b = box_of_calls(g, s, callee);
                 if (b.empty()) continue;
@@ -85,6 +90,7 @@ class LoopRegions {
     const std::vector<std::string> &inside_;
     const std::function<Box(const std::string &)> &direct_;
     bool for_hints_;
+    BoundsFor storage_;
     std::map<std::string, Box> memo_;
 };
 
@@ -92,8 +98,9 @@ class LoopRegions {
 
 Box required_over_loop(const Environment &env, const std::vector<std::string> &inside,
                        const std::string &callee,
-                       const std::function<Box(const std::string &)> &direct, bool for_hints) {
-    return LoopRegions(env, inside, direct, for_hints).region(callee);
+                       const std::function<Box(const std::string &)> &direct, bool for_hints,
+                       bool inside_region) {
+    return LoopRegions(env, inside, direct, for_hints, inside_region).region(callee);
 }
 
 }  // namespace dsl::lowering

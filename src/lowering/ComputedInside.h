@@ -27,9 +27,12 @@ std::vector<std::string> computed_inside(const Environment &env, const std::stri
 /// Throws a CompileError if a Func of `inside` reads it under a split that rounds up or shifts
 /// inwards (its loops then pass the region bounds inference gives them), unless `for_hints`
 /// (a prefetch: the region is only a hint, and it is clamped to the data anyway).
+/// `inside_region`: the loop's iterations run only points of the stage's region, so what
+/// `direct` gives lies inside each Func's whole-pipeline region (BoundsFor::ExactIteration),
+/// and the regions of the Funcs of `inside` need no clamp into theirs either.
 Box required_over_loop(const Environment &env, const std::vector<std::string> &inside,
                        const std::string &callee,
                        const std::function<Box(const std::string &)> &direct,
-                       bool for_hints = false);
+                       bool for_hints = false, bool inside_region = false);
 
 }  // namespace dsl::lowering

@@ -452,7 +452,19 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         Expr main_extent;  // outer iterations that need no guard
     };
     std::vector<Partition> partitions;
-    auto rewrite = [&](const std::map<std::string, Expr> &values) {
+    // What the stage reads and writes (its arguments, values and predicate) as `d` holds them,
+    // but with each guarded split's value as min(value, <cap of guard g>), a placeholder: the
+    // points past the end of its range are never computed (the guard skips them, or masks their
+    // vector lanes, loads included). Where guard g is tested inside a loop that producers are
+    // computed at, what the iterations that run read is bounded with the placeholder replaced
+    // by the end of the range (`caps`); elsewhere by the value itself (`capped_values`).
+    std::vector<Expr> capped = d.args;
+    capped.insert(capped.end(), d.values.begin(), d.values.end());
+    capped.push_back(d.predicate);
+    std::vector<Expr> caps, capped_values;  // by split guard
+    auto cap_name = [&](size_t g) { return loop_var("cap." + std::to_string(g)); };
+    auto rewrite = [&](const std::map<std::string, Expr> &values,
+                       const std::map<std::string, Expr> &capped_as) {
         for (Expr &e : d.args)
             e = substitute(values, e);
         for (Expr &e : d.values)
@@ -460,6 +472,12 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         d.predicate = substitute(values, d.predicate);
         for (Expr &g : guards)
             g = substitute(values, g);
+        for (Expr &e : caps)
+            e = substitute(values, e);
+        for (Expr &e : capped_values)
+            e = substitute(values, e);
+        for (Expr &e : capped)
+            e = substitute(capped_as, e);
     };
     // Loops compute_with merges with another stage's keep one loop per level: not partitioned.
     const std::set<std::string> fused_with_others = fused_loops(env_, f, stage);
@@ -487,13 +505,22 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                 Expr outer = Variable::make(Int(32), loop_var(split.outer));
                 Expr inner = Variable::make(Int(32), loop_var(split.inner));
                 Expr value = split_value(split, old, outer, inner);
-                rewrite({{loop_var(split.old_var), value}});
                 // RoundUp computes past the end and ShiftInwards recomputes points before it:
                 // neither needs a test (bounds inference makes room).
                 if (split.tail == TailStrategy::RoundUp ||
                     split.tail == TailStrategy::ShiftInwards) {
+                    rewrite({{loop_var(split.old_var), value}}, {{loop_var(split.old_var), value}});
                     break;
                 }
+                // Capped at the end of the range, or at the outer loop's first point if that
+                // is later (never, where a point runs), so that bounds of the capped value
+                // still start where the value's own do.
+                const Expr first = split_value(split, old, outer, make_zero(Int(32)));
+                const Expr placeholder = Variable::make(Int(32), cap_name(guards.size()));
+                rewrite({{loop_var(split.old_var), value}},
+                        {{loop_var(split.old_var), min(value, placeholder)}});
+                caps.push_back(max(old.min + old.extent - 1, first));
+                capped_values.push_back(value);
                 // GuardWithIf: the last outer iteration may pass the end (simplify drops the test
                 // when the factor provably divides the extent).
                 guards.push_back(value <= old.min + old.extent - 1);
@@ -537,13 +564,16 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             case schedule::Split::Kind::FuseVars: {
                 LoopRange inner = ranges.at(split.inner), outer = ranges.at(split.outer);
                 Expr fused = Variable::make(Int(32), loop_var(split.old_var));
-                rewrite({{loop_var(split.inner), inner.min + fused % inner.extent},
-                         {loop_var(split.outer), outer.min + fused / inner.extent}});
+                const std::map<std::string, Expr> unfused = {
+                    {loop_var(split.inner), inner.min + fused % inner.extent},
+                    {loop_var(split.outer), outer.min + fused / inner.extent}};
+                rewrite(unfused, unfused);
                 break;
             }
             case schedule::Split::Kind::RenameVar: {
-                rewrite(
-                    {{loop_var(split.old_var), Variable::make(Int(32), loop_var(split.outer))}});
+                const std::map<std::string, Expr> renamed = {
+                    {loop_var(split.old_var), Variable::make(Int(32), loop_var(split.outer))}};
+                rewrite(renamed, renamed);
                 break;
             }
         }
@@ -638,9 +668,34 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                 inner_loops.push(loop_var(dims[q].var),
                                  Interval(inner.min, inner.min + inner.extent - 1));
             }
+            // A split guard still in force inside this loop (tested in it, or a mask on a
+            // vector's lanes) skips the points past its end: what the iterations read is then
+            // bounded by the capped uses too. (With every guard tested around the body, the
+            // plain uses alone bound it.)
+            bool guard_inside = false;
+            for (size_t g = 0; g < split_guards; g++)
+                guard_inside |= !guards_dropped.count(g) && guard_level[g] < p;
             std::vector<Expr> uses = d.args;
             uses.insert(uses.end(), d.values.begin(), d.values.end());
             uses.push_back(d.predicate);
+            // Where no split rounds up or shifts inwards and no loops are fused (a fused loop's
+            // coordinates are a quotient and a remainder, whose bounds over an iteration can
+            // pass the stage's region: fuzz case 914817 wrote past a producer's root storage),
+            // the iterations that reach the body, and the loops inside, run only points of the
+            // stage's region (a guard tested around the body skips the others; one inside is
+            // in the capped uses), so what they read lies inside each producer's
+            // whole-pipeline region: the producers' regions per iteration need no clamp into
+            // it, and a tile's region keeps its constant size in sight of the simplifier (a
+            // vector of the consumer needs exactly a vector of the producer: no loop, no tail;
+            // Halide's conv_layer stages filter.in() at an RVar loop around a vectorized
+            // channel loop, and unrolls the wrapper's vectors over that constant size).
+            bool inside_region = true;
+            for (const schedule::Split &split : d.schedule.splits) {
+                inside_region &= split.kind == schedule::Split::Kind::RenameVar ||
+                                 (split.kind == schedule::Split::Kind::SplitVar &&
+                                  split.tail != TailStrategy::RoundUp &&
+                                  split.tail != TailStrategy::ShiftInwards);
+            }
             // What the iterations of this loop read: the stage itself, and the Funcs computed
             // inside it (at this loop or further in).
             std::set<std::string> here_and_inside;
@@ -651,10 +706,32 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             auto direct = [&](const std::string &callee) {
                 Box required = box_of_calls_in(uses, callee, inner_loops);
                 require_bounded(required, callee, f.name());
+                if (guard_inside) {
+                    // Both bound what runs; their intersection keeps the loops' constant size
+                    // (a tile's) in sight where the cap's expression hides it.
+                    std::map<std::string, Expr> cap_at;
+                    for (size_t g = 0; g < split_guards; g++) {
+                        const bool in_force = !guards_dropped.count(g) && guard_level[g] < p;
+                        cap_at[cap_name(g)] = in_force ? caps[g] : capped_values[g];
+                    }
+                    std::vector<Expr> reads;
+                    for (const Expr &e : capped)
+                        reads.push_back(substitute(cap_at, e));
+                    Box within = box_of_calls_in(reads, callee, inner_loops);
+                    internal_assert(within.size() == required.size())
+                        << "the capped reads of " << f.name() << " call " << callee
+                        << " with another number of coordinates";
+                    require_bounded(within, callee, f.name());
+                    for (size_t a = 0; a < required.size(); a++) {
+                        required[a].min = simplify(max(required[a].min, within[a].min));
+                        required[a].max = simplify(min(required[a].max, within[a].max));
+                    }
+                }
                 return required;
             };
             auto required_of = [&](const Function &producer) {
-                return required_over_loop(env_, inside, producer.name(), direct);
+                return required_over_loop(env_, inside, producer.name(), direct, false,
+                                          inside_region);
             };
             // The loops inside this one that the guard of a PartialTile split, still in force,
             // stops short: some iterations then need fewer points than a tile.
@@ -666,26 +743,6 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                         partial.insert(loop_var(loop.var));
                 }
             }
-            // Where every split guard still in force is tested around this loop's body (none
-            // inside it, none as a mask on a vector's lanes: the main part of a partitioned
-            // loop, whose vector or unrolled loop runs whole), no split rounds up or shifts
-            // inwards and no loops are fused (a fused loop's coordinates are a quotient and a
-            // remainder, whose bounds over an iteration can pass the stage's region: fuzz case
-            // 914817 wrote past a producer's root storage), the iterations that reach the
-            // body, and the loops inside, run only
-            // points of the stage's region, so what they read lies inside each producer's
-            // whole-pipeline region: the producers' regions per iteration need no clamp into
-            // it, and a tile's region keeps its constant size in sight of the simplifier (a
-            // vector of the consumer needs exactly a vector of the producer: no loop, no tail).
-            bool inside_region = true;
-            for (const schedule::Split &split : d.schedule.splits) {
-                inside_region &= split.kind == schedule::Split::Kind::RenameVar ||
-                                 (split.kind == schedule::Split::Kind::SplitVar &&
-                                  split.tail != TailStrategy::RoundUp &&
-                                  split.tail != TailStrategy::ShiftInwards);
-            }
-            for (size_t g = 0; g < split_guards; g++)
-                inside_region &= guards_dropped.count(g) || guard_level[g] >= p;
             const BoundsFor mode = inside_region ? BoundsFor::ExactIteration : BoundsFor::Iteration;
             if (computed != producers_at.end()) {
                 for (auto it = computed->second.rbegin(); it != computed->second.rend(); ++it) {

@@ -23,10 +23,15 @@ struct ConvRelu {
     Buffer<float> input{kChannelsIn, kWidth + 2, kHeight + 2};
     Buffer<float> filter{kChannelsOut, 3, 3, kChannelsIn};
     Buffer<float> bias{kChannelsOut};
+    ImageParam input_p{Float(32), 3, "at_input"}, filter_p{Float(32), 4, "at_filter"};
     Func conv{"at_conv"}, relu{"at_relu"};
     Var c{"c"}, x{"x"}, y{"y"}, co{"co"}, ci{"ci"}, xo{"xo"}, xi{"xi"};
+    RDom r{0, kChannelsIn, 0, 3, 0, 3, "r"};
 
-    ConvRelu() {
+    /// With Halide's staging of the taps as well: `filter.in()` copies the channels of one
+    /// tap per step of r.x's unrolled pair, in vectors, and `input.in()` the pixels of a
+    /// column, every loop of both unrolled (so their regions must have constant sizes).
+    explicit ConvRelu(bool staged = false) {
         for (int k = 0; k < kChannelsOut; k++)
             bias(k) = 0.25f * static_cast<float>(k % 3) - 0.25f;
         input.for_each_element([&](int i, int u, int v) {
@@ -35,9 +40,10 @@ struct ConvRelu {
         filter.for_each_element([&](int o, int kx, int ky, int i) {
             filter(o, kx, ky, i) = static_cast<float>((o + 2 * kx + 3 * ky + 5 * i) % 5) - 2.0f;
         });
-        RDom r(0, kChannelsIn, 0, 3, 0, 3, "r");
         conv(c, x, y) = bias(c);
-        conv(c, x, y) += filter(c, r.y, r.z, r.x) * input(r.x, x + r.y, y + r.z);
+        input_p.set(input);
+        filter_p.set(filter);
+        conv(c, x, y) += filter_p(c, r.y, r.z, r.x) * input_p(r.x, x + r.y, y + r.z);
         relu(c, x, y) = max(0.0f, conv(c, x, y));
 
         const int vec = 8;
@@ -55,6 +61,10 @@ struct ConvRelu {
             .unroll(x)
             .unroll(y)
             .unroll(r.x, 5);
+        if (staged) {
+            filter_p.in().compute_at(conv, r.x).vectorize(_0, vec).unroll(_0).unroll(_3);
+            input_p.in().compute_at(conv, x).unroll(_0);
+        }
     }
 
     float expected(int o, int u, int v) const {
@@ -90,6 +100,45 @@ TEST(AutoTails, ProducerLoopsHaveTheTileSize) {
     std::string stmt = p.relu.lowered_stmt();
     EXPECT_EQ(stmt.find("for (at_conv.s0.x"), std::string::npos) << stmt;
     EXPECT_EQ(stmt.find("for (at_conv.s1.x"), std::string::npos) << stmt;
+}
+
+TEST(AutoTails, TapsStagedPerStepOfTheReductionAsHalidesConvLayerDoes) {
+    // conv's update guards its vectors of channels (Auto in an update), so the guard is in
+    // force inside r.x, where filter's wrapper is computed; its region there is still the
+    // tile's 16 channels exactly (two vectors, unrolled), not clamped to an unknown size.
+    ConvRelu p(/*staged=*/true);
+    for (int width : {kWidth, kWidth - 2}) {
+        Buffer<float> out = p.relu.realize({kChannelsOut, width, kHeight});
+        for (int v = 0; v < kHeight; v++) {
+            for (int u = 0; u < width; u++) {
+                for (int o = 0; o < kChannelsOut; o++)
+                    ASSERT_FLOAT_EQ(out(o, u, v), p.expected(o, u, v))
+                        << "width " << width << " at (" << o << ", " << u << ", " << v << ")";
+            }
+        }
+    }
+    std::string stmt = p.relu.lowered_stmt();
+    EXPECT_EQ(stmt.find("for (at_filter"), std::string::npos) << stmt;
+    EXPECT_EQ(stmt.find("for (at_input"), std::string::npos) << stmt;
+}
+
+TEST(AutoTails, ProducerAtAReductionLoopAroundAGuardedVectorTail) {
+    // f's update vectorizes c by 8 with a guard (13 channels: a vector and a masked tail);
+    // g is computed per step of r, around that loop. g's region per step is what the lanes
+    // that run read, channels 0 to 12, and the masked lanes load nothing of it.
+    Var c("c"), k("k");
+    RDom r(0, 4, "r");
+    Func g("gv_g"), f("gv_f");
+    g(c, k) = c * 10 + k;
+    f(c) = 0;
+    f(c) += g(c, r);
+    f.update().reorder(c, r).vectorize(c, 8);
+    g.compute_at(f, r).vectorize(c, 8);
+    for (int channels : {13, 16, 5}) {
+        Buffer<int> out = f.realize({channels});
+        for (int i = 0; i < channels; i++)
+            ASSERT_EQ(out(i), i * 40 + 6) << channels << " channels, at " << i;
+    }
 }
 
 TEST(AutoTails, OutputNarrowerThanTheFactorIsARuntimeError) {
