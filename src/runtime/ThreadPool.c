@@ -288,11 +288,31 @@ DSL_RUNTIME_EXPORT int dsl_runtime_default_parallel_for(dsl_task_fn fn, void *cl
 
     work_on(&job);
 
-    // The other threads' last iterations: spin a while, then sleep until they are done.
-    spin_until(job_complete, &job);
+    // The other threads' last iterations. Meanwhile the caller runs iterations of any other
+    // job that has some left (a loop nested in one of this loop's iterations that another
+    // thread runs, most often): with nested parallel loops (Halide's conv_layer makes three
+    // of channels, images and rows parallel) each thread ran the inner loop it started alone,
+    // and the one that finished first waited for the other (two threads were busy a little
+    // over half the time). Then, with nothing to help with, spin a while and sleep until the
+    // job is done.
     pthread_mutex_lock(&pool.mutex);
-    while (!job_complete(&job))
-        pthread_cond_wait(&pool.job_done, &pool.mutex);
+    for (;;) {
+        if (job_complete(&job)) break;
+        Job *other = find_work();
+        if (other) {
+            __atomic_add_fetch(&other->active_workers, 1, __ATOMIC_ACQ_REL);
+            pthread_mutex_unlock(&pool.mutex);
+            work_on(other);
+            pthread_mutex_lock(&pool.mutex);
+            __atomic_sub_fetch(&other->active_workers, 1, __ATOMIC_ACQ_REL);
+            pthread_cond_broadcast(&pool.job_done);
+            continue;
+        }
+        pthread_mutex_unlock(&pool.mutex);
+        spin_until(job_complete, &job);
+        pthread_mutex_lock(&pool.mutex);
+        if (!job_complete(&job)) pthread_cond_wait(&pool.job_done, &pool.mutex);
+    }
     for (Job **link = &pool.jobs; *link; link = &(*link)->next_job) {
         if (*link == &job) {
             *link = job.next_job;

@@ -2,6 +2,7 @@
  * program links a generated static library. It exercises what generated code calls: nested
  * parallel loops, the thread count, the error reporters and the error handler. Exits 0 when
  * every check passes, else prints the failures and exits 1. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,47 @@ static int waiting_task(void *closure, int32_t i) {
         nanosleep(&pause, NULL);
     }
     __atomic_sub_fetch(&inside, 1, __ATOMIC_ACQ_REL);
+    return 0;
+}
+
+/* Helping: a caller whose loop has no iterations left to hand out runs those of a loop nested
+ * in one of its other iterations. Outer iteration 0 returns once iteration 1 has started (so the
+ * thread that ran it is free while iteration 1 runs); iteration 1 runs an inner loop whose
+ * iterations wait (a few seconds at most) until a second thread has run one of them. */
+static pthread_t first_inner_thread;
+static int first_inner_claimed, second_inner_thread, outer_one_started;
+
+static int helped_inner_task(void *closure, int32_t j) {
+    (void)closure;
+    (void)j;
+    pthread_t self = pthread_self();
+    int unclaimed = 0;
+    if (__atomic_compare_exchange_n(&first_inner_claimed, &unclaimed, 1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        first_inner_thread = self;
+        __atomic_store_n(&first_inner_claimed, 2, __ATOMIC_RELEASE);
+    }
+    while (__atomic_load_n(&first_inner_claimed, __ATOMIC_ACQUIRE) != 2) {
+    }
+    if (!pthread_equal(self, first_inner_thread))
+        __atomic_store_n(&second_inner_thread, 1, __ATOMIC_RELEASE);
+    double deadline = now_seconds() + 3.0;
+    while (!__atomic_load_n(&second_inner_thread, __ATOMIC_ACQUIRE) && now_seconds() < deadline) {
+        struct timespec pause = {0, 100000};
+        nanosleep(&pause, NULL);
+    }
+    return 0;
+}
+
+static int helped_outer_task(void *closure, int32_t i) {
+    (void)closure;
+    if (i == 1) {
+        __atomic_store_n(&outer_one_started, 1, __ATOMIC_RELEASE);
+        return dsl_runtime_parallel_for(helped_inner_task, NULL, 0, 16);
+    }
+    double deadline = now_seconds() + 3.0;
+    while (!__atomic_load_n(&outer_one_started, __ATOMIC_ACQUIRE) && now_seconds() < deadline) {
+    }
     return 0;
 }
 
@@ -166,6 +208,13 @@ int main(void) {
     CHECK(wrong == 0);
     CHECK(dsl_runtime_parallel_for(failing_outer_task, NULL, 0, 8) == -42);
     CHECK(dsl_runtime_parallel_for(outer_task, NULL, 5, 0) == 0);
+
+    /* Nested loops, on two threads: whichever thread ends its outer iteration first helps with
+     * the other's inner loop. */
+    dsl_set_num_threads(2);
+    CHECK(dsl_runtime_parallel_for(helped_outer_task, NULL, 0, 2) == 0);
+    CHECK(second_inner_thread == 1);
+    dsl_set_num_threads(4);
 
     /* The thread count: dsl_set_num_threads, then DSL_NUM_THREADS once it is reset to 0. */
     CHECK(concurrency(4) == 4);
