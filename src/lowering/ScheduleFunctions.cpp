@@ -512,14 +512,16 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                     rewrite({{loop_var(split.old_var), value}}, {{loop_var(split.old_var), value}});
                     break;
                 }
-                // Capped at the end of the range, or at the outer loop's first point if that
-                // is later (never, where a point runs), so that bounds of the capped value
-                // still start where the value's own do.
-                const Expr first = split_value(split, old, outer, make_zero(Int(32)));
+                // Capped at the end of the range. (Not at anything larger that varies with the
+                // loops, such as max(end, the outer loop's first point): the bounds are taken
+                // over every value of the loops, those of masked lanes and guarded iterations
+                // included, and an outer loop's first point passes the end there (fuzz case
+                // 14220 wrote past a producer's storage). The cap's lower bound, min(start, end),
+                // meets the loops' own start in the intersection below.)
                 const Expr placeholder = Variable::make(Int(32), cap_name(guards.size()));
                 rewrite({{loop_var(split.old_var), value}},
                         {{loop_var(split.old_var), min(value, placeholder)}});
-                caps.push_back(max(old.min + old.extent - 1, first));
+                caps.push_back(old.min + old.extent - 1);
                 capped_values.push_back(value);
                 // GuardWithIf: the last outer iteration may pass the end (simplify drops the test
                 // when the factor provably divides the extent).
