@@ -170,6 +170,18 @@ static Job *find_work(void) {
     return NULL;
 }
 
+/// A running job added after `mine` (newer in the list) with iterations left to hand out: what
+/// the caller of `mine` may help with while it waits. Never an older job, which may enclose
+/// `mine`: running one of its iterations would nest a whole outer iteration inside the wait,
+/// and could nest again inside that one, the stack growing with every level. Called with the
+/// mutex held.
+static Job *find_newer_work(const Job *mine) {
+    for (Job *job = pool.jobs; job && job != mine; job = job->next_job) {
+        if (__atomic_load_n(&job->next, __ATOMIC_RELAXED) < job->total) return job;
+    }
+    return NULL;
+}
+
 /// Whether a job was added since the count `*seen` was read.
 static bool job_added_since(const void *seen) {
     return __atomic_load_n(&jobs_added, __ATOMIC_ACQUIRE) != *(const uint64_t *)seen;
@@ -288,7 +300,7 @@ DSL_RUNTIME_EXPORT int dsl_runtime_default_parallel_for(dsl_task_fn fn, void *cl
 
     work_on(&job);
 
-    // The other threads' last iterations. Meanwhile the caller runs iterations of any other
+    // The other threads' last iterations. Meanwhile the caller runs iterations of any newer
     // job that has some left (a loop nested in one of this loop's iterations that another
     // thread runs, most often): with nested parallel loops (Halide's conv_layer makes three
     // of channels, images and rows parallel) each thread ran the inner loop it started alone,
@@ -298,7 +310,7 @@ DSL_RUNTIME_EXPORT int dsl_runtime_default_parallel_for(dsl_task_fn fn, void *cl
     pthread_mutex_lock(&pool.mutex);
     for (;;) {
         if (job_complete(&job)) break;
-        Job *other = find_work();
+        Job *other = find_newer_work(&job);
         if (other) {
             __atomic_add_fetch(&other->active_workers, 1, __ATOMIC_ACQ_REL);
             pthread_mutex_unlock(&pool.mutex);
