@@ -162,24 +162,27 @@ DSL_RUNTIME_EXPORT int dsl_runtime_forward_error(const char *message) {
     return 1;
 }
 
-/// A running job with iterations left to hand out. Called with the mutex held.
-static Job *find_work(void) {
-    for (Job *job = pool.jobs; job; job = job->next_job) {
+/// A running job with iterations left to hand out, newer than `stop` (added after it: the
+/// list runs from the newest) when that is not NULL. Called with the mutex held.
+/// A caller waiting for its own job looks only at newer ones. An older job may enclose its
+/// own: running one of its iterations inside the wait would nest a whole outer iteration
+/// there, and could nest again inside that one, the stack growing with every level.
+static Job *find_work(const Job *stop) {
+    for (Job *job = pool.jobs; job && job != stop; job = job->next_job) {
         if (__atomic_load_n(&job->next, __ATOMIC_RELAXED) < job->total) return job;
     }
     return NULL;
 }
 
-/// A running job added after `mine` (newer in the list) with iterations left to hand out: what
-/// the caller of `mine` may help with while it waits. Never an older job, which may enclose
-/// `mine`: running one of its iterations would nest a whole outer iteration inside the wait,
-/// and could nest again inside that one, the stack growing with every level. Called with the
-/// mutex held.
-static Job *find_newer_work(const Job *mine) {
-    for (Job *job = pool.jobs; job && job != mine; job = job->next_job) {
-        if (__atomic_load_n(&job->next, __ATOMIC_RELAXED) < job->total) return job;
-    }
-    return NULL;
+/// Runs iterations of `job` beside its caller until none is left to hand out. Called, and
+/// returns, with the mutex held.
+static void help_with(Job *job) {
+    __atomic_add_fetch(&job->active_workers, 1, __ATOMIC_ACQ_REL);
+    pthread_mutex_unlock(&pool.mutex);
+    work_on(job);
+    pthread_mutex_lock(&pool.mutex);
+    __atomic_sub_fetch(&job->active_workers, 1, __ATOMIC_ACQ_REL);
+    pthread_cond_broadcast(&pool.job_done);
 }
 
 /// Whether a job was added since the count `*seen` was read.
@@ -191,7 +194,7 @@ static void *worker_main(void *unused) {
     (void)unused;
     pthread_mutex_lock(&pool.mutex);
     for (;;) {
-        Job *job = find_work();
+        Job *job = find_work(NULL);
         if (job == NULL && pool.stopping == 0) {
             // Idle: watch for a new job without the mutex for a while, then sleep. A job added
             // after the spin is found under the mutex below, or wakes the condition variable.
@@ -199,16 +202,11 @@ static void *worker_main(void *unused) {
             pthread_mutex_unlock(&pool.mutex);
             spin_until(job_added_since, &seen);
             pthread_mutex_lock(&pool.mutex);
-            while (pool.stopping == 0 && (job = find_work()) == NULL)
+            while (pool.stopping == 0 && (job = find_work(NULL)) == NULL)
                 pthread_cond_wait(&pool.work_ready, &pool.mutex);
         }
         if (pool.stopping != 0) break;
-        __atomic_add_fetch(&job->active_workers, 1, __ATOMIC_ACQ_REL);
-        pthread_mutex_unlock(&pool.mutex);
-        work_on(job);
-        pthread_mutex_lock(&pool.mutex);
-        __atomic_sub_fetch(&job->active_workers, 1, __ATOMIC_ACQ_REL);
-        pthread_cond_broadcast(&pool.job_done);
+        help_with(job);
     }
     pthread_mutex_unlock(&pool.mutex);
     return NULL;
@@ -310,14 +308,9 @@ DSL_RUNTIME_EXPORT int dsl_runtime_default_parallel_for(dsl_task_fn fn, void *cl
     pthread_mutex_lock(&pool.mutex);
     for (;;) {
         if (job_complete(&job)) break;
-        Job *other = find_newer_work(&job);
+        Job *other = find_work(&job);
         if (other) {
-            __atomic_add_fetch(&other->active_workers, 1, __ATOMIC_ACQ_REL);
-            pthread_mutex_unlock(&pool.mutex);
-            work_on(other);
-            pthread_mutex_lock(&pool.mutex);
-            __atomic_sub_fetch(&other->active_workers, 1, __ATOMIC_ACQ_REL);
-            pthread_cond_broadcast(&pool.job_done);
+            help_with(other);
             continue;
         }
         pthread_mutex_unlock(&pool.mutex);
