@@ -184,7 +184,15 @@ std::vector<std::pair<std::string, Expr>> func_bounds(const Function &f, const B
             bool explicit_window = false;
             for (size_t i = 0; i < explicit_windows; i++)
                 explicit_window |= fixed[i].dim == a;
-            auto size = as_const_int(simplify(required_in[a].max - required_in[a].min + 1));
+            // Per iteration and unclamped (ExactIteration), a partial tile's region stops at a
+            // guard: its size is at most the tile's (a constant bound), not a constant. The
+            // window then takes that bound, as it took the tile's size when the region was
+            // the loops' whole box (Halide's unroll_dynamic_loop: a producer unrolled per tile
+            // of 8 under a GuardWithIf split).
+            const Expr extent_in = simplify(required_in[a].max - required_in[a].min + 1);
+            auto size = as_const_int(extent_in);
+            if (!size && mode == BoundsFor::ExactIteration)
+                size = constant_upper_bound(extent_in, Scope<ConstantBounds>{});
             auto clamped = as_const_int(simplify(required[a].max - required[a].min + 1));
             if (explicit_window || !size || *size < 1 || clamped) continue;
             const int last = last_stage_over(f, f.args()[a]);

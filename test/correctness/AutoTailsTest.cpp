@@ -137,6 +137,23 @@ TEST(AutoTails, ProducerAtAReductionLoopAroundAGuardedVectorTail) {
     }
 }
 
+TEST(AutoTails, ProducerUnrolledPerTileOfAGuardedSplit) {
+    // g's tiles of 8 are guarded (23 is no multiple of 8); f, unrolled over its whole region
+    // per tile, computes a window of 8 points slid into the image at the last tile, whose own
+    // region (7 points, up to the guard) has no constant size.
+    Buffer<float> in(100);
+    in.for_each_element([&](int i) { in(i) = static_cast<float>(i) * 2.0f; });
+    Var x("x"), xo("xo"), xi("xi");
+    Func f("ud_f"), g("ud_g");
+    f(x) = in(x)*3;
+    g(x) = f(x) * 2;
+    g.split(x, xo, xi, 8, TailStrategy::GuardWithIf).unroll(xi);
+    f.compute_at(g, xo).unroll(x);
+    Buffer<float> out = g.realize({23});
+    for (int i = 0; i < 23; i++)
+        ASSERT_EQ(out(i), static_cast<float>(i * 12)) << i;
+}
+
 TEST(AutoTails, OutputNarrowerThanTheFactorIsARuntimeError) {
     ConvRelu p;
     // A buffer of three columns cannot hold a tile of four that shifts inwards. (realize with
