@@ -453,15 +453,15 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
     };
     std::vector<Partition> partitions;
     // What the stage reads and writes (its arguments, values and predicate) as `d` holds them,
-    // but with each guarded split's value as min(value, <cap of guard g>), a placeholder: the
-    // points past the end of its range are never computed (the guard skips them, or masks their
-    // vector lanes, loads included). Where guard g is tested inside a loop that producers are
-    // computed at, what the iterations that run read is bounded with the placeholder replaced
-    // by the end of the range (`caps`); elsewhere by the value itself (`capped_values`).
+    // but with each guarded split's value as min(value, cap.g), where the variable cap.g
+    // stands for the end of guard g's range: the points past it are never computed (the guard
+    // skips them, or masks their vector lanes, loads included). Where guard g is tested inside
+    // a loop that producers are computed at, what the iterations that run read is bounded with
+    // cap.g bound to that end (the guard's right-hand side); elsewhere to the value itself (its
+    // left-hand side), which leaves the value as it is.
     std::vector<Expr> capped = d.args;
     capped.insert(capped.end(), d.values.begin(), d.values.end());
     capped.push_back(d.predicate);
-    std::vector<Expr> caps, capped_values;  // by split guard
     auto cap_name = [&](size_t g) { return loop_var("cap." + std::to_string(g)); };
     auto rewrite = [&](const std::map<std::string, Expr> &values,
                        const std::map<std::string, Expr> &capped_as) {
@@ -472,10 +472,6 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         d.predicate = substitute(values, d.predicate);
         for (Expr &g : guards)
             g = substitute(values, g);
-        for (Expr &e : caps)
-            e = substitute(values, e);
-        for (Expr &e : capped_values)
-            e = substitute(values, e);
         for (Expr &e : capped)
             e = substitute(capped_as, e);
     };
@@ -518,11 +514,9 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                 // included, and an outer loop's first point passes the end there (fuzz case
                 // 14220 wrote past a producer's storage). The cap's lower bound, min(start, end),
                 // meets the loops' own start in the intersection below.)
-                const Expr placeholder = Variable::make(Int(32), cap_name(guards.size()));
+                const Expr cap = Variable::make(Int(32), cap_name(guards.size()));
                 rewrite({{loop_var(split.old_var), value}},
-                        {{loop_var(split.old_var), min(value, placeholder)}});
-                caps.push_back(old.min + old.extent - 1);
-                capped_values.push_back(value);
+                        {{loop_var(split.old_var), min(value, cap)}});
                 // GuardWithIf: the last outer iteration may pass the end (simplify drops the test
                 // when the factor provably divides the extent).
                 guards.push_back(value <= old.min + old.extent - 1);
@@ -705,21 +699,27 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                 here_and_inside.insert(dims[q].var);
             std::vector<std::string> inside =
                 computed_inside(env_, f.name(), stage, here_and_inside);
+            // The capped uses, each cap.g bound as above for this loop.
+            std::vector<Expr> capped_reads;
+            if (guard_inside) {
+                std::map<std::string, Expr> cap_at;
+                for (size_t g = 0; g < split_guards; g++) {
+                    const auto *test = guards[g].as<LE>();
+                    internal_assert(test)
+                        << "the guard of a split of " << f.name() << " is not a test value <= end";
+                    const bool in_force = !guards_dropped.count(g) && guard_level[g] < p;
+                    cap_at[cap_name(g)] = in_force ? test->b : test->a;
+                }
+                for (const Expr &e : capped)
+                    capped_reads.push_back(substitute(cap_at, e));
+            }
             auto direct = [&](const std::string &callee) {
                 Box required = box_of_calls_in(uses, callee, inner_loops);
                 require_bounded(required, callee, f.name());
                 if (guard_inside) {
                     // Both bound what runs; their intersection keeps the loops' constant size
                     // (a tile's) in sight where the cap's expression hides it.
-                    std::map<std::string, Expr> cap_at;
-                    for (size_t g = 0; g < split_guards; g++) {
-                        const bool in_force = !guards_dropped.count(g) && guard_level[g] < p;
-                        cap_at[cap_name(g)] = in_force ? caps[g] : capped_values[g];
-                    }
-                    std::vector<Expr> reads;
-                    for (const Expr &e : capped)
-                        reads.push_back(substitute(cap_at, e));
-                    Box within = box_of_calls_in(reads, callee, inner_loops);
+                    Box within = box_of_calls_in(capped_reads, callee, inner_loops);
                     internal_assert(within.size() == required.size())
                         << "the capped reads of " << f.name() << " call " << callee
                         << " with another number of coordinates";

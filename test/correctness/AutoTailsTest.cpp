@@ -120,8 +120,9 @@ TEST(AutoTails, TapsStagedPerStepOfTheReductionAsHalidesConvLayerDoes) {
 
 TEST(AutoTails, ProducerAtAReductionLoopAroundAGuardedVectorTail) {
     // f's update vectorizes c by 8 with a guard (13 channels: a vector and a masked tail);
-    // g is computed per step of r, around that loop. g's region per step is what the lanes
-    // that run read, channels 0 to 12, and the masked lanes load nothing of it.
+    // g is computed per step of r, around that loop, over what the lanes that run read (the
+    // capped reads). This checks the values at a masked tail, a whole vector and less than
+    // one; it does not look at g's region, which the clamp of the time before gave too.
     Var c("c"), k("k");
     RDom r(0, 4, "r");
     Func g("gv_g"), f("gv_f");
