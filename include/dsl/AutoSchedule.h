@@ -135,9 +135,9 @@ struct TuneResults {
     /// Candidates measured besides the built-in schedule (refused ones included), and those
     /// refused (a compile error, or an output that differed from the built-in schedule's).
     int measured = 0, rejected = 0;
-    /// Candidates that helper processes compiled (see TuneOptions::jobs), and those whose
-    /// helper died from a signal: such a schedule crashes the compiler, and is refused without
-    /// being compiled in this process.
+    /// Candidates measured that helper processes had compiled (see TuneOptions::jobs), and
+    /// those whose helper died from a signal: such a schedule crashes the compiler, and is
+    /// refused without being compiled in this process.
     int compiled_by_helpers = 0, crashed = 0;
     /// The heuristic's parameters that gave the best schedule.
     std::string best_parameters;

@@ -49,6 +49,8 @@ struct Candidate {
     double ms = std::numeric_limits<double>::infinity();
     /// The signal that killed the helper process compiling it (0: none did).
     int crash_signal = 0;
+    /// Whether a helper process compiled it into the disk cache.
+    bool compiled_by_helper = false;
 };
 
 template <typename T>
@@ -358,7 +360,7 @@ class Tuner {
             if (pid == it->first && WIFSIGNALED(status)) {
                 it->second->crash_signal = WTERMSIG(status);
             } else if (pid == it->first && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-                compiled_by_helpers_++;
+                it->second->compiled_by_helper = true;
             }
             running.erase(it);
         };
@@ -444,6 +446,9 @@ class Tuner {
     }
 
     void measure(Candidate &c) {
+        // (Counted here, not when the helper ends: the time may run out before a compiled
+        // candidate is measured, and then no one loads it.)
+        if (c.compiled_by_helper) compiled_by_helpers_++;
         if (c.crash_signal != 0) {
             rejected_++;
             crashed_++;
