@@ -35,6 +35,59 @@ Expr split_constant(const Expr &e, int64_t *c) {
     return e;
 }
 
+namespace {
+
+/// A sum of terms times integer constants, plus a constant (constant_difference).
+struct LinearSum {
+    std::vector<std::pair<Expr, int128>> terms;
+    int128 constant = 0;
+    int nodes = 0;
+
+    /// Adds `scale * e`; false where `e` is too large to be worth it.
+    bool add(const Expr &e, int128 scale) {
+        constexpr int kMaxNodes = 48;
+        constexpr int128 kMaxScale = int128(1) << 62;
+        if (++nodes > kMaxNodes || scale > kMaxScale || scale < -kMaxScale) return false;
+        if (auto c = as_const_int(e)) {
+            constant += scale * *c;
+            return true;
+        }
+        if (const auto *p = e.as<Add>()) return add(p->a, scale) && add(p->b, scale);
+        if (const auto *p = e.as<Sub>()) return add(p->a, scale) && add(p->b, -scale);
+        if (const auto *p = e.as<Mul>()) {
+            if (auto c = as_const_int(p->b)) return add(p->a, scale * *c);
+            if (auto c = as_const_int(p->a)) return add(p->b, scale * *c);
+        }
+        for (auto &[term, coeff] : terms) {
+            if (equal(term, e)) {
+                coeff += scale;
+                return true;
+            }
+        }
+        terms.emplace_back(e, scale);
+        return true;
+    }
+};
+
+}  // namespace
+
+std::optional<int64_t> constant_difference(const Expr &a, const Expr &b) {
+    const Type t = a.type();
+    if (!t.is_scalar() || !no_overflow(t) || b.type() != t) return std::nullopt;
+    // Only sums and differences are worth taking apart.
+    auto arithmetic = [](const Expr &e) {
+        return e.as<Add>() || e.as<Sub>() || e.as<Mul>() || is_const(e);
+    };
+    if (!arithmetic(a) && !arithmetic(b)) return std::nullopt;
+    LinearSum sum;
+    if (!sum.add(a, 1) || !sum.add(b, -1)) return std::nullopt;
+    for (const auto &term : sum.terms) {
+        if (term.second != 0) return std::nullopt;
+    }
+    if (sum.constant < INT64_MIN || sum.constant > INT64_MAX) return std::nullopt;
+    return static_cast<int64_t>(sum.constant);
+}
+
 bool is_const_value(const Expr &e) {
     if (is_const(e)) return true;
     if (const auto *r = e.as<Ramp>()) return is_const(r->base) && is_const(r->stride);

@@ -280,6 +280,7 @@ Expr Simplifier::visit_sub(const Sub *op, ExprInfo *info) {
         const auto *mul_a = a.as<Mul>();
         const auto *mul_b = b.as<Mul>();
         if (equal(a, b)) return rewrite(make_zero(t), info);
+        if (auto d = constant_difference(a, b)) return rewrite(int_const(t, *d), info);
         // A let-bound coordinate minus the same value spelled out (a producer's point inside
         // its allocation: the store's index minus the allocation's minimum) is a constant that
         // only the let's value shows.

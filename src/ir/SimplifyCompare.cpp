@@ -85,6 +85,20 @@ Expr Simplifier::visit_compare(const Expr &e, ExprInfo *info) {
         }
     }
 
+    // Sides that differ by a constant, however they are written.
+    if (auto d = constant_difference(a, b)) {
+        switch (op) {
+            case IRNodeType::LT:
+                return result(*d < 0);
+            case IRNodeType::LE:
+                return result(*d <= 0);
+            case IRNodeType::EQ:
+                return result(*d == 0);
+            default:
+                return result(*d != 0);
+        }
+    }
+
     if (op == IRNodeType::LT || op == IRNodeType::LE) {
         // min(x, y) <= x and x <= max(x, y) hold; max(x, y) < x and x < min(x, y) do not.
         auto has_operand = [](const Expr &m, const Expr &v) {

@@ -56,6 +56,14 @@ inline int128 ceil_div(int128 a, int128 b) {
 /// `e` as `x + c` with an integer constant c: returns x and sets c (0 when e is no such sum).
 Expr split_constant(const Expr &e, int64_t *c);
 
+/// `a - b` where it is the same constant whatever the values of the names in them: both written
+/// as sums of terms times integer constants (through +, - and products with a constant), the
+/// terms matched by equality. Only for scalars of a type that does not overflow (no_overflow):
+/// there every term of the original expressions is its mathematical value, so the difference is
+/// exact. (`(x + (y + -1)) + 3` against `x + y`, which the rules cannot reassociate without
+/// bounds on x and y.)
+std::optional<int64_t> constant_difference(const Expr &a, const Expr &b);
+
 /// The integer value of a constant (IntImm, UIntImm up to INT64_MAX, or a broadcast of one).
 std::optional<int64_t> const_int(const Expr &e);
 /// A constant of type `t` (broadcast if `t` is a vector); `v` wraps to the type.

@@ -129,6 +129,13 @@ Expr Simplifier::visit_min_max(const Expr &e, ExprInfo *info) {
                 *info = (chosen.same_as(a)) ? ia : ib;
                 return chosen;
             }
+            // min(x, y) -> x where x - y is a constant at most 0: `max(a + i, (a + (i + -1)) +
+            // 3)` is the second.
+            if (auto d = constant_difference(a, b)) {
+                bool take_a = is_min ? *d <= 0 : *d >= 0;
+                *info = take_a ? ia : ib;
+                return take_a ? a : b;
+            }
             // min(x + c1, x + c2) -> x + min(c1, c2), where the sums do not overflow.
             int64_t ca, cb;
             Expr xa = split_constant(a, &ca), xb = split_constant(b, &cb);
