@@ -425,7 +425,13 @@ Stmt three_loops(const For *op, const SteadyState &steady, const Stmt &before_bo
                             steady_body);
     Stmt after =
         For::make(op->name, end_var, loop_end - end_var, op->for_type, op->device_api, after_body);
-    Stmt loops = Block::make({before, during, after});
+    // (A steady state bounded on one side only, a sliding window's iterations after the first,
+    // has no edge loop on the other.)
+    std::vector<Stmt> parts;
+    if (!lower.empty()) parts.push_back(before);
+    parts.push_back(during);
+    if (!upper.empty()) parts.push_back(after);
+    Stmt loops = Block::make(parts);
     if (op->for_type == ForType::Parallel) {
         // One parallel loop whose iterations pick their body: three loops would fork and join
         // the threads three times (the edges' tasks of a row or two each), which costs more

@@ -168,8 +168,10 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
             auto at = std::find_if(lets.begin(), lets.end(), [&](const auto &let) {
                 return let.first == names::min_of(dim_loop);
             });
-            at = lets.insert(at, {unslid, min_value});
-            min = &(at + 1)->second;
+            lets.insert(at, {unslid, min_value});
+            // (The insertion moved the lets after it.)
+            min = find_let(lets, names::min_of(dim_loop));
+            max = find_let(lets, names::max_of(dim_loop));
         }
         // A bound_extent() window is a let of its own: seen through, its dependence on the
         // loop shows.
@@ -201,14 +203,16 @@ SlideResult slide_window(const lang::Function &producer, const std::vector<Inter
         if (result.slid && never_overlap(required[a], loop.var)) {
             continue;
         }
+        // Every iteration but the first computes only what is new: the test is marked likely,
+        // so that PartitionLoops peels the first iteration off and the steady state's region
+        // (one row of blur_x per row of blur_y) is a constant size the simplifier sees.
+        Expr later = dsl::likely(var > loop.min);
         if (forward) {
             Expr previous_max = substitute(loop.var, var - 1, max_value);
-            *min =
-                simplify(select(var > loop.min, dsl::max(min_value, previous_max + 1), min_value));
+            *min = simplify(select(later, dsl::max(min_value, previous_max + 1), min_value));
         } else {
             Expr previous_min = substitute(loop.var, var - 1, min_value);
-            *max =
-                simplify(select(var > loop.min, dsl::min(max_value, previous_min - 1), max_value));
+            *max = simplify(select(later, dsl::min(max_value, previous_min - 1), max_value));
         }
         result.over += (result.slid ? " and " : "") + loop.var;
         slid_dims.push_back(a);
