@@ -24,6 +24,9 @@ namespace {
 /// Bodies larger than this many nodes (counted as a tree) are not copied: the compile time of
 /// three copies would outweigh what the steady state gains.
 constexpr int kMaxBodyNodes = 60000;
+/// The edges of a loop partitioned on likely conditions are partitioned in turn only when its
+/// body is at most this many nodes.
+constexpr int kMaxEdgeNodes = 3000;
 /// A loop whose body holds only loops of at most this many iterations is partitioned too: in a
 /// histogram's update over pixels with the channels innermost, the clamps of the pixel's
 /// coordinates are in the loop over pixels.
@@ -507,7 +510,12 @@ class PartitionLoops : public IRMutator {
         SteadyState steady(op->name, writes, true);
         Stmt steady_body = steady.mutate(op->body);
         if (steady.likely_conjuncts == 0) return std::nullopt;
-        Stmt edge_body = mutate(op->body);
+        // The edges (a few iterations: an image's border rows, a sliding window's first) are
+        // partitioned in turn only while small: each level of nested likely loops copies what
+        // is inside it, so partitioning every edge grows the code exponentially with the depth
+        // (a fuzzed pipeline of boundary conditions and sliding windows made 15,000 lines of
+        // loops that LLVM took minutes over).
+        Stmt edge_body = size.count <= kMaxEdgeNodes ? mutate(op->body) : op->body;
         return three_loops(op, steady, edge_body, mutate(steady_body), edge_body);
     }
 
