@@ -50,14 +50,15 @@ Box output_region(const Function &f) {
     return box;
 }
 
-/// What the consumers of `f` (other Funcs) read of it.
-Box required_by_consumers(const Environment &env, const Function &f) {
+/// What the consumers of `f` (other Funcs) read of it; with `through_selects`, what they use
+/// of it (box_of_calls).
+Box required_by_consumers(const Environment &env, const Function &f, bool through_selects = false) {
     Box box;
     for (const std::string &name : env.order) {
         if (name == f.name()) continue;
         const Function &c = env.func(name);
         for (int s = 0; s < c.stages(); s++) {
-            Box b = box_of_calls(c, s, f.name());
+            Box b = box_of_calls(c, s, f.name(), through_selects);
             require_bounded(b, f.name(), c.name());
             merge_boxes(box, b);
         }
@@ -442,6 +443,20 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
         const Function &f = env.func(*it);
         bool output = env.is_output(f.name());
         Box required = output ? output_region(f) : required_by_consumers(env, f);
+        // A Func computed and stored at root is computed where its consumers use it: a select
+        // reads both branches, but keeps only one (`select(x < 100, f(x), g(x))` uses f at
+        // x < 100). Its storage still holds all that is read (the other branch's loads read
+        // points never computed, and drop them). Not for an extern stage, which computes what
+        // its buffer covers.
+        Box loaded;
+        if (!output && !f.is_extern() && f.schedule().compute_level.is_root() &&
+            f.schedule().store_level.is_root()) {
+            Box used = required_by_consumers(env, f, true);
+            if (!used.empty()) {
+                loaded = required;
+                required = used;
+            }
+        }
         if (output) {
             // An output that other outputs read is computed over what they read too; its
             // buffer must hold that (the check of the region it writes says so otherwise).
@@ -467,8 +482,10 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
                 d++;
             std::string need_min = f.name() + "." + b.var + ".needed_min";
             std::string need_max = f.name() + "." + b.var + ".needed_max";
-            lets.add(need_min, required[d].min);
-            lets.add(need_max, required[d].max);
+            // (Where the loads reach past what is used, the bound must hold them too.)
+            const Interval &needed = loaded.empty() ? required[d] : loaded[d];
+            lets.add(need_min, needed.min);
+            lets.add(need_max, needed.max);
             Expr bound_min = b.min, bound_max = b.min + b.extent - 1;
             Expr needed_min = Variable::make(Int(32), need_min),
                  needed_max = Variable::make(Int(32), need_max);
@@ -479,6 +496,7 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
             checks.push_back(
                 AssertStmt::make(bound_min <= needed_min && needed_max <= bound_max, report));
             required[d] = Interval(bound_min, bound_max);
+            if (!loaded.empty()) loaded[d] = required[d];
         }
         auto bounds =
             func_bounds(f, required, output ? BoundsFor::Output : BoundsFor::Root, &checks);
@@ -488,6 +506,7 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
             has_rounding_split(f)) {
             widen_realized_to_writes(f, s, bounds);
         }
+        if (!loaded.empty()) widen_realized(f, loaded, bounds);
         for (Stmt &check : bounds_overflow_checks(f, bounds))
             checks.push_back(check);
         for (auto &b : bounds)

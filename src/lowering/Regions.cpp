@@ -7,6 +7,7 @@
 #include "ir/Associativity.h"
 #include "ir/Bounds.h"
 #include "ir/Error.h"
+#include "ir/FreeNames.h"
 #include "ir/IREquality.h"
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
@@ -40,45 +41,53 @@ void merge_boxes(Box &a, const Box &b) {
 
 namespace {
 
+/// Parts of a condition that read no Func, input or impure call: what bounds inference can use.
+bool invariant_part(const Expr &e) {
+    return !any_call(e, [](const Call *c) {
+        return c->call_type == Call::CallType::Func || c->call_type == Call::CallType::Image ||
+               !c->is_pure();
+    });
+}
+
+/// Narrows `now`, the interval of `v` in `scope`, by the linear comparisons among `parts` that
+/// bound `v`; returns whether it changed. Each bound is taken over the other variables'
+/// intervals, and each end moves only inwards. With `keep_a_point`, it stays inside the range
+/// it had (a where() condition no point meets, as where(r.x >= p) for a huge p, would otherwise
+/// name coordinates no buffer covers); without, the range may empty (max = min - 1: a select's
+/// branch never taken). Ends that cross make an empty range, never a negative extent.
+bool narrow_interval(Interval &now, const std::string &v, const std::vector<Expr> &parts,
+                     const Scope<Interval> &scope, bool keep_a_point) {
+    bool changed = false;
+    const int slack = keep_a_point ? 0 : 1;
+    for (const Expr &part : parts) {
+        if (!part.type().is_scalar()) continue;
+        std::optional<VarBound> b = bound_from_condition(part, v, invariant_part);
+        if (!b) continue;
+        Interval range = bounds_of_expr_in_scope(b->value, scope);
+        if (b->lower && range.min.defined()) {
+            now.min = simplify(Max::make(now.min, Min::make(range.min, now.max + slack)));
+            changed = true;
+        } else if (!b->lower && range.max.defined()) {
+            now.max = simplify(Min::make(now.max, Max::make(range.max, now.min - slack)));
+            changed = true;
+        }
+    }
+    if (changed) now.max = simplify(Max::make(now.max, now.min - 1));
+    return changed;
+}
+
 /// Narrows the intervals of a stage's RVars (bound in `scope` under the names `rvars`) by the
 /// linear comparisons of its where() predicate (`predicate`, in those names): with r.y in
-/// [0, 99], `2 * r.x + 30 < r.y` keeps r.x in [0, 34]. Each bound is taken over the other
-/// variables' intervals, so every point the update reaches stays inside; a second round lets a
-/// bound found on one RVar narrow another. Halide bounds its producers the same way.
+/// [0, 99], `2 * r.x + 30 < r.y` keeps r.x in [0, 34]. A second round lets a bound found on one
+/// RVar narrow another. Halide bounds its producers the same way.
 void narrow_by_predicate(Scope<Interval> &scope, const std::vector<std::string> &rvars,
                          const Expr &predicate) {
     if (!predicate.defined() || is_const_true(predicate)) return;
     const std::vector<Expr> parts = conjuncts(predicate);
-    // Parts that read Funcs or inputs say nothing bounds inference can use.
-    auto invariant = [](const Expr &e) {
-        return !any_call(e, [](const Call *c) {
-            return c->call_type == Call::CallType::Func || c->call_type == Call::CallType::Image ||
-                   !c->is_pure();
-        });
-    };
     for (int round = 0; round < 2; round++) {
         for (const std::string &v : rvars) {
             Interval now = scope.get(v);
-            bool changed = false;
-            for (const Expr &part : parts) {
-                if (!part.type().is_scalar()) continue;
-                std::optional<VarBound> b = bound_from_condition(part, v, invariant);
-                if (!b) continue;
-                Interval range = bounds_of_expr_in_scope(b->value, scope);
-                // Each end moves only inwards and stays inside the range it had, so that the
-                // region never leaves the RDom's (a predicate no point meets, as where(r.x >= p)
-                // for a huge p, would otherwise name coordinates no buffer covers).
-                if (b->lower && range.min.defined()) {
-                    now.min = simplify(Max::make(now.min, Min::make(range.min, now.max)));
-                    changed = true;
-                } else if (!b->lower && range.max.defined()) {
-                    now.max = simplify(Min::make(now.max, Max::make(range.max, now.min)));
-                    changed = true;
-                }
-            }
-            if (!changed) continue;
-            // Ends that crossed make an empty range, never a negative extent.
-            now.max = simplify(Max::make(now.max, now.min - 1));
+            if (!narrow_interval(now, v, parts, scope, true)) continue;
             scope.pop(v);
             scope.push(v, now);
         }
@@ -137,8 +146,11 @@ Scope<Interval> stage_scope(const Function &f, int stage, Regions regions = Regi
 /// merged call by call, which simplified ever longer unions (minutes for 5 chained stencils).
 class CallBoxes : public IRVisitor {
   public:
-    CallBoxes(const std::string &callee, const Scope<Interval> &scope)
-        : callee_(callee), scope_(scope) {}
+    /// With `select_budget`, the calls in a select's branches are bounded where the branch is
+    /// taken (select_budget says how many more branches may be so narrowed; see
+    /// box_of_calls).
+    CallBoxes(const std::string &callee, const Scope<Interval> &scope, int *select_budget = nullptr)
+        : callee_(callee), scope_(scope), select_budget_(select_budget) {}
 
     void include(const Expr &e) override {
         if (e.defined() && seen_.insert(e.get()).second) IRVisitor::include(e);
@@ -180,6 +192,21 @@ class CallBoxes : public IRVisitor {
             let_values_.erase(op->name);
         }
     }
+    /// `select(x < 100, f(x), g(x))` reads f at x < 100 only, and g at x >= 100: each branch's
+    /// calls are bounded with the variables its condition bounds narrowed (a condition that
+    /// bounds none is no narrowing, and neither is what an exhausted budget leaves).
+    void visit(const Select *op) override {
+        if (!select_budget_ || !op->condition.type().is_scalar()) {
+            IRVisitor::visit(op);
+            return;
+        }
+        include(op->condition);
+        Expr c = let_values_.empty() ? op->condition : substitute(let_values_, op->condition);
+        if (const auto *l = c.as<Call>(); l && l->is_intrinsic(Call::Intrinsic::Likely))
+            c = l->args[0];
+        branch(op->true_value, conjuncts(c));
+        branch(op->false_value, conjuncts(simplify(!c)));
+    }
     void visit(const Call *op) override {
         IRVisitor::visit(op);
         bool match =
@@ -193,6 +220,46 @@ class CallBoxes : public IRVisitor {
     }
 
   private:
+    void branch(const Expr &value, const std::vector<Expr> &parts) {
+        Scope<Interval> narrowed(&scope_);
+        bool any = false;
+        if (*select_budget_ > 0) {
+            std::set<std::string> vars;
+            for (const Expr &part : parts) {
+                for (const std::string &n : free_names(part, false))
+                    vars.insert(n);
+            }
+            for (const std::string &v : vars) {
+                const Interval *now = scope_.find(v);
+                if (!now || !now->is_bounded()) continue;
+                Interval i = *now;
+                if (!narrow_interval(i, v, parts, scope_, false)) continue;
+                narrowed.push(v, i);
+                any = true;
+            }
+        }
+        if (!any) {
+            include(value);
+            return;
+        }
+        (*select_budget_)--;
+        // A visitor of its own: a node it reaches under the narrowed scope may be reached
+        // elsewhere too, where it needs its whole bounds.
+        CallBoxes inside(callee_, narrowed, select_budget_);
+        inside.let_values_ = let_values_;
+        inside.include(value);
+        if (inside.dims_.empty()) return;
+        if (dims_.empty()) dims_.resize(inside.dims_.size());
+        for (size_t i = 0; i < dims_.size(); i++) {
+            Ends &d = dims_[i];
+            const Ends &e = inside.dims_[i];
+            d.unbounded_min |= e.unbounded_min;
+            d.unbounded_max |= e.unbounded_max;
+            d.mins.insert(e.mins.begin(), e.mins.end());
+            d.maxs.insert(e.maxs.begin(), e.maxs.end());
+        }
+    }
+
     void record(const std::vector<Expr> &args) {
         if (!arg_lists_.insert(args).second) return;
         if (dims_.empty()) dims_.resize(args.size());
@@ -245,6 +312,7 @@ class CallBoxes : public IRVisitor {
 
     const std::string &callee_;
     const Scope<Interval> &scope_;
+    int *select_budget_;
     std::unordered_set<const void *> seen_;
     std::set<std::vector<Expr>, ArgsLess> arg_lists_;
     /// The enclosing lets' values, themselves with the lets outside them substituted.
@@ -254,10 +322,14 @@ class CallBoxes : public IRVisitor {
 
 }  // namespace
 
-Box box_of_calls(const Function &consumer, int stage, const std::string &callee) {
+Box box_of_calls(const Function &consumer, int stage, const std::string &callee,
+                 bool through_selects) {
     Definition d = rename_stage_vars(consumer, stage);
     Scope<Interval> narrowed = stage_scope(consumer, stage, Regions::Any, d.predicate);
-    CallBoxes finder(callee, narrowed);
+    // (Enough for the selects of boundary conditions and concatenations; a chain of many
+    // inlined selects keeps the whole bounds past it rather than multiply the work.)
+    int select_budget = 64;
+    CallBoxes finder(callee, narrowed, through_selects ? &select_budget : nullptr);
     for (const Expr &e : d.args)
         finder.include(e);
     for (const Expr &e : d.values)

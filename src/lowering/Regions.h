@@ -22,8 +22,12 @@ void merge_boxes(Box &a, const Box &b);
 
 /// The box of coordinates at which stage `stage` of `consumer` calls `callee` (a Func or an
 /// input, by name), with the stage's loops ranging over their (symbolic) bounds
-/// `<loop>.min`..`<loop>.max` and RVars over their RDom. Empty if it never calls it.
-Box box_of_calls(const lang::Function &consumer, int stage, const std::string &callee);
+/// `<loop>.min`..`<loop>.max` and RVars over their RDom. Empty if it never calls it. With
+/// `through_selects`, a call in a branch of a select counts only where the branch is taken
+/// (`select(x < 100, f(x), g(x))` reads f at x < 100): what must be computed, not what is
+/// loaded (both branches are loaded, and the storage must hold the whole box).
+Box box_of_calls(const lang::Function &consumer, int stage, const std::string &callee,
+                 bool through_selects = false);
 
 /// Whether stage `stage` of `consumer` calls the Func `callee` (in its arguments, values or
 /// conditions). Not the same as a non-empty box_of_calls: a Func of no dimensions has an empty

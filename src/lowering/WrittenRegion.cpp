@@ -65,10 +65,14 @@ Box box_written(const std::string &func, const Stmt &s) {
 
 void widen_realized_to_writes(const lang::Function &f, const Stmt &body,
                               std::vector<std::pair<std::string, Expr>> &lets) {
-    Box written = box_written(f.name(), body);
-    if (static_cast<int>(written.size()) != f.dimensions()) return;
+    widen_realized(f, box_written(f.name(), body), lets);
+}
+
+void widen_realized(const lang::Function &f, const Box &box,
+                    std::vector<std::pair<std::string, Expr>> &lets) {
+    if (static_cast<int>(box.size()) != f.dimensions()) return;
     for (int d = 0; d < f.dimensions(); d++) {
-        const Interval &w = written[static_cast<size_t>(d)];
+        const Interval &w = box[static_cast<size_t>(d)];
         if (!w.is_bounded() || w.empty) continue;
         const std::string &var = f.args()[static_cast<size_t>(d)];
         std::string min_name = names::realized_min(f.name(), var);
@@ -83,9 +87,11 @@ void widen_realized_to_writes(const lang::Function &f, const Stmt &body,
         if (!lo || !hi || !extent) continue;
         *lo = simplify(dsl::min(*lo, w.min));
         *hi = simplify(dsl::max(*hi, w.max));
-        Expr e = simplify(*hi - *lo + 1);
+        // (An empty region, an RDom of no chunks, has max < min: no negative extent.)
+        Expr e = simplify(dsl::max(*hi - *lo + 1, 0));
         if (!as_const_int(e)) {
-            e = Variable::make(Int(32), max_name) - Variable::make(Int(32), min_name) + 1;
+            e = dsl::max(Variable::make(Int(32), max_name) - Variable::make(Int(32), min_name) + 1,
+                         0);
         }
         *extent = e;
     }

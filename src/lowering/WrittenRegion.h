@@ -17,6 +17,11 @@ namespace dsl::lowering {
 Box box_written(const std::string &func, const ir::Stmt &s);
 
 /// Widens the lets `<f>.<x>.min_realized` / `.max_realized` / `.extent_realized` among `lets`
+/// to cover `box` (dimensions of `box` that are unbounded or empty are left as they are).
+void widen_realized(const lang::Function &f, const Box &box,
+                    std::vector<std::pair<std::string, Expr>> &lets);
+
+/// Widens the lets `<f>.<x>.min_realized` / `.max_realized` / `.extent_realized` among `lets`
 /// to cover everything `body` writes of `f`. For a Func stored outside the loop where it is
 /// computed: the storage is sized from what the consumers read over all iterations, which a
 /// rounding split computed per iteration can exceed.
