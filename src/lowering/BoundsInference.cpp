@@ -452,7 +452,12 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
         if (!output && !f.is_extern() && f.schedule().compute_level.is_root() &&
             f.schedule().store_level.is_root()) {
             Box used = required_by_consumers(env, f, true);
-            if (!used.empty()) {
+            bool narrower = false;
+            for (size_t d = 0; d < used.size() && used.size() == required.size(); d++) {
+                narrower |=
+                    !equal(used[d].min, required[d].min) || !equal(used[d].max, required[d].max);
+            }
+            if (narrower) {
                 loaded = required;
                 required = used;
             }
