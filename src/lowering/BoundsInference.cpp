@@ -453,9 +453,11 @@ Stmt bounds_inference(const Environment &env, const Stmt &s) {
             f.schedule().store_level.is_root()) {
             Box used = required_by_consumers(env, f, true);
             bool narrower = false;
-            for (size_t d = 0; d < used.size() && used.size() == required.size(); d++) {
-                narrower |=
-                    !equal(used[d].min, required[d].min) || !equal(used[d].max, required[d].max);
+            if (used.size() == required.size()) {
+                for (size_t d = 0; d < used.size(); d++) {
+                    narrower |= !equal(used[d].min, required[d].min) ||
+                                !equal(used[d].max, required[d].max);
+                }
             }
             if (narrower) {
                 loaded = required;

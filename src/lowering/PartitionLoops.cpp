@@ -422,18 +422,15 @@ Stmt three_loops(const For *op, const SteadyState &steady, const Stmt &before_bo
         end = min(end, u + 1);
     end = simplify(max(end, first_var));
     Expr end_var = Variable::make(Int(32), end_name);
-    Stmt before = For::make(op->name, op->min, first_var - op->min, op->for_type, op->device_api,
-                            before_body);
-    Stmt during = For::make(op->name, first_var, end_var - first_var, op->for_type, op->device_api,
-                            steady_body);
-    Stmt after =
-        For::make(op->name, end_var, loop_end - end_var, op->for_type, op->device_api, after_body);
+    auto loop = [&](const Expr &from, const Expr &to, const Stmt &body) {
+        return For::make(op->name, from, to - from, op->for_type, op->device_api, body);
+    };
     // (A steady state bounded on one side only, a sliding window's iterations after the first,
     // has no edge loop on the other.)
     std::vector<Stmt> parts;
-    if (!lower.empty()) parts.push_back(before);
-    parts.push_back(during);
-    if (!upper.empty()) parts.push_back(after);
+    if (!lower.empty()) parts.push_back(loop(op->min, first_var, before_body));
+    parts.push_back(loop(first_var, end_var, steady_body));
+    if (!upper.empty()) parts.push_back(loop(end_var, loop_end, after_body));
     Stmt loops = Block::make(parts);
     if (op->for_type == ForType::Parallel) {
         // One parallel loop whose iterations pick their body: three loops would fork and join
