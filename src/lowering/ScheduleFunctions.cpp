@@ -149,6 +149,19 @@ Stmt wrap_lets(const std::vector<std::pair<std::string, Expr>> &lets, Stmt s) {
 
 namespace {
 
+/// The bound() of `f`'s pure dimension `var`, where it gives both a min and an extent and no
+/// alignment widens the region past it: the range every stage's loop over `var` runs.
+const schedule::Bound *exact_bound(const Function &f, const std::string &var) {
+    const schedule::FuncSchedule &s = f.schedule();
+    for (const schedule::BoundAlignment &a : s.alignments) {
+        if (a.var == var) return nullptr;
+    }
+    for (const schedule::Bound &b : s.bounds) {
+        if (b.var == var && b.min.defined() && b.extent.defined()) return &b;
+    }
+    return nullptr;
+}
+
 /// Extern stage `f`, stored further out than it is computed, was sized there by one bounds
 /// query over all the iterations inside; one iteration's may widen its region past that
 /// storage (rounding it to a tile, say). A runtime check that it does not.
@@ -450,6 +463,8 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         std::string outer;
         size_t guard;
         Expr main_extent;  // outer iterations that need no guard
+        Expr tail_extent;  // the most iterations after them (one, times the extents of the
+                           // loops fused inside), or undefined: the rest of the loop
     };
     std::vector<Partition> partitions;
     // What the stage reads and writes (its arguments, values and predicate) as `d` holds them,
@@ -484,9 +499,30 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         return -1;
     };
     for (const schedule::Split &split : d.schedule.splits) {
-        // A partitioned loop that is split or fused again no longer counts the iterations its
-        // main part was computed for (a split may even reuse its name): keep the guard.
+        // A partitioned loop fused as the outer loop of a fuse: the main part is the fused
+        // loop's first iterations, the inner loop's extent times as many. Split again: the outer
+        // loop's first iterations, whose inner ones all lie in the main part. (A tiling's
+        // guarded tiles in blocks, fused with the loops outside them into one parallel loop of
+        // tasks, keep their tail apart.) Fused as the inner loop, its main part is no longer
+        // one range of iterations (a split may even reuse its name): keep the guard.
         for (auto p = partitions.begin(); p != partitions.end();) {
+            if (split.kind == schedule::Split::Kind::FuseVars && p->outer == split.outer &&
+                !fused_with_others.count(split.old_var)) {
+                p->outer = split.old_var;
+                p->main_extent = p->main_extent * ranges.at(split.inner).extent;
+                if (p->tail_extent.defined())
+                    p->tail_extent = p->tail_extent * ranges.at(split.inner).extent;
+                ++p;
+                continue;
+            }
+            if (split.kind == schedule::Split::Kind::SplitVar && p->outer == split.old_var &&
+                !fused_with_others.count(split.outer) && split.factor.defined()) {
+                p->outer = split.outer;
+                p->main_extent = p->main_extent / split.factor;
+                p->tail_extent = Expr();
+                ++p;
+                continue;
+            }
             bool replaced =
                 split.kind == schedule::Split::Kind::FuseVars
                     ? (p->outer == split.inner || p->outer == split.outer)
@@ -537,9 +573,19 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                                        std::find(from_inner.begin(), from_inner.end(),
                                                  later.old_var) != from_inner.end();
                 }
-                int o = inner_rounds_up || fused_with_others.count(split.outer)
+                // The loop the outer one ends up as: itself, or the loop that later fuses make
+                // of it as their outer loop (the partition follows it there, see above).
+                std::string outer_loop = split.outer;
+                for (const schedule::Split &later : d.schedule.splits) {
+                    if (later.kind == schedule::Split::Kind::FuseVars && later.outer == outer_loop)
+                        outer_loop = later.old_var;
+                    if (later.kind == schedule::Split::Kind::SplitVar &&
+                        later.old_var == outer_loop)
+                        outer_loop = later.outer;
+                }
+                int o = inner_rounds_up || fused_with_others.count(outer_loop)
                             ? -1
-                            : position(split.outer);
+                            : position(outer_loop);
                 // Nor when the outer loop is a GPU loop: a kernel is one loop nest over its
                 // blocks and threads, and each thread tests its own lanes.
                 if (o >= 0 && (d.schedule.dims[o].for_type == ForType::GPUBlock ||
@@ -550,8 +596,8 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                     if (i < 0 || o <= i) continue;
                     ir::ForType inner_type = d.schedule.dims[i].for_type;
                     if (inner_type == ForType::Vectorized || inner_type == ForType::Unrolled) {
-                        partitions.push_back(
-                            {split.outer, guards.size() - 1, old.extent / split.factor});
+                        partitions.push_back({split.outer, guards.size() - 1,
+                                              old.extent / split.factor, make_one(Int(32))});
                         break;
                     }
                 }
@@ -559,11 +605,31 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             }
             case schedule::Split::Kind::FuseVars: {
                 LoopRange inner = ranges.at(split.inner), outer = ranges.at(split.outer);
+                // A pure dimension with a bound() runs over exactly that range: its extent as
+                // given (a row's length that the stage's own index multiplies by) keeps a
+                // fused loop's coordinates y * extent + x in sight of the simplifier, which
+                // sees the point back (x + y * W of a dense buffer is the fused point).
+                if (const schedule::Bound *b = exact_bound(f, split.inner))
+                    inner = {b->min, b->extent};
+                if (const schedule::Bound *b = exact_bound(f, split.outer))
+                    outer = {b->min, b->extent};
                 Expr fused = Variable::make(Int(32), loop_var(split.old_var));
                 const std::map<std::string, Expr> unfused = {
                     {loop_var(split.inner), inner.min + fused % inner.extent},
                     {loop_var(split.outer), outer.min + fused / inner.extent}};
                 rewrite(unfused, unfused);
+                // What reads the two coordinates back as one offset, (p / W) * W + p % W, is p
+                // again: simplified now, bounds inference sees a tile of the fused loop read a
+                // tile of its producer (not the whole rows it crosses).
+                auto simplify_uses = [&](Expr &e) {
+                    if (expr_uses_var(e, fused.as<Variable>()->name)) e = simplify(e);
+                };
+                for (Expr &e : d.args)
+                    simplify_uses(e);
+                for (Expr &e : d.values)
+                    simplify_uses(e);
+                for (Expr &e : capped)
+                    simplify_uses(e);
                 break;
             }
             case schedule::Split::Kind::RenameVar: {
@@ -792,13 +858,22 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             if (part.outer != dim.var || dropped.count(part.guard)) continue;
             std::set<size_t> without = dropped;
             without.insert(part.guard);
+            if (dim.for_type == ForType::Parallel) {
+                // One parallel loop whose iterations branch: two would wait for each other.
+                Expr in_main =
+                    Variable::make(Int(32), loop_var(dim.var)) < r.min + part.main_extent;
+                return For::make(loop_var(dim.var), r.min, r.extent, dim.for_type, dim.device_api,
+                                 IfThenElse::make(in_main, inside(without), inside(dropped)));
+            }
             Stmt main = For::make(loop_var(dim.var), r.min, part.main_extent, dim.for_type,
                                   dim.device_api, inside(without));
-            // The tail runs at most once; its extent says so, which keeps PartitionLoops from
-            // copying its body three times for the one iteration.
+            // The tail runs at most tail_extent times (once, unless loops inside were fused into
+            // this one); its extent says so, which keeps PartitionLoops from copying its body
+            // three times for the one iteration.
+            Expr rest = r.extent - part.main_extent;
             Stmt tail = For::make(loop_var(dim.var), r.min + part.main_extent,
-                                  min(r.extent - part.main_extent, 1), dim.for_type, dim.device_api,
-                                  inside(dropped));
+                                  part.tail_extent.defined() ? min(rest, part.tail_extent) : rest,
+                                  dim.for_type, dim.device_api, inside(dropped));
             return Block::make(main, tail);
         }
         // A guard on this loop's own variable (a split's `outer * factor + inner <= max` just
