@@ -164,6 +164,44 @@ TEST(NNConv, PointwiseConvJoinsRowsAtAnySize) {
     }
 }
 
+// A map known to be one row high is not joined: a reader of it (a swish, conv * sigmoid(conv),
+// as the recogniser's squeezed feature maps have) indexes the convolution at row 0, which a
+// loop over joined points would not read back as its point. Against a loop, at widths that
+// fill a tile, do not, and are narrower than one.
+TEST(NNConv, PointwiseConvOfOneRowWithASwish) {
+    constexpr int c = 40, m = 24;
+    ImageParam in(Float(32), 4, "pw_row");
+    in.dim(2).set_extent(c);
+    in.dim(1).set_extent(1);
+    nn::Tensor x(in);
+    nn::Shape shape = x.shape();
+    shape[1] = Expr(c);
+    shape[2] = Expr(1);
+    x = nn::Tensor(x.func(), shape);
+    Buffer<float> w = random_buffer({1, 1, c, m}, 31), b = random_buffer({m}, 32);
+    nn::Tensor v =
+        nn::conv(x, nn::Tensor(Buffer<>(w), "w"), nn::Tensor(Buffer<>(b), "b"), nn::Window());
+    nn::Tensor y = nn::mul(v, nn::sigmoid(v));
+    nn::schedule_output(y, get_host_target());
+    Func f = y.func();
+    for (int width : {64, 40, 7}) {
+        Buffer<float> xb = random_buffer({width, 1, c, 1}, 33 + width);
+        in.set(xb);
+        Buffer<float> out({width, 1, m, 1});
+        f.realize(out);
+        int bad = 0;
+        for (int o = 0; o < m; o++)
+            for (int j = 0; j < width; j++) {
+                double acc = b(o);
+                for (int k = 0; k < c; k++)
+                    acc += double(xb(j, 0, k, 0)) * w(0, 0, k, o);
+                const double want = acc / (1 + std::exp(-acc));
+                bad += std::fabs(out(j, 0, o, 0) - want) > 1e-4 * (1 + std::fabs(want));
+            }
+        EXPECT_EQ(bad, 0) << "width " << width;
+    }
+}
+
 TEST(NNConv, TransposedConvScattersEachInputPoint) {
     // x (1, 2, 5, 7), w (2, 3, 3, 3), stride 2, pad 1 each side, output padding 1.
     Buffer<float> x = random_buffer({7, 5, 2, 1}, 4), w = random_buffer({3, 3, 3, 2}, 5);

@@ -448,8 +448,16 @@ TEST(NNIntegerConv, IsVpdpbusdOnPackedWordsWithVnni) {
         EXPECT_NE(text.find("vpdpbusd"), std::string::npos) << k << "x" << k;
         // The words' bytes are their bits, not shifted out one at a time.
         EXPECT_EQ(text.find("vpsrl"), std::string::npos) << k << "x" << k;
-        // Over joined rows, the points' tiles are computed into a block of the layer's output.
-        EXPECT_EQ(text.find("iconv_joined") != std::string::npos, k == 1) << k << "x" << k;
+        // Over joined rows, the tiles of points go straight to the output (one parallel loop
+        // of blocks, no block computed apart and copied out); by rows, a loop of rows.
+        EXPECT_EQ(text.find(".s0.task.task") != std::string::npos, k == 1) << k << "x" << k;
+        EXPECT_EQ(text.find(".s0.rows.task") != std::string::npos, k == 3) << k << "x" << k;
+        EXPECT_EQ(text.find("iconv_joined"), std::string::npos) << k << "x" << k;
+        // Nor scatters: a vector of joined points is a dense vector of each channel (the
+        // output's rows are constrained to follow one another, so no other version is made).
+        if (k == 1) {
+            EXPECT_EQ(text.find("vpscatter"), std::string::npos);
+        }
     }
 }
 

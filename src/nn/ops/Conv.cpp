@@ -279,14 +279,14 @@ Tensor pointwise_rows_joined(const Tensor &x, const Tensor &weights, const Tenso
     const Tensor joined = a.result;
     Tensor result = compute(unique_name("conv"), {x.dim(0), weights.dim(0), height, width},
                             [&](const Index &o) {
-                                return joined({o[0], o[1], o[2] * width + o[3]});
+                                return joined({o[0], o[1], o[2] * row + o[3]});
                             });
     int64_t m = 0;
     const int tm = is_const(weights.dim(0), &m) ? static_cast<int>(std::min<int64_t>(12, m)) : 12;
     Func f = a.f;
     RDom r = a.r;
     result.set_schedule(
-        joined_row_tiles(joined.func(), accumulator_type(x.type()), tm,
+        joined_row_tiles(width, height, accumulator_type(x.type()), tm,
                          [f, r](Func consumer, const Var &loop, int vw, int vec, int tile_m) {
                              register_tile(f, r, consumer, loop, 1, vw, vec, tile_m, 1);
                          }));

@@ -172,8 +172,8 @@ void integer_tile(Func f, const RDom &r, Func consumer, const Var &loop, int poi
 
 /// integer_conv of a pointwise window over joined rows (JoinedRows.h): x' packed over the H * W
 /// points of each image (n, channel block, point), a vector of points reading four dense rows of
-/// bytes whatever the width (no tail per row), the sums over blocks of points by channel tiles
-/// (pointwise_channel_tile), copied out along the rows.
+/// bytes whatever the width (no tail per row), the sums in tiles of points by a channel tile
+/// (pointwise_channel_tile) stored straight into the output (JoinedRows.cpp).
 Tensor pointwise_integer_conv(const IntegerConvTerms &k) {
     const Tensor &x = k.x;
     const Expr n = x.dim(0), height = x.dim(2), width = x.dim(3);
@@ -216,12 +216,12 @@ Tensor pointwise_integer_conv(const IntegerConvTerms &k) {
         });
     Tensor out =
         compute(unique_name("iconv"), {n, Expr(k.outputs), height, width}, [&](const Index &o) {
-            return joined({o[0], o[1], o[2] * width + o[3]});
+            return joined({o[0], o[1], o[2] * row + o[3]});
         });
     Func px = packed_x.func(), ps = point_sums.func();
     const bool symmetric = k.symmetric;
     Tensor::Schedule tiles = joined_row_tiles(
-        joined.func(), Int(32), tm, [f, r](Func consumer, const Var &loop, int vw, int vec, int t) {
+        width, height, Int(32), tm, [f, r](Func consumer, const Var &loop, int vw, int vec, int t) {
             integer_tile(f, r, consumer, loop, 0, 1, vw, vec, t);
         });
     out.set_schedule([px, ps, symmetric, tiles](Func y, const Target &target) mutable {

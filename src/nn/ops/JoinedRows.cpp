@@ -27,67 +27,62 @@ bool pointwise_2d(const Tensor &x, const Window &w) {
 }  // namespace
 
 /// Whether a convolution is pointwise over 2-D maps (a 1x1 window, stride 1, no padding, one
-/// group) of at least 32 input channels, whose rows are better joined: of a width not known
-/// when compiling, or known and neither a multiple of a tile's 32 points nor narrower than 16
-/// (vectors of channels then).
+/// group) of at least 32 input channels over maps not known to be one row high, whose rows are
+/// better joined: of a width not known when compiling, or known and neither a multiple of a
+/// tile's 32 points nor narrower than 16 (vectors of channels then).
 bool rows_joinable(const Tensor &x, const Window &w, int groups) {
     if (groups != 1 || !pointwise_2d(x, w)) return false;
-    // Few input channels make a point's sums short: copying the block's results out then
-    // costs more than the tiles' empty lanes (12 -> 96 channels at 160x160: 0.50 ms by rows,
-    // 0.97 joined; in int8, 0.40 and 0.80).
-    int64_t width = 0, channels = 0;
+    // Few input channels make a point's sums short, and the work of a task small beside what
+    // it costs to start (the bounds of its tiles): on large maps rows then run faster (16 -> 32
+    // channels at 320x320: 0.80 ms by rows, 1.24 joined, one thread), on small ones slower
+    // (18 -> 96 at 80x80: 0.17 and 0.13).
+    int64_t width = 0, channels = 0, height = 0;
     if (!is_const(x.dim(1), &channels) || channels < 32) return false;
+    // A single row has nothing to join (and readers of a map known to be one row high index
+    // it at row 0, not at the fused loop's row).
+    if (is_const(x.dim(2), &height) && height == 1) return false;
     return !is_const(x.dim(3), &width) || (width >= 16 && width % 32 != 0);
 }
 
-/// The output `out` (x, y, m, n) goes in parallel blocks of up to kBlock points by `tm`
-/// channels (and images): rows shorter than kBlock in groups of about kBlock / W rows, longer
-/// ones in pieces of kBlock points. In each block, `joined` (p, m, n), the convolution over the
-/// block's points p = y * W + x as one axis, in register tiles of 2 vectors of points by the
-/// `tm` channels (the caller's `tile`); then the block's output, along its rows, read back from
-/// `joined` (8 KB of float: in L1). `joined` has a constant size (on the stack) and a constant
-/// number of tiles; a block of fewer points (the last rows of a map, or 140 of rows of 20)
-/// computes the rest from the input's last point, never stored. Blocks of 320 points ran
-/// 384 -> 384 float channels at 20x20 in 0.94 ms against 0.71 (one thread), and rows of 40 or
-/// 80 alike.
-constexpr int kBlock = 160;
+/// The output `out` (x, y, m, n) over its points p = y * W + x as one axis, which a dense
+/// output (its rows one after another, a constraint on its strides) stores at offset p of each
+/// channel: register tiles of 2 vectors of points by `tm` channels (the caller's `tile`),
+/// stored straight into the output across the ends of rows, in parallel blocks of
+/// kTilesPerBlock tiles by a channel tile (and an image). The bounds of x and y are the map's,
+/// so that the fused loop's coordinates (p % W, p / W) read the tile's point p back (bounds
+/// inference then asks a tile of the accumulation, not the rows it crosses). Only the map's
+/// last block tests its points against the map's end (the blocks before it are the parallel
+/// loop's main part), and it runs only the tiles left. Before (a block of 160 points computed
+/// into a buffer on the stack, then copied out along the rows): 42 -> 96 channels at 40x40 in
+/// 0.086-0.10 ms at one thread and 0.09-0.12 at two; now 0.067 and 0.041-0.05.
+constexpr int kTilesPerBlock = 5;
 
-Tensor::Schedule joined_row_tiles(Func joined, Type acc, int tm, JoinedTile tile) {
-    return [joined, acc, tm, tile](Func out, const Target &target) mutable {
+Tensor::Schedule joined_row_tiles(Expr width, Expr height, Type acc, int tm, JoinedTile tile) {
+    return [width, height, acc, tm, tile](Func out, const Target &target) mutable {
         const int vec = std::max(1, target.natural_vector_size(acc));
         const int vw = 2;
-        // The copy out of `joined` runs half vectors along the rows (8 floats with AVX-512),
-        // whose last one may pass a row's end: the block's region includes that overshoot of
-        // its last row, so the rows per block leave room for it (8 rows of 40 fill 320 points).
-        const int copy_vec = std::max(1, vec / 2);
-        const Expr width = max(out.output_buffer().dim(0).extent(), 1);
-        const Expr piece = min(width, kBlock);
-        const Expr rounded = ((piece + (copy_vec - 1)) / copy_vec) * copy_vec;
-        const Expr rows = max((kBlock - rounded) / width + 1, 1);
-        std::vector<Var> ov = out.args(), jv = joined.args();
-        Var xb("xb"), xp("xp"), xo("xo"), xi("xi"), yo("yo"), yi("yi"), mo("mo"), mi("mi"),
-            block("block"), task("task"), wo("wo"), wi("wi");
-        // Pieces of a row: the whole row when it is shorter than a block (a piece's region is
-        // its loop's whole range, so a piece of kBlock would reach past a short row's end).
-        out.split(ov[0], xb, xp, piece, TailStrategy::GuardWithIf)
-            .split(xp, xo, xi, copy_vec, TailStrategy::GuardWithIf)
-            .split(ov[1], yo, yi, rows, TailStrategy::GuardWithIf)
+        OutputBuffer ob = out.output_buffer();
+        ob.dim(0).set_stride(1);
+        ob.dim(1).set_stride(width);
+        const Expr row = max(width, 1);
+        std::vector<Var> ov = out.args();
+        Var p("p"), po("po"), pi("pi"), pb("pb"), pt("pt"), mo("mo"), mi("mi"), nm("nm"),
+            task("task");
+        // Register tiles in blocks of kTilesPerBlock, a block's channel tile one task; the last
+        // tile of the map is guarded in the last block alone (the blocks before it are the
+        // parallel loop's main part), which runs only the tiles the map has left.
+        out.bound(ov[0], 0, row)
+            .bound(ov[1], 0, height)
+            .fuse(ov[0], ov[1], p)
+            .split(p, po, pi, vw * vec, TailStrategy::GuardWithIf)
+            .split(po, pb, pt, kTilesPerBlock, TailStrategy::GuardWithIf)
             .split(ov[2], mo, mi, tm, TailStrategy::GuardWithIf)
-            .reorder({xi, xo, yi, mi, xb, mo, yo, ov[3]})
-            .vectorize(xi);
-        // The pieces of a row are a serial loop of their own inside the parallel one (one
-        // iteration for rows up to a block): fused into it, every vector of the copy tested
-        // its piece against the row's end; alone, only the last piece does.
-        out.fuse(mo, yo, block).fuse(block, ov[3], task).parallel(task);
-        joined.compute_at(out, xb)
-            .bound_extent(jv[0], kBlock)
-            .bound_extent(jv[1], tm)
-            .split(jv[0], wo, wi, vw * vec)
-            .reorder({wi, jv[1], wo, jv[2]})
-            .vectorize(wi, vec)
-            .unroll(wi)
-            .unroll(jv[1]);
-        tile(joined, wo, vw, vec, tm);
+            .reorder({pi, mi, pt, ov[3], mo, pb})
+            .vectorize(pi, vec)
+            .unroll(pi)
+            .unroll(mi);
+        out.fuse(ov[3], mo, nm).fuse(nm, pb, task).parallel(task);
+        tile(out, pt, vw, vec, tm);
     };
 }
 

@@ -13,13 +13,15 @@ namespace dsl::nn {
 /// (JoinedRows.cpp).
 bool rows_joinable(const Tensor &x, const Window &w, int groups);
 
-/// How the accumulation of a block is tiled: computed at `loop` of `consumer` (the joined
-/// result, (p, m, n) innermost first) over `vw` vectors of `vec` points by `tm` channels.
+/// How the accumulation is tiled: computed at `loop` of `consumer` (the output, its points
+/// fused into one loop) over `vw` vectors of `vec` points by `tm` channels.
 using JoinedTile = std::function<void(Func consumer, const Var &loop, int vw, int vec, int tm)>;
 
-/// The schedule of a pointwise convolution `out` (x, y, m, n) whose points are computed by
-/// `joined` (p, m, n) in blocks: see JoinedRows.cpp. `tm` channels per tile (at most the
-/// channels' count), `acc` the accumulator's type, `tile` the accumulation's schedule.
-Tensor::Schedule joined_row_tiles(Func joined, Type acc, int tm, JoinedTile tile);
+/// The schedule of a pointwise convolution `out` (x, y, m, n) over maps of `width` by
+/// `height` that reads its point p = y * max(width, 1) + x of an accumulation over joined rows:
+/// see JoinedRows.cpp. It constrains the output's rows to follow one another. `tm` channels
+/// per tile (at most the channels' count), `acc` the accumulator's type, `tile` the
+/// accumulation's schedule.
+Tensor::Schedule joined_row_tiles(Expr width, Expr height, Type acc, int tm, JoinedTile tile);
 
 }  // namespace dsl::nn
