@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "ir/BufferConstraints.h"
 #include "ir/Error.h"
@@ -148,6 +149,33 @@ Stmt wrap_lets(const std::vector<std::pair<std::string, Expr>> &lets, Stmt s) {
 }
 
 namespace {
+
+/// The coordinates of the calls to Funcs and inputs that use `var` (a fused loop), simplified
+/// where they call nothing themselves: only an index changes (the stage's values as a whole
+/// are not simplified, which could drop a call whose producer is scheduled inside the loops).
+class SimplifyCallIndices : public IRMutator {
+  public:
+    explicit SimplifyCallIndices(std::string var) : var_(std::move(var)) {}
+
+  private:
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        const auto *call = e.as<Call>();
+        if (call->call_type != Call::CallType::Func && call->call_type != Call::CallType::Image)
+            return e;
+        std::vector<Expr> args = call->args;
+        bool changed = false;
+        for (Expr &a : args) {
+            if (!expr_uses_var(a, var_) || any_call(a, [](const Call *) { return true; })) continue;
+            Expr simpler = simplify(a);
+            changed |= !simpler.same_as(a);
+            a = simpler;
+        }
+        return changed ? call->with_args(std::move(args)) : e;
+    }
+    const std::string var_;
+};
 
 /// The bound() of `f`'s pure dimension `var`, where it gives both a min and an extent and no
 /// alignment widens the region past it: the range every stage's loop over `var` runs.
@@ -618,18 +646,16 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                     {loop_var(split.inner), inner.min + fused % inner.extent},
                     {loop_var(split.outer), outer.min + fused / inner.extent}};
                 rewrite(unfused, unfused);
-                // What reads the two coordinates back as one offset, (p / W) * W + p % W, is p
-                // again: simplified now, bounds inference sees a tile of the fused loop read a
+                // A call that reads the two coordinates back as one offset, (p / W) * W + p % W,
+                // reads p: simplified now, bounds inference sees a tile of the fused loop read a
                 // tile of its producer (not the whole rows it crosses).
-                auto simplify_uses = [&](Expr &e) {
-                    if (expr_uses_var(e, fused.as<Variable>()->name)) e = simplify(e);
-                };
+                SimplifyCallIndices indices(loop_var(split.old_var));
                 for (Expr &e : d.args)
-                    simplify_uses(e);
+                    e = indices.mutate(e);
                 for (Expr &e : d.values)
-                    simplify_uses(e);
+                    e = indices.mutate(e);
                 for (Expr &e : capped)
-                    simplify_uses(e);
+                    e = indices.mutate(e);
                 break;
             }
             case schedule::Split::Kind::RenameVar: {

@@ -65,6 +65,24 @@ TEST(FusedTiles, BoundedDimensionsFusedReadTheirPointBack) {
     EXPECT_EQ(hs.find('%'), std::string::npos) << hs;
 }
 
+// What a fused loop's coordinates are substituted into is simplified only in the indices of
+// calls: a value that reads a producer only inside clamp(..., 3, 3) still reads it, so the
+// producer computed and stored inside the loops keeps a consumer (fuzz case 9293: simplified
+// whole, the call was folded away and bounds inference found no reader).
+TEST(FusedTiles, ProducerReadOnlyWhereTheValueFoldsKeepsItsReader) {
+    Func g("ftc_g"), f("ftc_f");
+    Var x("x"), y("y"), yo("yo"), yi("yi"), yf("yf");
+    Param<int> p("ftc_p", 0);
+    g(x, y) = max(p, x + y);
+    const Expr three = make_const(UInt(8), 3);
+    f(x, y) = clamp(cast(UInt(8), g(x / 2, y + 1)), three, three) ^ cast(UInt(8), x);
+    f.split(y, yo, yi, 6, TailStrategy::ShiftInwards).fuse(yi, yo, yf);
+    g.compute_at(f, x).store_at(f, yf);
+    p.set(-2);
+    Buffer<uint8_t> out = f.realize({37, 21});
+    EXPECT_TRUE(matches_reference(f, out));
+}
+
 // Tiles of 8 points guarded at the end of x, in blocks of 3 tiles, each block of each channel a
 // task of one parallel loop: the tasks of blocks before the last run without the guard, the
 // last block's with it, and the loop stays one loop.
