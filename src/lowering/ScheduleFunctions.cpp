@@ -526,6 +526,9 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
         }
         return -1;
     };
+    // The stage's dimensions that no split has replaced yet (a split may give its outer or inner
+    // loop the name of the dimension it splits: that loop is not the dimension).
+    std::set<std::string> unsplit(original.begin(), original.end());
     for (const schedule::Split &split : d.schedule.splits) {
         // A partitioned loop fused as the outer loop of a fuse: the main part is the fused
         // loop's first iterations, the inner loop's extent times as many. Split again: the outer
@@ -633,13 +636,15 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
             }
             case schedule::Split::Kind::FuseVars: {
                 LoopRange inner = ranges.at(split.inner), outer = ranges.at(split.outer);
-                // A pure dimension with a bound() runs over exactly that range: its extent as
-                // given (a row's length that the stage's own index multiplies by) keeps a
-                // fused loop's coordinates y * extent + x in sight of the simplifier, which
-                // sees the point back (x + y * W of a dense buffer is the fused point).
-                if (const schedule::Bound *b = exact_bound(f, split.inner))
+                // A pure dimension (not a loop a split named after it) with a bound() runs over
+                // exactly that range: its extent as given (a row's length that the stage's own
+                // index multiplies by) keeps a fused loop's coordinates y * extent + x in sight
+                // of the simplifier, which sees the point back (x + y * W of a dense buffer is
+                // the fused point).
+                const schedule::Bound *b = nullptr;
+                if (unsplit.count(split.inner) && (b = exact_bound(f, split.inner)))
                     inner = {b->min, b->extent};
-                if (const schedule::Bound *b = exact_bound(f, split.outer))
+                if (unsplit.count(split.outer) && (b = exact_bound(f, split.outer)))
                     outer = {b->min, b->extent};
                 Expr fused = Variable::make(Int(32), loop_var(split.old_var));
                 const std::map<std::string, Expr> unfused = {
@@ -665,6 +670,9 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                 break;
             }
         }
+        unsplit.erase(split.old_var);
+        unsplit.erase(split.inner);
+        unsplit.erase(split.outer);
         apply_split_to_ranges(split, ranges);
     }
 

@@ -65,6 +65,20 @@ TEST(FusedTiles, BoundedDimensionsFusedReadTheirPointBack) {
     EXPECT_EQ(hs.find('%'), std::string::npos) << hs;
 }
 
+// A split may name its outer loop after the dimension it splits (vectorize(x, 4) leaves a loop
+// x of 2 iterations over a bound of 8): fused, that loop is not the bounded dimension, and its
+// own extent decomposes the fused loop (fuzz case 20117: the bound's 8 did, and half of the
+// output stayed 0).
+TEST(FusedTiles, ALoopNamedAfterABoundedDimensionIsNotIt) {
+    Func f("ftv_f");
+    Var x("x"), y("y"), xy("xy");
+    f(x, y) = x + y * 100;
+    f.vectorize(x, 4, TailStrategy::GuardWithIf).fuse(x, y, xy);
+    f.bound(x, 0, 8);
+    Buffer<int> out = f.realize({8, 15});
+    EXPECT_TRUE(matches_reference(f, out));
+}
+
 // What a fused loop's coordinates are substituted into is simplified only in the indices of
 // calls: a value that reads a producer only inside clamp(..., 3, 3) still reads it, so the
 // producer computed and stored inside the loops keeps a consumer (fuzz case 9293: simplified
