@@ -32,37 +32,32 @@ std::string part_from(const std::string &stmt, const std::string &from) {
 TEST(FusedTiles, BoundedDimensionsFusedReadTheirPointBack) {
     constexpr int W = 13, H = 7;
     Buffer<> in = random_buffer(Int(32), {W * H}, 5);
-    Func g("ft_g"), f("ft_f");
+    Func g("ft_g");
     Var x("x"), y("y"), p("p"), po("po"), pi("pi"), i("i");
     g(i) = in(i)*3 + i;
-    f(x, y) = g(y * W + x) + 1;
-    f.bound(x, 0, W)
-        .bound(y, 0, H)
-        .fuse(x, y, p)
-        .split(p, po, pi, 8, TailStrategy::GuardWithIf)
-        .vectorize(pi);
-    g.compute_at(f, po).vectorize(i, 8);
-    Buffer<int> out = f.realize({W, H});
-    EXPECT_TRUE(matches_reference(f, out));
-    const std::string stmt = f.lowered_stmt();
-    EXPECT_CONTAINS(stmt, "allocate ft_g[int32 * 8]");
-    // Stored as a dense vector of f's rows (the output's rows follow one another from 0: a
-    // fused point p is at offset p).
-    Func h("ft_h");
-    h(x, y) = g(y * W + x) * 2;
-    h.output_buffer().dim(0).set_min(0).set_stride(1);
-    h.output_buffer().dim(1).set_min(0).set_stride(W);
-    h.bound(x, 0, W)
-        .bound(y, 0, H)
-        .fuse(x, y, p)
-        .split(p, po, pi, 8, TailStrategy::GuardWithIf)
-        .vectorize(pi);
-    g.compute_at(h, po).vectorize(i, 8);
-    Buffer<int> out2 = h.realize({W, H});
-    EXPECT_TRUE(matches_reference(h, out2));
-    const std::string hs = h.lowered_stmt();
-    EXPECT_CONTAINS(hs, "allocate ft_g[int32 * 8]");
-    EXPECT_EQ(hs.find('%'), std::string::npos) << hs;
+    // Then into a dense output (its rows follow one another from 0): stored as dense vectors,
+    // a fused point p at offset p.
+    for (bool dense : {false, true}) {
+        Func f(dense ? "ft_dense" : "ft_f");
+        f(x, y) = g(y * W + x) + 1;
+        if (dense) {
+            f.output_buffer().dim(0).set_min(0).set_stride(1);
+            f.output_buffer().dim(1).set_min(0).set_stride(W);
+        }
+        f.bound(x, 0, W)
+            .bound(y, 0, H)
+            .fuse(x, y, p)
+            .split(p, po, pi, 8, TailStrategy::GuardWithIf)
+            .vectorize(pi);
+        g.compute_at(f, po).vectorize(i, 8);
+        Buffer<int> out = f.realize({W, H});
+        EXPECT_TRUE(matches_reference(f, out)) << f.name();
+        const std::string stmt = f.lowered_stmt();
+        EXPECT_CONTAINS(stmt, "allocate ft_g[int32 * 8]");
+        if (dense) {
+            EXPECT_EQ(stmt.find('%'), std::string::npos) << stmt;
+        }
+    }
 }
 
 // A split may name its outer loop after the dimension it splits (vectorize(x, 4) leaves a loop
