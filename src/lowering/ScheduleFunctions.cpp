@@ -604,15 +604,19 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                                        std::find(from_inner.begin(), from_inner.end(),
                                                  later.old_var) != from_inner.end();
                 }
-                // The loop the outer one ends up as: itself, or the loop that later fuses make
-                // of it as their outer loop (the partition follows it there, see above).
+                // The loop the outer one ends up as: itself, or the loop that the splits after
+                // this one make of it as their outer loop (the partition follows it there, see
+                // above).
                 std::string outer_loop = split.outer;
-                for (const schedule::Split &later : d.schedule.splits) {
-                    if (later.kind == schedule::Split::Kind::FuseVars && later.outer == outer_loop)
-                        outer_loop = later.old_var;
-                    if (later.kind == schedule::Split::Kind::SplitVar &&
-                        later.old_var == outer_loop)
-                        outer_loop = later.outer;
+                for (auto later =
+                         d.schedule.splits.begin() + (&split - d.schedule.splits.data()) + 1;
+                     later != d.schedule.splits.end(); ++later) {
+                    if (later->kind == schedule::Split::Kind::FuseVars &&
+                        later->outer == outer_loop)
+                        outer_loop = later->old_var;
+                    if (later->kind == schedule::Split::Kind::SplitVar &&
+                        later->old_var == outer_loop)
+                        outer_loop = later->outer;
                 }
                 int o = inner_rounds_up || fused_with_others.count(outer_loop)
                             ? -1

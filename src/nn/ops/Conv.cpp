@@ -262,8 +262,7 @@ Accumulation accumulate(const Tensor &x, const Tensor &weights, const Tensor &bi
 /// address as p, x being dense: the simplifier sees it once the row is known not empty).
 Tensor pointwise_rows_joined(const Tensor &x, const Tensor &weights, const Tensor &bias) {
     const Expr height = x.dim(2), width = x.dim(3);
-    // The divisor is at least 1 for bounds inference; a map of empty rows computes nothing.
-    const Expr row = max(width, 1);
+    const Expr row = joined_row(width);
     Tensor points = compute(unique_name("conv_points"), {x.dim(0), x.dim(1), height * width},
                             [&](const Index &i) {
                                 return x({i[0], i[1], i[2] / row, i[2] % row});

@@ -177,7 +177,7 @@ void integer_tile(Func f, const RDom &r, Func consumer, const Var &loop, int poi
 Tensor pointwise_integer_conv(const IntegerConvTerms &k) {
     const Tensor &x = k.x;
     const Expr n = x.dim(0), height = x.dim(2), width = x.dim(3);
-    const Expr points = height * width, row = max(width, 1);
+    const Expr points = height * width, row = joined_row(width);
     const int blocks = (k.channels + 3) / 4;
     const int tm = pointwise_channel_tile(k.outputs);
     // The points of a block past the map's last one (never stored) read as x's zero point,

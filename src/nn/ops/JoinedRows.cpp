@@ -64,7 +64,7 @@ Tensor::Schedule joined_row_tiles(Expr width, Expr height, Type acc, int tm, Joi
         OutputBuffer ob = out.output_buffer();
         ob.dim(0).set_stride(1);
         ob.dim(1).set_stride(width);
-        const Expr row = max(width, 1);
+        const Expr row = joined_row(width);
         std::vector<Var> ov = out.args();
         Var p("p"), po("po"), pi("pi"), pb("pb"), pt("pt"), mo("mo"), mi("mi"), nm("nm"),
             task("task");

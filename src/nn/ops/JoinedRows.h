@@ -13,6 +13,14 @@ namespace dsl::nn {
 /// (JoinedRows.cpp).
 bool rows_joinable(const Tensor &x, const Window &w, int groups);
 
+/// The length of a row as a joined point's index counts it, y * joined_row(W) + x: at least 1
+/// (a map of empty rows computes nothing), so that bounds inference may divide by it. The
+/// algorithm's index and the schedule's bounds must both use it for the fused loop to read its
+/// point back.
+inline Expr joined_row(const Expr &width) {
+    return max(width, 1);
+}
+
 /// How the accumulation is tiled: computed at `loop` of `consumer` (the output, its points
 /// fused into one loop) over `vw` vectors of `vec` points by `tm` channels.
 using JoinedTile = std::function<void(Func consumer, const Var &loop, int vw, int vec, int tm)>;
