@@ -9,6 +9,7 @@
 #include "nn/ops/Indexing.h"
 #include "nn/ops/JoinedRows.h"
 #include "nn/ops/Quantized.h"
+#include "nn/ops/RegisterTiles.h"
 
 namespace dsl::nn {
 
@@ -155,6 +156,7 @@ Tensor::Schedule channel_tiles(Func f, RDom r, int rank, Type acc, const Expr &m
             vw = 1;
             want_tm = 8;
         }
+        want_tm = tile_channels(target, vw, want_tm);
         const int tm = m_known ? static_cast<int>(std::min<int64_t>(want_tm, m_const)) : want_tm;
         std::vector<Var> ov = out.args();
         Var wo("wo"), wi("wi"), mo("mo"), mi("mi"), mn("mn");
@@ -285,7 +287,7 @@ Tensor pointwise_rows_joined(const Tensor &x, const Tensor &weights, const Tenso
     Func f = a.f;
     RDom r = a.r;
     result.set_schedule(
-        joined_row_tiles(width, height, accumulator_type(x.type()), tm,
+        joined_row_tiles(width, height, accumulator_type(x.type()), tm, true,
                          [f, r](Func consumer, const Var &loop, int vw, int vec, int tile_m) {
                              register_tile(f, r, consumer, loop, 1, vw, vec, tile_m, 1);
                          }));

@@ -220,10 +220,11 @@ Tensor pointwise_integer_conv(const IntegerConvTerms &k) {
         });
     Func px = packed_x.func(), ps = point_sums.func();
     const bool symmetric = k.symmetric;
-    Tensor::Schedule tiles = joined_row_tiles(
-        width, height, Int(32), tm, [f, r](Func consumer, const Var &loop, int vw, int vec, int t) {
-            integer_tile(f, r, consumer, loop, 0, 1, vw, vec, t);
-        });
+    Tensor::Schedule tiles =
+        joined_row_tiles(width, height, Int(32), tm, false,
+                         [f, r](Func consumer, const Var &loop, int vw, int vec, int t) {
+                             integer_tile(f, r, consumer, loop, 0, 1, vw, vec, t);
+                         });
     out.set_schedule([px, ps, symmetric, tiles](Func y, const Target &target) mutable {
         const int vec = std::max(4, target.natural_vector_size(Int(32)));
         std::vector<Var> pv = px.args(), sv = ps.args();

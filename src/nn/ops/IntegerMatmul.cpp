@@ -184,7 +184,7 @@ Tensor integer_matmul(const Tensor &a, const Tensor &b, const Tensor &a_zero_poi
         // Tiles of two vectors of columns by eight rows, summed in registers over the blocks
         // of four k: per block, two loads of packed B and eight broadcasts of A's four bytes
         // feed sixteen dot-product instructions. The outer loop (with batches) in parallel.
-        schedule_matrix_tiles(y, f, vec, more_rows);
+        schedule_matrix_tiles(y, f, target, vec, more_rows);
         std::vector<Var> fv = f.args();
         Var co("co"), ci("ci");
         f.update()

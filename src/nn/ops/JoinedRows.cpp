@@ -2,6 +2,7 @@
 #include "nn/ops/JoinedRows.h"
 
 #include "ir/IROperator.h"
+#include "nn/ops/RegisterTiles.h"
 
 namespace dsl::nn {
 
@@ -57,10 +58,12 @@ bool rows_joinable(const Tensor &x, const Window &w, int groups) {
 /// 0.086-0.10 ms at one thread and 0.09-0.12 at two; now 0.067 and 0.041-0.05.
 constexpr int kTilesPerBlock = 5;
 
-Tensor::Schedule joined_row_tiles(Expr width, Expr height, Type acc, int tm, JoinedTile tile) {
-    return [width, height, acc, tm, tile](Func out, const Target &target) mutable {
+Tensor::Schedule joined_row_tiles(Expr width, Expr height, Type acc, int tm, bool fit_registers,
+                                  JoinedTile tile) {
+    return [width, height, acc, tm, fit_registers, tile](Func out, const Target &target) mutable {
         const int vec = std::max(1, target.natural_vector_size(acc));
         const int vw = 2;
+        if (fit_registers) tm = tile_channels(target, vw, tm);
         OutputBuffer ob = out.output_buffer();
         ob.dim(0).set_stride(1);
         ob.dim(1).set_stride(width);

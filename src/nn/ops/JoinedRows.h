@@ -28,9 +28,10 @@ using JoinedTile = std::function<void(Func consumer, const Var &loop, int vw, in
 /// The schedule of a pointwise convolution `out` (x, y, m, n) over maps of `width` by
 /// `height` that reads its point p = y * max(width, 1) + x of an accumulation over joined rows:
 /// see JoinedRows.cpp. It constrains the output to be dense along x with its rows one after
-/// another. `tm` channels
-/// per tile (at most the channels' count), `acc` the accumulator's type, `tile` the
-/// accumulation's schedule.
-Tensor::Schedule joined_row_tiles(Expr width, Expr height, Type acc, int tm, JoinedTile tile);
+/// another. `tm` channels per tile (at most the channels' count; with `fit_registers`, fewer
+/// where the target has too few vector registers for them: RegisterTiles.h), `acc` the
+/// accumulator's type, `tile` the accumulation's schedule.
+Tensor::Schedule joined_row_tiles(Expr width, Expr height, Type acc, int tm, bool fit_registers,
+                                  JoinedTile tile);
 
 }  // namespace dsl::nn

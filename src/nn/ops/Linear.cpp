@@ -8,11 +8,12 @@
 #include "nn/ops/Indexing.h"
 #include "nn/ops/InheritSchedule.h"
 #include "nn/ops/MatrixTiles.h"
+#include "nn/ops/RegisterTiles.h"
 
 namespace dsl::nn {
 
-void schedule_matrix_tiles(Func out, Func acc, int vec, bool more_rows) {
-    const int tr = 8;
+void schedule_matrix_tiles(Func out, Func acc, const Target &target, int vec, bool more_rows) {
+    const int tr = tile_channels(target, 2, 8);
     std::vector<Var> ov = out.args(), fv = acc.args();
     Var jo("jo"), ji("ji"), io("io"), ii("ii");
     out.split(ov[0], jo, ji, 2 * vec, TailStrategy::GuardWithIf)
@@ -106,7 +107,7 @@ Tensor matmul(const Tensor &a_in, const Tensor &b_in) {
         // broadcast of A and a vector of B per term); the outer loop (with batches) in
         // parallel.
         const int vec = std::max(1, target.natural_vector_size(acc));
-        schedule_matrix_tiles(out, f, vec, more_rows);
+        schedule_matrix_tiles(out, f, target, vec, more_rows);
         std::vector<Var> fv = f.args();
         f.update().reorder(fv[0], fv[1], r.x).vectorize(fv[0], vec).unroll(fv[0]).unroll(fv[1]);
     });

@@ -5,10 +5,10 @@
 namespace dsl::nn {
 
 /// Tiles `out` (columns innermost, then rows, then batches) in two vectors of `vec` columns by
-/// eight rows, vectorized and unrolled, its outer loop fused with the batches and in parallel:
-/// B's columns outside A's rows unless `more_rows`. The accumulation `acc` (same arguments) is
-/// computed per tile with the tile's constant extents, vectorized and unrolled there (its
-/// update is the caller's to schedule).
-void schedule_matrix_tiles(Func out, Func acc, int vec, bool more_rows);
+/// eight rows (fewer where `target` has too few vector registers: RegisterTiles.h), vectorized and
+/// unrolled, its outer loop fused with the batches and in parallel: B's columns outside A's rows
+/// unless `more_rows`. The accumulation `acc` (same arguments) is computed per tile with the tile's
+/// constant extents, vectorized and unrolled there (its update is the caller's to schedule).
+void schedule_matrix_tiles(Func out, Func acc, const Target &target, int vec, bool more_rows);
 
 }  // namespace dsl::nn
