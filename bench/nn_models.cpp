@@ -6,9 +6,9 @@
 //
 // The models are read from the build's models folder (scripts/fetch_models.sh, called by
 // scripts/setup.sh); without them each benchmark is skipped with a message. A model is loaded
-// (and compiled, or found in the disk cache) once, outside the timing; the inputs are seeded
-// values in [-1, 1). ONNX Runtime, the peer, runs under Node.js: bench/nn_vs_ort.sh times both
-// sides in one run and prints the ratios.
+// (and compiled for its input shape, or found in the disk cache) once, outside the timing; the
+// inputs are seeded values in [-1, 1). ONNX Runtime, the peer, runs under Node.js:
+// bench/nn_vs_ort.sh times both sides in one run and prints the ratios.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -16,6 +16,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dsl/dsl.h"
@@ -42,23 +43,27 @@ const std::vector<NetworkShape> &network_shapes() {
     return shapes;
 }
 
-/// Each model loaded once per process (loading compiles it, or reads the disk cache).
-dsl::nn::Model *model_at(const std::string &path) {
-    static std::map<std::string, std::unique_ptr<dsl::nn::Model>> models;
-    auto it = models.find(path);
+/// Each model loaded once per process and input shape (loading compiles it for that shape, as
+/// `dsl-onnx bench` does, or reads the disk cache). Both networks' input is "x".
+dsl::nn::Model *model_at(const std::string &path, const std::vector<int> &dims) {
+    static std::map<std::pair<std::string, std::vector<int>>, std::unique_ptr<dsl::nn::Model>>
+        models;
+    auto it = models.find({path, dims});
     if (it != models.end()) return it->second.get();
     if (std::FILE *f = std::fopen(path.c_str(), "rb")) {
         std::fclose(f);
     } else {
         return nullptr;
     }
-    auto m = std::make_unique<dsl::nn::Model>(dsl::nn::Model::load(path));
-    return models.emplace(path, std::move(m)).first->second.get();
+    dsl::nn::ModelOptions options;
+    options.shapes["x"] = std::vector<int64_t>(dims.begin(), dims.end());
+    auto m = std::make_unique<dsl::nn::Model>(dsl::nn::Model::load(path, options));
+    return models.emplace(std::make_pair(path, dims), std::move(m)).first->second.get();
 }
 
 void run_network(benchmark::State &state, const NetworkShape &s, int threads) {
     const std::string path = std::string(DSL_BENCH_MODELS_DIR) + "/" + s.file;
-    dsl::nn::Model *model = model_at(path);
+    dsl::nn::Model *model = model_at(path, s.dims);
     if (!model) {
         state.SkipWithError((path + " is missing: run scripts/setup.sh, which fetches the "
                                     "PP-OCRv4 models")

@@ -485,6 +485,36 @@ TEST(NNModel, WrongInputsAreRuntimeErrorsNamingTheInput) {
     EXPECT_CONTAINS(m, "must hold float but holds int32");
 }
 
+// A model compiled for given input extents (ModelOptions::shapes): the same results as the
+// model of any batch, a shape of those extents only, and extents that contradict the model's or
+// name no input are compile errors naming the input.
+TEST(NNModel, GivenInputShapesCompileForThoseExtentsOnly) {
+    test::TempDirectory dir;
+    std::string path = dir.path() + "/m.onnx";
+    save_model(scale_shift_relu(), path);
+    nn::ModelOptions options;
+    options.shapes["x"] = {3, 5};
+    nn::Model fixed = nn::Model::load(path, options);
+    nn::Model any = nn::Model::load(path);
+    EXPECT_EQ(fixed.inputs()[0].shape, (std::vector<std::string>{"3", "5"}));
+    Buffer<float> x(5, 3);
+    x.fill([](int i, int j) { return float(i - 2) * 0.75f - float(j); });
+    Buffer<float> want = any.run({{"x", x}}).at("y"), got = fixed.run({{"x", x}}).at("y");
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 5; i++)
+            ASSERT_EQ(got(i, j), want(i, j));
+    std::string m = test::message_of<RuntimeError>([&] {
+        fixed.run({{"x", Buffer<float>(5, 4)}});
+    });
+    EXPECT_CONTAINS(m, "input \"x\" has shape (4, 5) but the model takes (3, 5)");
+    options.shapes["x"] = {3, 6};
+    m = test::message_of([&] { nn::Model::load(path, options); });
+    EXPECT_CONTAINS(m, "input \"x\": extent 1 is declared as 5, not 6");
+    options.shapes = {{"y", {3, 5}}};
+    m = test::message_of([&] { nn::Model::load(path, options); });
+    EXPECT_CONTAINS(m, "a shape is given for \"y\", which is not an input");
+}
+
 TEST(NNModel, HostileFilesAreErrorsNamingTheFileAndNode) {
     test::TempDirectory dir;
     // A truncated file.

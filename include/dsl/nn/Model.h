@@ -50,6 +50,12 @@ struct ModelOptions {
     /// those are known when compiling (nn::schedule_output). False gives them the default
     /// schedule: producers inlined, vectors along the innermost axis, threads over the others.
     bool auto_schedule = true;
+    /// Compiles for these extents of the inputs they name (outermost first: {"x", {1, 3, 640,
+    /// 640}}), where the model leaves them symbolic (or checks them where it declares them):
+    /// every kernel then has constant loop extents and shapes (faster code, and less of it to
+    /// compile), and run() takes inputs of these extents only. Inputs not named keep the
+    /// model's extents.
+    std::map<std::string, std::vector<int64_t>> shapes;
 };
 
 /// Where the graph layer placed a quantized operator (QLinearConv, QLinearMatMul) on a target

@@ -20,6 +20,7 @@
 #include "ir/Substitute.h"
 #include "lowering/Lower.h"
 #include "nn/graph/DataDependentShapes.h"
+#include "nn/graph/InputShapes.h"
 #include "nn/graph/OpBuilder.h"
 #include "nn/graph/QdqFusion.h"
 #include "nn/graph/Rewrite.h"
@@ -30,52 +31,6 @@
 namespace dsl::nn {
 
 namespace {
-
-/// Fixes every input extent: declared ones checked against `shapes`, symbolic ones taken from it.
-void fix_input_shapes(graph::Graph &g, const std::map<std::string, std::vector<int64_t>> &shapes) {
-    auto fail = [&](const std::string &m) { throw CompileError(g.source + ": " + m); };
-    for (const auto &kv : shapes) {
-        bool found = false;
-        for (const graph::ValueInfo &v : g.inputs)
-            found |= v.name == kv.first;
-        if (!found) fail("a shape is given for \"" + kv.first + "\", which is not an input.");
-    }
-    for (graph::ValueInfo &v : g.inputs) {
-        auto given = shapes.find(v.name);
-        const std::string how = " (give it with --shape " + v.name + "=AxBx...).";
-        if (!v.shape) {
-            if (given == shapes.end()) fail("input \"" + v.name + "\" has no declared shape" + how);
-            v.shape.emplace();
-            for (int64_t d : given->second)
-                v.shape->push_back(graph::Dim{d, ""});
-        }
-        std::vector<graph::Dim> &dims = *v.shape;
-        if (given != shapes.end() && given->second.size() != dims.size()) {
-            fail("input \"" + v.name + "\" has rank " + std::to_string(dims.size()) + ", but " +
-                 std::to_string(given->second.size()) + " extents are given for it.");
-        }
-        for (size_t a = 0; a < dims.size(); a++) {
-            if (given != shapes.end()) {
-                const int64_t e = given->second[a];
-                if (e < 0 || e > std::numeric_limits<int32_t>::max()) {
-                    fail("input \"" + v.name + "\": extent " + std::to_string(a) + " is given as " +
-                         std::to_string(e) + ", outside 0 ... 2^31 - 1.");
-                }
-                if (dims[a].known() && dims[a].value != e) {
-                    fail("input \"" + v.name + "\": extent " + std::to_string(a) +
-                         " is declared as " + std::to_string(dims[a].value) + ", not " +
-                         std::to_string(e) + ".");
-                }
-                dims[a] = graph::Dim{e, ""};
-            }
-            if (!dims[a].known()) {
-                fail("input \"" + v.name + "\": extent " + std::to_string(a) + " is symbolic (" +
-                     (dims[a].symbol.empty() ? "?" : dims[a].symbol) +
-                     "); a compiled library has fixed sizes" + how);
-            }
-        }
-    }
-}
 
 /// Offsets in one arena: each block at the lowest 64-byte aligned offset where it fits among
 /// the live ones.
@@ -414,7 +369,7 @@ StaticModel compile_model_to_static_library(const std::string &path, const std::
                            options.target.to_string() + ".");
     }
     graph::Graph g = onnx::read_model(path);
-    fix_input_shapes(g, options.shapes);
+    graph::fix_input_shapes(g, options.shapes, "a compiled library has fixed sizes");
     graph::fold_into_convolutions(g);
     graph::count_selected_elements(g);
     if (options.fuse_quantized) graph::fuse_quantized_groups(g);

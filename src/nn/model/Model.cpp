@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "nn/graph/DataDependentShapes.h"
+#include "nn/graph/InputShapes.h"
 #include "nn/graph/OpBuilder.h"
 #include "nn/graph/QdqFusion.h"
 #include "nn/graph/Rewrite.h"
@@ -164,6 +165,7 @@ class Specializations {
 Model Model::load(const std::string &path, const ModelOptions &options) {
     Model m;
     graph::Graph g = onnx::read_model(path);
+    graph::fix_input_shapes(g, options.shapes);
     graph::fold_into_convolutions(g);
     graph::count_selected_elements(g);
     if (options.fuse_quantized) graph::fuse_quantized_groups(g);

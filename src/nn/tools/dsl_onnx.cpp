@@ -46,7 +46,7 @@ int usage() {
            "                     [--timeout SECONDS] [--target T] DIR...\n"
            "       dsl-onnx bench MODEL [--shape NAME=AxBx...]... [--input NAME=FILE]...\n"
            "                      [--threads N] [--runs N] [--target T] [--fixed-point]\n"
-           "                      [--no-auto-schedule]\n"
+           "                      [--no-auto-schedule] [--any-shape]\n"
            "       dsl-onnx compile MODEL [--shape NAME=AxBx...]... [--name NAME] [--target T]\n"
            "                        -o DIR\n"
            "       dsl-onnx quantize MODEL --calibrate DIR [--method minmax|percentile|entropy]\n"
@@ -60,7 +60,9 @@ int usage() {
            "in ONNX's QDQ form. bench on a target with npu (host-npu) also reports where each\n"
            "quantized operator ran and what the NPU did (per step with DSL_NN_PROFILE=1).\n"
            "--no-auto-schedule gives the kernels that no operator schedules the default\n"
-           "schedule instead of the autoscheduler's.\n";
+           "schedule instead of the autoscheduler's. run and bench compile for the inputs'\n"
+           "extents (constant loop extents throughout); bench --any-shape compiles kernels for\n"
+           "any extents the model leaves symbolic instead.\n";
     return 2;
 }
 
@@ -131,6 +133,14 @@ Buffer<> read_input(const std::string &file) {
     return dsl::nn::onnx::read_tensor(file);
 }
 
+/// A buffer's extents, outermost first (as ModelOptions::shapes and ONNX list them).
+std::vector<int64_t> extents_of(const Buffer<> &b) {
+    std::vector<int64_t> e;
+    for (int d = b.dimensions() - 1; d >= 0; d--)
+        e.push_back(b.dim(d).extent());
+    return e;
+}
+
 int run(int argc, char **argv) {
     if (argc < 1) return usage();
     std::string model_path = argv[0];
@@ -153,6 +163,9 @@ int run(int argc, char **argv) {
         }
     }
     if (output_dir.empty()) return usage();
+    // One run: compiled for the inputs' extents (constant loop extents throughout).
+    for (const auto &kv : inputs)
+        options.shapes[kv.first] = extents_of(kv.second);
     dsl::nn::Model m = dsl::nn::Model::load(model_path, options);
     auto outputs = m.run(inputs);
     for (const auto &kv : outputs) {
@@ -525,6 +538,7 @@ int bench(int argc, char **argv) {
     std::map<std::string, std::vector<int64_t>> shapes;
     std::map<std::string, Buffer<>> inputs;
     dsl::nn::ModelOptions options;
+    bool any_shape = false;
     int runs = 20;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
@@ -541,6 +555,8 @@ int bench(int argc, char **argv) {
             options.fixed_point_requantization = true;
         } else if (a == "--no-auto-schedule") {
             options.auto_schedule = false;
+        } else if (a == "--any-shape") {
+            any_shape = true;
         } else if (a == "--threads" && i + 1 < argc) {
             dsl_set_num_threads(std::atoi(argv[++i]));
         } else if (a == "--runs" && i + 1 < argc) {
@@ -548,6 +564,13 @@ int bench(int argc, char **argv) {
         } else {
             return usage();
         }
+    }
+    // Compiled for the sizes it runs (constant loop extents throughout), unless --any-shape
+    // asks for kernels of any extents the model leaves symbolic.
+    if (!any_shape) {
+        options.shapes = shapes;
+        for (const auto &kv : inputs)
+            options.shapes[kv.first] = extents_of(kv.second);
     }
     auto start = std::chrono::steady_clock::now();
     dsl::nn::Model m = dsl::nn::Model::load(model_path, options);
