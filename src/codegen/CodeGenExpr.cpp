@@ -46,7 +46,11 @@ llvm::Value *CodeGenLLVM::fmax(llvm::Value *a, llvm::Value *b) {
 llvm::Value *CodeGenLLVM::float_mod(Type t, llvm::Value *a, llvm::Value *b) {
     // a - b * floor(a / b), each step rounded to the type.
     llvm::Value *q = float_op(t, a, b, &CodeGenLLVM::fdiv);
-    llvm::Value *fl = builder_->CreateCall(intrinsic(llvm::Intrinsic::floor, {q->getType()}), {q});
+    // The floor of a narrow float is one too (exact): taken in float32, rounded back exactly.
+    llvm::Value *wq = is_narrow_float(t) ? widen_float(q, t) : q;
+    llvm::Value *fl =
+        builder_->CreateCall(intrinsic(llvm::Intrinsic::floor, {wq->getType()}), {wq});
+    if (is_narrow_float(t)) fl = narrow_float(fl, Float(32, t.lanes()), t);
     llvm::Value *p = float_op(t, b, fl, &CodeGenLLVM::fmul);
     return float_op(t, a, p, &CodeGenLLVM::fsub);
 }

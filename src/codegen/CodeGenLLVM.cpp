@@ -216,7 +216,10 @@ llvm::Type *CodeGenLLVM::llvm_type(Type t) const {
                                       : llvm::Type::getDoubleTy(context_);
             break;
         case TypeCode::BFloat:
-            scalar = llvm::Type::getBFloatTy(context_);
+            // As its bits: every operation widens to float32 and rounds back by hand
+            // (widen_float, narrow_float), and LLVM's own bfloat values in registers legalize,
+            // without AVX512-BF16, through a library call (__truncsfbf2) the JIT cannot find.
+            scalar = llvm::Type::getInt16Ty(context_);
             break;
         case TypeCode::Handle:
             scalar = llvm::PointerType::get(context_, 0);
@@ -229,6 +232,11 @@ llvm::Type *CodeGenLLVM::llvm_type(Type t) const {
 llvm::Type *CodeGenLLVM::memory_type(Type t) const {
     // Bools occupy a byte in memory.
     if (t.is_bool()) return llvm_type(UInt(8, t.lanes()));
+    return llvm_type(t);
+}
+
+llvm::Type *CodeGenLLVM::argument_type(Type t) const {
+    if (t.is_float() && t.bits() == 16) return llvm::Type::getInt16Ty(context_);
     return llvm_type(t);
 }
 
@@ -332,7 +340,7 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
     llvm::Type *ptr = llvm::PointerType::get(context_, 0);
     std::vector<llvm::Type *> param_types;
     for (const LoweredArgument &a : f.args) {
-        param_types.push_back(a.is_buffer() ? ptr : llvm_type(a.type));
+        param_types.push_back(a.is_buffer() ? ptr : argument_type(a.type));
     }
     auto *fn_type = llvm::FunctionType::get(i32, param_types, false);
     function_ = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, f.name, &module_);
@@ -349,8 +357,14 @@ void CodeGenLLVM::compile_function(const LoweredFunc &f) {
         const LoweredArgument &a = f.args[i];
         llvm::Argument *arg = function_->getArg(static_cast<unsigned>(i));
         if (!a.is_buffer()) {
-            arg->setName(a.name);
-            symbols_.push(a.name, arg);
+            llvm::Value *v = arg;
+            if (argument_type(a.type) != llvm_type(a.type)) {
+                arg->setName(a.name + ".bits");
+                v = builder_->CreateBitCast(arg, llvm_type(a.type), a.name);
+            } else {
+                arg->setName(a.name);
+            }
+            symbols_.push(a.name, v);
             continue;
         }
         arg->setName(names::buffer_struct(a.name));
@@ -487,7 +501,8 @@ void CodeGenLLVM::compile_argv_wrapper(const LoweredFunc &f, llvm::Function *tar
         if (a.is_buffer()) {
             args.push_back(p);
         } else {
-            llvm::Value *v = builder_->CreateLoad(memory_type(a.type), p);
+            llvm::Type *t = a.type.is_bool() ? memory_type(a.type) : argument_type(a.type);
+            llvm::Value *v = builder_->CreateLoad(t, p);
             if (a.type.is_bool())
                 v = builder_->CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
             args.push_back(v);

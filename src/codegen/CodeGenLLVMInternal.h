@@ -74,6 +74,9 @@ class CodeGenLLVM : public ir::IRVisitor {
     llvm::Type *llvm_type(Type t) const;
     /// The in-memory type of a value of type `t` (bools are bytes).
     llvm::Type *memory_type(Type t) const;
+    /// The type a scalar argument of a pipeline function travels as: 16-bit floats as their
+    /// bits (i16, the C header's uint16_t), anything else as llvm_type.
+    llvm::Type *argument_type(Type t) const;
     llvm::StructType *dsl_buffer_type();
     llvm::StructType *dsl_dimension_type();
 
