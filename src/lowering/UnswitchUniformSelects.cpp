@@ -9,6 +9,7 @@
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
+#include "ir/Substitute.h"
 
 namespace dsl::lowering {
 
@@ -17,6 +18,10 @@ using namespace ir;
 namespace {
 
 constexpr size_t max_conditions = 8;
+/// An innermost loop is versioned on the conditions of selects between loads in its stored
+/// values only while it is at most this many nodes, and on at most this many such conditions.
+constexpr int max_value_loop_nodes = 4000;
+constexpr size_t max_value_conditions = 4;
 
 /// Whether `e` is computed from variables and constants alone (no loads, no calls).
 bool is_pure(const Expr &e) {
@@ -79,15 +84,65 @@ class Candidates : public IRVisitor {
     int index_depth_ = 0;
 };
 
-/// Replaces every occurrence of the given conditions by false.
-class AssumeFalse : public IRMutator {
+/// Whether `e` reads memory.
+bool has_load(const Expr &e) {
+    class Finder : public IRVisitor {
+      public:
+        bool found = false;
+
+      protected:
+        void visit(const Load *) override { found = true; }
+    } finder;
+    finder.include(e);
+    return finder.found;
+}
+
+/// The scalar, pure conditions of vector selects between values that read memory, in what a
+/// loop stores (a Concat's `select(c < 24, x[ramp], select(c < 48, y[ramp], ...))`, all lanes
+/// of one channel choosing alike): both sides are loaded for every vector, so each element
+/// costs the loads of every input. Also whether the loop has a loop inside, and its size.
+class ValueCandidates : public IRVisitor {
   public:
-    explicit AssumeFalse(const std::vector<Expr> &conditions) : conditions_(conditions) {}
+    std::vector<Expr> conditions;
+    bool has_inner_loop = false;
+    int nodes = 0;
+
+    void include(const Expr &e) override {
+        if (e.defined()) nodes++;
+        IRVisitor::include(e);
+    }
+    void include(const Stmt &s) override {
+        if (s.defined()) nodes++;
+        IRVisitor::include(s);
+    }
+
+  protected:
+    void visit(const For *op) override {
+        has_inner_loop = true;
+        IRVisitor::visit(op);
+    }
+    void visit(const Select *op) override {
+        if (op->type.is_vector() && op->condition.type().is_scalar() && is_pure(op->condition) &&
+            (has_load(op->true_value) || has_load(op->false_value))) {
+            bool seen = false;
+            for (const Expr &c : conditions)
+                seen = seen || equal(c, op->condition);
+            if (!seen) conditions.push_back(op->condition);
+        }
+        IRVisitor::visit(op);
+    }
+};
+
+/// Replaces every occurrence of the given conditions by `value`.
+class Assume : public IRMutator {
+  public:
+    Assume(const std::vector<Expr> &conditions, bool value)
+        : conditions_(conditions), value_(value) {}
     using IRMutator::mutate;
     Expr mutate(const Expr &e) override {
         if (e.defined() && e.type() == Bool()) {
             for (const Expr &c : conditions_) {
-                if (equal(c, e)) return make_bool(false);
+                if (equal(c, e)) return make_bool(value_);
             }
         }
         return IRMutator::mutate(e);
@@ -95,6 +150,7 @@ class AssumeFalse : public IRMutator {
 
   private:
     const std::vector<Expr> &conditions_;
+    bool value_;
 };
 
 class Unswitch : public IRMutator {
@@ -116,9 +172,9 @@ class Unswitch : public IRMutator {
                 invariant = invariant && !found.bound.count(n);
             if (invariant) hoisted.push_back(c);
         }
-        if (hoisted.empty()) return IRMutator::visit(op);
+        if (hoisted.empty()) return unswitch_values(op);
         done_.insert(done_.end(), hoisted.begin(), hoisted.end());
-        Stmt fast = simplify(AssumeFalse(hoisted).mutate(Stmt(op)));
+        Stmt fast = simplify(Assume(hoisted, false).mutate(Stmt(op)));
         // Selects on conditions that change inside the loop may still be hoisted further in.
         fast = mutate(fast);
         Expr none = make_bool(true);
@@ -128,8 +184,44 @@ class Unswitch : public IRMutator {
     }
 
   private:
+    /// An innermost loop (small) whose stored values select between loads on a condition that
+    /// does not change inside it: `if (c) { the loop with c true } else { the loop with c
+    /// false }`, each version in turn on the conditions left, so that each loads only what it
+    /// stores (a Concat of four maps read four vectors per vector written).
+    Stmt unswitch_values(const For *op) {
+        if (value_versions_ >= max_value_conditions) return IRMutator::visit(op);
+        ValueCandidates found;
+        found.include(op->body);
+        if (found.has_inner_loop || found.nodes > max_value_loop_nodes) {
+            return IRMutator::visit(op);
+        }
+        for (const Expr &c : found.conditions) {
+            if (expr_uses_var(c, op->name)) continue;
+            bool invariant = true;
+            for (const std::string &n : free_names(c, false))
+                invariant = invariant && !bound_in(op->body, n);
+            if (!invariant) continue;
+            const std::vector<Expr> one{c};
+            value_versions_++;
+            Stmt yes = mutate(simplify(Assume(one, true).mutate(Stmt(op))));
+            Stmt no = mutate(simplify(Assume(one, false).mutate(Stmt(op))));
+            value_versions_--;
+            return IfThenElse::make(c, yes, no);
+        }
+        return IRMutator::visit(op);
+    }
+
+    /// Whether `name` is bound (by a let or a loop) inside `s`.
+    static bool bound_in(const Stmt &s, const std::string &name) {
+        Candidates names;
+        names.include(s);
+        return names.bound.count(name) != 0;
+    }
+
     /// Conditions already hoisted (the versions below them are not versioned on them again).
     std::vector<Expr> done_;
+    /// How many value conditions the loop being versioned is already versioned on.
+    size_t value_versions_ = 0;
 };
 
 }  // namespace

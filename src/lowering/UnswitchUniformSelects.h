@@ -13,6 +13,11 @@ using ir::Stmt;
 /// inside it, becomes `if (!c1 && !c2 ...) { the loop with each c false } else { the loop }`:
 /// the common case (no operand broadcast) gets dense vectors; the other keeps the selects.
 /// Conditions that read memory or call functions are not hoisted; at most 8 per loop.
+///
+/// Likewise a small innermost loop whose stored values select between loads on a scalar
+/// condition that does not change inside it (a Concat's `select(c < 24, x[ramp], y[ramp])`: both
+/// sides loaded for every vector) becomes `if (c) { the loop, c true } else { the loop, c
+/// false }`, each version in turn on the conditions left (at most 4 deep).
 Stmt unswitch_uniform_selects(const Stmt &s);
 
 }  // namespace dsl::lowering

@@ -315,6 +315,39 @@ TEST(Vectorize, BroadcastSelectsAreUnswitched) {
     }
 }
 
+// A concatenation of three inputs along y: each vector of a row is
+// `select(y < 3, a[ramp], select(y < 5, b[ramp], c[ramp]))`, a scalar choice between loads, which
+// would load every input for each vector stored. The row's loop is versioned on those conditions
+// (lowering/UnswitchUniformSelects.h): each version loads the one input it stores.
+TEST(Vectorize, ConcatenationSelectsBetweenLoadsAreUnswitched) {
+    ImageParam a(Float(32), 2, "cat_a"), b(Float(32), 2, "cat_b"), c(Float(32), 2, "cat_c");
+    Var x("x"), y("y");
+    Func f("cat_f");
+    f(x, y) = select(y < 3, a(x, clamp(y, 0, 2)),
+                     select(y < 5, b(x, clamp(y - 3, 0, 1)), c(x, clamp(y - 5, 0, 3))));
+    f.vectorize(x, 8, TailStrategy::GuardWithIf).parallel(y);
+    // The version for dense inputs (the first, up to the statement's top-level else).
+    const std::string stmt = f.lowered_stmt();
+    const size_t produce = stmt.find("produce cat_f");
+    ASSERT_NE(produce, std::string::npos) << stmt;
+    const std::string dense = stmt.substr(produce, stmt.find("\nelse {", produce) - produce);
+    EXPECT_NE(dense.find("if ((cat_f.s0.y < 3))"), std::string::npos) << dense;
+    EXPECT_EQ(dense.find("select("), std::string::npos) << dense;
+    Buffer<float> av = random_buffer(Float(32), {21, 3}, 7),
+                  bv = random_buffer(Float(32), {21, 2}, 8),
+                  cv = random_buffer(Float(32), {21, 4}, 9);
+    a.set(av);
+    b.set(bv);
+    c.set(cv);
+    Buffer<float> out = f.realize({21, 9});
+    for (int j = 0; j < 9; j++)
+        for (int i = 0; i < 21; i++)
+            ASSERT_EQ(out(i, j), j < 3   ? av(i, j)
+                                 : j < 5 ? bv(i, j - 3)
+                                         : cv(i, j - 5))
+                << i << ", " << j;
+}
+
 // Vectors whose first lane is aligned read an upsampling's f(x / k) at x16(b) + <0, 0, 1, 1,
 // ...> once simplified, and a transposed convolution's interleave of phase planes, f(x / 2, x %
 // 2), at x16(b) + <0, 0, 1, ...> + <0, 1, 0, ...> * x16(plane stride): dense loads of the runs
