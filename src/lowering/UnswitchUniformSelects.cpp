@@ -23,18 +23,27 @@ constexpr size_t max_conditions = 8;
 constexpr int max_value_loop_nodes = 4000;
 constexpr size_t max_value_conditions = 4;
 
-/// Whether `e` is computed from variables and constants alone (no loads, no calls).
-bool is_pure(const Expr &e) {
+/// Whether `e` reads memory (or, with `calls`, also calls a function).
+bool reads_memory(const Expr &e, bool calls) {
     class Finder : public IRVisitor {
       public:
-        bool found = false;
+        explicit Finder(bool c) : calls(c) {}
+        bool calls, found = false;
 
       protected:
         void visit(const Load *) override { found = true; }
-        void visit(const Call *) override { found = true; }
-    } finder;
+        void visit(const Call *op) override {
+            found |= calls;
+            IRVisitor::visit(op);
+        }
+    } finder(calls);
     finder.include(e);
-    return !finder.found;
+    return finder.found;
+}
+
+/// Whether `e` is computed from variables and constants alone (no loads, no calls).
+bool is_pure(const Expr &e) {
+    return !reads_memory(e, true);
 }
 
 /// The scalar conditions of vector selects inside the indices of vector loads and stores, and
@@ -84,19 +93,6 @@ class Candidates : public IRVisitor {
     int index_depth_ = 0;
 };
 
-/// Whether `e` reads memory.
-bool has_load(const Expr &e) {
-    class Finder : public IRVisitor {
-      public:
-        bool found = false;
-
-      protected:
-        void visit(const Load *) override { found = true; }
-    } finder;
-    finder.include(e);
-    return finder.found;
-}
-
 /// The scalar, pure conditions of vector selects between values that read memory, in what a
 /// loop stores (a Concat's `select(c < 24, x[ramp], select(c < 48, y[ramp], ...))`, all lanes
 /// of one channel choosing alike): both sides are loaded for every vector, so each element
@@ -123,7 +119,7 @@ class ValueCandidates : public IRVisitor {
     }
     void visit(const Select *op) override {
         if (op->type.is_vector() && op->condition.type().is_scalar() && is_pure(op->condition) &&
-            (has_load(op->true_value) || has_load(op->false_value))) {
+            (reads_memory(op->true_value, false) || reads_memory(op->false_value, false))) {
             bool seen = false;
             for (const Expr &c : conditions)
                 seen = seen || equal(c, op->condition);
