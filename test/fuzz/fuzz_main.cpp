@@ -8,7 +8,7 @@
 //   dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--npu] [--auto] [--atomic]
 //            [--half-floats]
 //            [--aot-every K]
-//            [--full-opt-every K] [--disk-cache DIR] [--verbose]
+//            [--full-opt-every K] [--disk-cache DIR] [--case-cpu-seconds T] [--verbose]
 //
 // LLVM's optimisation passes take most of a case's time and the fuzzer tests the dsl, not
 // LLVM, so the JIT compiles at LLVM's O0 except for cases whose seed is a multiple of
@@ -49,6 +49,7 @@ struct Options {
     bool atomic = false;
     long aot_every = 0;
     long full_opt_every = 16;
+    long case_cpu_seconds = 120;
     bool verbose = false;
     std::string disk_cache;  // empty: no disk cache
 };
@@ -67,7 +68,8 @@ void usage() {
     std::cerr
         << "usage: dsl_fuzz [--seed S] [--cases N] [--seconds T] [--illegal] [--gpu] [--npu] "
            "[--auto] [--atomic] [--half-floats] "
-           "[--aot-every K] [--full-opt-every K] [--disk-cache DIR] [--verbose]\n"
+           "[--aot-every K] [--full-opt-every K] [--disk-cache DIR] [--case-cpu-seconds T] "
+           "[--verbose]\n"
            "  --seed S       seed of the first case (case i uses S + i; default 1)\n"
            "  --cases N      number of cases (default 100)\n"
            "  --seconds T    stop after T seconds instead (with --cases, whichever first)\n"
@@ -89,6 +91,9 @@ void usage() {
            "                 have the names of every other case's, so a key that missed a\n"
            "                 difference would run another case's code (run twice over the\n"
            "                 same seeds to check code loaded without lowering, too)\n"
+           "  --case-cpu-seconds T\n"
+           "                 report a case that spins after T seconds of CPU time (default 120;\n"
+           "                 more under valgrind, whose first case alone may take minutes)\n"
            "  --verbose      print every case's reproduction\n";
 }
 
@@ -122,6 +127,13 @@ bool parse(int argc, char **argv, Options &o) {
             o.full_opt_every = std::atol(v);
             if (o.full_opt_every < 1) {
                 std::cerr << "dsl_fuzz: --full-opt-every needs a value of at least 1\n";
+                return false;
+            }
+        } else if (a == "--case-cpu-seconds") {
+            if (!(v = value("--case-cpu-seconds"))) return false;
+            o.case_cpu_seconds = std::atol(v);
+            if (o.case_cpu_seconds < 1) {
+                std::cerr << "dsl_fuzz: --case-cpu-seconds needs a value of at least 1\n";
                 return false;
             }
         } else if (a == "--disk-cache") {
@@ -324,11 +336,12 @@ int main(int argc, char **argv) {
                       : o.autoschedule ? " --auto"
                       : o.atomic       ? " --atomic"
                                        : "");
-        // A case that spins is reported after 120 s of CPU time (SIGPROF), not of wall time: a
+        // A case that spins is reported after 120 s of CPU time (SIGPROF; --case-cpu-seconds),
+        // not of wall time: a
         // fuzzer at low priority beside builds may wait minutes for a core. One that blocks
         // without computing is reported after 20 minutes of wall time (SIGALRM).
         itimerval cpu_limit{};
-        cpu_limit.it_value.tv_sec = 120;
+        cpu_limit.it_value.tv_sec = o.case_cpu_seconds;
         setitimer(ITIMER_PROF, &cpu_limit, nullptr);
         alarm(1200);
         setenv("DSL_JIT_OPT_LEVEL", std::to_string(jit_opt_level(o, seed)).c_str(), 1);
