@@ -529,7 +529,8 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
     // The stage's dimensions that no split has replaced yet (a split may give its outer or inner
     // loop the name of the dimension it splits: that loop is not the dimension).
     std::set<std::string> unsplit(original.begin(), original.end());
-    for (const schedule::Split &split : d.schedule.splits) {
+    for (size_t si = 0; si < d.schedule.splits.size(); si++) {
+        const schedule::Split &split = d.schedule.splits[si];
         // A partitioned loop fused as the outer loop of a fuse: the main part is the fused
         // loop's first iterations, the inner loop's extent times as many. Split again: the outer
         // loop's first iterations, whose inner ones all lie in the main part. (A tiling's
@@ -608,15 +609,13 @@ Stmt NestBuilder::stage_loops(const Function &f, int stage, const Definition &va
                 // this one make of it as their outer loop (the partition follows it there, see
                 // above).
                 std::string outer_loop = split.outer;
-                for (auto later =
-                         d.schedule.splits.begin() + (&split - d.schedule.splits.data()) + 1;
-                     later != d.schedule.splits.end(); ++later) {
-                    if (later->kind == schedule::Split::Kind::FuseVars &&
-                        later->outer == outer_loop)
-                        outer_loop = later->old_var;
-                    if (later->kind == schedule::Split::Kind::SplitVar &&
-                        later->old_var == outer_loop)
-                        outer_loop = later->outer;
+                for (size_t lj = si + 1; lj < d.schedule.splits.size(); lj++) {
+                    const schedule::Split &later = d.schedule.splits[lj];
+                    if (later.kind == schedule::Split::Kind::FuseVars && later.outer == outer_loop)
+                        outer_loop = later.old_var;
+                    if (later.kind == schedule::Split::Kind::SplitVar &&
+                        later.old_var == outer_loop)
+                        outer_loop = later.outer;
                 }
                 int o = inner_rounds_up || fused_with_others.count(outer_loop)
                             ? -1

@@ -9,7 +9,6 @@
 #include "ir/IROperator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
-#include "ir/Substitute.h"
 
 namespace dsl::lowering {
 
@@ -168,7 +167,7 @@ class Unswitch : public IRMutator {
                 invariant = invariant && !found.bound.count(n);
             if (invariant) hoisted.push_back(c);
         }
-        if (hoisted.empty()) return unswitch_values(op);
+        if (hoisted.empty()) return unswitch_values(op, found.bound);
         done_.insert(done_.end(), hoisted.begin(), hoisted.end());
         Stmt fast = simplify(Assume(hoisted, false).mutate(Stmt(op)));
         // Selects on conditions that change inside the loop may still be hoisted further in.
@@ -184,7 +183,7 @@ class Unswitch : public IRMutator {
     /// does not change inside it: `if (c) { the loop with c true } else { the loop with c
     /// false }`, each version in turn on the conditions left, so that each loads only what it
     /// stores (a Concat of four maps read four vectors per vector written).
-    Stmt unswitch_values(const For *op) {
+    Stmt unswitch_values(const For *op, const std::set<std::string> &bound) {
         if (value_versions_ >= max_value_conditions) return IRMutator::visit(op);
         ValueCandidates found;
         found.include(op->body);
@@ -192,10 +191,10 @@ class Unswitch : public IRMutator {
             return IRMutator::visit(op);
         }
         for (const Expr &c : found.conditions) {
-            if (expr_uses_var(c, op->name)) continue;
+            // `bound` holds the loop's own variable and every name bound inside it.
             bool invariant = true;
             for (const std::string &n : free_names(c, false))
-                invariant = invariant && !bound_in(op->body, n);
+                invariant = invariant && !bound.count(n);
             if (!invariant) continue;
             const std::vector<Expr> one{c};
             value_versions_++;
@@ -205,13 +204,6 @@ class Unswitch : public IRMutator {
             return IfThenElse::make(c, yes, no);
         }
         return IRMutator::visit(op);
-    }
-
-    /// Whether `name` is bound (by a let or a loop) inside `s`.
-    static bool bound_in(const Stmt &s, const std::string &name) {
-        Candidates names;
-        names.include(s);
-        return names.bound.count(name) != 0;
     }
 
     /// Conditions already hoisted (the versions below them are not versioned on them again).

@@ -108,6 +108,15 @@ bool parse(int argc, char **argv, Options &o) {
             }
             return argv[++i];
         };
+        // The option's value into `out`, which must be at least 1.
+        auto positive = [&](const char *name, long &out) {
+            const char *text = value(name);
+            if (!text) return false;
+            out = std::atol(text);
+            if (out >= 1) return true;
+            std::cerr << "dsl_fuzz: " << name << " needs a value of at least 1\n";
+            return false;
+        };
         const char *v = nullptr;
         if (a == "--seed") {
             if (!(v = value("--seed"))) return false;
@@ -123,19 +132,9 @@ bool parse(int argc, char **argv, Options &o) {
             if (!(v = value("--aot-every"))) return false;
             o.aot_every = std::atol(v);
         } else if (a == "--full-opt-every") {
-            if (!(v = value("--full-opt-every"))) return false;
-            o.full_opt_every = std::atol(v);
-            if (o.full_opt_every < 1) {
-                std::cerr << "dsl_fuzz: --full-opt-every needs a value of at least 1\n";
-                return false;
-            }
+            if (!positive("--full-opt-every", o.full_opt_every)) return false;
         } else if (a == "--case-cpu-seconds") {
-            if (!(v = value("--case-cpu-seconds"))) return false;
-            o.case_cpu_seconds = std::atol(v);
-            if (o.case_cpu_seconds < 1) {
-                std::cerr << "dsl_fuzz: --case-cpu-seconds needs a value of at least 1\n";
-                return false;
-            }
+            if (!positive("--case-cpu-seconds", o.case_cpu_seconds)) return false;
         } else if (a == "--disk-cache") {
             if (!(v = value("--disk-cache"))) return false;
             o.disk_cache = v;

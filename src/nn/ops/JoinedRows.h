@@ -26,7 +26,7 @@ inline Expr joined_row(const Expr &width) {
 using JoinedTile = std::function<void(Func consumer, const Var &loop, int vw, int vec, int tm)>;
 
 /// The schedule of a pointwise convolution `out` (x, y, m, n) over maps of `width` by
-/// `height` that reads its point p = y * max(width, 1) + x of an accumulation over joined rows:
+/// `height` that reads its point p = y * joined_row(width) + x of an accumulation over joined rows:
 /// see JoinedRows.cpp. It constrains the output to be dense along x with its rows one after
 /// another. `tm` channels per tile (at most the channels' count; with `fit_registers`, fewer
 /// where the target has too few vector registers for them: RegisterTiles.h), `acc` the

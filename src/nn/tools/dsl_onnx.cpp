@@ -101,10 +101,18 @@ std::string join_shape(const std::vector<std::string> &shape) {
     return s + ")";
 }
 
+/// A buffer's extents, outermost first (as ModelOptions::shapes and ONNX list them).
+std::vector<int64_t> extents_of(const Buffer<> &b) {
+    std::vector<int64_t> e;
+    for (int d = b.dimensions() - 1; d >= 0; d--)
+        e.push_back(b.dim(d).extent());
+    return e;
+}
+
 std::string shape_of(const Buffer<> &b) {
     std::string s = "(";
-    for (int d = b.dimensions() - 1; d >= 0; d--)
-        s += std::to_string(b.extent(d)) + (d ? ", " : "");
+    for (int64_t e : extents_of(b))
+        s += (s.size() > 1 ? ", " : "") + std::to_string(e);
     return s + ")";
 }
 
@@ -131,14 +139,6 @@ int info(const std::string &path) {
 Buffer<> read_input(const std::string &file) {
     if (ends_with(file, ".npy")) return dsl::nn::load_npy(file);
     return dsl::nn::onnx::read_tensor(file);
-}
-
-/// A buffer's extents, outermost first (as ModelOptions::shapes and ONNX list them).
-std::vector<int64_t> extents_of(const Buffer<> &b) {
-    std::vector<int64_t> e;
-    for (int d = b.dimensions() - 1; d >= 0; d--)
-        e.push_back(b.dim(d).extent());
-    return e;
 }
 
 int run(int argc, char **argv) {
